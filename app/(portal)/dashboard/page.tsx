@@ -1,0 +1,84 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { Alert, Badge, Card, PageHeader, STATUS_TONE } from '~/app/_components/ui';
+import { getT } from '~/app/_lib/i18n-server';
+import { currentUser } from '~/app/_lib/session';
+import { api } from '~/server/api/server-caller';
+
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT()).t('dashboard.title') };
+}
+
+function Stat({ label, value, href }: { label: string; value: number; href?: string }) {
+  const body = (
+    <>
+      <dt className="text-sm text-slate-600">{label}</dt>
+      <dd className="mt-1 text-3xl font-semibold tabular-nums">{value.toLocaleString()}</dd>
+    </>
+  );
+  return href ? (
+    <Link href={href} className="block rounded-md p-3 ring-1 ring-slate-200 hover:bg-slate-50">
+      {body}
+    </Link>
+  ) : (
+    <div className="rounded-md p-3 ring-1 ring-slate-200">{body}</div>
+  );
+}
+
+export default async function DashboardPage() {
+  const { t } = await getT();
+  const me = (await currentUser())!;
+  const caller = await api();
+  const [org, counts] = await Promise.all([
+    caller.organisation.current().catch(() => undefined),
+    me.staffRoles.length ? caller.staff.tenantCounts() : Promise.resolve(undefined),
+  ]);
+  return (
+    <div className="space-y-6">
+      <PageHeader title={t('dashboard.title')} subtitle={t('dashboard.welcome', { name: me.name })} />
+      {counts && (
+        <Card title={t('dashboard.staffTitle')} actions={<Link className="text-sm font-medium text-indigo-700 hover:underline" href="/staff/tenants?status=pending_verification">{t('dashboard.reviewTenants')}</Link>}>
+          <dl className="grid gap-4 sm:grid-cols-3">
+            <Stat label={t('dashboard.tenantsPending')} value={counts.pending_verification} href="/staff/tenants?status=pending_verification" />
+            <Stat label={t('dashboard.tenantsActive')} value={counts.active} href="/staff/tenants?status=active" />
+            <Stat label={t('dashboard.tenantsSuspended')} value={counts.suspended} href="/staff/tenants?status=suspended" />
+          </dl>
+        </Card>
+      )}
+      {org ? (
+        <>
+          {org.status === 'pending_verification' && (
+            <Alert tone="warning" title={t('dashboard.pendingTitle')}>
+              {t('dashboard.pendingBody', { org: org.name })}
+            </Alert>
+          )}
+          {org.status === 'suspended' && (
+            <Alert tone="error" title={t('dashboard.suspendedTitle')}>
+              {t('dashboard.suspendedBody', { org: org.name, reason: org.statusReason ?? '—' })}
+            </Alert>
+          )}
+          <Card title={t('dashboard.organisation')}>
+            <dl className="grid gap-4 sm:grid-cols-3">
+              <div>
+                <dt className="text-sm text-slate-600">{org.name}</dt>
+                <dd className="mt-1">
+                  <Badge tone={STATUS_TONE[org.status]}>{t(`status.${org.status}`)}</Badge>
+                </dd>
+              </div>
+              <div>
+                <dt className="text-sm text-slate-600">{t('dashboard.yourRole')}</dt>
+                <dd className="mt-1 font-medium">{t(`role.${org.myRole}`)}</dd>
+              </div>
+              <div>
+                <dt className="text-sm text-slate-600">{t('dashboard.members')}</dt>
+                <dd className="mt-1 font-medium tabular-nums">{org.memberCount}</dd>
+              </div>
+            </dl>
+          </Card>
+        </>
+      ) : (
+        !counts && <Alert tone="info">{t('dashboard.noOrganisation')}</Alert>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+'use client';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { createTRPCClient, httpBatchLink } from '@trpc/client';
+import { useState, type ReactNode } from 'react';
+import superjson from 'superjson';
+import type { AppRouter } from '~/server/api/root';
+import type { Locale, Messages } from '~/server/i18n';
+import { TRPCProvider } from '~/app/_lib/trpc';
+import { I18nProvider } from './i18n';
+
+export function Providers({ locale, messages, children }: { locale: Locale; messages: Messages; children: ReactNode }) {
+  const [queryClient] = useState(
+    () => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: 1 }, mutations: { retry: false } } }),
+  );
+  const [trpcClient] = useState(() =>
+    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: '/api/trpc', transformer: superjson })] }),
+  );
+  return (
+    <I18nProvider locale={locale} messages={messages}>
+      <QueryClientProvider client={queryClient}>
+        <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+          {children}
+        </TRPCProvider>
+      </QueryClientProvider>
+    </I18nProvider>
+  );
+}

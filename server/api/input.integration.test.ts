@@ -1,0 +1,121 @@
+// Bad input gets a clear message on the right field, the right code, and writes nothing.
+import { TRPCError } from '@trpc/server';
+import { count } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DbHandle } from '~/db/client';
+import { auditEvents, organisations, users } from '~/db/schema';
+import { callerFor, createTenant, dbTargets, openTestDb, TEST_PASSWORD } from '~/server/testing/harness';
+
+function fieldErrorsOf(error: unknown): { code: string; fields: Record<string, string> } {
+  if (!(error instanceof TRPCError)) throw error;
+  const shape = error as TRPCError & { cause?: unknown };
+  // createCaller throws the raw TRPCError; format it the way the HTTP handler does.
+  return { code: shape.code, fields: formatFields(shape) };
+}
+
+// The formatter's logic is what the browser receives; reuse it through the router's own formatter.
+import { appRouter } from '~/server/api/root';
+import { getErrorShape } from '@trpc/server/unstable-core-do-not-import';
+import { createContextInner } from '~/server/api/trpc';
+
+let currentDb: DbHandle['db'];
+function formatFields(error: TRPCError, locale: 'en' | 'de' = 'en'): Record<string, string> {
+  const shape = getErrorShape({
+    config: appRouter._def._config,
+    error,
+    type: 'mutation',
+    path: 'test',
+    input: undefined,
+    ctx: createContextInner({ db: currentDb, locale }),
+  }) as { data: { fieldErrors?: Record<string, string> }; message: string };
+  return shape.data.fieldErrors ?? { _: shape.message };
+}
+
+async function rejection(promise: Promise<unknown>) {
+  try {
+    await promise;
+  } catch (error) {
+    return fieldErrorsOf(error);
+  }
+  throw new Error('expected the call to be refused');
+}
+
+const validOrg = { name: 'Valid Org', kind: 'company' as const, country: 'DE', residency: 'EU' as const };
+
+describe.each(dbTargets())('input validation on %s', (target) => {
+  let handle: DbHandle;
+  let existing: Awaited<ReturnType<typeof createTenant>>;
+
+  beforeAll(async () => {
+    handle = await openTestDb(target);
+    currentDb = handle.db;
+    existing = await createTenant(handle.db, { name: 'Existing Org' });
+  });
+  afterAll(async () => handle?.close());
+
+  async function rowCounts() {
+    const [[u], [o], [a]] = await Promise.all([
+      handle.db.select({ n: count() }).from(users),
+      handle.db.select({ n: count() }).from(organisations),
+      handle.db.select({ n: count() }).from(auditEvents),
+    ]);
+    return { users: u!.n, orgs: o!.n, audit: a!.n };
+  }
+
+  it.each([
+    ['malformed e-mail', { email: 'not-an-email' }, 'BAD_REQUEST', 'email', /valid e-mail/],
+    ['short password', { password: 'short' }, 'BAD_REQUEST', 'password', /at least 10 characters/],
+    ['oversized name', { name: 'x'.repeat(500) }, 'BAD_REQUEST', 'name', /at most 120 characters/],
+    ['empty name', { name: '   ' }, 'BAD_REQUEST', 'name', /fill in/],
+    ['oversized organisation name', { organisation: { ...validOrg, name: 'y'.repeat(121) } }, 'BAD_REQUEST', 'organisation.name', /at most 120/],
+    ['unknown organisation kind', { organisation: { ...validOrg, kind: 'charity' } }, 'BAD_REQUEST', 'organisation.kind', /academic, company/],
+    ['unknown country', { organisation: { ...validOrg, country: 'XX' } }, 'BAD_REQUEST', 'organisation.country', /country/],
+    ['unknown residency', { organisation: { ...validOrg, residency: 'Mars' } }, 'BAD_REQUEST', 'organisation.residency', /any, EU, DE/],
+    ['duplicate e-mail (other case)', { email: 'EXISTING@example.org' }, 'CONFLICT', 'email', /already exists/],
+    ['duplicate organisation name', { organisation: { ...validOrg, name: 'existing org' } }, 'CONFLICT', 'organisation.name', /already exists/],
+  ])('sign-up with %s is refused on the right field and writes nothing', async (_label, override, code, field, message) => {
+    if (_label.startsWith('duplicate e-mail')) {
+      await callerFor(handle.db).account.signUp({ name: 'First', email: 'existing@example.org', password: TEST_PASSWORD, organisation: { ...validOrg, name: 'First Org' } }).catch(() => undefined);
+    }
+    const before = await rowCounts();
+    const input = { name: 'Nina New', email: `new-${Math.random().toString(36).slice(2)}@example.org`, password: TEST_PASSWORD, organisation: validOrg, ...override };
+    const result = await rejection(callerFor(handle.db).account.signUp(input as never));
+    expect(result.code).toBe(code);
+    expect(Object.keys(result.fields)).toContain(field);
+    expect(result.fields[field]).toMatch(message);
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  it('refuses an unknown role and a malformed e-mail on invite, naming the field', async () => {
+    const owner = callerFor(handle.db, { userId: existing.userId });
+    const role = await rejection(owner.organisation.invite({ email: 'ok@example.org', role: 'emperor' as never }));
+    expect(role.code).toBe('BAD_REQUEST');
+    expect(role.fields.role).toMatch(/owner, manager, member/);
+    const email = await rejection(owner.organisation.invite({ email: 'nope', role: 'member' }));
+    expect(email.fields.email).toMatch(/valid e-mail/);
+    expect(await owner.organisation.invitations()).toEqual([]);
+  });
+
+  it('answers in German when the caller speaks German', async () => {
+    try {
+      await callerFor(handle.db, { locale: 'de' }).account.signUp({ name: 'A', email: 'kaputt', password: TEST_PASSWORD, organisation: validOrg });
+      throw new Error('expected refusal');
+    } catch (error) {
+      expect(formatFields(error as TRPCError, 'de').email).toMatch(/gültige E-Mail-Adresse/);
+    }
+  });
+
+  it('creates exactly one user and one organisation on a valid sign-up, company pending verification', async () => {
+    const before = await rowCounts();
+    const result = await callerFor(handle.db).account.signUp({ name: 'Carla Company', email: 'carla@firm.example', password: TEST_PASSWORD, organisation: { ...validOrg, name: 'Firm GmbH' } });
+    expect(await rowCounts()).toEqual({ users: before.users + 1, orgs: before.orgs + 1, audit: before.audit + 1 });
+    const org = await callerFor(handle.db, { userId: result.userId }).organisation.current();
+    expect(org).toMatchObject({ name: 'Firm GmbH', status: 'pending_verification', myRole: 'owner', kind: 'company', residency: 'EU' });
+  });
+
+  it('keeps the audit log append-only in the database itself', async () => {
+    const databaseMessage = (error: unknown) => String((error as { cause?: Error }).cause?.message ?? error);
+    expect(databaseMessage(await handle.db.delete(auditEvents).catch((e: unknown) => e))).toMatch(/append-only/);
+    expect(databaseMessage(await handle.db.update(auditEvents).set({ reason: 'rewritten' }).catch((e: unknown) => e))).toMatch(/append-only/);
+  });
+});

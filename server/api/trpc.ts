@@ -1,0 +1,161 @@
+/**
+ * The tRPC spine, in three sections:
+ * 1. context — who calls (session), in which language, for which tenant, with which database;
+ * 2. init — one error formatter that maps domain and validation errors to codes and field messages;
+ * 3. procedures — public, authed, tenant(minRole) and staff(role): tenancy is resolved here and nowhere else.
+ */
+import { initTRPC, TRPCError } from '@trpc/server';
+import superjson from 'superjson';
+import type { Db } from '~/db/client';
+import type { MemberRole, StaffRole } from '~/db/schema';
+import { roleAtLeast } from '~/server/core/roles';
+import { AppError } from '~/server/errors';
+import { DEFAULT_LOCALE, isMessageKey, translate, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
+import { isStaff, type Actor, type TenantActor } from '~/server/services/actor';
+import { loadActor } from '~/server/services/accounts';
+import { resolveTenant } from '~/server/services/organisations';
+
+// 1. CONTEXT ------------------------------------------------------------------------------------
+
+export interface Context {
+  db: Db;
+  /** The signed-in user's id from the session, or null. */
+  userId: string | null;
+  locale: Locale;
+  /** The tenant the caller chose to act for (organisation switcher), if any. */
+  activeOrgId?: string;
+}
+
+/** createContextInner builds a context without a request: used by the request handler and by tests. */
+export function createContextInner(input: Partial<Context> & { db: Db }): Context {
+  return { userId: null, locale: DEFAULT_LOCALE, ...input };
+}
+
+// 2. INIT ---------------------------------------------------------------------------------------
+
+interface ValidationIssue {
+  code?: string;
+  path?: PropertyKey[] | readonly (PropertyKey | { key: PropertyKey })[];
+  message?: string;
+  minimum?: number | bigint;
+  maximum?: number | bigint;
+  origin?: string;
+  format?: string;
+  values?: unknown[];
+  input?: unknown;
+}
+
+function issueMessage(locale: Locale, issue: ValidationIssue): string {
+  const t = (key: MessageKey, params?: MessageParams) => translate(locale, key, params);
+  if (issue.message && isMessageKey(issue.message)) return t(issue.message);
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.input === undefined || issue.input === null ? t('validation.required') : t('validation.invalid');
+    case 'too_small':
+      if (issue.origin === 'string') {
+        return Number(issue.minimum) <= 1 ? t('validation.required') : t('validation.tooShort', { min: Number(issue.minimum) });
+      }
+      return t('validation.tooSmall', { min: Number(issue.minimum) });
+    case 'too_big':
+      return issue.origin === 'string' ? t('validation.tooLong', { max: Number(issue.maximum) }) : t('validation.tooBig', { max: Number(issue.maximum) });
+    case 'invalid_format':
+      return issue.format === 'email' ? t('validation.email') : t('validation.invalid');
+    case 'invalid_value':
+      return t('validation.oneOf', { values: (issue.values ?? []).map(String).join(', ') });
+    default:
+      return t('validation.invalid');
+  }
+}
+
+function issuePath(issue: ValidationIssue): string {
+  return (issue.path ?? []).map((p) => (typeof p === 'object' && p !== null && 'key' in p ? String(p.key) : String(p))).join('.');
+}
+
+function validationIssues(cause: unknown): ValidationIssue[] | undefined {
+  if (cause && typeof cause === 'object' && 'issues' in cause && Array.isArray((cause as { issues: unknown }).issues)) {
+    return (cause as { issues: ValidationIssue[] }).issues;
+  }
+  return undefined;
+}
+
+const t = initTRPC.context<Context>().create({
+  transformer: superjson,
+  errorFormatter({ shape, error, ctx }) {
+    const locale = ctx?.locale ?? DEFAULT_LOCALE;
+    const cause = error.cause;
+    let fieldErrors: Record<string, string> | undefined;
+    let message = shape.message;
+    const issues = error.code === 'BAD_REQUEST' ? validationIssues(cause) : undefined;
+    if (issues) {
+      fieldErrors = {};
+      for (const issue of issues) fieldErrors[issuePath(issue) || '_'] ??= issueMessage(locale, issue);
+      message = Object.entries(fieldErrors)
+        .map(([field, text]) => (field === '_' ? text : `${field}: ${text}`))
+        .join(' ');
+    } else if (cause instanceof AppError) {
+      message = translate(locale, cause.key, cause.params);
+      if (cause.field) fieldErrors = { [cause.field]: message };
+    } else if (error.code === 'INTERNAL_SERVER_ERROR') {
+      message = translate(locale, 'common.unexpectedError');
+    } else if (isMessageKey(shape.message)) {
+      message = translate(locale, shape.message);
+    }
+    return {
+      ...shape,
+      message,
+      data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path, fieldErrors },
+    };
+  },
+});
+
+export const createCallerFactory = t.createCallerFactory;
+export const router = t.router;
+
+// 3. PROCEDURES ---------------------------------------------------------------------------------
+
+/** Domain errors become tRPC errors with the matching code; everything else stays a 500 (and is logged). */
+const errorMapping = t.middleware(async ({ ctx, next, path }) => {
+  const result = await next();
+  if (!result.ok) {
+    const cause = result.error.cause;
+    if (cause instanceof AppError) {
+      throw new TRPCError({ code: cause.code, message: translate(ctx.locale, cause.key, cause.params), cause });
+    }
+    if (result.error.code === 'INTERNAL_SERVER_ERROR') console.error(`[trpc] ${path} failed:`, result.error.cause ?? result.error);
+  }
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(errorMapping);
+
+export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const actor: Actor | undefined = ctx.userId ? await loadActor(ctx.db, ctx.userId) : undefined;
+  if (!actor) throw new AppError('UNAUTHORIZED', 'error.unauthorized');
+  return next({ ctx: { ...ctx, actor } });
+});
+
+/** tenantProcedure resolves the tenant the caller acts for and requires a minimum role; suspended tenants may read but not act. */
+export function tenantProcedure(minRole: MemberRole = 'member') {
+  return authedProcedure.use(async ({ ctx, next, type }) => {
+    const resolved = await resolveTenant(ctx.db, ctx.actor.userId, ctx.activeOrgId);
+    if (!resolved.org) throw new AppError('FORBIDDEN', 'error.notMember');
+    const tenant: TenantActor = { ...ctx.actor, org: resolved.org, role: resolved.role };
+    if (!roleAtLeast(tenant.role, minRole)) {
+      throw new AppError('FORBIDDEN', 'error.roleTooLow', { role: translate(ctx.locale, `role.${minRole}`), org: tenant.org.name });
+    }
+    if (type === 'mutation' && tenant.org.status === 'suspended') {
+      throw new AppError('FORBIDDEN', 'error.tenantSuspended', { org: tenant.org.name });
+    }
+    return next({ ctx: { ...ctx, tenant } });
+  });
+}
+
+/** staffProcedure requires a centre staff role (any, or the one given). */
+export function staffProcedure(role?: StaffRole) {
+  return authedProcedure.use(({ ctx, next }) => {
+    if (!isStaff(ctx.actor, role)) {
+      throw new AppError('FORBIDDEN', role === 'admin' ? 'error.adminOnly' : 'error.staffOnly');
+    }
+    return next({ ctx });
+  });
+}

@@ -1,0 +1,80 @@
+// @ts-check
+// The one place that reads configuration from the environment. Validated once with zod;
+// a bad value stops the start (and the build, through next.config.js) with a message
+// naming the variable and what is expected.
+import { z } from 'zod';
+
+const optionalString = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+
+const schema = z
+  .object({
+    PORTAL_ENV: z.enum(['demo', 'production']).default('demo'),
+    DATABASE_URL: optionalString.pipe(
+      z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+        .optional(),
+    ),
+    PORTAL_DATA_DIR: z.string().trim().min(1).default('.data'),
+    PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+    PORTAL_URL: optionalString.pipe(z.url('must be an absolute URL such as https://portal.example.org').optional()),
+    NEXTAUTH_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
+    SCHEDULER: z.enum(['simulated', 'slurm']).default('simulated'),
+    SIM_SPEED: z.coerce.number().int().min(1).max(1_000_000).default(60),
+    DEMO_SEED: z.enum(['auto', 'off']).default('auto'),
+  })
+  .superRefine((env, ctx) => {
+    if (env.PORTAL_ENV === 'production' && !env.NEXTAUTH_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['NEXTAUTH_SECRET'],
+        message: 'is required when PORTAL_ENV=production (generate one with `openssl rand -base64 48`)',
+      });
+    }
+  });
+
+/** @typedef {z.infer<typeof schema>} PortalEnv */
+
+export class ConfigError extends Error {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * parseEnv validates a plain environment object and returns the typed configuration.
+ * @param {Record<string, string | undefined>} source
+ * @returns {PortalEnv}
+ */
+export function parseEnv(source) {
+  const result = schema.safeParse(source);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => {
+    const name = issue.path.join('.') || '(environment)';
+    const got = typeof issue.path[0] === 'string' ? source[issue.path[0]] : undefined;
+    return `  ${name}: ${issue.message}${got !== undefined ? ` (got "${got}")` : ''}`;
+  });
+  return /** @type {never} */ (
+    (() => {
+      throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+    })()
+  );
+}
+
+/** @type {PortalEnv | undefined} */
+let cached;
+
+/**
+ * env returns the validated configuration of this process (read once).
+ * @returns {PortalEnv}
+ */
+export function env() {
+  cached ??= parseEnv(process.env);
+  return cached;
+}

@@ -1,0 +1,36 @@
+// Domain errors. Services throw AppError; the tRPC layer maps it to a tRPC code in one place
+// and renders its message in the caller's language.
+import type { MessageKey, MessageParams } from './i18n';
+
+export type AppErrorCode =
+  | 'BAD_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'PRECONDITION_FAILED';
+
+export class AppError extends Error {
+  constructor(
+    readonly code: AppErrorCode,
+    readonly key: MessageKey,
+    readonly params: MessageParams = {},
+    /** The input field the error is about, so a form can show it beside that field. */
+    readonly field?: string,
+  ) {
+    super(key);
+    this.name = 'AppError';
+  }
+}
+
+/** isUniqueViolation tells whether a database error is a unique-constraint violation (optionally on one constraint). */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    const candidate = e as { code?: unknown; constraint?: unknown; constraint_name?: unknown };
+    if (candidate.code === '23505') {
+      const name = candidate.constraint ?? candidate.constraint_name;
+      return constraint === undefined || name === constraint;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,102 @@
+// People and their sign-up: a new user with a new organisation, or a new user joining by invitation.
+import { eq, sql } from 'drizzle-orm';
+import type { Db } from '~/db/client';
+import { memberships, organisations, staffRoles, users, type OrgKind, type Residency } from '~/db/schema';
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '~/server/auth/password';
+import { AppError, isUniqueViolation } from '~/server/errors';
+import type { Actor } from './actor';
+import { recordAudit } from './audit';
+import { acceptInvitationInTx, previewInvitation } from './invitations';
+
+export interface SignUpInput {
+  name: string;
+  email: string;
+  password: string;
+  organisation?: { name: string; kind: OrgKind; country: string; residency: Residency };
+  invitationToken?: string;
+}
+
+export interface SignUpResult {
+  userId: string;
+  orgId: string;
+}
+
+/** signUp creates a user and either a new organisation it owns or its membership from an invitation, in one transaction. */
+export async function signUp(db: Db, input: SignUpInput): Promise<SignUpResult> {
+  if (!input.organisation && !input.invitationToken) {
+    throw new AppError('BAD_REQUEST', 'validation.required', {}, 'organisation.name');
+  }
+  if (input.invitationToken) {
+    const invitation = await previewInvitation(db, input.invitationToken);
+    if (invitation.email !== input.email) {
+      throw new AppError('FORBIDDEN', 'error.invitationOtherEmail', { email: invitation.email }, 'email');
+    }
+  }
+  const passwordHash = await hashPassword(input.password);
+  try {
+    return await db.transaction(async (tx) => {
+      const [user] = await tx
+        .insert(users)
+        .values({ name: input.name, email: input.email, passwordHash })
+        .returning({ id: users.id });
+      if (!user) throw new Error('user insert returned nothing');
+      if (input.invitationToken) {
+        const actor: Actor = { userId: user.id, email: input.email, name: input.name, staffRoles: [] };
+        const { orgId } = await acceptInvitationInTx(tx, actor, input.invitationToken);
+        return { userId: user.id, orgId };
+      }
+      const org = input.organisation!;
+      const [created] = await tx
+        .insert(organisations)
+        .values({
+          name: org.name,
+          kind: org.kind,
+          country: org.country,
+          residency: org.residency,
+          // Companies are checked by the centre before they may use compute.
+          status: org.kind === 'company' ? 'pending_verification' : 'active',
+        })
+        .returning({ id: organisations.id, status: organisations.status });
+      if (!created) throw new Error('organisation insert returned nothing');
+      await tx.insert(memberships).values({ orgId: created.id, userId: user.id, role: 'owner' });
+      await recordAudit(tx, {
+        actorUserId: user.id,
+        orgId: created.id,
+        action: 'tenant.signed_up',
+        targetType: 'organisation',
+        targetId: created.id,
+        data: { kind: org.kind, country: org.country, residency: org.residency, status: created.status },
+      });
+      return { userId: user.id, orgId: created.id };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, 'users_email_lower_idx')) throw new AppError('CONFLICT', 'error.emailTaken', {}, 'email');
+    if (isUniqueViolation(error, 'organisations_name_lower_idx')) {
+      throw new AppError('CONFLICT', 'error.orgNameTaken', {}, 'organisation.name');
+    }
+    throw error;
+  }
+}
+
+/** verifyCredentials returns the user for a correct e-mail and password, else null (in similar time either way). */
+export async function verifyCredentials(db: Db, email: string, password: string) {
+  const [user] = await db
+    .select({ id: users.id, email: users.email, name: users.name, passwordHash: users.passwordHash })
+    .from(users)
+    .where(eq(sql`lower(${users.email})`, email.trim().toLowerCase()))
+    .limit(1);
+  const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+  return user && ok ? { id: user.id, email: user.email, name: user.name } : null;
+}
+
+/** loadActor loads a signed-in user with their staff roles; undefined if the account no longer exists. */
+export async function loadActor(db: Db, userId: string): Promise<Actor | undefined> {
+  const [user] = await db
+    .select({ id: users.id, email: users.email, name: users.name })
+    .from(users)
+    .where(eq(users.id, userId))
+    .limit(1);
+  if (!user) return undefined;
+  const roles = await db.select({ role: staffRoles.role }).from(staffRoles).where(eq(staffRoles.userId, userId));
+  return { userId: user.id, email: user.email, name: user.name, staffRoles: roles.map((r) => r.role) };
+}

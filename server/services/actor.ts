@@ -1,0 +1,26 @@
+// Who is acting: resolved once by the tRPC procedure builders and passed to every service.
+import type { MemberRole, OrgKind, OrgStatus, StaffRole } from '~/db/schema';
+
+export interface Actor {
+  userId: string;
+  email: string;
+  name: string;
+  staffRoles: StaffRole[];
+}
+
+export interface TenantRef {
+  id: string;
+  name: string;
+  kind: OrgKind;
+  status: OrgStatus;
+}
+
+export interface TenantActor extends Actor {
+  org: TenantRef;
+  role: MemberRole;
+}
+
+/** isStaff tells whether an actor holds any staff role (or a given one). */
+export function isStaff(actor: Actor, role?: StaffRole): boolean {
+  return role ? actor.staffRoles.includes(role) : actor.staffRoles.length > 0;
+}

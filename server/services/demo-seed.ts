@@ -1,0 +1,86 @@
+// The demo centre, seeded on the first start of an empty database in demo mode (and by `npm run db:seed`).
+// Never called when PORTAL_ENV=production.
+import { count, eq } from 'drizzle-orm';
+import type { Db } from '~/db/client';
+import { organisations, staffRoles, users } from '~/db/schema';
+import { hashPassword } from '~/server/auth/password';
+import { signUp } from './accounts';
+import { recordAudit } from './audit';
+import { createInvitation } from './invitations';
+
+export const DEMO_PASSWORD = 'demo-password';
+
+export const DEMO_SIGN_INS = [
+  { email: 'admin@centre.example', who: 'centre staff admin' },
+  { email: 'reviewer@centre.example', who: 'centre reviewer' },
+  { email: 'pi@uni.example', who: 'PI, owner of Rhine Valley University (academic)' },
+  { email: 'member@uni.example', who: 'member of Rhine Valley University' },
+  { email: 'owner@company.example', who: 'owner of Example Robotics GmbH (company)' },
+] as const;
+
+/** seedDemoCentre creates the demo staff, a university tenant and a company tenant. */
+export async function seedDemoCentre(db: Db): Promise<void> {
+  const passwordHash = await hashPassword(DEMO_PASSWORD);
+  for (const [email, name, role] of [
+    ['admin@centre.example', 'Alex Admin', 'admin'],
+    ['reviewer@centre.example', 'Robin Reviewer', 'reviewer'],
+  ] as const) {
+    const [user] = await db.insert(users).values({ email, name, passwordHash }).returning({ id: users.id });
+    await db.insert(staffRoles).values({ userId: user!.id, role });
+  }
+  const uni = await signUp(db, {
+    name: 'Dr. Paula Investigator',
+    email: 'pi@uni.example',
+    password: DEMO_PASSWORD,
+    organisation: { name: 'Rhine Valley University', kind: 'academic', country: 'DE', residency: 'EU' },
+  });
+  const piActor = {
+    userId: uni.userId,
+    email: 'pi@uni.example',
+    name: 'Dr. Paula Investigator',
+    staffRoles: [],
+    org: { id: uni.orgId, name: 'Rhine Valley University', kind: 'academic' as const, status: 'active' as const },
+    role: 'owner' as const,
+  };
+  const invite = await createInvitation(db, piActor, { email: 'member@uni.example', role: 'member' });
+  await signUp(db, { name: 'Max Member', email: 'member@uni.example', password: DEMO_PASSWORD, invitationToken: invite.token });
+
+  const company = await signUp(db, {
+    name: 'Olivia Owner',
+    email: 'owner@company.example',
+    password: DEMO_PASSWORD,
+    organisation: { name: 'Example Robotics GmbH', kind: 'company', country: 'DE', residency: 'DE' },
+  });
+  const [admin] = await db.select({ id: users.id }).from(users).where(eq(users.email, 'admin@centre.example'));
+  await db.update(organisations).set({ status: 'active', statusReason: 'Demo company, verified at seeding' }).where(eq(organisations.id, company.orgId));
+  await recordAudit(db, {
+    actorUserId: admin!.id,
+    orgId: company.orgId,
+    action: 'tenant.verified',
+    targetType: 'organisation',
+    targetId: company.orgId,
+    reason: 'Demo company, verified at seeding',
+    data: { from: 'pending_verification', to: 'active' },
+    isStaffAction: true,
+  });
+}
+
+/** seedDemoCentreIfEmpty seeds the demo centre when the database has no users yet; returns whether it did. */
+export async function seedDemoCentreIfEmpty(db: Db, options: { log?: (line: string) => void } = {}): Promise<boolean> {
+  const [row] = await db.select({ n: count() }).from(users);
+  if ((row?.n ?? 0) > 0) return false;
+  await seedDemoCentre(db);
+  options.log?.(demoSignInBanner());
+  return true;
+}
+
+/** demoSignInBanner is the console text listing the demo sign-ins. */
+export function demoSignInBanner(): string {
+  const width = Math.max(...DEMO_SIGN_INS.map((s) => s.email.length));
+  return [
+    '',
+    'Demo centre seeded. Sign in with any of these (password: ' + DEMO_PASSWORD + '):',
+    ...DEMO_SIGN_INS.map((s) => `  ${s.email.padEnd(width)}  ${s.who}`),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,82 @@
+// Tenants as centre staff see them: the list, and verify / suspend / reactivate with a reason.
+import { asc, count, eq, sql } from 'drizzle-orm';
+import type { Db } from '~/db/client';
+import { memberships, organisations, type OrgStatus } from '~/db/schema';
+import { nextTenantStatus, type TenantStatusAction } from '~/server/core/roles';
+import { AppError } from '~/server/errors';
+import type { Actor } from './actor';
+import { recordAudit } from './audit';
+
+/** listTenants lists every tenant (optionally of one status) with its member count. */
+export async function listTenants(db: Db, filter: { status?: OrgStatus }) {
+  const memberCounts = db
+    .select({ orgId: memberships.orgId, n: count().as('n') })
+    .from(memberships)
+    .groupBy(memberships.orgId)
+    .as('member_counts');
+  return db
+    .select({
+      id: organisations.id,
+      name: organisations.name,
+      kind: organisations.kind,
+      country: organisations.country,
+      residency: organisations.residency,
+      status: organisations.status,
+      statusReason: organisations.statusReason,
+      createdAt: organisations.createdAt,
+      memberCount: sql<number>`coalesce(${memberCounts.n}, 0)::int`,
+    })
+    .from(organisations)
+    .leftJoin(memberCounts, eq(memberCounts.orgId, organisations.id))
+    .where(filter.status ? eq(organisations.status, filter.status) : undefined)
+    .orderBy(sql`${organisations.status} = 'pending_verification' desc`, asc(organisations.name));
+}
+
+/** tenantStatusCounts counts tenants by status, for the staff dashboard. */
+export async function tenantStatusCounts(db: Db): Promise<Record<OrgStatus, number>> {
+  const rows = await db.select({ status: organisations.status, n: count() }).from(organisations).groupBy(organisations.status);
+  const counts: Record<OrgStatus, number> = { pending_verification: 0, active: 0, suspended: 0 };
+  for (const row of rows) counts[row.status] = row.n;
+  return counts;
+}
+
+const AUDIT_ACTION: Record<TenantStatusAction, string> = {
+  verify: 'tenant.verified',
+  suspend: 'tenant.suspended',
+  reactivate: 'tenant.reactivated',
+};
+
+/** changeTenantStatus applies a staff action to a tenant, audited with actor and reason. */
+export async function changeTenantStatus(
+  db: Db,
+  actor: Actor,
+  input: { orgId: string; action: TenantStatusAction; reason: string },
+): Promise<{ status: OrgStatus }> {
+  return db.transaction(async (tx) => {
+    const [org] = await tx
+      .select({ id: organisations.id, status: organisations.status })
+      .from(organisations)
+      .where(eq(organisations.id, input.orgId))
+      .for('update');
+    if (!org) throw new AppError('NOT_FOUND', 'error.notFound');
+    const next = nextTenantStatus(org.status, input.action);
+    if (!next) {
+      throw new AppError('PRECONDITION_FAILED', 'error.statusTransition', { from: org.status, action: input.action });
+    }
+    await tx
+      .update(organisations)
+      .set({ status: next, statusReason: input.reason })
+      .where(eq(organisations.id, org.id));
+    await recordAudit(tx, {
+      actorUserId: actor.userId,
+      orgId: org.id,
+      action: AUDIT_ACTION[input.action],
+      targetType: 'organisation',
+      targetId: org.id,
+      reason: input.reason,
+      data: { from: org.status, to: next },
+      isStaffAction: true,
+    });
+    return { status: next };
+  });
+}

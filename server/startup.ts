@@ -1,0 +1,23 @@
+// Server start-up (Node runtime only): validate configuration, open, migrate and (in demo mode)
+// seed the database. A bad setting or a locked data folder stops the start with a clear message.
+import { DataDirLockedError } from '~/db/lock';
+import { startAppDb } from './db';
+import { ConfigError, env } from './env.js';
+
+/** startPortal prepares the process's database and reports what it runs on. */
+export async function startPortal(): Promise<void> {
+  try {
+    const config = env();
+    const handle = await startAppDb({ command: 'portal server (npm start)' });
+    console.log(
+      `[portal] database: ${handle.driver === 'pglite' ? `embedded PGlite in ${config.PORTAL_DATA_DIR}/` : 'Postgres (DATABASE_URL)'}; scheduler: ${config.SCHEDULER}; mode: ${config.PORTAL_ENV}`,
+    );
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+      console.error(`\n[portal] cannot start.\n${error.message}\n`);
+    } else {
+      console.error('[portal] cannot open the database:', error);
+    }
+    process.exit(1);
+  }
+}

@@ -1,0 +1,92 @@
+// Integration-test harness: fresh migrated databases (PGlite always, real Postgres when
+// TEST_DATABASE_URL is set), callers for any actor, and factories for tenants and people.
+import { randomBytes } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { migrateDb, openDb, type Db, type DbHandle } from '~/db/client';
+import { staffRoles, users, type StaffRole } from '~/db/schema';
+import { createCaller } from '~/server/api/root';
+import { createContextInner } from '~/server/api/trpc';
+import type { Locale } from '~/server/i18n';
+import { signUp } from '~/server/services/accounts';
+
+export type TargetName = 'pglite' | 'postgres';
+
+/** dbTargets lists the databases the integration tests run on. */
+export function dbTargets(): TargetName[] {
+  return process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+/** openTestDb opens a new, empty, migrated database of the given kind; close() drops it. */
+export async function openTestDb(target: TargetName): Promise<DbHandle> {
+  if (target === 'pglite') {
+    const handle = await openDb({ driver: 'pglite' });
+    await migrateDb(handle);
+    return handle;
+  }
+  const adminUrl = process.env.TEST_DATABASE_URL!;
+  const { default: postgres } = await import('postgres');
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => undefined });
+  const name = `portal_test_${randomBytes(6).toString('hex')}`;
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const handle = await openDb({ driver: 'postgres', url: url.toString(), max: 20 });
+  await migrateDb(handle);
+  return {
+    ...handle,
+    close: async () => {
+      await handle.close();
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+/** callerFor returns an API caller acting as a user (or anonymously) for an optional tenant. */
+export function callerFor(db: Db, as: { userId?: string | null; orgId?: string; locale?: Locale } = {}) {
+  return createCaller(createContextInner({ db, userId: as.userId ?? null, activeOrgId: as.orgId, locale: as.locale ?? 'en' }));
+}
+
+let counter = 0;
+function unique(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${counter}-${randomBytes(3).toString('hex')}`;
+}
+
+export const TEST_PASSWORD = 'correct-horse-battery';
+
+/** createTenant signs up an owner with a new organisation (company ones start pending verification). */
+export async function createTenant(db: Db, options: { kind?: 'academic' | 'company'; name?: string } = {}) {
+  const email = `${unique('owner')}@example.org`;
+  const name = options.name ?? unique('Org');
+  const result = await signUp(db, {
+    name: 'Owner ' + name,
+    email,
+    password: TEST_PASSWORD,
+    organisation: { name, kind: options.kind ?? 'academic', country: 'DE', residency: 'any' },
+  });
+  return { ...result, email, orgName: name };
+}
+
+/** addMember invites a new person into a tenant with a role and has them accept. */
+export async function addMember(db: Db, owner: { userId: string; orgId: string }, role: 'owner' | 'manager' | 'member' = 'member') {
+  const email = `${unique(role)}@example.org`;
+  const invitation = await callerFor(db, { userId: owner.userId, orgId: owner.orgId }).organisation.invite({ email, role });
+  const token = invitation.path.split('/').pop()!;
+  const result = await signUp(db, { name: `Person ${email}`, email, password: TEST_PASSWORD, invitationToken: token });
+  return { userId: result.userId, orgId: owner.orgId, email };
+}
+
+/** createStaff creates a centre staff user with a role. */
+export async function createStaff(db: Db, role: StaffRole) {
+  const email = `${unique(role)}@centre.example`;
+  const [user] = await db.insert(users).values({ email, name: `Staff ${role}`, passwordHash: 'x' }).returning({ id: users.id });
+  await db.insert(staffRoles).values({ userId: user!.id, role });
+  return { userId: user!.id, email };
+}
+
+/** userExists tells whether an e-mail has an account. */
+export async function userExists(db: Db, email: string): Promise<boolean> {
+  const rows = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
+  return rows.length > 0;
+}

@@ -1,0 +1,33 @@
+import path from 'node:path';
+import { defineConfig } from 'vitest/config';
+
+// Test tiers by file suffix: *.test.ts (unit, pure) and *.integration.test.ts (routers on a real database).
+export default defineConfig({
+  resolve: { alias: { '~': path.resolve(import.meta.dirname) } },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['server/**/*.test.ts', 'db/**/*.test.ts', 'scripts/**/*.test.ts'],
+          exclude: ['**/*.integration.test.ts', 'node_modules/**'],
+          environment: 'node',
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['**/*.integration.test.ts'],
+          exclude: ['node_modules/**', '.next/**'],
+          environment: 'node',
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          // Each file opens its own databases; two at a time fit this machine's 2 cores.
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
