@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: { alias: { '~': path.resolve(import.meta.dirname) } },
   test: {
+    // Each integration file opens its own databases; two files at a time fit a 2-core machine.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
@@ -24,8 +26,6 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          // Each file opens its own databases; two at a time fit this machine's 2 cores.
-          maxWorkers: 2,
         },
       },
     ],

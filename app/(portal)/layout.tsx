@@ -1,17 +1,15 @@
 import Link from 'next/link';
-import { redirect } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { LanguageSwitch } from '~/app/_components/language-switch';
 import { NavLinks } from '~/app/_components/nav-links';
 import { OrgSwitcher } from '~/app/_components/org-switcher';
 import { SignOutButton } from '~/app/_components/sign-out-button';
 import { getT } from '~/app/_lib/i18n-server';
-import { currentUser } from '~/app/_lib/session';
+import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
 
 export default async function PortalLayout({ children }: { children: ReactNode }) {
-  const me = await currentUser();
-  if (!me) redirect('/sign-in');
+  const me = await requireUser();
   const { t } = await getT();
   const caller = await api();
   const [orgs, active] = await Promise.all([

@@ -72,7 +72,7 @@ function issuePath(issue: ValidationIssue): string {
 }
 
 function validationIssues(cause: unknown): ValidationIssue[] | undefined {
-  if (cause && typeof cause === 'object' && 'issues' in cause && Array.isArray((cause as { issues: unknown }).issues)) {
+  if (cause && typeof cause === 'object' && 'issues' in cause && Array.isArray(cause.issues)) {
     return (cause as { issues: ValidationIssue[] }).issues;
   }
   return undefined;

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { signIn } from 'next-auth/react';
 import { useState } from 'react';
+import { formValue } from '~/app/_lib/form-value';
 import { Field } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Button, Card } from '~/app/_components/ui';
@@ -19,8 +20,8 @@ export function SignInForm({ callbackUrl, defaultEmail, showDemoHint }: { callba
     setPending(true);
     setError(undefined);
     const result = await signIn('credentials', {
-      email: String(form.get('email') ?? ''),
-      password: String(form.get('password') ?? ''),
+      email: formValue(form, 'email'),
+      password: formValue(form, 'password'),
       redirect: false,
     });
     setPending(false);

@@ -7,6 +7,7 @@ import { useMemo, useState } from 'react';
 import { Field } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Button, Card } from '~/app/_components/ui';
+import { formValue } from '~/app/_lib/form-value';
 import { formErrors, type FormErrors } from '~/app/_lib/errors';
 import { useTRPC } from '~/app/_lib/trpc';
 
@@ -27,7 +28,7 @@ export function SignUpForm({ countries, invited }: { countries: readonly string[
   async function onSubmit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const value = (name: string) => String(form.get(name) ?? '');
+    const value = (name: string) => formValue(form, name);
     setErrors({ fields: {} });
     try {
       await signUp.mutateAsync({

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { Alert, Badge, Card, PageHeader, STATUS_TONE } from '~/app/_components/ui';
 import { getT } from '~/app/_lib/i18n-server';
-import { currentUser } from '~/app/_lib/session';
+import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -27,7 +27,7 @@ function Stat({ label, value, href }: { label: string; value: number; href?: str
 
 export default async function DashboardPage() {
   const { t } = await getT();
-  const me = (await currentUser())!;
+  const me = await requireUser();
   const caller = await api();
   const [org, counts] = await Promise.all([
     caller.organisation.current().catch(() => undefined),

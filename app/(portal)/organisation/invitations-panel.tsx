@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { Field } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Button, Card, Table, Td, Th } from '~/app/_components/ui';
+import { formValue } from '~/app/_lib/form-value';
 import { formErrors, type FormErrors } from '~/app/_lib/errors';
 import { useTRPC } from '~/app/_lib/trpc';
 import type { MemberRole } from '~/server/core/roles';
@@ -34,7 +35,7 @@ export function InvitationsPanel({ myRole, invitations }: { myRole: MemberRole; 
     setErrors({ fields: {} });
     setCopied(false);
     try {
-      const result = await invite.mutateAsync({ email: String(form.get('email') ?? ''), role: String(form.get('role')) as MemberRole });
+      const result = await invite.mutateAsync({ email: formValue(form, 'email'), role: formValue(form, 'role') as MemberRole });
       setCreated({ email: result.email, link: `${window.location.origin}${result.path}` });
       formElement.reset();
       router.refresh();

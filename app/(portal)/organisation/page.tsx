@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { Badge, Card, PageHeader, STATUS_TONE } from '~/app/_components/ui';
 import { getT } from '~/app/_lib/i18n-server';
+import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
 import { roleAtLeast } from '~/server/core/roles';
 import { InvitationsPanel } from './invitations-panel';
@@ -13,6 +14,7 @@ export async function generateMetadata(): Promise<Metadata> {
 
 export default async function OrganisationPage() {
   const { t, locale } = await getT();
+  await requireUser();
   const caller = await api();
   const org = await caller.organisation.current().catch(() => undefined);
   if (!org) notFound();

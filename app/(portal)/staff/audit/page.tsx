@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { Card, PageHeader, Table, Td, Th, Button } from '~/app/_components/ui';
 import { inputClass } from '~/app/_components/field';
 import { getT } from '~/app/_lib/i18n-server';
+import { requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
 import { isMessageKey } from '~/server/i18n';
 
@@ -16,6 +17,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   const params = await searchParams;
   const orgId = params.org && UUID.test(params.org) ? params.org : undefined;
   const actorUserId = params.actor && UUID.test(params.actor) ? params.actor : undefined;
+  await requireStaff();
   const caller = await api();
   const [events, tenants, actors] = await Promise.all([
     caller.staff.audit({ orgId, actorUserId, limit: 200 }),

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { Badge, Card, PageHeader, STATUS_TONE, Table, Td, Th, cx } from '~/app/_components/ui';
 import { getT } from '~/app/_lib/i18n-server';
-import { currentUser } from '~/app/_lib/session';
+import { currentUser, requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
 import { ORG_STATUSES, type OrgStatus } from '~/server/core/roles';
 import { TenantActions } from './tenant-actions';
@@ -15,6 +15,7 @@ export default async function TenantsPage({ searchParams }: { searchParams: Prom
   const { t, locale } = await getT();
   const { status: rawStatus } = await searchParams;
   const status = (ORG_STATUSES as readonly string[]).includes(rawStatus ?? '') ? (rawStatus as OrgStatus) : undefined;
+  await requireStaff();
   const caller = await api();
   const [tenants, me] = await Promise.all([caller.staff.tenants({ status }), currentUser()]);
   const isAdmin = me?.staffRoles.includes('admin') ?? false;

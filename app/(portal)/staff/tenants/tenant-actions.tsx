@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { Field } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { Button } from '~/app/_components/ui';
+import { formValue } from '~/app/_lib/form-value';
 import { formErrors } from '~/app/_lib/errors';
 import { useTRPC } from '~/app/_lib/trpc';
 import type { OrgStatus, TenantStatusAction } from '~/server/core/roles';
@@ -39,7 +40,7 @@ export function TenantActions({ orgId, orgName, status }: { orgId: string; orgNa
 
   async function onSubmit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const reason = String(new FormData(event.currentTarget).get('reason') ?? '');
+    const reason = formValue(new FormData(event.currentTarget), 'reason');
     setError(undefined);
     try {
       await change.mutateAsync({ orgId, action: action!, reason });

@@ -1,0 +1,48 @@
+import js from '@eslint/js';
+import drizzle from 'eslint-plugin-drizzle';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['.next/**', 'node_modules/**', 'drizzle/**', '.data*/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly' },
+    },
+    plugins: { drizzle },
+    rules: {
+      'drizzle/enforce-delete-with-where': ['error', { drizzleObjectName: ['db', 'tx'] }],
+      'drizzle/enforce-update-with-where': ['error', { drizzleObjectName: ['db', 'tx'] }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { attributes: false } }],
+    },
+  },
+  {
+    // The core is pure: no database, framework, network or other layer of the project.
+    files: ['server/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['~/*', 'next', 'next/*', 'next-auth*', 'react', 'react-dom', '@trpc/*', 'drizzle-orm*', 'postgres', '@electric-sql/*'], message: 'server/core is pure: pass values in, get values out.' },
+            { group: ['**/db/*', '**/services/*', '**/api/*', '**/adapters/*', '**/app/*'], message: 'server/core must not import other layers.' },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', { name: 'process', message: 'server/core reads no environment: take configuration as a parameter.' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: 'Inject a clock into server/core.' },
+        { object: 'Math', property: 'random', message: 'Inject randomness into server/core.' },
+      ],
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);

@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+// Serves the built portal for the browser tests on a fresh embedded database (demo centre seeded).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const port = process.argv[2] ?? '3100';
+const dataDir = path.join(root, '.data-e2e');
+fs.rmSync(dataDir, { recursive: true, force: true });
+const server = spawn(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-p', port, '-H', '127.0.0.1'], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, PORTAL_DATA_DIR: dataDir, PORTAL_ENV: 'demo', DATABASE_URL: '', NEXT_TELEMETRY_DISABLED: '1' },
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
+server.on('exit', (code) => process.exit(code ?? 0));

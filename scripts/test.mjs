@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+// `npm test`: every tier, in order — typecheck, lint, unit + integration (vitest), e2e (Playwright) —
+// then one closing line "N passed, N failed" that totals them all (CI reads that line).
+// Integration tests also run on real Postgres when TEST_DATABASE_URL is set.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildIfNeeded } from './build-if-needed.mjs';
+
+const root = path.resolve(import.meta.dirname, '..');
+const out = path.join(root, '.test-results');
+fs.mkdirSync(out, { recursive: true });
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+const tiers = [];
+
+function run(command, args, env = {}) {
+  console.log(`\n$ ${path.basename(command)} ${args.join(' ')}`);
+  return spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env } }).status === 0;
+}
+
+function check(name, ok) {
+  tiers.push({ name, passed: ok ? 1 : 0, failed: ok ? 0 : 1 });
+}
+
+function readJson(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+// 1. Static checks.
+check('typecheck', run(bin('tsc'), ['--noEmit']));
+check('lint', run(bin('eslint'), ['.', '--max-warnings', '0']));
+
+// 2. Unit and integration tests.
+const vitestJson = path.join(out, 'vitest.json');
+fs.rmSync(vitestJson, { force: true });
+if (!process.env.TEST_DATABASE_URL) console.log('\n(TEST_DATABASE_URL not set: integration tests run on PGlite only)');
+run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]);
+const vitest = readJson(vitestJson);
+if (vitest) {
+  const loadFailures = (vitest.testResults ?? []).filter((f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0).length;
+  tiers.push({ name: 'unit + integration', passed: vitest.numPassedTests, failed: vitest.numFailedTests + loadFailures });
+} else {
+  tiers.push({ name: 'unit + integration', passed: 0, failed: 1 });
+}
+
+// 3. Browser journeys on a production build.
+const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+if (!fs.existsSync(chromium)) {
+  console.error(`\nNo Chromium at ${chromium}: install Debian's package (apt-get install chromium) or set CHROMIUM_PATH.`);
+  tiers.push({ name: 'e2e', passed: 0, failed: 1 });
+} else if (!buildIfNeeded()) {
+  tiers.push({ name: 'e2e (build failed)', passed: 0, failed: 1 });
+} else {
+  const playwrightJson = path.join(out, 'playwright.json');
+  fs.rmSync(playwrightJson, { force: true });
+  run(bin('playwright'), ['test'], { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightJson });
+  const stats = readJson(playwrightJson)?.stats;
+  tiers.push(stats ? { name: 'e2e', passed: stats.expected + stats.flaky, failed: stats.unexpected } : { name: 'e2e', passed: 0, failed: 1 });
+}
+
+console.log('\nSummary');
+for (const tier of tiers) console.log(`  ${tier.name.padEnd(20)} ${tier.passed} passed, ${tier.failed} failed`);
+const passed = tiers.reduce((sum, t) => sum + t.passed, 0);
+const failed = tiers.reduce((sum, t) => sum + t.failed, 0);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 && passed > 0 ? 0 : 1);

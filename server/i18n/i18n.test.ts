@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { de } from './de';
+import { en } from './en';
+import { interpolate, negotiateLocale, translate } from './index';
+
+describe('negotiateLocale', () => {
+  it.each([
+    [undefined, 'de-DE,de;q=0.9,en;q=0.8', 'de'],
+    [undefined, 'fr-FR,fr;q=0.9,en;q=0.5', 'en'],
+    [undefined, 'fr-FR,de;q=0.7,en;q=0.5', 'de'],
+    [undefined, undefined, 'en'],
+    ['de', 'en-GB', 'de'],
+    ['xx', 'de', 'de'],
+  ] as const)('cookie %s, Accept-Language %s → %s', (cookie, header, expected) => {
+    expect(negotiateLocale(cookie, header)).toBe(expected);
+  });
+});
+
+describe('catalogues', () => {
+  it('translate every English key into German with the same placeholders', () => {
+    const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+    for (const key of Object.keys(en) as (keyof typeof en)[]) {
+      expect(de[key], key).toBeTruthy();
+      expect(placeholders(de[key]), key).toEqual(placeholders(en[key]));
+    }
+  });
+  it('fill placeholders and leave unknown ones visible', () => {
+    expect(interpolate('{a} and {b}', { a: 1 })).toBe('1 and {b}');
+    expect(translate('de', 'dashboard.welcome', { name: 'Ada' })).toBe('Willkommen, Ada.');
+  });
+});
