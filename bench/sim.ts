@@ -1,0 +1,182 @@
+/**
+ * Simulator replay benchmark: replays the KTH SP2 trace with FIFO and EASY,
+ * a 10× KTH trace with EASY, and the Alibaba GPU pods with EASY; reports the
+ * median wall time of the simulation alone (parsing excluded) and writes the
+ * "## Simulator replay" section of BENCHMARKS.md (other sections untouched).
+ *
+ *   npx tsx bench/sim.ts [--traces DIR] [--reps N] [--no-write]
+ *
+ * Traces are read from DIR, ../shared/traces (relative to the repo root) or
+ * /work/shared/traces; when none exists the benchmark is skipped.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+import {
+  alibabaNodeGpus,
+  parseAlibabaPods,
+  parseSwf,
+  repeatTrace,
+  replayMetrics,
+  replayTrace,
+  type ReplayMetrics,
+  type ReplayPolicy,
+  type ReplayTrace,
+} from '../server/core/sim/index';
+
+const KTH_FILE = 'KTH-SP2-1996-2.1-cln.swf.gz';
+const PODS_FILE = 'alibaba-gpu-v2023-pods.csv';
+const NODES_FILE = 'alibaba-gpu-v2023-gpu-nodes.csv';
+const TARGET_JOBS_PER_SECOND = 500_000;
+const SECTION = '## Simulator replay';
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+
+function flag(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+function findTraces(): string | null {
+  const candidates = [flag('--traces'), join(root, '..', 'shared', 'traces'), '/work/shared/traces'].filter(
+    (d): d is string => !!d,
+  );
+  return candidates.find((d) => existsSync(join(d, KTH_FILE))) ?? null;
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+interface Row {
+  label: string;
+  policy: ReplayPolicy;
+  metrics: ReplayMetrics;
+  medianMs: number;
+  minMs: number;
+  reps: number;
+}
+
+function measure(label: string, trace: ReplayTrace, policy: ReplayPolicy, reps: number, warmup: number): Row {
+  for (let i = 0; i < warmup; i++) replayTrace(trace, policy);
+  const times: number[] = [];
+  let starts: Float64Array = new Float64Array(0);
+  for (let i = 0; i < reps; i++) {
+    const t0 = performance.now();
+    starts = replayTrace(trace, policy);
+    times.push(performance.now() - t0);
+  }
+  return { label, policy, metrics: replayMetrics(trace, starts), medianMs: median(times), minMs: Math.min(...times), reps };
+}
+
+function cpuModel(): string {
+  try {
+    const line = readFileSync('/proc/cpuinfo', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('model name'));
+    if (line) return line.split(':')[1]!.trim();
+  } catch {
+    // fall through
+  }
+  return cpus()[0]?.model ?? 'unknown CPU';
+}
+
+const num = (n: number, digits = 0): string =>
+  n.toLocaleString('en-GB', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+function section(rows: Row[], warmup: number): string {
+  const date = new Date().toISOString().slice(0, 10);
+  const ramGiB = totalmem() / 1024 ** 3;
+  const lines = [
+    SECTION,
+    '',
+    `Measured by \`npx tsx bench/sim.ts\` on ${date}. Machine: ${cpuModel()}, ${cpus().length} cores, ${num(ramGiB, 1)} GiB RAM, Node ${process.version}.`,
+    `Wall time is the simulation alone (\`replayTrace\`; process start-up and trace parsing excluded): median and minimum over the runs shown, after ${warmup} warm-up runs.`,
+    '',
+    '| trace | policy | jobs | utilisation | avg wait (s) | avg bounded slowdown | makespan (s) | runs | median wall (ms) | min wall (ms) | jobs/s (median) |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map((r) =>
+      [
+        '',
+        r.label,
+        r.policy.toUpperCase(),
+        num(r.metrics.jobs),
+        `${num(r.metrics.utilization * 100, 2)} %`,
+        num(r.metrics.avgWaitSeconds, 1),
+        num(r.metrics.avgBoundedSlowdown, 2),
+        num(r.metrics.makespanSeconds),
+        String(r.reps),
+        num(r.medianMs, 2),
+        num(r.minMs, 2),
+        num(r.metrics.jobs / (r.medianMs / 1000)),
+        '',
+      ].join(' | ').trim(),
+    ),
+    '',
+  ];
+  const easyRates = rows.filter((r) => r.label.startsWith('KTH')).filter((r) => r.policy === 'easy').map((r) => r.metrics.jobs / (r.medianMs / 1000));
+  const met = easyRates.every((rate) => rate >= TARGET_JOBS_PER_SECOND);
+  lines.push(
+    `Target: ≥ ${num(TARGET_JOBS_PER_SECOND)} simulated jobs/s with EASY on KTH and on the 10× trace — ${met ? 'met' : 'NOT met'}.`,
+    '',
+    'Notes:',
+    '- KTH SP2: IBM SP2 at KTH, 100 processors, cleaned log from the Parallel Workloads Archive (Feitelson et al.); all 27,992 jobs kept. Size = field 5 (field 8 if −1), runtime = field 4, estimate = field 9.',
+    '- KTH ×10: the KTH jobs concatenated 10 times, copy k shifted by k × (last submit − first submit + 1 s) (`repeatTrace`), same 100-processor machine.',
+    '- Alibaba: cluster-trace-gpu-v2023 pods (CC-BY-4.0) on a flat pool of all GPUs of its node list; GPUs = ceil(num_gpu × gpu_milli / 1000), runtime = deletion − scheduled, submit = creation, estimate = runtime; pods with no GPU or no schedule time dropped. The pod list is a sample, so the machine is nearly idle.',
+    '- Semantics: ends, then arrivals, then one scheduling pass per instant; jobs run their actual runtime; EASY reservation from estimated ends. See `server/core/sim/README.md`.',
+    '',
+  );
+  return lines.join('\n');
+}
+
+function writeSection(text: string): string {
+  const path = join(root, 'BENCHMARKS.md');
+  const existing = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n\n';
+  const lines = existing.split('\n');
+  const start = lines.findIndex((l) => l.trim() === SECTION);
+  let out: string;
+  if (start < 0) {
+    out = `${existing.replace(/\n*$/, '\n\n')}${text}`;
+  } else {
+    let end = lines.findIndex((l, i) => i > start && /^## /.test(l));
+    if (end < 0) end = lines.length;
+    const before = lines.slice(0, start).join('\n');
+    const after = lines.slice(end).join('\n');
+    out = `${before}${before ? '\n' : ''}${text}${after ? `\n${after}` : ''}`;
+  }
+  writeFileSync(path, out.replace(/\n*$/, '\n'));
+  return path;
+}
+
+function main(): void {
+  const dir = findTraces();
+  if (!dir) {
+    process.stdout.write(
+      `bench/sim: skipped — ${KTH_FILE} not found in --traces DIR, ../shared/traces or /work/shared/traces (traces are not part of the project).\n`,
+    );
+    return;
+  }
+  const reps = Number(flag('--reps') ?? 21);
+  const warmup = 3;
+  const kth = parseSwf(gunzipSync(readFileSync(join(dir, KTH_FILE))).toString('utf8')).trace;
+  const kth10 = repeatTrace(kth, 10);
+  const rows: Row[] = [
+    measure('KTH SP2 (100 procs)', kth, 'fifo', reps, warmup),
+    measure('KTH SP2 (100 procs)', kth, 'easy', reps, warmup),
+    measure('KTH SP2 ×10 (100 procs)', kth10, 'easy', Math.max(5, Math.ceil(reps / 2)), warmup),
+  ];
+  if (existsSync(join(dir, PODS_FILE)) && existsSync(join(dir, NODES_FILE))) {
+    const gpus = alibabaNodeGpus(readFileSync(join(dir, NODES_FILE), 'utf8'));
+    const pods = parseAlibabaPods(readFileSync(join(dir, PODS_FILE), 'utf8'), gpus).trace;
+    rows.push(measure(`Alibaba GPU pods (${num(gpus)} GPUs)`, pods, 'easy', reps, warmup));
+  }
+  const text = section(rows, warmup);
+  process.stdout.write(`${text}\n`);
+  if (!process.argv.includes('--no-write')) process.stdout.write(`wrote ${writeSection(text)}\n`);
+}
+
+main();

@@ -1,0 +1,698 @@
+/**
+ * The general discrete-event engine for the GPU cluster (node-level placement,
+ * Slurm-like states, quotas, fair share, node failures, energy). It serves two
+ * drivers: replay (`runToCompletion`) and live/incremental (`submit`, `cancel`,
+ * `advanceTo`, `snapshot`), and its whole state is plain JSON (`serialize` /
+ * `restoreEngine`) so a persisted adapter can resume it after a restart.
+ *
+ * Within one instant: job ends, node repairs, node failures, arrivals, then ONE
+ * scheduling cycle (`scheduleCycle`). Cycles run only at instants where
+ * something happened. Fair-share usage is brought up to date only at such
+ * instants (and on cancel), so splitting `advanceTo` calls or a
+ * serialise/restore in between never changes results.
+ */
+import { clusterGpuCount, nodeName, validateCluster } from './cluster';
+import { scheduleCycle, fairShareFactors, type CycleAccount, type CycleInput } from './cycle';
+import { jobEnergyWh, nodePowerCentiW, type GpuAllocation } from './energy';
+import { SimInputError } from './errors';
+import { EventKind, peekEvent, popEvent, pushEvent, type SimEvent } from './events';
+import { accrueUsage } from './fairshare';
+import { createRng, exponentialSeconds, type RngState } from './random';
+import type { AccountLimits, EngineConfig, JobSpec, JobState, PendingReason } from './types';
+
+/** A job as shown to callers. `endTimeSeconds` is set once the job has ended; `energyWh` is so far for a running job. */
+export interface JobView {
+  id: string;
+  user: string;
+  account: string;
+  partition: string;
+  gpus: number;
+  nodeCount: number;
+  walltimeLimitSeconds: number;
+  state: JobState;
+  pendingReason: PendingReason | null;
+  priority: number | null;
+  submitTimeSeconds: number;
+  startTimeSeconds: number | null;
+  endTimeSeconds: number | null;
+  nodeList: string[];
+  exitCode: number | null;
+  energyWh: number | null;
+}
+
+/** Node states as shown to callers (a partly used node counts as allocated). */
+export type NodeStateName = 'idle' | 'allocated' | 'down';
+
+/** A node as shown to callers, with its current power draw. */
+export interface NodeView {
+  id: string;
+  partition: string;
+  siteId: string;
+  state: NodeStateName;
+  gpus: number;
+  allocatedGpus: number;
+  powerW: number;
+  repairAtSeconds: number | null;
+}
+
+/** An account's usage as shown to callers. */
+export interface AccountView {
+  name: string;
+  shares: number;
+  decayedUsageGpuSeconds: number;
+  usedGpuSeconds: number;
+  fairShareFactor: number;
+}
+
+/** What `snapshot` returns. Jobs not yet submitted by the clock are left out. */
+export interface EngineSnapshot {
+  nowSeconds: number;
+  jobs: JobView[];
+  nodes: NodeView[];
+  accounts: AccountView[];
+  totalPowerW: number;
+  pendingJobs: number;
+  runningJobs: number;
+  totalGpus: number;
+}
+
+/** A job inside the serialised state. */
+export interface JobRecord {
+  spec: JobSpec;
+  seq: number;
+  arrived: boolean;
+  state: JobState;
+  pendingReason: PendingReason | null;
+  priority: number | null;
+  startTimeSeconds: number | null;
+  endTimeSeconds: number | null;
+  nodeIndices: number[];
+  energyWh: number | null;
+}
+
+/** A node inside the serialised state. */
+export interface NodeRecord {
+  id: string;
+  partition: number;
+  down: boolean;
+  repairAtSeconds: number | null;
+  failEpoch: number;
+  allocatedGpus: number;
+  jobIds: string[];
+}
+
+/** An account inside the serialised state. */
+export interface AccountRecord {
+  name: string;
+  shares: number;
+  limits: AccountLimits | null;
+  decayedUsageGpuSeconds: number;
+  finishedGpuSeconds: number;
+}
+
+/** The engine's full state as plain JSON. */
+export interface EngineState {
+  version: 1;
+  config: EngineConfig;
+  nowSeconds: number;
+  usageAsOfSeconds: number;
+  rng: RngState;
+  eventSeq: number;
+  submitSeq: number;
+  events: SimEvent[];
+  jobs: JobRecord[];
+  pendingIds: string[];
+  runningIds: string[];
+  nodes: NodeRecord[];
+  accounts: AccountRecord[];
+}
+
+/** The engine as drivers and adapters use it. */
+export interface ClusterEngine {
+  /** nowSeconds is the simulation clock. */
+  readonly nowSeconds: number;
+  /** submit queues a job; it arrives at its submit time (which must not be before the clock). */
+  submit(job: JobSpec): void;
+  /** cancel ends a pending or running job now as CANCELLED; false if it had already ended. */
+  cancel(jobId: string): boolean;
+  /** injectNodeFailure makes a node fail at a given time (down for repairSeconds, default the configured repair time). */
+  injectNodeFailure(nodeId: string, atSeconds: number, repairSeconds?: number): void;
+  /** advanceTo processes every event up to and including timeSeconds and moves the clock there. */
+  advanceTo(timeSeconds: number): void;
+  /** nextEventSeconds is the time of the next queued event (null when none). */
+  nextEventSeconds(): number | null;
+  /** runToCompletion advances until no job can make progress any more (or the limit) and returns the clock. */
+  runToCompletion(limitSeconds?: number): number;
+  /** snapshot returns the jobs, nodes, accounts and power at the clock. */
+  snapshot(): EngineSnapshot;
+  /** job returns one job's view, or undefined. */
+  job(jobId: string): JobView | undefined;
+  /** serialize returns the full state as plain JSON (a deep copy). */
+  serialize(): EngineState;
+  /** pruneFinished forgets jobs that ended before the given time and returns how many. */
+  pruneFinished(endedBeforeSeconds: number): number;
+}
+
+function isWhole(n: unknown, min: number): boolean {
+  return typeof n === 'number' && Number.isInteger(n) && n >= min;
+}
+
+function deepCopy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+class Engine implements ClusterEngine {
+  private readonly s: EngineState;
+  private readonly jobs = new Map<string, JobRecord>();
+  private readonly accounts = new Map<string, AccountRecord>();
+  private readonly partitionIndex = new Map<string, number>();
+  private readonly nodeIndex = new Map<string, number>();
+  private progressEvents = 0;
+
+  constructor(state: EngineState) {
+    this.s = state;
+    validateCluster(state.config.cluster);
+    state.config.cluster.partitions.forEach((p, i) => this.partitionIndex.set(p.name, i));
+    state.nodes.forEach((n, i) => this.nodeIndex.set(n.id, i));
+    for (const j of state.jobs) this.jobs.set(j.spec.id, j);
+    for (const a of state.accounts) this.accounts.set(a.name, a);
+    for (const e of state.events) if (this.isProgress(e)) this.progressEvents++;
+  }
+
+  get nowSeconds(): number {
+    return this.s.nowSeconds;
+  }
+
+  submit(spec: JobSpec): void {
+    this.validateJob(spec);
+    this.ensureAccount(spec.account);
+    const record: JobRecord = {
+      spec: { ...spec },
+      seq: this.s.submitSeq++,
+      arrived: false,
+      state: 'PENDING',
+      pendingReason: 'None',
+      priority: null,
+      startTimeSeconds: null,
+      endTimeSeconds: null,
+      nodeIndices: [],
+      energyWh: null,
+    };
+    this.jobs.set(spec.id, record);
+    this.s.jobs.push(record);
+    this.push({ atSeconds: spec.submitTimeSeconds, kind: EventKind.JobArrival, ref: spec.id });
+  }
+
+  cancel(jobId: string): boolean {
+    const job = this.jobs.get(jobId);
+    if (!job) throw new SimInputError(`unknown job "${jobId}"`);
+    const now = this.s.nowSeconds;
+    if (job.state === 'RUNNING') {
+      this.updateUsage(now);
+      this.finish(job, now, 'CANCELLED');
+    } else if (job.state === 'PENDING') {
+      if (job.arrived) this.s.pendingIds.splice(this.s.pendingIds.indexOf(jobId), 1);
+      job.arrived = true;
+      job.state = 'CANCELLED';
+      job.pendingReason = null;
+      job.endTimeSeconds = now;
+    } else {
+      return false;
+    }
+    this.push({ atSeconds: now, kind: EventKind.Wake, ref: jobId });
+    return true;
+  }
+
+  injectNodeFailure(nodeId: string, atSeconds: number, repairSeconds?: number): void {
+    const index = this.nodeIndex.get(nodeId);
+    if (index === undefined) throw new SimInputError(`unknown node "${nodeId}"`);
+    if (!isWhole(atSeconds, this.s.nowSeconds)) throw new SimInputError('failure time must be a whole second not before the clock');
+    const repair = repairSeconds ?? this.s.config.nodeFailures?.repairSeconds;
+    if (repair === undefined || !isWhole(repair, 1)) throw new SimInputError('repairSeconds must be a whole number ≥ 1');
+    this.push({ atSeconds, kind: EventKind.NodeFail, ref: index, epoch: null, repairSeconds: repair });
+  }
+
+  advanceTo(timeSeconds: number): void {
+    if (!isWhole(timeSeconds, this.s.nowSeconds)) {
+      throw new SimInputError(`cannot advance to ${timeSeconds}: time must be a whole second ≥ ${this.s.nowSeconds}`);
+    }
+    for (let next = peekEvent(this.s.events); next && next.atSeconds <= timeSeconds; next = peekEvent(this.s.events)) {
+      this.processInstant(next.atSeconds);
+    }
+    this.s.nowSeconds = timeSeconds;
+  }
+
+  nextEventSeconds(): number | null {
+    return peekEvent(this.s.events)?.atSeconds ?? null;
+  }
+
+  runToCompletion(limitSeconds = Number.MAX_SAFE_INTEGER): number {
+    while (this.progressEvents > 0) {
+      const next = peekEvent(this.s.events);
+      if (!next || next.atSeconds > limitSeconds) break;
+      this.advanceTo(next.atSeconds);
+    }
+    return this.s.nowSeconds;
+  }
+
+  snapshot(): EngineSnapshot {
+    const jobs: JobView[] = [];
+    for (const j of this.s.jobs) if (j.arrived) jobs.push(this.view(j));
+    let totalCentiW = 0;
+    const nodes = this.s.nodes.map((n): NodeView => {
+      const p = this.partition(n.partition);
+      const centiW = nodePowerCentiW(p, this.allocations(n), n.down);
+      totalCentiW += centiW;
+      return {
+        id: n.id,
+        partition: p.name,
+        siteId: p.siteId,
+        state: n.down ? 'down' : n.allocatedGpus > 0 ? 'allocated' : 'idle',
+        gpus: p.gpusPerNode,
+        allocatedGpus: n.allocatedGpus,
+        powerW: Math.round(centiW / 100),
+        repairAtSeconds: n.repairAtSeconds,
+      };
+    });
+    const usage = this.usageAt(this.s.nowSeconds);
+    const factors = fairShareFactors(usage);
+    const accounts = [...this.accounts.values()].map((a): AccountView => {
+      let used = a.finishedGpuSeconds;
+      for (const id of this.s.runningIds) {
+        const j = this.jobs.get(id);
+        if (j && j.spec.account === a.name) used += j.spec.gpus * (this.s.nowSeconds - (j.startTimeSeconds ?? 0));
+      }
+      return {
+        name: a.name,
+        shares: a.shares,
+        decayedUsageGpuSeconds: usage.get(a.name)?.decayedUsageGpuSeconds ?? 0,
+        usedGpuSeconds: used,
+        fairShareFactor: factors.get(a.name) ?? 1,
+      };
+    });
+    return {
+      nowSeconds: this.s.nowSeconds,
+      jobs,
+      nodes,
+      accounts,
+      totalPowerW: Math.round(totalCentiW / 100),
+      pendingJobs: this.s.pendingIds.length,
+      runningJobs: this.s.runningIds.length,
+      totalGpus: clusterGpuCount(this.s.config.cluster),
+    };
+  }
+
+  job(jobId: string): JobView | undefined {
+    const j = this.jobs.get(jobId);
+    return j ? this.view(j) : undefined;
+  }
+
+  serialize(): EngineState {
+    return deepCopy(this.s);
+  }
+
+  pruneFinished(endedBeforeSeconds: number): number {
+    const before = this.s.jobs.length;
+    this.s.jobs = this.s.jobs.filter((j) => {
+      const drop = j.state !== 'PENDING' && j.state !== 'RUNNING' && (j.endTimeSeconds ?? 0) < endedBeforeSeconds;
+      if (drop) this.jobs.delete(j.spec.id);
+      return !drop;
+    });
+    return before - this.s.jobs.length;
+  }
+
+  // ---- instants -------------------------------------------------------------
+
+  private processInstant(t: number): void {
+    this.s.nowSeconds = t;
+    let handled = false;
+    for (let e = peekEvent(this.s.events); e && e.atSeconds === t; e = peekEvent(this.s.events)) {
+      popEvent(this.s.events);
+      if (this.isProgress(e)) this.progressEvents--;
+      if (!this.isLive(e)) continue;
+      if (!handled) {
+        this.updateUsage(t);
+        handled = true;
+      }
+      this.handle(e, t);
+    }
+    if (handled) this.runCycle(t);
+  }
+
+  private isLive(e: SimEvent): boolean {
+    switch (e.kind) {
+      case EventKind.JobEnd: {
+        const j = this.jobs.get(String(e.ref));
+        return !!j && j.state === 'RUNNING' && this.plannedEnd(j) === e.atSeconds;
+      }
+      case EventKind.NodeRepair: {
+        const n = this.s.nodes[Number(e.ref)];
+        return !!n && n.down && n.repairAtSeconds === e.atSeconds;
+      }
+      case EventKind.NodeFail: {
+        const n = this.s.nodes[Number(e.ref)];
+        return !!n && !n.down && (e.epoch === null || e.epoch === undefined || e.epoch === n.failEpoch);
+      }
+      case EventKind.JobArrival: {
+        const j = this.jobs.get(String(e.ref));
+        return !!j && !j.arrived;
+      }
+      default:
+        return true;
+    }
+  }
+
+  private handle(e: SimEvent, t: number): void {
+    switch (e.kind) {
+      case EventKind.JobEnd: {
+        const j = this.jobs.get(String(e.ref))!;
+        const timedOut = j.spec.runtimeSeconds > j.spec.walltimeLimitSeconds;
+        this.finish(j, t, timedOut ? 'TIMEOUT' : j.spec.exitCode === 0 ? 'COMPLETED' : 'FAILED');
+        return;
+      }
+      case EventKind.NodeRepair: {
+        const index = Number(e.ref);
+        const n = this.s.nodes[index]!;
+        n.down = false;
+        n.repairAtSeconds = null;
+        this.scheduleRandomFailure(index, t);
+        return;
+      }
+      case EventKind.NodeFail: {
+        const index = Number(e.ref);
+        const n = this.s.nodes[index]!;
+        const repair = e.repairSeconds ?? this.s.config.nodeFailures?.repairSeconds ?? 1;
+        n.down = true;
+        n.failEpoch++;
+        n.repairAtSeconds = t + repair;
+        this.push({ atSeconds: t + repair, kind: EventKind.NodeRepair, ref: index });
+        const victims = n.jobIds
+          .map((id) => this.jobs.get(id)!)
+          .sort((a, b) => a.seq - b.seq);
+        for (const j of victims) this.finish(j, t, 'NODE_FAIL');
+        return;
+      }
+      case EventKind.JobArrival: {
+        const j = this.jobs.get(String(e.ref))!;
+        j.arrived = true;
+        j.pendingReason = 'None';
+        this.s.pendingIds.push(j.spec.id);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private runCycle(t: number): void {
+    const decision = scheduleCycle(this.cycleInput(t));
+    const started = new Set<string>();
+    for (const start of decision.starts) {
+      const j = this.jobs.get(start.id)!;
+      const perNode = j.spec.gpus / j.spec.nodes;
+      j.state = 'RUNNING';
+      j.pendingReason = null;
+      j.startTimeSeconds = t;
+      j.nodeIndices = start.nodeIndices;
+      for (const index of start.nodeIndices) {
+        const n = this.s.nodes[index]!;
+        n.allocatedGpus += perNode;
+        n.jobIds.push(j.spec.id);
+      }
+      started.add(j.spec.id);
+      this.s.runningIds.push(j.spec.id);
+      this.push({ atSeconds: this.plannedEnd(j), kind: EventKind.JobEnd, ref: j.spec.id });
+    }
+    if (started.size > 0) this.s.pendingIds = this.s.pendingIds.filter((id) => !started.has(id));
+    for (const [id, priority] of decision.priorities) this.jobs.get(id)!.priority = priority;
+    for (const w of decision.waits) this.jobs.get(w.id)!.pendingReason = w.reason;
+  }
+
+  private cycleInput(t: number): CycleInput {
+    return {
+      nowSeconds: t,
+      policy: this.s.config.policy,
+      partitions: this.s.config.cluster.partitions,
+      nodes: this.s.nodes.map((n) => ({
+        partition: n.partition,
+        freeGpus: this.partition(n.partition).gpusPerNode - n.allocatedGpus,
+        down: n.down,
+        repairAtSeconds: n.repairAtSeconds,
+      })),
+      running: this.s.runningIds.map((id) => {
+        const j = this.jobs.get(id)!;
+        return {
+          id,
+          partition: this.partitionIndex.get(j.spec.partition)!,
+          user: j.spec.user,
+          account: j.spec.account,
+          gpus: j.spec.gpus,
+          nodeIndices: j.nodeIndices,
+          walltimeLimitSeconds: j.spec.walltimeLimitSeconds,
+          startTimeSeconds: j.startTimeSeconds ?? t,
+        };
+      }),
+      pending: this.s.pendingIds.map((id) => {
+        const j = this.jobs.get(id)!;
+        return {
+          id,
+          seq: j.seq,
+          submitTimeSeconds: j.spec.submitTimeSeconds,
+          partition: this.partitionIndex.get(j.spec.partition)!,
+          user: j.spec.user,
+          account: j.spec.account,
+          gpus: j.spec.gpus,
+          nodes: j.spec.nodes,
+          walltimeLimitSeconds: j.spec.walltimeLimitSeconds,
+        };
+      }),
+      accounts: this.usageAt(t),
+    };
+  }
+
+  // ---- job and node bookkeeping --------------------------------------------
+
+  private finish(j: JobRecord, t: number, state: JobState): void {
+    const start = j.startTimeSeconds ?? t;
+    const perNode = j.spec.gpus / j.spec.nodes;
+    for (const index of j.nodeIndices) {
+      const n = this.s.nodes[index]!;
+      n.allocatedGpus -= perNode;
+      n.jobIds = n.jobIds.filter((id) => id !== j.spec.id);
+    }
+    this.s.runningIds.splice(this.s.runningIds.indexOf(j.spec.id), 1);
+    j.state = state;
+    j.endTimeSeconds = t;
+    j.energyWh = this.energy(j, t - start);
+    const account = this.accounts.get(j.spec.account)!;
+    account.finishedGpuSeconds += j.spec.gpus * (t - start);
+  }
+
+  private energy(j: JobRecord, runSeconds: number): number {
+    const p = this.partition(this.partitionIndex.get(j.spec.partition)!);
+    return jobEnergyWh({ model: p, gpus: j.spec.gpus, gpuUtilPercent: j.spec.gpuUtilPercent, runSeconds });
+  }
+
+  private plannedEnd(j: JobRecord): number {
+    return (j.startTimeSeconds ?? 0) + Math.min(j.spec.runtimeSeconds, j.spec.walltimeLimitSeconds);
+  }
+
+  private allocations(n: NodeRecord): GpuAllocation[] {
+    return n.jobIds.map((id) => {
+      const j = this.jobs.get(id)!;
+      return { gpus: j.spec.gpus / j.spec.nodes, gpuUtilPercent: j.spec.gpuUtilPercent };
+    });
+  }
+
+  private scheduleRandomFailure(index: number, t: number): void {
+    const failures = this.s.config.nodeFailures;
+    if (!failures) return;
+    const node = this.s.nodes[index]!;
+    const at = t + exponentialSeconds(this.s.rng, failures.mtbfSeconds);
+    this.push({ atSeconds: at, kind: EventKind.NodeFail, ref: index, epoch: node.failEpoch });
+  }
+
+  private partition(index: number) {
+    const p = this.s.config.cluster.partitions[index];
+    if (!p) throw new Error(`no partition ${index}`);
+    return p;
+  }
+
+  // ---- usage ----------------------------------------------------------------
+
+  private runningGpusByAccount(): Map<string, number> {
+    const rates = new Map<string, number>();
+    for (const id of this.s.runningIds) {
+      const j = this.jobs.get(id)!;
+      rates.set(j.spec.account, (rates.get(j.spec.account) ?? 0) + j.spec.gpus);
+    }
+    return rates;
+  }
+
+  private updateUsage(t: number): void {
+    const dt = t - this.s.usageAsOfSeconds;
+    if (dt <= 0) return;
+    const rates = this.runningGpusByAccount();
+    const halfLife = this.s.config.policy.usageHalfLifeSeconds;
+    for (const a of this.accounts.values()) {
+      a.decayedUsageGpuSeconds = accrueUsage(a.decayedUsageGpuSeconds, rates.get(a.name) ?? 0, dt, halfLife);
+    }
+    this.s.usageAsOfSeconds = t;
+  }
+
+  private usageAt(t: number): Map<string, CycleAccount> {
+    const dt = t - this.s.usageAsOfSeconds;
+    const rates = this.runningGpusByAccount();
+    const halfLife = this.s.config.policy.usageHalfLifeSeconds;
+    const out = new Map<string, CycleAccount>();
+    for (const a of this.accounts.values()) {
+      out.set(a.name, {
+        shares: a.shares,
+        limits: a.limits ?? undefined,
+        decayedUsageGpuSeconds: accrueUsage(a.decayedUsageGpuSeconds, rates.get(a.name) ?? 0, dt, halfLife),
+        finishedGpuSeconds: a.finishedGpuSeconds,
+      });
+    }
+    return out;
+  }
+
+  private ensureAccount(name: string): void {
+    if (this.accounts.has(name)) return;
+    const record: AccountRecord = { name, shares: 1, limits: null, decayedUsageGpuSeconds: 0, finishedGpuSeconds: 0 };
+    this.accounts.set(name, record);
+    this.s.accounts.push(record);
+  }
+
+  // ---- events and validation ------------------------------------------------
+
+  private push(e: Omit<SimEvent, 'seq'>): void {
+    const event: SimEvent = { ...e, seq: this.s.eventSeq++ };
+    if (this.isProgress(event)) this.progressEvents++;
+    pushEvent(this.s.events, event);
+  }
+
+  /** Random (MTBF) failures are not progress: they never let a waiting job start. */
+  private isProgress(e: SimEvent): boolean {
+    return !(e.kind === EventKind.NodeFail && e.epoch !== null && e.epoch !== undefined);
+  }
+
+  private view(j: JobRecord): JobView {
+    const ended = j.endTimeSeconds !== null;
+    const selfEnded = j.state === 'COMPLETED' || j.state === 'FAILED';
+    let energyWh = j.energyWh;
+    if (j.state === 'RUNNING') energyWh = this.energy(j, this.s.nowSeconds - (j.startTimeSeconds ?? this.s.nowSeconds));
+    return {
+      id: j.spec.id,
+      user: j.spec.user,
+      account: j.spec.account,
+      partition: j.spec.partition,
+      gpus: j.spec.gpus,
+      nodeCount: j.spec.nodes,
+      walltimeLimitSeconds: j.spec.walltimeLimitSeconds,
+      state: j.state,
+      pendingReason: j.state === 'PENDING' ? j.pendingReason : null,
+      priority: j.priority,
+      submitTimeSeconds: j.spec.submitTimeSeconds,
+      startTimeSeconds: j.startTimeSeconds,
+      endTimeSeconds: ended ? j.endTimeSeconds : null,
+      nodeList: j.nodeIndices.map((i) => this.s.nodes[i]!.id),
+      exitCode: selfEnded ? j.spec.exitCode : null,
+      energyWh,
+    };
+  }
+
+  private validateJob(spec: JobSpec): void {
+    const bad = (what: string): never => {
+      throw new SimInputError(`job "${spec.id}": ${what}`);
+    };
+    if (typeof spec.id !== 'string' || spec.id === '') bad('id must be a non-empty string');
+    if (this.jobs.has(spec.id)) bad('duplicate job id');
+    const pIndex = this.partitionIndex.get(spec.partition);
+    if (pIndex === undefined) return bad(`unknown partition "${spec.partition}"`);
+    const p = this.partition(pIndex);
+    if (!isWhole(spec.submitTimeSeconds, this.s.nowSeconds)) bad(`submit time must be a whole second ≥ the clock (${this.s.nowSeconds})`);
+    if (!isWhole(spec.gpus, 1)) bad('gpus must be an integer ≥ 1');
+    if (!isWhole(spec.nodes, 1)) bad('nodes must be an integer ≥ 1');
+    if (spec.gpus % spec.nodes !== 0) bad('gpus must be a multiple of nodes');
+    if (spec.gpus / spec.nodes > p.gpusPerNode) bad(`more than ${p.gpusPerNode} GPUs per node`);
+    if (spec.nodes > p.nodes) bad(`more nodes than partition "${p.name}" has`);
+    if (!isWhole(spec.walltimeLimitSeconds, 1)) bad('walltime limit must be an integer ≥ 1');
+    if (!isWhole(spec.runtimeSeconds, 0)) bad('runtime must be an integer ≥ 0');
+    if (!isWhole(spec.gpuUtilPercent, 0) || spec.gpuUtilPercent > 100) bad('GPU utilisation must be an integer percent 0..100');
+    if (!Number.isInteger(spec.exitCode)) bad('exit code must be an integer');
+    if (typeof spec.user !== 'string' || typeof spec.account !== 'string') bad('user and account must be strings');
+  }
+}
+
+function validateConfig(config: EngineConfig): void {
+  validateCluster(config.cluster);
+  const p = config.policy;
+  if (p.order !== 'submit' && p.order !== 'multifactor') throw new SimInputError('policy.order must be submit or multifactor');
+  if (p.backfill !== 'none' && p.backfill !== 'easy') throw new SimInputError('policy.backfill must be none or easy');
+  for (const [k, v] of [
+    ['ageWeight', p.ageWeight],
+    ['fairShareWeight', p.fairShareWeight],
+    ['maxAgeSeconds', p.maxAgeSeconds],
+    ['usageHalfLifeSeconds', p.usageHalfLifeSeconds],
+  ] as const) {
+    if (!Number.isFinite(v) || v < 0) throw new SimInputError(`policy.${k} must be a finite number ≥ 0`);
+  }
+  if (!Number.isInteger(config.seed)) throw new SimInputError('seed must be an integer');
+  const f = config.nodeFailures;
+  if (f && (!isWhole(f.mtbfSeconds, 1) || !isWhole(f.repairSeconds, 1))) {
+    throw new SimInputError('nodeFailures needs whole mtbfSeconds ≥ 1 and repairSeconds ≥ 1');
+  }
+  if (config.startTimeSeconds !== undefined && !isWhole(config.startTimeSeconds, 0)) {
+    throw new SimInputError('startTimeSeconds must be a whole number ≥ 0');
+  }
+}
+
+/** createEngine builds an engine at the configured start time (0 by default) with all nodes up and no jobs. */
+export function createEngine(config: EngineConfig): ClusterEngine {
+  validateConfig(config);
+  const cfg = deepCopy(config);
+  const now = cfg.startTimeSeconds ?? 0;
+  const nodes: NodeRecord[] = [];
+  cfg.cluster.partitions.forEach((p, pi) => {
+    for (let i = 0; i < p.nodes; i++) {
+      nodes.push({ id: nodeName(p, i), partition: pi, down: false, repairAtSeconds: null, failEpoch: 0, allocatedGpus: 0, jobIds: [] });
+    }
+  });
+  const accounts: AccountRecord[] = [];
+  for (const a of cfg.accounts ?? []) {
+    if (accounts.some((x) => x.name === a.name)) throw new SimInputError(`duplicate account "${a.name}"`);
+    if (a.shares !== undefined && !(a.shares >= 0)) throw new SimInputError(`account "${a.name}": shares must be ≥ 0`);
+    accounts.push({ name: a.name, shares: a.shares ?? 1, limits: a.limits ?? null, decayedUsageGpuSeconds: 0, finishedGpuSeconds: 0 });
+  }
+  const state: EngineState = {
+    version: 1,
+    config: cfg,
+    nowSeconds: now,
+    usageAsOfSeconds: now,
+    rng: createRng(cfg.seed),
+    eventSeq: 0,
+    submitSeq: 0,
+    events: [],
+    jobs: [],
+    pendingIds: [],
+    runningIds: [],
+    nodes,
+    accounts,
+  };
+  const failures = cfg.nodeFailures;
+  if (failures) {
+    nodes.forEach((n, i) => {
+      const at = now + exponentialSeconds(state.rng, failures.mtbfSeconds);
+      pushEvent(state.events, { atSeconds: at, kind: EventKind.NodeFail, ref: i, epoch: n.failEpoch, seq: state.eventSeq++ });
+    });
+  }
+  return new Engine(state);
+}
+
+/** restoreEngine rebuilds an engine from `serialize()` output; continuing it gives the same results as never having stopped. */
+export function restoreEngine(state: EngineState): ClusterEngine {
+  if (!state || state.version !== 1) throw new SimInputError('unsupported engine state (expected version 1)');
+  const copy = deepCopy(state);
+  validateConfig(copy.config);
+  return new Engine(copy);
+}

@@ -1,0 +1,116 @@
+/**
+ * Domain types of the simulated GPU cluster: configuration, jobs, states,
+ * policies. Times are whole seconds on the simulation clock; power in watts.
+ */
+
+/** A data-centre site; `eu` marks sites inside the European Union. */
+export interface Site {
+  id: string;
+  country: string;
+  eu: boolean;
+}
+
+/** A Slurm-like partition: a set of identical nodes at one site. */
+export interface Partition {
+  name: string;
+  siteId: string;
+  nodes: number;
+  gpusPerNode: number;
+  gpuModel: string;
+  cpusPerNode: number;
+  memoryGbPerNode: number;
+  gpuIdlePowerW: number;
+  gpuMaxPowerW: number;
+  nodeBasePowerW: number;
+  maxWalltimeSeconds: number;
+}
+
+/** The whole machine: sites and their partitions. */
+export interface ClusterConfig {
+  sites: Site[];
+  partitions: Partition[];
+}
+
+/** Slurm job states used by the simulator. */
+export type JobState = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'TIMEOUT' | 'CANCELLED' | 'NODE_FAIL';
+
+/** Terminal job states (the job will never run again). */
+export const TERMINAL_STATES: readonly JobState[] = ['COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL'];
+
+/** Why a pending job is not running (Slurm's reason codes). */
+export type PendingReason =
+  | 'None'
+  | 'Priority'
+  | 'Resources'
+  | 'QOSMaxGRESPerUser'
+  | 'AssocGrpGRESMinutes'
+  | 'PartitionTimeLimit';
+
+/**
+ * A job as submitted. `runtimeSeconds` is how long it would really run (known
+ * to the simulator, not to the scheduler); `walltimeLimitSeconds` is the
+ * user's limit (the scheduler's estimate; the job is killed with TIMEOUT when
+ * it would run longer). A job of `nodes` nodes takes `gpus / nodes` GPUs on each.
+ */
+export interface JobSpec {
+  id: string;
+  submitTimeSeconds: number;
+  user: string;
+  account: string;
+  partition: string;
+  gpus: number;
+  nodes: number;
+  walltimeLimitSeconds: number;
+  runtimeSeconds: number;
+  /** Mean GPU utilisation while running, whole percent 0..100. */
+  gpuUtilPercent: number;
+  /** Exit code when the job ends by itself: 0 ⇒ COMPLETED, otherwise FAILED. */
+  exitCode: number;
+}
+
+/** Per-account quota limits (checked before a job may start). */
+export interface AccountLimits {
+  /** Most GPUs one user of the account may have running at once (QOSMaxGRESPerUser). */
+  maxGpusPerUser?: number;
+  /** GPU-minutes the account may use in total: finished + running (by walltime) + the new job (AssocGrpGRESMinutes). */
+  grpGpuMinutes?: number;
+}
+
+/** An account known up front, with its fair-share shares (default 1) and limits. */
+export interface AccountConfig {
+  name: string;
+  shares?: number;
+  limits?: AccountLimits;
+}
+
+/** How the pending queue is ordered and whether later jobs may backfill. */
+export interface PolicyConfig {
+  order: 'submit' | 'multifactor';
+  backfill: 'none' | 'easy';
+  /** Multifactor weight of the age factor (min(age, maxAge) / maxAge). */
+  ageWeight: number;
+  /** Multifactor weight of the fair-share factor 2^(−usage share / shares share). */
+  fairShareWeight: number;
+  maxAgeSeconds: number;
+  /** Half-life of the decay of recorded usage; 0 disables decay. */
+  usageHalfLifeSeconds: number;
+}
+
+/** Named policies understood by `policyFromName`. */
+export type PolicyName = 'fifo' | 'easy' | 'multifactor';
+
+/** Random node failures: exponential time between failures per node, fixed repair time. */
+export interface NodeFailureConfig {
+  mtbfSeconds: number;
+  repairSeconds: number;
+}
+
+/** Everything needed to create an engine. */
+export interface EngineConfig {
+  cluster: ClusterConfig;
+  policy: PolicyConfig;
+  accounts?: AccountConfig[];
+  nodeFailures?: NodeFailureConfig | null;
+  seed: number;
+  startTimeSeconds?: number;
+}
