@@ -1,8 +1,12 @@
 // The portal's tables. The only place that knows them; services import from here.
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   bigserial,
   boolean,
+  check,
+  date,
+  integer,
   char,
   index,
   jsonb,
@@ -46,6 +50,8 @@ export const organisations = pgTable(
     residency: residency('residency').notNull().default('any'),
     status: orgStatus('status').notNull(),
     statusReason: text('status_reason'),
+    /** Company tenants: most they may spend in a calendar month, in euro cents; null = no cap. */
+    monthlyCapCents: bigint('monthly_cap_cents', { mode: 'number' }),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('organisations_name_lower_idx').on(sql`lower(${t.name})`)],
@@ -119,6 +125,255 @@ export const auditEvents = pgTable(
     index('audit_events_org_idx').on(t.orgId, t.at),
     index('audit_events_actor_idx').on(t.actorUserId, t.at),
   ],
+);
+
+// ---- Resource catalogue: sites, resource classes, tariffs, access modes (synced from configuration) ----
+
+export const sites = pgTable('sites', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  country: char('country', { length: 2 }).notNull(),
+  inEu: boolean('in_eu').notNull(),
+  /** Power usage effectiveness × 1000 (1.08 → 1080). */
+  pueMilli: integer('pue_milli').notNull(),
+  gridGco2PerKwh: integer('grid_gco2_per_kwh').notNull(),
+  /** Share of facility energy recovered as usable heat, in per-mille. */
+  heatReusePermille: integer('heat_reuse_permille').notNull(),
+});
+
+export const resourceClasses = pgTable('resource_classes', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  siteId: text('site_id')
+    .notNull()
+    .references(() => sites.id),
+  gpuModel: text('gpu_model').notNull(),
+  gpusPerNode: integer('gpus_per_node').notNull(),
+  nodes: integer('nodes').notNull(),
+  maxWalltimeSeconds: integer('max_walltime_seconds').notNull(),
+  gpuIdlePowerW: integer('gpu_idle_power_w').notNull(),
+  gpuMaxPowerW: integer('gpu_max_power_w').notNull(),
+  nodeBasePowerW: integer('node_base_power_w').notNull(),
+  /** Dense BF16 peak per GPU in TFLOP/s, for runtime estimates. */
+  peakTflops: integer('peak_tflops').notNull(),
+  active: boolean('active').notNull().default(true),
+});
+
+export const tariffs = pgTable(
+  'tariffs',
+  {
+    resourceClassId: text('resource_class_id')
+      .notNull()
+      .references(() => resourceClasses.id),
+    tenantKind: orgKind('tenant_kind').notNull(),
+    centsPerGpuHour: integer('cents_per_gpu_hour').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.resourceClassId, t.tenantKind] })],
+);
+
+export const reviewPath = pgEnum('review_path', ['instant', 'single', 'full']);
+
+export const accessModes = pgTable('access_modes', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  /** Largest total request in GPU-seconds; null = any size. */
+  maxGpuSeconds: bigint('max_gpu_seconds', { mode: 'number' }),
+  durationDays: integer('duration_days').notNull(),
+  reviewPath: reviewPath('review_path').notNull(),
+  targetDecisionWorkingDays: integer('target_decision_working_days').notNull(),
+  sortOrder: integer('sort_order').notNull().default(0),
+  active: boolean('active').notNull().default(true),
+});
+
+// ---- Projects, applications, decisions ----
+
+export const projectRole = pgEnum('project_role', ['pi', 'manager', 'member']);
+
+export const projects = pgTable(
+  'projects',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    title: text('title').notNull(),
+    abstract: text('abstract').notNull(),
+    fieldOfScience: text('field_of_science').notNull(),
+    createdBy: uuid('created_by')
+      .notNull()
+      .references(() => users.id),
+    createdAt: createdAt(),
+  },
+  (t) => [index('projects_org_idx').on(t.orgId)],
+);
+
+export const projectMembers = pgTable(
+  'project_members',
+  {
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    role: projectRole('role').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.userId] }), index('project_members_user_idx').on(t.userId)],
+);
+
+export const applicationKind = pgEnum('application_kind', ['new', 'top_up', 'renewal']);
+export const applicationStatus = pgEnum('application_status', ['draft', 'submitted', 'changes_requested', 'approved', 'rejected']);
+
+export const applications = pgTable(
+  'applications',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    accessModeId: text('access_mode_id')
+      .notNull()
+      .references(() => accessModes.id),
+    kind: applicationKind('kind').notNull().default('new'),
+    /** For top-ups and renewals: the allocation they extend. */
+    baseAllocationId: uuid('base_allocation_id'),
+    status: applicationStatus('status').notNull().default('draft'),
+    periodStart: date('period_start', { mode: 'string' }).notNull(),
+    periodEnd: date('period_end', { mode: 'string' }).notNull(),
+    justification: text('justification').notNull(),
+    createdBy: uuid('created_by')
+      .notNull()
+      .references(() => users.id),
+    createdAt: createdAt(),
+    submittedAt: timestamp('submitted_at', { withTimezone: true }),
+    decidedAt: timestamp('decided_at', { withTimezone: true }),
+  },
+  (t) => [index('applications_project_idx').on(t.projectId), index('applications_status_idx').on(t.status, t.submittedAt), check('applications_period_ck', sql`${t.periodEnd} > ${t.periodStart}`)],
+);
+
+export const applicationLines = pgTable(
+  'application_lines',
+  {
+    applicationId: uuid('application_id')
+      .notNull()
+      .references(() => applications.id, { onDelete: 'cascade' }),
+    resourceClassId: text('resource_class_id')
+      .notNull()
+      .references(() => resourceClasses.id),
+    requestedGpuSeconds: bigint('requested_gpu_seconds', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.applicationId, t.resourceClassId] }), check('application_lines_positive_ck', sql`${t.requestedGpuSeconds} > 0`)],
+);
+
+export const decisionOutcome = pgEnum('decision_outcome', ['approved', 'rejected', 'changes_requested']);
+
+export const decisions = pgTable(
+  'decisions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    applicationId: uuid('application_id')
+      .notNull()
+      .references(() => applications.id),
+    /** Null when the access mode approves instantly (the portal decided). */
+    reviewerUserId: uuid('reviewer_user_id').references(() => users.id),
+    outcome: decisionOutcome('outcome').notNull(),
+    comment: text('comment').notNull(),
+    /** Granted GPU-seconds per resource class, for approvals. */
+    grantedLines: jsonb('granted_lines').$type<{ resourceClassId: string; gpuSeconds: number }[]>(),
+    decidedAt: timestamp('decided_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('decisions_application_idx').on(t.applicationId)],
+);
+
+// ---- Allocations and the ledger ----
+
+export const budgetUnit = pgEnum('budget_unit', ['gpu_seconds', 'cents']);
+export const allocationStatus = pgEnum('allocation_status', ['active', 'expired', 'suspended']);
+
+export const allocations = pgTable(
+  'allocations',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    /** Null for a company credit line, which pays for any resource class at the tenant's tariff. */
+    resourceClassId: text('resource_class_id').references(() => resourceClasses.id),
+    applicationId: uuid('application_id').references(() => applications.id),
+    unit: budgetUnit('unit').notNull(),
+    periodStart: date('period_start', { mode: 'string' }).notNull(),
+    periodEnd: date('period_end', { mode: 'string' }).notNull(),
+    status: allocationStatus('status').notNull().default('active'),
+    statusReason: text('status_reason'),
+    maxGpusAtOnce: integer('max_gpus_at_once'),
+    maxWalltimeSeconds: integer('max_walltime_seconds'),
+    maxQueuedJobs: integer('max_queued_jobs'),
+    // Cached balance, updated under a row lock in the same transaction as each ledger entry.
+    granted: bigint('granted', { mode: 'number' }).notNull().default(0),
+    charged: bigint('charged', { mode: 'number' }).notNull().default(0),
+    reserved: bigint('reserved', { mode: 'number' }).notNull().default(0),
+    expired: bigint('expired', { mode: 'number' }).notNull().default(0),
+    overrun: bigint('overrun', { mode: 'number' }).notNull().default(0),
+    /** Highest usage notice sent (per-mille: 800, 1000), so each is sent once. */
+    noticedPermille: integer('noticed_permille').notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('allocations_project_idx').on(t.projectId),
+    index('allocations_org_idx').on(t.orgId),
+    check('allocations_balance_ck', sql`${t.charged} - ${t.overrun} + ${t.reserved} + ${t.expired} <= ${t.granted} and ${t.reserved} >= 0 and ${t.charged} >= 0`),
+    check('allocations_period_ck', sql`${t.periodEnd} > ${t.periodStart}`),
+  ],
+);
+
+export const ledgerKind = pgEnum('ledger_kind', ['grant', 'reserve', 'release', 'charge', 'adjust', 'refund', 'expire']);
+
+/** Append-only: a trigger refuses UPDATE and DELETE. */
+export const ledgerEntries = pgTable(
+  'ledger_entries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    allocationId: uuid('allocation_id')
+      .notNull()
+      .references(() => allocations.id),
+    kind: ledgerKind('kind').notNull(),
+    amount: bigint('amount', { mode: 'number' }).notNull(),
+    overrun: bigint('overrun', { mode: 'number' }).notNull().default(0),
+    /** The job a reserve, release or charge belongs to. */
+    jobId: uuid('job_id'),
+    actorUserId: uuid('actor_user_id').references(() => users.id),
+    reason: text('reason'),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('ledger_entries_allocation_idx').on(t.allocationId, t.at),
+    // Each job reserves, releases and is charged at most once: settling twice writes nothing.
+    uniqueIndex('ledger_entries_job_kind_idx').on(t.jobId, t.kind).where(sql`${t.jobId} is not null`),
+  ],
+);
+
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** A message key of the catalogue and its parameters, rendered in the reader's language. */
+    messageKey: text('message_key').notNull(),
+    params: jsonb('params').$type<Record<string, string | number>>().notNull(),
+    link: text('link'),
+    readAt: timestamp('read_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('notifications_user_idx').on(t.userId, t.createdAt)],
 );
 
 export type User = typeof users.$inferSelect;

@@ -26,6 +26,7 @@ const schema = z
     SCHEDULER: z.enum(['simulated', 'slurm']).default('simulated'),
     SIM_SPEED: z.coerce.number().int().min(1).max(1_000_000).default(60),
     DEMO_SEED: z.enum(['auto', 'off']).default('auto'),
+    PORTAL_CATALOGUE: optionalString,
   })
   .superRefine((env, ctx) => {
     if (env.PORTAL_ENV === 'production' && !env.NEXTAUTH_SECRET) {

@@ -14,6 +14,6 @@ export function useT() {
   const value = useContext(I18nContext);
   if (!value) throw new Error('useT outside I18nProvider');
   const { locale, messages } = value;
-  const t = useCallback((key: MessageKey, params?: MessageParams) => interpolate(messages[key], params), [messages]);
+  const t = useCallback((key: MessageKey, params?: MessageParams) => interpolate(messages[key], params, locale), [messages, locale]);
   return { locale, t };
 }

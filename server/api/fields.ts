@@ -18,3 +18,7 @@ export const memberRoleField = z.enum(['owner', 'manager', 'member']);
 export const orgKindField = z.enum(['academic', 'company']);
 export const residencyField = z.enum(['any', 'EU', 'DE']);
 export const invitationTokenField = z.string().trim().min(20).max(100).regex(/^[A-Za-z0-9_-]+$/);
+export const dayField = z.iso.date();
+export const gpuHoursField = z.number().int().min(1).max(10_000_000);
+export const resourceClassIdField = z.string().trim().min(1).max(40);
+export const commentField = z.string().trim().max(5000);

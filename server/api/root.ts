@@ -1,4 +1,9 @@
 import { accountRouter } from './routers/account';
+import { allocationRouter } from './routers/allocation';
+import { applicationRouter } from './routers/application';
+import { catalogueRouter } from './routers/catalogue';
+import { notificationRouter } from './routers/notification';
+import { projectRouter } from './routers/project';
 import { invitationRouter } from './routers/invitation';
 import { organisationRouter } from './routers/organisation';
 import { staffRouter } from './routers/staff';
@@ -9,6 +14,11 @@ export const appRouter = router({
   organisation: organisationRouter,
   invitation: invitationRouter,
   staff: staffRouter,
+  catalogue: catalogueRouter,
+  project: projectRouter,
+  application: applicationRouter,
+  allocation: allocationRouter,
+  notification: notificationRouter,
 });
 
 export type AppRouter = typeof appRouter;

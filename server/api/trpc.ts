@@ -24,11 +24,18 @@ export interface Context {
   locale: Locale;
   /** The tenant the caller chose to act for (organisation switcher), if any. */
   activeOrgId?: string;
+  /** The clock; tests set it to travel in time. */
+  now: () => Date;
+}
+
+/** todayOf returns the context's current UTC date as YYYY-MM-DD. */
+export function todayOf(ctx: Pick<Context, 'now'>): string {
+  return ctx.now().toISOString().slice(0, 10);
 }
 
 /** createContextInner builds a context without a request: used by the request handler and by tests. */
 export function createContextInner(input: Partial<Context> & { db: Db }): Context {
-  return { userId: null, locale: DEFAULT_LOCALE, ...input };
+  return { userId: null, locale: DEFAULT_LOCALE, now: () => new Date(), ...input };
 }
 
 // 2. INIT ---------------------------------------------------------------------------------------

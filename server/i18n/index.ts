@@ -23,18 +23,28 @@ export function messagesFor(locale: Locale): Messages {
   return catalogues[locale];
 }
 
-/** interpolate fills {placeholders} in a message. */
-export function interpolate(message: string, params?: MessageParams): string {
+const numberFormats = new Map<Locale, Intl.NumberFormat>();
+
+/** formatNumber renders a number in a locale with at most two decimals. */
+export function formatNumber(locale: Locale, value: number): string {
+  let format = numberFormats.get(locale);
+  if (!format) numberFormats.set(locale, (format = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 })));
+  return format.format(value);
+}
+
+/** interpolate fills {placeholders} in a message; numbers are formatted for the locale. */
+export function interpolate(message: string, params?: MessageParams, locale: Locale = DEFAULT_LOCALE): string {
   if (!params) return message;
   return message.replace(/\{(\w+)\}/g, (whole, name: string) => {
     const value = params[name];
-    return value === undefined ? whole : String(value);
+    if (value === undefined) return whole;
+    return typeof value === 'number' ? formatNumber(locale, value) : value;
   });
 }
 
 /** translate renders a message key in a locale. */
 export function translate(locale: Locale, key: MessageKey, params?: MessageParams): string {
-  return interpolate(catalogues[locale][key], params);
+  return interpolate(catalogues[locale][key], params, locale);
 }
 
 /** isMessageKey tells whether a string is a key of the catalogue. */

@@ -7,7 +7,9 @@ import { staffRoles, users, type StaffRole } from '~/db/schema';
 import { createCaller } from '~/server/api/root';
 import { createContextInner } from '~/server/api/trpc';
 import type { Locale } from '~/server/i18n';
+import { DEFAULT_CATALOGUE } from '~/server/catalogue';
 import { signUp } from '~/server/services/accounts';
+import { syncCatalogue } from '~/server/services/catalogue';
 
 export type TargetName = 'pglite' | 'postgres';
 
@@ -21,6 +23,7 @@ export async function openTestDb(target: TargetName): Promise<DbHandle> {
   if (target === 'pglite') {
     const handle = await openDb({ driver: 'pglite' });
     await migrateDb(handle);
+    await syncCatalogue(handle.db, DEFAULT_CATALOGUE);
     return handle;
   }
   const adminUrl = process.env.TEST_DATABASE_URL!;
@@ -32,6 +35,7 @@ export async function openTestDb(target: TargetName): Promise<DbHandle> {
   url.pathname = `/${name}`;
   const handle = await openDb({ driver: 'postgres', url: url.toString(), max: 20 });
   await migrateDb(handle);
+  await syncCatalogue(handle.db, DEFAULT_CATALOGUE);
   return {
     ...handle,
     close: async () => {
@@ -43,8 +47,8 @@ export async function openTestDb(target: TargetName): Promise<DbHandle> {
 }
 
 /** callerFor returns an API caller acting as a user (or anonymously) for an optional tenant. */
-export function callerFor(db: Db, as: { userId?: string | null; orgId?: string; locale?: Locale } = {}) {
-  return createCaller(createContextInner({ db, userId: as.userId ?? null, activeOrgId: as.orgId, locale: as.locale ?? 'en' }));
+export function callerFor(db: Db, as: { userId?: string | null; orgId?: string; locale?: Locale; now?: () => Date } = {}) {
+  return createCaller(createContextInner({ db, userId: as.userId ?? null, activeOrgId: as.orgId, locale: as.locale ?? 'en', ...(as.now ? { now: as.now } : {}) }));
 }
 
 let counter = 0;
@@ -89,4 +93,32 @@ export async function createStaff(db: Db, role: StaffRole) {
 export async function userExists(db: Db, email: string): Promise<boolean> {
   const rows = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
   return rows.length > 0;
+}
+
+/** activeAllocation creates a project in a tenant and gives it an approved GPU-hour allocation through the API. */
+export async function activeAllocation(
+  db: Db,
+  owner: { userId: string; orgId: string },
+  reviewer: { userId: string },
+  options: { gpuHours: number; resourceClassId?: string; today: string; periodEnd?: string },
+) {
+  const now = () => new Date(`${options.today}T12:00:00Z`);
+  const asOwner = callerFor(db, { userId: owner.userId, orgId: owner.orgId, now });
+  const project = await asOwner.project.create({ title: `Project ${unique('p')}`, abstract: 'A project for integration tests.', fieldOfScience: 'Computer science', members: [] });
+  const end = options.periodEnd ?? new Date(Date.parse(`${options.today}T00:00:00Z`) + 80 * 86_400_000).toISOString().slice(0, 10);
+  const app = await asOwner.application.create({
+    projectId: project.id,
+    accessModeId: 'large-scale',
+    periodStart: options.today,
+    periodEnd: end,
+    justification: 'We need GPU time to test the ledger thoroughly.',
+    lines: [{ resourceClassId: options.resourceClassId ?? 'h100', gpuHours: options.gpuHours }],
+  });
+  await asOwner.application.submit({ applicationId: app.id });
+  const decision = await callerFor(db, { userId: reviewer.userId, now }).staff.decide({
+    applicationId: app.id,
+    outcome: 'approved',
+    grantedLines: [{ resourceClassId: options.resourceClassId ?? 'h100', gpuHours: options.gpuHours }],
+  });
+  return { projectId: project.id, applicationId: app.id, allocationId: decision.allocationIds[0]! };
 }

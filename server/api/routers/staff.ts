@@ -1,6 +1,14 @@
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { router, staffProcedure } from '~/server/api/trpc';
-import { reasonField, uuidField } from '~/server/api/fields';
+import type { Db } from '~/db/client';
+import { allocations } from '~/db/schema';
+import { AppError } from '~/server/errors';
+import { router, staffProcedure, todayOf } from '~/server/api/trpc';
+import { commentField, dayField, reasonField, resourceClassIdField, uuidField } from '~/server/api/fields';
+import { gpuHoursToSeconds } from '~/server/core/ledger/units';
+import { getAllocationOverview, grantCreditLine, listAllocations, setAllocationLimits, setMonthlyCap } from '~/server/services/allocations';
+import { decideApplication, getApplication, reviewQueue } from '~/server/services/applications';
+import { adjustAllocation, refundCharge } from '~/server/services/ledger';
 import { listAudit, listAuditActors } from '~/server/services/audit';
 import { changeTenantStatus, listTenants, tenantStatusCounts } from '~/server/services/tenants';
 
@@ -29,4 +37,78 @@ export const staffRouter = router({
         .default({ limit: 100 }),
     )
     .query(({ ctx, input }) => listAudit(ctx.db, input)),
+
+  applicationQueue: staffProcedure().query(({ ctx }) => reviewQueue(ctx.db, ctx.now())),
+
+  application: staffProcedure()
+    .input(z.object({ applicationId: uuidField }))
+    .query(({ ctx, input }) => getApplication(ctx.db, { staff: ctx.actor }, input.applicationId)),
+
+  decide: staffProcedure()
+    .input(
+      z.object({
+        applicationId: uuidField,
+        outcome: z.enum(['approved', 'rejected', 'changes_requested']),
+        grantedLines: z.array(z.object({ resourceClassId: resourceClassIdField, gpuHours: z.number().int().min(0).max(10_000_000) })).max(20).default([]),
+        comment: commentField.default(''),
+      }),
+    )
+    .mutation(({ ctx, input }) =>
+      decideApplication(ctx.db, ctx.actor, input.applicationId, {
+        outcome: input.outcome,
+        comment: input.comment,
+        grantedLines: input.grantedLines.map((l) => ({ resourceClassId: l.resourceClassId, gpuSeconds: gpuHoursToSeconds(l.gpuHours) })),
+      }),
+    ),
+
+  allocations: staffProcedure()
+    .input(z.object({ orgId: uuidField.optional() }).default({}))
+    .query(({ ctx, input }) => listAllocations(ctx.db, input)),
+
+  allocation: staffProcedure()
+    .input(z.object({ allocationId: uuidField }))
+    .query(({ ctx, input }) => getAllocationOverview(ctx.db, { staff: ctx.actor }, input.allocationId, todayOf(ctx))),
+
+  /** Raise or lower a budget, in GPU-hours for GPU-hour allocations or in euros for credit lines. */
+  adjustAllocation: staffProcedure('admin')
+    .input(z.object({ allocationId: uuidField, amount: z.number().int().min(-10_000_000).max(10_000_000).refine((n) => n !== 0, 'validation.nonZero'), reason: reasonField }))
+    .mutation(async ({ ctx, input }) => {
+      const unit = await unitOf(ctx.db, input.allocationId);
+      return adjustAllocation(ctx.db, ctx.actor, { allocationId: input.allocationId, amount: unit === 'cents' ? input.amount * 100 : gpuHoursToSeconds(input.amount), reason: input.reason });
+    }),
+
+  refund: staffProcedure('admin')
+    .input(z.object({ allocationId: uuidField, amount: z.number().int().min(1).max(10_000_000), reason: reasonField }))
+    .mutation(async ({ ctx, input }) => {
+      const unit = await unitOf(ctx.db, input.allocationId);
+      return refundCharge(ctx.db, ctx.actor, { allocationId: input.allocationId, amount: unit === 'cents' ? input.amount * 100 : gpuHoursToSeconds(input.amount), reason: input.reason });
+    }),
+
+  setAllocationLimits: staffProcedure('admin')
+    .input(
+      z.object({
+        allocationId: uuidField,
+        maxGpusAtOnce: z.number().int().min(1).max(100_000),
+        maxWalltimeHours: z.number().int().min(1).max(24 * 30),
+        maxQueuedJobs: z.number().int().min(1).max(100_000),
+        reason: reasonField,
+      }),
+    )
+    .mutation(({ ctx, input }) =>
+      setAllocationLimits(ctx.db, ctx.actor, { allocationId: input.allocationId, maxGpusAtOnce: input.maxGpusAtOnce, maxWalltimeSeconds: input.maxWalltimeHours * 3600, maxQueuedJobs: input.maxQueuedJobs, reason: input.reason }),
+    ),
+
+  grantCreditLine: staffProcedure('admin')
+    .input(z.object({ projectId: uuidField, amountEuros: z.number().int().min(1).max(100_000_000), periodStart: dayField, periodEnd: dayField, reason: reasonField }))
+    .mutation(({ ctx, input }) => grantCreditLine(ctx.db, ctx.actor, { projectId: input.projectId, amountCents: input.amountEuros * 100, periodStart: input.periodStart, periodEnd: input.periodEnd, reason: input.reason })),
+
+  setMonthlyCap: staffProcedure('admin')
+    .input(z.object({ orgId: uuidField, capEuros: z.number().int().min(1).max(100_000_000).nullable(), reason: reasonField }))
+    .mutation(({ ctx, input }) => setMonthlyCap(ctx.db, ctx.actor, { orgId: input.orgId, capCents: input.capEuros === null ? null : input.capEuros * 100, reason: input.reason, asStaff: true })),
 });
+
+async function unitOf(db: Db, allocationId: string) {
+  const [row] = await db.select({ unit: allocations.unit }).from(allocations).where(eq(allocations.id, allocationId));
+  if (!row) throw new AppError('NOT_FOUND', 'error.notFound', {}, 'allocationId');
+  return row.unit;
+}

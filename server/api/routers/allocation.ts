@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { router, tenantProcedure, todayOf } from '~/server/api/trpc';
+import { uuidField } from '~/server/api/fields';
+import { getAllocationOverview, setMonthlyCap } from '~/server/services/allocations';
+
+export const allocationRouter = router({
+  overview: tenantProcedure('member')
+    .input(z.object({ allocationId: uuidField }))
+    .query(({ ctx, input }) => getAllocationOverview(ctx.db, { tenant: ctx.tenant }, input.allocationId, todayOf(ctx))),
+
+  /** A company owner caps the tenant's monthly spending (null removes the cap). */
+  setMonthlyCap: tenantProcedure('owner')
+    .input(z.object({ capEuros: z.number().int().min(1).max(100_000_000).nullable(), reason: z.string().trim().max(1000).default('set by the owner') }))
+    .mutation(({ ctx, input }) =>
+      setMonthlyCap(ctx.db, ctx.tenant, { orgId: ctx.tenant.org.id, capCents: input.capEuros === null ? null : input.capEuros * 100, reason: input.reason, asStaff: false }),
+    ),
+});

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { router, tenantProcedure, todayOf } from '~/server/api/trpc';
+import { dayField, gpuHoursField, resourceClassIdField, uuidField } from '~/server/api/fields';
+import { gpuHoursToSeconds } from '~/server/core/ledger/units';
+import { createApplication, getApplication, submitApplication, updateApplication } from '~/server/services/applications';
+
+const applicationFields = {
+  accessModeId: z.string().trim().min(1).max(40),
+  kind: z.enum(['new', 'top_up', 'renewal']).default('new'),
+  baseAllocationId: uuidField.optional(),
+  periodStart: dayField,
+  periodEnd: dayField,
+  justification: z.string().trim().min(20).max(20_000),
+  lines: z.array(z.object({ resourceClassId: resourceClassIdField, gpuHours: gpuHoursField })).min(1).max(20),
+};
+
+function toSeconds<T extends { lines: { resourceClassId: string; gpuHours: number }[] }>(input: T) {
+  return { ...input, lines: input.lines.map((l) => ({ resourceClassId: l.resourceClassId, gpuSeconds: gpuHoursToSeconds(l.gpuHours) })) };
+}
+
+export const applicationRouter = router({
+  get: tenantProcedure('member')
+    .input(z.object({ applicationId: uuidField }))
+    .query(({ ctx, input }) => getApplication(ctx.db, { tenant: ctx.tenant }, input.applicationId)),
+
+  create: tenantProcedure('member')
+    .input(z.object({ projectId: uuidField, ...applicationFields }))
+    .mutation(({ ctx, input }) => createApplication(ctx.db, ctx.tenant, toSeconds(input), todayOf(ctx))),
+
+  update: tenantProcedure('member')
+    .input(z.object({ applicationId: uuidField, ...applicationFields }))
+    .mutation(async ({ ctx, input }) => {
+      const { applicationId, ...rest } = input;
+      await updateApplication(ctx.db, ctx.tenant, applicationId, toSeconds(rest), todayOf(ctx));
+      return { id: applicationId };
+    }),
+
+  submit: tenantProcedure('member')
+    .input(z.object({ applicationId: uuidField }))
+    .mutation(({ ctx, input }) => submitApplication(ctx.db, ctx.tenant, input.applicationId, todayOf(ctx))),
+});

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { router, tenantProcedure } from '~/server/api/trpc';
+import { uuidField } from '~/server/api/fields';
+import { createProject, getProject, listProjects, removeProjectMember, setProjectMember } from '~/server/services/projects';
+
+const projectRoleField = z.enum(['pi', 'manager', 'member']);
+
+export const projectRouter = router({
+  list: tenantProcedure('member').query(({ ctx }) => listProjects(ctx.db, ctx.tenant)),
+
+  get: tenantProcedure('member')
+    .input(z.object({ projectId: uuidField }))
+    .query(({ ctx, input }) => getProject(ctx.db, ctx.tenant, input.projectId)),
+
+  create: tenantProcedure('member')
+    .input(
+      z.object({
+        title: z.string().trim().min(3).max(200),
+        abstract: z.string().trim().min(10).max(5000),
+        fieldOfScience: z.string().trim().min(2).max(120),
+        members: z.array(z.object({ userId: uuidField, role: projectRoleField })).max(200).default([]),
+      }),
+    )
+    .mutation(({ ctx, input }) => createProject(ctx.db, ctx.tenant, input)),
+
+  setMember: tenantProcedure('member')
+    .input(z.object({ projectId: uuidField, userId: uuidField, role: projectRoleField }))
+    .mutation(({ ctx, input }) => setProjectMember(ctx.db, ctx.tenant, input)),
+
+  removeMember: tenantProcedure('member')
+    .input(z.object({ projectId: uuidField, userId: uuidField }))
+    .mutation(({ ctx, input }) => removeProjectMember(ctx.db, ctx.tenant, input)),
+});

@@ -1,0 +1,100 @@
+// The resource catalogue: sites, resource classes, tariffs and access modes. Configuration, not code:
+// the built-in default below describes the demo centre; PORTAL_CATALOGUE points at a JSON file of the
+// same shape to describe a real one. Validated with zod and synced into the database on start.
+import fs from 'node:fs';
+import { z } from 'zod';
+
+const id = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lower-case letters, digits and dashes');
+
+export const catalogueSchema = z.object({
+  sites: z
+    .array(
+      z.object({
+        id,
+        name: z.string().min(1).max(120),
+        country: z.string().regex(/^[A-Z]{2}$/),
+        inEu: z.boolean(),
+        pueMilli: z.number().int().min(1000).max(3000),
+        gridGco2PerKwh: z.number().int().min(0).max(2000),
+        heatReusePermille: z.number().int().min(0).max(1000),
+      }),
+    )
+    .min(1),
+  resourceClasses: z
+    .array(
+      z.object({
+        id,
+        name: z.string().min(1).max(120),
+        siteId: id,
+        gpuModel: z.string().min(1).max(60),
+        gpusPerNode: z.number().int().min(1).max(64),
+        nodes: z.number().int().min(1).max(100_000),
+        maxWalltimeSeconds: z.number().int().min(60).max(30 * 86_400),
+        gpuIdlePowerW: z.number().int().min(0).max(5000),
+        gpuMaxPowerW: z.number().int().min(1).max(5000),
+        nodeBasePowerW: z.number().int().min(0).max(50_000),
+        peakTflops: z.number().int().min(1).max(100_000),
+        tariffs: z.object({ academic: z.number().int().min(0), company: z.number().int().min(0) }),
+      }),
+    )
+    .min(1),
+  accessModes: z
+    .array(
+      z.object({
+        id,
+        name: z.string().min(1).max(120),
+        maxGpuHours: z.number().int().positive().nullable(),
+        durationDays: z.number().int().min(1).max(3660),
+        reviewPath: z.enum(['instant', 'single', 'full']),
+        targetDecisionWorkingDays: z.number().int().min(0).max(365),
+      }),
+    )
+    .min(1),
+});
+
+export type Catalogue = z.infer<typeof catalogueSchema>;
+
+/**
+ * The demo centre. Figures: H100 SXM ~700 W, B200 ~1,000 W at full load (vendor data sheets);
+ * dense BF16 peak 989 and 2,250 TFLOP/s; PUE and grid intensity typical of warm-water cooled
+ * sites in Germany (~380 g/kWh grid) and Finland (largely hydro and wind).
+ */
+export const DEFAULT_CATALOGUE: Catalogue = {
+  sites: [
+    { id: 'de-jena', name: 'Jena, Germany (warm-water cooled)', country: 'DE', inEu: true, pueMilli: 1080, gridGco2PerKwh: 380, heatReusePermille: 700 },
+    { id: 'fi-kajaani', name: 'Kajaani, Finland (free cooling)', country: 'FI', inEu: true, pueMilli: 1040, gridGco2PerKwh: 60, heatReusePermille: 500 },
+    { id: 'ch-lugano', name: 'Lugano, Switzerland (lake water cooled)', country: 'CH', inEu: false, pueMilli: 1200, gridGco2PerKwh: 40, heatReusePermille: 0 },
+  ],
+  resourceClasses: [
+    { id: 'h100', name: 'H100 partition (Jena)', siteId: 'de-jena', gpuModel: 'NVIDIA H100 SXM 80 GB', gpusPerNode: 8, nodes: 16, maxWalltimeSeconds: 48 * 3600, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 1500, peakTflops: 989, tariffs: { academic: 180, company: 290 } },
+    { id: 'b200', name: 'B200 partition (Kajaani)', siteId: 'fi-kajaani', gpuModel: 'NVIDIA B200 180 GB', gpusPerNode: 8, nodes: 8, maxWalltimeSeconds: 48 * 3600, gpuIdlePowerW: 120, gpuMaxPowerW: 1000, nodeBasePowerW: 2000, peakTflops: 2250, tariffs: { academic: 300, company: 490 } },
+    { id: 'h100-ch', name: 'H100 partition (Lugano)', siteId: 'ch-lugano', gpuModel: 'NVIDIA H100 SXM 80 GB', gpusPerNode: 4, nodes: 8, maxWalltimeSeconds: 24 * 3600, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 900, peakTflops: 989, tariffs: { academic: 170, company: 260 } },
+  ],
+  accessModes: [
+    { id: 'playground', name: 'Playground', maxGpuHours: 100, durationDays: 30, reviewPath: 'instant', targetDecisionWorkingDays: 0 },
+    { id: 'development', name: 'Development', maxGpuHours: 2000, durationDays: 91, reviewPath: 'single', targetDecisionWorkingDays: 5 },
+    { id: 'large-scale', name: 'Large scale', maxGpuHours: null, durationDays: 365, reviewPath: 'full', targetDecisionWorkingDays: 30 },
+  ],
+};
+
+/** loadCatalogue reads the catalogue from a JSON file, or returns the built-in demo centre. */
+export function loadCatalogue(file: string | undefined): Catalogue {
+  if (!file) return DEFAULT_CATALOGUE;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`PORTAL_CATALOGUE: cannot read ${file} as JSON (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+  }
+  const parsed = catalogueSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`PORTAL_CATALOGUE: ${file}: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const catalogue = parsed.data;
+  const siteIds = new Set(catalogue.sites.map((s) => s.id));
+  for (const rc of catalogue.resourceClasses) {
+    if (!siteIds.has(rc.siteId)) throw new Error(`PORTAL_CATALOGUE: resource class ${rc.id} names unknown site ${rc.siteId}`);
+  }
+  return catalogue;
+}

@@ -1,0 +1,116 @@
+// Allocations as people see them (balance, burn-down, ledger) and what staff do to them.
+import { and, desc, eq } from 'drizzle-orm';
+import type { Db, DbOrTx } from '~/db/client';
+import { allocations, ledgerEntries, organisations, projects, resourceClasses, users } from '~/db/schema';
+import { available } from '~/server/core/ledger/balance';
+import { fillDays, projectExhaustion } from '~/server/core/ledger/burn-down';
+import { addDays } from '~/server/core/working-days';
+import { AppError } from '~/server/errors';
+import { isStaff, type Actor, type TenantActor } from './actor';
+import { recordAudit } from './audit';
+import { balanceOfRow, dailyUsage, grantBudget } from './ledger';
+import { projectAccess } from './projects';
+
+/** getAllocationOverview returns an allocation with its balance, daily usage, projection and latest ledger rows. */
+export async function getAllocationOverview(db: DbOrTx, viewer: { tenant?: TenantActor; staff?: Actor }, allocationId: string, today: string) {
+  const [row] = await db
+    .select({ allocation: allocations, projectTitle: projects.title, resourceClassName: resourceClasses.name, orgName: organisations.name })
+    .from(allocations)
+    .innerJoin(projects, eq(projects.id, allocations.projectId))
+    .innerJoin(organisations, eq(organisations.id, allocations.orgId))
+    .leftJoin(resourceClasses, eq(resourceClasses.id, allocations.resourceClassId))
+    .where(eq(allocations.id, allocationId));
+  if (!row) throw new AppError('NOT_FOUND', 'error.notFound');
+  if (viewer.tenant) {
+    if (row.allocation.orgId !== viewer.tenant.org.id) throw new AppError('NOT_FOUND', 'error.notFound');
+    await projectAccess(db, viewer.tenant, row.allocation.projectId);
+  } else if (!viewer.staff || !isStaff(viewer.staff)) throw new AppError('NOT_FOUND', 'error.notFound');
+  const a = row.allocation;
+  const balance = balanceOfRow(a);
+  const chartEnd = today < a.periodEnd ? today : addDays(a.periodEnd, -1);
+  const usage = await dailyUsage(db, a.id, a.periodStart);
+  const days = chartEnd >= a.periodStart ? fillDays(usage, new Date(`${a.periodStart}T00:00:00Z`), new Date(`${chartEnd}T00:00:00Z`)) : [];
+  const remaining = available(balance);
+  const projection = a.status === 'active' ? projectExhaustion(remaining, usage, new Date(`${today}T00:00:00Z`)) : { ratePerDay: 0, exhaustsOn: null };
+  const entries = await db
+    .select({ id: ledgerEntries.id, kind: ledgerEntries.kind, amount: ledgerEntries.amount, overrun: ledgerEntries.overrun, jobId: ledgerEntries.jobId, reason: ledgerEntries.reason, at: ledgerEntries.at, actorName: users.name })
+    .from(ledgerEntries)
+    .leftJoin(users, eq(users.id, ledgerEntries.actorUserId))
+    .where(eq(ledgerEntries.allocationId, a.id))
+    .orderBy(desc(ledgerEntries.id))
+    .limit(100);
+  return {
+    ...a,
+    projectTitle: row.projectTitle,
+    resourceClassName: row.resourceClassName,
+    orgName: row.orgName,
+    balance: { ...balance, available: remaining },
+    days,
+    projection: { ...projection, exhaustsBeforeEnd: projection.exhaustsOn !== null && projection.exhaustsOn < a.periodEnd },
+    entries,
+  };
+}
+
+/** grantCreditLine gives a company project a credit line in euro cents for a period (staff admins). */
+export async function grantCreditLine(db: Db, staff: Actor, input: { projectId: string; amountCents: number; periodStart: string; periodEnd: string; reason: string }) {
+  if (input.periodEnd <= input.periodStart) throw new AppError('BAD_REQUEST', 'application.endBeforeStart', {}, 'periodEnd');
+  return db.transaction(async (tx) => {
+    const [project] = await tx
+      .select({ id: projects.id, orgId: projects.orgId, kind: organisations.kind })
+      .from(projects)
+      .innerJoin(organisations, eq(organisations.id, projects.orgId))
+      .where(eq(projects.id, input.projectId));
+    if (!project) throw new AppError('NOT_FOUND', 'error.notFound', {}, 'projectId');
+    if (project.kind !== 'company') throw new AppError('BAD_REQUEST', 'allocation.creditCompanyOnly', {}, 'projectId');
+    const [created] = await tx
+      .insert(allocations)
+      .values({ projectId: project.id, orgId: project.orgId, resourceClassId: null, unit: 'cents', periodStart: input.periodStart, periodEnd: input.periodEnd, maxGpusAtOnce: 64, maxWalltimeSeconds: 48 * 3600, maxQueuedJobs: 50 })
+      .returning({ id: allocations.id });
+    await grantBudget(tx, { allocationId: created!.id, amount: input.amountCents, actorUserId: staff.userId, reason: input.reason });
+    await recordAudit(tx, { actorUserId: staff.userId, orgId: project.orgId, action: 'allocation.credit_granted', targetType: 'allocation', targetId: created!.id, reason: input.reason, data: { amountCents: input.amountCents, periodStart: input.periodStart, periodEnd: input.periodEnd }, isStaffAction: true });
+    return { id: created!.id };
+  });
+}
+
+/** setAllocationLimits sets the concurrent limits of an allocation (staff), audited. */
+export async function setAllocationLimits(db: Db, staff: Actor, input: { allocationId: string; maxGpusAtOnce: number; maxWalltimeSeconds: number; maxQueuedJobs: number; reason: string }) {
+  await db.transaction(async (tx) => {
+    const [before] = await tx.select().from(allocations).where(eq(allocations.id, input.allocationId)).for('update');
+    if (!before) throw new AppError('NOT_FOUND', 'error.notFound');
+    const { reason, allocationId, ...limits } = input;
+    await tx.update(allocations).set(limits).where(eq(allocations.id, allocationId));
+    await recordAudit(tx, {
+      actorUserId: staff.userId,
+      orgId: before.orgId,
+      action: 'allocation.limits_set',
+      targetType: 'allocation',
+      targetId: allocationId,
+      reason,
+      data: { before: { maxGpusAtOnce: before.maxGpusAtOnce, maxWalltimeSeconds: before.maxWalltimeSeconds, maxQueuedJobs: before.maxQueuedJobs }, after: limits },
+      isStaffAction: true,
+    });
+  });
+}
+
+/** setMonthlyCap sets (or clears, with null) a company tenant's monthly spending cap in cents. */
+export async function setMonthlyCap(db: Db, actor: Actor, input: { orgId: string; capCents: number | null; reason: string; asStaff: boolean }) {
+  await db.transaction(async (tx) => {
+    const [org] = await tx.select({ kind: organisations.kind, cap: organisations.monthlyCapCents }).from(organisations).where(eq(organisations.id, input.orgId)).for('update');
+    if (!org) throw new AppError('NOT_FOUND', 'error.notFound');
+    if (org.kind !== 'company') throw new AppError('BAD_REQUEST', 'allocation.capCompanyOnly', {}, 'capCents');
+    await tx.update(organisations).set({ monthlyCapCents: input.capCents }).where(eq(organisations.id, input.orgId));
+    await recordAudit(tx, { actorUserId: actor.userId, orgId: input.orgId, action: 'tenant.cap_set', targetType: 'organisation', targetId: input.orgId, reason: input.reason, data: { from: org.cap, to: input.capCents }, isStaffAction: input.asStaff });
+  });
+}
+
+/** listAllocations lists allocations for staff (optionally of one tenant). */
+export async function listAllocations(db: DbOrTx, filter: { orgId?: string }) {
+  return db
+    .select({ allocation: allocations, projectTitle: projects.title, orgName: organisations.name, resourceClassName: resourceClasses.name })
+    .from(allocations)
+    .innerJoin(projects, eq(projects.id, allocations.projectId))
+    .innerJoin(organisations, eq(organisations.id, allocations.orgId))
+    .leftJoin(resourceClasses, eq(resourceClasses.id, allocations.resourceClassId))
+    .where(filter.orgId ? and(eq(allocations.orgId, filter.orgId)) : undefined)
+    .orderBy(desc(allocations.createdAt));
+}

@@ -1,0 +1,287 @@
+// Applications for budget: drafted by a project's PI or managers, decided by centre staff.
+// Approval creates allocations (or tops one up) with a grant in the ledger, in the same transaction.
+import { and, asc, desc, eq, inArray } from 'drizzle-orm';
+import type { Db, DbOrTx, Tx } from '~/db/client';
+import { accessModes, allocations, applicationLines, applications, decisions, memberships, organisations, projects, resourceClasses, staffRoles, users } from '~/db/schema';
+import { checkApplicationRequest, checkDecision, type DecisionOutcome, type RequestLine } from '~/server/core/applications';
+import { workingDaysBetween } from '~/server/core/working-days';
+import { AppError } from '~/server/errors';
+import type { MessageKey } from '~/server/i18n';
+import { isStaff, type Actor, type TenantActor } from './actor';
+import { recordAudit } from './audit';
+import { listResourceClasses } from './catalogue';
+import { grantBudget } from './ledger';
+import { notify } from './notifications';
+import { projectAccess, projectLeads, requireProjectManager } from './projects';
+
+export interface ApplicationInput {
+  projectId: string;
+  accessModeId: string;
+  kind: 'new' | 'top_up' | 'renewal';
+  baseAllocationId?: string;
+  periodStart: string;
+  periodEnd: string;
+  justification: string;
+  lines: RequestLine[];
+}
+
+const EDITABLE = ['draft', 'changes_requested'] as const;
+
+function firstProblem(problems: { field: string; key: string; params?: Record<string, string | number> }[]): AppError | undefined {
+  const p = problems[0];
+  return p ? new AppError('BAD_REQUEST', p.key as MessageKey, p.params ?? {}, p.field) : undefined;
+}
+
+/** validateRequest checks an application against its access mode, the catalogue the tenant may use and its base allocation. */
+async function validateRequest(db: DbOrTx, actor: TenantActor, input: ApplicationInput, today: string) {
+  const [mode] = await db.select().from(accessModes).where(and(eq(accessModes.id, input.accessModeId), eq(accessModes.active, true)));
+  if (!mode) throw new AppError('BAD_REQUEST', 'application.unknownMode', {}, 'accessModeId');
+  const [org] = await db.select({ residency: organisations.residency }).from(organisations).where(eq(organisations.id, actor.org.id));
+  const offered = await listResourceClasses(db, { kind: actor.org.kind, residency: org!.residency });
+  for (const line of input.lines) {
+    if (!offered.some((rc) => rc.id === line.resourceClassId)) {
+      throw new AppError('BAD_REQUEST', 'application.unknownClass', { resourceClass: line.resourceClassId }, 'lines');
+    }
+  }
+  const error = firstProblem(checkApplicationRequest({ mode, lines: input.lines, periodStart: input.periodStart, periodEnd: input.periodEnd, today }));
+  if (error) throw error;
+  if (input.kind !== 'new') {
+    if (!input.baseAllocationId) throw new AppError('BAD_REQUEST', 'application.baseRequired', {}, 'baseAllocationId');
+    const [base] = await db
+      .select({ projectId: allocations.projectId, resourceClassId: allocations.resourceClassId, unit: allocations.unit })
+      .from(allocations)
+      .where(eq(allocations.id, input.baseAllocationId));
+    if (!base || base.projectId !== input.projectId || base.unit !== 'gpu_seconds') throw new AppError('BAD_REQUEST', 'application.baseRequired', {}, 'baseAllocationId');
+    if (input.kind === 'top_up' && input.lines.some((l) => l.resourceClassId !== base.resourceClassId)) {
+      throw new AppError('BAD_REQUEST', 'application.topUpSameClass', {}, 'lines');
+    }
+  }
+  return mode;
+}
+
+/** createApplication saves a new draft for a project (PI, project managers and tenant leads only). */
+export async function createApplication(db: Db, actor: TenantActor, input: ApplicationInput, today: string) {
+  requireProjectManager(await projectAccess(db, actor, input.projectId));
+  await validateRequest(db, actor, input, today);
+  return db.transaction(async (tx) => {
+    const [app] = await tx
+      .insert(applications)
+      .values({
+        projectId: input.projectId,
+        orgId: actor.org.id,
+        accessModeId: input.accessModeId,
+        kind: input.kind,
+        baseAllocationId: input.kind === 'new' ? null : input.baseAllocationId!,
+        periodStart: input.periodStart,
+        periodEnd: input.periodEnd,
+        justification: input.justification,
+        createdBy: actor.userId,
+      })
+      .returning();
+    await tx.insert(applicationLines).values(input.lines.map((l) => ({ applicationId: app!.id, resourceClassId: l.resourceClassId, requestedGpuSeconds: l.gpuSeconds })));
+    await recordAudit(tx, { actorUserId: actor.userId, orgId: actor.org.id, action: 'application.drafted', targetType: 'application', targetId: app!.id, data: { accessModeId: input.accessModeId, kind: input.kind } });
+    return app!;
+  });
+}
+
+async function lockApplication(tx: Tx, applicationId: string, orgId?: string) {
+  const [app] = await tx
+    .select()
+    .from(applications)
+    .where(orgId ? and(eq(applications.id, applicationId), eq(applications.orgId, orgId)) : eq(applications.id, applicationId))
+    .for('update');
+  if (!app) throw new AppError('NOT_FOUND', 'error.notFound');
+  return app;
+}
+
+/** updateApplication changes a draft (or one sent back for changes). */
+export async function updateApplication(db: Db, actor: TenantActor, applicationId: string, input: Omit<ApplicationInput, 'projectId'>, today: string) {
+  const [existing] = await db.select({ projectId: applications.projectId }).from(applications).where(and(eq(applications.id, applicationId), eq(applications.orgId, actor.org.id)));
+  if (!existing) throw new AppError('NOT_FOUND', 'error.notFound');
+  requireProjectManager(await projectAccess(db, actor, existing.projectId));
+  const full = { ...input, projectId: existing.projectId };
+  await validateRequest(db, actor, full, today);
+  await db.transaction(async (tx) => {
+    const app = await lockApplication(tx, applicationId, actor.org.id);
+    if (!(EDITABLE as readonly string[]).includes(app.status)) throw new AppError('PRECONDITION_FAILED', 'application.notEditable', { status: app.status });
+    await tx
+      .update(applications)
+      .set({ accessModeId: input.accessModeId, kind: input.kind, baseAllocationId: input.kind === 'new' ? null : input.baseAllocationId!, periodStart: input.periodStart, periodEnd: input.periodEnd, justification: input.justification })
+      .where(eq(applications.id, applicationId));
+    await tx.delete(applicationLines).where(eq(applicationLines.applicationId, applicationId));
+    await tx.insert(applicationLines).values(input.lines.map((l) => ({ applicationId, resourceClassId: l.resourceClassId, requestedGpuSeconds: l.gpuSeconds })));
+  });
+}
+
+async function linesOf(db: DbOrTx, applicationId: string): Promise<RequestLine[]> {
+  const rows = await db.select().from(applicationLines).where(eq(applicationLines.applicationId, applicationId)).orderBy(asc(applicationLines.resourceClassId));
+  return rows.map((r) => ({ resourceClassId: r.resourceClassId, gpuSeconds: r.requestedGpuSeconds }));
+}
+
+/** submitApplication sends a draft to review; access modes with instant review are approved at once. */
+export async function submitApplication(db: Db, actor: TenantActor, applicationId: string, today: string) {
+  const [existing] = await db.select().from(applications).where(and(eq(applications.id, applicationId), eq(applications.orgId, actor.org.id)));
+  if (!existing) throw new AppError('NOT_FOUND', 'error.notFound');
+  requireProjectManager(await projectAccess(db, actor, existing.projectId));
+  if (actor.org.status !== 'active') throw new AppError('FORBIDDEN', 'error.tenantNotActive', { org: actor.org.name });
+  const lines = await linesOf(db, applicationId);
+  const mode = await validateRequest(db, actor, { ...existing, baseAllocationId: existing.baseAllocationId ?? undefined, lines }, today);
+  return db.transaction(async (tx) => {
+    const app = await lockApplication(tx, applicationId, actor.org.id);
+    if (!(EDITABLE as readonly string[]).includes(app.status)) throw new AppError('PRECONDITION_FAILED', 'application.notEditable', { status: app.status });
+    await tx.update(applications).set({ status: 'submitted', submittedAt: new Date() }).where(eq(applications.id, applicationId));
+    await recordAudit(tx, { actorUserId: actor.userId, orgId: actor.org.id, action: 'application.submitted', targetType: 'application', targetId: applicationId, data: { accessModeId: mode.id } });
+    if (mode.reviewPath === 'instant') {
+      await decideInTx(tx, null, { ...app, status: 'submitted' }, { outcome: 'approved', grantedLines: lines, comment: '' });
+      return { status: 'approved' as const };
+    }
+    const reviewers = await tx.select({ userId: staffRoles.userId }).from(staffRoles);
+    const [project] = await tx.select({ title: projects.title }).from(projects).where(eq(projects.id, app.projectId));
+    await notify(tx, reviewers.map((r) => r.userId), 'notice.applicationSubmitted', { project: project!.title, org: actor.org.name }, `/staff/applications/${applicationId}`);
+    return { status: 'submitted' as const };
+  });
+}
+
+export interface DecisionInput {
+  outcome: DecisionOutcome;
+  grantedLines: RequestLine[];
+  comment: string;
+}
+
+const OUTCOME_STATUS = { approved: 'approved', rejected: 'rejected', changes_requested: 'changes_requested' } as const;
+const OUTCOME_NOTICE = { approved: 'notice.applicationApproved', rejected: 'notice.applicationRejected', changes_requested: 'notice.applicationChangesRequested' } as const;
+
+/** decideInTx records a decision and its effects (allocations and grants on approval), audited and notified. */
+async function decideInTx(tx: Tx, reviewer: Actor | null, app: typeof applications.$inferSelect, input: DecisionInput) {
+  const requested = await linesOf(tx, app.id);
+  const granted = input.outcome === 'approved' ? input.grantedLines.filter((l) => l.gpuSeconds > 0) : [];
+  const [decision] = await tx
+    .insert(decisions)
+    .values({ applicationId: app.id, reviewerUserId: reviewer?.userId ?? null, outcome: input.outcome, comment: input.comment, grantedLines: input.outcome === 'approved' ? granted.map((l) => ({ resourceClassId: l.resourceClassId, gpuSeconds: l.gpuSeconds })) : null })
+    .returning({ id: decisions.id });
+  await tx.update(applications).set({ status: OUTCOME_STATUS[input.outcome], decidedAt: new Date() }).where(eq(applications.id, app.id));
+  const allocationIds: string[] = [];
+  if (input.outcome === 'approved') {
+    const reason = `application ${app.id} approved`;
+    for (const line of granted) {
+      let allocationId = app.kind === 'top_up' ? app.baseAllocationId : null;
+      if (!allocationId) {
+        const [rc] = await tx.select({ maxWalltimeSeconds: resourceClasses.maxWalltimeSeconds, gpus: resourceClasses.gpusPerNode, nodes: resourceClasses.nodes }).from(resourceClasses).where(eq(resourceClasses.id, line.resourceClassId));
+        const [created] = await tx
+          .insert(allocations)
+          .values({
+            projectId: app.projectId,
+            orgId: app.orgId,
+            resourceClassId: line.resourceClassId,
+            applicationId: app.id,
+            unit: 'gpu_seconds',
+            periodStart: app.periodStart,
+            periodEnd: app.periodEnd,
+            maxGpusAtOnce: Math.min(64, rc!.gpus * rc!.nodes),
+            maxWalltimeSeconds: rc!.maxWalltimeSeconds,
+            maxQueuedJobs: 50,
+          })
+          .returning({ id: allocations.id });
+        allocationId = created!.id;
+      }
+      await grantBudget(tx, { allocationId, amount: line.gpuSeconds, actorUserId: reviewer?.userId ?? null, reason });
+      allocationIds.push(allocationId);
+    }
+  }
+  await recordAudit(tx, {
+    actorUserId: reviewer?.userId ?? null,
+    orgId: app.orgId,
+    action: `application.${input.outcome}`,
+    targetType: 'application',
+    targetId: app.id,
+    reason: input.comment || (reviewer ? null : 'access mode approves instantly'),
+    data: { decisionId: decision!.id, requested, granted, allocationIds },
+    isStaffAction: reviewer !== null,
+  });
+  const [project] = await tx.select({ title: projects.title }).from(projects).where(eq(projects.id, app.projectId));
+  const recipients = [...(await projectLeads(tx, app.projectId)), app.createdBy];
+  await notify(tx, recipients, OUTCOME_NOTICE[input.outcome], { project: project!.title, comment: input.comment }, `/applications/${app.id}`);
+  return { status: OUTCOME_STATUS[input.outcome], allocationIds };
+}
+
+/** decideApplication lets a reviewer approve (possibly less), reject or send back a submitted application. */
+export async function decideApplication(db: Db, reviewer: Actor, applicationId: string, input: DecisionInput) {
+  if (!isStaff(reviewer)) throw new AppError('FORBIDDEN', 'error.staffOnly');
+  return db.transaction(async (tx) => {
+    const app = await lockApplication(tx, applicationId);
+    const [ownTenant] = await tx.select({ orgId: memberships.orgId }).from(memberships).where(and(eq(memberships.orgId, app.orgId), eq(memberships.userId, reviewer.userId)));
+    if (ownTenant) throw new AppError('FORBIDDEN', 'decision.ownTenant');
+    const [mode] = await tx.select({ reviewPath: accessModes.reviewPath }).from(accessModes).where(eq(accessModes.id, app.accessModeId));
+    if (mode?.reviewPath === 'full' && !isStaff(reviewer, 'admin')) throw new AppError('FORBIDDEN', 'decision.fullReviewAdmin');
+    if (app.status !== 'submitted') throw new AppError('PRECONDITION_FAILED', 'decision.notSubmitted', { status: app.status });
+    const requested = await linesOf(tx, app.id);
+    const problem = checkDecision({ outcome: input.outcome, requested, granted: input.grantedLines, comment: input.comment })[0];
+    if (problem) throw new AppError('BAD_REQUEST', problem.key, 'params' in problem ? problem.params : {}, problem.field);
+    return decideInTx(tx, reviewer, app, input);
+  });
+}
+
+/** getApplication returns an application with its lines and decisions, for its tenant (PI, managers, leads) or staff. */
+export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor; staff?: Actor }, applicationId: string) {
+  const [app] = await db
+    .select({ application: applications, projectTitle: projects.title, orgName: organisations.name, modeName: accessModes.name, reviewPath: accessModes.reviewPath, targetDays: accessModes.targetDecisionWorkingDays, maxGpuSeconds: accessModes.maxGpuSeconds, applicantName: users.name })
+    .from(applications)
+    .innerJoin(projects, eq(projects.id, applications.projectId))
+    .innerJoin(organisations, eq(organisations.id, applications.orgId))
+    .innerJoin(accessModes, eq(accessModes.id, applications.accessModeId))
+    .innerJoin(users, eq(users.id, applications.createdBy))
+    .where(eq(applications.id, applicationId));
+  if (!app) throw new AppError('NOT_FOUND', 'error.notFound');
+  let canEdit = false;
+  if (viewer.tenant) {
+    if (app.application.orgId !== viewer.tenant.org.id) throw new AppError('NOT_FOUND', 'error.notFound');
+    const access = await projectAccess(db, viewer.tenant, app.application.projectId);
+    canEdit = access.canManage && (EDITABLE as readonly string[]).includes(app.application.status);
+  } else if (!viewer.staff || !isStaff(viewer.staff)) throw new AppError('NOT_FOUND', 'error.notFound');
+  const reviewer = users;
+  const [lines, history] = await Promise.all([
+    db
+      .select({ resourceClassId: applicationLines.resourceClassId, gpuSeconds: applicationLines.requestedGpuSeconds, name: resourceClasses.name })
+      .from(applicationLines)
+      .innerJoin(resourceClasses, eq(resourceClasses.id, applicationLines.resourceClassId))
+      .where(eq(applicationLines.applicationId, applicationId))
+      .orderBy(asc(applicationLines.resourceClassId)),
+    db
+      .select({ id: decisions.id, outcome: decisions.outcome, comment: decisions.comment, grantedLines: decisions.grantedLines, decidedAt: decisions.decidedAt, reviewerName: reviewer.name })
+      .from(decisions)
+      .leftJoin(reviewer, eq(reviewer.id, decisions.reviewerUserId))
+      .where(eq(decisions.applicationId, applicationId))
+      .orderBy(desc(decisions.decidedAt)),
+  ]);
+  const resulting = await db.select({ id: allocations.id, resourceClassId: allocations.resourceClassId }).from(allocations).where(eq(allocations.applicationId, applicationId));
+  return { ...app.application, projectTitle: app.projectTitle, orgName: app.orgName, modeName: app.modeName, reviewPath: app.reviewPath, targetDays: app.targetDays, applicantName: app.applicantName, lines, decisions: history, allocations: resulting, canEdit };
+}
+
+/** listApplications lists a project's applications (for the project page). */
+export async function listProjectApplications(db: DbOrTx, actor: TenantActor, projectId: string) {
+  await projectAccess(db, actor, projectId);
+  return db.select().from(applications).where(and(eq(applications.projectId, projectId), eq(applications.orgId, actor.org.id))).orderBy(desc(applications.createdAt));
+}
+
+/** reviewQueue lists submitted applications, oldest first, with their age in working days against the mode's target. */
+export async function reviewQueue(db: DbOrTx, now: Date) {
+  const rows = await db
+    .select({ id: applications.id, submittedAt: applications.submittedAt, kind: applications.kind, projectTitle: projects.title, orgName: organisations.name, orgId: organisations.id, modeName: accessModes.name, reviewPath: accessModes.reviewPath, targetDays: accessModes.targetDecisionWorkingDays })
+    .from(applications)
+    .innerJoin(projects, eq(projects.id, applications.projectId))
+    .innerJoin(organisations, eq(organisations.id, applications.orgId))
+    .innerJoin(accessModes, eq(accessModes.id, applications.accessModeId))
+    .where(eq(applications.status, 'submitted'))
+    .orderBy(asc(applications.submittedAt));
+  const ids = rows.map((r) => r.id);
+  const lines = ids.length ? await db.select().from(applicationLines).where(inArray(applicationLines.applicationId, ids)) : [];
+  return rows.map((r) => {
+    const ageWorkingDays = r.submittedAt ? workingDaysBetween(r.submittedAt, now) : 0;
+    return {
+      ...r,
+      requestedGpuSeconds: lines.filter((l) => l.applicationId === r.id).reduce((s, l) => s + l.requestedGpuSeconds, 0),
+      ageWorkingDays,
+      overdue: ageWorkingDays > r.targetDays,
+    };
+  });
+}

@@ -1,0 +1,84 @@
+// The resource catalogue in the database: synced from configuration on start, read by everyone.
+import { and, asc, eq, inArray } from 'drizzle-orm';
+import type { Db, DbOrTx } from '~/db/client';
+import { accessModes, resourceClasses, sites, tariffs, type OrgKind, type Residency } from '~/db/schema';
+import type { Catalogue } from '~/server/catalogue';
+import { gpuHoursToSeconds } from '~/server/core/ledger/units';
+
+/** syncCatalogue upserts the configured sites, resource classes, tariffs and access modes; ones no longer configured are deactivated. */
+export async function syncCatalogue(db: Db, catalogue: Catalogue): Promise<void> {
+  await db.transaction(async (tx) => {
+    for (const site of catalogue.sites) {
+      await tx.insert(sites).values(site).onConflictDoUpdate({ target: sites.id, set: site });
+    }
+    await tx.update(resourceClasses).set({ active: false }).where(eq(resourceClasses.active, true));
+    for (const { tariffs: prices, ...rc } of catalogue.resourceClasses) {
+      const row = { ...rc, active: true };
+      await tx.insert(resourceClasses).values(row).onConflictDoUpdate({ target: resourceClasses.id, set: row });
+      for (const tenantKind of ['academic', 'company'] as const) {
+        const tariff = { resourceClassId: rc.id, tenantKind, centsPerGpuHour: prices[tenantKind] };
+        await tx
+          .insert(tariffs)
+          .values(tariff)
+          .onConflictDoUpdate({ target: [tariffs.resourceClassId, tariffs.tenantKind], set: { centsPerGpuHour: tariff.centsPerGpuHour } });
+      }
+    }
+    await tx.update(accessModes).set({ active: false }).where(eq(accessModes.active, true));
+    for (const [index, mode] of catalogue.accessModes.entries()) {
+      const row = {
+        id: mode.id,
+        name: mode.name,
+        maxGpuSeconds: mode.maxGpuHours === null ? null : gpuHoursToSeconds(mode.maxGpuHours),
+        durationDays: mode.durationDays,
+        reviewPath: mode.reviewPath,
+        targetDecisionWorkingDays: mode.targetDecisionWorkingDays,
+        sortOrder: index,
+        active: true,
+      };
+      await tx.insert(accessModes).values(row).onConflictDoUpdate({ target: accessModes.id, set: row });
+    }
+  });
+}
+
+/** residencyAllows tells whether a tenant's data-residency requirement allows a site. */
+export function residencyAllows(residency: Residency, site: { country: string; inEu: boolean }): boolean {
+  if (residency === 'DE') return site.country === 'DE';
+  if (residency === 'EU') return site.inEu;
+  return true;
+}
+
+/** listResourceClasses lists the active resource classes a tenant may use, with its tariff. */
+export async function listResourceClasses(db: DbOrTx, tenant: { kind: OrgKind; residency: Residency }) {
+  const rows = await db
+    .select({
+      id: resourceClasses.id,
+      name: resourceClasses.name,
+      gpuModel: resourceClasses.gpuModel,
+      gpusPerNode: resourceClasses.gpusPerNode,
+      nodes: resourceClasses.nodes,
+      maxWalltimeSeconds: resourceClasses.maxWalltimeSeconds,
+      siteId: sites.id,
+      siteName: sites.name,
+      country: sites.country,
+      inEu: sites.inEu,
+      centsPerGpuHour: tariffs.centsPerGpuHour,
+    })
+    .from(resourceClasses)
+    .innerJoin(sites, eq(sites.id, resourceClasses.siteId))
+    .innerJoin(tariffs, and(eq(tariffs.resourceClassId, resourceClasses.id), eq(tariffs.tenantKind, tenant.kind)))
+    .where(eq(resourceClasses.active, true))
+    .orderBy(asc(resourceClasses.id));
+  return rows.filter((rc) => residencyAllows(tenant.residency, rc));
+}
+
+/** listAccessModes lists the active access modes in their configured order. */
+export async function listAccessModes(db: DbOrTx) {
+  return db.select().from(accessModes).where(eq(accessModes.active, true)).orderBy(asc(accessModes.sortOrder));
+}
+
+/** resourceClassNames maps resource class ids to their names. */
+export async function resourceClassNames(db: DbOrTx, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.select({ id: resourceClasses.id, name: resourceClasses.name }).from(resourceClasses).where(inArray(resourceClasses.id, ids));
+  return new Map(rows.map((r) => [r.id, r.name]));
+}

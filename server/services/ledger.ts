@@ -1,0 +1,347 @@
+// The GPU-hour ledger: every change to a budget is an appended row; the allocation row caches the
+// balance and is updated under a row lock in the same transaction, so charged + reserved never
+// exceed granted, under any concurrency. The maths lives in server/core/ledger.
+import { and, eq, gte, inArray, isNotNull, lte, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import type { Db, DbOrTx, Tx } from '~/db/client';
+import { allocations, ledgerEntries, memberships, organisations, projectMembers, projects } from '~/db/schema';
+import { applyEntry, available, settleAmounts, usedPermille, type Balance, type LedgerEntryValue, type LedgerKind, type LedgerRefusal } from '~/server/core/ledger/balance';
+import { thresholdsCrossed } from '~/server/core/ledger/burn-down';
+import { gpuSecondsToHours } from '~/server/core/ledger/units';
+import { AppError } from '~/server/errors';
+import type { Actor } from './actor';
+import { recordAudit } from './audit';
+import { notify } from './notifications';
+
+type AllocationRow = typeof allocations.$inferSelect;
+
+/** balanceOfRow reads the cached balance of an allocation row. */
+export function balanceOfRow(row: Pick<AllocationRow, 'granted' | 'charged' | 'reserved' | 'expired' | 'overrun'>): Balance {
+  return { granted: row.granted, charged: row.charged, reserved: row.reserved, expired: row.expired, overrun: row.overrun };
+}
+
+/** amountParams renders a budget amount for messages: GPU-hours or euros. */
+export function displayAmount(unit: AllocationRow['unit'], amount: number): number {
+  return unit === 'gpu_seconds' ? Math.round(gpuSecondsToHours(amount) * 100) / 100 : amount / 100;
+}
+
+async function lockAllocation(tx: Tx, allocationId: string): Promise<AllocationRow> {
+  const [row] = await tx.select().from(allocations).where(eq(allocations.id, allocationId)).for('update');
+  if (!row) throw new AppError('NOT_FOUND', 'error.notFound');
+  return row;
+}
+
+function refusalError(row: AllocationRow, refusal: LedgerRefusal, field?: string): AppError {
+  switch (refusal.reason) {
+    case 'insufficient':
+      return new AppError(
+        'PRECONDITION_FAILED',
+        row.unit === 'gpu_seconds' ? 'ledger.insufficientGpu' : 'ledger.insufficientCents',
+        { needed: displayAmount(row.unit, refusal.needed), remaining: displayAmount(row.unit, refusal.available) },
+        field,
+      );
+    case 'adjustBelowUsed':
+      return new AppError('PRECONDITION_FAILED', 'ledger.adjustBelowUsed', { used: displayAmount(row.unit, refusal.used) }, field);
+    case 'refundExceedsCharged':
+      return new AppError('PRECONDITION_FAILED', 'ledger.refundExceedsCharged', { charged: displayAmount(row.unit, refusal.charged) }, field);
+    default:
+      return new AppError('BAD_REQUEST', 'ledger.invalidAmount', {}, field);
+  }
+}
+
+interface EntryInput extends LedgerEntryValue {
+  jobId?: string | null;
+  actorUserId?: string | null;
+  reason?: string | null;
+  at?: Date;
+}
+
+/** appendEntries applies entries to a locked allocation, appends their rows and stores the new balance. */
+async function appendEntries(tx: Tx, row: AllocationRow, entries: EntryInput[], field?: string): Promise<Balance> {
+  let balance = balanceOfRow(row);
+  for (const entry of entries) {
+    const result = applyEntry(balance, entry);
+    if (!result.ok) throw refusalError(row, result.refusal, field);
+    balance = result.balance;
+  }
+  await tx.insert(ledgerEntries).values(
+    entries.map((e) => ({
+      allocationId: row.id,
+      kind: e.kind,
+      amount: e.amount,
+      overrun: e.overrun ?? 0,
+      jobId: e.jobId ?? null,
+      actorUserId: e.actorUserId ?? null,
+      reason: e.reason ?? null,
+      ...(e.at ? { at: e.at } : {}),
+    })),
+  );
+  await tx.update(allocations).set(balance).where(eq(allocations.id, row.id));
+  await noticeUsage(tx, row, balance);
+  return balance;
+}
+
+/** Sends the 80 % and 100 % notices once each, to the project's PI and managers and the tenant's owners. */
+async function noticeUsage(tx: Tx, row: AllocationRow, balance: Balance): Promise<void> {
+  const crossed = thresholdsCrossed(row.noticedPermille, usedPermille(balance));
+  if (crossed.length === 0) return;
+  const highest = Math.max(...crossed);
+  await tx.update(allocations).set({ noticedPermille: highest }).where(eq(allocations.id, row.id));
+  const [project] = await tx.select({ title: projects.title }).from(projects).where(eq(projects.id, row.projectId));
+  const leads = await tx
+    .select({ userId: projectMembers.userId })
+    .from(projectMembers)
+    .where(and(eq(projectMembers.projectId, row.projectId), inArray(projectMembers.role, ['pi', 'manager'])));
+  const owners = await tx.select({ userId: memberships.userId }).from(memberships).where(and(eq(memberships.orgId, row.orgId), eq(memberships.role, 'owner')));
+  await notify(
+    tx,
+    [...leads, ...owners].map((r) => r.userId),
+    highest >= 1000 ? 'notice.budgetExhausted' : 'notice.budget80',
+    { project: project?.title ?? '' },
+    `/allocations/${row.id}`,
+  );
+}
+
+/** assertUsable refuses reservations on allocations that are not active or outside their period. */
+function assertUsable(row: AllocationRow, today: string): void {
+  if (row.status !== 'active') throw new AppError('PRECONDITION_FAILED', 'ledger.allocationNotActive', { status: row.status });
+  if (today < row.periodStart || today >= row.periodEnd) {
+    throw new AppError('PRECONDITION_FAILED', 'ledger.outsidePeriod', { start: row.periodStart, end: row.periodEnd });
+  }
+}
+
+/** monthSpendCents sums a tenant's charged and reserved cents in the calendar month of `today`. */
+async function monthSpendCents(tx: Tx, orgId: string, today: string): Promise<number> {
+  const monthStart = `${today.slice(0, 7)}-01`;
+  const [row] = await tx
+    .select({
+      spent: sql<string>`coalesce(sum(case when ${ledgerEntries.kind} = 'charge' and ${ledgerEntries.at} >= ${monthStart}::date then ${ledgerEntries.amount}
+                                        when ${ledgerEntries.kind} = 'refund' and ${ledgerEntries.at} >= ${monthStart}::date then -${ledgerEntries.amount}
+                                        else 0 end), 0)`,
+    })
+    .from(ledgerEntries)
+    .innerJoin(allocations, eq(allocations.id, ledgerEntries.allocationId))
+    .where(and(eq(allocations.orgId, orgId), eq(allocations.unit, 'cents')));
+  const [reserved] = await tx
+    .select({ n: sql<string>`coalesce(sum(${allocations.reserved}), 0)` })
+    .from(allocations)
+    .where(and(eq(allocations.orgId, orgId), eq(allocations.unit, 'cents')));
+  return Number(row?.spent ?? 0) + Number(reserved?.n ?? 0);
+}
+
+export interface ReserveInput {
+  allocationId: string;
+  /** The tenant acting: the allocation must belong to it. */
+  orgId: string;
+  jobId: string;
+  amount: number;
+  actorUserId: string | null;
+  /** Today as YYYY-MM-DD, for the period and the monthly cap. */
+  today: string;
+}
+
+/**
+ * reserveBudget holds budget for a job, inside the caller's transaction (the one that creates the job).
+ * A job reserves at most once: a retry with the same job id returns the first reservation.
+ */
+export async function reserveBudget(tx: Tx, input: ReserveInput): Promise<{ reserved: number; available: number }> {
+  if (!Number.isSafeInteger(input.amount) || input.amount <= 0) throw new AppError('BAD_REQUEST', 'ledger.invalidAmount', {}, 'amount');
+  // Lock order: organisation, then allocation — the monthly cap spans the tenant's allocations.
+  const [org] = await tx
+    .select({ id: organisations.id, status: organisations.status, name: organisations.name, monthlyCapCents: organisations.monthlyCapCents })
+    .from(organisations)
+    .where(eq(organisations.id, input.orgId))
+    .for('update');
+  if (!org) throw new AppError('NOT_FOUND', 'error.notFound');
+  const row = await lockAllocation(tx, input.allocationId);
+  if (row.orgId !== input.orgId) throw new AppError('NOT_FOUND', 'error.notFound');
+  if (org.status !== 'active') {
+    throw new AppError('FORBIDDEN', org.status === 'suspended' ? 'error.tenantSuspended' : 'error.tenantNotActive', { org: org.name });
+  }
+  const [existing] = await tx
+    .select({ amount: ledgerEntries.amount })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.jobId, input.jobId), eq(ledgerEntries.kind, 'reserve')));
+  if (existing) return { reserved: existing.amount, available: available(balanceOfRow(row)) };
+  assertUsable(row, input.today);
+  if (row.unit === 'cents' && org.monthlyCapCents !== null) {
+    const spent = await monthSpendCents(tx, org.id, input.today);
+    if (spent + input.amount > org.monthlyCapCents) {
+      throw new AppError('PRECONDITION_FAILED', 'ledger.monthlyCap', {
+        needed: input.amount / 100,
+        remaining: Math.max(0, org.monthlyCapCents - spent) / 100,
+        cap: org.monthlyCapCents / 100,
+      });
+    }
+  }
+  const balance = await appendEntries(tx, row, [{ kind: 'reserve', amount: input.amount, jobId: input.jobId, actorUserId: input.actorUserId }]);
+  return { reserved: input.amount, available: available(balance) };
+}
+
+async function jobReservation(tx: Tx, jobId: string) {
+  const release = alias(ledgerEntries, 'release');
+  const [row] = await tx
+    .select({ allocationId: ledgerEntries.allocationId, amount: ledgerEntries.amount, releasedId: release.id })
+    .from(ledgerEntries)
+    .leftJoin(release, and(eq(release.jobId, ledgerEntries.jobId), eq(release.kind, 'release')))
+    .where(and(eq(ledgerEntries.jobId, jobId), eq(ledgerEntries.kind, 'reserve')));
+  return row;
+}
+
+export interface SettleResult {
+  settled: boolean;
+  charged: number;
+  released: number;
+  overrun: number;
+}
+
+/**
+ * settleJob charges a finished job's actual usage and releases its reservation — exactly once:
+ * settling again (or after a cancel-before-start release) changes nothing and returns settled=false.
+ * Overrun rule (core settleAmounts): usage beyond the reservation is charged and flagged.
+ */
+export async function settleJob(db: Db, input: { jobId: string; actualAmount: number; at?: Date }): Promise<SettleResult> {
+  if (!Number.isSafeInteger(input.actualAmount) || input.actualAmount < 0) throw new AppError('BAD_REQUEST', 'ledger.invalidAmount', {}, 'actualAmount');
+  return db.transaction(async (tx) => {
+    const reservation = await jobReservation(tx, input.jobId);
+    if (!reservation) throw new AppError('NOT_FOUND', 'error.notFound');
+    const row = await lockAllocation(tx, reservation.allocationId);
+    // Re-read under the lock: a concurrent settle may have finished while we waited.
+    const current = await jobReservation(tx, input.jobId);
+    if (current?.releasedId) return { settled: false, charged: 0, released: 0, overrun: 0 };
+    const s = settleAmounts(reservation.amount, input.actualAmount);
+    const entries: EntryInput[] = [{ kind: 'release', amount: s.release, jobId: input.jobId, at: input.at }];
+    if (s.charge > 0) entries.push({ kind: 'charge', amount: s.charge, overrun: s.overrun, jobId: input.jobId, at: input.at });
+    await appendEntries(tx, row, entries);
+    return { settled: true, charged: s.charge, released: s.unused, overrun: s.overrun };
+  });
+}
+
+/** releaseJobReservation returns a job's whole reservation (cancelled before it started); a second call changes nothing. */
+export async function releaseJobReservation(db: DbOrTx, input: { jobId: string; reason: string }): Promise<{ released: number }> {
+  const run = async (tx: Tx) => {
+    const reservation = await jobReservation(tx, input.jobId);
+    if (!reservation) throw new AppError('NOT_FOUND', 'error.notFound');
+    const row = await lockAllocation(tx, reservation.allocationId);
+    const current = await jobReservation(tx, input.jobId);
+    if (current?.releasedId) return { released: 0 };
+    await appendEntries(tx, row, [{ kind: 'release', amount: reservation.amount, jobId: input.jobId, reason: input.reason }]);
+    return { released: reservation.amount };
+  };
+  return 'transaction' in db ? (db as Db).transaction(run) : run(db as Tx);
+}
+
+/** grantBudget adds a grant to an allocation (inside the caller's transaction). */
+export async function grantBudget(tx: Tx, input: { allocationId: string; amount: number; actorUserId: string | null; reason: string }): Promise<Balance> {
+  const row = await lockAllocation(tx, input.allocationId);
+  return appendEntries(tx, row, [{ kind: 'grant', amount: input.amount, actorUserId: input.actorUserId, reason: input.reason }]);
+}
+
+/** adjustAllocation lets staff raise or lower a budget (never below what is used), audited with a reason. */
+export async function adjustAllocation(db: Db, staff: Actor, input: { allocationId: string; amount: number; reason: string }): Promise<Balance> {
+  return db.transaction(async (tx) => {
+    const row = await lockAllocation(tx, input.allocationId);
+    const balance = await appendEntries(tx, row, [{ kind: 'adjust', amount: input.amount, actorUserId: staff.userId, reason: input.reason }], 'amount');
+    await recordAudit(tx, {
+      actorUserId: staff.userId,
+      orgId: row.orgId,
+      action: 'allocation.adjusted',
+      targetType: 'allocation',
+      targetId: row.id,
+      reason: input.reason,
+      data: { amount: input.amount, unit: row.unit, grantedBefore: row.granted, grantedAfter: balance.granted },
+      isStaffAction: true,
+    });
+    return balance;
+  });
+}
+
+/** refundCharge lets staff give back charged budget (e.g. after a node failure), audited with a reason. */
+export async function refundCharge(db: Db, staff: Actor, input: { allocationId: string; amount: number; reason: string }): Promise<Balance> {
+  return db.transaction(async (tx) => {
+    const row = await lockAllocation(tx, input.allocationId);
+    const balance = await appendEntries(tx, row, [{ kind: 'refund', amount: input.amount, actorUserId: staff.userId, reason: input.reason }], 'amount');
+    await recordAudit(tx, {
+      actorUserId: staff.userId,
+      orgId: row.orgId,
+      action: 'allocation.refunded',
+      targetType: 'allocation',
+      targetId: row.id,
+      reason: input.reason,
+      data: { amount: input.amount, unit: row.unit },
+      isStaffAction: true,
+    });
+    return balance;
+  });
+}
+
+/** openReservations lists the jobs holding a reservation on an allocation that was never released. */
+export async function openReservations(db: DbOrTx, allocationId: string) {
+  const release = alias(ledgerEntries, 'release');
+  return db
+    .select({ jobId: ledgerEntries.jobId, amount: ledgerEntries.amount })
+    .from(ledgerEntries)
+    .leftJoin(release, and(eq(release.jobId, ledgerEntries.jobId), eq(release.kind, 'release')))
+    .where(and(eq(ledgerEntries.allocationId, allocationId), eq(ledgerEntries.kind, 'reserve'), isNotNull(ledgerEntries.jobId), sql`${release.id} is null`));
+}
+
+/**
+ * expireDueAllocations ends every active allocation whose period is over: open reservations are
+ * released with the reason, the rest of the budget is written off as expired, and the people
+ * concerned are told. Returns the ids of the allocations expired.
+ */
+export async function expireDueAllocations(db: Db, today: string): Promise<string[]> {
+  const due = await db.select({ id: allocations.id }).from(allocations).where(and(eq(allocations.status, 'active'), lte(allocations.periodEnd, today)));
+  const expired: string[] = [];
+  for (const { id } of due) {
+    await db.transaction(async (tx) => {
+      const row = await lockAllocation(tx, id);
+      if (row.status !== 'active' || row.periodEnd > today) return;
+      const reason = `allocation period ended on ${row.periodEnd}`;
+      const entries: EntryInput[] = (await openReservations(tx, id)).map((r) => ({ kind: 'release', amount: r.amount, jobId: r.jobId, reason }));
+      const after = entries.reduce((b, e) => {
+        const r = applyEntry(b, e);
+        return r.ok ? r.balance : b;
+      }, balanceOfRow(row));
+      const rest = available(after);
+      if (rest > 0) entries.push({ kind: 'expire', amount: rest, reason });
+      if (entries.length) await appendEntries(tx, row, entries);
+      await tx.update(allocations).set({ status: 'expired', statusReason: reason }).where(eq(allocations.id, id));
+      await recordAudit(tx, { actorUserId: null, orgId: row.orgId, action: 'allocation.expired', targetType: 'allocation', targetId: id, reason, data: { expired: rest, releasedJobs: entries.length - (rest > 0 ? 1 : 0) } });
+      const [project] = await tx.select({ title: projects.title }).from(projects).where(eq(projects.id, row.projectId));
+      const leads = await tx.select({ userId: projectMembers.userId }).from(projectMembers).where(and(eq(projectMembers.projectId, row.projectId), inArray(projectMembers.role, ['pi', 'manager'])));
+      await notify(tx, leads.map((l) => l.userId), 'notice.allocationExpired', { project: project?.title ?? '', end: row.periodEnd }, `/allocations/${id}`);
+      expired.push(id);
+    });
+  }
+  return expired;
+}
+
+/** ledgerSums recomputes an allocation's balance from its rows, to check the cached one. */
+export async function ledgerSums(db: DbOrTx, allocationId: string): Promise<Balance> {
+  const rows = await db
+    .select({ kind: ledgerEntries.kind, amount: sql<string>`sum(${ledgerEntries.amount})`, overrun: sql<string>`sum(${ledgerEntries.overrun})` })
+    .from(ledgerEntries)
+    .where(eq(ledgerEntries.allocationId, allocationId))
+    .groupBy(ledgerEntries.kind);
+  const sum = (kind: LedgerKind) => Number(rows.find((r) => r.kind === kind)?.amount ?? 0);
+  return {
+    granted: sum('grant') + sum('adjust'),
+    charged: sum('charge') - sum('refund'),
+    reserved: sum('reserve') - sum('release'),
+    expired: sum('expire'),
+    overrun: Number(rows.find((r) => r.kind === 'charge')?.overrun ?? 0),
+  };
+}
+
+/** dailyUsage sums an allocation's charges (minus refunds) per UTC day since a date. */
+export async function dailyUsage(db: DbOrTx, allocationId: string, since: string) {
+  const day = sql<string>`to_char(${ledgerEntries.at} at time zone 'UTC', 'YYYY-MM-DD')`;
+  const rows = await db
+    .select({ day, amount: sql<string>`sum(case when ${ledgerEntries.kind} = 'refund' then -${ledgerEntries.amount} else ${ledgerEntries.amount} end)` })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.allocationId, allocationId), inArray(ledgerEntries.kind, ['charge', 'refund']), gte(ledgerEntries.at, new Date(`${since}T00:00:00Z`))))
+    .groupBy(day)
+    .orderBy(day);
+  return rows.map((r) => ({ day: r.day, amount: Number(r.amount) }));
+}
