@@ -2,6 +2,7 @@
 // seed the database. A bad setting or a locked data folder stops the start with a clear message.
 import { DataDirLockedError } from '~/db/lock';
 import { startAppDb } from './db';
+import { startWorker } from './worker';
 import { ConfigError, env } from './env.js';
 
 /** startPortal prepares the process's database and reports what it runs on. */
@@ -9,6 +10,7 @@ export async function startPortal(): Promise<void> {
   try {
     const config = env();
     const handle = await startAppDb({ command: 'portal server (npm start)' });
+    startWorker(handle.db);
     console.log(
       `[portal] database: ${handle.driver === 'pglite' ? `embedded PGlite in ${config.PORTAL_DATA_DIR}/` : 'Postgres (DATABASE_URL)'}; scheduler: ${config.SCHEDULER}; mode: ${config.PORTAL_ENV}`,
     );

@@ -12,15 +12,23 @@ export default async function PortalLayout({ children }: { children: ReactNode }
   const me = await requireUser();
   const { t } = await getT();
   const caller = await api();
-  const [orgs, active] = await Promise.all([
+  const [orgs, active, unread] = await Promise.all([
     caller.account.myOrganisations(),
     caller.organisation.current().catch(() => undefined),
+    caller.notification.unreadCount(),
   ]);
   const links = [
     { href: '/dashboard', label: t('nav.dashboard') },
-    ...(orgs.length ? [{ href: '/organisation', label: t('nav.organisation') }] : []),
+    ...(orgs.length
+      ? [
+          { href: '/projects', label: t('nav.projects') },
+          { href: '/organisation', label: t('nav.organisation') },
+        ]
+      : []),
     ...(me.staffRoles.length
       ? [
+          { href: '/staff/applications', label: t('nav.reviews') },
+          { href: '/staff/allocations', label: t('nav.allocations') },
           { href: '/staff/tenants', label: t('nav.tenants') },
           { href: '/staff/audit', label: t('nav.audit') },
         ]
@@ -39,6 +47,12 @@ export default async function PortalLayout({ children }: { children: ReactNode }
           <NavLinks links={links} label={t('nav.main')} />
           <div className="ml-auto flex flex-wrap items-center gap-3">
             {orgs.length > 0 && <OrgSwitcher orgs={orgs.map((o) => ({ id: o.id, name: o.name }))} activeId={active?.id} />}
+            <Link href="/notifications" className="relative rounded-md px-2 py-1 text-sm text-slate-700 ring-1 ring-slate-300 hover:bg-slate-50" aria-label={t('notifications.bell', { count: unread })}>
+              <svg aria-hidden viewBox="0 0 20 20" className="inline h-4 w-4 fill-current align-[-2px]">
+                <path d="M10 2a5 5 0 0 0-5 5v3.6L3.3 13.4A1 1 0 0 0 4.2 15h11.6a1 1 0 0 0 .9-1.6L15 10.6V7a5 5 0 0 0-5-5Zm0 18a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 10 20Z" />
+              </svg>
+              {unread > 0 && <span className="ml-1 rounded-full bg-indigo-600 px-1.5 text-xs font-semibold text-white tabular-nums">{unread}</span>}
+            </Link>
             <LanguageSwitch />
             <span className="hidden text-sm text-slate-600 sm:inline" title={me.email}>
               {me.name}

@@ -11,6 +11,8 @@ import { recordAudit } from './audit';
 import { balanceOfRow, dailyUsage, grantBudget } from './ledger';
 import { projectAccess } from './projects';
 
+export const LEDGER_ROWS_SHOWN = 30;
+
 /** getAllocationOverview returns an allocation with its balance, daily usage, projection and latest ledger rows. */
 export async function getAllocationOverview(db: DbOrTx, viewer: { tenant?: TenantActor; staff?: Actor }, allocationId: string, today: string) {
   const [row] = await db
@@ -38,7 +40,7 @@ export async function getAllocationOverview(db: DbOrTx, viewer: { tenant?: Tenan
     .leftJoin(users, eq(users.id, ledgerEntries.actorUserId))
     .where(eq(ledgerEntries.allocationId, a.id))
     .orderBy(desc(ledgerEntries.id))
-    .limit(100);
+    .limit(LEDGER_ROWS_SHOWN);
   return {
     ...a,
     projectTitle: row.projectTitle,

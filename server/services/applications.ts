@@ -119,7 +119,8 @@ async function linesOf(db: DbOrTx, applicationId: string): Promise<RequestLine[]
 }
 
 /** submitApplication sends a draft to review; access modes with instant review are approved at once. */
-export async function submitApplication(db: Db, actor: TenantActor, applicationId: string, today: string) {
+export async function submitApplication(db: Db, actor: TenantActor, applicationId: string, now: Date) {
+  const today = now.toISOString().slice(0, 10);
   const [existing] = await db.select().from(applications).where(and(eq(applications.id, applicationId), eq(applications.orgId, actor.org.id)));
   if (!existing) throw new AppError('NOT_FOUND', 'error.notFound');
   requireProjectManager(await projectAccess(db, actor, existing.projectId));
@@ -129,10 +130,10 @@ export async function submitApplication(db: Db, actor: TenantActor, applicationI
   return db.transaction(async (tx) => {
     const app = await lockApplication(tx, applicationId, actor.org.id);
     if (!(EDITABLE as readonly string[]).includes(app.status)) throw new AppError('PRECONDITION_FAILED', 'application.notEditable', { status: app.status });
-    await tx.update(applications).set({ status: 'submitted', submittedAt: new Date() }).where(eq(applications.id, applicationId));
+    await tx.update(applications).set({ status: 'submitted', submittedAt: now }).where(eq(applications.id, applicationId));
     await recordAudit(tx, { actorUserId: actor.userId, orgId: actor.org.id, action: 'application.submitted', targetType: 'application', targetId: applicationId, data: { accessModeId: mode.id } });
     if (mode.reviewPath === 'instant') {
-      await decideInTx(tx, null, { ...app, status: 'submitted' }, { outcome: 'approved', grantedLines: lines, comment: '' });
+      await decideInTx(tx, null, { ...app, status: 'submitted' }, { outcome: 'approved', grantedLines: lines, comment: '' }, now);
       return { status: 'approved' as const };
     }
     const reviewers = await tx.select({ userId: staffRoles.userId }).from(staffRoles);
@@ -152,14 +153,14 @@ const OUTCOME_STATUS = { approved: 'approved', rejected: 'rejected', changes_req
 const OUTCOME_NOTICE = { approved: 'notice.applicationApproved', rejected: 'notice.applicationRejected', changes_requested: 'notice.applicationChangesRequested' } as const;
 
 /** decideInTx records a decision and its effects (allocations and grants on approval), audited and notified. */
-async function decideInTx(tx: Tx, reviewer: Actor | null, app: typeof applications.$inferSelect, input: DecisionInput) {
+async function decideInTx(tx: Tx, reviewer: Actor | null, app: typeof applications.$inferSelect, input: DecisionInput, now: Date) {
   const requested = await linesOf(tx, app.id);
   const granted = input.outcome === 'approved' ? input.grantedLines.filter((l) => l.gpuSeconds > 0) : [];
   const [decision] = await tx
     .insert(decisions)
-    .values({ applicationId: app.id, reviewerUserId: reviewer?.userId ?? null, outcome: input.outcome, comment: input.comment, grantedLines: input.outcome === 'approved' ? granted.map((l) => ({ resourceClassId: l.resourceClassId, gpuSeconds: l.gpuSeconds })) : null })
+    .values({ applicationId: app.id, reviewerUserId: reviewer?.userId ?? null, outcome: input.outcome, comment: input.comment, decidedAt: now, grantedLines: input.outcome === 'approved' ? granted.map((l) => ({ resourceClassId: l.resourceClassId, gpuSeconds: l.gpuSeconds })) : null })
     .returning({ id: decisions.id });
-  await tx.update(applications).set({ status: OUTCOME_STATUS[input.outcome], decidedAt: new Date() }).where(eq(applications.id, app.id));
+  await tx.update(applications).set({ status: OUTCOME_STATUS[input.outcome], decidedAt: now }).where(eq(applications.id, app.id));
   const allocationIds: string[] = [];
   if (input.outcome === 'approved') {
     const reason = `application ${app.id} approved`;
@@ -205,7 +206,7 @@ async function decideInTx(tx: Tx, reviewer: Actor | null, app: typeof applicatio
 }
 
 /** decideApplication lets a reviewer approve (possibly less), reject or send back a submitted application. */
-export async function decideApplication(db: Db, reviewer: Actor, applicationId: string, input: DecisionInput) {
+export async function decideApplication(db: Db, reviewer: Actor, applicationId: string, input: DecisionInput, now: Date) {
   if (!isStaff(reviewer)) throw new AppError('FORBIDDEN', 'error.staffOnly');
   return db.transaction(async (tx) => {
     const app = await lockApplication(tx, applicationId);
@@ -217,7 +218,7 @@ export async function decideApplication(db: Db, reviewer: Actor, applicationId: 
     const requested = await linesOf(tx, app.id);
     const problem = checkDecision({ outcome: input.outcome, requested, granted: input.grantedLines, comment: input.comment })[0];
     if (problem) throw new AppError('BAD_REQUEST', problem.key, 'params' in problem ? problem.params : {}, problem.field);
-    return decideInTx(tx, reviewer, app, input);
+    return decideInTx(tx, reviewer, app, input, now);
   });
 }
 

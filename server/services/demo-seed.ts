@@ -6,6 +6,7 @@ import { organisations, staffRoles, users } from '~/db/schema';
 import { hashPassword } from '~/server/auth/password';
 import { signUp } from './accounts';
 import { recordAudit } from './audit';
+import { seedDemoHistory } from './demo-history';
 import { createInvitation } from './invitations';
 
 export const DEMO_PASSWORD = 'demo-password';
@@ -66,10 +67,11 @@ export async function seedDemoCentre(db: Db): Promise<void> {
 }
 
 /** seedDemoCentreIfEmpty seeds the demo centre when the database has no users yet; returns whether it did. */
-export async function seedDemoCentreIfEmpty(db: Db, options: { log?: (line: string) => void } = {}): Promise<boolean> {
+export async function seedDemoCentreIfEmpty(db: Db, options: { log?: (line: string) => void; now?: Date } = {}): Promise<boolean> {
   const [row] = await db.select({ n: count() }).from(users);
   if ((row?.n ?? 0) > 0) return false;
   await seedDemoCentre(db);
+  await seedDemoHistory(db, options.now ?? new Date());
   options.log?.(demoSignInBanner());
   return true;
 }

@@ -138,6 +138,8 @@ export interface ReserveInput {
   actorUserId: string | null;
   /** Today as YYYY-MM-DD, for the period and the monthly cap. */
   today: string;
+  /** When the reservation happened (default now); the demo seed writes history. */
+  at?: Date;
 }
 
 /**
@@ -174,7 +176,7 @@ export async function reserveBudget(tx: Tx, input: ReserveInput): Promise<{ rese
       });
     }
   }
-  const balance = await appendEntries(tx, row, [{ kind: 'reserve', amount: input.amount, jobId: input.jobId, actorUserId: input.actorUserId }]);
+  const balance = await appendEntries(tx, row, [{ kind: 'reserve', amount: input.amount, jobId: input.jobId, actorUserId: input.actorUserId, at: input.at }]);
   return { reserved: input.amount, available: available(balance) };
 }
 

@@ -1,6 +1,8 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { BudgetBar } from '~/app/_components/burn-down-chart';
 import { Alert, Badge, Card, PageHeader, STATUS_TONE } from '~/app/_components/ui';
+import { formatAmount } from '~/app/_lib/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
@@ -26,19 +28,22 @@ function Stat({ label, value, href }: { label: string; value: number; href?: str
 }
 
 export default async function DashboardPage() {
-  const { t } = await getT();
+  const { t, locale } = await getT();
   const me = await requireUser();
   const caller = await api();
-  const [org, counts] = await Promise.all([
+  const [org, counts, queue] = await Promise.all([
     caller.organisation.current().catch(() => undefined),
     me.staffRoles.length ? caller.staff.tenantCounts() : Promise.resolve(undefined),
+    me.staffRoles.length ? caller.staff.applicationQueue() : Promise.resolve(undefined),
   ]);
+  const projects = org ? await caller.project.list() : [];
   return (
     <div className="space-y-6">
       <PageHeader title={t('dashboard.title')} subtitle={t('dashboard.welcome', { name: me.name })} />
       {counts && (
         <Card title={t('dashboard.staffTitle')} actions={<Link className="text-sm font-medium text-indigo-700 hover:underline" href="/staff/tenants?status=pending_verification">{t('dashboard.reviewTenants')}</Link>}>
-          <dl className="grid gap-4 sm:grid-cols-3">
+          <dl className="grid gap-4 sm:grid-cols-4">
+            <Stat label={t('dashboard.applicationsWaiting')} value={queue?.length ?? 0} href="/staff/applications" />
             <Stat label={t('dashboard.tenantsPending')} value={counts.pending_verification} href="/staff/tenants?status=pending_verification" />
             <Stat label={t('dashboard.tenantsActive')} value={counts.active} href="/staff/tenants?status=active" />
             <Stat label={t('dashboard.tenantsSuspended')} value={counts.suspended} href="/staff/tenants?status=suspended" />
@@ -74,6 +79,30 @@ export default async function DashboardPage() {
                 <dd className="mt-1 font-medium tabular-nums">{org.memberCount}</dd>
               </div>
             </dl>
+          </Card>
+          <Card title={t('projects.title')} actions={<Link className="text-sm font-medium text-indigo-700 hover:underline" href="/projects/new">{t('projects.new')}</Link>}>
+            {projects.length === 0 ? (
+              <p className="text-sm text-slate-600">{t('projects.empty')}</p>
+            ) : (
+              <ul className="divide-y divide-slate-100">
+                {projects.map((p) => (
+                  <li key={p.id} className="grid gap-2 py-3 sm:grid-cols-[1fr_20rem] sm:items-center">
+                    <Link href={`/projects/${p.id}`} className="font-medium text-indigo-700 hover:underline">
+                      {p.title}
+                    </Link>
+                    <div className="space-y-1">
+                      {p.activeAllocations.length === 0 && <p className="text-xs text-slate-500">{t('projects.noActiveAllocation')}</p>}
+                      {p.activeAllocations.map((a, i) => (
+                        <div key={i}>
+                          <p className="text-xs text-slate-600">{t('allocation.usedOf', { used: formatAmount(locale, a.unit, a.charged), granted: formatAmount(locale, a.unit, a.granted) })}</p>
+                          <BudgetBar granted={a.granted} charged={a.charged} reserved={a.reserved} label={t('allocation.usedOf', { used: formatAmount(locale, a.unit, a.charged), granted: formatAmount(locale, a.unit, a.granted) })} />
+                        </div>
+                      ))}
+                    </div>
+                  </li>
+                ))}
+              </ul>
+            )}
           </Card>
         </>
       ) : (

@@ -37,5 +37,5 @@ export const applicationRouter = router({
 
   submit: tenantProcedure('member')
     .input(z.object({ applicationId: uuidField }))
-    .mutation(({ ctx, input }) => submitApplication(ctx.db, ctx.tenant, input.applicationId, todayOf(ctx))),
+    .mutation(({ ctx, input }) => submitApplication(ctx.db, ctx.tenant, input.applicationId, ctx.now())),
 });

@@ -58,7 +58,7 @@ export const staffRouter = router({
         outcome: input.outcome,
         comment: input.comment,
         grantedLines: input.grantedLines.map((l) => ({ resourceClassId: l.resourceClassId, gpuSeconds: gpuHoursToSeconds(l.gpuHours) })),
-      }),
+      }, ctx.now()),
     ),
 
   allocations: staffProcedure()

@@ -1,0 +1,76 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { ApplicationForm } from '~/app/_components/application-form';
+import { ApplicationSummary } from '~/app/_components/application-summary';
+import { Alert, PageHeader } from '~/app/_components/ui';
+import { getT } from '~/app/_lib/i18n-server';
+import { requireUser } from '~/app/_lib/session';
+import { api } from '~/server/api/server-caller';
+
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT()).t('application.title') };
+}
+
+export default async function ApplicationPage({ params }: { params: Promise<{ id: string }> }) {
+  await requireUser();
+  const { id } = await params;
+  const { t, locale } = await getT();
+  const caller = await api();
+  const app = await caller.application.get({ applicationId: id }).catch(() => undefined);
+  if (!app) notFound();
+  const latest = app.decisions[0];
+  const editing = app.canEdit ? await Promise.all([caller.catalogue.accessModes(), caller.catalogue.resourceClasses(), caller.project.get({ projectId: app.projectId })]) : undefined;
+  return (
+    <div className="space-y-6">
+      <PageHeader
+        title={t('application.title')}
+        subtitle={
+          <Link href={`/projects/${app.projectId}`} className="text-indigo-700 hover:underline">
+            {app.projectTitle}
+          </Link>
+        }
+      />
+      {app.status === 'submitted' && <Alert tone="info">{t('application.waiting', { days: app.targetDays })}</Alert>}
+      {app.status === 'changes_requested' && latest && (
+        <Alert tone="warning" title={t('application.changesRequestedTitle')}>
+          {latest.comment}
+        </Alert>
+      )}
+      {app.status === 'rejected' && latest && (
+        <Alert tone="error" title={t('application.rejectedTitle')}>
+          {latest.comment}
+        </Alert>
+      )}
+      {app.status === 'approved' && latest && (
+        <Alert tone="success" title={t('application.approvedTitle')}>
+          {latest.comment}
+        </Alert>
+      )}
+      <ApplicationSummary app={app} t={t} locale={locale} allocationHref={(a) => `/allocations/${a}`} />
+      {editing && (
+        <section aria-labelledby="edit-heading" className="space-y-4">
+          <h2 id="edit-heading" className="text-lg font-semibold">
+            {app.status === 'draft' ? t('application.editDraft') : t('application.editAndResubmit')}
+          </h2>
+          <ApplicationForm
+            projectId={app.projectId}
+            applicationId={app.id}
+            modes={editing[0]}
+            classes={editing[1]}
+            baseAllocations={editing[2].allocations.filter((a) => a.unit === 'gpu_seconds' && a.status === 'active').map((a) => ({ id: a.id, label: `${a.resourceClassName ?? ''} (${a.periodStart} – ${a.periodEnd})` }))}
+            initial={{
+              accessModeId: app.accessModeId,
+              kind: app.kind,
+              baseAllocationId: app.baseAllocationId ?? undefined,
+              periodStart: app.periodStart,
+              periodEnd: app.periodEnd,
+              justification: app.justification,
+              gpuHours: Object.fromEntries(app.lines.map((l) => [l.resourceClassId, String(l.gpuSeconds / 3600)])),
+            }}
+          />
+        </section>
+      )}
+    </div>
+  );
+}

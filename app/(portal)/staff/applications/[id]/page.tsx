@@ -1,0 +1,36 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { ApplicationSummary } from '~/app/_components/application-summary';
+import { PageHeader } from '~/app/_components/ui';
+import { getT } from '~/app/_lib/i18n-server';
+import { requireStaff } from '~/app/_lib/session';
+import { api } from '~/server/api/server-caller';
+import { DecisionForm } from './decision-form';
+
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT()).t('review.title') };
+}
+
+export default async function ReviewPage({ params }: { params: Promise<{ id: string }> }) {
+  await requireStaff();
+  const { id } = await params;
+  const { t, locale } = await getT();
+  const caller = await api();
+  const app = await caller.staff.application({ applicationId: id }).catch(() => undefined);
+  if (!app) notFound();
+  return (
+    <div className="space-y-6">
+      <PageHeader
+        title={`${t('review.title')}: ${app.projectTitle}`}
+        subtitle={
+          <Link href="/staff/applications" className="text-indigo-700 hover:underline">
+            {t('review.backToQueue')}
+          </Link>
+        }
+      />
+      <ApplicationSummary app={app} t={t} locale={locale} allocationHref={(a) => `/staff/allocations/${a}`} />
+      {app.status === 'submitted' && <DecisionForm applicationId={app.id} lines={app.lines.map((l) => ({ resourceClassId: l.resourceClassId, name: l.name, gpuHours: l.gpuSeconds / 3600 }))} />}
+    </div>
+  );
+}

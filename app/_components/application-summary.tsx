@@ -1,0 +1,105 @@
+// What an application asks for and what was decided: shared by the applicant's and the reviewer's pages.
+import Link from 'next/link';
+import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
+import { formatDateTime, formatDay, formatGpuHours } from '~/app/_lib/format';
+import { ApplicationStatusBadge } from './status-badges';
+import { Card, Table, Td, Th } from './ui';
+
+export interface ApplicationView {
+  status: 'draft' | 'submitted' | 'changes_requested' | 'approved' | 'rejected';
+  kind: 'new' | 'top_up' | 'renewal';
+  modeName: string;
+  projectTitle: string;
+  orgName: string;
+  applicantName: string;
+  periodStart: string;
+  periodEnd: string;
+  justification: string;
+  submittedAt: Date | null;
+  lines: { resourceClassId: string; name: string; gpuSeconds: number }[];
+  decisions: { id: string; outcome: 'approved' | 'rejected' | 'changes_requested'; comment: string; grantedLines: { resourceClassId: string; gpuSeconds: number }[] | null; decidedAt: Date; reviewerName: string | null }[];
+  allocations: { id: string }[];
+}
+
+export function ApplicationSummary({ app, t, locale, allocationHref }: { app: ApplicationView; t: (key: MessageKey, params?: MessageParams) => string; locale: Locale; allocationHref: (id: string) => string }) {
+  return (
+    <div className="space-y-6">
+      <Card title={t('application.summary')} actions={<ApplicationStatusBadge status={app.status} t={t} />}>
+        <dl className="grid gap-4 text-sm sm:grid-cols-4">
+          <div>
+            <dt className="text-slate-500">{t('application.mode')}</dt>
+            <dd className="mt-1 font-medium">{app.modeName}</dd>
+          </div>
+          <div>
+            <dt className="text-slate-500">{t('application.kind')}</dt>
+            <dd className="mt-1 font-medium">{t(`applicationKind.${app.kind}`)}</dd>
+          </div>
+          <div>
+            <dt className="text-slate-500">{t('application.period')}</dt>
+            <dd className="mt-1 font-medium">
+              {formatDay(locale, app.periodStart)} – {formatDay(locale, app.periodEnd)}
+            </dd>
+          </div>
+          <div>
+            <dt className="text-slate-500">{t('application.applicant')}</dt>
+            <dd className="mt-1 font-medium">
+              {app.applicantName} ({app.orgName})
+            </dd>
+          </div>
+        </dl>
+        <div className="mt-4">
+          <Table>
+            <thead>
+              <tr>
+                <Th>{t('application.resourceClass')}</Th>
+                <Th className="text-right">{t('application.requested')}</Th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {app.lines.map((l) => (
+                <tr key={l.resourceClassId}>
+                  <Td>{l.name}</Td>
+                  <Td className="text-right tabular-nums">{formatGpuHours(locale, l.gpuSeconds)}</Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        </div>
+        <h3 className="mt-6 text-sm font-semibold">{t('application.justification')}</h3>
+        <p className="mt-1 text-sm whitespace-pre-line text-slate-700">{app.justification}</p>
+      </Card>
+      {app.decisions.length > 0 && (
+        <Card title={t('application.decisions')}>
+          <ol className="space-y-4">
+            {app.decisions.map((d) => (
+              <li key={d.id} className="rounded-md p-4 ring-1 ring-slate-200" data-testid="decision">
+                <p className="text-sm">
+                  <span className="font-semibold">{t(`decisionOutcome.${d.outcome}`)}</span>
+                  <span className="text-slate-500">
+                    {' '}
+                    · {d.reviewerName ?? t('application.instantReviewer')} · {formatDateTime(locale, d.decidedAt)}
+                  </span>
+                </p>
+                {d.grantedLines && (
+                  <p className="mt-1 text-sm text-slate-700">
+                    {t('application.granted')}: {d.grantedLines.map((g) => `${formatGpuHours(locale, g.gpuSeconds)} (${app.lines.find((l) => l.resourceClassId === g.resourceClassId)?.name ?? g.resourceClassId})`).join(', ')}
+                  </p>
+                )}
+                {d.comment && <blockquote className="mt-2 border-l-4 border-indigo-200 pl-3 text-sm text-slate-800">{d.comment}</blockquote>}
+              </li>
+            ))}
+          </ol>
+          {app.allocations.length > 0 && (
+            <p className="mt-4 text-sm">
+              {app.allocations.map((a) => (
+                <Link key={a.id} href={allocationHref(a.id)} className="mr-4 font-medium text-indigo-700 hover:underline">
+                  {t('application.viewAllocation')}
+                </Link>
+              ))}
+            </p>
+          )}
+        </Card>
+      )}
+    </div>
+  );
+}
