@@ -376,6 +376,131 @@ export const notifications = pgTable(
   (t) => [index('notifications_user_idx').on(t.userId, t.createdAt)],
 );
 
+// ---- Jobs ----
+
+export const jobKind = pgEnum('job_kind', ['training', 'fine_tuning', 'inference', 'batch']);
+export const jobState = pgEnum('job_state', ['SUBMITTING', 'PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL']);
+
+export const jobs = pgTable(
+  'jobs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id),
+    allocationId: uuid('allocation_id')
+      .notNull()
+      .references(() => allocations.id),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    /** A double click or a retried request with the same key returns the first job. */
+    idempotencyKey: text('idempotency_key').notNull(),
+    name: text('name').notNull(),
+    kind: jobKind('kind').notNull(),
+    resourceClassId: text('resource_class_id')
+      .notNull()
+      .references(() => resourceClasses.id),
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id),
+    gpus: integer('gpus').notNull(),
+    nodes: integer('nodes').notNull(),
+    walltimeSeconds: integer('walltime_seconds').notNull(),
+    image: text('image').notNull(),
+    command: text('command').notNull(),
+    env: jsonb('env').$type<Record<string, string>>().notNull(),
+    /** The estimate shown before submitting (runtime, GPU-hours, cost, energy) with its assumptions. */
+    estimate: jsonb('estimate').$type<Record<string, unknown>>(),
+    /** What the simulated cluster is told happens (runtime, utilisation, exit code). */
+    simulation: jsonb('simulation').$type<{ runtimeSeconds: number; gpuUtilPercent: number; exitCode: number }>(),
+    state: jobState('state').notNull().default('SUBMITTING'),
+    pendingReason: text('pending_reason'),
+    schedulerJobId: text('scheduler_job_id'),
+    /** Budget held at submission: GPU-seconds, or cents on a credit line. */
+    reservedAmount: bigint('reserved_amount', { mode: 'number' }).notNull(),
+    reservedUnit: budgetUnit('reserved_unit').notNull(),
+    /** Tariff at submission, cents per GPU-hour. */
+    centsPerGpuHour: integer('cents_per_gpu_hour').notNull(),
+    submittedAt: timestamp('submitted_at', { withTimezone: true }).notNull().defaultNow(),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+    exitCode: integer('exit_code'),
+    nodeList: jsonb('node_list').$type<string[]>(),
+    // Usage, fixed at settlement.
+    gpuSeconds: bigint('gpu_seconds', { mode: 'number' }),
+    energyWh: bigint('energy_wh', { mode: 'number' }),
+    energyMeasured: boolean('energy_measured'),
+    costCents: bigint('cost_cents', { mode: 'number' }),
+    chargedAmount: bigint('charged_amount', { mode: 'number' }),
+    settledAt: timestamp('settled_at', { withTimezone: true }),
+    cancelRequestedAt: timestamp('cancel_requested_at', { withTimezone: true }),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('jobs_idempotency_idx').on(t.userId, t.idempotencyKey),
+    index('jobs_org_idx').on(t.orgId, t.submittedAt),
+    index('jobs_allocation_idx').on(t.allocationId, t.state),
+    index('jobs_open_idx').on(t.state).where(sql`${t.settledAt} is null`),
+    check('jobs_shape_ck', sql`${t.gpus} > 0 and ${t.nodes} > 0 and ${t.walltimeSeconds} > 0`),
+  ],
+);
+
+export const jobEvents = pgTable(
+  'job_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => jobs.id),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+    state: jobState('state').notNull(),
+    /** A message key of the catalogue or a scheduler reason code. */
+    message: text('message'),
+    data: jsonb('data').$type<Record<string, unknown>>(),
+  },
+  (t) => [index('job_events_job_idx').on(t.jobId, t.at)],
+);
+
+/** The simulated cluster's persisted state: one row per simulated cluster, updated under a row lock. */
+export const simClusterState = pgTable('sim_cluster_state', {
+  id: text('id').primaryKey(),
+  version: integer('version').notNull(),
+  /** The engine's serialised state (server/core/sim EngineState). */
+  state: jsonb('state').notNull(),
+  /** Wall-clock instant that corresponds to `simAnchorSeconds` on the simulation clock. */
+  wallAnchor: timestamp('wall_anchor', { withTimezone: true }).notNull(),
+  simAnchorSeconds: bigint('sim_anchor_seconds', { mode: 'number' }).notNull(),
+  speed: integer('speed').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Jobs the simulated cluster has finished, kept after the engine forgets them, so their accounting can be read. */
+export const simFinishedJobs = pgTable('sim_finished_jobs', {
+  portalJobId: text('portal_job_id').primaryKey(),
+  clusterId: text('cluster_id').notNull(),
+  status: jsonb('status').notNull(),
+  finishedAt: timestamp('finished_at', { withTimezone: true }).notNull(),
+});
+
+/** Samples of the cluster's load and power, for the staff cluster page. */
+export const clusterSamples = pgTable(
+  'cluster_samples',
+  {
+    at: timestamp('at', { withTimezone: true }).notNull(),
+    partition: text('partition').notNull(),
+    totalGpus: integer('total_gpus').notNull(),
+    allocatedGpus: integer('allocated_gpus').notNull(),
+    downGpus: integer('down_gpus').notNull(),
+    powerW: integer('power_w').notNull(),
+    pendingJobs: integer('pending_jobs').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.at, t.partition] })],
+);
+
 export type User = typeof users.$inferSelect;
 export type Organisation = typeof organisations.$inferSelect;
 export type Membership = typeof memberships.$inferSelect;

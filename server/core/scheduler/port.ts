@@ -1,0 +1,87 @@
+// The SchedulerPort: what the portal needs from a batch scheduler (the simulated cluster or a real
+// Slurm through slurmrestd). Types only; adapters in server/adapters/scheduler implement it and must
+// pass the one contract suite (server/adapters/scheduler/contract.ts).
+
+/** Slurm job states the portal knows. */
+export type SchedulerJobState = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'TIMEOUT' | 'CANCELLED' | 'NODE_FAIL';
+
+export const FINAL_STATES: readonly SchedulerJobState[] = ['COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL'];
+
+/** isFinalState tells whether a job in this state will never change again. */
+export function isFinalState(state: SchedulerJobState): boolean {
+  return FINAL_STATES.includes(state);
+}
+
+/** A job as the portal submits it. */
+export interface SchedulerJobSpec {
+  /** The portal's job id: a retried submit with the same id must not create a second job. */
+  portalJobId: string;
+  name: string;
+  /** Partition = the resource class id. */
+  partition: string;
+  gpus: number;
+  nodes: number;
+  walltimeSeconds: number;
+  /** Fair-share account (the project) and user. */
+  account: string;
+  user: string;
+  image: string;
+  command: string;
+  env: Record<string, string>;
+  /**
+   * What the simulated cluster should pretend happens (ignored by a real scheduler):
+   * the runtime the job would need, its mean GPU utilisation and its exit code.
+   */
+  simulation?: { runtimeSeconds: number; gpuUtilPercent: number; exitCode: number };
+}
+
+/** A job's state and accounting as the scheduler reports it. */
+export interface SchedulerJobStatus {
+  portalJobId: string;
+  schedulerJobId: string;
+  state: SchedulerJobState;
+  /** Slurm's reason code while PENDING (Priority, Resources, a limit…), else null. */
+  pendingReason: string | null;
+  startedAt: Date | null;
+  endedAt: Date | null;
+  exitCode: number | null;
+  nodeList: string[];
+  /** GPU-seconds used so far (final once the state is final): GPUs × elapsed run time. */
+  gpuSeconds: number;
+  /** IT energy in watt-hours so far (final once the state is final). */
+  energyWh: number;
+  /** True when the energy was measured by the hardware, false when modelled. */
+  energyMeasured: boolean;
+  /** The site the job ran (or will run) at. */
+  siteId: string | null;
+}
+
+export interface ClusterNodeStatus {
+  name: string;
+  partition: string;
+  state: 'idle' | 'allocated' | 'down';
+  gpus: number;
+  allocatedGpus: number;
+  powerW: number;
+}
+
+/** The cluster as the scheduler sees it now. */
+export interface ClusterDescription {
+  at: Date;
+  partitions: { name: string; siteId: string; gpuModel: string; nodes: number; gpusPerNode: number; maxWalltimeSeconds: number }[];
+  nodes: ClusterNodeStatus[];
+  pendingJobs: number;
+  runningJobs: number;
+  powerW: number;
+}
+
+export interface SchedulerPort {
+  /** submit hands a job to the scheduler; idempotent by portalJobId (a retry returns the first job's id). */
+  submit(spec: SchedulerJobSpec): Promise<{ schedulerJobId: string }>;
+  /** cancel stops a pending or running job; cancelling a finished or unknown job changes nothing. */
+  cancel(portalJobId: string): Promise<void>;
+  /** jobs reports the current status of the given jobs (unknown ids are left out). */
+  jobs(portalJobIds: string[]): Promise<SchedulerJobStatus[]>;
+  /** describeCluster reports partitions, nodes (free, busy, down), queue and power now. */
+  describeCluster(): Promise<ClusterDescription>;
+}
