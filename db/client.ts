@@ -20,6 +20,12 @@ export interface DbHandle {
   db: Db;
   driver: DbTarget['driver'];
   close: () => Promise<void>;
+  /**
+   * tryAdvisoryLock takes a session-level Postgres advisory lock on a dedicated connection and
+   * keeps it while the process lives; false if another process holds it. PGlite always succeeds:
+   * its folder lock already makes this process the only one.
+   */
+  tryAdvisoryLock: (key: number) => Promise<boolean>;
 }
 
 export const MIGRATIONS_FOLDER = path.join(process.cwd(), 'drizzle');
@@ -31,7 +37,22 @@ export async function openDb(target: DbTarget): Promise<DbHandle> {
     const { drizzle } = await import('drizzle-orm/postgres-js');
     const client = postgres(target.url, { max: target.max ?? 10, onnotice: () => undefined });
     const db = drizzle(client, { schema }) as unknown as Db;
-    return { db, driver: 'postgres', close: () => client.end({ timeout: 5 }) };
+    const held: Awaited<ReturnType<typeof client.reserve>>[] = [];
+    return {
+      db,
+      driver: 'postgres',
+      close: async () => {
+        for (const connection of held) connection.release();
+        await client.end({ timeout: 5 });
+      },
+      tryAdvisoryLock: async (key) => {
+        const connection = await client.reserve();
+        const [row] = await connection<{ ok: boolean }[]>`select pg_try_advisory_lock(${key}) as ok`;
+        if (row?.ok) held.push(connection);
+        else connection.release();
+        return Boolean(row?.ok);
+      },
+    };
   }
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
@@ -47,6 +68,7 @@ export async function openDb(target: DbTarget): Promise<DbHandle> {
         await client.close();
         release?.();
       },
+      tryAdvisoryLock: () => Promise.resolve(true),
     };
   } catch (error) {
     release?.();

@@ -2,6 +2,7 @@
 // seed the database. A bad setting or a locked data folder stops the start with a clear message.
 import { DataDirLockedError } from '~/db/lock';
 import { startAppDb } from './db';
+import { getScheduler } from './scheduler';
 import { startWorker } from './worker';
 import { ConfigError, env } from './env.js';
 
@@ -10,7 +11,7 @@ export async function startPortal(): Promise<void> {
   try {
     const config = env();
     const handle = await startAppDb({ command: 'portal server (npm start)' });
-    startWorker(handle.db);
+    startWorker(handle, await getScheduler(handle.db));
     console.log(
       `[portal] database: ${handle.driver === 'pglite' ? `embedded PGlite in ${config.PORTAL_DATA_DIR}/` : 'Postgres (DATABASE_URL)'}; scheduler: ${config.SCHEDULER}; mode: ${config.PORTAL_ENV}`,
     );

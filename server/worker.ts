@@ -1,36 +1,65 @@
 // Background work of the portal, started once per server process (and by `npm run worker`):
-// today, expiring allocations at the end of their period. The job reconciler joins it with the
-// scheduler adapter.
-import type { Db } from '~/db/client';
+// reconciling jobs with the scheduler and settling the ledger (every few seconds), sampling the
+// cluster (every minute) and expiring allocations at the end of their period. With several
+// processes on one real Postgres, an advisory lock lets only one of them act.
+import type { DbHandle } from '~/db/client';
+import type { SchedulerPort } from './core/scheduler/port';
 import { expireDueAllocations } from './services/ledger';
+import { reconcileOnce, recordClusterSample } from './services/reconciler';
+
+export const WORKER_LOCK_KEY = 7_260_001;
 
 export interface Worker {
   stop: () => void;
-  /** Runs one round now (tests and the CLI). */
+  /** tick runs one round now (tests and the CLI). */
   tick: () => Promise<void>;
+}
+
+export interface WorkerOptions {
+  reconcileMs?: number;
+  now?: () => Date;
+  log?: (line: string) => void;
 }
 
 const state: { worker?: Worker } = ((globalThis as { __portalWorker?: { worker?: Worker } }).__portalWorker ??= {});
 
-/** startWorker runs the background rounds every `intervalMs`; a second call in the same process returns the first worker. */
-export function startWorker(db: Db, options: { intervalMs?: number; now?: () => Date; log?: (line: string) => void } = {}): Worker {
+/** startWorker starts the background rounds once per process; it waits for the advisory lock if another process holds it. */
+export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options: WorkerOptions = {}): Worker {
   if (state.worker) return state.worker;
   const now = options.now ?? (() => new Date());
   const log = options.log ?? ((line: string) => console.log(line));
   let running = false;
+  let leader = false;
+  let lastSample = 0;
+  let lastExpiry = 0;
   const tick = async () => {
     if (running) return;
     running = true;
     try {
-      const expired = await expireDueAllocations(db, now().toISOString().slice(0, 10));
-      if (expired.length) log(`[worker] expired ${expired.length} allocation(s) at the end of their period`);
+      if (!leader) {
+        leader = await handle.tryAdvisoryLock(WORKER_LOCK_KEY);
+        if (!leader) return;
+        log('[worker] this process runs the reconciler');
+      }
+      const at = now();
+      const round = await reconcileOnce(handle.db, scheduler, at);
+      if (round.settled) log(`[worker] settled ${round.settled} finished job(s)`);
+      if (at.getTime() - lastSample >= 60_000) {
+        lastSample = at.getTime();
+        await recordClusterSample(handle.db, scheduler, at);
+      }
+      if (at.getTime() - lastExpiry >= 60_000) {
+        lastExpiry = at.getTime();
+        const expired = await expireDueAllocations(handle.db, at.toISOString().slice(0, 10));
+        if (expired.length) log(`[worker] expired ${expired.length} allocation(s) at the end of their period`);
+      }
     } catch (error) {
       console.error('[worker] round failed:', error);
     } finally {
       running = false;
     }
   };
-  const timer = setInterval(() => void tick(), options.intervalMs ?? 60_000);
+  const timer = setInterval(() => void tick(), options.reconcileMs ?? 1000);
   timer.unref();
   void tick();
   state.worker = {

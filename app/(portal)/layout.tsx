@@ -22,12 +22,14 @@ export default async function PortalLayout({ children }: { children: ReactNode }
     ...(orgs.length
       ? [
           { href: '/projects', label: t('nav.projects') },
+          { href: '/jobs', label: t('nav.jobs') },
           { href: '/organisation', label: t('nav.organisation') },
         ]
       : []),
     ...(me.staffRoles.length
       ? [
           { href: '/staff/applications', label: t('nav.reviews') },
+          { href: '/staff/cluster', label: t('nav.cluster') },
           { href: '/staff/allocations', label: t('nav.allocations') },
           { href: '/staff/tenants', label: t('nav.tenants') },
           { href: '/staff/audit', label: t('nav.audit') },

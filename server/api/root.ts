@@ -5,6 +5,7 @@ import { catalogueRouter } from './routers/catalogue';
 import { notificationRouter } from './routers/notification';
 import { projectRouter } from './routers/project';
 import { invitationRouter } from './routers/invitation';
+import { jobRouter } from './routers/job';
 import { organisationRouter } from './routers/organisation';
 import { staffRouter } from './routers/staff';
 import { createCallerFactory, router } from './trpc';
@@ -19,6 +20,7 @@ export const appRouter = router({
   application: applicationRouter,
   allocation: allocationRouter,
   notification: notificationRouter,
+  job: jobRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -7,7 +7,7 @@ import { memberships, organisations, staffRoles, users } from '~/db/schema';
 import { addDays } from '~/server/core/working-days';
 import type { TenantActor } from './actor';
 import { loadActor } from './accounts';
-import { grantCreditLine } from './allocations';
+import { grantCreditLine, setAllocationLimits } from './allocations';
 import { createApplication, decideApplication, submitApplication } from './applications';
 import { createProject } from './projects';
 import { reserveBudget, settleJob } from './ledger';
@@ -40,7 +40,9 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
   const pi = await tenantActor(db, 'pi@uni.example');
   const member = await tenantActor(db, 'member@uni.example');
   const owner = await tenantActor(db, 'owner@company.example');
-  const reviewer = (await loadActor(db, (await db.select({ id: staffRoles.userId }).from(staffRoles).where(eq(staffRoles.role, 'reviewer')))[0]!.id))!;
+  const staffActor = async (role: 'admin' | 'reviewer') => (await loadActor(db, (await db.select({ id: staffRoles.userId }).from(staffRoles).where(eq(staffRoles.role, role)))[0]!.id))!;
+  const reviewer = await staffActor('reviewer');
+  const admin = await staffActor('admin');
 
   // 1. The PI's project with an approved Development allocation, 45 days into its period.
   const start = addDays(today, -45);
@@ -59,6 +61,13 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
   await submitApplication(db, pi, app.id, new Date(`${start}T09:00:00Z`));
   const decided = await decideApplication(db, reviewer, app.id, { outcome: 'approved', grantedLines: [{ resourceClassId: 'h100', gpuSeconds: 1200 * 3600 }], comment: 'Approved with 1,200 GPU-h for the first phase; apply for a top-up with your ablation results.' }, new Date(`${addDays(start, 1)}T14:00:00Z`));
   const allocationId = decided.allocationIds[0]!;
+  await setAllocationLimits(db, admin, {
+    allocationId,
+    maxGpusAtOnce: 192,
+    maxWalltimeSeconds: 48 * 3600,
+    maxQueuedJobs: 50,
+    reason: 'Scaling study needs the whole H100 partition at times',
+  });
   const random = seeded(42);
   for (let d = 44; d >= 1; d--) {
     const day = addDays(today, -d);
@@ -96,7 +105,6 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
     fieldOfScience: 'Robotics',
     members: [],
   });
-  const admin = (await loadActor(db, (await db.select({ id: staffRoles.userId }).from(staffRoles).where(eq(staffRoles.role, 'admin')))[0]!.id))!;
   const credit = await grantCreditLine(db, admin, { projectId: company.id, amountCents: 20_000_00, periodStart: addDays(today, -20), periodEnd: addDays(today, 345), reason: 'Framework contract 2026/11, prepaid credit' });
   await db.update(organisations).set({ monthlyCapCents: 5_000_00 }).where(eq(organisations.id, owner.org.id));
   for (let d = 18; d >= 2; d -= 4) {

@@ -1,10 +1,10 @@
 // The GPU-hour ledger: every change to a budget is an appended row; the allocation row caches the
 // balance and is updated under a row lock in the same transaction, so charged + reserved never
 // exceed granted, under any concurrency. The maths lives in server/core/ledger.
-import { and, eq, gte, inArray, isNotNull, lte, sql } from 'drizzle-orm';
+import { and, eq, gte, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db, DbOrTx, Tx } from '~/db/client';
-import { allocations, ledgerEntries, memberships, organisations, projectMembers, projects } from '~/db/schema';
+import { allocations, jobEvents, jobs, ledgerEntries, memberships, organisations, projectMembers, projects } from '~/db/schema';
 import { applyEntry, available, settleAmounts, usedPermille, type Balance, type LedgerEntryValue, type LedgerKind, type LedgerRefusal } from '~/server/core/ledger/balance';
 import { thresholdsCrossed } from '~/server/core/ledger/burn-down';
 import { gpuSecondsToHours } from '~/server/core/ledger/units';
@@ -198,25 +198,30 @@ export interface SettleResult {
 }
 
 /**
- * settleJob charges a finished job's actual usage and releases its reservation — exactly once:
+ * settleJobInTx charges a finished job's actual usage and releases its reservation — exactly once:
  * settling again (or after a cancel-before-start release) changes nothing and returns settled=false.
- * Overrun rule (core settleAmounts): usage beyond the reservation is charged and flagged.
+ * Overrun rule (core settleAmounts): usage beyond the reservation is charged and flagged. On an
+ * allocation that has already expired, the unused part of the reservation is written off too.
  */
-export async function settleJob(db: Db, input: { jobId: string; actualAmount: number; at?: Date }): Promise<SettleResult> {
+export async function settleJobInTx(tx: Tx, input: { jobId: string; actualAmount: number; at?: Date }): Promise<SettleResult> {
   if (!Number.isSafeInteger(input.actualAmount) || input.actualAmount < 0) throw new AppError('BAD_REQUEST', 'ledger.invalidAmount', {}, 'actualAmount');
-  return db.transaction(async (tx) => {
-    const reservation = await jobReservation(tx, input.jobId);
-    if (!reservation) throw new AppError('NOT_FOUND', 'error.notFound');
-    const row = await lockAllocation(tx, reservation.allocationId);
-    // Re-read under the lock: a concurrent settle may have finished while we waited.
-    const current = await jobReservation(tx, input.jobId);
-    if (current?.releasedId) return { settled: false, charged: 0, released: 0, overrun: 0 };
-    const s = settleAmounts(reservation.amount, input.actualAmount);
-    const entries: EntryInput[] = [{ kind: 'release', amount: s.release, jobId: input.jobId, at: input.at }];
-    if (s.charge > 0) entries.push({ kind: 'charge', amount: s.charge, overrun: s.overrun, jobId: input.jobId, at: input.at });
-    await appendEntries(tx, row, entries);
-    return { settled: true, charged: s.charge, released: s.unused, overrun: s.overrun };
-  });
+  const reservation = await jobReservation(tx, input.jobId);
+  if (!reservation) throw new AppError('NOT_FOUND', 'error.notFound');
+  const row = await lockAllocation(tx, reservation.allocationId);
+  // Re-read under the lock: a concurrent settle may have finished while we waited.
+  const current = await jobReservation(tx, input.jobId);
+  if (current?.releasedId) return { settled: false, charged: 0, released: 0, overrun: 0 };
+  const s = settleAmounts(reservation.amount, input.actualAmount);
+  const entries: EntryInput[] = [{ kind: 'release', amount: s.release, jobId: input.jobId, at: input.at }];
+  if (s.charge > 0) entries.push({ kind: 'charge', amount: s.charge, overrun: s.overrun, jobId: input.jobId, at: input.at });
+  if (row.status === 'expired' && s.unused > 0) entries.push({ kind: 'expire', amount: s.unused, reason: `allocation period ended on ${row.periodEnd}`, at: input.at });
+  await appendEntries(tx, row, entries);
+  return { settled: true, charged: s.charge, released: s.unused, overrun: s.overrun };
+}
+
+/** settleJob settles a job in its own transaction (see settleJobInTx). */
+export async function settleJob(db: Db, input: { jobId: string; actualAmount: number; at?: Date }): Promise<SettleResult> {
+  return db.transaction((tx) => settleJobInTx(tx, input));
 }
 
 /** releaseJobReservation returns a job's whole reservation (cancelled before it started); a second call changes nothing. */
@@ -277,20 +282,22 @@ export async function refundCharge(db: Db, staff: Actor, input: { allocationId: 
   });
 }
 
-/** openReservations lists the jobs holding a reservation on an allocation that was never released. */
+/** openReservations lists the jobs holding a reservation on an allocation that was never released, with the job's state if it has a job record. */
 export async function openReservations(db: DbOrTx, allocationId: string) {
   const release = alias(ledgerEntries, 'release');
   return db
-    .select({ jobId: ledgerEntries.jobId, amount: ledgerEntries.amount })
+    .select({ jobId: ledgerEntries.jobId, amount: ledgerEntries.amount, jobState: jobs.state })
     .from(ledgerEntries)
     .leftJoin(release, and(eq(release.jobId, ledgerEntries.jobId), eq(release.kind, 'release')))
+    .leftJoin(jobs, eq(jobs.id, ledgerEntries.jobId))
     .where(and(eq(ledgerEntries.allocationId, allocationId), eq(ledgerEntries.kind, 'reserve'), isNotNull(ledgerEntries.jobId), sql`${release.id} is null`));
 }
 
 /**
- * expireDueAllocations ends every active allocation whose period is over: open reservations are
- * released with the reason, the rest of the budget is written off as expired, and the people
- * concerned are told. Returns the ids of the allocations expired.
+ * expireDueAllocations ends every active allocation whose period is over: jobs still queued against
+ * it are marked for cancellation (the reconciler stops them at the scheduler) and their reservations
+ * released with the reason; running jobs keep theirs and are charged when they end; the rest of the
+ * budget is written off as expired, and the people concerned are told. Returns the allocations expired.
  */
 export async function expireDueAllocations(db: Db, today: string): Promise<string[]> {
   const due = await db.select({ id: allocations.id }).from(allocations).where(and(eq(allocations.status, 'active'), lte(allocations.periodEnd, today)));
@@ -300,7 +307,17 @@ export async function expireDueAllocations(db: Db, today: string): Promise<strin
       const row = await lockAllocation(tx, id);
       if (row.status !== 'active' || row.periodEnd > today) return;
       const reason = `allocation period ended on ${row.periodEnd}`;
-      const entries: EntryInput[] = (await openReservations(tx, id)).map((r) => ({ kind: 'release', amount: r.amount, jobId: r.jobId, reason }));
+      const queued = (await openReservations(tx, id)).filter((r) => r.jobState !== 'RUNNING');
+      const entries: EntryInput[] = queued.map((r) => ({ kind: 'release', amount: r.amount, jobId: r.jobId, reason }));
+      const queuedJobIds = queued.map((r) => r.jobId).filter((j): j is string => j !== null);
+      if (queuedJobIds.length) {
+        const marked = await tx
+          .update(jobs)
+          .set({ cancelRequestedAt: new Date(), pendingReason: 'AllocationExpired' })
+          .where(and(inArray(jobs.id, queuedJobIds), isNull(jobs.settledAt)))
+          .returning({ id: jobs.id, state: jobs.state });
+        if (marked.length) await tx.insert(jobEvents).values(marked.map((j) => ({ jobId: j.id, state: j.state, message: 'job.event.allocationExpired', data: { end: row.periodEnd } })));
+      }
       const after = entries.reduce((b, e) => {
         const r = applyEntry(b, e);
         return r.ok ? r.balance : b;

@@ -1,8 +1,9 @@
-import { eq } from 'drizzle-orm';
+import { asc, eq, gte } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '~/db/client';
-import { allocations } from '~/db/schema';
+import { allocations, clusterSamples } from '~/db/schema';
 import { AppError } from '~/server/errors';
+import { getScheduler } from '~/server/scheduler';
 import { router, staffProcedure, todayOf } from '~/server/api/trpc';
 import { commentField, dayField, reasonField, resourceClassIdField, uuidField } from '~/server/api/fields';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
@@ -37,6 +38,16 @@ export const staffRouter = router({
         .default({ limit: 100 }),
     )
     .query(({ ctx, input }) => listAudit(ctx.db, input)),
+
+  cluster: staffProcedure().query(async ({ ctx }) => {
+    const scheduler = await getScheduler(ctx.db);
+    const since = new Date(ctx.now().getTime() - 86_400_000);
+    const [description, samples] = await Promise.all([
+      scheduler.describeCluster(),
+      ctx.db.select().from(clusterSamples).where(gte(clusterSamples.at, since)).orderBy(asc(clusterSamples.at)),
+    ]);
+    return { description, samples };
+  }),
 
   applicationQueue: staffProcedure().query(({ ctx }) => reviewQueue(ctx.db, ctx.now())),
 

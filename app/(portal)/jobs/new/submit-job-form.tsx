@@ -1,0 +1,259 @@
+'use client';
+// The job form: where, how big, how long, what to run — with the reservation, cost and energy shown
+// before submitting, and a fine-tuning template that estimates the runtime from model and data size.
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useRouter } from 'next/navigation';
+import { useMemo, useState } from 'react';
+import { Field } from '~/app/_components/field';
+import { useT } from '~/app/_components/i18n';
+import { Alert, Button, Card, cx } from '~/app/_components/ui';
+import { formErrors, type FormErrors } from '~/app/_lib/errors';
+import { formatAmount, formatEuros, formatGpuHours } from '~/app/_lib/format';
+import { useTRPC } from '~/app/_lib/trpc';
+import type { RouterOutputs } from '~/app/_lib/types';
+
+type Targets = RouterOutputs['job']['targets'];
+type Kind = 'training' | 'fine_tuning' | 'inference' | 'batch';
+
+const SHOWN = ['allocationId', 'resourceClassId', 'name', 'kind', 'gpus', 'nodes', 'walltimeMinutes', 'image', 'command', 'env'];
+
+function parseEnv(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const trimmed = line.trim();
+    if (!trimmed || trimmed.startsWith('#')) continue;
+    const eq = trimmed.indexOf('=');
+    if (eq > 0) env[trimmed.slice(0, eq).trim()] = trimmed.slice(eq + 1).trim();
+    else env[trimmed] = '';
+  }
+  return env;
+}
+
+function formatKwh(locale: string, wh: number): string {
+  return `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(wh / 1000)} kWh`;
+}
+
+export function SubmitJobForm({ targets, initialTemplate, initialAllocationId, companyTenant }: { targets: Targets; initialTemplate: 'custom' | 'fine-tune'; initialAllocationId?: string; companyTenant: boolean }) {
+  const { t, locale } = useT();
+  const trpc = useTRPC();
+  const router = useRouter();
+  const firstAllocation = targets.allocations.find((a) => a.id === initialAllocationId) ?? targets.allocations[0]!;
+  const [template, setTemplate] = useState(initialTemplate);
+  const [allocationId, setAllocationId] = useState(firstAllocation.id);
+  const allocation = targets.allocations.find((a) => a.id === allocationId)!;
+  const classesForAllocation = targets.resourceClasses.filter((c) => allocation.resourceClassId === null || c.id === allocation.resourceClassId);
+  const [resourceClassId, setResourceClassId] = useState(classesForAllocation[0]?.id ?? '');
+  const rc = targets.resourceClasses.find((c) => c.id === resourceClassId);
+  const [kind, setKind] = useState<Kind>(initialTemplate === 'fine-tune' ? 'fine_tuning' : 'training');
+  const [name, setName] = useState(initialTemplate === 'fine-tune' ? 'fine-tune' : '');
+  const [gpus, setGpus] = useState('8');
+  const [nodes, setNodes] = useState('1');
+  const [walltimeHours, setWalltimeHours] = useState('2');
+  const [image, setImage] = useState('nvcr.io/nvidia/pytorch:24.05-py3');
+  const [command, setCommand] = useState('torchrun --nproc_per_node=8 train.py --config config.yaml');
+  const [envText, setEnvText] = useState('');
+  const [params, setParams] = useState('7');
+  const [tokens, setTokens] = useState('0.5');
+  const [utilisation, setUtilisation] = useState('40');
+  const [errors, setErrors] = useState<FormErrors>({ fields: {} });
+  const [idempotencyKey] = useState(() => crypto.randomUUID());
+  const submit = useMutation(trpc.job.submit.mutationOptions());
+
+  const gpuCount = Math.max(0, Math.floor(Number(gpus) || 0));
+  const nodeCount = Math.max(0, Math.floor(Number(nodes) || 0));
+  const fineTune = useQuery({
+    ...trpc.job.fineTuneEstimate.queryOptions({ resourceClassId, paramsBillions: Number(params) || 0.001, tokensBillions: Number(tokens) || 0.001, gpus: gpuCount || 1, utilisationPercent: Math.min(90, Math.max(5, Math.round(Number(utilisation) || 40))) }),
+    enabled: template === 'fine-tune' && Boolean(rc) && Number(params) > 0 && Number(tokens) > 0 && gpuCount > 0,
+  });
+  const walltimeMinutes = template === 'fine-tune' && fineTune.data ? fineTune.data.walltimeSeconds / 60 : Math.round((Number(walltimeHours) || 0) * 60);
+  const runtimeSeconds = template === 'fine-tune' ? fineTune.data?.runtimeSeconds : undefined;
+  const estimate = useQuery({
+    ...trpc.job.estimate.queryOptions({ allocationId, resourceClassId, gpus: gpuCount || 1, nodes: nodeCount || 1, walltimeMinutes: Math.max(1, walltimeMinutes), runtimeSeconds }),
+    enabled: Boolean(resourceClassId) && gpuCount > 0 && nodeCount > 0 && walltimeMinutes > 0,
+    placeholderData: (previous) => previous,
+  });
+
+  const envVars = useMemo(() => parseEnv(envText), [envText]);
+
+  async function onSubmit(event: React.FormEvent) {
+    event.preventDefault();
+    setErrors({ fields: {} });
+    try {
+      const job = await submit.mutateAsync({
+        allocationId,
+        resourceClassId,
+        name: name || (template === 'fine-tune' ? `fine-tune ${params}B` : 'job'),
+        kind,
+        gpus: Number(gpus),
+        nodes: Number(nodes),
+        walltimeMinutes,
+        image,
+        command: template === 'fine-tune' && !command.includes('finetune') ? `python finetune.py --model-size ${params}B --tokens ${tokens}B` : command,
+        env: envVars,
+        idempotencyKey,
+        estimate:
+          template === 'fine-tune' && fineTune.data
+            ? { runtimeSeconds: fineTune.data.runtimeSeconds, template: 'fine-tune', assumptions: { paramsBillions: Number(params), tokensBillions: Number(tokens), peakTflops: fineTune.data.peakTflops, utilisationPercent: fineTune.data.utilisationPercent } }
+            : undefined,
+      });
+      router.push(`/jobs/${job.id}`);
+    } catch (error) {
+      setErrors(formErrors(error, SHOWN));
+    }
+  }
+
+  const fe = errors.fields;
+  return (
+    <form onSubmit={onSubmit} className="grid gap-6 lg:grid-cols-[1fr_22rem]" noValidate>
+      <div className="space-y-6">
+        {errors.message && <Alert tone="error">{errors.message}</Alert>}
+        <Card title={t('jobs.template')}>
+          <div className="flex flex-wrap gap-2" role="radiogroup" aria-label={t('jobs.template')}>
+            {(['custom', 'fine-tune'] as const).map((tpl) => (
+              <label key={tpl} className={cx('cursor-pointer rounded-md px-3 py-2 text-sm ring-1', template === tpl ? 'bg-indigo-50 ring-2 ring-indigo-600' : 'ring-slate-300')}>
+                <input
+                  type="radio"
+                  name="template"
+                  className="mr-2"
+                  checked={template === tpl}
+                  onChange={() => {
+                    setTemplate(tpl);
+                    if (tpl === 'fine-tune') {
+                      setKind('fine_tuning');
+                      setCommand(`python finetune.py --model-size ${params}B --tokens ${tokens}B`);
+                    }
+                  }}
+                />
+                {t(tpl === 'custom' ? 'jobs.templateCustom' : 'jobs.templateFineTune')}
+              </label>
+            ))}
+          </div>
+          {companyTenant && template === 'custom' && <p className="mt-2 text-xs text-slate-500">{t('jobs.templateHint')}</p>}
+        </Card>
+
+        <Card title={t('jobs.where')}>
+          <div className="grid gap-4 md:grid-cols-2">
+            <Field label={t('jobs.allocation')} error={fe.allocationId}>
+              <select
+                value={allocationId}
+                onChange={(e) => {
+                  setAllocationId(e.target.value);
+                  const next = targets.allocations.find((a) => a.id === e.target.value)!;
+                  if (next.resourceClassId) setResourceClassId(next.resourceClassId);
+                }}
+              >
+                {targets.allocations.map((a) => (
+                  <option key={a.id} value={a.id}>
+                    {a.projectTitle} — {a.unit === 'cents' ? t('allocation.creditLine') : a.resourceClassId} ({t('allocation.remainingShort', { remaining: formatAmount(locale, a.unit, a.available) })})
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field label={t('application.resourceClass')} error={fe.resourceClassId}>
+              <select value={resourceClassId} onChange={(e) => setResourceClassId(e.target.value)}>
+                {classesForAllocation.map((c) => (
+                  <option key={c.id} value={c.id}>
+                    {c.name} · {c.gpusPerNode} × {c.gpuModel}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          </div>
+          {rc && <p className="mt-2 text-xs text-slate-500">{t('jobs.siteNote', { site: rc.siteName, walltime: rc.maxWalltimeSeconds / 3600, gpusPerNode: rc.gpusPerNode })}</p>}
+        </Card>
+
+        {template === 'fine-tune' && (
+          <Card title={t('jobs.fineTuneTitle')}>
+            <div className="grid gap-4 md:grid-cols-3">
+              <Field label={t('jobs.modelSize')} hint={t('jobs.modelSizeHint')}>
+                <input type="number" min={0.1} step={0.1} value={params} onChange={(e) => setParams(e.target.value)} />
+              </Field>
+              <Field label={t('jobs.tokens')} hint={t('jobs.tokensHint')}>
+                <input type="number" min={0.001} step={0.1} value={tokens} onChange={(e) => setTokens(e.target.value)} />
+              </Field>
+              <Field label={t('jobs.utilisation')} hint={t('jobs.utilisationHint')}>
+                <input type="number" min={5} max={90} step={1} value={utilisation} onChange={(e) => setUtilisation(e.target.value)} />
+              </Field>
+            </div>
+            {fineTune.data && (
+              <div className="mt-4 rounded-md bg-slate-50 p-3 text-sm" data-testid="fine-tune-estimate">
+                <p className="font-medium">{t('jobs.fineTuneRuntime', { hours: Math.round((fineTune.data.runtimeSeconds / 3600) * 10) / 10, walltime: fineTune.data.walltimeSeconds / 3600 })}</p>
+                <p className="mt-1 text-xs text-slate-600">
+                  {t('jobs.fineTuneAssumptions', { params, tokens, flops: fineTune.data.totalFlops.toExponential(2), gpus: gpuCount, model: fineTune.data.gpuModel, peak: fineTune.data.peakTflops, util: fineTune.data.utilisationPercent })}
+                </p>
+              </div>
+            )}
+          </Card>
+        )}
+
+        <Card title={t('jobs.what')}>
+          <div className="grid gap-4 md:grid-cols-2">
+            <Field label={t('jobs.name')} error={fe.name}>
+              <input value={name} onChange={(e) => setName(e.target.value)} maxLength={120} required />
+            </Field>
+            <Field label={t('jobs.kind')} error={fe.kind}>
+              <select value={kind} onChange={(e) => setKind(e.target.value as Kind)}>
+                {(['training', 'fine_tuning', 'inference', 'batch'] as const).map((k) => (
+                  <option key={k} value={k}>
+                    {t(`jobKind.${k}`)}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field label={t('jobs.gpus')} error={fe.gpus}>
+              <input type="number" min={1} step={1} value={gpus} onChange={(e) => setGpus(e.target.value)} required />
+            </Field>
+            <Field label={t('jobs.nodes')} error={fe.nodes}>
+              <input type="number" min={1} step={1} value={nodes} onChange={(e) => setNodes(e.target.value)} required />
+            </Field>
+            {template === 'custom' && (
+              <Field label={t('jobs.walltime')} error={fe.walltimeMinutes} hint={kind === 'inference' ? t('jobs.walltimeInferenceHint') : t('jobs.walltimeHint')}>
+                <input type="number" min={0.1} step={0.5} value={walltimeHours} onChange={(e) => setWalltimeHours(e.target.value)} required />
+              </Field>
+            )}
+            {template === 'fine-tune' && fe.walltimeMinutes && <p className="text-sm text-red-700">{fe.walltimeMinutes}</p>}
+            <Field label={t('jobs.image')} error={fe.image}>
+              <input value={image} onChange={(e) => setImage(e.target.value)} required />
+            </Field>
+            <Field label={t('jobs.command')} error={fe.command} hint={t('jobs.commandHint')} className="md:col-span-2">
+              <textarea rows={5} className="font-mono" value={command} onChange={(e) => setCommand(e.target.value)} required />
+            </Field>
+            <Field label={t('jobs.env')} error={fe.env ?? Object.entries(fe).find(([k]) => k.startsWith('env.'))?.[1]} hint={t('jobs.envHint')} className="md:col-span-2">
+              <textarea rows={3} className="font-mono" value={envText} onChange={(e) => setEnvText(e.target.value)} placeholder="HF_HOME=/scratch/hf" />
+            </Field>
+          </div>
+        </Card>
+      </div>
+
+      <aside className="space-y-4 lg:sticky lg:top-4 lg:self-start">
+        <Card title={t('jobs.beforeYouSubmit')}>
+          {estimate.data ? (
+            <dl className="space-y-3 text-sm" data-testid="job-estimate" aria-live="polite">
+              <div>
+                <dt className="text-slate-500">{t('jobs.reserves')}</dt>
+                <dd className="text-lg font-semibold tabular-nums">{formatAmount(locale, estimate.data.unit, estimate.data.reservation)}</dd>
+                {estimate.data.unit === 'cents' && <dd className="text-xs text-slate-500">{formatGpuHours(locale, estimate.data.reservedGpuSeconds)}</dd>}
+                <dd className="text-xs text-slate-500">{t('jobs.reservesHint')}</dd>
+              </div>
+              <div>
+                <dt className="text-slate-500">{runtimeSeconds ? t('jobs.expectedCost') : t('jobs.maxCost')}</dt>
+                <dd className="text-lg font-semibold tabular-nums">{formatEuros(locale, runtimeSeconds ? estimate.data.expectedCostCents : estimate.data.maxCostCents)}</dd>
+                <dd className="text-xs text-slate-500">{t('jobs.tariff', { price: formatEuros(locale, estimate.data.centsPerGpuHour) })}{companyTenant ? '' : ` · ${t('jobs.academicValue')}`}</dd>
+              </div>
+              <div>
+                <dt className="text-slate-500">{t('jobs.energy')}</dt>
+                <dd className="text-lg font-semibold tabular-nums">{formatKwh(locale, runtimeSeconds ? estimate.data.expectedEnergyWh : estimate.data.maxEnergyWh)}</dd>
+                <dd className="text-xs text-slate-500">{t('jobs.energyHint', { util: estimate.data.assumedGpuUtilPercent })}</dd>
+              </div>
+            </dl>
+          ) : (
+            <p className="text-sm text-slate-500">{estimate.isFetching ? t('common.working') : t('jobs.fillToEstimate')}</p>
+          )}
+          <Button type="submit" disabled={submit.isPending || !resourceClassId} className="mt-5 w-full">
+            {submit.isPending ? t('common.working') : t('jobs.submit')}
+          </Button>
+        </Card>
+      </aside>
+    </form>
+  );
+}

@@ -1,0 +1,99 @@
+'use client';
+// The cluster now (nodes idle / allocated / down, queue, power) and its utilisation over the last day.
+import { useQuery } from '@tanstack/react-query';
+import { useT } from '~/app/_components/i18n';
+import { Card, cx } from '~/app/_components/ui';
+import { formatPercent } from '~/app/_lib/format';
+import { useTRPC } from '~/app/_lib/trpc';
+
+const NODE_STYLE = { idle: 'bg-emerald-100 ring-emerald-300', allocated: 'bg-indigo-500 ring-indigo-600', down: 'bg-red-400 ring-red-500' } as const;
+
+function UtilisationChart({ points, label }: { points: { at: Date; fraction: number }[]; label: string }) {
+  const W = 720;
+  const H = 160;
+  const P = 28;
+  if (points.length < 2) return null;
+  const t0 = points[0]!.at.getTime();
+  const t1 = points[points.length - 1]!.at.getTime();
+  const x = (t: number) => P + ((t - t0) / Math.max(1, t1 - t0)) * (W - 2 * P);
+  const y = (f: number) => H - P - f * (H - 2 * P);
+  const d = points.map((p, i) => `${i ? 'L' : 'M'}${x(p.at.getTime()).toFixed(1)},${y(p.fraction).toFixed(1)}`).join(' ');
+  return (
+    <svg viewBox={`0 0 ${W} ${H}`} className="h-auto w-full" role="img" aria-label={label}>
+      {[0, 0.5, 1].map((f) => (
+        <g key={f}>
+          <line x1={P} x2={W - P} y1={y(f)} y2={y(f)} className="stroke-slate-200" />
+          <text x={P - 4} y={y(f) + 3} textAnchor="end" className="fill-slate-500 text-[9px]">
+            {Math.round(f * 100)}%
+          </text>
+        </g>
+      ))}
+      <path d={`${d} L${x(t1)},${y(0)} L${x(t0)},${y(0)} Z`} className="fill-indigo-100" />
+      <path d={d} fill="none" className="stroke-indigo-600" strokeWidth={2} />
+    </svg>
+  );
+}
+
+export function ClusterView() {
+  const { t, locale } = useT();
+  const trpc = useTRPC();
+  const query = useQuery({ ...trpc.staff.cluster.queryOptions(), refetchInterval: 3000 });
+  if (!query.data) return <p className="text-sm text-slate-500">{t('common.working')}</p>;
+  const { description: c, samples } = query.data;
+  const total = c.nodes.reduce((s, n) => s + n.gpus, 0);
+  const allocated = c.nodes.reduce((s, n) => s + n.allocatedGpus, 0);
+  const byTime = new Map<number, { total: number; allocated: number }>();
+  for (const s of samples) {
+    const key = new Date(s.at).getTime();
+    const v = byTime.get(key) ?? { total: 0, allocated: 0 };
+    v.total += s.totalGpus;
+    v.allocated += s.allocatedGpus;
+    byTime.set(key, v);
+  }
+  const points = [...byTime.entries()].sort((a, b) => a[0] - b[0]).map(([at, v]) => ({ at: new Date(at), fraction: v.total ? v.allocated / v.total : 0 }));
+  const avg = points.length ? points.reduce((s, p) => s + p.fraction, 0) / points.length : 0;
+  const stats = [
+    [t('cluster.gpusInUse'), `${allocated} / ${total} (${formatPercent(locale, total ? allocated / total : 0)})`],
+    [t('cluster.queue'), `${c.pendingJobs} ${t('cluster.pending')} · ${c.runningJobs} ${t('cluster.running')}`],
+    [t('cluster.powerNow'), `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(c.powerW / 1000)} kW`],
+    [t('cluster.nodesDown'), String(c.nodes.filter((n) => n.state === 'down').length)],
+  ];
+  return (
+    <div className="space-y-6">
+      <dl className="grid gap-4 sm:grid-cols-4">
+        {stats.map(([label, value]) => (
+          <div key={label} className="rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200">
+            <dt className="text-xs text-slate-500">{label}</dt>
+            <dd className="mt-1 text-lg font-semibold tabular-nums" data-testid={`cluster-${label}`}>
+              {value}
+            </dd>
+          </div>
+        ))}
+      </dl>
+      <Card title={t('cluster.utilisationDay', { avg: formatPercent(locale, avg) })}>
+        {points.length < 2 ? <p className="text-sm text-slate-500">{t('cluster.collecting')}</p> : <UtilisationChart points={points} label={t('cluster.utilisationDay', { avg: formatPercent(locale, avg) })} />}
+      </Card>
+      {c.partitions.map((p) => {
+        const nodes = c.nodes.filter((n) => n.partition === p.name);
+        return (
+          <Card key={p.name} title={`${p.name} · ${p.gpuModel} · ${p.siteId}`}>
+            <ul className="grid grid-cols-8 gap-2 sm:grid-cols-16" aria-label={t('cluster.nodesOf', { partition: p.name })}>
+              {nodes.map((n) => (
+                <li key={n.name} title={`${n.name}: ${t(`cluster.node.${n.state}`)} · ${n.allocatedGpus}/${n.gpus} GPU · ${Math.round(n.powerW)} W`} className={cx('h-8 rounded ring-1', NODE_STYLE[n.state])}>
+                  <span className="sr-only">{`${n.name}: ${t(`cluster.node.${n.state}`)}, ${n.allocatedGpus}/${n.gpus} GPU, ${Math.round(n.powerW)} W`}</span>
+                </li>
+              ))}
+            </ul>
+            <p className="mt-3 flex gap-4 text-xs text-slate-600">
+              {(['idle', 'allocated', 'down'] as const).map((s) => (
+                <span key={s} className="flex items-center gap-1">
+                  <span className={cx('inline-block h-3 w-3 rounded ring-1', NODE_STYLE[s])} aria-hidden /> {t(`cluster.node.${s}`)} ({nodes.filter((n) => n.state === s).length})
+                </span>
+              ))}
+            </p>
+          </Card>
+        );
+      })}
+    </div>
+  );
+}

@@ -1,0 +1,20 @@
+import type { Metadata } from 'next';
+import { PageHeader } from '~/app/_components/ui';
+import { getT } from '~/app/_lib/i18n-server';
+import { requireStaff } from '~/app/_lib/session';
+import { ClusterView } from './cluster-view';
+
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT()).t('cluster.title') };
+}
+
+export default async function ClusterPage() {
+  await requireStaff();
+  const { t } = await getT();
+  return (
+    <div className="space-y-6">
+      <PageHeader title={t('cluster.title')} subtitle={t('cluster.subtitle')} />
+      <ClusterView />
+    </div>
+  );
+}

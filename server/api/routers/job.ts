@@ -1,0 +1,102 @@
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { resourceClasses } from '~/db/schema';
+import { router, tenantProcedure, todayOf } from '~/server/api/trpc';
+import { resourceClassIdField, uuidField } from '~/server/api/fields';
+import { fineTuneEstimate } from '~/server/core/jobs/estimates';
+import { AppError } from '~/server/errors';
+import { getScheduler } from '~/server/scheduler';
+import { syntheticOutput } from '~/server/core/jobs/synthetic-output';
+import { cancelJob, estimateJob, getJob, jobTargets, listJobs, submitJob } from '~/server/services/jobs';
+
+export const MAX_SCRIPT_CHARS = 100_000;
+const MAX_WALLTIME_MINUTES = 30 * 24 * 60;
+
+const shape = {
+  allocationId: uuidField,
+  resourceClassId: resourceClassIdField,
+  gpus: z.number().int().min(1).max(4096),
+  nodes: z.number().int().min(1).max(1024),
+  walltimeMinutes: z.number().int().min(1).max(MAX_WALLTIME_MINUTES),
+};
+
+const envField = z
+  .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'job.envName'), z.string().max(4096))
+  .refine((env) => Object.keys(env).length <= 50, 'job.envTooMany')
+  .default({});
+
+export const submitJobInput = z.object({
+  ...shape,
+  name: z.string().trim().min(1).max(120),
+  kind: z.enum(['training', 'fine_tuning', 'inference', 'batch']),
+  image: z.string().trim().min(1).max(300).regex(/^[\w.\-/:@]+$/, 'job.imageFormat'),
+  command: z.string().trim().min(1).max(MAX_SCRIPT_CHARS),
+  env: envField,
+  idempotencyKey: z.string().min(8).max(100),
+  estimate: z
+    .object({
+      runtimeSeconds: z.number().int().positive().optional(),
+      template: z.string().max(60).optional(),
+      assumptions: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+    })
+    .optional(),
+});
+
+export const jobRouter = router({
+  estimate: tenantProcedure('member')
+    .input(z.object({ ...shape, runtimeSeconds: z.number().int().positive().optional() }))
+    .query(({ ctx, input }) => estimateJob(ctx.db, ctx.tenant, { ...input, walltimeSeconds: input.walltimeMinutes * 60 })),
+
+  /** The fine-tuning template's runtime estimate: 6 × parameters × tokens FLOPs over peak × utilisation. */
+  fineTuneEstimate: tenantProcedure('member')
+    .input(
+      z.object({
+        resourceClassId: resourceClassIdField,
+        paramsBillions: z.number().positive().max(2000),
+        tokensBillions: z.number().positive().max(100_000),
+        gpus: z.number().int().min(1).max(4096),
+        utilisationPercent: z.number().int().min(5).max(90).default(40),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      const [rc] = await ctx.db.select({ peakTflops: resourceClasses.peakTflops, gpuModel: resourceClasses.gpuModel }).from(resourceClasses).where(eq(resourceClasses.id, input.resourceClassId));
+      if (!rc) throw new AppError('BAD_REQUEST', 'job.unknownClass', { resourceClass: input.resourceClassId }, 'resourceClassId');
+      return { ...fineTuneEstimate({ ...input, peakTflops: rc.peakTflops }), peakTflops: rc.peakTflops, gpuModel: rc.gpuModel, utilisationPercent: input.utilisationPercent };
+    }),
+
+  submit: tenantProcedure('member')
+    .input(submitJobInput)
+    .mutation(async ({ ctx, input }) => {
+      const scheduler = await getScheduler(ctx.db);
+      const job = await submitJob(ctx.db, scheduler, ctx.tenant, { ...input, walltimeSeconds: input.walltimeMinutes * 60 }, ctx.now());
+      return { id: job.id, state: job.state };
+    }),
+
+  cancel: tenantProcedure('member')
+    .input(z.object({ jobId: uuidField }))
+    .mutation(async ({ ctx, input }) => cancelJob(ctx.db, await getScheduler(ctx.db), ctx.tenant, input.jobId, ctx.now())),
+
+  list: tenantProcedure('member')
+    .input(
+      z
+        .object({
+          status: z.enum(['active', 'finished', 'all']).default('all'),
+          projectId: uuidField.optional(),
+          kind: z.enum(['training', 'fine_tuning', 'inference', 'batch']).optional(),
+          limit: z.number().int().min(1).max(500).default(100),
+        })
+        .default({ status: 'all', limit: 100 }),
+    )
+    .query(({ ctx, input }) => listJobs(ctx.db, ctx.tenant, input)),
+
+  get: tenantProcedure('member')
+    .input(z.object({ jobId: uuidField }))
+    .query(async ({ ctx, input }) => {
+      const job = await getJob(ctx.db, ctx.tenant, input.jobId);
+      const elapsedSeconds = job.gpuSeconds !== null ? Math.round(job.gpuSeconds / job.gpus) : 0;
+      return { ...job, output: syntheticOutput({ jobId: job.id, kind: job.kind, image: job.image, nodeList: job.nodeList ?? [], gpus: job.gpus, state: job.state, elapsedSeconds, exitCode: job.exitCode }) };
+    }),
+
+  /** Where the actor may run jobs: active allocations of their projects, and the resource classes their tenant may use. */
+  targets: tenantProcedure('member').query(({ ctx }) => jobTargets(ctx.db, ctx.tenant, todayOf(ctx))),
+});

@@ -1,0 +1,69 @@
+// Admission of a job: every limit a submission must respect, checked before anything is written.
+// Pure; the refusal names the limit and by how much it is exceeded. The budget itself (GPUs ×
+// walltime, the monthly cap) is checked by the ledger when it reserves, in the same transaction.
+
+export type Residency = 'any' | 'EU' | 'DE';
+
+export interface AdmissionInput {
+  tenant: { status: 'pending_verification' | 'active' | 'suspended'; residency: Residency };
+  resourceClass: { id: string; gpusPerNode: number; nodes: number; maxWalltimeSeconds: number; site: { country: string; inEu: boolean } };
+  allocation: {
+    status: 'active' | 'expired' | 'suspended';
+    resourceClassId: string | null;
+    maxGpusAtOnce: number | null;
+    maxWalltimeSeconds: number | null;
+    maxQueuedJobs: number | null;
+  };
+  /** GPUs of the allocation's jobs that are pending or running now, and how many are pending. */
+  inUse: { gpus: number; queuedJobs: number };
+  request: { gpus: number; nodes: number; walltimeSeconds: number };
+}
+
+export type AdmissionRefusal = {
+  code: 'BAD_REQUEST' | 'FORBIDDEN' | 'PRECONDITION_FAILED';
+  field: 'gpus' | 'nodes' | 'walltimeMinutes' | 'resourceClassId' | 'allocationId' | null;
+  key: string;
+  params: Record<string, number | string>;
+};
+
+const hours = (seconds: number) => Math.round((seconds / 3600) * 100) / 100;
+
+/** residencyAllowsSite tells whether a tenant's residency rule lets its jobs run at a site. */
+export function residencyAllowsSite(residency: Residency, site: { country: string; inEu: boolean }): boolean {
+  if (residency === 'DE') return site.country === 'DE';
+  if (residency === 'EU') return site.inEu;
+  return true;
+}
+
+/** admitJob returns the first limit a job submission breaks, or null when it may be submitted. */
+export function admitJob(input: AdmissionInput): AdmissionRefusal | null {
+  const { tenant, resourceClass: rc, allocation: a, inUse, request: r } = input;
+  if (tenant.status === 'pending_verification') return { code: 'FORBIDDEN', field: null, key: 'job.tenantPending', params: {} };
+  if (tenant.status === 'suspended') return { code: 'FORBIDDEN', field: null, key: 'job.tenantSuspended', params: {} };
+  if (!residencyAllowsSite(tenant.residency, rc.site)) {
+    return { code: 'BAD_REQUEST', field: 'resourceClassId', key: 'job.residency', params: { residency: tenant.residency, country: rc.site.country } };
+  }
+  if (a.status !== 'active') return { code: 'PRECONDITION_FAILED', field: 'allocationId', key: 'job.allocationNotActive', params: { status: a.status } };
+  if (a.resourceClassId !== null && a.resourceClassId !== rc.id) {
+    return { code: 'BAD_REQUEST', field: 'resourceClassId', key: 'job.classNotInAllocation', params: { allocated: a.resourceClassId } };
+  }
+  if (r.nodes > rc.nodes) return { code: 'BAD_REQUEST', field: 'nodes', key: 'job.tooManyNodes', params: { requested: r.nodes, max: rc.nodes } };
+  if (r.gpus % r.nodes !== 0) return { code: 'BAD_REQUEST', field: 'gpus', key: 'job.gpusNotDivisible', params: { gpus: r.gpus, nodes: r.nodes } };
+  const perNode = r.gpus / r.nodes;
+  if (perNode > rc.gpusPerNode) {
+    return { code: 'BAD_REQUEST', field: 'gpus', key: 'job.tooManyGpusPerNode', params: { perNode, max: rc.gpusPerNode, minNodes: Math.ceil(r.gpus / rc.gpusPerNode) } };
+  }
+  if (r.walltimeSeconds > rc.maxWalltimeSeconds) {
+    return { code: 'BAD_REQUEST', field: 'walltimeMinutes', key: 'job.walltimeOverPartition', params: { requested: hours(r.walltimeSeconds), max: hours(rc.maxWalltimeSeconds), over: hours(r.walltimeSeconds - rc.maxWalltimeSeconds) } };
+  }
+  if (a.maxWalltimeSeconds !== null && r.walltimeSeconds > a.maxWalltimeSeconds) {
+    return { code: 'PRECONDITION_FAILED', field: 'walltimeMinutes', key: 'job.walltimeOverAllocation', params: { requested: hours(r.walltimeSeconds), max: hours(a.maxWalltimeSeconds), over: hours(r.walltimeSeconds - a.maxWalltimeSeconds) } };
+  }
+  if (a.maxGpusAtOnce !== null && inUse.gpus + r.gpus > a.maxGpusAtOnce) {
+    return { code: 'PRECONDITION_FAILED', field: 'gpus', key: 'job.gpusAtOnce', params: { limit: a.maxGpusAtOnce, inUse: inUse.gpus, requested: r.gpus, over: inUse.gpus + r.gpus - a.maxGpusAtOnce } };
+  }
+  if (a.maxQueuedJobs !== null && inUse.queuedJobs >= a.maxQueuedJobs) {
+    return { code: 'PRECONDITION_FAILED', field: null, key: 'job.queuedJobs', params: { limit: a.maxQueuedJobs } };
+  }
+  return null;
+}

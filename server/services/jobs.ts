@@ -1,0 +1,293 @@
+// Jobs: submitted from the browser, admitted against every limit, paid for by a reservation made in
+// the same transaction that creates the job, handed to the scheduler, and watched until they end.
+import { and, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import type { Db, DbOrTx } from '~/db/client';
+import { allocations, jobEvents, jobs, organisations, projectMembers, projects, resourceClasses, sites, tariffs } from '~/db/schema';
+import { admitJob } from '~/server/core/jobs/admission';
+import { jobEnergyEstimateWh, jobReservation, simulatedOutcome, type JobKind } from '~/server/core/jobs/estimates';
+import { roleAtLeast } from '~/server/core/roles';
+import type { SchedulerPort } from '~/server/core/scheduler/port';
+import { AppError, isUniqueViolation } from '~/server/errors';
+import type { MessageKey } from '~/server/i18n';
+import type { TenantActor } from './actor';
+import { listResourceClasses } from './catalogue';
+import { releaseJobReservation, reserveBudget } from './ledger';
+import { projectAccess } from './projects';
+
+export interface SubmitJobInput {
+  allocationId: string;
+  resourceClassId: string;
+  name: string;
+  kind: JobKind;
+  gpus: number;
+  nodes: number;
+  walltimeSeconds: number;
+  image: string;
+  command: string;
+  env: Record<string, string>;
+  idempotencyKey: string;
+  /** The estimate shown before submitting, kept with the job. */
+  estimate?: Record<string, unknown> & { runtimeSeconds?: number };
+}
+
+export const ACTIVE_STATES = ['SUBMITTING', 'PENDING', 'RUNNING'] as const;
+
+async function findByKey(db: DbOrTx, userId: string, key: string) {
+  const [job] = await db.select().from(jobs).where(and(eq(jobs.userId, userId), eq(jobs.idempotencyKey, key)));
+  return job;
+}
+
+/** jobContext loads what admission and pricing need: the allocation (of the actor's tenant), its resource class, site and tariff. */
+async function jobContext(db: DbOrTx, actor: TenantActor, input: { allocationId: string; resourceClassId: string }) {
+  const [allocation] = await db.select().from(allocations).where(and(eq(allocations.id, input.allocationId), eq(allocations.orgId, actor.org.id)));
+  if (!allocation) throw new AppError('NOT_FOUND', 'job.unknownAllocation', {}, 'allocationId');
+  const access = await projectAccess(db, actor, allocation.projectId).catch(() => {
+    throw new AppError('FORBIDDEN', 'job.notInProject', {}, 'allocationId');
+  });
+  const [rc] = await db
+    .select({ rc: resourceClasses, site: sites, centsPerGpuHour: tariffs.centsPerGpuHour })
+    .from(resourceClasses)
+    .innerJoin(sites, eq(sites.id, resourceClasses.siteId))
+    .innerJoin(tariffs, and(eq(tariffs.resourceClassId, resourceClasses.id), eq(tariffs.tenantKind, actor.org.kind)))
+    .where(and(eq(resourceClasses.id, input.resourceClassId), eq(resourceClasses.active, true)));
+  if (!rc) throw new AppError('BAD_REQUEST', 'job.unknownClass', { resourceClass: input.resourceClassId }, 'resourceClassId');
+  const [org] = await db.select({ status: organisations.status, residency: organisations.residency }).from(organisations).where(eq(organisations.id, actor.org.id));
+  return { allocation, access, rc: rc.rc, site: rc.site, centsPerGpuHour: rc.centsPerGpuHour, org: org! };
+}
+
+/** estimateJob returns what a job would reserve, cost and consume, without submitting it. */
+export async function estimateJob(db: DbOrTx, actor: TenantActor, input: Pick<SubmitJobInput, 'allocationId' | 'resourceClassId' | 'gpus' | 'walltimeSeconds'> & { runtimeSeconds?: number }) {
+  const { allocation, rc, centsPerGpuHour } = await jobContext(db, actor, input);
+  const runtime = Math.min(input.runtimeSeconds ?? input.walltimeSeconds, input.walltimeSeconds);
+  return {
+    unit: allocation.unit,
+    reservation: jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour }),
+    reservedGpuSeconds: input.gpus * input.walltimeSeconds,
+    maxCostCents: jobReservation({ unit: 'cents', gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour }),
+    expectedCostCents: jobReservation({ unit: 'cents', gpus: input.gpus, walltimeSeconds: runtime, centsPerGpuHour }),
+    centsPerGpuHour,
+    maxEnergyWh: jobEnergyEstimateWh(rc, input.gpus, input.walltimeSeconds, 90),
+    expectedEnergyWh: jobEnergyEstimateWh(rc, input.gpus, runtime, 90),
+    assumedGpuUtilPercent: 90,
+  };
+}
+
+/**
+ * submitJob admits a job, creates it and reserves its budget in one transaction, then hands it to the
+ * scheduler. The idempotency key makes a double click or a retried request return the first job.
+ */
+export async function submitJob(db: Db, scheduler: SchedulerPort, actor: TenantActor, input: SubmitJobInput, now: Date) {
+  const existing = await findByKey(db, actor.userId, input.idempotencyKey);
+  if (existing) return existing;
+  const { allocation, access, rc, site, centsPerGpuHour, org } = await jobContext(db, actor, input);
+  if (!access.projectRole && !roleAtLeast(actor.role, 'manager')) throw new AppError('FORBIDDEN', 'job.notInProject', {}, 'allocationId');
+  const [inUse] = await db
+    .select({
+      gpus: sql<string>`coalesce(sum(${jobs.gpus}), 0)`,
+      queued: sql<string>`count(*) filter (where ${jobs.state} in ('SUBMITTING', 'PENDING'))`,
+    })
+    .from(jobs)
+    .where(and(eq(jobs.allocationId, allocation.id), inArray(jobs.state, [...ACTIVE_STATES])));
+  const refusal = admitJob({
+    tenant: { status: org.status, residency: org.residency },
+    resourceClass: { id: rc.id, gpusPerNode: rc.gpusPerNode, nodes: rc.nodes, maxWalltimeSeconds: rc.maxWalltimeSeconds, site: { country: site.country, inEu: site.inEu } },
+    allocation,
+    inUse: { gpus: Number(inUse?.gpus ?? 0), queuedJobs: Number(inUse?.queued ?? 0) },
+    request: input,
+  });
+  if (refusal) throw new AppError(refusal.code, refusal.key as MessageKey, refusal.params, refusal.field ?? undefined);
+  const amount = jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour });
+  let job: typeof jobs.$inferSelect;
+  try {
+    job = await db.transaction(async (tx) => {
+      const [created] = await tx
+        .insert(jobs)
+        .values({
+          orgId: actor.org.id,
+          projectId: allocation.projectId,
+          allocationId: allocation.id,
+          userId: actor.userId,
+          idempotencyKey: input.idempotencyKey,
+          name: input.name,
+          kind: input.kind,
+          resourceClassId: rc.id,
+          siteId: site.id,
+          gpus: input.gpus,
+          nodes: input.nodes,
+          walltimeSeconds: input.walltimeSeconds,
+          image: input.image,
+          command: input.command,
+          env: input.env,
+          estimate: input.estimate ?? null,
+          reservedAmount: amount,
+          reservedUnit: allocation.unit,
+          centsPerGpuHour,
+          submittedAt: now,
+          updatedAt: now,
+        })
+        .returning();
+      const simulation = simulatedOutcome({ jobId: created!.id, kind: input.kind, walltimeSeconds: input.walltimeSeconds, estimatedRuntimeSeconds: input.estimate?.runtimeSeconds });
+      await tx.update(jobs).set({ simulation }).where(eq(jobs.id, created!.id));
+      await reserveBudget(tx, { allocationId: allocation.id, orgId: actor.org.id, jobId: created!.id, amount, actorUserId: actor.userId, today: now.toISOString().slice(0, 10), at: now });
+      await tx.insert(jobEvents).values({ jobId: created!.id, at: now, state: 'SUBMITTING', message: 'job.event.submitted' });
+      return { ...created!, simulation };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, 'jobs_idempotency_idx')) {
+      const first = await findByKey(db, actor.userId, input.idempotencyKey);
+      if (first) return first;
+    }
+    throw error;
+  }
+  await handToScheduler(db, scheduler, job, now);
+  return (await db.select().from(jobs).where(eq(jobs.id, job.id)))[0]!;
+}
+
+/** handToScheduler submits a created job to the scheduler; on failure the job stays SUBMITTING and the reconciler retries. */
+export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: typeof jobs.$inferSelect, now: Date): Promise<boolean> {
+  try {
+    const { schedulerJobId } = await scheduler.submit({
+      portalJobId: job.id,
+      name: job.name,
+      partition: job.resourceClassId,
+      gpus: job.gpus,
+      nodes: job.nodes,
+      walltimeSeconds: job.walltimeSeconds,
+      account: job.projectId,
+      user: job.userId,
+      image: job.image,
+      command: job.command,
+      env: job.env,
+      simulation: job.simulation ?? undefined,
+    });
+    const updated = await db
+      .update(jobs)
+      .set({ state: 'PENDING', schedulerJobId, updatedAt: now })
+      .where(and(eq(jobs.id, job.id), eq(jobs.state, 'SUBMITTING')))
+      .returning({ id: jobs.id });
+    if (updated.length) await db.insert(jobEvents).values({ jobId: job.id, at: now, state: 'PENDING', message: 'job.event.queued', data: { schedulerJobId } });
+    return true;
+  } catch (error) {
+    console.error(`[jobs] handing job ${job.id} to the scheduler failed; the reconciler will retry:`, error);
+    return false;
+  }
+}
+
+/** canActOnJob tells whether the actor may cancel a job: its submitter, the project's PI or managers, or tenant leads. */
+function canActOnJob(job: typeof jobs.$inferSelect, actor: TenantActor, projectRole: string | null): boolean {
+  return job.userId === actor.userId || projectRole === 'pi' || projectRole === 'manager' || roleAtLeast(actor.role, 'manager');
+}
+
+/** cancelJob stops a job; a job not yet at the scheduler is cancelled at once and its reservation released. */
+export async function cancelJob(db: Db, scheduler: SchedulerPort, actor: TenantActor, jobId: string, now: Date) {
+  const job = await loadJob(db, actor, jobId);
+  const access = await projectAccess(db, actor, job.projectId);
+  if (!canActOnJob(job, actor, access.projectRole)) throw new AppError('FORBIDDEN', 'job.cancelNotAllowed');
+  if (job.settledAt || !(ACTIVE_STATES as readonly string[]).includes(job.state)) return { state: job.state };
+  await db.update(jobs).set({ cancelRequestedAt: now, updatedAt: now }).where(and(eq(jobs.id, jobId), isNull(jobs.cancelRequestedAt)));
+  await db.insert(jobEvents).values({ jobId, at: now, state: job.state, message: 'job.event.cancelRequested', data: { by: actor.name } });
+  if (job.state === 'SUBMITTING') {
+    await cancelUnsubmitted(db, jobId, now, 'job.event.cancelled');
+    return { state: 'CANCELLED' as const };
+  }
+  await scheduler.cancel(jobId);
+  return { state: job.state };
+}
+
+/** cancelUnsubmitted ends a job the scheduler never got: CANCELLED, settled with no usage, reservation released. */
+export async function cancelUnsubmitted(db: Db, jobId: string, now: Date, message: MessageKey): Promise<void> {
+  await db.transaction(async (tx) => {
+    const done = await tx
+      .update(jobs)
+      .set({ state: 'CANCELLED', endedAt: now, gpuSeconds: 0, energyWh: 0, energyMeasured: false, costCents: 0, chargedAmount: 0, settledAt: now, updatedAt: now })
+      .where(and(eq(jobs.id, jobId), eq(jobs.state, 'SUBMITTING'), isNull(jobs.settledAt)))
+      .returning({ id: jobs.id });
+    if (!done.length) return;
+    await releaseJobReservation(tx, { jobId, reason: 'cancelled before it reached the scheduler' });
+    await tx.insert(jobEvents).values({ jobId, at: now, state: 'CANCELLED', message });
+  });
+}
+
+/** loadJob returns a job of the actor's tenant that the actor may see (own, their projects', or all for tenant leads). */
+export async function loadJob(db: DbOrTx, actor: TenantActor, jobId: string) {
+  const [job] = await db.select().from(jobs).where(and(eq(jobs.id, jobId), eq(jobs.orgId, actor.org.id)));
+  if (!job) throw new AppError('NOT_FOUND', 'error.notFound');
+  if (job.userId !== actor.userId) await projectAccess(db, actor, job.projectId);
+  return job;
+}
+
+/** getJob returns a job with its event history and its project's title. */
+export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string) {
+  const job = await loadJob(db, actor, jobId);
+  const events = await db.select().from(jobEvents).where(eq(jobEvents.jobId, jobId)).orderBy(jobEvents.id);
+  const access = await projectAccess(db, actor, job.projectId).catch(() => undefined);
+  return { ...job, events, projectTitle: access?.project.title ?? '', canCancel: access ? canActOnJob(job, actor, access.projectRole) : job.userId === actor.userId };
+}
+
+export interface JobFilter {
+  status: 'active' | 'finished' | 'all';
+  projectId?: string;
+  kind?: JobKind;
+  limit: number;
+}
+
+/** listJobs lists the tenant's jobs the actor may see, newest first. */
+export async function listJobs(db: DbOrTx, actor: TenantActor, filter: JobFilter) {
+  const conditions: SQL[] = [eq(jobs.orgId, actor.org.id)];
+  if (!roleAtLeast(actor.role, 'manager')) {
+    const mine = db.select({ projectId: projectMembers.projectId }).from(projectMembers).where(eq(projectMembers.userId, actor.userId));
+    conditions.push(sql`(${jobs.userId} = ${actor.userId} or ${jobs.projectId} in ${mine})`);
+  }
+  if (filter.status === 'active') conditions.push(inArray(jobs.state, [...ACTIVE_STATES]));
+  if (filter.status === 'finished') conditions.push(sql`${jobs.state} not in ('SUBMITTING', 'PENDING', 'RUNNING')`);
+  if (filter.projectId) conditions.push(eq(jobs.projectId, filter.projectId));
+  if (filter.kind) conditions.push(eq(jobs.kind, filter.kind));
+  return db
+    .select({
+      id: jobs.id,
+      name: jobs.name,
+      kind: jobs.kind,
+      state: jobs.state,
+      pendingReason: jobs.pendingReason,
+      projectId: jobs.projectId,
+      resourceClassId: jobs.resourceClassId,
+      siteId: jobs.siteId,
+      gpus: jobs.gpus,
+      nodes: jobs.nodes,
+      walltimeSeconds: jobs.walltimeSeconds,
+      submittedAt: jobs.submittedAt,
+      startedAt: jobs.startedAt,
+      endedAt: jobs.endedAt,
+      gpuSeconds: jobs.gpuSeconds,
+      costCents: jobs.costCents,
+      energyWh: jobs.energyWh,
+      reservedAmount: jobs.reservedAmount,
+      reservedUnit: jobs.reservedUnit,
+      centsPerGpuHour: jobs.centsPerGpuHour,
+    })
+    .from(jobs)
+    .where(and(...conditions))
+    .orderBy(desc(jobs.submittedAt))
+    .limit(filter.limit);
+}
+
+/** jobTargets lists the active allocations the actor may run jobs on and the resource classes their tenant may use. */
+export async function jobTargets(db: DbOrTx, actor: TenantActor, today: string) {
+  const [org] = await db.select({ residency: organisations.residency }).from(organisations).where(eq(organisations.id, actor.org.id));
+  const conditions: SQL[] = [eq(allocations.orgId, actor.org.id), eq(allocations.status, 'active'), sql`${allocations.periodStart} <= ${today}::date`, sql`${allocations.periodEnd} > ${today}::date`];
+  if (!roleAtLeast(actor.role, 'manager')) {
+    conditions.push(inArray(allocations.projectId, db.select({ projectId: projectMembers.projectId }).from(projectMembers).where(eq(projectMembers.userId, actor.userId))));
+  }
+  const rows = await db
+    .select({ id: allocations.id, projectId: allocations.projectId, projectTitle: projects.title, unit: allocations.unit, resourceClassId: allocations.resourceClassId, granted: allocations.granted, charged: allocations.charged, reserved: allocations.reserved, expired: allocations.expired, maxGpusAtOnce: allocations.maxGpusAtOnce, maxWalltimeSeconds: allocations.maxWalltimeSeconds, periodEnd: allocations.periodEnd })
+    .from(allocations)
+    .innerJoin(projects, eq(projects.id, allocations.projectId))
+    .where(and(...conditions))
+    .orderBy(projects.title);
+  const classes = await listResourceClasses(db, { kind: actor.org.kind, residency: org!.residency });
+  const details = await db.select({ id: resourceClasses.id, gpuIdlePowerW: resourceClasses.gpuIdlePowerW, gpuMaxPowerW: resourceClasses.gpuMaxPowerW, nodeBasePowerW: resourceClasses.nodeBasePowerW, peakTflops: resourceClasses.peakTflops }).from(resourceClasses);
+  return {
+    allocations: rows.map((r) => ({ ...r, available: r.granted - r.charged - r.reserved - r.expired })),
+    resourceClasses: classes.map((c) => ({ ...c, ...details.find((d) => d.id === c.id)! })),
+  };
+}
