@@ -11,7 +11,7 @@ fs.rmSync(dataDir, { recursive: true, force: true });
 const server = spawn(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-p', port, '-H', '127.0.0.1'], {
   cwd: root,
   stdio: 'inherit',
-  env: { ...process.env, PORTAL_DATA_DIR: dataDir, PORTAL_ENV: 'demo', DATABASE_URL: '', SIM_SPEED: process.env.E2E_SIM_SPEED ?? '600', NEXT_TELEMETRY_DISABLED: '1' },
+  env: { ...process.env, PORTAL_DATA_DIR: dataDir, PORTAL_ENV: 'demo', DATABASE_URL: '', SIM_SPEED: process.env.E2E_SIM_SPEED ?? '600', SIM_NODE_MTBF_HOURS: '0', NEXT_TELEMETRY_DISABLED: '1' },
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
 server.on('exit', (code) => process.exit(code ?? 0));

@@ -25,6 +25,8 @@ const schema = z
     NEXTAUTH_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
     SCHEDULER: z.enum(['simulated', 'slurm']).default('simulated'),
     SIM_SPEED: z.coerce.number().int().min(1).max(1_000_000).default(60),
+    SIM_NODE_MTBF_HOURS: z.coerce.number().int().min(0).max(10_000_000).default(5000),
+    SIM_NODE_REPAIR_HOURS: z.coerce.number().int().min(1).max(10_000).default(4),
     DEMO_SEED: z.enum(['auto', 'off']).default('auto'),
     PORTAL_CATALOGUE: optionalString,
   })

@@ -15,7 +15,13 @@ export function getScheduler(db: Db): Promise<SchedulerPort> {
       throw new Error('SCHEDULER=slurm: the Slurm adapter is not part of this version yet; use SCHEDULER=simulated.');
     }
     const cluster = await clusterConfigFromCatalogue(db);
-    return createSimulatedScheduler({ db, cluster, speed: config.SIM_SPEED, now: () => new Date() });
+    return createSimulatedScheduler({
+      db,
+      cluster,
+      speed: config.SIM_SPEED,
+      now: () => new Date(),
+      nodeFailures: config.SIM_NODE_MTBF_HOURS > 0 ? { mtbfSeconds: config.SIM_NODE_MTBF_HOURS * 3600, repairSeconds: config.SIM_NODE_REPAIR_HOURS * 3600 } : null,
+    });
   })().catch((error: unknown) => {
     state.promise = undefined;
     throw error;
