@@ -11,7 +11,14 @@ async function openSubmitForm(page: Page) {
   await expect(page.getByRole('heading', { name: t('jobs.submitTitle') })).toBeVisible();
 }
 
+async function chooseAllocation(page: Page, projectTitle: string) {
+  const select = page.getByLabel(t('jobs.allocation'));
+  const value = await select.locator('option', { hasText: projectTitle }).first().getAttribute('value');
+  await select.selectOption(value!);
+}
+
 async function fillJob(page: Page, job: { name: string; gpus: number; nodes: number; hours: number; kind?: string }) {
+  await chooseAllocation(page, 'Protein structure prediction');
   await page.getByLabel(t('jobs.name')).fill(job.name);
   if (job.kind) await page.getByLabel(t('jobs.kind')).selectOption(job.kind);
   await page.getByLabel(t('jobs.gpus')).fill(String(job.gpus));
