@@ -436,6 +436,12 @@ export const jobs = pgTable(
     energyMeasured: boolean('energy_measured'),
     costCents: bigint('cost_cents', { mode: 'number' }),
     chargedAmount: bigint('charged_amount', { mode: 'number' }),
+    /** Footprint, fixed at settlement from the site's figures of that day. */
+    facilityEnergyWh: bigint('facility_energy_wh', { mode: 'number' }),
+    heatReusedWh: bigint('heat_reused_wh', { mode: 'number' }),
+    co2eGrams: bigint('co2e_grams', { mode: 'number' }),
+    /** Seconds from submission to start (null if it never started). */
+    waitSeconds: integer('wait_seconds'),
     settledAt: timestamp('settled_at', { withTimezone: true }),
     cancelRequestedAt: timestamp('cancel_requested_at', { withTimezone: true }),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
@@ -500,6 +506,110 @@ export const clusterSamples = pgTable(
   },
   (t) => [primaryKey({ columns: [t.at, t.partition] })],
 );
+
+// ---- Usage, invoices ----
+
+/** Daily usage per tenant × project × user × resource class × job kind, maintained as jobs settle. */
+export const usageRollups = pgTable(
+  'usage_rollups',
+  {
+    day: date('day', { mode: 'string' }).notNull(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    resourceClassId: text('resource_class_id')
+      .notNull()
+      .references(() => resourceClasses.id),
+    kind: jobKind('kind').notNull(),
+    jobs: integer('jobs').notNull(),
+    gpuSeconds: bigint('gpu_seconds', { mode: 'number' }).notNull(),
+    /** Sum of waits of the jobs that started, and how many started, for the average wait. */
+    waitSeconds: bigint('wait_seconds', { mode: 'number' }).notNull(),
+    startedJobs: integer('started_jobs').notNull(),
+    costCents: bigint('cost_cents', { mode: 'number' }).notNull(),
+    energyWh: bigint('energy_wh', { mode: 'number' }).notNull(),
+    facilityEnergyWh: bigint('facility_energy_wh', { mode: 'number' }).notNull(),
+    heatReusedWh: bigint('heat_reused_wh', { mode: 'number' }).notNull(),
+    co2eGrams: bigint('co2e_grams', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.day, t.projectId, t.userId, t.resourceClassId, t.kind] }),
+    index('usage_rollups_day_idx').on(t.day),
+  ],
+);
+
+/** Gap-free document numbers: one row per series (e.g. invoice-2026), locked while a number is taken. */
+export const documentCounters = pgTable('document_counters', {
+  series: text('series').primaryKey(),
+  lastValue: integer('last_value').notNull(),
+});
+
+/** An issued invoice never changes (a trigger refuses UPDATE and DELETE); corrections are credit notes. */
+export const invoices = pgTable(
+  'invoices',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    number: text('number').notNull().unique(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    /** First day of the invoiced month. */
+    periodMonth: date('period_month', { mode: 'string' }).notNull(),
+    issuedAt: timestamp('issued_at', { withTimezone: true }).notNull().defaultNow(),
+    /** The recipient as it was when issued: name, country. */
+    recipient: jsonb('recipient').$type<{ name: string; country: string }>().notNull(),
+    netCents: bigint('net_cents', { mode: 'number' }).notNull(),
+    vatPermille: integer('vat_permille').notNull(),
+    vatCents: bigint('vat_cents', { mode: 'number' }).notNull(),
+    grossCents: bigint('gross_cents', { mode: 'number' }).notNull(),
+  },
+  (t) => [uniqueIndex('invoices_org_month_idx').on(t.orgId, t.periodMonth)],
+);
+
+export const invoiceLines = pgTable(
+  'invoice_lines',
+  {
+    invoiceId: uuid('invoice_id')
+      .notNull()
+      .references(() => invoices.id),
+    lineNo: integer('line_no').notNull(),
+    resourceClassId: text('resource_class_id')
+      .notNull()
+      .references(() => resourceClasses.id),
+    description: text('description').notNull(),
+    jobs: integer('jobs').notNull(),
+    gpuSeconds: bigint('gpu_seconds', { mode: 'number' }).notNull(),
+    unitPriceCentsPerGpuHour: integer('unit_price_cents_per_gpu_hour').notNull(),
+    netCents: bigint('net_cents', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.invoiceId, t.lineNo] })],
+);
+
+export const creditNotes = pgTable('credit_notes', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  number: text('number').notNull().unique(),
+  invoiceId: uuid('invoice_id')
+    .notNull()
+    .references(() => invoices.id),
+  orgId: uuid('org_id')
+    .notNull()
+    .references(() => organisations.id),
+  issuedAt: timestamp('issued_at', { withTimezone: true }).notNull().defaultNow(),
+  reason: text('reason').notNull(),
+  issuedBy: uuid('issued_by')
+    .notNull()
+    .references(() => users.id),
+  /** Positive amounts credited back to the customer. */
+  netCents: bigint('net_cents', { mode: 'number' }).notNull(),
+  vatCents: bigint('vat_cents', { mode: 'number' }).notNull(),
+  grossCents: bigint('gross_cents', { mode: 'number' }).notNull(),
+});
 
 export type User = typeof users.$inferSelect;
 export type Organisation = typeof organisations.$inferSelect;

@@ -14,7 +14,7 @@ async function openSubmitForm(page: Page) {
 async function chooseAllocation(page: Page, projectTitle: string) {
   const select = page.getByLabel(t('jobs.allocation'));
   const value = await select.locator('option', { hasText: projectTitle }).first().getAttribute('value');
-  await select.selectOption(value!);
+  await select.selectOption(value);
 }
 
 async function fillJob(page: Page, job: { name: string; gpus: number; nodes: number; hours: number; kind?: string }) {

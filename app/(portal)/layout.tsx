@@ -23,11 +23,14 @@ export default async function PortalLayout({ children }: { children: ReactNode }
       ? [
           { href: '/projects', label: t('nav.projects') },
           { href: '/jobs', label: t('nav.jobs') },
+          { href: '/usage', label: t('nav.usage') },
+          ...(active?.kind === 'company' ? [{ href: '/invoices', label: t('nav.invoices') }] : []),
           { href: '/organisation', label: t('nav.organisation') },
         ]
       : []),
     ...(me.staffRoles.length
       ? [
+          { href: '/staff/centre', label: t('nav.centre') },
           { href: '/staff/applications', label: t('nav.reviews') },
           { href: '/staff/cluster', label: t('nav.cluster') },
           { href: '/staff/allocations', label: t('nav.allocations') },

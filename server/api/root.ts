@@ -4,7 +4,10 @@ import { applicationRouter } from './routers/application';
 import { catalogueRouter } from './routers/catalogue';
 import { notificationRouter } from './routers/notification';
 import { projectRouter } from './routers/project';
+import { reportRouter } from './routers/report';
 import { invitationRouter } from './routers/invitation';
+import { centreRouter } from './routers/centre';
+import { invoiceRouter } from './routers/invoice';
 import { jobRouter } from './routers/job';
 import { organisationRouter } from './routers/organisation';
 import { staffRouter } from './routers/staff';
@@ -21,6 +24,9 @@ export const appRouter = router({
   allocation: allocationRouter,
   notification: notificationRouter,
   job: jobRouter,
+  report: reportRouter,
+  invoice: invoiceRouter,
+  centre: centreRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -521,4 +521,7 @@ export const de: Record<MessageKey, string> = {
   'cluster.node.idle': "frei",
   'cluster.node.allocated': "belegt",
   'cluster.node.down': "ausgefallen",
+  'nav.usage': "Verbrauch",
+  'nav.invoices': "Rechnungen",
+  'nav.centre': "Zentrum",
 };

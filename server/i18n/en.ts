@@ -520,6 +520,9 @@ export const en = {
   'cluster.node.idle': "idle",
   'cluster.node.allocated': "allocated",
   'cluster.node.down': "down",
+  'nav.usage': "Usage",
+  'nav.invoices': "Invoices",
+  'nav.centre': "Centre",
 } as const;
 
 export type MessageKey = keyof typeof en;

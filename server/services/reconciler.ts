@@ -3,11 +3,13 @@
 // the portal owns the record. One round is idempotent: running it twice, or after a crash, is safe.
 import { and, eq, inArray, isNotNull, isNull, lt } from 'drizzle-orm';
 import type { Db } from '~/db/client';
-import { clusterSamples, jobEvents, jobs } from '~/db/schema';
+import { clusterSamples, jobEvents, jobs, sites } from '~/db/schema';
 import { chargeFor } from '~/server/core/jobs/estimates';
+import { jobFootprint } from '~/server/core/usage/footprint';
 import { isFinalState, type SchedulerJobStatus, type SchedulerPort } from '~/server/core/scheduler/port';
 import { settleJobInTx } from './ledger';
 import { cancelUnsubmitted, handToScheduler } from './jobs';
+import { addToRollup } from './usage';
 
 type JobRow = typeof jobs.$inferSelect;
 
@@ -21,14 +23,20 @@ export interface RoundResult {
 export async function settleFinishedJob(db: Db, job: JobRow, status: SchedulerJobStatus, now: Date): Promise<boolean> {
   const costCents = chargeFor({ unit: 'cents', gpuSeconds: status.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour });
   const charged = chargeFor({ unit: job.reservedUnit, gpuSeconds: status.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour });
+  const endedAt = status.endedAt ?? now;
+  const waitSeconds = status.startedAt ? Math.max(0, Math.round((status.startedAt.getTime() - job.submittedAt.getTime()) / 1000)) : null;
   return db.transaction(async (tx) => {
+    const [site] = await tx.select({ pueMilli: sites.pueMilli, heatReusePermille: sites.heatReusePermille, gridGco2PerKwh: sites.gridGco2PerKwh }).from(sites).where(eq(sites.id, job.siteId));
+    const footprint = jobFootprint(status.energyWh, site!);
     const done = await tx
       .update(jobs)
       .set({
         state: status.state,
         pendingReason: null,
         startedAt: status.startedAt,
-        endedAt: status.endedAt ?? now,
+        endedAt,
+        waitSeconds,
+        ...footprint,
         exitCode: status.exitCode,
         nodeList: status.nodeList,
         gpuSeconds: status.gpuSeconds,
@@ -47,7 +55,8 @@ export async function settleFinishedJob(db: Db, job: JobRow, status: SchedulerJo
     events.push({ jobId: job.id, at: status.endedAt ?? now, state: status.state, message: 'job.event.finished', data: { exitCode: status.exitCode } });
     events.push({ jobId: job.id, at: now, state: status.state, message: 'job.event.settled', data: { gpuSeconds: status.gpuSeconds, charged, unit: job.reservedUnit, costCents, energyWh: status.energyWh } });
     await tx.insert(jobEvents).values(events);
-    await settleJobInTx(tx, { jobId: job.id, actualAmount: charged, at: status.endedAt ?? now });
+    await settleJobInTx(tx, { jobId: job.id, actualAmount: charged, at: endedAt });
+    await addToRollup(tx, { ...job, endedAt, gpuSeconds: status.gpuSeconds, waitSeconds, costCents, energyWh: status.energyWh, ...footprint });
     return true;
   });
 }

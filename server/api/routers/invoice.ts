@@ -1,0 +1,3 @@
+import { router } from '~/server/api/trpc';
+
+export const invoiceRouter = router({});
