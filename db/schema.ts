@@ -449,6 +449,8 @@ export const jobs = pgTable(
   (t) => [
     uniqueIndex('jobs_idempotency_idx').on(t.userId, t.idempotencyKey),
     index('jobs_org_idx').on(t.orgId, t.submittedAt),
+    index('jobs_org_ended_idx').on(t.orgId, t.endedAt),
+    index('jobs_started_idx').on(t.startedAt),
     index('jobs_allocation_idx').on(t.allocationId, t.state),
     index('jobs_open_idx').on(t.state).where(sql`${t.settledAt} is null`),
     check('jobs_shape_ck', sql`${t.gpus} > 0 and ${t.nodes} > 0 and ${t.walltimeSeconds} > 0`),

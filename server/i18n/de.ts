@@ -524,4 +524,8 @@ export const de: Record<MessageKey, string> = {
   'nav.usage': "Verbrauch",
   'nav.invoices': "Rechnungen",
   'nav.centre': "Zentrum",
+  'report.notAllowed': "Verbrauchsberichte sind für Inhaber und Verwalter der Organisation sowie für PIs und Verwalter von Projekten.",
+  'period.endBeforeStart': "Das Ende ({to}) liegt vor dem Beginn ({from}). Wählen Sie ein Ende ab dem Beginn.",
+  'period.tooLong': "Der Zeitraum hat {days} Tage; Berichte umfassen höchstens {max} Tage. Wählen Sie einen kürzeren Zeitraum.",
+  'period.invalid': "Geben Sie ein gültiges Datum, einen Monat (JJJJ-MM) oder ein Quartal (JJJJ-Q1 bis Q4) an.",
 };

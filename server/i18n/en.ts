@@ -523,6 +523,10 @@ export const en = {
   'nav.usage': "Usage",
   'nav.invoices': "Invoices",
   'nav.centre': "Centre",
+  'report.notAllowed': "Usage reports are for the organisation's owners and managers and for project PIs and managers.",
+  'period.endBeforeStart': "The end ({to}) is before the start ({from}). Choose an end on or after the start.",
+  'period.tooLong': "The range has {days} days; reports cover at most {max} days. Choose a shorter range.",
+  'period.invalid': "Enter a valid date, month (YYYY-MM) or quarter (YYYY-Q1 to Q4).",
 } as const;
 
 export type MessageKey = keyof typeof en;

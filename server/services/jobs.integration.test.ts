@@ -354,7 +354,7 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     expect(job.state).toBe('SUBMITTING');
     expect((await good.jobs([job.id]))[0]?.state).toBe('RUNNING');
 
-    expect(await cancelJob(db, good, await actorOf(a), job.id, now)).toEqual({ state: 'CANCELLED' });
+    await cancelJob(db, good, await actorOf(a), job.id, now);
     await reconcileOnce(db, good, now);
     advance(600);
     await reconcileOnce(db, good, now);

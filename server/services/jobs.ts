@@ -166,6 +166,11 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: typ
       .where(and(eq(jobs.id, job.id), eq(jobs.state, 'SUBMITTING')))
       .returning({ id: jobs.id });
     if (updated.length) await db.insert(jobEvents).values({ jobId: job.id, at: now, state: 'PENDING', message: 'job.event.queued', data: { schedulerJobId } });
+    else {
+      // Someone else moved it on (another hand-over attempt, or a cancellation): only a cancelled job must not run.
+      const [current] = await db.select({ cancelRequestedAt: jobs.cancelRequestedAt }).from(jobs).where(eq(jobs.id, job.id));
+      if (current?.cancelRequestedAt) await scheduler.cancel(job.id);
+    }
     return true;
   } catch (error) {
     console.error(`[jobs] handing job ${job.id} to the scheduler failed; the reconciler will retry:`, error);
@@ -186,12 +191,30 @@ export async function cancelJob(db: Db, scheduler: SchedulerPort, actor: TenantA
   if (job.settledAt || !(ACTIVE_STATES as readonly string[]).includes(job.state)) return { state: job.state };
   await db.update(jobs).set({ cancelRequestedAt: now, updatedAt: now }).where(and(eq(jobs.id, jobId), isNull(jobs.cancelRequestedAt)));
   await db.insert(jobEvents).values({ jobId, at: now, state: job.state, message: 'job.event.cancelRequested', data: { by: actor.name } });
-  if (job.state === 'SUBMITTING') {
-    await cancelUnsubmitted(db, jobId, now, 'job.event.cancelled');
-    return { state: 'CANCELLED' as const };
-  }
+  if (job.state === 'SUBMITTING') return { state: await cancelSubmitting(db, scheduler, job, now) };
   await scheduler.cancel(jobId);
   return { state: job.state };
+}
+
+/**
+ * cancelSubmitting cancels a job whose hand-over did not confirm: the scheduler may have it after all
+ * (a lost reply), so it is told to cancel; if it knows the job, the reconciler settles it from the
+ * scheduler's final status, else the job is cancelled here with nothing used.
+ */
+export async function cancelSubmitting(db: Db, scheduler: SchedulerPort, job: typeof jobs.$inferSelect, now: Date): Promise<'CANCELLED' | 'PENDING'> {
+  await scheduler.cancel(job.id);
+  const [status] = await scheduler.jobs([job.id]);
+  if (!status) {
+    await cancelUnsubmitted(db, job.id, now, 'job.event.cancelled');
+    return 'CANCELLED';
+  }
+  const updated = await db
+    .update(jobs)
+    .set({ state: 'PENDING', schedulerJobId: status.schedulerJobId, cancelRequestedAt: job.cancelRequestedAt ?? now, updatedAt: now })
+    .where(and(eq(jobs.id, job.id), eq(jobs.state, 'SUBMITTING')))
+    .returning({ id: jobs.id });
+  if (updated.length) await db.insert(jobEvents).values({ jobId: job.id, at: now, state: 'PENDING', message: 'job.event.queued', data: { schedulerJobId: status.schedulerJobId } });
+  return 'PENDING';
 }
 
 /** cancelUnsubmitted ends a job the scheduler never got: CANCELLED, settled with no usage, reservation released. */

@@ -219,6 +219,21 @@ export async function settleJobInTx(tx: Tx, input: { jobId: string; actualAmount
   return { settled: true, charged: s.charge, released: s.unused, overrun: s.overrun };
 }
 
+/**
+ * chargeReleasedJobInTx charges usage of a job whose reservation was already released (it was to be
+ * cancelled, e.g. at allocation expiry, but started before the cancellation reached the scheduler).
+ * The usage happened, so it is charged — as an overrun, since nothing was reserved for it.
+ */
+export async function chargeReleasedJobInTx(tx: Tx, input: { jobId: string; amount: number; at?: Date }): Promise<void> {
+  if (input.amount <= 0) return;
+  const reservation = await jobReservation(tx, input.jobId);
+  if (!reservation) throw new AppError('NOT_FOUND', 'error.notFound');
+  const row = await lockAllocation(tx, reservation.allocationId);
+  const [charged] = await tx.select({ id: ledgerEntries.id }).from(ledgerEntries).where(and(eq(ledgerEntries.jobId, input.jobId), eq(ledgerEntries.kind, 'charge')));
+  if (charged) return;
+  await appendEntries(tx, row, [{ kind: 'charge', amount: input.amount, overrun: input.amount, jobId: input.jobId, at: input.at }]);
+}
+
 /** settleJob settles a job in its own transaction (see settleJobInTx). */
 export async function settleJob(db: Db, input: { jobId: string; actualAmount: number; at?: Date }): Promise<SettleResult> {
   return db.transaction((tx) => settleJobInTx(tx, input));

@@ -7,8 +7,8 @@ import { clusterSamples, jobEvents, jobs, sites } from '~/db/schema';
 import { chargeFor } from '~/server/core/jobs/estimates';
 import { jobFootprint } from '~/server/core/usage/footprint';
 import { isFinalState, type SchedulerJobStatus, type SchedulerPort } from '~/server/core/scheduler/port';
-import { settleJobInTx } from './ledger';
-import { cancelUnsubmitted, handToScheduler } from './jobs';
+import { chargeReleasedJobInTx, settleJobInTx } from './ledger';
+import { cancelSubmitting, handToScheduler } from './jobs';
 import { addToRollup } from './usage';
 
 type JobRow = typeof jobs.$inferSelect;
@@ -55,7 +55,9 @@ export async function settleFinishedJob(db: Db, job: JobRow, status: SchedulerJo
     events.push({ jobId: job.id, at: status.endedAt ?? now, state: status.state, message: 'job.event.finished', data: { exitCode: status.exitCode } });
     events.push({ jobId: job.id, at: now, state: status.state, message: 'job.event.settled', data: { gpuSeconds: status.gpuSeconds, charged, unit: job.reservedUnit, costCents, energyWh: status.energyWh } });
     await tx.insert(jobEvents).values(events);
-    await settleJobInTx(tx, { jobId: job.id, actualAmount: charged, at: endedAt });
+    const settled = await settleJobInTx(tx, { jobId: job.id, actualAmount: charged, at: endedAt });
+    // Released earlier (queued at expiry, then started before the cancel arrived): still charge what ran.
+    if (!settled.settled) await chargeReleasedJobInTx(tx, { jobId: job.id, amount: charged, at: endedAt });
     await addToRollup(tx, { ...job, endedAt, gpuSeconds: status.gpuSeconds, waitSeconds, costCents, energyWh: status.energyWh, ...footprint });
     return true;
   });
@@ -96,7 +98,7 @@ export async function reconcileOnce(db: Db, scheduler: SchedulerPort, now: Date)
   // 1. Jobs created but not yet at the scheduler (a crash or an outage between commit and hand-over).
   const unsubmitted = await db.select().from(jobs).where(and(eq(jobs.state, 'SUBMITTING'), isNull(jobs.settledAt)));
   for (const job of unsubmitted) {
-    if (job.cancelRequestedAt) await cancelUnsubmitted(db, job.id, now, 'job.event.cancelled');
+    if (job.cancelRequestedAt) await cancelSubmitting(db, scheduler, job, now);
     else if (await handToScheduler(db, scheduler, job, now)) result.submitted++;
   }
   // 2. Cancellations the scheduler may not have received yet (cancel is idempotent there).

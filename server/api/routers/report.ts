@@ -1,3 +1,30 @@
-import { router } from '~/server/api/trpc';
+import { z } from 'zod';
+import { router, tenantProcedure } from '~/server/api/trpc';
+import { isPeriodProblem, resolvePeriod, type PeriodInput } from '~/server/core/usage/periods';
+import { AppError } from '~/server/errors';
+import type { MessageKey } from '~/server/i18n';
+import { GROUP_BY, reportJobs, usageReport } from '~/server/services/reports';
 
-export const reportRouter = router({});
+/** The period of a report: a month, a quarter, or a range of days. */
+export const periodField = z.union([
+  z.object({ month: z.string().max(7) }),
+  z.object({ quarter: z.string().max(7) }),
+  z.object({ from: z.string().max(10), to: z.string().max(10) }),
+]);
+
+/** periodOf resolves a period or refuses it on the right field. */
+export function periodOf(input: PeriodInput) {
+  const period = resolvePeriod(input);
+  if (isPeriodProblem(period)) throw new AppError('BAD_REQUEST', period.key as MessageKey, period.params, `period.${period.field}`);
+  return period;
+}
+
+export const reportRouter = router({
+  usage: tenantProcedure('member')
+    .input(z.object({ period: periodField, groupBy: z.enum(GROUP_BY).default('project') }))
+    .query(({ ctx, input }) => usageReport(ctx.db, ctx.tenant, { ...periodOf(input.period), groupBy: input.groupBy })),
+
+  jobs: tenantProcedure('member')
+    .input(z.object({ period: periodField, limit: z.number().int().min(1).max(1000).default(200) }))
+    .query(({ ctx, input }) => reportJobs(ctx.db, ctx.tenant, { ...periodOf(input.period), limit: input.limit })),
+});

@@ -1,0 +1,95 @@
+// Figures of the centre dashboard: percentiles, utilisation, energy per GPU-hour, date ranges and
+// exact decimal rendering of integer amounts. Pure: values in, values out.
+
+export const SECONDS_PER_DAY = 86_400;
+export const SECONDS_PER_HOUR = 3600;
+/** The longest range the centre dashboard accepts: two years, one of them a leap year. */
+export const MAX_RANGE_DAYS = 731;
+
+const DAY_MS = 86_400_000;
+
+/**
+ * nearestRank returns the p-th percentile (0 < p ≤ 1) of an ascending array by the nearest-rank
+ * method: the smallest value with at least p of the values at or below it (the ⌈p·n⌉-th value).
+ * This is what SQL `percentile_disc(p) within group (order by …)` returns. Null for no values.
+ */
+export function nearestRank(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  if (!(p > 0 && p <= 1)) throw new RangeError(`percentile must be in (0, 1], got ${p}`);
+  const rank = Math.max(1, Math.ceil(p * sorted.length - 1e-9));
+  return sorted[Math.min(rank, sorted.length) - 1]!;
+}
+
+/**
+ * utilisation is used GPU-seconds ÷ (capacity GPUs × seconds in the period), as a fraction.
+ * 0 when there is no capacity. It is not clamped: a figure above 1 shows usage booked on a day
+ * that ran before it (see the centre service on how rollups book jobs).
+ */
+export function utilisation(usedGpuSeconds: number, capacityGpus: number, periodSeconds: number): number {
+  const capacity = capacityGpus * periodSeconds;
+  return capacity > 0 ? usedGpuSeconds / capacity : 0;
+}
+
+/** kwhPerGpuHour is energy (Wh) per GPU-hour used, in kWh; null when no GPU time was used. */
+export function kwhPerGpuHour(energyWh: number, gpuSeconds: number): number | null {
+  if (gpuSeconds <= 0) return null;
+  return energyWh / 1000 / (gpuSeconds / SECONDS_PER_HOUR);
+}
+
+/** isDay tells whether a string is a real calendar day written YYYY-MM-DD. */
+export function isDay(day: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return false;
+  const ms = Date.parse(`${day}T00:00:00Z`);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === day;
+}
+
+/** addDays shifts a YYYY-MM-DD day by whole days. */
+export function addDays(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** rangeDays counts the days of an inclusive range. */
+export function rangeDays(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1;
+}
+
+/** daysOf lists every day of an inclusive range, in order. */
+export function daysOf(from: string, to: string): string[] {
+  const n = rangeDays(from, to);
+  return Array.from({ length: Math.max(0, n) }, (_, i) => addDays(from, i));
+}
+
+export type RangeProblem = { field: 'from' | 'to'; problem: 'invalid' | 'toBeforeFrom' | 'tooLong' };
+
+/** rangeProblem says what is wrong with an inclusive day range (the field and why), or null. */
+export function rangeProblem(from: string, to: string, maxDays = MAX_RANGE_DAYS): RangeProblem | null {
+  if (!isDay(from)) return { field: 'from', problem: 'invalid' };
+  if (!isDay(to)) return { field: 'to', problem: 'invalid' };
+  if (to < from) return { field: 'to', problem: 'toBeforeFrom' };
+  if (rangeDays(from, to) > maxDays) return { field: 'to', problem: 'tooLong' };
+  return null;
+}
+
+/** defaultRange is the last `days` days up to and including today. */
+export function defaultRange(today: string, days = 30): { from: string; to: string } {
+  return { from: addDays(today, -(days - 1)), to: today };
+}
+
+/**
+ * fixedDecimal renders numerator ÷ denominator (integers) with exactly `digits` decimals, rounded
+ * half away from zero, computed exactly (no binary floating point): fixedDecimal(1234, 1000, 3) = "1.234".
+ */
+export function fixedDecimal(numerator: number, denominator: number, digits: number): string {
+  if (!Number.isInteger(numerator) || !Number.isInteger(denominator) || denominator === 0) {
+    throw new RangeError(`fixedDecimal needs integers and a non-zero denominator, got ${numerator}/${denominator}`);
+  }
+  const negative = numerator < 0 !== denominator < 0 && numerator !== 0;
+  const num = BigInt(Math.abs(numerator)) * 10n ** BigInt(digits);
+  const den = BigInt(Math.abs(denominator));
+  const scaled = (2n * num + den) / (2n * den);
+  if (scaled === 0n) return digits > 0 ? `0.${'0'.repeat(digits)}` : '0';
+  const text = scaled.toString().padStart(digits + 1, '0');
+  const whole = text.slice(0, text.length - digits);
+  const fraction = text.slice(text.length - digits);
+  return `${negative ? '-' : ''}${whole}${digits > 0 ? `.${fraction}` : ''}`;
+}

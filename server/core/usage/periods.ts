@@ -1,0 +1,50 @@
+// Report periods: a month, a quarter or a chosen range, as inclusive UTC days. Pure.
+
+export type PeriodInput = { month: string } | { quarter: string } | { from: string; to: string };
+
+export type PeriodProblem = { field: 'to' | 'from' | 'month' | 'quarter'; key: 'period.endBeforeStart' | 'period.tooLong' | 'period.invalid'; params: Record<string, number | string> };
+
+export const MAX_PERIOD_DAYS = 731;
+
+const DAY_MS = 86_400_000;
+
+function validDay(day: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(day) && !Number.isNaN(Date.parse(`${day}T00:00:00Z`)) && new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) === day;
+}
+
+function lastDayOfMonth(year: number, month: number): string {
+  return new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
+}
+
+/** resolvePeriod turns a month (YYYY-MM), quarter (YYYY-Qn) or range into inclusive from/to days, or says what is wrong. */
+export function resolvePeriod(input: PeriodInput): { from: string; to: string } | PeriodProblem {
+  if ('month' in input) {
+    const m = /^(\d{4})-(\d{2})$/.exec(input.month);
+    const year = Number(m?.[1]);
+    const month = Number(m?.[2]);
+    if (!m || month < 1 || month > 12) return { field: 'month', key: 'period.invalid', params: {} };
+    return { from: `${m[1]}-${m[2]}-01`, to: lastDayOfMonth(year, month) };
+  }
+  if ('quarter' in input) {
+    const q = /^(\d{4})-Q([1-4])$/.exec(input.quarter);
+    if (!q) return { field: 'quarter', key: 'period.invalid', params: {} };
+    const first = (Number(q[2]) - 1) * 3 + 1;
+    return { from: `${q[1]}-${String(first).padStart(2, '0')}-01`, to: lastDayOfMonth(Number(q[1]), first + 2) };
+  }
+  if (!validDay(input.from)) return { field: 'from', key: 'period.invalid', params: {} };
+  if (!validDay(input.to)) return { field: 'to', key: 'period.invalid', params: {} };
+  if (input.to < input.from) return { field: 'to', key: 'period.endBeforeStart', params: { from: input.from, to: input.to } };
+  const days = periodDays(input);
+  if (days > MAX_PERIOD_DAYS) return { field: 'to', key: 'period.tooLong', params: { days, max: MAX_PERIOD_DAYS } };
+  return { from: input.from, to: input.to };
+}
+
+/** periodDays counts the days of an inclusive period. */
+export function periodDays(period: { from: string; to: string }): number {
+  return Math.round((Date.parse(`${period.to}T00:00:00Z`) - Date.parse(`${period.from}T00:00:00Z`)) / DAY_MS) + 1;
+}
+
+/** isPeriodProblem tells a refusal from a resolved period. */
+export function isPeriodProblem(value: { from: string; to: string } | PeriodProblem): value is PeriodProblem {
+  return 'key' in value;
+}

@@ -1,0 +1,320 @@
+// Monthly invoices for company tenants, and credit notes against them.
+//
+// An invoice covers the settled jobs of one tenant that ENDED in one calendar month (UTC), one line
+// per resource class and tariff; a line's net is the sum of its jobs' frozen `cost_cents`, so it is
+// reproducible from the jobs. Numbers come from `document_counters` (one row per series and year,
+// incremented with INSERT … ON CONFLICT DO UPDATE … RETURNING) in the same transaction that inserts
+// the invoice: a rolled-back issue gives its number back, so numbers have no gaps and no duplicates.
+// One invoice per tenant and month (unique index); issuing again returns the existing one. Issued
+// invoices, their lines and credit notes never change (database triggers); corrections are credit notes.
+import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, sql } from 'drizzle-orm';
+import type { Db, DbOrTx, Tx } from '~/db/client';
+import { creditNotes, documentCounters, invoiceLines as invoiceLinesTable, invoices, jobs, organisations, resourceClasses, users } from '~/db/schema';
+import {
+  counterSeries,
+  creditNoteAmounts,
+  DEFAULT_VAT_PERMILLE,
+  documentNumber,
+  FIRST_INVOICE_MONTH,
+  invoiceLines,
+  invoiceTotals,
+  isMonth,
+  monthHasEnded,
+  monthlyRunDue,
+  monthOf,
+  monthPeriod,
+  previousMonth,
+  type DocumentKind,
+} from '~/server/core/invoicing';
+import { roleAtLeast } from '~/server/core/roles';
+import { AppError, isUniqueViolation } from '~/server/errors';
+import { isStaff, type Actor, type TenantActor } from './actor';
+import { recordAudit } from './audit';
+
+export type Invoice = typeof invoices.$inferSelect;
+export type InvoiceLine = typeof invoiceLinesTable.$inferSelect;
+export type CreditNote = typeof creditNotes.$inferSelect;
+
+export interface IssuedInvoice extends Invoice {
+  lines: InvoiceLine[];
+  /** False when the invoice already existed and was returned as it was. */
+  created: boolean;
+}
+
+export interface IssueInvoiceInput {
+  orgId: string;
+  /** The month to invoice, YYYY-MM (UTC). */
+  month: string;
+  now: Date;
+  /** VAT rate in per-mille; defaults to DEFAULT_VAT_PERMILLE (19 %). */
+  vatPermille?: number;
+  /** The staff member issuing on demand; null or absent for the monthly run. */
+  actorUserId?: string | null;
+}
+
+/**
+ * issueInvoice issues a company tenant's invoice for a month that has ended, or returns the one
+ * already issued; null when the tenant had no usage that month. Refuses while jobs that started
+ * before the month's end are still unsettled (their usage might belong to the month).
+ */
+export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<IssuedInvoice | null> {
+  const { orgId, month, now } = input;
+  const vatPermille = input.vatPermille ?? DEFAULT_VAT_PERMILLE;
+  if (!isMonth(month)) throw new AppError('BAD_REQUEST', 'invoice.error.monthInvalid', {}, 'month');
+  if (month < FIRST_INVOICE_MONTH) throw new AppError('BAD_REQUEST', 'invoice.error.monthTooEarly', {}, 'month');
+  if (!monthHasEnded(month, now)) throw new AppError('PRECONDITION_FAILED', 'invoice.error.monthNotOver', { month }, 'month');
+  const period = monthPeriod(month);
+
+  const existing = await findInvoice(db, orgId, period.firstDay);
+  if (existing) return { ...existing, created: false };
+
+  try {
+    return await db.transaction(async (tx) => {
+      const [org] = await tx.select({ id: organisations.id, name: organisations.name, kind: organisations.kind, country: organisations.country }).from(organisations).where(eq(organisations.id, orgId));
+      if (!org) throw new AppError('NOT_FOUND', 'error.notFound', {}, 'orgId');
+      if (org.kind !== 'company') throw new AppError('BAD_REQUEST', 'invoice.error.companyOnly', { org: org.name }, 'orgId');
+
+      const [open] = await tx
+        .select({ n: sql<number>`count(*)::int` })
+        .from(jobs)
+        .where(and(eq(jobs.orgId, orgId), isNull(jobs.settledAt), isNotNull(jobs.startedAt), lt(jobs.startedAt, period.end)));
+      if (open && open.n > 0) throw new AppError('PRECONDITION_FAILED', 'invoice.error.jobsOpen', { count: open.n, month });
+
+      const usage = await tx
+        .select({
+          resourceClassId: jobs.resourceClassId,
+          resourceClassName: resourceClasses.name,
+          centsPerGpuHour: jobs.centsPerGpuHour,
+          jobs: sql<number>`count(*)::int`,
+          gpuSeconds: sql<string>`sum(${jobs.gpuSeconds})`,
+          costCents: sql<string>`coalesce(sum(${jobs.costCents}), 0)`,
+        })
+        .from(jobs)
+        .innerJoin(resourceClasses, eq(resourceClasses.id, jobs.resourceClassId))
+        .where(and(eq(jobs.orgId, orgId), isNotNull(jobs.settledAt), gte(jobs.endedAt, period.start), lt(jobs.endedAt, period.end), gt(jobs.gpuSeconds, 0)))
+        .groupBy(jobs.resourceClassId, resourceClasses.name, jobs.centsPerGpuHour);
+      if (usage.length === 0) return null;
+
+      const lines = invoiceLines(usage.map((u) => ({ resourceClassId: u.resourceClassId, centsPerGpuHour: u.centsPerGpuHour, jobs: u.jobs, gpuSeconds: Number(u.gpuSeconds), costCents: Number(u.costCents) })));
+      const names = new Map(usage.map((u) => [u.resourceClassId, u.resourceClassName]));
+      const totals = invoiceTotals(lines, vatPermille);
+      const number = await nextDocumentNumber(tx, 'invoice', now.getUTCFullYear());
+
+      const [invoice] = await tx
+        .insert(invoices)
+        .values({ number, orgId, periodMonth: period.firstDay, issuedAt: now, recipient: { name: org.name, country: org.country }, vatPermille, ...totals })
+        .returning();
+      if (!invoice) throw new Error('invoice insert returned nothing');
+      const lineRows = await tx
+        .insert(invoiceLinesTable)
+        .values(lines.map((line) => ({ invoiceId: invoice.id, description: names.get(line.resourceClassId) ?? line.resourceClassId, ...line })))
+        .returning();
+      await recordAudit(tx, {
+        actorUserId: input.actorUserId ?? null,
+        orgId,
+        action: 'invoice.issued',
+        targetType: 'invoice',
+        targetId: invoice.id,
+        data: { number, month, ...totals, vatPermille, lines: lines.length },
+        isStaffAction: Boolean(input.actorUserId),
+      });
+      return { ...invoice, lines: lineRows.sort((a, b) => a.lineNo - b.lineNo), created: true };
+    });
+  } catch (error) {
+    // Issued concurrently for the same tenant and month: the other transaction won; ours left no trace.
+    if (isUniqueViolation(error, 'invoices_org_month_idx')) {
+      const winner = await findInvoice(db, orgId, period.firstDay);
+      if (winner) return { ...winner, created: false };
+    }
+    throw error;
+  }
+}
+
+/** nextDocumentNumber takes the next number of a series inside the caller's transaction (the counter row stays locked until it ends). */
+async function nextDocumentNumber(tx: Tx, kind: DocumentKind, year: number): Promise<string> {
+  const [row] = await tx
+    .insert(documentCounters)
+    .values({ series: counterSeries(kind, year), lastValue: 1 })
+    .onConflictDoUpdate({ target: documentCounters.series, set: { lastValue: sql`${documentCounters.lastValue} + 1` } })
+    .returning({ value: documentCounters.lastValue });
+  if (!row) throw new Error('document counter returned nothing');
+  return documentNumber(kind, year, row.value);
+}
+
+async function findInvoice(db: DbOrTx, orgId: string, periodMonth: string): Promise<(Invoice & { lines: InvoiceLine[] }) | undefined> {
+  const [invoice] = await db.select().from(invoices).where(and(eq(invoices.orgId, orgId), eq(invoices.periodMonth, periodMonth)));
+  if (!invoice) return undefined;
+  return { ...invoice, lines: await linesOf(db, invoice.id) };
+}
+
+function linesOf(db: DbOrTx, invoiceId: string) {
+  return db.select().from(invoiceLinesTable).where(eq(invoiceLinesTable.invoiceId, invoiceId)).orderBy(asc(invoiceLinesTable.lineNo));
+}
+
+// ---- Credit notes -----------------------------------------------------------------------------
+
+/**
+ * issueCreditNote credits part or all of an invoice's net amount (staff admins), with VAT at the
+ * invoice's rate, numbered in its own series (CN-YYYY-NNNNNN). The invoice itself never changes;
+ * more than its remaining net is refused.
+ */
+export async function issueCreditNote(db: Db, staff: Actor, input: { invoiceId: string; netCents: number; reason: string; now?: Date }): Promise<CreditNote> {
+  if (!isStaff(staff, 'admin')) throw new AppError('FORBIDDEN', 'error.adminOnly');
+  const now = input.now ?? new Date();
+  return db.transaction(async (tx) => {
+    // Locks the invoice (no change to it) so concurrent credit notes see each other's amounts.
+    const [invoice] = await tx.select().from(invoices).where(eq(invoices.id, input.invoiceId)).for('update');
+    if (!invoice) throw new AppError('NOT_FOUND', 'error.notFound', {}, 'invoiceId');
+    const credited = await creditedOf(tx, invoice.id);
+    const priced = creditNoteAmounts(invoice, credited, input.netCents);
+    if (!priced.ok) {
+      if (priced.refusal.reason === 'notPositive') throw new AppError('BAD_REQUEST', 'invoice.error.creditNotPositive', {}, 'netCents');
+      throw new AppError('BAD_REQUEST', 'invoice.error.creditExceedsRemaining', { remaining: priced.refusal.remainingCents / 100, number: invoice.number }, 'netCents');
+    }
+    const number = await nextDocumentNumber(tx, 'creditNote', now.getUTCFullYear());
+    const [note] = await tx
+      .insert(creditNotes)
+      .values({ number, invoiceId: invoice.id, orgId: invoice.orgId, issuedAt: now, reason: input.reason, issuedBy: staff.userId, ...priced.amounts })
+      .returning();
+    if (!note) throw new Error('credit note insert returned nothing');
+    await recordAudit(tx, {
+      actorUserId: staff.userId,
+      orgId: invoice.orgId,
+      action: 'invoice.credit_note_issued',
+      targetType: 'invoice',
+      targetId: invoice.id,
+      reason: input.reason,
+      data: { creditNote: number, creditNoteId: note.id, invoice: invoice.number, ...priced.amounts },
+      isStaffAction: true,
+    });
+    return note;
+  });
+}
+
+async function creditedOf(db: DbOrTx, invoiceId: string): Promise<{ netCents: number; vatCents: number }> {
+  const [row] = await db
+    .select({ net: sql<string>`coalesce(sum(${creditNotes.netCents}), 0)`, vat: sql<string>`coalesce(sum(${creditNotes.vatCents}), 0)` })
+    .from(creditNotes)
+    .where(eq(creditNotes.invoiceId, invoiceId));
+  return { netCents: Number(row?.net ?? 0), vatCents: Number(row?.vat ?? 0) };
+}
+
+// ---- The monthly run --------------------------------------------------------------------------
+
+export interface MonthlyRunResult {
+  month: string;
+  /** False in the first minutes of a month, while jobs that ran at midnight may still be settling. */
+  due: boolean;
+  issued: { orgId: string; invoiceId: string; number: string }[];
+  /** Tenants skipped this time (jobs still open, or an error); the next run tries again. */
+  waiting: { orgId: string; reason: string }[];
+}
+
+/**
+ * issueMonthlyInvoices issues last month's invoice for every company tenant that had usage in it and
+ * has none yet. Idempotent: safe to call every minute; tenants still waiting are retried next time.
+ */
+export async function issueMonthlyInvoices(db: Db, now: Date, options: { vatPermille?: number; actorUserId?: string | null } = {}): Promise<MonthlyRunResult> {
+  const month = previousMonth(now);
+  const result: MonthlyRunResult = { month, due: monthlyRunDue(now), issued: [], waiting: [] };
+  if (!result.due) return result;
+  const period = monthPeriod(month);
+  const candidates = await db
+    .select({ id: organisations.id })
+    .from(organisations)
+    .where(
+      and(
+        eq(organisations.kind, 'company'),
+        sql`not exists (select 1 from ${invoices} where ${invoices.orgId} = ${organisations.id} and ${invoices.periodMonth} = ${period.firstDay})`,
+        sql`exists (select 1 from ${jobs} where ${jobs.orgId} = ${organisations.id} and ${jobs.settledAt} is not null and ${jobs.gpuSeconds} > 0 and ${jobs.endedAt} >= ${period.start.toISOString()} and ${jobs.endedAt} < ${period.end.toISOString()})`,
+      ),
+    )
+    .orderBy(asc(organisations.name));
+  for (const org of candidates) {
+    try {
+      const invoice = await issueInvoice(db, { orgId: org.id, month, now, vatPermille: options.vatPermille, actorUserId: options.actorUserId });
+      if (invoice?.created) result.issued.push({ orgId: org.id, invoiceId: invoice.id, number: invoice.number });
+    } catch (error) {
+      result.waiting.push({ orgId: org.id, reason: error instanceof AppError ? error.key : error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return result;
+}
+
+// ---- Reading ----------------------------------------------------------------------------------
+
+const invoiceSummary = {
+  id: invoices.id,
+  number: invoices.number,
+  orgId: invoices.orgId,
+  periodMonth: invoices.periodMonth,
+  issuedAt: invoices.issuedAt,
+  recipient: invoices.recipient,
+  netCents: invoices.netCents,
+  vatPermille: invoices.vatPermille,
+  vatCents: invoices.vatCents,
+  grossCents: invoices.grossCents,
+  creditedNetCents: sql<number>`(select coalesce(sum(${creditNotes.netCents}), 0)::bigint from ${creditNotes} where ${creditNotes.invoiceId} = ${invoices.id})`.mapWith(Number),
+  creditedGrossCents: sql<number>`(select coalesce(sum(${creditNotes.grossCents}), 0)::bigint from ${creditNotes} where ${creditNotes.invoiceId} = ${invoices.id})`.mapWith(Number),
+};
+
+/** listInvoices lists the acting company tenant's invoices, newest month first (owners and managers; academic tenants have none). */
+export async function listInvoices(db: DbOrTx, tenant: TenantActor) {
+  if (!roleAtLeast(tenant.role, 'manager')) throw new AppError('FORBIDDEN', 'invoice.error.managersOnly', { org: tenant.org.name });
+  if (tenant.org.kind !== 'company') return [];
+  return db.select(invoiceSummary).from(invoices).where(eq(invoices.orgId, tenant.org.id)).orderBy(desc(invoices.periodMonth));
+}
+
+/** listAllInvoices lists every invoice for staff, newest first, optionally of one tenant. */
+export async function listAllInvoices(db: DbOrTx, filter: { orgId?: string }) {
+  return db
+    .select({ ...invoiceSummary, orgName: organisations.name })
+    .from(invoices)
+    .innerJoin(organisations, eq(organisations.id, invoices.orgId))
+    .where(filter.orgId ? eq(invoices.orgId, filter.orgId) : undefined)
+    .orderBy(desc(invoices.periodMonth), desc(invoices.number));
+}
+
+/**
+ * getInvoice returns one invoice with its lines and credit notes. A tenant sees only its own
+ * (anything else is NOT_FOUND) and only as owner or manager; staff see every invoice.
+ */
+export async function getInvoice(db: DbOrTx, viewer: { tenant?: TenantActor; staff?: Actor }, invoiceId: string) {
+  const [invoice] = await db.select().from(invoices).where(eq(invoices.id, invoiceId));
+  if (!invoice) throw new AppError('NOT_FOUND', 'error.notFound');
+  if (viewer.tenant) {
+    if (invoice.orgId !== viewer.tenant.org.id) throw new AppError('NOT_FOUND', 'error.notFound');
+    if (!roleAtLeast(viewer.tenant.role, 'manager')) throw new AppError('FORBIDDEN', 'invoice.error.managersOnly', { org: viewer.tenant.org.name });
+  } else if (!viewer.staff || !isStaff(viewer.staff)) {
+    throw new AppError('NOT_FOUND', 'error.notFound');
+  }
+  const [lines, notes] = await Promise.all([
+    linesOf(db, invoice.id),
+    db
+      .select({
+        id: creditNotes.id,
+        number: creditNotes.number,
+        issuedAt: creditNotes.issuedAt,
+        reason: creditNotes.reason,
+        netCents: creditNotes.netCents,
+        vatCents: creditNotes.vatCents,
+        grossCents: creditNotes.grossCents,
+        issuedByName: users.name,
+      })
+      .from(creditNotes)
+      .innerJoin(users, eq(users.id, creditNotes.issuedBy))
+      .where(eq(creditNotes.invoiceId, invoice.id))
+      .orderBy(asc(creditNotes.issuedAt), asc(creditNotes.number)),
+  ]);
+  const creditedNetCents = notes.reduce((sum, n) => sum + n.netCents, 0);
+  const period = monthPeriod(monthOf(new Date(`${invoice.periodMonth}T00:00:00Z`)));
+  return {
+    ...invoice,
+    month: invoice.periodMonth.slice(0, 7),
+    periodLastDay: period.lastDay,
+    lines,
+    creditNotes: notes,
+    creditedNetCents,
+    remainingNetCents: invoice.netCents - creditedNetCents,
+  };
+}
