@@ -15,7 +15,7 @@ export const periodField = z.union([
 /** periodOf resolves a period or refuses it on the right field. */
 export function periodOf(input: PeriodInput) {
   const period = resolvePeriod(input);
-  if (isPeriodProblem(period)) throw new AppError('BAD_REQUEST', period.key as MessageKey, period.params, `period.${period.field}`);
+  if (isPeriodProblem(period)) throw new AppError('BAD_REQUEST', period.key, period.params, `period.${period.field}`);
   return period;
 }
 
