@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { router, tenantProcedure } from '~/server/api/trpc';
 import { isPeriodProblem, resolvePeriod, type PeriodInput } from '~/server/core/usage/periods';
 import { AppError } from '~/server/errors';
-import type { MessageKey } from '~/server/i18n';
 import { GROUP_BY, reportJobs, usageReport } from '~/server/services/reports';
 
 /** The period of a report: a month, a quarter, or a range of days. */
