@@ -1,6 +1,5 @@
-// The demo centre's projects, applications and budget history: a PI with an active allocation that
-// has been used for weeks, an application waiting for review, a company with a credit line.
-import { randomUUID } from 'node:crypto';
+// The demo centre's projects, applications and history: a PI with an expired and an active allocation
+// used for months, an application waiting for review, a company with a credit line and months of jobs.
 import { eq } from 'drizzle-orm';
 import type { Db } from '~/db/client';
 import { memberships, organisations, staffRoles, users } from '~/db/schema';
@@ -10,7 +9,9 @@ import { loadActor } from './accounts';
 import { grantCreditLine, setAllocationLimits } from './allocations';
 import { createApplication, decideApplication, submitApplication } from './applications';
 import { createProject } from './projects';
-import { reserveBudget, settleJob } from './ledger';
+import { expireDueAllocations } from './ledger';
+import { runDemoWorkload } from './demo-workload';
+import type { JobKind } from '~/server/core/jobs/estimates';
 
 async function tenantActor(db: Db, email: string): Promise<TenantActor> {
   const [row] = await db
@@ -23,17 +24,6 @@ async function tenantActor(db: Db, email: string): Promise<TenantActor> {
   return { ...actor!, org: { id: row!.orgId, name: row!.orgName, kind: row!.kind, status: row!.status }, role: row!.role };
 }
 
-// A deterministic generator so every demo centre looks the same.
-function seeded(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** seedDemoHistory adds projects, allocations with weeks of usage, a waiting application and a company credit line. */
 export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
   const today = now.toISOString().slice(0, 10);
@@ -44,23 +34,28 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
   const reviewer = await staffActor('reviewer');
   const admin = await staffActor('admin');
 
-  // 1. The PI's project with an approved Development allocation, 45 days into its period.
-  const start = addDays(today, -45);
+  // 1. The PI's project: an earlier Development allocation (now expired) and the current one, with
+  //    their jobs run through the simulated cluster and settled through the ledger.
   const project = await createProject(db, pi, {
     title: 'Protein structure prediction with diffusion models',
     abstract: 'We train and evaluate diffusion-based generative models that predict protein backbones from sequence, and compare them with AlphaFold-style baselines on CASP targets.',
     fieldOfScience: 'Life sciences',
     members: [{ userId: member.userId, role: 'member' }],
   });
-  const app = await createApplication(
-    db,
-    pi,
-    { projectId: project.id, accessModeId: 'development', kind: 'new', periodStart: start, periodEnd: addDays(start, 91), justification: 'Training runs of 8 to 32 GPUs for about 40 GPU-hours each; ablations and evaluation need roughly 1,500 GPU-hours over three months.', lines: [{ resourceClassId: 'h100', gpuSeconds: 1500 * 3600 }] },
-    start,
-  );
-  await submitApplication(db, pi, app.id, new Date(`${start}T09:00:00Z`));
-  const decided = await decideApplication(db, reviewer, app.id, { outcome: 'approved', grantedLines: [{ resourceClassId: 'h100', gpuSeconds: 1200 * 3600 }], comment: 'Approved with 1,200 GPU-h for the first phase; apply for a top-up with your ablation results.' }, new Date(`${addDays(start, 1)}T14:00:00Z`));
-  const allocationId = decided.allocationIds[0]!;
+  const approve = async (start: string, gpuHours: number, grantHours: number, comment: string) => {
+    const app = await createApplication(
+      db,
+      pi,
+      { projectId: project.id, accessModeId: 'development', kind: 'new', periodStart: start, periodEnd: addDays(start, 91), justification: 'Training runs of 8 to 32 GPUs for about 40 GPU-hours each; ablations and evaluation need roughly this budget over three months.', lines: [{ resourceClassId: 'h100', gpuSeconds: gpuHours * 3600 }] },
+      start,
+    );
+    await submitApplication(db, pi, app.id, new Date(`${start}T09:00:00Z`));
+    const decided = await decideApplication(db, reviewer, app.id, { outcome: 'approved', grantedLines: [{ resourceClassId: 'h100', gpuSeconds: grantHours * 3600 }], comment }, new Date(`${addDays(start, 1)}T14:00:00Z`));
+    return decided.allocationIds[0]!;
+  };
+  const earlierStart = addDays(today, -140);
+  const earlier = await approve(earlierStart, 1000, 1000, '');
+  const allocationId = await approve(addDays(today, -45), 1500, 1200, 'Approved with 1,200 GPU-h for the first phase; apply for a top-up with your ablation results.');
   await setAllocationLimits(db, admin, {
     allocationId,
     maxGpusAtOnce: 192,
@@ -68,20 +63,8 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
     maxQueuedJobs: 50,
     reason: 'Scaling study needs the whole H100 partition at times',
   });
-  const random = seeded(42);
-  for (let d = 44; d >= 1; d--) {
-    const day = addDays(today, -d);
-    const jobs = random() < 0.3 ? 0 : 1 + Math.floor(random() * 2);
-    for (let j = 0; j < jobs; j++) {
-      const gpus = [2, 4, 4, 8][Math.floor(random() * 4)]!;
-      const walltime = (2 + Math.floor(random() * 4)) * 3600;
-      const runtime = Math.floor(walltime * (0.4 + random() * 0.6));
-      const jobId = randomUUID();
-      const at = new Date(`${day}T${String(8 + j * 4).padStart(2, '0')}:00:00Z`);
-      await db.transaction((tx) => reserveBudget(tx, { allocationId, orgId: pi.org.id, jobId, amount: gpus * walltime, actorUserId: pi.userId, today: day, at }));
-      await settleJob(db, { jobId, actualAmount: gpus * runtime, at: new Date(at.getTime() + runtime * 1000) });
-    }
-  }
+  const seconds = (day: string) => Date.parse(`${day}T00:00:00Z`) / 1000;
+  const piStream = { orgId: pi.org.id, orgKind: 'academic' as const, projectId: project.id, userIds: [pi.userId, member.userId], unit: 'gpu_seconds' as const, resourceClassId: 'h100', kinds: ['training', 'training', 'batch', 'fine_tuning'] as JobKind[], gpuChoices: [2, 4, 4, 8, 8, 16], walltimeHours: [2, 3, 4, 6] };
 
   // 2. A second project whose application waits in the staff queue, submitted three days ago.
   const waiting = await createProject(db, pi, {
@@ -105,14 +88,18 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
     fieldOfScience: 'Robotics',
     members: [],
   });
-  const credit = await grantCreditLine(db, admin, { projectId: company.id, amountCents: 20_000_00, periodStart: addDays(today, -20), periodEnd: addDays(today, 345), reason: 'Framework contract 2026/11, prepaid credit' });
+  const credit = await grantCreditLine(db, admin, { projectId: company.id, amountCents: 20_000_00, periodStart: addDays(today, -100), periodEnd: addDays(today, 265), reason: 'Framework contract 2026, prepaid credit' });
   await db.update(organisations).set({ monthlyCapCents: 5_000_00 }).where(eq(organisations.id, owner.org.id));
-  for (let d = 18; d >= 2; d -= 4) {
-    const day = addDays(today, -d);
-    const jobId = randomUUID();
-    const at = new Date(`${day}T09:00:00Z`);
-    const reservedCents = 8 * 6 * 290; // 8 GPUs × 6 h × €2.90
-    await db.transaction((tx) => reserveBudget(tx, { allocationId: credit.id, orgId: owner.org.id, jobId, amount: reservedCents, actorUserId: owner.userId, today: day, at }));
-    await settleJob(db, { jobId, actualAmount: Math.round(reservedCents * 0.7), at: new Date(at.getTime() + 4 * 3600_000) });
-  }
+
+  // 4. Run the history through the simulated cluster and settle it through the ledger.
+  await runDemoWorkload(
+    db,
+    [
+      { ...piStream, allocationId: earlier, fromSeconds: seconds(earlierStart), toSeconds: seconds(addDays(earlierStart, 91)), jobsPerDay: 2.2, budgetCap: 950 * 3600 },
+      { ...piStream, allocationId, fromSeconds: seconds(addDays(today, -45)), toSeconds: Math.floor(now.getTime() / 1000) - 6 * 3600, jobsPerDay: 2, budgetCap: 700 * 3600 },
+      { orgId: owner.org.id, orgKind: 'company', projectId: company.id, userIds: [owner.userId], allocationId: credit.id, unit: 'cents', resourceClassId: 'h100', fromSeconds: seconds(addDays(today, -100)), toSeconds: Math.floor(now.getTime() / 1000) - 6 * 3600, jobsPerDay: 1.6, kinds: ['fine_tuning', 'fine_tuning', 'inference', 'batch'], gpuChoices: [4, 8, 8], walltimeHours: [2, 4, 6], budgetCap: 14_000_00 },
+    ],
+    now,
+  );
+  await expireDueAllocations(db, today);
 }

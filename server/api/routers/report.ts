@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { router, tenantProcedure } from '~/server/api/trpc';
 import { isPeriodProblem, resolvePeriod, type PeriodInput } from '~/server/core/usage/periods';
 import { AppError } from '~/server/errors';
-import { GROUP_BY, reportJobs, usageReport } from '~/server/services/reports';
+import { GROUP_BY, reportJobs, usageCsv, usageReport } from '~/server/services/reports';
 
 /** The period of a report: a month, a quarter, or a range of days. */
 export const periodField = z.union([
@@ -22,6 +22,13 @@ export const reportRouter = router({
   usage: tenantProcedure('member')
     .input(z.object({ period: periodField, groupBy: z.enum(GROUP_BY).default('project') }))
     .query(({ ctx, input }) => usageReport(ctx.db, ctx.tenant, { ...periodOf(input.period), groupBy: input.groupBy })),
+
+  csv: tenantProcedure('member')
+    .input(z.object({ period: periodField }))
+    .query(async ({ ctx, input }) => {
+      const period = periodOf(input.period);
+      return { ...period, csv: await usageCsv(ctx.db, ctx.tenant, period) };
+    }),
 
   jobs: tenantProcedure('member')
     .input(z.object({ period: periodField, limit: z.number().int().min(1).max(1000).default(200) }))

@@ -50,7 +50,7 @@ export function SubmitJobForm({ targets, initialTemplate, initialAllocationId, c
   const [nodes, setNodes] = useState('1');
   const [walltimeHours, setWalltimeHours] = useState('2');
   const [image, setImage] = useState('nvcr.io/nvidia/pytorch:24.05-py3');
-  const [command, setCommand] = useState('torchrun --nproc_per_node=8 train.py --config config.yaml');
+  const [command, setCommand] = useState(initialTemplate === 'fine-tune' ? 'python finetune.py --model-size 7B --tokens 0.5B' : 'torchrun --nproc_per_node=8 train.py --config config.yaml');
   const [envText, setEnvText] = useState('');
   const [params, setParams] = useState('7');
   const [tokens, setTokens] = useState('0.5');

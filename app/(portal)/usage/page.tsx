@@ -1,0 +1,204 @@
+import type { Metadata } from 'next';
+import { HorizontalBars, StackedBars } from '~/app/_components/charts';
+import { inputClass } from '~/app/_components/field';
+import { Alert, Button, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
+import { formatDateTime, formatDay, formatEuros, formatGpuHours } from '~/app/_lib/format';
+import { getT } from '~/app/_lib/i18n-server';
+import { requireUser } from '~/app/_lib/session';
+import { api } from '~/server/api/server-caller';
+import { fillDays } from '~/server/core/ledger/burn-down';
+import { formatNumber } from '~/server/i18n';
+
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT()).t('usage.title') };
+}
+
+type Search = { mode?: string; month?: string; quarter?: string; from?: string; to?: string; groupBy?: string };
+
+export default async function UsagePage({ searchParams }: { searchParams: Promise<Search> }) {
+  await requireUser();
+  const { t, locale } = await getT();
+  const q = await searchParams;
+  const thisMonth = new Date().toISOString().slice(0, 7);
+  const mode = q.mode === 'quarter' || q.mode === 'range' ? q.mode : 'month';
+  const period = mode === 'quarter' ? { quarter: q.quarter ?? '' } : mode === 'range' ? { from: q.from ?? '', to: q.to ?? '' } : { month: q.month ?? thisMonth };
+  const groupBy = (['project', 'user', 'resourceClass', 'kind'] as const).find((g) => g === q.groupBy) ?? 'project';
+  const caller = await api();
+  let report: Awaited<ReturnType<typeof caller.report.usage>> | undefined;
+  let jobs: Awaited<ReturnType<typeof caller.report.jobs>> = [];
+  let problem: string | undefined;
+  try {
+    [report, jobs] = await Promise.all([caller.report.usage({ period, groupBy }), caller.report.jobs({ period, limit: 200 })]);
+  } catch (error) {
+    problem = error instanceof Error ? error.message : String(error);
+  }
+  const kwh = (wh: number) => `${formatNumber(locale, Math.round(wh / 100) / 10)} kWh`;
+  const kg = (g: number) => `${formatNumber(locale, Math.round(g / 100) / 10)} kg`;
+  const hours = (s: number) => formatGpuHours(locale, s);
+  const csvQuery = new URLSearchParams(Object.entries(period)).toString();
+  const groupLabel = (key: string, label: string) => (groupBy === 'kind' ? t(`jobKind.${key as 'training'}`) : label);
+  const days = report ? fillDays([], new Date(`${report.period.from}T00:00:00Z`), new Date(`${report.period.to}T00:00:00Z`)).map((d) => d.day) : [];
+  const series = report
+    ? report.projects.map((p) => ({ id: p.id, label: p.title, values: new Map(report!.series.filter((s) => s.projectId === p.id).map((s) => [s.day, s.gpuSeconds])) }))
+    : [];
+  return (
+    <div className="space-y-6">
+      <PageHeader title={t('usage.title')} subtitle={t('usage.subtitle')} />
+      <form method="get" className="flex flex-wrap items-end gap-4 rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200">
+        <label className="text-sm">
+          <span className="block font-medium text-slate-800">{t('usage.periodType')}</span>
+          <select name="mode" defaultValue={mode} className={`${inputClass} w-36`}>
+            <option value="month">{t('usage.month')}</option>
+            <option value="quarter">{t('usage.quarter')}</option>
+            <option value="range">{t('usage.range')}</option>
+          </select>
+        </label>
+        <label className="text-sm">
+          <span className="block font-medium text-slate-800">{t('usage.month')}</span>
+          <input type="month" name="month" defaultValue={q.month ?? thisMonth} className={`${inputClass} w-40`} />
+        </label>
+        <label className="text-sm">
+          <span className="block font-medium text-slate-800">{t('usage.quarter')}</span>
+          <input name="quarter" placeholder="2026-Q4" defaultValue={q.quarter ?? ''} className={`${inputClass} w-28`} />
+        </label>
+        <label className="text-sm">
+          <span className="block font-medium text-slate-800">{t('usage.from')}</span>
+          <input type="date" name="from" defaultValue={q.from ?? ''} className={`${inputClass} w-40`} />
+        </label>
+        <label className="text-sm">
+          <span className="block font-medium text-slate-800">{t('usage.to')}</span>
+          <input type="date" name="to" defaultValue={q.to ?? ''} className={`${inputClass} w-40`} />
+        </label>
+        <label className="text-sm">
+          <span className="block font-medium text-slate-800">{t('usage.groupBy')}</span>
+          <select name="groupBy" defaultValue={groupBy} className={`${inputClass} w-44`}>
+            {(['project', 'user', 'resourceClass', 'kind'] as const).map((g) => (
+              <option key={g} value={g}>
+                {t(`usage.by.${g}`)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <Button type="submit" variant="secondary">
+          {t('usage.show')}
+        </Button>
+        {report && (
+          <a href={`/api/reports/usage.csv?${csvQuery}`} className="ml-auto rounded-md px-3 py-2 text-sm font-medium text-indigo-700 ring-1 ring-indigo-200 hover:bg-indigo-50" download>
+            {t('usage.downloadCsv')}
+          </a>
+        )}
+      </form>
+      {problem && <Alert tone="error">{problem}</Alert>}
+      {report && (
+        <>
+          <p className="text-sm text-slate-600">{t('usage.periodShown', { from: formatDay(locale, report.period.from), to: formatDay(locale, report.period.to) })}</p>
+          <dl className="grid gap-4 sm:grid-cols-4">
+            {(
+              [
+                ['usage.gpuHours', hours(report.totals.gpuSeconds)],
+                ['usage.jobs', formatNumber(locale, report.totals.jobs)],
+                ['usage.avgWait', report.totals.avgWaitSeconds === null ? '—' : `${formatNumber(locale, Math.round(report.totals.avgWaitSeconds / 60))} min`],
+                ['usage.cost', formatEuros(locale, report.totals.costCents)],
+                ['usage.itEnergy', kwh(report.totals.energyWh)],
+                ['usage.facilityEnergy', kwh(report.totals.facilityEnergyWh)],
+                ['usage.heatReused', kwh(report.totals.heatReusedWh)],
+                ['usage.co2e', kg(report.totals.co2eGrams)],
+              ] as const
+            ).map(([key, value]) => (
+              <div key={key} className="rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200">
+                <dt className="text-xs text-slate-500">{t(key)}</dt>
+                <dd className="mt-1 text-xl font-semibold tabular-nums" data-testid={`usage-${key}`}>
+                  {value}
+                </dd>
+              </div>
+            ))}
+          </dl>
+          <Card title={t('usage.overTime')}>
+            {report.series.length === 0 ? <p className="text-sm text-slate-600">{t('usage.nothing')}</p> : <StackedBars days={days} series={series} format={hours} formatDay={(d) => formatDay(locale, d).replace(/,? \d{4}$/, '')} title={t('usage.overTime')} />}
+          </Card>
+          <div className="grid gap-6 lg:grid-cols-2">
+            <Card title={t('usage.costBy', { group: t(`usage.by.${groupBy}`) })}>
+              <HorizontalBars rows={report.groups.map((g) => ({ label: groupLabel(g.key, g.label), value: g.costCents }))} format={(v) => formatEuros(locale, v)} title={t('usage.costBy', { group: t(`usage.by.${groupBy}`) })} />
+            </Card>
+            <Card title={t('usage.energyBy', { group: t(`usage.by.${groupBy}`) })}>
+              <HorizontalBars
+                rows={report.groups.map((g) => ({ label: groupLabel(g.key, g.label), value: g.facilityEnergyWh, overlay: g.heatReusedWh }))}
+                format={kwh}
+                title={t('usage.energyBy', { group: t(`usage.by.${groupBy}`) })}
+                overlayLabel={t('usage.energyLegend')}
+              />
+            </Card>
+          </div>
+          <Card title={t('usage.byGroup', { group: t(`usage.by.${groupBy}`) })}>
+            <Table>
+              <thead>
+                <tr>
+                  <Th>{t(`usage.by.${groupBy}`)}</Th>
+                  <Th className="text-right">{t('usage.gpuHours')}</Th>
+                  <Th className="text-right">{t('usage.jobs')}</Th>
+                  <Th className="text-right">{t('usage.avgWait')}</Th>
+                  <Th className="text-right">{t('usage.cost')}</Th>
+                  <Th className="text-right">{t('usage.itEnergy')}</Th>
+                  <Th className="text-right">{t('usage.facilityEnergy')}</Th>
+                  <Th className="text-right">{t('usage.heatReused')}</Th>
+                  <Th className="text-right">{t('usage.co2e')}</Th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {report.groups.map((g) => (
+                  <tr key={g.key} data-testid="usage-group">
+                    <Td>{groupLabel(g.key, g.label)}</Td>
+                    <Td className="text-right tabular-nums">{hours(g.gpuSeconds)}</Td>
+                    <Td className="text-right tabular-nums">{formatNumber(locale, g.jobs)}</Td>
+                    <Td className="text-right tabular-nums">{g.avgWaitSeconds === null ? '—' : `${formatNumber(locale, Math.round(g.avgWaitSeconds / 60))} min`}</Td>
+                    <Td className="text-right tabular-nums">{formatEuros(locale, g.costCents)}</Td>
+                    <Td className="text-right tabular-nums">{kwh(g.energyWh)}</Td>
+                    <Td className="text-right tabular-nums">{kwh(g.facilityEnergyWh)}</Td>
+                    <Td className="text-right tabular-nums">{kwh(g.heatReusedWh)}</Td>
+                    <Td className="text-right tabular-nums">{kg(g.co2eGrams)}</Td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+          </Card>
+          <Card title={t('usage.perJob', { count: jobs.length })}>
+            {jobs.length === 0 ? (
+              <p className="text-sm text-slate-600">{t('usage.nothing')}</p>
+            ) : (
+              <Table>
+                <thead>
+                  <tr>
+                    <Th>{t('jobs.name')}</Th>
+                    <Th>{t('review.project')}</Th>
+                    <Th>{t('usage.ended')}</Th>
+                    <Th className="text-right">{t('usage.gpuHours')}</Th>
+                    <Th className="text-right">{t('usage.cost')}</Th>
+                    <Th className="text-right">{t('usage.itEnergy')}</Th>
+                    <Th className="text-right">{t('usage.co2e')}</Th>
+                  </tr>
+                </thead>
+                <tbody className="divide-y divide-slate-100">
+                  {jobs.map((j) => (
+                    <tr key={j.id} data-testid="usage-job">
+                      <Td>
+                        <a href={`/jobs/${j.id}`} className="text-indigo-700 hover:underline">
+                          {j.name}
+                        </a>
+                      </Td>
+                      <Td>{j.projectTitle}</Td>
+                      <Td className="whitespace-nowrap text-slate-600">{j.endedAt ? formatDateTime(locale, j.endedAt) : ''}</Td>
+                      <Td className="text-right tabular-nums">{hours(j.gpuSeconds ?? 0)}</Td>
+                      <Td className="text-right tabular-nums">{formatEuros(locale, j.costCents ?? 0)}</Td>
+                      <Td className="text-right tabular-nums">{kwh(j.energyWh ?? 0)}</Td>
+                      <Td className="text-right tabular-nums">{kg(j.co2eGrams ?? 0)}</Td>
+                    </tr>
+                  ))}
+                </tbody>
+              </Table>
+            )}
+          </Card>
+        </>
+      )}
+    </div>
+  );
+}
