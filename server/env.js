@@ -29,6 +29,7 @@ const schema = z
     SIM_NODE_REPAIR_HOURS: z.coerce.number().int().min(1).max(10_000).default(4),
     DEMO_SEED: z.enum(['auto', 'off']).default('auto'),
     PORTAL_CATALOGUE: optionalString,
+    VAT_PERMILLE: z.coerce.number().int().min(0).max(1000).default(190),
   })
   .superRefine((env, ctx) => {
     if (env.PORTAL_ENV === 'production' && !env.NEXTAUTH_SECRET) {

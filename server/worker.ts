@@ -1,9 +1,12 @@
 // Background work of the portal, started once per server process (and by `npm run worker`):
 // reconciling jobs with the scheduler and settling the ledger (every few seconds), sampling the
-// cluster (every minute) and expiring allocations at the end of their period. With several
+// cluster (every minute), expiring allocations at the end of their period and issuing last month's
+// invoices. With several
 // processes on one real Postgres, an advisory lock lets only one of them act.
 import type { DbHandle } from '~/db/client';
 import type { SchedulerPort } from './core/scheduler/port';
+import { env } from './env.js';
+import { issueMonthlyInvoices } from './services/invoices';
 import { expireDueAllocations } from './services/ledger';
 import { reconcileOnce, recordClusterSample } from './services/reconciler';
 
@@ -32,6 +35,7 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
   let leader = false;
   let lastSample = 0;
   let lastExpiry = 0;
+  let lastInvoicing = 0;
   const tick = async () => {
     if (running) return;
     running = true;
@@ -52,6 +56,12 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
         lastExpiry = at.getTime();
         const expired = await expireDueAllocations(handle.db, at.toISOString().slice(0, 10));
         if (expired.length) log(`[worker] expired ${expired.length} allocation(s) at the end of their period`);
+      }
+      // After settling, so last month's finished jobs are in: issue last month's invoices once they are due.
+      if (at.getTime() - lastInvoicing >= 60_000) {
+        lastInvoicing = at.getTime();
+        const run = await issueMonthlyInvoices(handle.db, at, { vatPermille: env().VAT_PERMILLE });
+        if (run.issued.length) log(`[worker] issued ${run.issued.length} invoice(s) for ${run.month}`);
       }
     } catch (error) {
       console.error('[worker] round failed:', error);

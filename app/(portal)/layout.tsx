@@ -34,6 +34,7 @@ export default async function PortalLayout({ children }: { children: ReactNode }
           { href: '/staff/applications', label: t('nav.reviews') },
           { href: '/staff/cluster', label: t('nav.cluster') },
           { href: '/staff/allocations', label: t('nav.allocations') },
+          { href: '/staff/invoices', label: t('nav.invoices') },
           { href: '/staff/tenants', label: t('nav.tenants') },
           { href: '/staff/audit', label: t('nav.audit') },
         ]
@@ -44,7 +45,7 @@ export default async function PortalLayout({ children }: { children: ReactNode }
       <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:rounded focus:bg-white focus:px-3 focus:py-2">
         {t('nav.skipToContent')}
       </a>
-      <header className="border-b border-slate-200 bg-white">
+      <header className="border-b border-slate-200 bg-white print:hidden">
         <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
           <Link href="/dashboard" className="text-lg font-semibold text-indigo-700">
             {t('app.name')}
@@ -66,7 +67,7 @@ export default async function PortalLayout({ children }: { children: ReactNode }
           </div>
         </div>
       </header>
-      <main id="main" className="mx-auto max-w-6xl px-4 py-8">
+      <main id="main" className="mx-auto max-w-6xl px-4 py-8 print:max-w-none print:p-0">
         {children}
       </main>
     </div>

@@ -2,13 +2,14 @@
 // used for months, an application waiting for review, a company with a credit line and months of jobs.
 import { eq } from 'drizzle-orm';
 import type { Db } from '~/db/client';
-import { memberships, organisations, staffRoles, users } from '~/db/schema';
+import { allocations, memberships, organisations, staffRoles, users } from '~/db/schema';
 import { addDays } from '~/server/core/working-days';
 import type { TenantActor } from './actor';
 import { loadActor } from './accounts';
 import { grantCreditLine, setAllocationLimits } from './allocations';
 import { createApplication, decideApplication, submitApplication } from './applications';
 import { createProject } from './projects';
+import { issueMonthlyInvoices } from './invoices';
 import { expireDueAllocations } from './ledger';
 import { runDemoWorkload } from './demo-workload';
 import type { JobKind } from '~/server/core/jobs/estimates';
@@ -66,6 +67,23 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
   const seconds = (day: string) => Date.parse(`${day}T00:00:00Z`) / 1000;
   const piStream = { orgId: pi.org.id, orgKind: 'academic' as const, projectId: project.id, userIds: [pi.userId, member.userId], unit: 'gpu_seconds' as const, resourceClassId: 'h100', kinds: ['training', 'training', 'batch', 'fine_tuning'] as JobKind[], gpuChoices: [2, 4, 4, 8, 8, 16], walltimeHours: [2, 3, 4, 6] };
 
+  // The member leads a small project of their own (a PI who is not an owner of the tenant sees only it in reports).
+  const memberProject = await createProject(db, member, {
+    title: 'Graph neural networks for weather nowcasting',
+    abstract: 'A pilot that trains small graph neural networks on radar composites to predict precipitation one hour ahead.',
+    fieldOfScience: 'Earth and climate sciences',
+    members: [],
+  });
+  const memberStart = addDays(today, -25);
+  const trial = await createApplication(
+    db,
+    member,
+    { projectId: memberProject.id, accessModeId: 'playground', kind: 'new', periodStart: memberStart, periodEnd: addDays(memberStart, 30), justification: 'A first try-out of GNN nowcasting on one year of radar data.', lines: [{ resourceClassId: 'h100', gpuSeconds: 100 * 3600 }] },
+    memberStart,
+  );
+  await submitApplication(db, member, trial.id, new Date(`${memberStart}T10:00:00Z`));
+  const memberAllocation = (await db.select({ id: allocations.id }).from(allocations).where(eq(allocations.applicationId, trial.id)))[0]!.id;
+
   // 2. A second project whose application waits in the staff queue, submitted three days ago.
   const waiting = await createProject(db, pi, {
     title: 'Low-resource machine translation for Alemannic dialects',
@@ -97,9 +115,12 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
     [
       { ...piStream, allocationId: earlier, fromSeconds: seconds(earlierStart), toSeconds: seconds(addDays(earlierStart, 91)), jobsPerDay: 2.2, budgetCap: 950 * 3600 },
       { ...piStream, allocationId, fromSeconds: seconds(addDays(today, -45)), toSeconds: Math.floor(now.getTime() / 1000) - 6 * 3600, jobsPerDay: 2, budgetCap: 700 * 3600 },
+      { ...piStream, userIds: [member.userId], projectId: memberProject.id, allocationId: memberAllocation, fromSeconds: seconds(memberStart), toSeconds: Math.floor(now.getTime() / 1000) - 6 * 3600, jobsPerDay: 0.6, gpuChoices: [1, 2, 4], walltimeHours: [1, 2, 3], budgetCap: 60 * 3600 },
       { orgId: owner.org.id, orgKind: 'company', projectId: company.id, userIds: [owner.userId], allocationId: credit.id, unit: 'cents', resourceClassId: 'h100', fromSeconds: seconds(addDays(today, -100)), toSeconds: Math.floor(now.getTime() / 1000) - 6 * 3600, jobsPerDay: 1.6, kinds: ['fine_tuning', 'fine_tuning', 'inference', 'batch'], gpuChoices: [4, 8, 8], walltimeHours: [2, 4, 6], budgetCap: 14_000_00 },
     ],
     now,
   );
   await expireDueAllocations(db, today);
+  // 5. Last month's invoice for the company, as the worker would have issued it.
+  await issueMonthlyInvoices(db, now, { actorUserId: admin.userId });
 }

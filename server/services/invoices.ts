@@ -21,7 +21,6 @@ import {
   isMonth,
   monthHasEnded,
   monthlyRunDue,
-  monthOf,
   monthPeriod,
   previousMonth,
   type DocumentKind,
@@ -243,34 +242,57 @@ export async function issueMonthlyInvoices(db: Db, now: Date, options: { vatPerm
 
 // ---- Reading ----------------------------------------------------------------------------------
 
-const invoiceSummary = {
-  id: invoices.id,
-  number: invoices.number,
-  orgId: invoices.orgId,
-  periodMonth: invoices.periodMonth,
-  issuedAt: invoices.issuedAt,
-  recipient: invoices.recipient,
-  netCents: invoices.netCents,
-  vatPermille: invoices.vatPermille,
-  vatCents: invoices.vatCents,
-  grossCents: invoices.grossCents,
-  creditedNetCents: sql<number>`(select coalesce(sum(${creditNotes.netCents}), 0)::bigint from ${creditNotes} where ${creditNotes.invoiceId} = ${invoices.id})`.mapWith(Number),
-  creditedGrossCents: sql<number>`(select coalesce(sum(${creditNotes.grossCents}), 0)::bigint from ${creditNotes} where ${creditNotes.invoiceId} = ${invoices.id})`.mapWith(Number),
-};
+/** Per invoice, what its credit notes have credited so far. */
+function creditedSums(db: DbOrTx) {
+  return db
+    .select({
+      invoiceId: creditNotes.invoiceId,
+      net: sql<string>`sum(${creditNotes.netCents})`.as('credited_net'),
+      gross: sql<string>`sum(${creditNotes.grossCents})`.as('credited_gross'),
+    })
+    .from(creditNotes)
+    .groupBy(creditNotes.invoiceId)
+    .as('credited');
+}
+
+function invoiceSummary(credited: ReturnType<typeof creditedSums>) {
+  return {
+    id: invoices.id,
+    number: invoices.number,
+    orgId: invoices.orgId,
+    periodMonth: invoices.periodMonth,
+    issuedAt: invoices.issuedAt,
+    recipient: invoices.recipient,
+    netCents: invoices.netCents,
+    vatPermille: invoices.vatPermille,
+    vatCents: invoices.vatCents,
+    grossCents: invoices.grossCents,
+    creditedNetCents: sql<number>`coalesce(${credited.net}, 0)`.mapWith(Number),
+    creditedGrossCents: sql<number>`coalesce(${credited.gross}, 0)`.mapWith(Number),
+  };
+}
 
 /** listInvoices lists the acting company tenant's invoices, newest month first (owners and managers; academic tenants have none). */
 export async function listInvoices(db: DbOrTx, tenant: TenantActor) {
   if (!roleAtLeast(tenant.role, 'manager')) throw new AppError('FORBIDDEN', 'invoice.error.managersOnly', { org: tenant.org.name });
   if (tenant.org.kind !== 'company') return [];
-  return db.select(invoiceSummary).from(invoices).where(eq(invoices.orgId, tenant.org.id)).orderBy(desc(invoices.periodMonth));
+  const credited = creditedSums(db);
+  return db
+    .select(invoiceSummary(credited))
+    .from(invoices)
+    .leftJoin(credited, eq(credited.invoiceId, invoices.id))
+    .where(eq(invoices.orgId, tenant.org.id))
+    .orderBy(desc(invoices.periodMonth));
 }
 
 /** listAllInvoices lists every invoice for staff, newest first, optionally of one tenant. */
 export async function listAllInvoices(db: DbOrTx, filter: { orgId?: string }) {
+  const credited = creditedSums(db);
   return db
-    .select({ ...invoiceSummary, orgName: organisations.name })
+    .select({ ...invoiceSummary(credited), orgName: organisations.name })
     .from(invoices)
     .innerJoin(organisations, eq(organisations.id, invoices.orgId))
+    .leftJoin(credited, eq(credited.invoiceId, invoices.id))
     .where(filter.orgId ? eq(invoices.orgId, filter.orgId) : undefined)
     .orderBy(desc(invoices.periodMonth), desc(invoices.number));
 }
@@ -307,11 +329,11 @@ export async function getInvoice(db: DbOrTx, viewer: { tenant?: TenantActor; sta
       .orderBy(asc(creditNotes.issuedAt), asc(creditNotes.number)),
   ]);
   const creditedNetCents = notes.reduce((sum, n) => sum + n.netCents, 0);
-  const period = monthPeriod(monthOf(new Date(`${invoice.periodMonth}T00:00:00Z`)));
+  const month = invoice.periodMonth.slice(0, 7);
   return {
     ...invoice,
-    month: invoice.periodMonth.slice(0, 7),
-    periodLastDay: period.lastDay,
+    month,
+    periodLastDay: monthPeriod(month).lastDay,
     lines,
     creditNotes: notes,
     creditedNetCents,

@@ -1,3 +1,58 @@
-import { router } from '~/server/api/trpc';
+// Invoices of company tenants: owners and managers read their own; staff read all, issue on demand
+// and issue credit notes. There is deliberately no procedure that changes or deletes an invoice:
+// issued invoices are immutable (also in the database); corrections are credit notes.
+import { z } from 'zod';
+import { env } from '~/server/env.js';
+import { reasonField, uuidField } from '~/server/api/fields';
+import { router, staffProcedure, tenantProcedure } from '~/server/api/trpc';
+import { FIRST_INVOICE_MONTH, MONTH_PATTERN, monthOf } from '~/server/core/invoicing';
+import { AppError } from '~/server/errors';
+import { getInvoice, issueCreditNote, issueInvoice, issueMonthlyInvoices, listAllInvoices, listInvoices } from '~/server/services/invoices';
 
-export const invoiceRouter = router({});
+/** A calendar month YYYY-MM, not before January 2000 (not in the future is checked against the request's clock). */
+const monthField = z
+  .string()
+  .trim()
+  .regex(MONTH_PATTERN, { message: 'invoice.error.monthInvalid' })
+  .refine((month) => month >= FIRST_INVOICE_MONTH, { message: 'invoice.error.monthTooEarly' });
+
+/** The largest credit note, in cents (10 million euros). */
+const MAX_CREDIT_CENTS = 1_000_000_000;
+
+export const invoiceRouter = router({
+  /** The acting company tenant's invoices (owners and managers). */
+  list: tenantProcedure('manager').query(({ ctx }) => listInvoices(ctx.db, ctx.tenant)),
+
+  /** One of the acting tenant's invoices with its lines and credit notes. */
+  get: tenantProcedure('manager')
+    .input(z.object({ id: uuidField }))
+    .query(({ ctx, input }) => getInvoice(ctx.db, { tenant: ctx.tenant }, input.id)),
+
+  /** Any invoice, for centre staff. */
+  staffGet: staffProcedure()
+    .input(z.object({ id: uuidField }))
+    .query(({ ctx, input }) => getInvoice(ctx.db, { staff: ctx.actor }, input.id)),
+
+  /** Every invoice (optionally of one tenant), for centre staff. */
+  staffList: staffProcedure()
+    .input(z.object({ orgId: uuidField.optional() }).default({}))
+    .query(({ ctx, input }) => listAllInvoices(ctx.db, input)),
+
+  /** Issue a tenant's invoice for an ended month now (staff admins); returns the existing one if already issued, null without usage. */
+  issue: staffProcedure('admin')
+    .input(z.object({ orgId: uuidField, month: monthField }))
+    .mutation(async ({ ctx, input }) => {
+      const now = ctx.now();
+      if (input.month > monthOf(now)) throw new AppError('BAD_REQUEST', 'invoice.error.monthInFuture', {}, 'month');
+      const invoice = await issueInvoice(ctx.db, { orgId: input.orgId, month: input.month, now, actorUserId: ctx.actor.userId, vatPermille: env().VAT_PERMILLE });
+      return { invoice };
+    }),
+
+  /** Issue last month's invoices for every company tenant that has none yet (staff admins; the worker does the same). */
+  issueMonthly: staffProcedure('admin').mutation(({ ctx }) => issueMonthlyInvoices(ctx.db, ctx.now(), { actorUserId: ctx.actor.userId, vatPermille: env().VAT_PERMILLE })),
+
+  /** Credit part or all of an invoice's net amount (staff admins); the invoice itself is not changed. */
+  creditNote: staffProcedure('admin')
+    .input(z.object({ invoiceId: uuidField, netCents: z.number().int().min(1).max(MAX_CREDIT_CENTS), reason: reasonField }))
+    .mutation(({ ctx, input }) => issueCreditNote(ctx.db, ctx.actor, { ...input, now: ctx.now() })),
+});
