@@ -23,7 +23,7 @@ test('a company owner sees this month’s usage chart and table and downloads th
   await page.getByRole('link', { name: t('usage.downloadCsv') }).click();
   const download = await downloadPromise;
   expect(download.suggestedFilename()).toMatch(/^usage-\d{4}-\d{2}-01-\d{4}-\d{2}-\d{2}\.csv$/);
-  const csv = fs.readFileSync((await download.path())!, 'utf8');
+  const csv = fs.readFileSync((await download.path()), 'utf8');
   const [header, ...lines] = csv.trimEnd().split('\r\n');
   expect(header).toBe(JOB_CSV_COLUMNS.join(','));
   expect(lines).toHaveLength(jobsStat);

@@ -39,7 +39,7 @@ export default async function UsagePage({ searchParams }: { searchParams: Promis
   const groupLabel = (key: string, label: string) => (groupBy === 'kind' ? t(`jobKind.${key as 'training'}`) : label);
   const days = report ? fillDays([], new Date(`${report.period.from}T00:00:00Z`), new Date(`${report.period.to}T00:00:00Z`)).map((d) => d.day) : [];
   const series = report
-    ? report.projects.map((p) => ({ id: p.id, label: p.title, values: new Map(report!.series.filter((s) => s.projectId === p.id).map((s) => [s.day, s.gpuSeconds])) }))
+    ? report.projects.map((p) => ({ id: p.id, label: p.title, values: new Map(report.series.filter((s) => s.projectId === p.id).map((s) => [s.day, s.gpuSeconds])) }))
     : [];
   return (
     <div className="space-y-6">
