@@ -48,7 +48,7 @@ test('a training job goes PENDING → RUNNING → COMPLETED and is charged exact
   // The allocation's ledger shows the same charge.
   await nav(page).getByRole('link', { name: t('nav.projects') }).click();
   await page.getByRole('link', { name: /Protein structure prediction/ }).click();
-  await page.getByRole('link', { name: 'H100 partition (Jena)' }).click();
+  await page.getByRole('listitem').filter({ hasText: t('allocationStatus.active') }).getByRole('link', { name: 'H100 partition (Jena)' }).click();
   await expect(page.getByTestId('ledger-row').filter({ hasText: t('ledgerKind.charge') }).first()).toContainText(used);
 });
 
