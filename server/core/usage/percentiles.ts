@@ -1,12 +1,13 @@
 // Figures of the centre dashboard: percentiles, utilisation, energy per GPU-hour, date ranges and
 // exact decimal rendering of integer amounts. Pure: values in, values out.
+import { addDays } from '../working-days';
+import { isPeriodProblem, MAX_PERIOD_DAYS, periodDays, resolvePeriod } from './periods';
 
 export const SECONDS_PER_DAY = 86_400;
 export const SECONDS_PER_HOUR = 3600;
 /** The longest range the centre dashboard accepts: two years, one of them a leap year. */
-export const MAX_RANGE_DAYS = 731;
+export const MAX_RANGE_DAYS = MAX_PERIOD_DAYS;
 
-const DAY_MS = 86_400_000;
 
 /**
  * nearestRank returns the p-th percentile (0 < p ≤ 1) of an ascending array by the nearest-rank
@@ -36,21 +37,12 @@ export function kwhPerGpuHour(energyWh: number, gpuSeconds: number): number | nu
   return energyWh / 1000 / (gpuSeconds / SECONDS_PER_HOUR);
 }
 
-/** isDay tells whether a string is a real calendar day written YYYY-MM-DD. */
-export function isDay(day: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return false;
-  const ms = Date.parse(`${day}T00:00:00Z`);
-  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === day;
-}
-
-/** addDays shifts a YYYY-MM-DD day by whole days. */
-export function addDays(day: string, days: number): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
-}
+export { isDay } from './periods';
+export { addDays } from '../working-days';
 
 /** rangeDays counts the days of an inclusive range. */
 export function rangeDays(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1;
+  return periodDays({ from, to });
 }
 
 /** daysOf lists every day of an inclusive range, in order. */
@@ -63,11 +55,12 @@ export type RangeProblem = { field: 'from' | 'to'; problem: 'invalid' | 'toBefor
 
 /** rangeProblem says what is wrong with an inclusive day range (the field and why), or null. */
 export function rangeProblem(from: string, to: string, maxDays = MAX_RANGE_DAYS): RangeProblem | null {
-  if (!isDay(from)) return { field: 'from', problem: 'invalid' };
-  if (!isDay(to)) return { field: 'to', problem: 'invalid' };
-  if (to < from) return { field: 'to', problem: 'toBeforeFrom' };
-  if (rangeDays(from, to) > maxDays) return { field: 'to', problem: 'tooLong' };
-  return null;
+  const period = resolvePeriod({ from, to });
+  if (isPeriodProblem(period)) {
+    const problem = period.key === 'period.endBeforeStart' ? 'toBeforeFrom' : period.key === 'period.tooLong' ? 'tooLong' : 'invalid';
+    return { field: period.field === 'from' ? 'from' : 'to', problem };
+  }
+  return rangeDays(from, to) > maxDays ? { field: 'to', problem: 'tooLong' } : null;
 }
 
 /** defaultRange is the last `days` days up to and including today. */

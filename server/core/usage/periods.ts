@@ -8,7 +8,8 @@ export const MAX_PERIOD_DAYS = 731;
 
 const DAY_MS = 86_400_000;
 
-function validDay(day: string): boolean {
+/** isDay tells whether a string is a real calendar day written YYYY-MM-DD. */
+export function isDay(day: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(day) && !Number.isNaN(Date.parse(`${day}T00:00:00Z`)) && new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) === day;
 }
 
@@ -31,8 +32,8 @@ export function resolvePeriod(input: PeriodInput): { from: string; to: string } 
     const first = (Number(q[2]) - 1) * 3 + 1;
     return { from: `${q[1]}-${String(first).padStart(2, '0')}-01`, to: lastDayOfMonth(Number(q[1]), first + 2) };
   }
-  if (!validDay(input.from)) return { field: 'from', key: 'period.invalid', params: {} };
-  if (!validDay(input.to)) return { field: 'to', key: 'period.invalid', params: {} };
+  if (!isDay(input.from)) return { field: 'from', key: 'period.invalid', params: {} };
+  if (!isDay(input.to)) return { field: 'to', key: 'period.invalid', params: {} };
   if (input.to < input.from) return { field: 'to', key: 'period.endBeforeStart', params: { from: input.from, to: input.to } };
   const days = periodDays(input);
   if (days > MAX_PERIOD_DAYS) return { field: 'to', key: 'period.tooLong', params: { days, max: MAX_PERIOD_DAYS } };
