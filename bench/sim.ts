@@ -9,11 +9,12 @@
  * Traces are read from DIR, ../shared/traces (relative to the repo root) or
  * /work/shared/traces; when none exists the benchmark is skipped.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { cpuModel, writeSection } from './markdown';
 import {
   alibabaNodeGpus,
   parseAlibabaPods,
@@ -73,17 +74,6 @@ function measure(label: string, trace: ReplayTrace, policy: ReplayPolicy, reps: 
   return { label, policy, metrics: replayMetrics(trace, starts), medianMs: median(times), minMs: Math.min(...times), reps };
 }
 
-function cpuModel(): string {
-  try {
-    const line = readFileSync('/proc/cpuinfo', 'utf8')
-      .split('\n')
-      .find((l) => l.startsWith('model name'));
-    if (line) return line.split(':')[1]!.trim();
-  } catch {
-    // fall through
-  }
-  return cpus()[0]?.model ?? 'unknown CPU';
-}
 
 const num = (n: number, digits = 0): string =>
   n.toLocaleString('en-GB', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -133,24 +123,6 @@ function section(rows: Row[], warmup: number): string {
   return lines.join('\n');
 }
 
-function writeSection(text: string): string {
-  const path = join(root, 'BENCHMARKS.md');
-  const existing = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n\n';
-  const lines = existing.split('\n');
-  const start = lines.findIndex((l) => l.trim() === SECTION);
-  let out: string;
-  if (start < 0) {
-    out = `${existing.replace(/\n*$/, '\n\n')}${text}`;
-  } else {
-    let end = lines.findIndex((l, i) => i > start && /^## /.test(l));
-    if (end < 0) end = lines.length;
-    const before = lines.slice(0, start).join('\n');
-    const after = lines.slice(end).join('\n');
-    out = `${before}${before ? '\n' : ''}${text}${after ? `\n${after}` : ''}`;
-  }
-  writeFileSync(path, out.replace(/\n*$/, '\n'));
-  return path;
-}
 
 function main(): void {
   const dir = findTraces();
@@ -176,7 +148,7 @@ function main(): void {
   }
   const text = section(rows, warmup);
   process.stdout.write(`${text}\n`);
-  if (!process.argv.includes('--no-write')) process.stdout.write(`wrote ${writeSection(text)}\n`);
+  if (!process.argv.includes('--no-write')) process.stdout.write(`wrote ${writeSection(root, SECTION, text)}\n`);
 }
 
 main();

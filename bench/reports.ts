@@ -1,0 +1,337 @@
+/**
+ * Report benchmark at 1 million jobs: on the database filled by `npm run bench:data`, times
+ * (a) one tenant's monthly report — `usageReport` grouped by project, `reportJobs` with limit 200,
+ *     and both together as the usage page asks for them — for the busiest tenant of the month and
+ *     for a typical one (the median tenant by jobs that month), and
+ * (b) the staff centre dashboard (`centreDashboard`) for a month and for a quarter;
+ * each after 3 warm-ups, ~30 timed runs, one after another; reports median / p90 / min in ms and
+ * writes the "## Reports at 1 million jobs" section of BENCHMARKS.md (other sections untouched).
+ *
+ *   npx tsx bench/reports.ts [--database-url URL] [--reps N] [--no-write] [--explain]
+ *
+ * Database: --database-url, else BENCH_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/portal_bench.
+ * --explain prints EXPLAIN (ANALYZE, BUFFERS) of the busy tenant's report queries (also done
+ * when the target is not met).
+ */
+import { cpus, loadavg, totalmem } from 'node:os';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { and, asc, desc, eq, gte, isNotNull, lt, lte, sql } from 'drizzle-orm';
+import postgres from 'postgres';
+import { openDb, type Db } from '~/db/client';
+import { jobs, memberships, organisations, projects, usageRollups, users } from '~/db/schema';
+import type { TenantActor } from '~/server/services/actor';
+import { centreDashboard } from '~/server/services/centre';
+import { reportJobs, usageReport } from '~/server/services/reports';
+import { cpuModel, writeSection } from './markdown';
+
+const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/portal_bench';
+const SECTION = '## Reports at 1 million jobs';
+const TARGET_MS = 100;
+const WARMUP = 3;
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+
+function flag(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+const num = (n: number, digits = 0): string => n.toLocaleString('en-GB', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+function quantile(sorted: number[], p: number): number {
+  // Nearest rank, like percentile_disc.
+  return sorted[Math.max(0, Math.min(sorted.length, Math.ceil(p * sorted.length)) - 1)]!;
+}
+
+function median(sorted: number[]): number {
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+interface Case {
+  group: 'tenant' | 'centre';
+  label: string;
+  detail: string;
+  /** Counts towards the target: a tenant's monthly report as the usage page loads it. */
+  target: boolean;
+  run: () => Promise<unknown>;
+}
+
+interface Timing extends Case {
+  runs: number;
+  medianMs: number;
+  p90Ms: number;
+  minMs: number;
+}
+
+async function measure(c: Case, reps: number): Promise<Timing> {
+  for (let i = 0; i < WARMUP; i++) await c.run();
+  const times: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const t0 = performance.now();
+    await c.run();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return { ...c, runs: reps, medianMs: median(times), p90Ms: quantile(times, 0.9), minMs: times[0]! };
+}
+
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** lastFullMonth and lastFullQuarter: the latest calendar month / quarter that lies wholly inside [from, to]. */
+function lastFullPeriod(from: string, to: string, months: 1 | 3): { from: string; to: string; label: string } {
+  const end = new Date(`${to}T00:00:00Z`);
+  let year = end.getUTCFullYear();
+  let month = end.getUTCMonth();
+  // The month of `to` counts only if `to` is its last day.
+  if (isoDay(Date.UTC(year, month + 1, 0)) !== to) month -= 1;
+  // Align to a quarter's last month.
+  if (months === 3) month -= (((month + 1) % 3) + 3) % 3;
+  const startMonth = month - months + 1;
+  const start = Date.UTC(year, startMonth, 1);
+  const last = Date.UTC(year, month + 1, 0);
+  if (isoDay(start) < from) throw new Error(`the data (${from} … ${to}) holds no full ${months === 1 ? 'month' : 'quarter'}`);
+  year = new Date(start).getUTCFullYear();
+  const label = months === 1 ? isoDay(start).slice(0, 7) : `${year}-Q${Math.floor(new Date(start).getUTCMonth() / 3) + 1}`;
+  return { from: isoDay(start), to: isoDay(last), label };
+}
+
+interface Meta {
+  loadSeconds?: number;
+  from?: string;
+  to?: string;
+  seed?: number;
+  loadedAt?: string;
+}
+
+async function readMeta(client: ReturnType<typeof postgres>): Promise<Meta> {
+  const [row] = await client<{ comment: string | null }[]>`select shobj_description(oid, 'pg_database') as comment from pg_database where datname = current_database()`;
+  try {
+    return row?.comment ? (JSON.parse(row.comment) as Meta) : {};
+  } catch {
+    return {};
+  }
+}
+
+interface TenantPick {
+  id: string;
+  name: string;
+  kind: 'academic' | 'company';
+  jobs: number;
+  rollupRows: number;
+  projects: number;
+}
+
+/** pickTenants returns the busiest tenant of the month (by jobs) and the median one among tenants with jobs that month. */
+async function pickTenants(db: Db, month: { from: string; to: string }): Promise<{ busy: TenantPick; typical: TenantPick }> {
+  const rows = await db
+    .select({
+      id: organisations.id,
+      name: organisations.name,
+      kind: organisations.kind,
+      jobs: sql<number>`sum(${usageRollups.jobs})::int`.mapWith(Number),
+      rollupRows: sql<number>`count(*)::int`.mapWith(Number),
+      projects: sql<number>`count(distinct ${usageRollups.projectId})::int`.mapWith(Number),
+    })
+    .from(usageRollups)
+    .innerJoin(organisations, eq(organisations.id, usageRollups.orgId))
+    .where(and(gte(usageRollups.day, month.from), lte(usageRollups.day, month.to)))
+    .groupBy(organisations.id)
+    .orderBy(desc(sql`sum(${usageRollups.jobs})`), asc(organisations.id));
+  if (rows.length === 0) throw new Error('no usage in the month: run `npm run bench:data -- --fresh` first');
+  return { busy: rows[0]!, typical: rows[rows.length >> 1]! };
+}
+
+async function ownerActor(db: Db, tenant: TenantPick): Promise<TenantActor> {
+  const [owner] = await db
+    .select({ id: users.id, email: users.email, name: users.name })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.orgId, tenant.id), eq(memberships.role, 'owner')))
+    .limit(1);
+  if (!owner) throw new Error(`tenant ${tenant.name} has no owner`);
+  return { userId: owner.id, email: owner.email, name: owner.name, staffRoles: [], org: { id: tenant.id, name: tenant.name, kind: tenant.kind, status: 'active' }, role: 'owner' };
+}
+
+/**
+ * tenantQueries rebuilds, with the same builders and conditions, the queries `usageReport` (owner:
+ * no scope query) and `reportJobs` send for a tenant and period, for EXPLAIN.
+ */
+function tenantQueries(db: Db, orgId: string, period: { from: string; to: string }): { label: string; query: { sql: string; params: unknown[] } }[] {
+  const where = and(eq(usageRollups.orgId, orgId), gte(usageRollups.day, period.from), lte(usageRollups.day, period.to));
+  const gpu = sql<string>`coalesce(sum(${usageRollups.gpuSeconds}), 0)`;
+  const sums = {
+    jobs: sql<string>`coalesce(sum(${usageRollups.jobs}), 0)`,
+    gpuSeconds: gpu,
+    waitSeconds: sql<string>`coalesce(sum(${usageRollups.waitSeconds}), 0)`,
+    startedJobs: sql<string>`coalesce(sum(${usageRollups.startedJobs}), 0)`,
+    costCents: sql<string>`coalesce(sum(${usageRollups.costCents}), 0)`,
+    energyWh: sql<string>`coalesce(sum(${usageRollups.energyWh}), 0)`,
+    facilityEnergyWh: sql<string>`coalesce(sum(${usageRollups.facilityEnergyWh}), 0)`,
+    heatReusedWh: sql<string>`coalesce(sum(${usageRollups.heatReusedWh}), 0)`,
+    co2eGrams: sql<string>`coalesce(sum(${usageRollups.co2eGrams}), 0)`,
+  };
+  const end = new Date(Date.parse(`${period.to}T00:00:00Z`) + 86_400_000);
+  return [
+    { label: 'usageReport: totals', query: db.select(sums).from(usageRollups).where(where).toSQL() },
+    { label: 'usageReport: groups by project', query: db.select({ key: usageRollups.projectId, ...sums }).from(usageRollups).where(where).groupBy(usageRollups.projectId).orderBy(desc(gpu)).toSQL() },
+    {
+      label: 'usageReport: daily series',
+      query: db
+        .select({ day: usageRollups.day, projectId: usageRollups.projectId, gpuSeconds: gpu, costCents: sums.costCents, energyWh: sums.energyWh })
+        .from(usageRollups)
+        .where(where)
+        .groupBy(usageRollups.day, usageRollups.projectId)
+        .orderBy(asc(usageRollups.day))
+        .toSQL(),
+    },
+    {
+      label: 'reportJobs: limit 200',
+      query: db
+        .select({ id: jobs.id, name: jobs.name, projectTitle: projects.title, userName: users.name, endedAt: jobs.endedAt, gpuSeconds: jobs.gpuSeconds, costCents: jobs.costCents })
+        .from(jobs)
+        .innerJoin(projects, eq(projects.id, jobs.projectId))
+        .innerJoin(users, eq(users.id, jobs.userId))
+        .where(and(eq(jobs.orgId, orgId), isNotNull(jobs.settledAt), gte(jobs.endedAt, new Date(`${period.from}T00:00:00Z`)), lt(jobs.endedAt, end)))
+        .orderBy(desc(jobs.endedAt))
+        .limit(200)
+        .toSQL(),
+    },
+  ];
+}
+
+async function explain(client: ReturnType<typeof postgres>, db: Db, orgId: string, period: { from: string; to: string }): Promise<string> {
+  const out: string[] = [];
+  for (const { label, query } of tenantQueries(db, orgId, period)) {
+    const params = query.params.map((p) => (p instanceof Date ? p.toISOString() : p)) as postgres.ParameterOrJSON<never>[];
+    const rows = await client.unsafe<{ 'QUERY PLAN': string }[]>(`explain (analyze, buffers) ${query.sql}`, params);
+    out.push(`-- ${label}`, ...rows.map((r) => r['QUERY PLAN']), '');
+  }
+  return out.join('\n');
+}
+
+function section(input: {
+  timings: Timing[];
+  reps: number;
+  pgVersion: string;
+  settings: string;
+  counts: Record<string, number>;
+  dbSize: string;
+  meta: Meta;
+  month: { from: string; to: string; label: string };
+  quarter: { from: string; to: string; label: string };
+  busy: TenantPick;
+  typical: TenantPick;
+  loadBefore: number[];
+}): string {
+  const { timings, meta } = input;
+  const date = new Date().toISOString().slice(0, 10);
+  const ramGiB = totalmem() / 1024 ** 3;
+  const targetRows = timings.filter((t) => t.target);
+  const met = targetRows.every((t) => t.medianMs <= TARGET_MS);
+  const c = input.counts;
+  const lines = [
+    SECTION,
+    '',
+    `Measured by \`npx tsx bench/reports.ts\` on ${date} against the database filled by \`npm run bench:data\` (\`scripts/bench-data.ts --fresh\`).`,
+    `Machine: ${cpuModel()}, ${cpus().length} cores (shared), ${num(ramGiB, 1)} GiB RAM, Node ${process.version}, ${input.pgVersion} on the same machine (${input.settings}); load average ${input.loadBefore.map((l) => num(l, 2)).join(' / ')} (1/5/15 min) when the timing started.`,
+    '',
+    `Data set: ${num(c.tenants!)} tenants (${num(c.academic!)} academic, ${num(c.company!)} company), ${num(c.users!)} users, ${num(c.projects!)} projects, ${num(c.allocations!)} allocations, ${num(c.jobs!)} settled jobs (${meta.from ?? '?'} … ${meta.to ?? '?'}), ${num(c.rollups!)} rollup rows; database size ${input.dbSize}.`,
+    `Load time of \`bench:data\` (create, migrate, centre, 1 M jobs, indexes, rollups, VACUUM ANALYZE): ${meta.loadSeconds === undefined ? 'unknown' : `${num(meta.loadSeconds, 1)} s`}.`,
+    `Periods: month ${input.month.label} (${input.month.from} … ${input.month.to}), quarter ${input.quarter.label} (${input.quarter.from} … ${input.quarter.to}). Busy tenant: the one with most jobs that month (${num(input.busy.jobs)} jobs, ${num(input.busy.projects)} projects, ${num(input.busy.rollupRows)} rollup rows); typical tenant: the median one (${num(input.typical.jobs)} jobs, ${num(input.typical.projects)} projects, ${num(input.typical.rollupRows)} rollup rows). Reports run as the tenant's owner.`,
+    `Each case: ${WARMUP} warm-up runs, then ${input.reps} timed runs one after another, through drizzle on postgres.js (pool of 10); wall time of the service call in the benchmark process.`,
+    '',
+    '| case | what | runs | median (ms) | p90 (ms) | min (ms) |',
+    '| --- | --- | ---: | ---: | ---: | ---: |',
+    ...timings.map((t) => `| ${t.label} | ${t.detail} | ${t.runs} | ${num(t.medianMs, 1)} | ${num(t.p90Ms, 1)} | ${num(t.minMs, 1)} |`),
+    '',
+    `Target: a tenant's monthly report (the usage page: \`usageReport\` + \`reportJobs\`, in parallel) ≤ ${TARGET_MS} ms median — ${met ? 'met' : 'NOT met'} (busy ${num(targetRows[0]?.medianMs ?? NaN, 1)} ms, typical ${num(targetRows[1]?.medianMs ?? NaN, 1)} ms).`,
+    '',
+    'Notes:',
+    '- The benchmark data bypasses the ledger: jobs are bulk-inserted already settled (no ledger entries, job events or applications), and each allocation\'s cached balance is set to match the sums charged to it (granted ≥ charged, the unused rest of an ended allocation written off as expired, nothing reserved). Usage, energy, facility energy, heat, CO2e, cost and charge of every job follow `jobEnergyEstimateWh`, `jobFootprint` and `chargeFor`; the rollups are built with `rebuildRollups`.',
+    '- Workload: heavy-tailed tenant activity (log-normal weights), 2–10 users and 1–5 projects per tenant, resource classes allowed by each tenant\'s residency, mostly 1–8 GPUs with a tail to 64–128, log-normal runtimes (minutes to the 48 h limit), queue waits growing with size, quieter weekends and holidays; about 80–90 % utilisation of the demo catalogue\'s 224 GPUs over the year.',
+    '- Regenerate with `npm run bench:data -- --fresh`, then `npx tsx bench/reports.ts`.',
+    '',
+  ];
+  return lines.join('\n');
+}
+
+
+async function main(): Promise<void> {
+  const url = flag('--database-url') ?? process.env.BENCH_DATABASE_URL ?? DEFAULT_URL;
+  const reps = Number(flag('--reps') ?? 30);
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const handle = await openDb({ driver: 'postgres', url });
+  const client = postgres(url, { max: 1, onnotice: () => undefined });
+  try {
+    const db = handle.db;
+    const meta = await readMeta(client);
+    const [range] = await db.select({ from: sql<string>`min(${usageRollups.day})::text`, to: sql<string>`max(${usageRollups.day})::text` }).from(usageRollups);
+    if (!range?.from) throw new Error(`no usage rollups in ${url}: run \`npm run bench:data -- --fresh\` first`);
+    const from = meta.from ?? range.from;
+    const to = meta.to ?? range.to;
+    const month = lastFullPeriod(from, to, 1);
+    const quarter = lastFullPeriod(from, to, 3);
+    const { busy, typical } = await pickTenants(db, month);
+    const busyActor = await ownerActor(db, busy);
+    const typicalActor = await ownerActor(db, typical);
+    const monthInput = { from: month.from, to: month.to };
+
+    const tenantCases = (who: 'busy' | 'typical', actor: TenantActor, t: TenantPick): Case[] => [
+      { group: 'tenant', label: `usage report, ${who} tenant`, detail: `\`usageReport\` ${month.label}, groupBy project (${num(t.jobs)} jobs)`, target: false, run: () => usageReport(db, actor, { ...monthInput, groupBy: 'project' }) },
+      { group: 'tenant', label: `job list, ${who} tenant`, detail: `\`reportJobs\` ${month.label}, limit 200`, target: false, run: () => reportJobs(db, actor, { ...monthInput, limit: 200 }) },
+      {
+        group: 'tenant',
+        label: `**monthly report page, ${who} tenant**`,
+        detail: 'both of the above in parallel (as `app/(portal)/usage`)',
+        target: true,
+        run: () => Promise.all([usageReport(db, actor, { ...monthInput, groupBy: 'project' }), reportJobs(db, actor, { ...monthInput, limit: 200 })]),
+      },
+    ];
+    const cases: Case[] = [
+      ...tenantCases('busy', busyActor, busy),
+      ...tenantCases('typical', typicalActor, typical),
+      { group: 'centre', label: 'centre dashboard, month', detail: `\`centreDashboard\` ${month.label}, all partitions and tenants`, target: false, run: () => centreDashboard(db, monthInput) },
+      { group: 'centre', label: 'centre dashboard, quarter', detail: `\`centreDashboard\` ${quarter.label}, all partitions and tenants`, target: false, run: () => centreDashboard(db, { from: quarter.from, to: quarter.to }) },
+    ];
+
+    const [version] = await client<{ v: string }[]>`select version() as v`;
+    const pgVersion = /^PostgreSQL [\d.]+/.exec(version?.v ?? '')?.[0] ?? version?.v ?? 'PostgreSQL ?';
+    const settingRows = await client<{ name: string; setting: string }[]>`select name, current_setting(name) as setting from unnest(array['shared_buffers', 'work_mem', 'effective_cache_size', 'random_page_cost']) as name`;
+    const settings = settingRows.map((r) => `${r.name} ${r.setting}`).join(', ');
+    const [counts] = await client<Record<string, number>[]>`
+      select (select count(*) from organisations)::int as tenants,
+             (select count(*) from organisations where kind = 'academic')::int as academic,
+             (select count(*) from organisations where kind = 'company')::int as company,
+             (select count(*) from users)::int as users,
+             (select count(*) from projects)::int as projects,
+             (select count(*) from allocations)::int as allocations,
+             (select count(*) from jobs)::int as jobs,
+             (select count(*) from usage_rollups)::int as rollups`;
+    const [size] = await client<{ size: string }[]>`select pg_size_pretty(pg_database_size(current_database())) as size`;
+
+    const loadBefore = loadavg();
+    log(`bench/reports — ${url.replace(/\/\/[^@]*@/, '//')}; load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`);
+    const timings: Timing[] = [];
+    for (const c of cases) {
+      const t = await measure(c, reps);
+      timings.push(t);
+      log(`  ${c.label.replaceAll('*', '')}: median ${num(t.medianMs, 1)} ms, p90 ${num(t.p90Ms, 1)} ms, min ${num(t.minMs, 1)} ms`);
+    }
+    const text = section({ timings, reps, pgVersion, settings, counts: counts!, dbSize: size!.size, meta, month, quarter, busy, typical, loadBefore });
+    process.stdout.write(`\n${text}\n`);
+    const met = timings.filter((t) => t.target).every((t) => t.medianMs <= TARGET_MS);
+    if (process.argv.includes('--explain') || !met) process.stdout.write(`\nEXPLAIN (ANALYZE, BUFFERS), busy tenant, ${month.label}:\n\n${await explain(client, db, busy.id, monthInput)}\n`);
+    if (!process.argv.includes('--no-write')) process.stdout.write(`wrote ${writeSection(root, SECTION, text)}\n`);
+  } finally {
+    await client.end({ timeout: 5 });
+    await handle.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
