@@ -7,6 +7,7 @@ import { api } from '~/server/api/server-caller';
 import { roleAtLeast } from '~/server/core/roles';
 import { InvitationsPanel } from './invitations-panel';
 import { MembersTable } from './members-table';
+import { MonthlyCapForm } from './monthly-cap-form';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('org.title') };
@@ -58,6 +59,7 @@ export default async function OrganisationPage() {
         />
         {!canManage && <p className="mt-3 text-xs text-slate-500">{t('org.readOnly')}</p>}
       </Card>
+      {org.kind === 'company' && org.myRole === 'owner' && org.status !== 'suspended' && <MonthlyCapForm capCents={org.monthlyCapCents} />}
       {canManage && (
         <InvitationsPanel
           myRole={org.myRole}

@@ -1,7 +1,7 @@
-import { asc, eq, gte } from 'drizzle-orm';
+import { and, asc, eq, gte } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '~/db/client';
-import { allocations, clusterSamples } from '~/db/schema';
+import { allocations, clusterSamples, organisations, projects } from '~/db/schema';
 import { AppError } from '~/server/errors';
 import { getScheduler } from '~/server/scheduler';
 import { router, staffProcedure, todayOf } from '~/server/api/trpc';
@@ -71,6 +71,15 @@ export const staffRouter = router({
         grantedLines: input.grantedLines.map((l) => ({ resourceClassId: l.resourceClassId, gpuSeconds: gpuHoursToSeconds(l.gpuHours) })),
       }, ctx.now()),
     ),
+
+  companyProjects: staffProcedure().query(({ ctx }) =>
+    ctx.db
+      .select({ id: projects.id, title: projects.title, orgName: organisations.name })
+      .from(projects)
+      .innerJoin(organisations, eq(organisations.id, projects.orgId))
+      .where(and(eq(organisations.kind, 'company'), eq(organisations.status, 'active')))
+      .orderBy(asc(organisations.name), asc(projects.title)),
+  ),
 
   allocations: staffProcedure()
     .input(z.object({ orgId: uuidField.optional() }).default({}))

@@ -6,6 +6,7 @@ import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
 import { AdjustForm } from './adjust-form';
+import { LimitsForm } from './limits-form';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('allocation.title') };
@@ -21,7 +22,12 @@ export default async function StaffAllocationPage({ params }: { params: Promise<
   return (
     <div className="space-y-6">
       <PageHeader title={`${a.projectTitle} · ${a.orgName}`} subtitle={t('allocation.title')} />
-      {me.staffRoles.includes('admin') && a.status === 'active' && <AdjustForm allocationId={a.id} unit={a.unit} />}
+      {me.staffRoles.includes('admin') && a.status === 'active' && (
+        <>
+          <AdjustForm allocationId={a.id} unit={a.unit} />
+          <LimitsForm allocationId={a.id} current={a} />
+        </>
+      )}
       <AllocationView a={a} t={t} locale={locale} />
     </div>
   );
