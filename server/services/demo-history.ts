@@ -1,11 +1,12 @@
 // The demo centre's projects, applications and history: a PI with an expired and an active allocation
 // used for months, an application waiting for review, a company with a credit line and months of jobs.
+import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Db } from '~/db/client';
 import { allocations, memberships, organisations, staffRoles, users } from '~/db/schema';
 import { addDays } from '~/server/core/working-days';
 import type { TenantActor } from './actor';
-import { loadActor } from './accounts';
+import { loadActor, signUp } from './accounts';
 import { grantCreditLine, setAllocationLimits } from './allocations';
 import { createApplication, decideApplication, submitApplication } from './applications';
 import { createProject } from './projects';
@@ -109,10 +110,35 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
   const credit = await grantCreditLine(db, admin, { projectId: company.id, amountCents: 20_000_00, periodStart: addDays(today, -100), periodEnd: addDays(today, 265), reason: 'Framework contract 2026, prepaid credit' });
   await db.update(organisations).set({ monthlyCapCents: 5_000_00 }).where(eq(organisations.id, owner.org.id));
 
-  // 4. Run the history through the simulated cluster and settle it through the ledger.
+  // 4. Three busier research institutes keep the cluster's history from looking empty.
+  const background = [];
+  for (const [name, country, field, partition] of [
+    ['Institute for Climate Modelling', 'DE', 'Earth and climate sciences', 'h100'],
+    ['Nordic Medical AI Lab', 'FI', 'Medicine', 'b200'],
+    ['Alpine Language Technology Centre', 'AT', 'Linguistics', 'h100'],
+  ] as const) {
+    const slug = name.toLowerCase().replace(/[^a-z]+/g, '-').replace(/^-|-$/g, '');
+    const created = await signUp(db, { name: `PI of ${name}`, email: `pi@${slug}.example`, password: randomBytes(18).toString('base64url'), organisation: { name, kind: 'academic', country, residency: 'EU' } });
+    const lead = await tenantActor(db, `pi@${slug}.example`);
+    const bigProject = await createProject(db, lead, { title: `${field}: foundation model training`, abstract: `Large-scale training runs at ${name}.`, fieldOfScience: field, members: [] });
+    const start = addDays(today, -75);
+    const app = await createApplication(
+      db,
+      lead,
+      { projectId: bigProject.id, accessModeId: 'large-scale', kind: 'new', periodStart: start, periodEnd: addDays(start, 365), justification: 'Multi-node training campaigns over the year, planned in quarterly blocks.', lines: [{ resourceClassId: partition, gpuSeconds: 60_000 * 3600 }] },
+      start,
+    );
+    await submitApplication(db, lead, app.id, new Date(`${start}T08:00:00Z`));
+    const decided = await decideApplication(db, admin, app.id, { outcome: 'approved', grantedLines: [{ resourceClassId: partition, gpuSeconds: 60_000 * 3600 }], comment: '' }, new Date(`${start}T16:00:00Z`));
+    await setAllocationLimits(db, admin, { allocationId: decided.allocationIds[0]!, maxGpusAtOnce: 256, maxWalltimeSeconds: 48 * 3600, maxQueuedJobs: 200, reason: 'Large-scale project' });
+    background.push({ orgId: created.orgId, orgKind: 'academic' as const, projectId: bigProject.id, userIds: [created.userId], allocationId: decided.allocationIds[0]!, unit: 'gpu_seconds' as const, resourceClassId: partition, fromSeconds: seconds(start), toSeconds: Math.floor(now.getTime() / 1000) - 6 * 3600, jobsPerDay: 2.5, kinds: ['training', 'training', 'batch'] as JobKind[], gpuChoices: [8, 16, 16, 32, 64], walltimeHours: [4, 8, 12, 24], budgetCap: 55_000 * 3600 });
+  }
+
+  // 5. Run the history through the simulated cluster and settle it through the ledger.
   await runDemoWorkload(
     db,
     [
+      ...background,
       { ...piStream, allocationId: earlier, fromSeconds: seconds(earlierStart), toSeconds: seconds(addDays(earlierStart, 91)), jobsPerDay: 2.2, budgetCap: 950 * 3600 },
       { ...piStream, allocationId, fromSeconds: seconds(addDays(today, -45)), toSeconds: Math.floor(now.getTime() / 1000) - 6 * 3600, jobsPerDay: 2, budgetCap: 700 * 3600 },
       { ...piStream, userIds: [member.userId], projectId: memberProject.id, allocationId: memberAllocation, fromSeconds: seconds(memberStart), toSeconds: Math.floor(now.getTime() / 1000) - 6 * 3600, jobsPerDay: 0.6, gpuChoices: [1, 2, 4], walltimeHours: [1, 2, 3], budgetCap: 60 * 3600 },
@@ -121,6 +147,6 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
     now,
   );
   await expireDueAllocations(db, today);
-  // 5. Last month's invoice for the company, as the worker would have issued it.
+  // 6. Last month's invoice for the company, as the worker would have issued it.
   await issueMonthlyInvoices(db, now, { actorUserId: admin.userId });
 }

@@ -15,7 +15,7 @@ export const DEMO_SIGN_INS = [
   { email: 'admin@centre.example', who: 'centre staff admin' },
   { email: 'reviewer@centre.example', who: 'centre reviewer' },
   { email: 'pi@uni.example', who: 'PI, owner of Rhine Valley University (academic)' },
-  { email: 'member@uni.example', who: 'member of Rhine Valley University' },
+  { email: 'member@uni.example', who: 'member of Rhine Valley University, PI of a small Playground project' },
   { email: 'owner@company.example', who: 'owner of Example Robotics GmbH (company)' },
 ] as const;
 
