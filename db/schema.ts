@@ -285,6 +285,8 @@ export const decisions = pgTable(
     /** Granted GPU-seconds per resource class, for approvals. */
     grantedLines: jsonb('granted_lines').$type<{ resourceClassId: string; gpuSeconds: number }[]>(),
     decidedAt: timestamp('decided_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Order of decisions, also when two share a timestamp. */
+    seq: bigserial('seq', { mode: 'number' }).notNull(),
   },
   (t) => [index('decisions_application_idx').on(t.applicationId)],
 );

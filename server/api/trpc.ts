@@ -5,6 +5,7 @@
  * 3. procedures — public, authed, tenant(minRole) and staff(role): tenancy is resolved here and nowhere else.
  */
 import { initTRPC, TRPCError } from '@trpc/server';
+import { sql } from 'drizzle-orm';
 import superjson from 'superjson';
 import type { Db } from '~/db/client';
 import type { MemberRole, StaffRole } from '~/db/schema';
@@ -153,7 +154,14 @@ export function tenantProcedure(minRole: MemberRole = 'member') {
     if (type === 'mutation' && tenant.org.status === 'suspended') {
       throw new AppError('FORBIDDEN', 'error.tenantSuspended', { org: tenant.org.name });
     }
-    return next({ ctx: { ...ctx, tenant } });
+    if (type !== 'query') return next({ ctx: { ...ctx, tenant } });
+    // Reads run as the role portal_tenant with the tenant's id set, so Postgres row-level security
+    // (drizzle/0009) hides every other tenant's rows even if a query forgot its tenant filter.
+    return ctx.db.transaction(async (tx) => {
+      await tx.execute(sql`select set_config('app.tenant_id', ${tenant.org.id}, true)`);
+      await tx.execute(sql`set local role portal_tenant`);
+      return next({ ctx: { ...ctx, tenant, db: tx as unknown as Db } });
+    });
   });
 }
 

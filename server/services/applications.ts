@@ -252,7 +252,7 @@ export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor;
       .from(decisions)
       .leftJoin(reviewer, eq(reviewer.id, decisions.reviewerUserId))
       .where(eq(decisions.applicationId, applicationId))
-      .orderBy(desc(decisions.decidedAt)),
+      .orderBy(desc(decisions.decidedAt), desc(decisions.seq)),
   ]);
   const resulting = await db.select({ id: allocations.id, resourceClassId: allocations.resourceClassId }).from(allocations).where(eq(allocations.applicationId, applicationId));
   return { ...app.application, projectTitle: app.projectTitle, orgName: app.orgName, modeName: app.modeName, reviewPath: app.reviewPath, targetDays: app.targetDays, applicantName: app.applicantName, lines, decisions: history, allocations: resulting, canEdit };
