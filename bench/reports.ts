@@ -22,7 +22,7 @@ import { openDb, type Db } from '~/db/client';
 import { jobs, memberships, organisations, projects, usageRollups, users } from '~/db/schema';
 import type { TenantActor } from '~/server/services/actor';
 import { centreDashboard } from '~/server/services/centre';
-import { reportJobs, usageReport } from '~/server/services/reports';
+import { reportJobs, rollupSums, usageReport } from '~/server/services/reports';
 import { cpuModel, writeSection } from './markdown';
 
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/portal_bench';
@@ -161,18 +161,8 @@ async function ownerActor(db: Db, tenant: TenantPick): Promise<TenantActor> {
  */
 function tenantQueries(db: Db, orgId: string, period: { from: string; to: string }): { label: string; query: { sql: string; params: unknown[] } }[] {
   const where = and(eq(usageRollups.orgId, orgId), gte(usageRollups.day, period.from), lte(usageRollups.day, period.to));
-  const gpu = sql<string>`coalesce(sum(${usageRollups.gpuSeconds}), 0)`;
-  const sums = {
-    jobs: sql<string>`coalesce(sum(${usageRollups.jobs}), 0)`,
-    gpuSeconds: gpu,
-    waitSeconds: sql<string>`coalesce(sum(${usageRollups.waitSeconds}), 0)`,
-    startedJobs: sql<string>`coalesce(sum(${usageRollups.startedJobs}), 0)`,
-    costCents: sql<string>`coalesce(sum(${usageRollups.costCents}), 0)`,
-    energyWh: sql<string>`coalesce(sum(${usageRollups.energyWh}), 0)`,
-    facilityEnergyWh: sql<string>`coalesce(sum(${usageRollups.facilityEnergyWh}), 0)`,
-    heatReusedWh: sql<string>`coalesce(sum(${usageRollups.heatReusedWh}), 0)`,
-    co2eGrams: sql<string>`coalesce(sum(${usageRollups.co2eGrams}), 0)`,
-  };
+  const sums = rollupSums;
+  const gpu = rollupSums.gpuSeconds;
   const end = new Date(Date.parse(`${period.to}T00:00:00Z`) + 86_400_000);
   return [
     { label: 'usageReport: totals', query: db.select(sums).from(usageRollups).where(where).toSQL() },

@@ -34,7 +34,8 @@ export async function reportScope(db: DbOrTx, actor: TenantActor): Promise<{ all
   return { all: false, projectIds: led.map((r) => r.projectId) };
 }
 
-const sums = {
+/** The sums every usage figure is made of, as SQL over the rollups (also used by bench/reports.ts for EXPLAIN). */
+export const rollupSums = {
   jobs: sql<string>`coalesce(sum(${usageRollups.jobs}), 0)`,
   gpuSeconds: sql<string>`coalesce(sum(${usageRollups.gpuSeconds}), 0)`,
   waitSeconds: sql<string>`coalesce(sum(${usageRollups.waitSeconds}), 0)`,
@@ -46,7 +47,7 @@ const sums = {
   co2eGrams: sql<string>`coalesce(sum(${usageRollups.co2eGrams}), 0)`,
 };
 
-type SumRow = { [K in keyof typeof sums]: string };
+type SumRow = { [K in keyof typeof rollupSums]: string };
 
 function figures(row: SumRow | undefined): Figures {
   const n = (v: string | undefined) => Number(v ?? 0);
@@ -76,15 +77,15 @@ export async function usageReport(db: DbOrTx, actor: TenantActor, input: ReportI
   if (!scope.all) where.push(inArray(usageRollups.projectId, scope.projectIds));
   const groupColumn = { project: usageRollups.projectId, user: usageRollups.userId, resourceClass: usageRollups.resourceClassId, kind: usageRollups.kind }[input.groupBy];
   const [totalsRow, groupRows, seriesRows] = await Promise.all([
-    db.select(sums).from(usageRollups).where(and(...where)),
+    db.select(rollupSums).from(usageRollups).where(and(...where)),
     db
-      .select({ key: groupColumn, ...sums })
+      .select({ key: groupColumn, ...rollupSums })
       .from(usageRollups)
       .where(and(...where))
       .groupBy(groupColumn)
-      .orderBy(desc(sums.gpuSeconds)),
+      .orderBy(desc(rollupSums.gpuSeconds)),
     db
-      .select({ day: usageRollups.day, projectId: usageRollups.projectId, gpuSeconds: sums.gpuSeconds, costCents: sums.costCents, energyWh: sums.energyWh })
+      .select({ day: usageRollups.day, projectId: usageRollups.projectId, gpuSeconds: rollupSums.gpuSeconds, costCents: rollupSums.costCents, energyWh: rollupSums.energyWh })
       .from(usageRollups)
       .where(and(...where))
       .groupBy(usageRollups.day, usageRollups.projectId)
