@@ -110,6 +110,9 @@ describe.each(dbTargets())('access rules on %s', (target) => {
     expect(await codeOf(staff.staff.changeTenantStatus({ orgId: a.orgId, action: 'verify', reason: 'Already active' }))).toBe('PRECONDITION_FAILED');
     expect(await codeOf(staff.staff.changeTenantStatus({ orgId: b.orgId, action: 'verify', reason: 'Registry entry checked' }))).toBe('OK');
     expect((await callerFor(handle.db, { userId: b.userId }).organisation.current()).status).toBe('active');
+    // The owner is told, as the dashboard promised while the tenant waited.
+    const notices = await callerFor(handle.db, { userId: b.userId }).notification.list();
+    expect(notices.some((n) => n.text.includes('is verified and active'))).toBe(true);
   });
 
   it('refuses anyone but the invited address to accept an invitation', async () => {

@@ -711,4 +711,7 @@ export const de: Record<MessageKey, string> = {
   'cap.submit': "Grenze speichern",
   'cap.remove': "Grenze entfernen",
   'cap.done': "Gespeichert.",
+  'notice.tenantVerified': "{org} ist geprüft und aktiv: Sie können jetzt Budgets beantragen und Jobs starten.",
+  'notice.tenantSuspended': "{org} wurde vom Zentrum gesperrt: {reason}",
+  'notice.tenantReactivated': "{org} ist wieder aktiv: {reason}",
 };

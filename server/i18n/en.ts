@@ -710,6 +710,9 @@ export const en = {
   'cap.submit': "Save cap",
   'cap.remove': "Remove cap",
   'cap.done': "Saved.",
+  'notice.tenantVerified': "{org} is verified and active: you can now apply for budgets and run jobs.",
+  'notice.tenantSuspended': "{org} was suspended by the centre: {reason}",
+  'notice.tenantReactivated': "{org} is active again: {reason}",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -1,11 +1,12 @@
 // Tenants as centre staff see them: the list, and verify / suspend / reactivate with a reason.
-import { asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '~/db/client';
 import { memberships, organisations, type OrgStatus } from '~/db/schema';
 import { nextTenantStatus, type TenantStatusAction } from '~/server/core/roles';
 import { AppError } from '~/server/errors';
 import type { Actor } from './actor';
 import { recordAudit } from './audit';
+import { notify } from './notifications';
 
 /** listTenants lists every tenant (optionally of one status) with its member count. */
 export async function listTenants(db: Db, filter: { status?: OrgStatus }) {
@@ -39,6 +40,8 @@ export async function tenantStatusCounts(db: Db): Promise<Record<OrgStatus, numb
   for (const row of rows) counts[row.status] = row.n;
   return counts;
 }
+
+const NOTICE = { verify: 'notice.tenantVerified', suspend: 'notice.tenantSuspended', reactivate: 'notice.tenantReactivated' } as const;
 
 const AUDIT_ACTION: Record<TenantStatusAction, string> = {
   verify: 'tenant.verified',
@@ -77,6 +80,13 @@ export async function changeTenantStatus(
       data: { from: org.status, to: next },
       isStaffAction: true,
     });
+    // Tell the tenant's owners and managers (the dashboard promises this for verification).
+    const [named] = await tx.select({ name: organisations.name }).from(organisations).where(eq(organisations.id, org.id));
+    const leads = await tx
+      .select({ userId: memberships.userId })
+      .from(memberships)
+      .where(and(eq(memberships.orgId, org.id), inArray(memberships.role, ['owner', 'manager'])));
+    await notify(tx, leads.map((l) => l.userId), NOTICE[input.action], { org: named?.name ?? '', reason: input.reason }, '/dashboard');
     return { status: next };
   });
 }
