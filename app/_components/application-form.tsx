@@ -118,7 +118,7 @@ export function ApplicationForm({
           <legend className="sr-only">{t('application.mode')}</legend>
           <div className="grid gap-3 md:grid-cols-3">
             {modes.map((m) => (
-              <label key={m.id} className={cx('cursor-pointer rounded-md p-4 ring-1', values.accessModeId === m.id ? 'bg-indigo-50 ring-2 ring-indigo-600' : 'ring-slate-200 hover:bg-slate-50')}>
+              <label key={m.id} className={cx('cursor-pointer rounded-md p-4 ring-1 has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-indigo-600', values.accessModeId === m.id ? 'bg-indigo-50 ring-2 ring-indigo-600' : 'ring-slate-200 hover:bg-slate-50')}>
                 <input type="radio" name="accessModeId" value={m.id} checked={values.accessModeId === m.id} onChange={() => chooseMode(m)} className="sr-only" />
                 <span className="block font-medium">{m.name}</span>
                 <span className="mt-1 block text-xs text-slate-600">
