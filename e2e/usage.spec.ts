@@ -64,4 +64,10 @@ test('staff open the centre dashboard and see the utilisation chart', async ({ p
   await signIn(page, 'en', 'admin@centre.example');
   await nav(page).getByRole('link', { name: t('nav.centre') }).click();
   await expect(page.getByRole('img', { name: /utilisation/i }).first()).toBeVisible();
+  // And one tenant's usage, cost and energy.
+  await nav(page).getByRole('link', { name: t('nav.tenants') }).click();
+  await page.getByRole('link', { name: 'Example Robotics GmbH' }).click();
+  await expect(page.getByRole('heading', { name: 'Example Robotics GmbH' })).toBeVisible();
+  await expect(page.getByRole('img', { name: t('usage.overTime') })).toBeVisible();
+  await expect(page.getByTestId('usage-group').first()).toContainText('Warehouse picking vision model');
 });

@@ -714,4 +714,5 @@ export const de: Record<MessageKey, string> = {
   'notice.tenantVerified': "{org} ist geprüft und aktiv: Sie können jetzt Budgets beantragen und Jobs starten.",
   'notice.tenantSuspended': "{org} wurde vom Zentrum gesperrt: {reason}",
   'notice.tenantReactivated': "{org} ist wieder aktiv: {reason}",
+  'staffTenant.audit': "Prüfprotokoll dieses Mandanten",
 };

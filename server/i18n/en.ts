@@ -713,6 +713,7 @@ export const en = {
   'notice.tenantVerified': "{org} is verified and active: you can now apply for budgets and run jobs.",
   'notice.tenantSuspended': "{org} was suspended by the centre: {reason}",
   'notice.tenantReactivated': "{org} is active again: {reason}",
+  'staffTenant.audit': "Audit log of this tenant",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -123,6 +123,17 @@ describe.each(dbTargets())('usage reports on %s', (target) => {
     expect([col('gpu_seconds'), col('cost_cents'), col('it_energy_wh'), col('facility_energy_wh'), col('heat_reused_wh'), col('co2e_grams'), col('site')]).toEqual(['28800', '1440', '5640', '6091', '4264', '2315', 'de-jena']);
   });
 
+  it('shows staff the same figures of a tenant as its owner sees, and nobody else', async () => {
+    const staff = await createStaff(handle.db, 'reviewer');
+    const asStaff = await callerFor(handle.db, { userId: staff.userId, now }).staff.tenantUsage({ orgId: a.orgId, period: { month: '2026-12' } });
+    const asOwner = await callerFor(handle.db, { userId: a.userId, now }).report.usage({ period: { month: '2026-12' }, groupBy: 'project' });
+    expect(asStaff.report).toEqual(asOwner);
+    const error = await callerFor(handle.db, { userId: b.userId, now })
+      .staff.tenantUsage({ orgId: a.orgId, period: { month: '2026-12' } })
+      .catch((e: unknown) => e);
+    expect((error as TRPCError).code).toBe('FORBIDDEN');
+  });
+
   it.each([
     [{ from: '2026-12-10', to: '2026-12-01' }, 'period.to', /before the start/],
     [{ from: '2000-01-01', to: '2050-01-01' }, 'period.to', /at most 731 days/],

@@ -72,8 +72,12 @@ export interface ReportInput {
 
 /** usageReport returns totals, groups and the daily series (stacked by project) of a tenant's usage in a period. */
 export async function usageReport(db: DbOrTx, actor: TenantActor, input: ReportInput) {
-  const scope = await reportScope(db, actor);
-  const where: SQL[] = [eq(usageRollups.orgId, actor.org.id), gte(usageRollups.day, input.from), lte(usageRollups.day, input.to)];
+  return organisationUsage(db, actor.org.id, await reportScope(db, actor), input);
+}
+
+/** organisationUsage reports on one tenant (all its projects, or some): for the tenant's own people and for staff. */
+export async function organisationUsage(db: DbOrTx, orgId: string, scope: { all: true } | { all: false; projectIds: string[] }, input: ReportInput) {
+  const where: SQL[] = [eq(usageRollups.orgId, orgId), gte(usageRollups.day, input.from), lte(usageRollups.day, input.to)];
   if (!scope.all) where.push(inArray(usageRollups.projectId, scope.projectIds));
   const groupColumn = { project: usageRollups.projectId, user: usageRollups.userId, resourceClass: usageRollups.resourceClassId, kind: usageRollups.kind }[input.groupBy];
   const [totalsRow, groupRows, seriesRows] = await Promise.all([

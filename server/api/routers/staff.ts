@@ -4,6 +4,8 @@ import type { Db } from '~/db/client';
 import { allocations, clusterSamples, organisations, projects } from '~/db/schema';
 import { AppError } from '~/server/errors';
 import { getScheduler } from '~/server/scheduler';
+import { periodField, periodOf } from './report';
+import { GROUP_BY, organisationUsage } from '~/server/services/reports';
 import { router, staffProcedure, todayOf } from '~/server/api/trpc';
 import { commentField, dayField, reasonField, resourceClassIdField, uuidField } from '~/server/api/fields';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
@@ -71,6 +73,15 @@ export const staffRouter = router({
         grantedLines: input.grantedLines.map((l) => ({ resourceClassId: l.resourceClassId, gpuSeconds: gpuHoursToSeconds(l.gpuHours) })),
       }, ctx.now()),
     ),
+
+  /** One tenant's usage, cost and energy in a period, for staff (the same figures the tenant sees). */
+  tenantUsage: staffProcedure()
+    .input(z.object({ orgId: uuidField, period: periodField, groupBy: z.enum(GROUP_BY).default('project') }))
+    .query(async ({ ctx, input }) => {
+      const [org] = await ctx.db.select().from(organisations).where(eq(organisations.id, input.orgId));
+      if (!org) throw new AppError('NOT_FOUND', 'error.notFound', {}, 'orgId');
+      return { org, report: await organisationUsage(ctx.db, org.id, { all: true }, { ...periodOf(input.period), groupBy: input.groupBy }) };
+    }),
 
   companyProjects: staffProcedure().query(({ ctx }) =>
     ctx.db

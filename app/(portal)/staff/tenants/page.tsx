@@ -59,7 +59,11 @@ export default async function TenantsPage({ searchParams }: { searchParams: Prom
             <tbody className="divide-y divide-slate-100">
               {tenants.map((tenant) => (
                 <tr key={tenant.id} data-testid={`tenant-row-${tenant.name}`}>
-                  <Td className="font-medium">{tenant.name}</Td>
+                  <Td className="font-medium">
+                    <Link href={`/staff/tenants/${tenant.id}`} className="text-indigo-700 hover:underline">
+                      {tenant.name}
+                    </Link>
+                  </Td>
                   <Td>{t(`kind.${tenant.kind}`)}</Td>
                   <Td>{tenant.country}</Td>
                   <Td>{t(`residency.${tenant.residency}`)}</Td>
