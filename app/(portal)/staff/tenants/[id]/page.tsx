@@ -1,12 +1,10 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { BudgetBar } from '~/app/_components/burn-down-chart';
+import { AllocationTable } from '~/app/_components/allocation-table';
 import { inputClass } from '~/app/_components/field';
-import { AllocationStatusBadge } from '~/app/_components/status-badges';
-import { Badge, Button, Card, PageHeader, STATUS_TONE, Table, Td, Th } from '~/app/_components/ui';
+import { Badge, Button, Card, PageHeader, STATUS_TONE } from '~/app/_components/ui';
 import { UsageSummary } from '~/app/_components/usage-summary';
-import { formatAmount, formatDay } from '~/app/_lib/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
@@ -53,39 +51,7 @@ export default async function StaffTenantPage({ params, searchParams }: { params
         {allocations.length === 0 ? (
           <p className="text-sm text-slate-600">{t('project.noAllocations')}</p>
         ) : (
-          <Table>
-            <thead>
-              <tr>
-                <Th>{t('review.project')}</Th>
-                <Th>{t('application.resourceClass')}</Th>
-                <Th>{t('application.period')}</Th>
-                <Th>{t('allocation.used')}</Th>
-                <Th>{t('staff.tenants.status')}</Th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {allocations.map(({ allocation: a, projectTitle, resourceClassName }) => (
-                <tr key={a.id}>
-                  <Td>
-                    <Link href={`/staff/allocations/${a.id}`} className="font-medium text-indigo-700 hover:underline">
-                      {projectTitle}
-                    </Link>
-                  </Td>
-                  <Td>{a.unit === 'cents' ? t('allocation.creditLine') : resourceClassName}</Td>
-                  <Td className="whitespace-nowrap text-slate-600">
-                    {formatDay(locale, a.periodStart)} – {formatDay(locale, a.periodEnd)}
-                  </Td>
-                  <Td className="min-w-48">
-                    <p className="text-xs text-slate-600">{t('allocation.usedOf', { used: formatAmount(locale, a.unit, a.charged), granted: formatAmount(locale, a.unit, a.granted) })}</p>
-                    <BudgetBar granted={a.granted} charged={a.charged} reserved={a.reserved} label={t('allocation.usedOf', { used: formatAmount(locale, a.unit, a.charged), granted: formatAmount(locale, a.unit, a.granted) })} />
-                  </Td>
-                  <Td>
-                    <AllocationStatusBadge status={a.status} t={t} />
-                  </Td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
+          <AllocationTable rows={allocations} t={t} locale={locale} showTenant={false} />
         )}
       </Card>
     </div>
