@@ -14,19 +14,41 @@ export type DbOrTx = Db | Tx;
 
 export type DbTarget =
   | { driver: 'pglite'; dataDir?: string; command?: string }
-  | { driver: 'postgres'; url: string; max?: number };
+  | {
+      driver: 'postgres';
+      url: string;
+      /** Pool size (default 10). */
+      max?: number;
+      /** statement_timeout in ms (default 30 s; 0 = none, for bulk loads). */
+      statementTimeoutMs?: number;
+      /** lock_timeout in ms (default 10 s; 0 = none). */
+      lockTimeoutMs?: number;
+    };
+
+/** A session-level advisory lock held on its own connection. */
+export interface AdvisoryLease {
+  /** stillHeld asks the database whether this connection is alive and still holds the lock. */
+  stillHeld: () => Promise<boolean>;
+  /** release gives the lock (and its connection) back. */
+  release: () => Promise<void>;
+}
 
 export interface DbHandle {
   db: Db;
   driver: DbTarget['driver'];
   close: () => Promise<void>;
   /**
-   * tryAdvisoryLock takes a session-level Postgres advisory lock on a dedicated connection and
-   * keeps it while the process lives; false if another process holds it. PGlite always succeeds:
-   * its folder lock already makes this process the only one.
+   * tryAdvisoryLock takes a session-level Postgres advisory lock on a dedicated connection and keeps
+   * it until released or the connection drops; null if another process holds it. PGlite always
+   * succeeds: its folder lock already makes this process the only one.
    */
-  tryAdvisoryLock: (key: number) => Promise<boolean>;
+  tryAdvisoryLock: (key: number) => Promise<AdvisoryLease | null>;
 }
+
+const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
+// A session idle inside a transaction (a crashed request handler) would keep its row locks forever.
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 
 export const MIGRATIONS_FOLDER = path.join(process.cwd(), 'drizzle');
 
@@ -35,22 +57,59 @@ export async function openDb(target: DbTarget): Promise<DbHandle> {
   if (target.driver === 'postgres') {
     const { default: postgres } = await import('postgres');
     const { drizzle } = await import('drizzle-orm/postgres-js');
-    const client = postgres(target.url, { max: target.max ?? 10, onnotice: () => undefined });
+    const client = postgres(target.url, {
+      max: target.max ?? 10,
+      onnotice: () => undefined,
+      connection: {
+        statement_timeout: target.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+        lock_timeout: target.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+        idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      },
+    });
     const db = drizzle(client, { schema }) as unknown as Db;
-    const held: Awaited<ReturnType<typeof client.reserve>>[] = [];
+    type Reserved = Awaited<ReturnType<typeof client.reserve>>;
+    const held = new Set<Reserved>();
     return {
       db,
       driver: 'postgres',
       close: async () => {
         for (const connection of held) connection.release();
+        held.clear();
         await client.end({ timeout: 5 });
       },
       tryAdvisoryLock: async (key) => {
         const connection = await client.reserve();
-        const [row] = await connection<{ ok: boolean }[]>`select pg_try_advisory_lock(${key}) as ok`;
-        if (row?.ok) held.push(connection);
-        else connection.release();
-        return Boolean(row?.ok);
+        const [row] = await connection<{ ok: boolean }[]>`select pg_try_advisory_lock(${key}) as ok`.catch((error: unknown) => {
+          connection.release();
+          throw error;
+        });
+        if (!row?.ok) {
+          connection.release();
+          return null;
+        }
+        held.add(connection);
+        const release = async () => {
+          if (!held.delete(connection)) return;
+          await connection`select pg_advisory_unlock(${key})`.catch(() => undefined);
+          connection.release();
+        };
+        return {
+          release,
+          stillHeld: async () => {
+            if (!held.has(connection)) return false;
+            try {
+              const [check] = await connection<{ held: boolean }[]>`
+                select exists (select 1 from pg_locks where locktype = 'advisory' and pid = pg_backend_pid()
+                               and granted and ((classid::bigint << 32) | objid::bigint) = ${key}::bigint) as held`;
+              return Boolean(check?.held);
+            } catch {
+              // The connection is gone, and with it the lock: another process may lead now.
+              held.delete(connection);
+              connection.release();
+              return false;
+            }
+          },
+        };
       },
     };
   }
@@ -68,7 +127,7 @@ export async function openDb(target: DbTarget): Promise<DbHandle> {
         await client.close();
         release?.();
       },
-      tryAdvisoryLock: () => Promise.resolve(true),
+      tryAdvisoryLock: () => Promise.resolve({ stillHeld: () => Promise.resolve(true), release: () => Promise.resolve() }),
     };
   } catch (error) {
     release?.();

@@ -446,6 +446,8 @@ export const jobs = pgTable(
     waitSeconds: integer('wait_seconds'),
     settledAt: timestamp('settled_at', { withTimezone: true }),
     cancelRequestedAt: timestamp('cancel_requested_at', { withTimezone: true }),
+    /** Lease of the one process handing this SUBMITTING job to the scheduler (see jobs.ts claimHandover). */
+    handoverUntil: timestamp('handover_until', { withTimezone: true }),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

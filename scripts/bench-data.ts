@@ -892,7 +892,7 @@ async function main(): Promise<void> {
 
   const name = databaseName(opts.url);
   await prepareDatabase(opts.url, opts.fresh, log);
-  const handle = await openDb({ driver: 'postgres', url: opts.url, max: 2 });
+  const handle = await openDb({ driver: 'postgres', url: opts.url, max: 2, statementTimeoutMs: 0, lockTimeoutMs: 0 });
   const bulk = postgres(opts.url, { max: 1, onnotice: () => undefined, connection: { synchronous_commit: 'off' } });
   try {
     await migrateDb(handle);

@@ -14,7 +14,13 @@ const state: AppDbState = ((globalThis as { __portalDb?: AppDbState }).__portalD
 export function appDbTarget(command = 'portal server'): DbTarget {
   const config = env();
   return config.DATABASE_URL
-    ? { driver: 'postgres', url: config.DATABASE_URL }
+    ? {
+        driver: 'postgres',
+        url: config.DATABASE_URL,
+        max: config.DATABASE_POOL_MAX,
+        statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+        lockTimeoutMs: config.DATABASE_LOCK_TIMEOUT_MS,
+      }
     : { driver: 'pglite', dataDir: config.PORTAL_DATA_DIR, command };
 }
 

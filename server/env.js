@@ -19,6 +19,12 @@ const schema = z
         .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
         .optional(),
     ),
+    /** Connections per process to a real Postgres (the worker's leader lock holds one of them). */
+    DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(500).default(10),
+    /** A statement running longer is cancelled, so one stuck query cannot hold locks for every tenant. */
+    DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+    /** A lock wait longer than this fails (and is retried), instead of queueing every request behind it. */
+    DATABASE_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
     PORTAL_DATA_DIR: z.string().trim().min(1).default('.data'),
     PORT: z.coerce.number().int().min(1).max(65535).default(3000),
     PORTAL_URL: optionalString.pipe(z.url('must be an absolute URL such as https://portal.example.org').optional()),

@@ -8,7 +8,8 @@ export type AppErrorCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'CONFLICT'
-  | 'PRECONDITION_FAILED';
+  | 'PRECONDITION_FAILED'
+  | 'SERVICE_UNAVAILABLE';
 
 export class AppError extends Error {
   constructor(
@@ -31,6 +32,26 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
       const name = candidate.constraint ?? candidate.constraint_name;
       return constraint === undefined || name === constraint;
     }
+  }
+  return false;
+}
+
+/** Postgres error codes that mean "try the transaction again": serialization failure, deadlock, lock timeout. */
+const TRANSIENT_CODES = new Set(['40001', '40P01', '55P03']);
+
+/** isTransientDbError tells whether a database error would likely not happen again on a retry. */
+export function isTransientDbError(error: unknown): boolean {
+  for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && TRANSIENT_CODES.has(code)) return true;
+  }
+  return false;
+}
+
+/** isStatementTimeout tells whether a database error is a statement cancelled by statement_timeout. */
+export function isStatementTimeout(error: unknown): boolean {
+  for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === '57014') return true;
   }
   return false;
 }

@@ -1,9 +1,10 @@
 // Background work of the portal, started once per server process (and by `npm run worker`):
 // reconciling jobs with the scheduler and settling the ledger (every few seconds), sampling the
 // cluster (every minute), expiring allocations at the end of their period and issuing last month's
-// invoices. With several
-// processes on one real Postgres, an advisory lock lets only one of them act.
-import type { DbHandle } from '~/db/client';
+// invoices. With several processes on one real Postgres, an advisory lock lets only one of them
+// act; the leader checks every round that its connection is alive and still holds the lock, and
+// steps down at once when it does not (a dropped connection frees the lock for another process).
+import type { AdvisoryLease, DbHandle } from '~/db/client';
 import type { SchedulerPort } from './core/scheduler/port';
 import { env } from './env.js';
 import { issueMonthlyInvoices } from './services/invoices';
@@ -32,7 +33,7 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
   const now = options.now ?? (() => new Date());
   const log = options.log ?? ((line: string) => console.log(line));
   let running = false;
-  let leader = false;
+  let lease: AdvisoryLease | null = null;
   let lastSample = 0;
   let lastExpiry = 0;
   let lastInvoicing = 0;
@@ -40,9 +41,14 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
     if (running) return;
     running = true;
     try {
-      if (!leader) {
-        leader = await handle.tryAdvisoryLock(WORKER_LOCK_KEY);
-        if (!leader) return;
+      if (lease && !(await lease.stillHeld())) {
+        log('[worker] lost the worker lock (connection dropped?): this process stops acting');
+        await lease.release();
+        lease = null;
+      }
+      if (!lease) {
+        lease = await handle.tryAdvisoryLock(WORKER_LOCK_KEY);
+        if (!lease) return;
         log('[worker] this process runs the reconciler');
       }
       const at = now();
@@ -77,6 +83,8 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
     stop: () => {
       clearInterval(timer);
       state.worker = undefined;
+      void lease?.release();
+      lease = null;
     },
   };
   return state.worker;

@@ -10,7 +10,7 @@ import superjson from 'superjson';
 import type { Db } from '~/db/client';
 import type { MemberRole, StaffRole } from '~/db/schema';
 import { roleAtLeast } from '~/server/core/roles';
-import { AppError } from '~/server/errors';
+import { AppError, isStatementTimeout, isTransientDbError } from '~/server/errors';
 import { DEFAULT_LOCALE, isMessageKey, translate, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
 import { isStaff, type Actor, type TenantActor } from '~/server/services/actor';
 import { loadActor } from '~/server/services/accounts';
@@ -128,6 +128,12 @@ const errorMapping = t.middleware(async ({ ctx, next, path }) => {
     const cause = result.error.cause;
     if (cause instanceof AppError) {
       throw new TRPCError({ code: cause.code, message: translate(ctx.locale, cause.key, cause.params), cause });
+    }
+    // Contention that outlasted the service's retries (or a statement timeout): busy, not broken.
+    if (isTransientDbError(cause) || isStatementTimeout(cause)) {
+      console.warn(`[trpc] ${path}: database busy:`, cause);
+      const busy = new AppError('SERVICE_UNAVAILABLE', 'error.busy');
+      throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: translate(ctx.locale, busy.key), cause: busy });
     }
     if (result.error.code === 'INTERNAL_SERVER_ERROR') console.error(`[trpc] ${path} failed:`, result.error.cause ?? result.error);
   }

@@ -29,6 +29,7 @@ export const de: Record<MessageKey, string> = {
   'common.filter': 'Filtern',
   'common.back': 'Zurück',
   'common.unexpectedError': 'Bei uns ist etwas schiefgegangen. Bitte versuchen Sie es erneut; passiert es wieder, melden Sie es dem Zentrum.',
+  'error.busy': 'Das Portal ist gerade sehr ausgelastet und konnte dies nicht rechtzeitig abschließen. Es wurde nichts geändert; bitte versuchen Sie es gleich noch einmal.',
 
   'field.email': 'E-Mail',
   'field.password': 'Passwort',

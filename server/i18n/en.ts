@@ -28,6 +28,7 @@ export const en = {
   'common.filter': 'Filter',
   'common.back': 'Back',
   'common.unexpectedError': 'Something went wrong on our side. Please try again; if it keeps happening, tell the centre.',
+  'error.busy': 'The portal is very busy right now and could not finish this in time. Nothing was changed; please try again in a moment.',
 
   'field.email': 'E-mail',
   'field.password': 'Password',

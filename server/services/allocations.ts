@@ -10,6 +10,7 @@ import { isStaff, type Actor, type TenantActor } from './actor';
 import { recordAudit } from './audit';
 import { balanceOfRow, dailyUsage, grantBudget } from './ledger';
 import { projectAccess } from './projects';
+import { inTransaction } from './transaction';
 
 export const LEDGER_ROWS_SHOWN = 30;
 
@@ -56,7 +57,7 @@ export async function getAllocationOverview(db: DbOrTx, viewer: { tenant?: Tenan
 /** grantCreditLine gives a company project a credit line in euro cents for a period (staff admins). */
 export async function grantCreditLine(db: Db, staff: Actor, input: { projectId: string; amountCents: number; periodStart: string; periodEnd: string; reason: string }) {
   if (input.periodEnd <= input.periodStart) throw new AppError('BAD_REQUEST', 'application.endBeforeStart', {}, 'periodEnd');
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const [project] = await tx
       .select({ id: projects.id, orgId: projects.orgId, kind: organisations.kind })
       .from(projects)
@@ -76,8 +77,8 @@ export async function grantCreditLine(db: Db, staff: Actor, input: { projectId: 
 
 /** setAllocationLimits sets the concurrent limits of an allocation (staff), audited. */
 export async function setAllocationLimits(db: Db, staff: Actor, input: { allocationId: string; maxGpusAtOnce: number; maxWalltimeSeconds: number; maxQueuedJobs: number; reason: string }) {
-  await db.transaction(async (tx) => {
-    const [before] = await tx.select().from(allocations).where(eq(allocations.id, input.allocationId)).for('update');
+  await inTransaction(db, async (tx) => {
+    const [before] = await tx.select().from(allocations).where(eq(allocations.id, input.allocationId)).for('no key update');
     if (!before) throw new AppError('NOT_FOUND', 'error.notFound');
     const { reason, allocationId, ...limits } = input;
     await tx.update(allocations).set(limits).where(eq(allocations.id, allocationId));
@@ -96,8 +97,8 @@ export async function setAllocationLimits(db: Db, staff: Actor, input: { allocat
 
 /** setMonthlyCap sets (or clears, with null) a company tenant's monthly spending cap in cents. */
 export async function setMonthlyCap(db: Db, actor: Actor, input: { orgId: string; capCents: number | null; reason: string; asStaff: boolean }) {
-  await db.transaction(async (tx) => {
-    const [org] = await tx.select({ kind: organisations.kind, cap: organisations.monthlyCapCents }).from(organisations).where(eq(organisations.id, input.orgId)).for('update');
+  await inTransaction(db, async (tx) => {
+    const [org] = await tx.select({ kind: organisations.kind, cap: organisations.monthlyCapCents }).from(organisations).where(eq(organisations.id, input.orgId)).for('no key update');
     if (!org) throw new AppError('NOT_FOUND', 'error.notFound');
     if (org.kind !== 'company') throw new AppError('BAD_REQUEST', 'allocation.capCompanyOnly', {}, 'capCents');
     await tx.update(organisations).set({ monthlyCapCents: input.capCents }).where(eq(organisations.id, input.orgId));

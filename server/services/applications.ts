@@ -89,7 +89,7 @@ async function lockApplication(tx: Tx, applicationId: string, orgId?: string) {
     .select()
     .from(applications)
     .where(orgId ? and(eq(applications.id, applicationId), eq(applications.orgId, orgId)) : eq(applications.id, applicationId))
-    .for('update');
+    .for('no key update');
   if (!app) throw new AppError('NOT_FOUND', 'error.notFound');
   return app;
 }

@@ -29,6 +29,7 @@ import { roleAtLeast } from '~/server/core/roles';
 import { AppError, isUniqueViolation } from '~/server/errors';
 import { isStaff, type Actor, type TenantActor } from './actor';
 import { recordAudit } from './audit';
+import { inTransaction } from './transaction';
 
 export type Invoice = typeof invoices.$inferSelect;
 export type InvoiceLine = typeof invoiceLinesTable.$inferSelect;
@@ -68,7 +69,7 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
   if (existing) return { ...existing, created: false };
 
   try {
-    return await db.transaction(async (tx) => {
+    return await inTransaction(db, async (tx) => {
       const [org] = await tx.select({ id: organisations.id, name: organisations.name, kind: organisations.kind, country: organisations.country }).from(organisations).where(eq(organisations.id, orgId));
       if (!org) throw new AppError('NOT_FOUND', 'error.notFound', {}, 'orgId');
       if (org.kind !== 'company') throw new AppError('BAD_REQUEST', 'invoice.error.companyOnly', { org: org.name }, 'orgId');
@@ -160,9 +161,9 @@ function linesOf(db: DbOrTx, invoiceId: string) {
 export async function issueCreditNote(db: Db, staff: Actor, input: { invoiceId: string; netCents: number; reason: string; now?: Date }): Promise<CreditNote> {
   if (!isStaff(staff, 'admin')) throw new AppError('FORBIDDEN', 'error.adminOnly');
   const now = input.now ?? new Date();
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     // Locks the invoice (no change to it) so concurrent credit notes see each other's amounts.
-    const [invoice] = await tx.select().from(invoices).where(eq(invoices.id, input.invoiceId)).for('update');
+    const [invoice] = await tx.select().from(invoices).where(eq(invoices.id, input.invoiceId)).for('no key update');
     if (!invoice) throw new AppError('NOT_FOUND', 'error.notFound', {}, 'invoiceId');
     const credited = await creditedOf(tx, invoice.id);
     const priced = creditNoteAmounts(invoice, credited, input.netCents);

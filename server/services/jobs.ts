@@ -1,7 +1,8 @@
 // Jobs: submitted from the browser, admitted against every limit, paid for by a reservation made in
 // the same transaction that creates the job, handed to the scheduler, and watched until they end.
-import { and, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
-import type { Db, DbOrTx } from '~/db/client';
+import { randomUUID } from 'node:crypto';
+import { and, desc, eq, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { Db, DbOrTx, Tx } from '~/db/client';
 import { allocations, jobEvents, jobs, organisations, projectMembers, projects, resourceClasses, sites, tariffs } from '~/db/schema';
 import { admitJob } from '~/server/core/jobs/admission';
 import { jobEnergyEstimateWh, jobReservation, simulatedOutcome, type JobKind } from '~/server/core/jobs/estimates';
@@ -11,8 +12,9 @@ import { AppError, isUniqueViolation } from '~/server/errors';
 import type { MessageKey } from '~/server/i18n';
 import type { TenantActor } from './actor';
 import { listResourceClasses } from './catalogue';
-import { releaseJobReservation, reserveBudget } from './ledger';
+import { lockAllocation, lockOrganisation, releaseJobReservationInTx, reserveOnLocked } from './ledger';
 import { projectAccess } from './projects';
+import { inTransaction } from './transaction';
 
 export interface SubmitJobInput {
   allocationId: string;
@@ -72,40 +74,61 @@ export async function estimateJob(db: DbOrTx, actor: TenantActor, input: Pick<Su
   };
 }
 
-/**
- * submitJob admits a job, creates it and reserves its budget in one transaction, then hands it to the
- * scheduler. The idempotency key makes a double click or a retried request return the first job.
- */
-export async function submitJob(db: Db, scheduler: SchedulerPort, actor: TenantActor, input: SubmitJobInput, now: Date) {
-  const existing = await findByKey(db, actor.userId, input.idempotencyKey);
-  if (existing) return existing;
-  const { allocation, access, rc, site, centsPerGpuHour, org } = await jobContext(db, actor, input);
-  if (!access.projectRole && !roleAtLeast(actor.role, 'manager')) throw new AppError('FORBIDDEN', 'job.notInProject', {}, 'allocationId');
-  const [inUse] = await db
+/** How long one process may take to hand a job to the scheduler before another may try (jobs.handover_until). */
+export const HANDOVER_LEASE_MS = 30_000;
+
+type JobRow = typeof jobs.$inferSelect;
+
+/** activeUsage counts what an allocation has in flight: GPUs of active jobs and jobs still queued. */
+async function activeUsage(tx: Tx, allocationId: string): Promise<{ gpus: number; queuedJobs: number }> {
+  const [row] = await tx
     .select({
       gpus: sql<string>`coalesce(sum(${jobs.gpus}), 0)`,
       queued: sql<string>`count(*) filter (where ${jobs.state} in ('SUBMITTING', 'PENDING'))`,
     })
     .from(jobs)
-    .where(and(eq(jobs.allocationId, allocation.id), inArray(jobs.state, [...ACTIVE_STATES])));
-  const refusal = admitJob({
-    tenant: { status: org.status, residency: org.residency },
-    resourceClass: { id: rc.id, gpusPerNode: rc.gpusPerNode, nodes: rc.nodes, maxWalltimeSeconds: rc.maxWalltimeSeconds, site: { country: site.country, inEu: site.inEu } },
-    allocation,
-    inUse: { gpus: Number(inUse?.gpus ?? 0), queuedJobs: Number(inUse?.queued ?? 0) },
-    request: input,
-  });
-  if (refusal) throw new AppError(refusal.code, refusal.key as MessageKey, refusal.params, refusal.field ?? undefined);
+    .where(and(eq(jobs.allocationId, allocationId), inArray(jobs.state, [...ACTIVE_STATES])));
+  return { gpus: Number(row?.gpus ?? 0), queuedJobs: Number(row?.queued ?? 0) };
+}
+
+/**
+ * submitJob admits a job, creates it and reserves its budget in one transaction, then hands it to the
+ * scheduler. The idempotency key makes a double click or a retried request return the first job.
+ * Every limit (tenant status, GPUs at once, queued jobs, budget, monthly cap) is decided inside the
+ * transaction, after the organisation and allocation rows are locked, so racing submissions cannot
+ * pass a limit together; the rows are locked before the job row that references them is inserted.
+ */
+export async function submitJob(db: Db, scheduler: SchedulerPort, actor: TenantActor, input: SubmitJobInput, now: Date) {
+  const existing = await findByKey(db, actor.userId, input.idempotencyKey);
+  if (existing) return existing;
+  const { allocation, access, rc, site, centsPerGpuHour, org: tenant } = await jobContext(db, actor, input);
+  if (!access.projectRole && !roleAtLeast(actor.role, 'manager')) throw new AppError('FORBIDDEN', 'job.notInProject', {}, 'allocationId');
   const amount = jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour });
-  let job: typeof jobs.$inferSelect;
+  const id = randomUUID();
+  const simulation = simulatedOutcome({ jobId: id, kind: input.kind, walltimeSeconds: input.walltimeSeconds, estimatedRuntimeSeconds: input.estimate?.runtimeSeconds });
+  let created: { job: JobRow; isNew: boolean };
   try {
-    job = await db.transaction(async (tx) => {
-      const [created] = await tx
+    created = await inTransaction(db, async (tx) => {
+      // Lock order (docs/ARCHITECTURE.md): organisation, allocation, then the rows that reference them.
+      const org = await lockOrganisation(tx, actor.org.id, allocation.unit);
+      const locked = await lockAllocation(tx, allocation.id);
+      const first = await findByKey(tx, actor.userId, input.idempotencyKey);
+      if (first) return { job: first, isNew: false };
+      const refusal = admitJob({
+        tenant: { status: org.status, residency: tenant.residency },
+        resourceClass: { id: rc.id, gpusPerNode: rc.gpusPerNode, nodes: rc.nodes, maxWalltimeSeconds: rc.maxWalltimeSeconds, site: { country: site.country, inEu: site.inEu } },
+        allocation: locked,
+        inUse: await activeUsage(tx, locked.id),
+        request: input,
+      });
+      if (refusal) throw new AppError(refusal.code, refusal.key as MessageKey, refusal.params, refusal.field ?? undefined);
+      const [job] = await tx
         .insert(jobs)
         .values({
+          id,
           orgId: actor.org.id,
-          projectId: allocation.projectId,
-          allocationId: allocation.id,
+          projectId: locked.projectId,
+          allocationId: locked.id,
           userId: actor.userId,
           idempotencyKey: input.idempotencyKey,
           name: input.name,
@@ -119,32 +142,52 @@ export async function submitJob(db: Db, scheduler: SchedulerPort, actor: TenantA
           command: input.command,
           env: input.env,
           estimate: input.estimate ?? null,
+          simulation,
           reservedAmount: amount,
-          reservedUnit: allocation.unit,
+          reservedUnit: locked.unit,
           centsPerGpuHour,
           submittedAt: now,
           updatedAt: now,
+          // This request hands the job over right after the commit: it holds the lease from the start.
+          handoverUntil: new Date(now.getTime() + HANDOVER_LEASE_MS),
         })
         .returning();
-      const simulation = simulatedOutcome({ jobId: created!.id, kind: input.kind, walltimeSeconds: input.walltimeSeconds, estimatedRuntimeSeconds: input.estimate?.runtimeSeconds });
-      await tx.update(jobs).set({ simulation }).where(eq(jobs.id, created!.id));
-      await reserveBudget(tx, { allocationId: allocation.id, orgId: actor.org.id, jobId: created!.id, amount, actorUserId: actor.userId, today: now.toISOString().slice(0, 10), at: now });
-      await tx.insert(jobEvents).values({ jobId: created!.id, at: now, state: 'SUBMITTING', message: 'job.event.submitted' });
-      return { ...created!, simulation };
+      await reserveOnLocked(tx, org, locked, { allocationId: locked.id, orgId: actor.org.id, jobId: id, amount, actorUserId: actor.userId, today: now.toISOString().slice(0, 10), at: now });
+      await tx.insert(jobEvents).values({ jobId: id, at: now, state: 'SUBMITTING', message: 'job.event.submitted' });
+      return { job: job!, isNew: true };
     });
   } catch (error) {
+    // The same key on another allocation of this user's: the unique index decides, the first job wins.
     if (isUniqueViolation(error, 'jobs_idempotency_idx')) {
       const first = await findByKey(db, actor.userId, input.idempotencyKey);
       if (first) return first;
     }
     throw error;
   }
-  await handToScheduler(db, scheduler, job, now);
-  return (await db.select().from(jobs).where(eq(jobs.id, job.id)))[0]!;
+  if (!created.isNew) return created.job;
+  await handToScheduler(db, scheduler, created.job, now);
+  return (await db.select().from(jobs).where(eq(jobs.id, id)))[0]!;
 }
 
-/** handToScheduler submits a created job to the scheduler; on failure the job stays SUBMITTING and the reconciler retries. */
-export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: typeof jobs.$inferSelect, now: Date): Promise<boolean> {
+/**
+ * claimHandover takes the hand-over lease of a SUBMITTING job for this process, or returns undefined
+ * when another process holds it (the request that created the job, or another reconciler): exactly
+ * one process hands a job to the scheduler at a time. The port's idempotency is the second guard.
+ */
+export async function claimHandover(db: Db, jobId: string, now: Date): Promise<JobRow | undefined> {
+  const [job] = await db
+    .update(jobs)
+    .set({ handoverUntil: new Date(now.getTime() + HANDOVER_LEASE_MS) })
+    .where(and(eq(jobs.id, jobId), eq(jobs.state, 'SUBMITTING'), isNull(jobs.settledAt), or(isNull(jobs.handoverUntil), lte(jobs.handoverUntil, now))))
+    .returning();
+  return job;
+}
+
+/**
+ * handToScheduler submits a created job whose hand-over lease the caller holds; on failure the lease
+ * is given back, the job stays SUBMITTING and the reconciler retries.
+ */
+export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: JobRow, now: Date): Promise<boolean> {
   try {
     const { schedulerJobId } = await scheduler.submit({
       portalJobId: job.id,
@@ -162,18 +205,23 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: typ
     });
     const updated = await db
       .update(jobs)
-      .set({ state: 'PENDING', schedulerJobId, updatedAt: now })
+      .set({ state: 'PENDING', schedulerJobId, handoverUntil: null, updatedAt: now })
       .where(and(eq(jobs.id, job.id), eq(jobs.state, 'SUBMITTING')))
       .returning({ id: jobs.id });
     if (updated.length) await db.insert(jobEvents).values({ jobId: job.id, at: now, state: 'PENDING', message: 'job.event.queued', data: { schedulerJobId } });
     else {
-      // Someone else moved it on (another hand-over attempt, or a cancellation): only a cancelled job must not run.
+      // Someone else moved it on (a cancellation, or a lease that ran out): only a cancelled job must not run.
       const [current] = await db.select({ cancelRequestedAt: jobs.cancelRequestedAt }).from(jobs).where(eq(jobs.id, job.id));
       if (current?.cancelRequestedAt) await scheduler.cancel(job.id);
     }
     return true;
   } catch (error) {
     console.error(`[jobs] handing job ${job.id} to the scheduler failed; the reconciler will retry:`, error);
+    await db
+      .update(jobs)
+      .set({ handoverUntil: null })
+      .where(and(eq(jobs.id, job.id), eq(jobs.state, 'SUBMITTING')))
+      .catch(() => undefined); // if even this fails, the lease runs out by itself
     return false;
   }
 }
@@ -191,13 +239,18 @@ export async function cancelJob(db: Db, scheduler: SchedulerPort, actor: TenantA
   if (job.settledAt || !(ACTIVE_STATES as readonly string[]).includes(job.state)) return { state: job.state };
   await db.update(jobs).set({ cancelRequestedAt: now, updatedAt: now }).where(and(eq(jobs.id, jobId), isNull(jobs.cancelRequestedAt)));
   await db.insert(jobEvents).values({ jobId, at: now, state: job.state, message: 'job.event.cancelRequested', data: { by: actor.name } });
-  if (job.state === 'SUBMITTING') return { state: await cancelSubmitting(db, scheduler, job, now) };
+  if (job.state === 'SUBMITTING') {
+    // Only the holder of the hand-over lease may decide; if another process is handing it over right
+    // now, it (or the reconciler, which forwards every requested cancellation) stops the job.
+    const claimed = await claimHandover(db, jobId, now);
+    return { state: claimed ? await cancelSubmitting(db, scheduler, claimed, now) : job.state };
+  }
   await scheduler.cancel(jobId);
   return { state: job.state };
 }
 
 /**
- * cancelSubmitting cancels a job whose hand-over did not confirm: the scheduler may have it after all
+ * cancelSubmitting cancels a job (whose hand-over lease the caller holds) that did not reach PENDING: the scheduler may have it after all
  * (a lost reply), so it is told to cancel; if it knows the job, the reconciler settles it from the
  * scheduler's final status, else the job is cancelled here with nothing used.
  */
@@ -210,7 +263,7 @@ export async function cancelSubmitting(db: Db, scheduler: SchedulerPort, job: ty
   }
   const updated = await db
     .update(jobs)
-    .set({ state: 'PENDING', schedulerJobId: status.schedulerJobId, cancelRequestedAt: job.cancelRequestedAt ?? now, updatedAt: now })
+    .set({ state: 'PENDING', schedulerJobId: status.schedulerJobId, cancelRequestedAt: job.cancelRequestedAt ?? now, handoverUntil: null, updatedAt: now })
     .where(and(eq(jobs.id, job.id), eq(jobs.state, 'SUBMITTING')))
     .returning({ id: jobs.id });
   if (updated.length) await db.insert(jobEvents).values({ jobId: job.id, at: now, state: 'PENDING', message: 'job.event.queued', data: { schedulerJobId: status.schedulerJobId } });
@@ -219,14 +272,17 @@ export async function cancelSubmitting(db: Db, scheduler: SchedulerPort, job: ty
 
 /** cancelUnsubmitted ends a job the scheduler never got: CANCELLED, settled with no usage, reservation released. */
 export async function cancelUnsubmitted(db: Db, jobId: string, now: Date, message: MessageKey): Promise<void> {
-  await db.transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
+    const [target] = await tx.select({ allocationId: jobs.allocationId }).from(jobs).where(eq(jobs.id, jobId));
+    if (!target) return;
+    await lockAllocation(tx, target.allocationId); // allocation before the job row: the lock order
     const done = await tx
       .update(jobs)
       .set({ state: 'CANCELLED', endedAt: now, gpuSeconds: 0, energyWh: 0, energyMeasured: false, costCents: 0, chargedAmount: 0, settledAt: now, updatedAt: now })
       .where(and(eq(jobs.id, jobId), eq(jobs.state, 'SUBMITTING'), isNull(jobs.settledAt)))
       .returning({ id: jobs.id });
     if (!done.length) return;
-    await releaseJobReservation(tx, { jobId, reason: 'cancelled before it reached the scheduler' });
+    await releaseJobReservationInTx(tx, { jobId, reason: 'cancelled before it reached the scheduler' });
     await tx.insert(jobEvents).values({ jobId, at: now, state: 'CANCELLED', message });
   });
 }

@@ -12,6 +12,7 @@ import { AppError } from '~/server/errors';
 import type { Actor } from './actor';
 import { recordAudit } from './audit';
 import { notify } from './notifications';
+import { inTransaction } from './transaction';
 
 type AllocationRow = typeof allocations.$inferSelect;
 
@@ -25,10 +26,46 @@ export function displayAmount(unit: AllocationRow['unit'], amount: number): numb
   return unit === 'gpu_seconds' ? Math.round(gpuSecondsToHours(amount) * 100) / 100 : amount / 100;
 }
 
-async function lockAllocation(tx: Tx, allocationId: string): Promise<AllocationRow> {
-  const [row] = await tx.select().from(allocations).where(eq(allocations.id, allocationId)).for('update');
+/**
+ * lockAllocation takes an allocation's row lock. NO KEY UPDATE, not UPDATE: it neither waits for nor
+ * blocks the FOR KEY SHARE that inserting a job or a ledger row referencing it takes (that pairing
+ * deadlocked concurrent submissions). Lock order: docs/ARCHITECTURE.md, "Lock order".
+ */
+export async function lockAllocation(tx: Tx, allocationId: string): Promise<AllocationRow> {
+  const [row] = await tx.select().from(allocations).where(eq(allocations.id, allocationId)).for('no key update');
   if (!row) throw new AppError('NOT_FOUND', 'error.notFound');
   return row;
+}
+
+/** lockAllocations locks several allocations in id order (the one order every transaction uses). */
+export async function lockAllocations(tx: Tx, allocationIds: string[]): Promise<void> {
+  const ids = [...new Set(allocationIds)].sort();
+  if (ids.length === 0) return;
+  await tx.select({ id: allocations.id }).from(allocations).where(inArray(allocations.id, ids)).orderBy(allocations.id).for('no key update');
+}
+
+export interface LockedOrganisation {
+  id: string;
+  status: (typeof organisations.$inferSelect)['status'];
+  name: string;
+  monthlyCapCents: number | null;
+}
+
+/**
+ * lockOrganisation locks a tenant row before its allocations. A reservation on a credit line (cents)
+ * takes NO KEY UPDATE, so the tenant's reservations that count against its monthly cap run one at a
+ * time; a GPU-hour reservation only needs the status to hold still and takes SHARE, so a research
+ * group's submissions into different allocations do not queue behind each other. Status and cap
+ * changes take NO KEY UPDATE and wait for both.
+ */
+export async function lockOrganisation(tx: Tx, orgId: string, unit: AllocationRow['unit']): Promise<LockedOrganisation> {
+  const [org] = await tx
+    .select({ id: organisations.id, status: organisations.status, name: organisations.name, monthlyCapCents: organisations.monthlyCapCents })
+    .from(organisations)
+    .where(eq(organisations.id, orgId))
+    .for(unit === 'cents' ? 'no key update' : 'share');
+  if (!org) throw new AppError('NOT_FOUND', 'error.notFound');
+  return org;
 }
 
 function refusalError(row: AllocationRow, refusal: LedgerRefusal, field?: string): AppError {
@@ -147,16 +184,18 @@ export interface ReserveInput {
  * A job reserves at most once: a retry with the same job id returns the first reservation.
  */
 export async function reserveBudget(tx: Tx, input: ReserveInput): Promise<{ reserved: number; available: number }> {
-  if (!Number.isSafeInteger(input.amount) || input.amount <= 0) throw new AppError('BAD_REQUEST', 'ledger.invalidAmount', {}, 'amount');
+  const [target] = await tx.select({ unit: allocations.unit }).from(allocations).where(eq(allocations.id, input.allocationId));
+  if (!target) throw new AppError('NOT_FOUND', 'error.notFound');
   // Lock order: organisation, then allocation — the monthly cap spans the tenant's allocations.
-  const [org] = await tx
-    .select({ id: organisations.id, status: organisations.status, name: organisations.name, monthlyCapCents: organisations.monthlyCapCents })
-    .from(organisations)
-    .where(eq(organisations.id, input.orgId))
-    .for('update');
-  if (!org) throw new AppError('NOT_FOUND', 'error.notFound');
+  const org = await lockOrganisation(tx, input.orgId, target.unit);
   const row = await lockAllocation(tx, input.allocationId);
-  if (row.orgId !== input.orgId) throw new AppError('NOT_FOUND', 'error.notFound');
+  return reserveOnLocked(tx, org, row, input);
+}
+
+/** reserveOnLocked holds budget for a job on an organisation and allocation this transaction has locked (see reserveBudget). */
+export async function reserveOnLocked(tx: Tx, org: LockedOrganisation, row: AllocationRow, input: ReserveInput): Promise<{ reserved: number; available: number }> {
+  if (!Number.isSafeInteger(input.amount) || input.amount <= 0) throw new AppError('BAD_REQUEST', 'ledger.invalidAmount', {}, 'amount');
+  if (row.orgId !== input.orgId || org.id !== input.orgId) throw new AppError('NOT_FOUND', 'error.notFound');
   if (org.status !== 'active') {
     throw new AppError('FORBIDDEN', org.status === 'suspended' ? 'error.tenantSuspended' : 'error.tenantNotActive', { org: org.name });
   }
@@ -236,21 +275,23 @@ export async function chargeReleasedJobInTx(tx: Tx, input: { jobId: string; amou
 
 /** settleJob settles a job in its own transaction (see settleJobInTx). */
 export async function settleJob(db: Db, input: { jobId: string; actualAmount: number; at?: Date }): Promise<SettleResult> {
-  return db.transaction((tx) => settleJobInTx(tx, input));
+  return inTransaction(db, (tx) => settleJobInTx(tx, input));
 }
 
-/** releaseJobReservation returns a job's whole reservation (cancelled before it started); a second call changes nothing. */
-export async function releaseJobReservation(db: DbOrTx, input: { jobId: string; reason: string }): Promise<{ released: number }> {
-  const run = async (tx: Tx) => {
-    const reservation = await jobReservation(tx, input.jobId);
-    if (!reservation) throw new AppError('NOT_FOUND', 'error.notFound');
-    const row = await lockAllocation(tx, reservation.allocationId);
-    const current = await jobReservation(tx, input.jobId);
-    if (current?.releasedId) return { released: 0 };
-    await appendEntries(tx, row, [{ kind: 'release', amount: reservation.amount, jobId: input.jobId, reason: input.reason }]);
-    return { released: reservation.amount };
-  };
-  return 'transaction' in db ? (db as Db).transaction(run) : run(db as Tx);
+/** releaseJobReservationInTx returns a job's whole reservation (cancelled before it started); a second call changes nothing. */
+export async function releaseJobReservationInTx(tx: Tx, input: { jobId: string; reason: string }): Promise<{ released: number }> {
+  const reservation = await jobReservation(tx, input.jobId);
+  if (!reservation) throw new AppError('NOT_FOUND', 'error.notFound');
+  const row = await lockAllocation(tx, reservation.allocationId);
+  const current = await jobReservation(tx, input.jobId);
+  if (current?.releasedId) return { released: 0 };
+  await appendEntries(tx, row, [{ kind: 'release', amount: reservation.amount, jobId: input.jobId, reason: input.reason }]);
+  return { released: reservation.amount };
+}
+
+/** releaseJobReservation releases a job's reservation in its own transaction (see releaseJobReservationInTx). */
+export async function releaseJobReservation(db: Db, input: { jobId: string; reason: string }): Promise<{ released: number }> {
+  return inTransaction(db, (tx) => releaseJobReservationInTx(tx, input));
 }
 
 /** grantBudget adds a grant to an allocation (inside the caller's transaction). */
@@ -261,7 +302,7 @@ export async function grantBudget(tx: Tx, input: { allocationId: string; amount:
 
 /** adjustAllocation lets staff raise or lower a budget (never below what is used), audited with a reason. */
 export async function adjustAllocation(db: Db, staff: Actor, input: { allocationId: string; amount: number; reason: string }): Promise<Balance> {
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const row = await lockAllocation(tx, input.allocationId);
     const balance = await appendEntries(tx, row, [{ kind: 'adjust', amount: input.amount, actorUserId: staff.userId, reason: input.reason }], 'amount');
     await recordAudit(tx, {
@@ -280,7 +321,7 @@ export async function adjustAllocation(db: Db, staff: Actor, input: { allocation
 
 /** refundCharge lets staff give back charged budget (e.g. after a node failure), audited with a reason. */
 export async function refundCharge(db: Db, staff: Actor, input: { allocationId: string; amount: number; reason: string }): Promise<Balance> {
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const row = await lockAllocation(tx, input.allocationId);
     const balance = await appendEntries(tx, row, [{ kind: 'refund', amount: input.amount, actorUserId: staff.userId, reason: input.reason }], 'amount');
     await recordAudit(tx, {
@@ -318,7 +359,7 @@ export async function expireDueAllocations(db: Db, today: string): Promise<strin
   const due = await db.select({ id: allocations.id }).from(allocations).where(and(eq(allocations.status, 'active'), lte(allocations.periodEnd, today)));
   const expired: string[] = [];
   for (const { id } of due) {
-    await db.transaction(async (tx) => {
+    await inTransaction(db, async (tx) => {
       const row = await lockAllocation(tx, id);
       if (row.status !== 'active' || row.periodEnd > today) return;
       const reason = `allocation period ended on ${row.periodEnd}`;
@@ -326,6 +367,8 @@ export async function expireDueAllocations(db: Db, today: string): Promise<strin
       const entries: EntryInput[] = queued.map((r) => ({ kind: 'release', amount: r.amount, jobId: r.jobId, reason }));
       const queuedJobIds = queued.map((r) => r.jobId).filter((j): j is string => j !== null);
       if (queuedJobIds.length) {
+        // Job rows in id order, after the allocation: the order every transaction takes them in.
+        await tx.select({ id: jobs.id }).from(jobs).where(inArray(jobs.id, queuedJobIds)).orderBy(jobs.id).for('no key update');
         const marked = await tx
           .update(jobs)
           .set({ cancelRequestedAt: new Date(), pendingReason: 'AllocationExpired' })

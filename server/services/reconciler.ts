@@ -1,17 +1,29 @@
 // The reconciler keeps job records and their event history in step with the scheduler, and settles
 // the ledger exactly once when a job ends. The scheduler is the source of truth for what happened;
 // the portal owns the record. One round is idempotent: running it twice, or after a crash, is safe.
-import { and, eq, inArray, isNotNull, isNull, lt } from 'drizzle-orm';
-import type { Db } from '~/db/client';
+import { and, eq, getTableColumns, inArray, isNotNull, isNull, lt, lte, or } from 'drizzle-orm';
+import type { Db, Tx } from '~/db/client';
 import { clusterSamples, jobEvents, jobs, sites } from '~/db/schema';
 import { chargeFor } from '~/server/core/jobs/estimates';
 import { jobFootprint } from '~/server/core/usage/footprint';
 import { isFinalState, type SchedulerJobStatus, type SchedulerPort } from '~/server/core/scheduler/port';
-import { chargeReleasedJobInTx, settleJobInTx } from './ledger';
-import { cancelSubmitting, handToScheduler } from './jobs';
-import { addToRollup } from './usage';
+import { chargeReleasedJobInTx, lockAllocations, settleJobInTx } from './ledger';
+import { cancelSubmitting, claimHandover, handToScheduler } from './jobs';
+import { inTransaction } from './transaction';
+import { addToRollup, usageDay } from './usage';
 
 type JobRow = typeof jobs.$inferSelect;
+/** What following and settling a job needs (not the script, image or environment). */
+type OpenJob = Omit<JobRow, 'command' | 'env' | 'image' | 'estimate' | 'simulation'>;
+
+const { command: _command, env: _env, image: _image, estimate: _estimate, simulation: _simulation, ...openJobColumns } = getTableColumns(jobs);
+
+/** Jobs asked of the scheduler at once. */
+const STATUS_BATCH = 1000;
+/** Jobs settled in one transaction: bounded, so one round never holds locks for long. */
+const SETTLE_BATCH = 100;
+/** Hand-overs retried per round. */
+const HANDOVER_BATCH = 200;
 
 export interface RoundResult {
   submitted: number;
@@ -20,84 +32,147 @@ export interface RoundResult {
 }
 
 /** settleFinishedJob freezes a finished job's usage, energy and cost on its record and settles the ledger, once. */
-export async function settleFinishedJob(db: Db, job: JobRow, status: SchedulerJobStatus, now: Date): Promise<boolean> {
-  const costCents = chargeFor({ unit: 'cents', gpuSeconds: status.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour });
-  const charged = chargeFor({ unit: job.reservedUnit, gpuSeconds: status.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour });
-  const endedAt = status.endedAt ?? now;
-  const waitSeconds = status.startedAt ? Math.max(0, Math.round((status.startedAt.getTime() - job.submittedAt.getTime()) / 1000)) : null;
-  return db.transaction(async (tx) => {
-    const [site] = await tx.select({ pueMilli: sites.pueMilli, heatReusePermille: sites.heatReusePermille, gridGco2PerKwh: sites.gridGco2PerKwh }).from(sites).where(eq(sites.id, job.siteId));
-    const footprint = jobFootprint(status.energyWh, site!);
-    const done = await tx
-      .update(jobs)
-      .set({
-        state: status.state,
-        pendingReason: null,
-        startedAt: status.startedAt,
-        endedAt,
-        waitSeconds,
-        ...footprint,
-        exitCode: status.exitCode,
-        nodeList: status.nodeList,
-        gpuSeconds: status.gpuSeconds,
-        energyWh: status.energyWh,
-        energyMeasured: status.energyMeasured,
-        costCents,
-        chargedAmount: charged,
-        settledAt: now,
-        updatedAt: now,
-      })
-      .where(and(eq(jobs.id, job.id), isNull(jobs.settledAt)))
-      .returning({ id: jobs.id });
-    if (done.length === 0) return false;
-    const events: (typeof jobEvents.$inferInsert)[] = [];
-    if (status.startedAt && !job.startedAt) events.push({ jobId: job.id, at: status.startedAt, state: 'RUNNING', message: 'job.event.started', data: { nodes: status.nodeList } });
-    events.push({ jobId: job.id, at: status.endedAt ?? now, state: status.state, message: 'job.event.finished', data: { exitCode: status.exitCode } });
-    events.push({ jobId: job.id, at: now, state: status.state, message: 'job.event.settled', data: { gpuSeconds: status.gpuSeconds, charged, unit: job.reservedUnit, costCents, energyWh: status.energyWh } });
-    await tx.insert(jobEvents).values(events);
-    const settled = await settleJobInTx(tx, { jobId: job.id, actualAmount: charged, at: endedAt });
-    // Released earlier (queued at expiry, then started before the cancel arrived): still charge what ran.
-    if (!settled.settled) await chargeReleasedJobInTx(tx, { jobId: job.id, amount: charged, at: endedAt });
-    await addToRollup(tx, { ...job, endedAt, gpuSeconds: status.gpuSeconds, waitSeconds, costCents, energyWh: status.energyWh, ...footprint });
-    return true;
+export async function settleFinishedJob(db: Db, job: OpenJob, status: SchedulerJobStatus, now: Date): Promise<boolean> {
+  return (await settleBatch(db, [{ job, status }], now)) === 1;
+}
+
+/**
+ * settleBatch settles finished jobs in one transaction. Locks follow the lock order: the allocations
+ * first, in id order; then each job; its rollup rows are touched in key order, so two batches never
+ * wait on each other in a cycle.
+ */
+async function settleBatch(db: Db, items: { job: OpenJob; status: SchedulerJobStatus }[], now: Date): Promise<number> {
+  if (items.length === 0) return 0;
+  const sorted = [...items].sort((a, b) => compareKeys(rollupKey(a.job, a.status, now), rollupKey(b.job, b.status, now)));
+  return inTransaction(db, async (tx) => {
+    await lockAllocations(tx, sorted.map((i) => i.job.allocationId));
+    const siteIds = [...new Set(sorted.map((i) => i.job.siteId))];
+    const siteRows = await tx
+      .select({ id: sites.id, pueMilli: sites.pueMilli, heatReusePermille: sites.heatReusePermille, gridGco2PerKwh: sites.gridGco2PerKwh })
+      .from(sites)
+      .where(inArray(sites.id, siteIds));
+    const siteById = new Map(siteRows.map((r) => [r.id, r]));
+    let settled = 0;
+    for (const { job, status } of sorted) {
+      if (await settleInTx(tx, job, status, siteById.get(job.siteId)!, now)) settled++;
+    }
+    return settled;
   });
 }
 
-async function applyLiveStatus(db: Db, job: JobRow, status: SchedulerJobStatus, now: Date): Promise<boolean> {
-  const stateChanged = status.state !== job.state;
-  const reasonChanged = status.pendingReason !== job.pendingReason && status.state === 'PENDING';
-  const usageChanged = status.state === 'RUNNING' && (status.gpuSeconds !== job.gpuSeconds || status.energyWh !== job.energyWh);
-  if (!stateChanged && !reasonChanged && !usageChanged) return false;
-  await db.transaction(async (tx) => {
-    await tx
-      .update(jobs)
-      .set({
-        state: status.state,
-        pendingReason: job.pendingReason === 'AllocationExpired' ? job.pendingReason : status.pendingReason,
-        startedAt: status.startedAt,
-        nodeList: status.nodeList,
-        gpuSeconds: status.gpuSeconds,
-        energyWh: status.energyWh,
-        energyMeasured: status.energyMeasured,
-        schedulerJobId: status.schedulerJobId,
-        updatedAt: now,
-      })
-      .where(and(eq(jobs.id, job.id), isNull(jobs.settledAt)));
-    if (stateChanged && status.state === 'RUNNING') {
-      await tx.insert(jobEvents).values({ jobId: job.id, at: status.startedAt ?? now, state: 'RUNNING', message: 'job.event.started', data: { nodes: status.nodeList } });
-    } else if (reasonChanged && status.pendingReason) {
-      await tx.insert(jobEvents).values({ jobId: job.id, at: now, state: 'PENDING', message: 'job.event.pendingReason', data: { reason: status.pendingReason } });
-    }
-  });
+type SiteFigures = Parameters<typeof jobFootprint>[1];
+
+function endOf(status: SchedulerJobStatus, now: Date): Date {
+  return status.endedAt ?? now;
+}
+
+function rollupKey(job: OpenJob, status: SchedulerJobStatus, now: Date): string[] {
+  return [job.orgId, usageDay(endOf(status, now)), job.projectId, job.userId, job.resourceClassId, job.kind];
+}
+
+function compareKeys(a: string[], b: string[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  return 0;
+}
+
+async function settleInTx(tx: Tx, job: OpenJob, status: SchedulerJobStatus, site: SiteFigures, now: Date): Promise<boolean> {
+  const costCents = chargeFor({ unit: 'cents', gpuSeconds: status.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour });
+  const charged = chargeFor({ unit: job.reservedUnit, gpuSeconds: status.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour });
+  const endedAt = endOf(status, now);
+  const waitSeconds = status.startedAt ? Math.max(0, Math.round((status.startedAt.getTime() - job.submittedAt.getTime()) / 1000)) : null;
+  const footprint = jobFootprint(status.energyWh, site);
+  const done = await tx
+    .update(jobs)
+    .set({
+      state: status.state,
+      pendingReason: null,
+      startedAt: status.startedAt,
+      endedAt,
+      waitSeconds,
+      ...footprint,
+      exitCode: status.exitCode,
+      nodeList: status.nodeList,
+      gpuSeconds: status.gpuSeconds,
+      energyWh: status.energyWh,
+      energyMeasured: status.energyMeasured,
+      costCents,
+      chargedAmount: charged,
+      handoverUntil: null,
+      settledAt: now,
+      updatedAt: now,
+    })
+    .where(and(eq(jobs.id, job.id), isNull(jobs.settledAt)))
+    .returning({ id: jobs.id });
+  if (done.length === 0) return false;
+  const events: (typeof jobEvents.$inferInsert)[] = [];
+  if (status.startedAt && !job.startedAt) events.push({ jobId: job.id, at: status.startedAt, state: 'RUNNING', message: 'job.event.started', data: { nodes: status.nodeList } });
+  events.push({ jobId: job.id, at: endedAt, state: status.state, message: 'job.event.finished', data: { exitCode: status.exitCode } });
+  events.push({ jobId: job.id, at: now, state: status.state, message: 'job.event.settled', data: { gpuSeconds: status.gpuSeconds, charged, unit: job.reservedUnit, costCents, energyWh: status.energyWh } });
+  await tx.insert(jobEvents).values(events);
+  const settled = await settleJobInTx(tx, { jobId: job.id, actualAmount: charged, at: endedAt });
+  // Released earlier (queued at expiry, then started before the cancel arrived): still charge what ran.
+  if (!settled.settled) await chargeReleasedJobInTx(tx, { jobId: job.id, amount: charged, at: endedAt });
+  await addToRollup(tx, { ...job, endedAt, gpuSeconds: status.gpuSeconds, waitSeconds, costCents, energyWh: status.energyWh, ...footprint });
   return true;
 }
 
-/** reconcileOnce runs one round: retries hand-overs, forwards cancellations, follows states and settles finished jobs. */
+function liveChange(job: OpenJob, status: SchedulerJobStatus) {
+  const stateChanged = status.state !== job.state;
+  const reasonChanged = status.pendingReason !== job.pendingReason && status.state === 'PENDING';
+  const usageChanged = status.state === 'RUNNING' && (status.gpuSeconds !== job.gpuSeconds || status.energyWh !== job.energyWh);
+  return { stateChanged, reasonChanged, any: stateChanged || reasonChanged || usageChanged };
+}
+
+/** applyLiveStatuses stores the states, pending reasons and usage so far of jobs still open, in one transaction (job rows in id order). */
+async function applyLiveStatuses(db: Db, items: { job: OpenJob; status: SchedulerJobStatus }[], now: Date): Promise<number> {
+  const changed = items.filter((i) => liveChange(i.job, i.status).any).sort((a, b) => (a.job.id < b.job.id ? -1 : 1));
+  if (changed.length === 0) return 0;
+  await inTransaction(db, async (tx) => {
+    const events: (typeof jobEvents.$inferInsert)[] = [];
+    for (const { job, status } of changed) {
+      const change = liveChange(job, status);
+      await tx
+        .update(jobs)
+        .set({
+          state: status.state,
+          pendingReason: job.pendingReason === 'AllocationExpired' ? job.pendingReason : status.pendingReason,
+          startedAt: status.startedAt,
+          nodeList: status.nodeList,
+          gpuSeconds: status.gpuSeconds,
+          energyWh: status.energyWh,
+          energyMeasured: status.energyMeasured,
+          schedulerJobId: status.schedulerJobId,
+          updatedAt: now,
+        })
+        .where(and(eq(jobs.id, job.id), isNull(jobs.settledAt)));
+      if (change.stateChanged && status.state === 'RUNNING') {
+        events.push({ jobId: job.id, at: status.startedAt ?? now, state: 'RUNNING', message: 'job.event.started', data: { nodes: status.nodeList } });
+      } else if (change.reasonChanged && status.pendingReason) {
+        events.push({ jobId: job.id, at: now, state: 'PENDING', message: 'job.event.pendingReason', data: { reason: status.pendingReason } });
+      }
+    }
+    if (events.length) await tx.insert(jobEvents).values(events);
+  });
+  return changed.length;
+}
+
+/**
+ * reconcileOnce runs one round: retries hand-overs (each under its lease), forwards cancellations,
+ * asks the scheduler for every open job in large batches, stores what changed and settles finished
+ * jobs in bounded batches.
+ */
 export async function reconcileOnce(db: Db, scheduler: SchedulerPort, now: Date): Promise<RoundResult> {
   const result: RoundResult = { submitted: 0, updated: 0, settled: 0 };
-  // 1. Jobs created but not yet at the scheduler (a crash or an outage between commit and hand-over).
-  const unsubmitted = await db.select().from(jobs).where(and(eq(jobs.state, 'SUBMITTING'), isNull(jobs.settledAt)));
-  for (const job of unsubmitted) {
+  // 1. Jobs created but not yet at the scheduler (a crash or an outage between commit and hand-over),
+  //    whose hand-over lease is free: the request that created a job holds it while it hands over.
+  const unsubmitted = await db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.state, 'SUBMITTING'), isNull(jobs.settledAt), or(isNull(jobs.handoverUntil), lte(jobs.handoverUntil, now))))
+    .limit(HANDOVER_BATCH);
+  for (const { id } of unsubmitted) {
+    const job = await claimHandover(db, id, now);
+    if (!job) continue;
     if (job.cancelRequestedAt) await cancelSubmitting(db, scheduler, job, now);
     else if (await handToScheduler(db, scheduler, job, now)) result.submitted++;
   }
@@ -108,17 +183,22 @@ export async function reconcileOnce(db: Db, scheduler: SchedulerPort, now: Date)
     .where(and(isNotNull(jobs.cancelRequestedAt), isNull(jobs.settledAt), inArray(jobs.state, ['PENDING', 'RUNNING'])));
   for (const { id } of cancelling) await scheduler.cancel(id);
   // 3. Follow every open job.
-  const open = await db.select().from(jobs).where(and(isNull(jobs.settledAt), inArray(jobs.state, ['PENDING', 'RUNNING'])));
-  for (let i = 0; i < open.length; i += 500) {
-    const batch = open.slice(i, i + 500);
+  const open = await db
+    .select(openJobColumns)
+    .from(jobs)
+    .where(and(isNull(jobs.settledAt), inArray(jobs.state, ['PENDING', 'RUNNING'])));
+  for (let i = 0; i < open.length; i += STATUS_BATCH) {
+    const batch = open.slice(i, i + STATUS_BATCH);
     const statuses = new Map((await scheduler.jobs(batch.map((j) => j.id))).map((s) => [s.portalJobId, s]));
+    const finished: { job: OpenJob; status: SchedulerJobStatus }[] = [];
+    const live: { job: OpenJob; status: SchedulerJobStatus }[] = [];
     for (const job of batch) {
       const status = statuses.get(job.id);
       if (!status) continue;
-      if (isFinalState(status.state)) {
-        if (await settleFinishedJob(db, job, status, now)) result.settled++;
-      } else if (await applyLiveStatus(db, job, status, now)) result.updated++;
+      (isFinalState(status.state) ? finished : live).push({ job, status });
     }
+    result.updated += await applyLiveStatuses(db, live, now);
+    for (let k = 0; k < finished.length; k += SETTLE_BATCH) result.settled += await settleBatch(db, finished.slice(k, k + SETTLE_BATCH), now);
   }
   return result;
 }

@@ -7,6 +7,7 @@ import { AppError } from '~/server/errors';
 import type { Actor } from './actor';
 import { recordAudit } from './audit';
 import { notify } from './notifications';
+import { inTransaction } from './transaction';
 
 /** listTenants lists every tenant (optionally of one status) with its member count. */
 export async function listTenants(db: Db, filter: { status?: OrgStatus }) {
@@ -55,12 +56,12 @@ export async function changeTenantStatus(
   actor: Actor,
   input: { orgId: string; action: TenantStatusAction; reason: string },
 ): Promise<{ status: OrgStatus }> {
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const [org] = await tx
       .select({ id: organisations.id, status: organisations.status })
       .from(organisations)
       .where(eq(organisations.id, input.orgId))
-      .for('update');
+      .for('no key update');
     if (!org) throw new AppError('NOT_FOUND', 'error.notFound');
     const next = nextTenantStatus(org.status, input.action);
     if (!next) {
