@@ -32,14 +32,12 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
   if (state.worker) return state.worker;
   const now = options.now ?? (() => new Date());
   const log = options.log ?? ((line: string) => console.log(line));
-  let running = false;
+  let inFlight: Promise<void> | null = null;
   let lease: AdvisoryLease | null = null;
   let lastSample = 0;
   let lastExpiry = 0;
   let lastInvoicing = 0;
-  const tick = async () => {
-    if (running) return;
-    running = true;
+  const round = async () => {
     try {
       if (lease && !(await lease.stillHeld())) {
         log('[worker] lost the worker lock (connection dropped?): this process stops acting');
@@ -71,9 +69,14 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
       }
     } catch (error) {
       console.error('[worker] round failed:', error);
-    } finally {
-      running = false;
     }
+  };
+  // One round at a time: a tick during a round waits for that round instead of starting another.
+  const tick = (): Promise<void> => {
+    inFlight ??= round().finally(() => {
+      inFlight = null;
+    });
+    return inFlight;
   };
   const timer = setInterval(() => void tick(), options.reconcileMs ?? 1000);
   timer.unref();

@@ -10,6 +10,8 @@ import superjson from 'superjson';
 import type { Db } from '~/db/client';
 import type { MemberRole, StaffRole } from '~/db/schema';
 import { roleAtLeast } from '~/server/core/roles';
+import type { SchedulerPort } from '~/server/core/scheduler/port';
+import { getScheduler } from '~/server/scheduler';
 import { AppError, isStatementTimeout, isTransientDbError } from '~/server/errors';
 import { DEFAULT_LOCALE, isMessageKey, translate, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
 import { isStaff, type Actor, type TenantActor } from '~/server/services/actor';
@@ -27,11 +29,18 @@ export interface Context {
   activeOrgId?: string;
   /** The clock; tests set it to travel in time. */
   now: () => Date;
+  /** The scheduler adapter; unset = the process's configured one (server/scheduler.ts). Tests and benchmarks pass their own. */
+  scheduler?: SchedulerPort;
 }
 
 /** todayOf returns the context's current UTC date as YYYY-MM-DD. */
 export function todayOf(ctx: Pick<Context, 'now'>): string {
   return ctx.now().toISOString().slice(0, 10);
+}
+
+/** schedulerOf returns the context's scheduler adapter (the process's configured one unless a test or benchmark set its own). */
+export function schedulerOf(ctx: Pick<Context, 'db' | 'scheduler'>): Promise<SchedulerPort> {
+  return ctx.scheduler ? Promise.resolve(ctx.scheduler) : getScheduler(ctx.db);
 }
 
 /** createContextInner builds a context without a request: used by the request handler and by tests. */

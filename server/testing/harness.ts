@@ -6,6 +6,7 @@ import { migrateDb, openDb, type Db, type DbHandle } from '~/db/client';
 import { staffRoles, users, type StaffRole } from '~/db/schema';
 import { createCaller } from '~/server/api/root';
 import { createContextInner } from '~/server/api/trpc';
+import type { SchedulerPort } from '~/server/core/scheduler/port';
 import type { Locale } from '~/server/i18n';
 import { DEFAULT_CATALOGUE } from '~/server/catalogue';
 import { signUp } from '~/server/services/accounts';
@@ -36,7 +37,7 @@ export async function openTestDb(target: TargetName): Promise<DbHandle> {
   const handle = await openDb({ driver: 'postgres', url: url.toString(), max: 20 });
   await migrateDb(handle);
   await syncCatalogue(handle.db, DEFAULT_CATALOGUE);
-  return {
+  const wrapped: DbHandle = {
     ...handle,
     close: async () => {
       await handle.close();
@@ -44,11 +45,24 @@ export async function openTestDb(target: TargetName): Promise<DbHandle> {
       await admin.end();
     },
   };
+  testUrls.set(wrapped, url.toString());
+  return wrapped;
+}
+
+const testUrls = new WeakMap<DbHandle, string>();
+
+/** testDbUrl returns the URL of a real-Postgres test database, so a test can open a second process's connection pool on it. */
+export function testDbUrl(handle: DbHandle): string {
+  const url = testUrls.get(handle);
+  if (!url) throw new Error('testDbUrl: not a real-Postgres test database');
+  return url;
 }
 
 /** callerFor returns an API caller acting as a user (or anonymously) for an optional tenant. */
-export function callerFor(db: Db, as: { userId?: string | null; orgId?: string; locale?: Locale; now?: () => Date } = {}) {
-  return createCaller(createContextInner({ db, userId: as.userId ?? null, activeOrgId: as.orgId, locale: as.locale ?? 'en', ...(as.now ? { now: as.now } : {}) }));
+export function callerFor(db: Db, as: { userId?: string | null; orgId?: string; locale?: Locale; now?: () => Date; scheduler?: SchedulerPort } = {}) {
+  return createCaller(
+    createContextInner({ db, userId: as.userId ?? null, activeOrgId: as.orgId, locale: as.locale ?? 'en', ...(as.now ? { now: as.now } : {}), ...(as.scheduler ? { scheduler: as.scheduler } : {}) }),
+  );
 }
 
 let counter = 0;

@@ -1,11 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { resourceClasses } from '~/db/schema';
-import { router, tenantProcedure, todayOf } from '~/server/api/trpc';
+import { router, schedulerOf, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { resourceClassIdField, uuidField } from '~/server/api/fields';
 import { fineTuneEstimate } from '~/server/core/jobs/estimates';
 import { AppError } from '~/server/errors';
-import { getScheduler } from '~/server/scheduler';
 import { syntheticOutput } from '~/server/core/jobs/synthetic-output';
 import { cancelJob, estimateJob, getJob, jobTargets, listJobs, submitJob } from '~/server/services/jobs';
 
@@ -67,14 +66,13 @@ export const jobRouter = router({
   submit: tenantProcedure('member')
     .input(submitJobInput)
     .mutation(async ({ ctx, input }) => {
-      const scheduler = await getScheduler(ctx.db);
-      const job = await submitJob(ctx.db, scheduler, ctx.tenant, { ...input, walltimeSeconds: input.walltimeMinutes * 60 }, ctx.now());
+      const job = await submitJob(ctx.db, await schedulerOf(ctx), ctx.tenant, { ...input, walltimeSeconds: input.walltimeMinutes * 60 }, ctx.now());
       return { id: job.id, state: job.state };
     }),
 
   cancel: tenantProcedure('member')
     .input(z.object({ jobId: uuidField }))
-    .mutation(async ({ ctx, input }) => cancelJob(ctx.db, await getScheduler(ctx.db), ctx.tenant, input.jobId, ctx.now())),
+    .mutation(async ({ ctx, input }) => cancelJob(ctx.db, await schedulerOf(ctx), ctx.tenant, input.jobId, ctx.now())),
 
   list: tenantProcedure('member')
     .input(

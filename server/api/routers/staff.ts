@@ -3,10 +3,9 @@ import { z } from 'zod';
 import type { Db } from '~/db/client';
 import { allocations, clusterSamples, organisations, projects } from '~/db/schema';
 import { AppError } from '~/server/errors';
-import { getScheduler } from '~/server/scheduler';
 import { periodField, periodOf } from './report';
 import { GROUP_BY, organisationUsage } from '~/server/services/reports';
-import { router, staffProcedure, todayOf } from '~/server/api/trpc';
+import { router, schedulerOf, staffProcedure, todayOf } from '~/server/api/trpc';
 import { commentField, dayField, reasonField, resourceClassIdField, uuidField } from '~/server/api/fields';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
 import { getAllocationOverview, grantCreditLine, listAllocations, setAllocationLimits, setMonthlyCap } from '~/server/services/allocations';
@@ -42,7 +41,7 @@ export const staffRouter = router({
     .query(({ ctx, input }) => listAudit(ctx.db, input)),
 
   cluster: staffProcedure().query(async ({ ctx }) => {
-    const scheduler = await getScheduler(ctx.db);
+    const scheduler = await schedulerOf(ctx);
     const since = new Date(ctx.now().getTime() - 86_400_000);
     const [description, samples] = await Promise.all([
       scheduler.describeCluster(),
