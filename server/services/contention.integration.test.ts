@@ -60,12 +60,14 @@ describe.runIf(onPostgres)('contention on postgres', () => {
 
       // The leader's lock connection dies (a network cut, a restarted pooler); the other process takes over.
       await other.db.execute(sql`select pg_terminate_backend(pid) from pg_locks where locktype = 'advisory' and objid = ${WORKER_LOCK_KEY}`);
-      let lease = null;
-      for (let i = 0; i < 50 && !lease; i++) {
-        lease = await other.tryAdvisoryLock(WORKER_LOCK_KEY);
-        if (!lease) await new Promise((r) => setTimeout(r, 20));
-      }
-      expect(lease).not.toBeNull();
+      const lease = await (async () => {
+        for (let i = 0; i < 50; i++) {
+          const taken = await other.tryAdvisoryLock(WORKER_LOCK_KEY);
+          if (taken) return taken;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        throw new Error('the other process never got the worker lock');
+      })();
 
       await worker.tick();
       expect(lines).toContain('[worker] lost the worker lock (connection dropped?): this process stops acting');

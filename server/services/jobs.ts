@@ -1,7 +1,7 @@
 // Jobs: submitted from the browser, admitted against every limit, paid for by a reservation made in
 // the same transaction that creates the job, handed to the scheduler, and watched until they end.
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
 import { allocations, jobEvents, jobs, organisations, projectMembers, projects, resourceClasses, sites, tariffs } from '~/db/schema';
 import { admitJob } from '~/server/core/jobs/admission';
@@ -74,20 +74,23 @@ export async function estimateJob(db: DbOrTx, actor: TenantActor, input: Pick<Su
   };
 }
 
+/** What a successful hand-over changes on a job (when another process had moved it on first, nothing). */
+type QueuedFields = Partial<Pick<JobRow, 'state' | 'schedulerJobId' | 'handoverUntil' | 'updatedAt'>>;
+
 /** How long one process may take to hand a job to the scheduler before another may try (jobs.handover_until). */
 export const HANDOVER_LEASE_MS = 30_000;
 
 type JobRow = typeof jobs.$inferSelect;
 
-/** activeUsage counts what an allocation has in flight: GPUs of active jobs and jobs still queued. */
-async function activeUsage(tx: Tx, allocationId: string): Promise<{ gpus: number; queuedJobs: number }> {
+/** activeUsage counts what an allocation has in flight besides the job being admitted: GPUs of active jobs and jobs still queued. */
+async function activeUsage(tx: Tx, allocationId: string, exceptJobId: string): Promise<{ gpus: number; queuedJobs: number }> {
   const [row] = await tx
     .select({
       gpus: sql<string>`coalesce(sum(${jobs.gpus}), 0)`,
       queued: sql<string>`count(*) filter (where ${jobs.state} in ('SUBMITTING', 'PENDING'))`,
     })
     .from(jobs)
-    .where(and(eq(jobs.allocationId, allocationId), inArray(jobs.state, [...ACTIVE_STATES])));
+    .where(and(eq(jobs.allocationId, allocationId), inArray(jobs.state, [...ACTIVE_STATES]), ne(jobs.id, exceptJobId)));
   return { gpus: Number(row?.gpus ?? 0), queuedJobs: Number(row?.queued ?? 0) };
 }
 
@@ -96,7 +99,7 @@ async function activeUsage(tx: Tx, allocationId: string): Promise<{ gpus: number
  * scheduler. The idempotency key makes a double click or a retried request return the first job.
  * Every limit (tenant status, GPUs at once, queued jobs, budget, monthly cap) is decided inside the
  * transaction, after the organisation and allocation rows are locked, so racing submissions cannot
- * pass a limit together; the rows are locked before the job row that references them is inserted.
+ * pass a limit together.
  */
 export async function submitJob(db: Db, scheduler: SchedulerPort, actor: TenantActor, input: SubmitJobInput, now: Date) {
   const existing = await findByKey(db, actor.userId, input.idempotencyKey);
@@ -106,29 +109,19 @@ export async function submitJob(db: Db, scheduler: SchedulerPort, actor: TenantA
   const amount = jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour });
   const id = randomUUID();
   const simulation = simulatedOutcome({ jobId: id, kind: input.kind, walltimeSeconds: input.walltimeSeconds, estimatedRuntimeSeconds: input.estimate?.runtimeSeconds });
-  let created: { job: JobRow; isNew: boolean };
+  let created: JobRow;
   try {
     created = await inTransaction(db, async (tx) => {
-      // Lock order (docs/ARCHITECTURE.md): organisation, allocation, then the rows that reference them.
-      const org = await lockOrganisation(tx, actor.org.id, allocation.unit);
-      const locked = await lockAllocation(tx, allocation.id);
-      const first = await findByKey(tx, actor.userId, input.idempotencyKey);
-      if (first) return { job: first, isNew: false };
-      const refusal = admitJob({
-        tenant: { status: org.status, residency: tenant.residency },
-        resourceClass: { id: rc.id, gpusPerNode: rc.gpusPerNode, nodes: rc.nodes, maxWalltimeSeconds: rc.maxWalltimeSeconds, site: { country: site.country, inEu: site.inEu } },
-        allocation: locked,
-        inUse: await activeUsage(tx, locked.id),
-        request: input,
-      });
-      if (refusal) throw new AppError(refusal.code, refusal.key as MessageKey, refusal.params, refusal.field ?? undefined);
+      // The job row first: inserting it takes only FOR KEY SHARE on its organisation and allocation,
+      // which the NO KEY UPDATE locks below neither wait for nor block, and it keeps the time the
+      // allocation is locked short. A refusal below rolls it back.
       const [job] = await tx
         .insert(jobs)
         .values({
           id,
           orgId: actor.org.id,
-          projectId: locked.projectId,
-          allocationId: locked.id,
+          projectId: allocation.projectId,
+          allocationId: allocation.id,
           userId: actor.userId,
           idempotencyKey: input.idempotencyKey,
           name: input.name,
@@ -144,7 +137,7 @@ export async function submitJob(db: Db, scheduler: SchedulerPort, actor: TenantA
           estimate: input.estimate ?? null,
           simulation,
           reservedAmount: amount,
-          reservedUnit: locked.unit,
+          reservedUnit: allocation.unit,
           centsPerGpuHour,
           submittedAt: now,
           updatedAt: now,
@@ -152,21 +145,33 @@ export async function submitJob(db: Db, scheduler: SchedulerPort, actor: TenantA
           handoverUntil: new Date(now.getTime() + HANDOVER_LEASE_MS),
         })
         .returning();
-      await reserveOnLocked(tx, org, locked, { allocationId: locked.id, orgId: actor.org.id, jobId: id, amount, actorUserId: actor.userId, today: now.toISOString().slice(0, 10), at: now });
       await tx.insert(jobEvents).values({ jobId: id, at: now, state: 'SUBMITTING', message: 'job.event.submitted' });
-      return { job: job!, isNew: true };
+      // Lock order (docs/ARCHITECTURE.md): organisation, then allocation; every limit is decided after.
+      const org = await lockOrganisation(tx, actor.org.id, allocation.unit);
+      const locked = await lockAllocation(tx, allocation.id);
+      const refusal = admitJob({
+        tenant: { status: org.status, residency: tenant.residency },
+        resourceClass: { id: rc.id, gpusPerNode: rc.gpusPerNode, nodes: rc.nodes, maxWalltimeSeconds: rc.maxWalltimeSeconds, site: { country: site.country, inEu: site.inEu } },
+        allocation: locked,
+        inUse: await activeUsage(tx, locked.id, id),
+        request: input,
+      });
+      if (refusal) throw new AppError(refusal.code, refusal.key as MessageKey, refusal.params, refusal.field ?? undefined);
+      await reserveOnLocked(tx, org, locked, { allocationId: locked.id, orgId: actor.org.id, jobId: id, amount, actorUserId: actor.userId, today: now.toISOString().slice(0, 10), at: now, newJob: true });
+      return job!;
     });
   } catch (error) {
-    // The same key on another allocation of this user's: the unique index decides, the first job wins.
+    // The same key submitted twice at once: the unique index decides (the second waits for the first
+    // to commit), and the retry gets the first job.
     if (isUniqueViolation(error, 'jobs_idempotency_idx')) {
       const first = await findByKey(db, actor.userId, input.idempotencyKey);
       if (first) return first;
     }
     throw error;
   }
-  if (!created.isNew) return created.job;
-  await handToScheduler(db, scheduler, created.job, now);
-  return (await db.select().from(jobs).where(eq(jobs.id, id)))[0]!;
+  const queued = await handToScheduler(db, scheduler, created, now);
+  // Queued as expected: the row is known without reading it back; otherwise read what it became.
+  return queued?.state ? { ...created, ...queued } : ((await db.select().from(jobs).where(eq(jobs.id, id)))[0] ?? created);
 }
 
 /**
@@ -184,10 +189,11 @@ export async function claimHandover(db: Db, jobId: string, now: Date): Promise<J
 }
 
 /**
- * handToScheduler submits a created job whose hand-over lease the caller holds; on failure the lease
- * is given back, the job stays SUBMITTING and the reconciler retries.
+ * handToScheduler submits a created job whose hand-over lease the caller holds and returns what changed
+ * on the job (null when the hand-over failed: the lease is given back, the job stays SUBMITTING and
+ * the reconciler retries).
  */
-export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: JobRow, now: Date): Promise<boolean> {
+export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: JobRow, now: Date): Promise<QueuedFields | null> {
   try {
     const { schedulerJobId } = await scheduler.submit({
       portalJobId: job.id,
@@ -203,18 +209,39 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
       env: job.env,
       simulation: job.simulation ?? undefined,
     });
+    // One statement (one commit): the job moves to PENDING and its event is written, or neither.
+    const queued = db
+      .$with('queued')
+      .as(
+        db
+          .update(jobs)
+          .set({ state: 'PENDING', schedulerJobId, handoverUntil: null, updatedAt: now })
+          .where(and(eq(jobs.id, job.id), eq(jobs.state, 'SUBMITTING')))
+          .returning({ id: jobs.id }),
+      );
     const updated = await db
-      .update(jobs)
-      .set({ state: 'PENDING', schedulerJobId, handoverUntil: null, updatedAt: now })
-      .where(and(eq(jobs.id, job.id), eq(jobs.state, 'SUBMITTING')))
-      .returning({ id: jobs.id });
-    if (updated.length) await db.insert(jobEvents).values({ jobId: job.id, at: now, state: 'PENDING', message: 'job.event.queued', data: { schedulerJobId } });
-    else {
+      .with(queued)
+      .insert(jobEvents)
+      .select(
+        db
+          .select({
+            id: sql<number>`nextval(pg_get_serial_sequence('job_events', 'id'))`.as('id'),
+            jobId: queued.id,
+            at: sql`${now.toISOString()}::timestamptz`.as('at'),
+            state: sql`'PENDING'::job_state`.as('state'),
+            message: sql`'job.event.queued'`.as('message'),
+            data: sql`${JSON.stringify({ schedulerJobId })}::jsonb`.as('data'),
+          })
+          .from(queued),
+      )
+      .returning({ id: jobEvents.id });
+    if (updated.length === 0) {
       // Someone else moved it on (a cancellation, or a lease that ran out): only a cancelled job must not run.
       const [current] = await db.select({ cancelRequestedAt: jobs.cancelRequestedAt }).from(jobs).where(eq(jobs.id, job.id));
       if (current?.cancelRequestedAt) await scheduler.cancel(job.id);
+      return {};
     }
-    return true;
+    return { state: 'PENDING', schedulerJobId, handoverUntil: null, updatedAt: now };
   } catch (error) {
     console.error(`[jobs] handing job ${job.id} to the scheduler failed; the reconciler will retry:`, error);
     await db
@@ -222,7 +249,7 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
       .set({ handoverUntil: null })
       .where(and(eq(jobs.id, job.id), eq(jobs.state, 'SUBMITTING')))
       .catch(() => undefined); // if even this fails, the lease runs out by itself
-    return false;
+    return null;
   }
 }
 

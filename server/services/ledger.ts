@@ -101,19 +101,25 @@ async function appendEntries(tx: Tx, row: AllocationRow, entries: EntryInput[], 
     if (!result.ok) throw refusalError(row, result.refusal, field);
     balance = result.balance;
   }
-  await tx.insert(ledgerEntries).values(
-    entries.map((e) => ({
-      allocationId: row.id,
-      kind: e.kind,
-      amount: e.amount,
-      overrun: e.overrun ?? 0,
-      jobId: e.jobId ?? null,
-      actorUserId: e.actorUserId ?? null,
-      reason: e.reason ?? null,
-      ...(e.at ? { at: e.at } : {}),
-    })),
+  // One statement appends the rows and stores the balance: one round trip while the allocation is locked.
+  const appended = tx.$with('appended').as(
+    tx
+      .insert(ledgerEntries)
+      .values(
+        entries.map((e) => ({
+          allocationId: row.id,
+          kind: e.kind,
+          amount: e.amount,
+          overrun: e.overrun ?? 0,
+          jobId: e.jobId ?? null,
+          actorUserId: e.actorUserId ?? null,
+          reason: e.reason ?? null,
+          ...(e.at ? { at: e.at } : {}),
+        })),
+      )
+      .returning({ id: ledgerEntries.id }),
   );
-  await tx.update(allocations).set(balance).where(eq(allocations.id, row.id));
+  await tx.with(appended).update(allocations).set(balance).where(eq(allocations.id, row.id));
   await noticeUsage(tx, row, balance);
   return balance;
 }
@@ -177,6 +183,8 @@ export interface ReserveInput {
   today: string;
   /** When the reservation happened (default now); the demo seed writes history. */
   at?: Date;
+  /** The job was created in this transaction, so it cannot have reserved before (saves a lookup). */
+  newJob?: boolean;
 }
 
 /**
@@ -199,10 +207,12 @@ export async function reserveOnLocked(tx: Tx, org: LockedOrganisation, row: Allo
   if (org.status !== 'active') {
     throw new AppError('FORBIDDEN', org.status === 'suspended' ? 'error.tenantSuspended' : 'error.tenantNotActive', { org: org.name });
   }
-  const [existing] = await tx
-    .select({ amount: ledgerEntries.amount })
-    .from(ledgerEntries)
-    .where(and(eq(ledgerEntries.jobId, input.jobId), eq(ledgerEntries.kind, 'reserve')));
+  const [existing] = input.newJob
+    ? []
+    : await tx
+        .select({ amount: ledgerEntries.amount })
+        .from(ledgerEntries)
+        .where(and(eq(ledgerEntries.jobId, input.jobId), eq(ledgerEntries.kind, 'reserve')));
   if (existing) return { reserved: existing.amount, available: available(balanceOfRow(row)) };
   assertUsable(row, input.today);
   if (row.unit === 'cents' && org.monthlyCapCents !== null) {

@@ -174,7 +174,7 @@ export async function reconcileOnce(db: Db, scheduler: SchedulerPort, now: Date)
     const job = await claimHandover(db, id, now);
     if (!job) continue;
     if (job.cancelRequestedAt) await cancelSubmitting(db, scheduler, job, now);
-    else if (await handToScheduler(db, scheduler, job, now)) result.submitted++;
+    else if (await handToScheduler(db, scheduler, job, now)) result.submitted++; // null when it failed
   }
   // 2. Cancellations the scheduler may not have received yet (cancel is idempotent there).
   const cancelling = await db
