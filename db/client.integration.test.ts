@@ -37,7 +37,9 @@ describe('embedded database folder', () => {
     // Another process takes the lock and keeps running.
     const holder = spawn(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(path.join(dir, LOCK_FILE))}, JSON.stringify({pid: process.pid, command: 'npm start', since: 'now'})); setInterval(() => {}, 1000);`]);
     try {
-      await new Promise((r) => setTimeout(r, 300));
+      // Wait until the holder has written its lock (node may take a while to start on a busy machine).
+      for (let i = 0; i < 200 && !fs.existsSync(path.join(dir, LOCK_FILE)); i++) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 50));
       expect(() => acquireDataDirLock(dir, 'second server')).toThrow(DataDirLockedError);
       expect(() => acquireDataDirLock(dir, 'second server')).toThrow(/in use by another process \(pid \d+, "npm start"/);
       expect(() => acquireDataDirLock(dir, 'second server')).toThrow(/PORTAL_DATA_DIR/);
