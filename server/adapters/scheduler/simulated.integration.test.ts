@@ -1,16 +1,16 @@
 // The simulated scheduler on every database target: the SchedulerPort contract, plus what only the
 // simulated adapter promises — persistence across restarts, re-anchoring on a speed change, one
 // consistent cluster for several processes, and the catalogue as its machine.
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
-import { simClusterState, simFinishedJobs } from '~/db/schema';
+import { simClusterSnapshots, simClusterState, simFinishedJobs } from '~/db/schema';
 import { isFinalState, type SchedulerJobSpec, type SchedulerJobStatus } from '~/server/core/scheduler/port';
 import type { ClusterConfig, EngineState } from '~/server/core/sim';
 import { dbTargets, openTestDb } from '~/server/testing/harness';
 import { clusterConfigFromCatalogue } from './cluster-config';
 import { schedulerContract } from './contract';
-import { createSimulatedScheduler, SimulatedSchedulerInputError, type SimulatedScheduler } from './simulated';
+import { createSimulatedScheduler, SimulatedSchedulerInputError, type SimulatedScheduler, type SimulatedSchedulerOptions } from './simulated';
 
 const START_MS = Date.parse('2026-12-01T08:00:00Z');
 const SPEED = 60;
@@ -119,8 +119,8 @@ describe.each(dbTargets())('simulated scheduler on %s', (target) => {
     });
     afterAll(async () => handle?.close());
 
-    function scheduler(clusterId: string, now: () => Date, speed = SPEED): SimulatedScheduler {
-      return createSimulatedScheduler({ db: handle.db, cluster, speed, now, clusterId });
+    function scheduler(clusterId: string, now: () => Date, speed = SPEED, extra: Partial<SimulatedSchedulerOptions> = {}): SimulatedScheduler {
+      return createSimulatedScheduler({ db: handle.db, cluster, speed, now, clusterId, ...extra });
     }
 
     it('builds the machine from the active resource classes and the sites of the catalogue', () => {
@@ -202,15 +202,20 @@ describe.each(dbTargets())('simulated scheduler on %s', (target) => {
 
     it('moves ended jobs out of the engine into sim_finished_jobs and bumps the version on every call', async () => {
       const clock = manualClock(START_MS);
-      const port = scheduler('retire', clock.now);
+      const port = scheduler('retire', clock.now, SPEED, { checkpointEveryOps: 1 });
       await port.submit(job('retire-1'));
       await port.submit(job('retire-2', { simulation: { runtimeSeconds: 5000, gpuUtilPercent: 50, exitCode: 0 } }));
       expect((await stateRow(handle.db, 'retire')).version).toBe(2);
       clock.advanceSimSeconds(600);
       await port.advance();
-      const row = await stateRow(handle.db, 'retire');
-      expect(row.version).toBe(3);
-      expect((row.state as EngineState).jobs.map((j) => j.spec.id)).toEqual(['retire-2']);
+      expect((await stateRow(handle.db, 'retire')).version).toBe(3);
+      // The engine holds only the job still running: a snapshot of it (after the two submits) shows it alone.
+      expect(await port.checkpoint()).toEqual({ seq: 2 });
+      const [snapshot] = await handle.db
+        .select()
+        .from(simClusterSnapshots)
+        .where(and(eq(simClusterSnapshots.clusterId, 'retire'), eq(simClusterSnapshots.seq, 2)));
+      expect((snapshot!.state as EngineState).jobs.map((j) => j.spec.id)).toEqual(['retire-2']);
       const [finished] = await handle.db.select().from(simFinishedJobs).where(eq(simFinishedJobs.portalJobId, 'retire-1'));
       expect(finished).toMatchObject({ clusterId: 'retire', finishedAt: new Date(START_MS + 10_000) });
       expect(finished!.status).toMatchObject({ portalJobId: 'retire-1', schedulerJobId: 'sim-1', state: 'COMPLETED', gpuSeconds: 2400 });
