@@ -31,7 +31,7 @@
 import { and, desc, eq, gt, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '~/db/client';
 import { simClusterOps, simClusterSnapshots, simClusterState, simFinishedJobs } from '~/db/schema';
-import type { Checkpointing, ClusterDescription, SchedulerJobSpec, SchedulerJobStatus, SchedulerPort } from '~/server/core/scheduler/port';
+import type { ClusterDescription, SchedulerJobSpec, SchedulerJobStatus, SchedulerPort } from '~/server/core/scheduler/port';
 import {
   createEngine,
   policyFromName,
@@ -72,18 +72,17 @@ export interface SimulatedSchedulerOptions {
 }
 
 /** The simulated scheduler: the port, plus `advance()` and `checkpoint()` for the worker. */
-export type SimulatedScheduler = SchedulerPort &
-  Checkpointing & {
-    clusterId: string;
-    /** advance brings the simulated cluster up to the current time (jobs start and end) and persists it. */
-    advance(): Promise<void>;
-    /**
-     * checkpoint writes a snapshot of this process's engine when one is due and deletes what no
-     * rebuild needs any more (ops and snapshots older than the previous snapshot); it returns the
-     * snapshot's op seq, or null when none was due.
-     */
-    checkpoint(): Promise<{ seq: number } | null>;
-  };
+export type SimulatedScheduler = SchedulerPort & {
+  clusterId: string;
+  /** advance brings the simulated cluster up to the current time (jobs start and end) and persists it. */
+  advance(): Promise<void>;
+  /**
+   * checkpoint writes a snapshot of this process's engine when one is due and deletes what no
+   * rebuild needs any more (ops and snapshots older than the previous snapshot); it returns the
+   * snapshot's op seq, or null when none was due. The worker calls it every round.
+   */
+  checkpoint(): Promise<{ seq: number } | null>;
+};
 
 /** SimulatedSchedulerInputError is a job the simulated cluster cannot run (unknown partition, too many GPUs per node, …). */
 export class SimulatedSchedulerInputError extends Error {
