@@ -35,11 +35,10 @@ import type { ClusterDescription, SchedulerJobSpec, SchedulerJobStatus, Schedule
 import {
   createEngine,
   policyFromName,
-  restoreEngine,
+  restoreEngineJson,
   SimInputError,
   type ClusterConfig,
   type ClusterEngine,
-  type EngineState,
   type JobSpec,
   type JobView,
   type NodeFailureConfig,
@@ -156,8 +155,11 @@ interface ApplyContext {
   now: Date;
 }
 
-/** What a call does once the engine has been advanced: its value, and the op it applied, if any. */
-type Apply<T> = (context: ApplyContext) => { value: T; op?: SimOp };
+/**
+ * What a call does once the engine has been advanced: the op it applied, if any, and its value,
+ * read after the commit (so a large read does not hold the row lock) and before the next batch.
+ */
+type Apply<T> = (context: ApplyContext) => { op?: SimOp; value: () => T };
 
 /**
  * A call's plan, run under the lock on the up-to-date engine before it moves: it may refuse the
@@ -311,8 +313,21 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
     });
   }
 
-  function liveFrom(engine: ClusterEngine, opSeq: number, state: EngineState): LiveEngine {
-    return { engine, opSeq, partitions: state.config.cluster.partitions };
+  /** The latest snapshot (at or before op `atMostSeq`) restored, or null when the cluster has none. */
+  async function loadSnapshot(q: Db | Tx, atMostSeq?: number): Promise<LiveEngine | null> {
+    const [snapshot] = await q
+      .select({
+        seq: simClusterSnapshots.seq,
+        // As text: parsed once here, rather than by the driver and then copied by restoreEngine.
+        state: sql<string>`${simClusterSnapshots.state}::text`,
+        partitions: sql<string>`(${simClusterSnapshots.state} -> 'config' -> 'cluster' -> 'partitions')::text`,
+      })
+      .from(simClusterSnapshots)
+      .where(and(eq(simClusterSnapshots.clusterId, clusterId), atMostSeq === undefined ? undefined : lte(simClusterSnapshots.seq, atMostSeq)))
+      .orderBy(desc(simClusterSnapshots.seq))
+      .limit(1);
+    if (!snapshot) return null;
+    return { engine: restoreEngineJson(snapshot.state), opSeq: snapshot.seq, partitions: JSON.parse(snapshot.partitions) as Partition[] };
   }
 
   const rowColumns = {
@@ -342,9 +357,8 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
       // Leftovers of a cluster of this name whose row was deleted must not be replayed into this one.
       await tx.delete(simClusterOps).where(eq(simClusterOps.clusterId, clusterId));
       await tx.delete(simClusterSnapshots).where(eq(simClusterSnapshots.clusterId, clusterId));
-      const state = engine.serialize();
-      await tx.insert(simClusterSnapshots).values({ clusterId, seq: 0, state, simSeconds: engine.nowSeconds, createdAt: now });
-      live = liveFrom(engine, 0, state);
+      await tx.insert(simClusterSnapshots).values({ clusterId, seq: 0, state: sql`${engine.serializeJson()}::jsonb`, simSeconds: engine.nowSeconds, createdAt: now });
+      live = { engine, opSeq: 0, partitions: options.cluster.partitions };
       return created;
     }
     const raced = await lockRow(tx); // another process created it first
@@ -369,23 +383,16 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
     return ops.length === toSeq - afterSeq && (ops.length === 0 || ops[ops.length - 1]!.seq === toSeq);
   }
 
-  /** Rebuilds the engine from the latest snapshot at or before the row's op seq and the ops after it. */
+  /** Rebuilds the engine under the lock from the latest snapshot at or before the row's op seq and the ops after it. */
   async function rebuild(tx: Tx, row: StateRow): Promise<LiveEngine> {
     for (let attempt = 1; ; attempt++) {
-      const [snapshot] = await tx
-        .select({ seq: simClusterSnapshots.seq, state: simClusterSnapshots.state })
-        .from(simClusterSnapshots)
-        .where(and(eq(simClusterSnapshots.clusterId, clusterId), lte(simClusterSnapshots.seq, row.opSeq)))
-        .orderBy(desc(simClusterSnapshots.seq))
-        .limit(1);
-      if (!snapshot) throw new Error(`simulated scheduler: cluster "${clusterId}" has no snapshot to rebuild its engine from`);
-      const ops = await readOps(tx, snapshot.seq, row.opSeq);
-      if (!complete(ops, snapshot.seq, row.opSeq)) {
+      const rebuilt = await loadSnapshot(tx, row.opSeq);
+      if (!rebuilt) throw new Error(`simulated scheduler: cluster "${clusterId}" has no snapshot to rebuild its engine from`);
+      const ops = await readOps(tx, rebuilt.opSeq, row.opSeq);
+      if (!complete(ops, rebuilt.opSeq, row.opSeq)) {
         if (attempt < REBUILD_ATTEMPTS) continue;
-        throw new Error(`simulated scheduler: ops ${snapshot.seq + 1}…${row.opSeq} of cluster "${clusterId}" are missing`);
+        throw new Error(`simulated scheduler: ops ${rebuilt.opSeq + 1}…${row.opSeq} of cluster "${clusterId}" are missing`);
       }
-      const state = snapshot.state as EngineState;
-      const rebuilt = liveFrom(restoreEngine(state), snapshot.seq, state);
       for (const op of ops) {
         applyOp(rebuilt.engine, op);
         rebuilt.opSeq = op.seq;
@@ -436,9 +443,12 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
    * (once it has moved), so a half-applied one never survives.
    */
   async function runBatch(batch: Queued[]): Promise<void> {
-    const outcomes = new Map<Queued, { value: unknown } | { error: unknown }>();
+    const outcomes = new Map<Queued, { value: () => unknown } | { error: unknown }>();
     let changing = true;
     try {
+      // A process without an engine restores the latest snapshot before taking the lock (it is a
+      // committed state), so the lock is held only to catch up on the ops logged after it.
+      if (live === null) live = await loadSnapshot(db);
       await db.transaction(async (tx) => {
         const now = options.now();
         const known = live;
@@ -504,29 +514,35 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
       });
     } catch (error) {
       if (changing) live = null;
-      for (const q of batch) if (!outcomes.has(q) || 'value' in outcomes.get(q)!) outcomes.set(q, { error });
+      for (const q of batch) if (!outcomes.has(q) || 'value' in outcomes.get(q)!) outcomes.set(q, { error }); // refusals keep their own error
     }
     for (const q of batch) {
       const outcome = outcomes.get(q)!;
-      if ('value' in outcome) q.resolve(outcome.value);
-      else q.reject(outcome.error);
+      if ('error' in outcome) q.reject(outcome.error);
+      else {
+        try {
+          q.resolve(outcome.value());
+        } catch (error) {
+          q.reject(error);
+        }
+      }
     }
   }
 
   /** A plan that only advances the cluster. */
-  const advanceOnly: Plan<undefined> = () => () => ({ value: undefined });
+  const advanceOnly: Plan<undefined> = () => () => ({ value: () => undefined });
 
   async function submit(spec: SchedulerJobSpec): Promise<{ schedulerJobId: string }> {
     const id = spec.portalJobId;
     return enqueue<{ schedulerJobId: string }>(({ engine, atSeconds, finished }) => {
       const held = engine.job(id);
-      if (held) return () => ({ value: { schedulerJobId: schedulerJobIdOf(held) } });
+      if (held) return () => ({ value: () => ({ schedulerJobId: schedulerJobIdOf(held) }) });
       // Not in the engine and not new: it ended and was retired before this call took the lock.
       if (finished) {
         if (finished.clusterId !== clusterId) {
           throw new SimulatedSchedulerInputError(`simulated scheduler: job id "${id}" was already used on cluster "${finished.clusterId}"`);
         }
-        return () => ({ value: { schedulerJobId: finished.status.schedulerJobId } });
+        return () => ({ value: () => ({ schedulerJobId: finished.status.schedulerJobId }) });
       }
       const job = jobSpecFor(spec, atSeconds);
       try {
@@ -538,10 +554,11 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
       return () => {
         // The same id may have been submitted by an earlier call of this batch.
         const again = engine.job(id);
-        if (again) return { value: { schedulerJobId: schedulerJobIdOf(again) } };
+        if (again) return { value: () => ({ schedulerJobId: schedulerJobIdOf(again) }) };
         const op: SimOp = { kind: 'submit', atSeconds, job };
         applyOp(engine, op);
-        return { value: { schedulerJobId: schedulerJobIdOf(engine.job(id)!) }, op };
+        const schedulerJobId = schedulerJobIdOf(engine.job(id)!);
+        return { op, value: () => ({ schedulerJobId }) };
       };
     }, id);
   }
@@ -550,26 +567,28 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
     // Decided once the engine has moved: the job may have ended on its own on the way.
     await enqueue<undefined>(({ engine, atSeconds }) => () => {
       const view = engine.job(portalJobId);
-      if (!view || (view.state !== 'PENDING' && view.state !== 'RUNNING')) return { value: undefined };
+      if (!view || (view.state !== 'PENDING' && view.state !== 'RUNNING')) return { value: () => undefined };
       const op: SimOp = { kind: 'cancel', atSeconds, jobId: portalJobId };
       applyOp(engine, op);
-      return { value: undefined, op };
+      return { op, value: () => undefined };
     });
   }
 
   async function jobs(portalJobIds: string[]): Promise<SchedulerJobStatus[]> {
     const ids = [...new Set(portalJobIds)];
     if (ids.length === 0) return [];
-    const { found, missing } = await enqueue(() => ({ live: current, clock }) => {
-      const statuses = new Map<string, SchedulerJobStatus>();
-      const notHeld: string[] = [];
-      for (const id of ids) {
-        const view = current.engine.job(id);
-        if (view) statuses.set(id, statusOf(view, current, clock));
-        else notHeld.push(id);
-      }
-      return { value: { found: statuses, missing: notHeld } };
-    });
+    const { found, missing } = await enqueue(() => ({ live: current, clock }) => ({
+      value: () => {
+        const statuses = new Map<string, SchedulerJobStatus>();
+        const notHeld: string[] = [];
+        for (const id of ids) {
+          const view = current.engine.job(id);
+          if (view) statuses.set(id, statusOf(view, current, clock));
+          else notHeld.push(id);
+        }
+        return { found: statuses, missing: notHeld };
+      },
+    }));
     // Jobs the engine no longer holds were retired, at the latest by this call's commit; their rows never change.
     for (let i = 0; i < missing.length; i += IDS_PER_QUERY) {
       const rows = await db
@@ -585,10 +604,10 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
   }
 
   async function describeCluster(): Promise<ClusterDescription> {
-    return enqueue(() => ({ live: current, now }) => {
-      const view = current.engine.clusterView();
-      return {
-        value: {
+    return enqueue(() => ({ live: current, now }) => ({
+      value: () => {
+        const view = current.engine.clusterView();
+        return {
           at: now,
           partitions: current.partitions.map((p) => ({
             name: p.name,
@@ -602,9 +621,9 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
           pendingJobs: view.pendingJobs,
           runningJobs: view.runningJobs,
           powerW: view.totalPowerW,
-        },
-      };
-    });
+        };
+      },
+    }));
   }
 
   async function advance(): Promise<void> {
@@ -627,10 +646,13 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
       const since = current.opSeq - (latest?.seq ?? -1);
       const due = since >= checkpointEveryOps || (since > 0 && (!latest || now.getTime() - latest.createdAt.getTime() >= checkpointEveryMs));
       if (!due) return Promise.resolve(null);
-      return Promise.resolve({ seq: current.opSeq, simSeconds: current.engine.nowSeconds, state: current.engine.serialize() });
+      return Promise.resolve({ seq: current.opSeq, simSeconds: current.engine.nowSeconds, json: current.engine.serializeJson() });
     });
     if (!taken) return null;
-    await db.insert(simClusterSnapshots).values({ clusterId, ...taken, createdAt: now }).onConflictDoNothing();
+    await db
+      .insert(simClusterSnapshots)
+      .values({ clusterId, seq: taken.seq, simSeconds: taken.simSeconds, state: sql`${taken.json}::jsonb`, createdAt: now })
+      .onConflictDoNothing();
     // Keep the previous snapshot and the ops after it: a rebuild needs only the newest snapshot and
     // what follows, and one that read the previous snapshot just before this one landed still finds its ops.
     if (latest && latest.seq < taken.seq) {

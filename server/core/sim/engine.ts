@@ -166,6 +166,8 @@ export interface ClusterEngine {
   job(jobId: string): JobView | undefined;
   /** serialize returns the full state as plain JSON (a deep copy). */
   serialize(): EngineState;
+  /** serializeJson returns the full state as JSON text (what `serialize` returns, without building a copy first). */
+  serializeJson(): string;
   /** pruneFinished forgets jobs that ended before the given time and returns how many (cost: the ended jobs held). */
   pruneFinished(endedBeforeSeconds: number): number;
 }
@@ -361,7 +363,11 @@ class Engine implements ClusterEngine {
   }
 
   serialize(): EngineState {
-    return deepCopy({ ...this.s, jobs: [...this.jobs.values()], pendingIds: [...this.pending] });
+    return JSON.parse(this.serializeJson()) as EngineState;
+  }
+
+  serializeJson(): string {
+    return JSON.stringify({ ...this.s, jobs: [...this.jobs.values()], pendingIds: [...this.pending] });
   }
 
   pruneFinished(endedBeforeSeconds: number): number {
@@ -787,8 +793,17 @@ export function createEngine(config: EngineConfig): ClusterEngine {
 
 /** restoreEngine rebuilds an engine from `serialize()` output; continuing it gives the same results as never having stopped. */
 export function restoreEngine(state: EngineState): ClusterEngine {
+  return engineOf(state?.version === 1 ? deepCopy(state) : state);
+}
+
+/** restoreEngineJson rebuilds an engine from `serializeJson()` output (or `serialize()` output as JSON text). */
+export function restoreEngineJson(json: string): ClusterEngine {
+  return engineOf(JSON.parse(json) as EngineState);
+}
+
+/** The engine over a state it now owns. */
+function engineOf(state: EngineState): Engine {
   if (!state || state.version !== 1) throw new SimInputError('unsupported engine state (expected version 1)');
-  const copy = deepCopy(state);
-  validateConfig(copy.config);
-  return new Engine(copy);
+  validateConfig(state.config);
+  return new Engine(state);
 }

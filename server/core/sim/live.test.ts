@@ -1,9 +1,9 @@
-// The bounded scheduling cycle (`policy.queueDepth`) and the per-call helpers live drivers use:
-// hand-computed schedules, priority order from the merged per-account queues, and proof that a
-// depth larger than any queue changes nothing.
+// The engine in live use: the bounded scheduling cycle (`policy.queueDepth`) — hand-computed
+// schedules, priority order from the merged per-account queues, proof that a depth larger than any
+// queue changes nothing — and the per-call helpers a live driver uses.
 import { describe, expect, it } from 'vitest';
 import type { CyclePendingJob, CycleQueue } from './cycle';
-import { createEngine, restoreEngine, type ClusterEngine } from './engine';
+import { createEngine, restoreEngine, restoreEngineJson, type ClusterEngine } from './engine';
 import { SimInputError } from './errors';
 import { testCluster, testJob, testPartition } from './fixtures';
 import { mergedQueue, sortedQueue } from './order';
@@ -308,6 +308,19 @@ describe('live helpers', () => {
     expect(accounts).toHaveLength(1);
     expect(engine.clusterView()).toEqual(cluster);
     expect(cluster).toMatchObject({ pendingJobs: 0, runningJobs: 1 });
+  });
+
+  it('serializeJson is serialize as text, and restoreEngineJson continues like restoreEngine', () => {
+    const engine = createEngine(richConfig('multifactor', 3));
+    for (const j of randomJobs(31, 60, ['a', 'b'])) engine.submit(j);
+    engine.advanceTo(900);
+    const text = engine.serializeJson();
+    expect(text).toBe(JSON.stringify(engine.serialize()));
+    const fromText = restoreEngineJson(text);
+    const fromState = restoreEngine(JSON.parse(text) as ReturnType<ClusterEngine['serialize']>);
+    fromText.runToCompletion();
+    fromState.runToCompletion();
+    expect(fromText.serializeJson()).toBe(fromState.serializeJson());
   });
 
   it('validate throws what submit would, and changes nothing', () => {
