@@ -91,7 +91,7 @@ export class SimulatedSchedulerInputError extends Error {
 const DEFAULT_CLUSTER_ID = 'default';
 const DEFAULT_SEED = 42;
 /** The live queue depth: a cycle reads at most this many pending jobs per partition (also set on old clusters by migration 0012). */
-export const LIVE_QUEUE_DEPTH = 100;
+const LIVE_QUEUE_DEPTH = 100;
 const DEFAULT_CHECKPOINT_EVERY_OPS = 1000;
 const DEFAULT_CHECKPOINT_EVERY_MS = 5 * 60_000;
 const MS_PER_SECOND = 1000;
@@ -344,8 +344,8 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
     return row;
   }
 
-  /** Creates the cluster (row and first snapshot), unless another process just did; returns the locked row. */
-  async function create(tx: Tx, now: Date): Promise<StateRow> {
+  /** Creates the cluster (row, first snapshot and this process's engine), unless another process just did; returns the locked row. */
+  async function create(tx: Tx, now: Date): Promise<{ row: StateRow; created: boolean }> {
     const engine = newEngine();
     const created: StateRow = { version: 0, opSeq: 0, simNowSeconds: engine.nowSeconds, wallAnchor: now, simAnchorSeconds: engine.nowSeconds, speed };
     const inserted = await tx
@@ -359,11 +359,11 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
       await tx.delete(simClusterSnapshots).where(eq(simClusterSnapshots.clusterId, clusterId));
       await tx.insert(simClusterSnapshots).values({ clusterId, seq: 0, state: sql`${engine.serializeJson()}::jsonb`, simSeconds: engine.nowSeconds, createdAt: now });
       live = { engine, opSeq: 0, partitions: options.cluster.partitions };
-      return created;
+      return { row: created, created: true };
     }
     const raced = await lockRow(tx); // another process created it first
     if (!raced) throw new Error(`simulated scheduler: cannot create the state of cluster "${clusterId}"`);
-    return raced;
+    return { row: raced, created: false };
   }
 
   type OpRow = SimOp & { seq: number };
@@ -464,9 +464,10 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
                 .where(inArray(simFinishedJobs.portalJobId, finishedIds)),
         ]);
         const finished = new Map(finishedRows.map((r) => [r.portalJobId, { clusterId: r.clusterId, status: r.status as StoredStatus }]));
-        const row = locked ?? (await create(tx, now));
+        const { row, created } = locked ? { row: locked, created: false } : await create(tx, now);
         const current = await sync(tx, row, live === known ? opsAfterLive : null);
-        changing = false;
+        // The engine now equals a committed state, unless this transaction is the one creating the cluster.
+        changing = created;
 
         const { engine } = current;
         const stored: SimClock = { wallAnchorMs: row.wallAnchor.getTime(), simAnchorSeconds: row.simAnchorSeconds, speed: row.speed };
