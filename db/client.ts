@@ -135,13 +135,13 @@ export async function openDb(target: DbTarget): Promise<DbHandle> {
   }
 }
 
-/** migrateDb applies the committed migrations in drizzle/. */
-export async function migrateDb(handle: DbHandle): Promise<void> {
+/** migrateDb applies the committed migrations in drizzle/ (tests of a migration may name a folder holding only the earlier ones). */
+export async function migrateDb(handle: DbHandle, migrationsFolder = MIGRATIONS_FOLDER): Promise<void> {
   if (handle.driver === 'postgres') {
     const { migrate } = await import('drizzle-orm/postgres-js/migrator');
-    await migrate(handle.db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+    await migrate(handle.db as never, { migrationsFolder });
   } else {
     const { migrate } = await import('drizzle-orm/pglite/migrator');
-    await migrate(handle.db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+    await migrate(handle.db as never, { migrationsFolder });
   }
 }

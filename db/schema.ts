@@ -477,18 +477,58 @@ export const jobEvents = pgTable(
   (t) => [index('job_events_job_idx').on(t.jobId, t.at)],
 );
 
-/** The simulated cluster's persisted state: one row per simulated cluster, updated under a row lock. */
+/**
+ * The simulated cluster: one small row per cluster, locked by every call of every process. The
+ * engine itself lives in each process's memory, rebuilt from `sim_cluster_snapshots` plus the
+ * operations after it in `sim_cluster_ops` (server/adapters/scheduler/simulated.ts).
+ */
 export const simClusterState = pgTable('sim_cluster_state', {
   id: text('id').primaryKey(),
-  version: integer('version').notNull(),
-  /** The engine's serialised state (server/core/sim EngineState). */
-  state: jsonb('state').notNull(),
+  /** Calls committed so far (every call bumps it, reads too). */
+  version: bigint('version', { mode: 'number' }).notNull(),
+  /** Seq of the last operation in sim_cluster_ops (0: none yet). */
+  opSeq: bigint('op_seq', { mode: 'number' }).notNull().default(0),
+  /** The furthest simulated time any call has advanced the cluster to: no later operation is earlier. */
+  simNowSeconds: bigint('sim_now_seconds', { mode: 'number' }).notNull().default(0),
   /** Wall-clock instant that corresponds to `simAnchorSeconds` on the simulation clock. */
   wallAnchor: timestamp('wall_anchor', { withTimezone: true }).notNull(),
   simAnchorSeconds: bigint('sim_anchor_seconds', { mode: 'number' }).notNull(),
   speed: integer('speed').notNull(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+export const simOpKind = pgEnum('sim_op_kind', ['submit', 'cancel']);
+
+/** The simulated cluster's operations, append-only: what changed the engine besides the passing of time, in order. */
+export const simClusterOps = pgTable(
+  'sim_cluster_ops',
+  {
+    clusterId: text('cluster_id').notNull(),
+    /** 1, 2, 3, … per cluster, without gaps. */
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    /** Simulated time the operation took effect; never decreases along seq. */
+    atSeconds: bigint('at_seconds', { mode: 'number' }).notNull(),
+    kind: simOpKind('kind').notNull(),
+    /** submit: the engine's job spec; cancel: the job id. */
+    payload: jsonb('payload').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.clusterId, t.seq] })],
+);
+
+/** Serialised engines (server/core/sim EngineState) after operation `seq`, written off the request path. */
+export const simClusterSnapshots = pgTable(
+  'sim_cluster_snapshots',
+  {
+    clusterId: text('cluster_id').notNull(),
+    /** The last operation the state includes. */
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    state: jsonb('state').notNull(),
+    /** The engine's simulated time in the state. */
+    simSeconds: bigint('sim_seconds', { mode: 'number' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.clusterId, t.seq] })],
+);
 
 /** Jobs the simulated cluster has finished, kept after the engine forgets them, so their accounting can be read. */
 export const simFinishedJobs = pgTable('sim_finished_jobs', {

@@ -1,11 +1,12 @@
 // Background work of the portal, started once per server process (and by `npm run worker`):
 // reconciling jobs with the scheduler and settling the ledger (every few seconds), sampling the
-// cluster (every minute), expiring allocations at the end of their period and issuing last month's
-// invoices. With several processes on one real Postgres, an advisory lock lets only one of them
-// act; the leader checks every round that its connection is alive and still holds the lock, and
-// steps down at once when it does not (a dropped connection frees the lock for another process).
+// cluster (every minute), snapshotting the simulated cluster's engine, expiring allocations at the
+// end of their period and issuing last month's invoices. With several processes on one real
+// Postgres, an advisory lock lets only one of them act; the leader checks every round that its
+// connection is alive and still holds the lock, and steps down at once when it does not (a dropped
+// connection frees the lock for another process).
 import type { AdvisoryLease, DbHandle } from '~/db/client';
-import type { SchedulerPort } from './core/scheduler/port';
+import { isCheckpointing, type SchedulerPort } from './core/scheduler/port';
 import { env } from './env.js';
 import { issueMonthlyInvoices } from './services/invoices';
 import { expireDueAllocations } from './services/ledger';
@@ -56,6 +57,8 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
         lastSample = at.getTime();
         await recordClusterSample(handle.db, scheduler, at);
       }
+      // The simulated cluster snapshots its engine here, off the request path, when one is due.
+      if (isCheckpointing(scheduler)) await scheduler.checkpoint();
       if (at.getTime() - lastExpiry >= 60_000) {
         lastExpiry = at.getTime();
         const expired = await expireDueAllocations(handle.db, at.toISOString().slice(0, 10));

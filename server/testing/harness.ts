@@ -19,12 +19,16 @@ export function dbTargets(): TargetName[] {
   return process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 }
 
-/** openTestDb opens a new, empty, migrated database of the given kind; close() drops it. */
-export async function openTestDb(target: TargetName): Promise<DbHandle> {
-  if (target === 'pglite') {
-    const handle = await openDb({ driver: 'pglite' });
+/** openTestDb opens a new, empty, migrated database of the given kind (unmigrated with `migrate: false`); close() drops it. */
+export async function openTestDb(target: TargetName, options: { migrate?: boolean } = {}): Promise<DbHandle> {
+  const prepare = async (handle: DbHandle) => {
+    if (options.migrate === false) return;
     await migrateDb(handle);
     await syncCatalogue(handle.db, DEFAULT_CATALOGUE);
+  };
+  if (target === 'pglite') {
+    const handle = await openDb({ driver: 'pglite' });
+    await prepare(handle);
     return handle;
   }
   const adminUrl = process.env.TEST_DATABASE_URL!;
@@ -35,8 +39,7 @@ export async function openTestDb(target: TargetName): Promise<DbHandle> {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const handle = await openDb({ driver: 'postgres', url: url.toString(), max: 20 });
-  await migrateDb(handle);
-  await syncCatalogue(handle.db, DEFAULT_CATALOGUE);
+  await prepare(handle);
   const wrapped: DbHandle = {
     ...handle,
     close: async () => {

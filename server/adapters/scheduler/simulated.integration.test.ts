@@ -1,16 +1,20 @@
 // The simulated scheduler on every database target: the SchedulerPort contract, plus what only the
 // simulated adapter promises — persistence across restarts, re-anchoring on a speed change, one
 // consistent cluster for several processes, and the catalogue as its machine.
-import { eq } from 'drizzle-orm';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db, DbHandle } from '~/db/client';
-import { simClusterState, simFinishedJobs } from '~/db/schema';
+import { MIGRATIONS_FOLDER, migrateDb, type Db, type DbHandle } from '~/db/client';
+import { simClusterOps, simClusterSnapshots, simClusterState, simFinishedJobs } from '~/db/schema';
 import { isFinalState, type SchedulerJobSpec, type SchedulerJobStatus } from '~/server/core/scheduler/port';
-import type { ClusterConfig, EngineState } from '~/server/core/sim';
+import { createEngine, policyFromName, type ClusterConfig, type EngineState } from '~/server/core/sim';
+import { testCluster, testPartition } from '~/server/core/sim/fixtures';
 import { dbTargets, openTestDb } from '~/server/testing/harness';
 import { clusterConfigFromCatalogue } from './cluster-config';
 import { schedulerContract } from './contract';
-import { createSimulatedScheduler, SimulatedSchedulerInputError, type SimulatedScheduler } from './simulated';
+import { createSimulatedScheduler, SimulatedSchedulerInputError, type SimulatedScheduler, type SimulatedSchedulerOptions } from './simulated';
 
 const START_MS = Date.parse('2026-12-01T08:00:00Z');
 const SPEED = 60;
@@ -89,6 +93,23 @@ async function stateRow(db: Db, clusterId: string) {
   return row!;
 }
 
+async function snapshotSeqs(db: Db, clusterId: string): Promise<number[]> {
+  const rows = await db.select({ seq: simClusterSnapshots.seq }).from(simClusterSnapshots).where(eq(simClusterSnapshots.clusterId, clusterId)).orderBy(asc(simClusterSnapshots.seq));
+  return rows.map((r) => r.seq);
+}
+
+async function opSeqs(db: Db, clusterId: string): Promise<number[]> {
+  const rows = await db.select({ seq: simClusterOps.seq }).from(simClusterOps).where(eq(simClusterOps.clusterId, clusterId)).orderBy(asc(simClusterOps.seq));
+  return rows.map((r) => r.seq);
+}
+
+/** The messages of an error and of its causes (drivers wrap database errors). */
+function messages(error: unknown): string {
+  const out: string[] = [];
+  for (let e = error; e instanceof Error; e = e.cause) out.push(e.message);
+  return out.join(' / ');
+}
+
 describe.each(dbTargets())('simulated scheduler on %s', (target) => {
   schedulerContract(`simulated on ${target}`, async () => {
     const handle = await openTestDb(target);
@@ -119,8 +140,8 @@ describe.each(dbTargets())('simulated scheduler on %s', (target) => {
     });
     afterAll(async () => handle?.close());
 
-    function scheduler(clusterId: string, now: () => Date, speed = SPEED): SimulatedScheduler {
-      return createSimulatedScheduler({ db: handle.db, cluster, speed, now, clusterId });
+    function scheduler(clusterId: string, now: () => Date, speed = SPEED, extra: Partial<SimulatedSchedulerOptions> = {}): SimulatedScheduler {
+      return createSimulatedScheduler({ db: handle.db, cluster, speed, now, clusterId, ...extra });
     }
 
     it('builds the machine from the active resource classes and the sites of the catalogue', () => {
@@ -202,15 +223,20 @@ describe.each(dbTargets())('simulated scheduler on %s', (target) => {
 
     it('moves ended jobs out of the engine into sim_finished_jobs and bumps the version on every call', async () => {
       const clock = manualClock(START_MS);
-      const port = scheduler('retire', clock.now);
+      const port = scheduler('retire', clock.now, SPEED, { checkpointEveryOps: 1 });
       await port.submit(job('retire-1'));
       await port.submit(job('retire-2', { simulation: { runtimeSeconds: 5000, gpuUtilPercent: 50, exitCode: 0 } }));
       expect((await stateRow(handle.db, 'retire')).version).toBe(2);
       clock.advanceSimSeconds(600);
       await port.advance();
-      const row = await stateRow(handle.db, 'retire');
-      expect(row.version).toBe(3);
-      expect((row.state as EngineState).jobs.map((j) => j.spec.id)).toEqual(['retire-2']);
+      expect((await stateRow(handle.db, 'retire')).version).toBe(3);
+      // The engine holds only the job still running: a snapshot of it (after the two submits) shows it alone.
+      expect(await port.checkpoint()).toEqual({ seq: 2 });
+      const [snapshot] = await handle.db
+        .select()
+        .from(simClusterSnapshots)
+        .where(and(eq(simClusterSnapshots.clusterId, 'retire'), eq(simClusterSnapshots.seq, 2)));
+      expect((snapshot!.state as EngineState).jobs.map((j) => j.spec.id)).toEqual(['retire-2']);
       const [finished] = await handle.db.select().from(simFinishedJobs).where(eq(simFinishedJobs.portalJobId, 'retire-1'));
       expect(finished).toMatchObject({ clusterId: 'retire', finishedAt: new Date(START_MS + 10_000) });
       expect(finished!.status).toMatchObject({ portalJobId: 'retire-1', schedulerJobId: 'sim-1', state: 'COMPLETED', gpuSeconds: 2400 });
@@ -321,6 +347,230 @@ describe.each(dbTargets())('simulated scheduler on %s', (target) => {
       clock.advanceSimSeconds(540);
       await b.advance();
       expect((await a.jobs(['shared-y']))[0]).toMatchObject({ state: 'COMPLETED', gpuSeconds: 4 * 600 });
+    });
+
+    it('an engine rebuilt from the latest snapshot and the ops after it equals one that never stopped', async () => {
+      const STEP_SECONDS = 900;
+      async function scenario(clusterId: string, rebuildAtStep: number | null) {
+        const clock = manualClock(START_MS);
+        const first = scheduler(clusterId, clock.now, SPEED, { checkpointEveryOps: 4 });
+        let port = first;
+        const specs = scenarioJobs(clusterId);
+        const ids = specs.map((s) => s.portalJobId);
+        const submit = async (s: SchedulerJobSpec) => {
+          await port.submit(s);
+          await port.checkpoint(); // as the worker does every round
+        };
+        let stored = { snapshots: [] as number[], ops: [] as number[] };
+        const compared: [SchedulerJobStatus[], SchedulerJobStatus[]][] = [];
+        for (const s of specs.slice(0, 12)) await submit(s);
+        for (let step = 1; step <= 100; step++) {
+          clock.advanceSimSeconds(STEP_SECONDS);
+          await port.advance();
+          if (step === 1) for (const s of specs.slice(12, 16)) await submit(s);
+          if (step === 2) await port.cancel(specs[14]!.portalJobId);
+          if (step === rebuildAtStep) {
+            stored = { snapshots: await snapshotSeqs(handle.db, clusterId), ops: await opSeqs(handle.db, clusterId) };
+            port = scheduler(clusterId, clock.now); // a new process: nothing in memory
+          }
+          // The rebuilt engine takes new jobs too; the first instance catches up on them.
+          if (step === 4) for (const s of specs.slice(16)) await submit(s);
+          if (rebuildAtStep !== null && step >= rebuildAtStep) compared.push([await port.jobs(ids), await first.jobs(ids)]);
+          if (step > 4 && (await port.jobs(ids)).every((s) => isFinalState(s.state))) break;
+        }
+        const final = (await port.jobs(ids)).map((s) => ({ ...s, portalJobId: s.portalJobId.replace(`${clusterId}-`, '') }));
+        return { final, stored, compared };
+      }
+
+      const straight = await scenario('snap-straight', null);
+      const rebuilt = await scenario('snap-rebuilt', 3);
+      // Snapshots after ops 4, 8, …, 16 (checkpoints keep the last two); ops 1–12 pruned, 17 is the cancel.
+      expect(rebuilt.stored).toEqual({ snapshots: [12, 16], ops: [13, 14, 15, 16, 17] });
+      expect(rebuilt.compared.length).toBeGreaterThan(3);
+      for (const [fromRebuilt, fromFirst] of rebuilt.compared) expect(fromRebuilt).toEqual(fromFirst);
+      expect(rebuilt.final).toHaveLength(20);
+      expect(new Set(rebuilt.final.map((s) => s.state))).toEqual(new Set(['COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED']));
+      expect(rebuilt.final).toEqual(straight.final);
+    });
+
+    it('writes a snapshot every N ops or after a while, and keeps only what a rebuild needs', async () => {
+      const clock = manualClock(START_MS);
+      const port = scheduler('prune', clock.now, SPEED, { checkpointEveryOps: 5, checkpointEveryMs: 60_000 });
+      const ids = Array.from({ length: 23 }, (_, i) => `prune-${i + 1}`);
+      const written: number[] = [];
+      for (const id of ids) {
+        await port.submit(job(id, { partition: 'h100', gpus: 8 }));
+        const snapshot = await port.checkpoint();
+        if (snapshot) written.push(snapshot.seq);
+      }
+      expect(written).toEqual([5, 10, 15, 20]);
+      // The newest snapshot, the one before it, and the ops after that one.
+      expect(await snapshotSeqs(handle.db, 'prune')).toEqual([15, 20]);
+      expect(await opSeqs(handle.db, 'prune')).toEqual([16, 17, 18, 19, 20, 21, 22, 23]);
+      // Three ops since and no minute passed: nothing due. A minute later the three are enough.
+      expect(await port.checkpoint()).toBeNull();
+      clock.advanceWallMs(60_000);
+      expect(await port.checkpoint()).toEqual({ seq: 23 });
+      expect(await snapshotSeqs(handle.db, 'prune')).toEqual([20, 23]);
+      expect(await opSeqs(handle.db, 'prune')).toEqual([21, 22, 23]);
+      // Time alone, with no op since, writes nothing.
+      clock.advanceWallMs(120_000);
+      expect(await port.checkpoint()).toBeNull();
+      const fresh = scheduler('prune', clock.now);
+      const seen = await fresh.jobs(ids);
+      expect(seen).toHaveLength(23);
+      expect(seen).toEqual(await port.jobs(ids));
+    });
+
+    it('leaves no half-applied engine behind when a transaction fails after the engine moved', async () => {
+      const clock = manualClock(START_MS);
+      const port = scheduler('poison', clock.now);
+      expect(await port.submit(job('poison-ok-1'))).toEqual({ schedulerJobId: 'sim-1' });
+      // The database refuses to log this one job: the engine has already taken it when the write fails.
+      await handle.db.execute(
+        sql.raw(`create function poison_op() returns trigger language plpgsql as $$
+          begin
+            if new.cluster_id = 'poison' and new.payload->>'id' = 'poison-x' then raise exception 'poisoned op'; end if;
+            return new;
+          end $$`),
+      );
+      await handle.db.execute(sql.raw('create trigger poison_op before insert on sim_cluster_ops for each row execute function poison_op()'));
+      clock.advanceSimSeconds(60);
+      try {
+        const error: unknown = await port.submit(job('poison-x')).catch((e: unknown) => e);
+        expect(messages(error)).toMatch(/poisoned op/);
+      } finally {
+        await handle.db.execute(sql.raw('drop trigger poison_op on sim_cluster_ops'));
+        await handle.db.execute(sql.raw('drop function poison_op()'));
+      }
+      expect((await stateRow(handle.db, 'poison')).version).toBe(1);
+      // The next call rebuilds the engine from the database: no trace of the job, no gap in the ids.
+      expect(await port.jobs(['poison-x'])).toEqual([]);
+      expect(await port.submit(job('poison-ok-2', { gpus: 2 }))).toEqual({ schedulerJobId: 'sim-2' });
+      const fresh = scheduler('poison', clock.now);
+      expect(await fresh.describeCluster()).toEqual(await port.describeCluster());
+      expect(await port.jobs(['poison-ok-1', 'poison-ok-2'])).toEqual(await fresh.jobs(['poison-ok-1', 'poison-ok-2']));
+      expect(await port.submit(job('poison-x', { gpus: 2 }))).toEqual({ schedulerJobId: 'sim-3' });
+      expect((await fresh.jobs(['poison-x']))[0]).toMatchObject({ schedulerJobId: 'sim-3', state: 'RUNNING' });
+    });
+
+    it('keeps two instances consistent through interleaved, concurrent submits, cancels and reads', async () => {
+      const clock = manualClock(START_MS);
+      const a = scheduler('mix', clock.now, SPEED, { checkpointEveryOps: 7 });
+      const b = scheduler('mix', clock.now);
+      const random = seeded(8);
+      const pick = (n: number) => Math.floor(random() * n);
+      const submitted: string[] = [];
+      const seenStates = new Set<string>();
+      for (let round = 0; round < 40; round++) {
+        const actions = Array.from({ length: 1 + pick(4) }, (): (() => Promise<unknown>) => {
+          const port = pick(2) === 0 ? a : b;
+          const r = random();
+          if (r < 0.55 || submitted.length === 0) {
+            const id = `mix-${submitted.length}`;
+            submitted.push(id);
+            const partition = pick(2) === 0 ? 'h100-ch' : 'b200';
+            const nodes = 1 + pick(2);
+            const runtimeSeconds = 600 + pick(10) * 600;
+            const spec = job(id, { partition, nodes, gpus: nodes * (1 + pick(4)), walltimeSeconds: runtimeSeconds + 600, account: `project-${pick(3)}`, simulation: { runtimeSeconds, gpuUtilPercent: 50, exitCode: 0 } });
+            return () => port.submit(spec);
+          }
+          if (r < 0.8) {
+            const id = submitted[pick(submitted.length)]!;
+            return () => port.cancel(id);
+          }
+          const ids = [...submitted];
+          return async () => {
+            for (const status of await port.jobs(ids)) seenStates.add(status.state);
+          };
+        });
+        await Promise.all(actions.map((run) => run()));
+        if (round % 5 === 4) await a.checkpoint();
+        clock.advanceSimSeconds(pick(4) * 300);
+      }
+      const fromA = await a.jobs(submitted);
+      expect(fromA).toHaveLength(submitted.length);
+      expect(await b.jobs(submitted)).toEqual(fromA);
+      const fresh = scheduler('mix', clock.now);
+      expect(await fresh.jobs(submitted)).toEqual(fromA);
+      expect(new Set(fromA.map((s) => s.schedulerJobId)).size).toBe(submitted.length);
+      // Jobs queued on the way, some were cancelled and some ran to the end.
+      expect(seenStates).toContain('PENDING');
+      const states = new Set(fromA.map((s) => s.state));
+      for (const state of ['COMPLETED', 'CANCELLED'] as const) expect(states, [...states].join(', ')).toContain(state);
+      const described = await a.describeCluster();
+      expect(await b.describeCluster()).toEqual(described);
+      expect(await fresh.describeCluster()).toEqual(described);
+    });
+  });
+
+  describe('a cluster stored before the operations log', () => {
+    it('continues from its whole stored engine after the migrations', async () => {
+      const handle = await openTestDb(target, { migrate: false });
+      const folder = mkdtempSync(join(tmpdir(), 'portal-migrations-'));
+      try {
+        // The migrations up to 0010, when sim_cluster_state.state held the whole engine.
+        const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: { idx: number; tag: string }[] };
+        journal.entries = journal.entries.filter((e) => e.idx <= 10);
+        mkdirSync(join(folder, 'meta'));
+        writeFileSync(join(folder, 'meta/_journal.json'), JSON.stringify(journal));
+        for (const e of journal.entries) copyFileSync(join(MIGRATIONS_FOLDER, `${e.tag}.sql`), join(folder, `${e.tag}.sql`));
+        await migrateDb(handle, folder);
+
+        // What the old adapter stored: three jobs at 60 s on 2 nodes × 4 GPUs, the third queued behind the others.
+        const cluster = testCluster([testPartition()]);
+        const engine = createEngine({ cluster, policy: policyFromName('multifactor'), seed: 42, startTimeSeconds: 0, nodeFailures: null });
+        const legacyJob = (id: string, gpus: number, nodes: number, runtimeSeconds: number) => ({
+          id,
+          submitTimeSeconds: 0,
+          user: 'alice',
+          account: 'project-a',
+          partition: 'gpu',
+          gpus,
+          nodes,
+          walltimeLimitSeconds: 7200,
+          runtimeSeconds,
+          gpuUtilPercent: 80,
+          exitCode: 0,
+        });
+        engine.submit(legacyJob('legacy-a', 4, 1, 600));
+        engine.submit(legacyJob('legacy-b', 4, 1, 5000));
+        engine.submit(legacyJob('legacy-c', 8, 2, 600));
+        engine.advanceTo(60);
+        await handle.db.execute(
+          sql`insert into sim_cluster_state (id, version, state, wall_anchor, sim_anchor_seconds, speed, updated_at)
+              values ('legacy', 7, ${JSON.stringify(engine.serialize())}::jsonb, ${new Date(START_MS).toISOString()}, 0, ${SPEED}, ${new Date(START_MS + 1000).toISOString()})`,
+        );
+
+        await migrateDb(handle);
+        const row = await stateRow(handle.db, 'legacy');
+        expect(row).toMatchObject({ version: 7, opSeq: 0, simNowSeconds: 60, speed: SPEED });
+        expect(row).not.toHaveProperty('state');
+        const [snapshot] = await handle.db.select().from(simClusterSnapshots).where(eq(simClusterSnapshots.clusterId, 'legacy'));
+        expect(snapshot).toMatchObject({ seq: 0, simSeconds: 60 });
+        const state = snapshot!.state as EngineState;
+        expect(state.config.policy.queueDepth).toBe(100);
+        expect(state.jobs.map((j) => j.spec.id)).toEqual(['legacy-a', 'legacy-b', 'legacy-c']);
+
+        const clock = manualClock(START_MS);
+        clock.advanceSimSeconds(60);
+        const port = createSimulatedScheduler({ db: handle.db, cluster, speed: SPEED, now: clock.now, clusterId: 'legacy' });
+        const at60 = await port.jobs(['legacy-a', 'legacy-b', 'legacy-c']);
+        expect(at60.map((s) => [s.schedulerJobId, s.state, s.gpuSeconds])).toEqual([
+          ['sim-1', 'RUNNING', 4 * 60],
+          ['sim-2', 'RUNNING', 4 * 60],
+          ['sim-3', 'PENDING', 0],
+        ]);
+        clock.advanceSimSeconds(600);
+        const [a, , c] = await port.jobs(['legacy-a', 'legacy-b', 'legacy-c']);
+        expect(a).toMatchObject({ state: 'COMPLETED', gpuSeconds: 4 * 600, endedAt: new Date(START_MS + (600 * 1000) / SPEED) });
+        expect(c).toMatchObject({ state: 'PENDING', pendingReason: 'Resources' });
+        expect(await port.submit(job('legacy-d', { partition: 'gpu', gpus: 4 }))).toEqual({ schedulerJobId: 'sim-4' });
+        expect((await stateRow(handle.db, 'legacy')).version).toBe(10);
+      } finally {
+        await handle.close();
+        rmSync(folder, { recursive: true, force: true });
+      }
     });
   });
 });

@@ -1,32 +1,48 @@
 // The simulated scheduler adapter: the SchedulerPort on top of the discrete-event cluster engine
-// (server/core/sim), persisted in the database so it survives restarts and is shared by every
-// process of the portal.
+// (server/core/sim), shared by every process of the portal through the database, and resumed
+// exactly after a restart (a kill included).
 //
-// Live mode: simulated time = simAnchorSeconds + (now − wallAnchor) × speed. Every call runs in one
-// transaction that locks the cluster's `sim_cluster_state` row, restores the engine (or reuses the
-// one this instance wrote last, when the row's version says nothing changed since), advances it to
-// the current simulated time, applies the operation, moves ended jobs to `sim_finished_jobs` (and
-// prunes them from the engine) and writes the state back with version + 1.
+// Storage is an append-only operations log plus snapshots, and each process keeps the engine in
+// memory and moves it forward incrementally:
+// - `sim_cluster_state`: one small row per cluster (op seq, the simulated-time high-water mark,
+//   the clock anchors, a call counter), locked by every call of every process;
+// - `sim_cluster_ops`: every submit and cancel that changed the engine, with its simulated time;
+// - `sim_cluster_snapshots`: the serialised engine after some op seq, written by `checkpoint()`
+//   off the request path;
+// - `sim_finished_jobs`: ended jobs, moved out of the engine so it only holds queued and running ones.
 //
-// The machine, policy, seed and failure model are fixed when the row is first created; later
-// instances continue the stored engine (their `cluster`, `policy`, `seed` and `nodeFailures` options
-// only apply to a new cluster). A different `speed` re-anchors the clock, so time never jumps.
-import { and, eq, inArray } from 'drizzle-orm';
+// A call runs in one transaction: lock the row; bring this process's engine up to it (apply the
+// ops other processes logged since its seq, or rebuild it from the latest snapshot + the ops after
+// it); advance it to t = max(row's sim now, clock(now)); apply the call; log the op if it changed
+// anything; retire the jobs that ended; update the row. Ops are therefore in non-decreasing
+// simulated time, and since the engine's results do not depend on where `advanceTo` stops or on a
+// serialise/restore in between, replaying the log from any snapshot gives the engine every live
+// process has. No call reads or writes anything whose size grows with the jobs held.
+//
+// The calls waiting in one process share a transaction (group commit): one lock, one write and one
+// commit for all of them, each still planned and applied in arrival order, as if they had come one
+// after another at the same instant. Under load that is what keeps the lock short per call.
+//
+// Live mode: simulated time = simAnchorSeconds + (now − wallAnchor) × speed. The machine, policy,
+// queue depth, seed and failure model are fixed when the cluster is first created (its first
+// snapshot); later instances continue it and their `cluster`, `policy`, `queueDepth`, `seed` and
+// `nodeFailures` options only apply to a new cluster. A different `speed` re-anchors the clock, so
+// time never jumps.
+import { and, desc, eq, gt, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '~/db/client';
-import { simClusterState, simFinishedJobs } from '~/db/schema';
+import { simClusterOps, simClusterSnapshots, simClusterState, simFinishedJobs } from '~/db/schema';
 import type { ClusterDescription, SchedulerJobSpec, SchedulerJobStatus, SchedulerPort } from '~/server/core/scheduler/port';
 import {
   createEngine,
   policyFromName,
-  restoreEngine,
+  restoreEngineJson,
   SimInputError,
   type ClusterConfig,
   type ClusterEngine,
-  type EngineConfig,
-  type EngineState,
   type JobSpec,
   type JobView,
   type NodeFailureConfig,
+  type Partition,
 } from '~/server/core/sim';
 
 /** Options of `createSimulatedScheduler`. */
@@ -44,15 +60,27 @@ export interface SimulatedSchedulerOptions {
   seed?: number;
   /** Scheduling policy; default 'multifactor' (age + fair share priority with EASY backfill). */
   policy?: 'easy' | 'multifactor';
+  /** Most pending jobs of one partition a scheduling cycle reads (Slurm's partition_job_depth); default 100. */
+  queueDepth?: number;
   /** Random node failures (exponential between failures per node, fixed repair); default none. */
   nodeFailures?: NodeFailureConfig | null;
+  /** `checkpoint()` writes a snapshot once this many ops were logged since the last one; default 1,000. */
+  checkpointEveryOps?: number;
+  /** …or once this much wall time has passed since the last one, if any op was logged; default 5 minutes. */
+  checkpointEveryMs?: number;
 }
 
-/** The simulated scheduler: the port, plus `advance()` for a worker to move the cluster to the current time. */
+/** The simulated scheduler: the port, plus `advance()` and `checkpoint()` for the worker. */
 export type SimulatedScheduler = SchedulerPort & {
   clusterId: string;
   /** advance brings the simulated cluster up to the current time (jobs start and end) and persists it. */
   advance(): Promise<void>;
+  /**
+   * checkpoint writes a snapshot of this process's engine when one is due and deletes what no
+   * rebuild needs any more (ops and snapshots older than the previous snapshot); it returns the
+   * snapshot's op seq, or null when none was due. The worker calls it every round.
+   */
+  checkpoint(): Promise<{ seq: number } | null>;
 };
 
 /** SimulatedSchedulerInputError is a job the simulated cluster cannot run (unknown partition, too many GPUs per node, …). */
@@ -62,7 +90,17 @@ export class SimulatedSchedulerInputError extends Error {
 
 const DEFAULT_CLUSTER_ID = 'default';
 const DEFAULT_SEED = 42;
+/** The live queue depth: a cycle reads at most this many pending jobs per partition (also set on old clusters by migration 0012). */
+const LIVE_QUEUE_DEPTH = 100;
+const DEFAULT_CHECKPOINT_EVERY_OPS = 1000;
+const DEFAULT_CHECKPOINT_EVERY_MS = 5 * 60_000;
 const MS_PER_SECOND = 1000;
+/** Ids per `sim_finished_jobs` lookup, well below Postgres's limit of bind parameters. */
+const IDS_PER_QUERY = 5000;
+/** A rebuild that finds the log pruned under it (a checkpoint in between) reads the newer snapshot. */
+const REBUILD_ATTEMPTS = 3;
+/** Most calls in one transaction: bounds how long a batch holds the cluster's lock. */
+const MAX_BATCH = 32;
 
 /** The linear map between wall-clock and simulated time. */
 interface SimClock {
@@ -71,26 +109,70 @@ interface SimClock {
   speed: number;
 }
 
-/** An engine with what the adapter derives from its state. */
-interface LoadedEngine {
+/**
+ * This process's engine: the cluster after op `opSeq`, at a simulated time no later than one a
+ * call committed. Outside a call it always equals a committed state (a call that fails after
+ * changing it drops it), so `checkpoint` may write it as it is.
+ */
+interface LiveEngine {
   engine: ClusterEngine;
-  config: EngineConfig;
-  /** Submit sequence number of each job the engine still holds (schedulerJobId = sim-<seq + 1>). */
-  seqById: Map<string, number>;
-  nextSeq: number;
+  opSeq: number;
+  partitions: readonly Partition[];
 }
 
-interface CachedEngine extends LoadedEngine {
-  /** The `sim_cluster_state.version` this engine's state was written as. */
+/** What changed the engine besides the passing of time: the one code path for live calls and replay. */
+type SimOp = { kind: 'submit'; atSeconds: number; job: JobSpec } | { kind: 'cancel'; atSeconds: number; jobId: string };
+
+/** The locked row, without anything large. */
+interface StateRow {
   version: number;
+  opSeq: number;
+  simNowSeconds: number;
+  wallAnchor: Date;
+  simAnchorSeconds: number;
+  speed: number;
 }
 
-/** What an operation gets inside the locked transaction. */
-interface Call {
-  tx: Tx;
-  now: Date;
-  loaded: LoadedEngine;
+/** A finished job as `sim_finished_jobs` holds it. */
+interface FinishedRow {
+  clusterId: string;
+  status: StoredStatus;
+}
+
+/** What a call sees once the engine is up to date, before it moves: the simulated time it will run at. */
+interface PlanContext {
+  engine: ClusterEngine;
+  atSeconds: number;
+  /** The job the call asked to look up in `sim_finished_jobs` (read under the lock), if it is there. */
+  finished: FinishedRow | undefined;
+}
+
+/** What a call sees once the engine has been advanced to its time. */
+interface ApplyContext {
+  live: LiveEngine;
+  /** The clock the call runs under (after a re-anchor, the new one). */
   clock: SimClock;
+  now: Date;
+}
+
+/**
+ * What a call does once the engine has been advanced: the op it applied, if any, and its value,
+ * read after the commit (so a large read does not hold the row lock) and before the next batch.
+ */
+type Apply<T> = (context: ApplyContext) => { op?: SimOp; value: () => T };
+
+/**
+ * A call's plan, run under the lock on the up-to-date engine before it moves: it may refuse the
+ * call by throwing (nothing changes), or return what to do once the engine is advanced.
+ */
+type Plan<T> = (context: PlanContext) => Apply<T>;
+
+/** A call waiting for its turn: the plan, the finished job it wants looked up, and its promise. */
+interface Queued {
+  plan: Plan<unknown>;
+  finishedId?: string;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
 }
 
 /** A finished job's status as stored in `sim_finished_jobs.status` (dates as ISO strings). */
@@ -104,25 +186,18 @@ function wallDateAt(clock: SimClock, simSeconds: number): Date {
   return new Date(clock.wallAnchorMs + Math.round(((simSeconds - clock.simAnchorSeconds) * MS_PER_SECOND) / clock.speed));
 }
 
-function loadedFromState(engine: ClusterEngine, state: EngineState): LoadedEngine {
-  const seqById = new Map<string, number>();
-  for (const j of state.jobs) seqById.set(j.spec.id, j.seq);
-  return { engine, config: state.config, seqById, nextSeq: state.submitSeq };
+function schedulerJobIdOf(view: JobView): string {
+  return `sim-${view.seq + 1}`;
 }
 
-function schedulerJobIdOf(loaded: LoadedEngine, portalJobId: string): string {
-  const seq = loaded.seqById.get(portalJobId);
-  return seq === undefined ? portalJobId : `sim-${seq + 1}`;
-}
-
-function statusOf(view: JobView, loaded: LoadedEngine, clock: SimClock): SchedulerJobStatus {
-  const nowSeconds = loaded.engine.nowSeconds;
+function statusOf(view: JobView, live: LiveEngine, clock: SimClock): SchedulerJobStatus {
+  const nowSeconds = live.engine.nowSeconds;
   const start = view.startTimeSeconds;
   const end = view.endTimeSeconds;
-  const partition = loaded.config.cluster.partitions.find((p) => p.name === view.partition);
+  const partition = live.partitions.find((p) => p.name === view.partition);
   return {
     portalJobId: view.id,
-    schedulerJobId: schedulerJobIdOf(loaded, view.id),
+    schedulerJobId: schedulerJobIdOf(view),
     state: view.state,
     pendingReason: view.state === 'PENDING' ? (view.pendingReason ?? 'None') : null,
     startedAt: start === null ? null : wallDateAt(clock, start),
@@ -165,184 +240,428 @@ function jobSpecFor(spec: SchedulerJobSpec, submitTimeSeconds: number): JobSpec 
   };
 }
 
+/** Applies an op at its time and schedules at once (a new job starts now if it fits; freed GPUs go to waiting jobs). */
+function applyOp(engine: ClusterEngine, op: SimOp): void {
+  engine.advanceTo(op.atSeconds);
+  if (op.kind === 'submit') engine.submit(op.job);
+  // Only cancels that ended a job are logged: one that does not means the log and the engine disagree.
+  else if (!engine.cancel(op.jobId)) throw new Error(`simulated scheduler: logged cancel of "${op.jobId}" found it already ended`);
+  engine.advanceTo(op.atSeconds);
+}
+
+function opRow(clusterId: string, seq: number, op: SimOp): typeof simClusterOps.$inferInsert {
+  return { clusterId, seq, atSeconds: op.atSeconds, kind: op.kind, payload: op.kind === 'submit' ? op.job : { jobId: op.jobId } };
+}
+
+function opFromRow(row: { atSeconds: number; kind: SimOp['kind']; payload: unknown }): SimOp {
+  return row.kind === 'submit'
+    ? { kind: 'submit', atSeconds: row.atSeconds, job: row.payload as JobSpec }
+    : { kind: 'cancel', atSeconds: row.atSeconds, jobId: (row.payload as { jobId: string }).jobId };
+}
+
 /** createSimulatedScheduler returns the SchedulerPort of a simulated cluster persisted in the database (live mode at `speed`). */
 export function createSimulatedScheduler(options: SimulatedSchedulerOptions): SimulatedScheduler {
   const { db, speed } = options;
   const clusterId = options.clusterId ?? DEFAULT_CLUSTER_ID;
+  const checkpointEveryOps = options.checkpointEveryOps ?? DEFAULT_CHECKPOINT_EVERY_OPS;
+  const checkpointEveryMs = options.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS;
   if (!Number.isSafeInteger(speed) || speed < 1) throw new Error(`simulated scheduler: speed must be a whole number ≥ 1 (got ${speed})`);
   if (clusterId === '') throw new Error('simulated scheduler: clusterId must not be empty');
+  if (!Number.isSafeInteger(checkpointEveryOps) || checkpointEveryOps < 1) throw new Error('simulated scheduler: checkpointEveryOps must be a whole number ≥ 1');
 
-  // The engine this instance last committed, keyed by the row version it was written as. A call takes
-  // it out (so a failed transaction cannot leave a half-applied engine behind) and puts the new one back.
-  let cache: CachedEngine | null = null;
+  let live: LiveEngine | null = null;
+  // One thing at a time touches the engine: a batch of calls, or a checkpoint taking its state.
+  let tail: Promise<unknown> = Promise.resolve();
+  let waiting: Queued[] = [];
+  let drainScheduled = false;
+
+  function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = tail.then(fn);
+    tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Queues a call; the calls that gather while the previous batch runs go in the next one. */
+  function enqueue<T>(plan: Plan<T>, finishedId?: string): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      waiting.push({ plan, finishedId, resolve: resolve as (value: unknown) => void, reject });
+      if (!drainScheduled) {
+        drainScheduled = true;
+        void exclusive(drain);
+      }
+    });
+  }
+
+  async function drain(): Promise<void> {
+    drainScheduled = false;
+    const batch = waiting.slice(0, MAX_BATCH);
+    waiting = waiting.slice(batch.length);
+    if (batch.length > 0) await runBatch(batch);
+    if (waiting.length > 0 && !drainScheduled) {
+      drainScheduled = true;
+      void exclusive(drain);
+    }
+  }
 
   function newEngine(): ClusterEngine {
     return createEngine({
       cluster: options.cluster,
-      policy: policyFromName(options.policy ?? 'multifactor'),
+      policy: policyFromName(options.policy ?? 'multifactor', { queueDepth: options.queueDepth ?? LIVE_QUEUE_DEPTH }),
       nodeFailures: options.nodeFailures ?? null,
       seed: options.seed ?? DEFAULT_SEED,
       startTimeSeconds: 0,
     });
   }
 
-  async function lockRow(tx: Tx) {
-    const [row] = await tx.select().from(simClusterState).where(eq(simClusterState.id, clusterId)).for('update');
+  /** The latest snapshot (at or before op `atMostSeq`) restored, or null when the cluster has none. */
+  async function loadSnapshot(q: Db | Tx, atMostSeq?: number): Promise<LiveEngine | null> {
+    const [snapshot] = await q
+      .select({
+        seq: simClusterSnapshots.seq,
+        // As text: parsed once here, rather than by the driver and then copied by restoreEngine.
+        state: sql<string>`${simClusterSnapshots.state}::text`,
+        partitions: sql<string>`(${simClusterSnapshots.state} -> 'config' -> 'cluster' -> 'partitions')::text`,
+      })
+      .from(simClusterSnapshots)
+      .where(and(eq(simClusterSnapshots.clusterId, clusterId), atMostSeq === undefined ? undefined : lte(simClusterSnapshots.seq, atMostSeq)))
+      .orderBy(desc(simClusterSnapshots.seq))
+      .limit(1);
+    if (!snapshot) return null;
+    return { engine: restoreEngineJson(snapshot.state), opSeq: snapshot.seq, partitions: JSON.parse(snapshot.partitions) as Partition[] };
+  }
+
+  const rowColumns = {
+    version: simClusterState.version,
+    opSeq: simClusterState.opSeq,
+    simNowSeconds: simClusterState.simNowSeconds,
+    wallAnchor: simClusterState.wallAnchor,
+    simAnchorSeconds: simClusterState.simAnchorSeconds,
+    speed: simClusterState.speed,
+  };
+
+  async function lockRow(tx: Tx): Promise<StateRow | undefined> {
+    const [row] = await tx.select(rowColumns).from(simClusterState).where(eq(simClusterState.id, clusterId)).for('update');
     return row;
   }
 
-  /** Locks the cluster's row (creating it with a fresh engine on first use) and returns the row and its engine. */
-  async function lockAndLoad(tx: Tx, now: Date): Promise<{ version: number; clock: SimClock; loaded: LoadedEngine }> {
-    let row = await lockRow(tx);
-    if (!row) {
-      const engine = newEngine();
-      const state = engine.serialize();
-      const inserted = await tx
-        .insert(simClusterState)
-        .values({ id: clusterId, version: 0, state, wallAnchor: now, simAnchorSeconds: engine.nowSeconds, speed, updatedAt: now })
-        .onConflictDoNothing()
-        .returning({ version: simClusterState.version });
-      if (inserted.length > 0) {
-        return { version: 0, clock: { wallAnchorMs: now.getTime(), simAnchorSeconds: engine.nowSeconds, speed }, loaded: loadedFromState(engine, state) };
+  /** Creates the cluster (row, first snapshot and this process's engine), unless another process just did; returns the locked row. */
+  async function create(tx: Tx, now: Date): Promise<{ row: StateRow; created: boolean }> {
+    const engine = newEngine();
+    const created: StateRow = { version: 0, opSeq: 0, simNowSeconds: engine.nowSeconds, wallAnchor: now, simAnchorSeconds: engine.nowSeconds, speed };
+    const inserted = await tx
+      .insert(simClusterState)
+      .values({ id: clusterId, ...created, updatedAt: now })
+      .onConflictDoNothing()
+      .returning({ id: simClusterState.id });
+    if (inserted.length > 0) {
+      // Leftovers of a cluster of this name whose row was deleted must not be replayed into this one.
+      await tx.delete(simClusterOps).where(eq(simClusterOps.clusterId, clusterId));
+      await tx.delete(simClusterSnapshots).where(eq(simClusterSnapshots.clusterId, clusterId));
+      await tx.insert(simClusterSnapshots).values({ clusterId, seq: 0, state: sql`${engine.serializeJson()}::jsonb`, simSeconds: engine.nowSeconds, createdAt: now });
+      live = { engine, opSeq: 0, partitions: options.cluster.partitions };
+      return { row: created, created: true };
+    }
+    const raced = await lockRow(tx); // another process created it first
+    if (!raced) throw new Error(`simulated scheduler: cannot create the state of cluster "${clusterId}"`);
+    return { row: raced, created: false };
+  }
+
+  type OpRow = SimOp & { seq: number };
+
+  /** The ops after `afterSeq` in order (up to `toSeq` when given). */
+  async function readOps(tx: Tx, afterSeq: number, toSeq?: number): Promise<OpRow[]> {
+    const rows = await tx
+      .select({ seq: simClusterOps.seq, atSeconds: simClusterOps.atSeconds, kind: simClusterOps.kind, payload: simClusterOps.payload })
+      .from(simClusterOps)
+      .where(and(eq(simClusterOps.clusterId, clusterId), gt(simClusterOps.seq, afterSeq), toSeq === undefined ? undefined : lte(simClusterOps.seq, toSeq)))
+      .orderBy(simClusterOps.seq);
+    return rows.map((row) => ({ ...opFromRow(row), seq: row.seq }));
+  }
+
+  /** Whether `ops` are exactly the ops afterSeq + 1 … toSeq (none pruned by a checkpoint). */
+  function complete(ops: readonly OpRow[], afterSeq: number, toSeq: number): boolean {
+    return ops.length === toSeq - afterSeq && (ops.length === 0 || ops[ops.length - 1]!.seq === toSeq);
+  }
+
+  /** Rebuilds the engine under the lock from the latest snapshot at or before the row's op seq and the ops after it. */
+  async function rebuild(tx: Tx, row: StateRow): Promise<LiveEngine> {
+    for (let attempt = 1; ; attempt++) {
+      const rebuilt = await loadSnapshot(tx, row.opSeq);
+      if (!rebuilt) throw new Error(`simulated scheduler: cluster "${clusterId}" has no snapshot to rebuild its engine from`);
+      const ops = await readOps(tx, rebuilt.opSeq, row.opSeq);
+      if (!complete(ops, rebuilt.opSeq, row.opSeq)) {
+        if (attempt < REBUILD_ATTEMPTS) continue;
+        throw new Error(`simulated scheduler: ops ${rebuilt.opSeq + 1}…${row.opSeq} of cluster "${clusterId}" are missing`);
       }
-      row = await lockRow(tx); // another process created it first
-      if (!row) throw new Error(`simulated scheduler: cannot create the state of cluster "${clusterId}"`);
+      for (const op of ops) {
+        applyOp(rebuilt.engine, op);
+        rebuilt.opSeq = op.seq;
+      }
+      return rebuilt;
     }
-    const clock: SimClock = { wallAnchorMs: row.wallAnchor.getTime(), simAnchorSeconds: row.simAnchorSeconds, speed: row.speed };
-    if (cache !== null && cache.version === row.version) {
-      const hit = cache;
-      cache = null;
-      return { version: row.version, clock, loaded: hit };
-    }
-    const state = row.state as EngineState;
-    return { version: row.version, clock, loaded: loadedFromState(restoreEngine(state), state) };
   }
 
-  /** Moves jobs that have ended into sim_finished_jobs and drops them from the engine. */
-  async function retireEndedJobs(tx: Tx, loaded: LoadedEngine, clock: SimClock): Promise<void> {
-    const ended = loaded.engine.snapshot().jobs.filter((j) => j.endTimeSeconds !== null);
-    if (ended.length === 0) return;
+  /** Brings this process's engine up to the committed state of the locked row, given the ops logged after its seq. */
+  async function sync(tx: Tx, row: StateRow, opsAfterLive: readonly OpRow[] | null): Promise<LiveEngine> {
+    let current = live;
+    if (current && current.opSeq < row.opSeq) {
+      if (opsAfterLive && complete(opsAfterLive, current.opSeq, row.opSeq)) {
+        for (const op of opsAfterLive) {
+          applyOp(current.engine, op);
+          current.opSeq = op.seq;
+        }
+      } else current = null;
+    }
+    if (!current || current.opSeq !== row.opSeq) current = await rebuild(tx, row);
+    live = current;
+    const { engine } = current;
+    if (engine.nowSeconds < row.simNowSeconds) engine.advanceTo(row.simNowSeconds);
+    // Every job that has ended by the row's time was retired (written to sim_finished_jobs) by the
+    // call that committed that time, so the engine drops them without writing them again.
+    engine.pruneFinished(engine.nowSeconds + 1);
+    return current;
+  }
+
+  /** Takes the jobs that have ended out of the engine (cost: the jobs that ended), as sim_finished_jobs rows. */
+  function retire(current: LiveEngine, clock: SimClock): (typeof simFinishedJobs.$inferInsert)[] {
+    const ended = current.engine.endedJobs();
+    if (ended.length === 0) return [];
     const rows = ended.map((view) => {
-      const status = statusOf(view, loaded, clock);
-      return { portalJobId: view.id, clusterId, status: toStored(status), finishedAt: status.endedAt ?? wallDateAt(clock, loaded.engine.nowSeconds) };
+      const status = statusOf(view, current, clock);
+      return { portalJobId: view.id, clusterId, status: toStored(status), finishedAt: status.endedAt ?? wallDateAt(clock, current.engine.nowSeconds) };
     });
-    await tx.insert(simFinishedJobs).values(rows).onConflictDoNothing();
-    loaded.engine.pruneFinished(loaded.engine.nowSeconds + 1);
+    current.engine.pruneFinished(current.engine.nowSeconds + 1);
+    return rows;
   }
 
-  /** Runs one operation in one transaction on the locked, advanced, persisted cluster state. */
-  async function withCluster<T>(op: (call: Call) => T | Promise<T>): Promise<T> {
-    const { result, committed } = await db.transaction(async (tx) => {
-      const now = options.now();
-      const nowMs = now.getTime();
-      const { version, clock: stored, loaded } = await lockAndLoad(tx, now);
-      const { engine } = loaded;
-      const simNowSeconds = Math.max(engine.nowSeconds, simSecondsAt(stored, nowMs));
-      const clock: SimClock = stored.speed === speed ? stored : { wallAnchorMs: nowMs, simAnchorSeconds: simNowSeconds, speed };
-      engine.advanceTo(simNowSeconds);
-      // Jobs that ended before a re-anchor get their wall-clock times from the clock they ran under.
-      if (clock !== stored) await retireEndedJobs(tx, loaded, stored);
-      const value = await op({ tx, now, loaded, clock });
-      await retireEndedJobs(tx, loaded, clock);
-      const state = engine.serialize();
-      await tx
-        .update(simClusterState)
-        .set({ version: version + 1, state, wallAnchor: new Date(clock.wallAnchorMs), simAnchorSeconds: clock.simAnchorSeconds, speed: clock.speed, updatedAt: now })
-        .where(eq(simClusterState.id, clusterId));
-      const next: CachedEngine = { ...loadedFromState(engine, state), version: version + 1 };
-      return { result: value, committed: next };
-    });
-    if (cache === null || cache.version < committed.version) cache = committed;
-    return result;
+  /**
+   * Runs a batch of calls in one transaction on the locked, up-to-date and advanced cluster. Under
+   * the lock that is three round trips: the lock (pipelined with the reads of the ops other
+   * processes logged and of the finished jobs the calls ask for), one statement writing the ops,
+   * the retired jobs and the row, and the commit. A call whose plan refuses fails alone and
+   * changes nothing; any other failure fails the whole batch and drops this process's engine
+   * (once it has moved), so a half-applied one never survives.
+   */
+  async function runBatch(batch: Queued[]): Promise<void> {
+    const outcomes = new Map<Queued, { value: () => unknown } | { error: unknown }>();
+    let changing = true;
+    try {
+      // A process without an engine restores the latest snapshot before taking the lock (it is a
+      // committed state), so the lock is held only to catch up on the ops logged after it.
+      if (live === null) live = await loadSnapshot(db);
+      await db.transaction(async (tx) => {
+        const now = options.now();
+        const known = live;
+        const finishedIds = [...new Set(batch.flatMap((q) => (q.finishedId === undefined ? [] : [q.finishedId])))];
+        const [locked, opsAfterLive, finishedRows] = await Promise.all([
+          lockRow(tx),
+          known ? readOps(tx, known.opSeq) : null,
+          finishedIds.length === 0
+            ? []
+            : tx
+                .select({ portalJobId: simFinishedJobs.portalJobId, clusterId: simFinishedJobs.clusterId, status: simFinishedJobs.status })
+                .from(simFinishedJobs)
+                .where(inArray(simFinishedJobs.portalJobId, finishedIds)),
+        ]);
+        const finished = new Map(finishedRows.map((r) => [r.portalJobId, { clusterId: r.clusterId, status: r.status as StoredStatus }]));
+        const { row, created } = locked ? { row: locked, created: false } : await create(tx, now);
+        const current = await sync(tx, row, live === known ? opsAfterLive : null);
+        // The engine now equals a committed state, unless this transaction is the one creating the cluster.
+        changing = created;
+
+        const { engine } = current;
+        const stored: SimClock = { wallAnchorMs: row.wallAnchor.getTime(), simAnchorSeconds: row.simAnchorSeconds, speed: row.speed };
+        const atSeconds = Math.max(row.simNowSeconds, engine.nowSeconds, simSecondsAt(stored, now.getTime()));
+        const clock: SimClock = stored.speed === speed ? stored : { wallAnchorMs: now.getTime(), simAnchorSeconds: atSeconds, speed };
+        const applies: [Queued, Apply<unknown>][] = [];
+        for (const q of batch) {
+          try {
+            applies.push([q, q.plan({ engine, atSeconds, finished: q.finishedId === undefined ? undefined : finished.get(q.finishedId) })]);
+          } catch (error) {
+            outcomes.set(q, { error });
+          }
+        }
+        if (applies.length === 0) return; // every call refused: nothing moves, nothing is written
+
+        changing = true;
+        engine.advanceTo(atSeconds);
+        // Jobs that ended before a re-anchor get their wall-clock times from the clock they ran under.
+        const retired = clock === stored ? [] : retire(current, stored);
+        let opSeq = row.opSeq;
+        const ops: (typeof simClusterOps.$inferInsert)[] = [];
+        for (const [q, apply] of applies) {
+          const { value, op } = apply({ live: current, clock, now });
+          if (op) ops.push(opRow(clusterId, ++opSeq, op));
+          outcomes.set(q, { value });
+        }
+        retired.push(...retire(current, clock));
+        const writes: SQL[] = [];
+        if (ops.length > 0) writes.push(sql`ops as (${tx.insert(simClusterOps).values(ops).getSQL()})`);
+        if (retired.length > 0) writes.push(sql`retired as (${tx.insert(simFinishedJobs).values(retired).onConflictDoNothing().getSQL()})`);
+        const update = tx
+          .update(simClusterState)
+          .set({
+            version: row.version + applies.length,
+            opSeq,
+            simNowSeconds: atSeconds,
+            wallAnchor: new Date(clock.wallAnchorMs),
+            simAnchorSeconds: clock.simAnchorSeconds,
+            speed: clock.speed,
+            updatedAt: now,
+          })
+          .where(eq(simClusterState.id, clusterId));
+        await tx.execute(writes.length > 0 ? sql`with ${sql.join(writes, sql`, `)} ${update.getSQL()}` : update.getSQL());
+        current.opSeq = opSeq;
+      });
+    } catch (error) {
+      if (changing) live = null;
+      for (const q of batch) if (!outcomes.has(q) || 'value' in outcomes.get(q)!) outcomes.set(q, { error }); // refusals keep their own error
+    }
+    for (const q of batch) {
+      const outcome = outcomes.get(q)!;
+      if ('error' in outcome) q.reject(outcome.error);
+      else {
+        try {
+          q.resolve(outcome.value());
+        } catch (error) {
+          q.reject(error);
+        }
+      }
+    }
   }
+
+  /** A plan that only advances the cluster. */
+  const advanceOnly: Plan<undefined> = () => () => ({ value: () => undefined });
 
   async function submit(spec: SchedulerJobSpec): Promise<{ schedulerJobId: string }> {
-    return withCluster(async ({ tx, loaded }) => {
-      const { engine } = loaded;
-      if (engine.job(spec.portalJobId)) return { schedulerJobId: schedulerJobIdOf(loaded, spec.portalJobId) };
-      const [done] = await tx
-        .select({ clusterId: simFinishedJobs.clusterId, status: simFinishedJobs.status })
-        .from(simFinishedJobs)
-        .where(eq(simFinishedJobs.portalJobId, spec.portalJobId));
-      if (done) {
-        if (done.clusterId !== clusterId) {
-          throw new SimulatedSchedulerInputError(`simulated scheduler: job id "${spec.portalJobId}" was already used on cluster "${done.clusterId}"`);
+    const id = spec.portalJobId;
+    return enqueue<{ schedulerJobId: string }>(({ engine, atSeconds, finished }) => {
+      const held = engine.job(id);
+      if (held) return () => ({ value: () => ({ schedulerJobId: schedulerJobIdOf(held) }) });
+      // Not in the engine and not new: it ended and was retired before this call took the lock.
+      if (finished) {
+        if (finished.clusterId !== clusterId) {
+          throw new SimulatedSchedulerInputError(`simulated scheduler: job id "${id}" was already used on cluster "${finished.clusterId}"`);
         }
-        return { schedulerJobId: (done.status as StoredStatus).schedulerJobId };
+        return () => ({ value: () => ({ schedulerJobId: finished.status.schedulerJobId }) });
       }
+      const job = jobSpecFor(spec, atSeconds);
       try {
-        engine.submit(jobSpecFor(spec, engine.nowSeconds));
+        engine.validate(job);
       } catch (error) {
-        if (error instanceof SimInputError) {
-          throw new SimulatedSchedulerInputError(`simulated scheduler rejected the job: ${error.message}`, { cause: error });
-        }
+        if (error instanceof SimInputError) throw new SimulatedSchedulerInputError(`simulated scheduler rejected the job: ${error.message}`, { cause: error });
         throw error;
       }
-      loaded.seqById.set(spec.portalJobId, loaded.nextSeq);
-      loaded.nextSeq += 1;
-      engine.advanceTo(engine.nowSeconds); // schedule at once: the job starts now if it fits
-      return { schedulerJobId: schedulerJobIdOf(loaded, spec.portalJobId) };
-    });
+      return () => {
+        // The same id may have been submitted by an earlier call of this batch.
+        const again = engine.job(id);
+        if (again) return { value: () => ({ schedulerJobId: schedulerJobIdOf(again) }) };
+        const op: SimOp = { kind: 'submit', atSeconds, job };
+        applyOp(engine, op);
+        const schedulerJobId = schedulerJobIdOf(engine.job(id)!);
+        return { op, value: () => ({ schedulerJobId }) };
+      };
+    }, id);
   }
 
   async function cancel(portalJobId: string): Promise<void> {
-    await withCluster(({ loaded: { engine } }) => {
+    // Decided once the engine has moved: the job may have ended on its own on the way.
+    await enqueue<undefined>(({ engine, atSeconds }) => () => {
       const view = engine.job(portalJobId);
-      if (!view || (view.state !== 'PENDING' && view.state !== 'RUNNING')) return;
-      engine.cancel(portalJobId);
-      engine.advanceTo(engine.nowSeconds); // the freed GPUs go to waiting jobs now
+      if (!view || (view.state !== 'PENDING' && view.state !== 'RUNNING')) return { value: () => undefined };
+      const op: SimOp = { kind: 'cancel', atSeconds, jobId: portalJobId };
+      applyOp(engine, op);
+      return { op, value: () => undefined };
     });
   }
 
   async function jobs(portalJobIds: string[]): Promise<SchedulerJobStatus[]> {
     const ids = [...new Set(portalJobIds)];
     if (ids.length === 0) return [];
-    return withCluster(async ({ tx, loaded, clock }) => {
-      const found = new Map<string, SchedulerJobStatus>();
-      const missing: string[] = [];
-      for (const id of ids) {
-        const view = loaded.engine.job(id);
-        if (view) found.set(id, statusOf(view, loaded, clock));
-        else missing.push(id);
-      }
-      if (missing.length > 0) {
-        const rows = await tx
-          .select({ portalJobId: simFinishedJobs.portalJobId, status: simFinishedJobs.status })
-          .from(simFinishedJobs)
-          .where(and(eq(simFinishedJobs.clusterId, clusterId), inArray(simFinishedJobs.portalJobId, missing)));
-        for (const row of rows) found.set(row.portalJobId, fromStored(row.status as StoredStatus));
-      }
-      return ids.flatMap((id) => {
-        const status = found.get(id);
-        return status ? [status] : [];
-      });
+    const { found, missing } = await enqueue(() => ({ live: current, clock }) => ({
+      value: () => {
+        const statuses = new Map<string, SchedulerJobStatus>();
+        const notHeld: string[] = [];
+        for (const id of ids) {
+          const view = current.engine.job(id);
+          if (view) statuses.set(id, statusOf(view, current, clock));
+          else notHeld.push(id);
+        }
+        return { found: statuses, missing: notHeld };
+      },
+    }));
+    // Jobs the engine no longer holds were retired, at the latest by this call's commit; their rows never change.
+    for (let i = 0; i < missing.length; i += IDS_PER_QUERY) {
+      const rows = await db
+        .select({ portalJobId: simFinishedJobs.portalJobId, status: simFinishedJobs.status })
+        .from(simFinishedJobs)
+        .where(and(eq(simFinishedJobs.clusterId, clusterId), inArray(simFinishedJobs.portalJobId, missing.slice(i, i + IDS_PER_QUERY))));
+      for (const row of rows) found.set(row.portalJobId, fromStored(row.status as StoredStatus));
+    }
+    return ids.flatMap((id) => {
+      const status = found.get(id);
+      return status ? [status] : [];
     });
   }
 
   async function describeCluster(): Promise<ClusterDescription> {
-    return withCluster(({ now, loaded }) => {
-      const view = loaded.engine.snapshot();
-      return {
-        at: now,
-        partitions: loaded.config.cluster.partitions.map((p) => ({
-          name: p.name,
-          siteId: p.siteId,
-          gpuModel: p.gpuModel,
-          nodes: p.nodes,
-          gpusPerNode: p.gpusPerNode,
-          maxWalltimeSeconds: p.maxWalltimeSeconds,
-        })),
-        nodes: view.nodes.map((n) => ({ name: n.id, partition: n.partition, state: n.state, gpus: n.gpus, allocatedGpus: n.allocatedGpus, powerW: n.powerW })),
-        pendingJobs: view.pendingJobs,
-        runningJobs: view.runningJobs,
-        powerW: view.totalPowerW,
-      };
-    });
+    return enqueue(() => ({ live: current, now }) => ({
+      value: () => {
+        const view = current.engine.clusterView();
+        return {
+          at: now,
+          partitions: current.partitions.map((p) => ({
+            name: p.name,
+            siteId: p.siteId,
+            gpuModel: p.gpuModel,
+            nodes: p.nodes,
+            gpusPerNode: p.gpusPerNode,
+            maxWalltimeSeconds: p.maxWalltimeSeconds,
+          })),
+          nodes: view.nodes.map((n) => ({ name: n.id, partition: n.partition, state: n.state, gpus: n.gpus, allocatedGpus: n.allocatedGpus, powerW: n.powerW })),
+          pendingJobs: view.pendingJobs,
+          runningJobs: view.runningJobs,
+          powerW: view.totalPowerW,
+        };
+      },
+    }));
   }
 
   async function advance(): Promise<void> {
-    await withCluster(() => undefined);
+    await enqueue(advanceOnly);
   }
 
-  return { clusterId, submit, cancel, jobs, describeCluster, advance };
+  async function checkpoint(): Promise<{ seq: number } | null> {
+    if (live === null) await advance(); // this process has no engine yet: build it
+    const now = options.now();
+    const [latest] = await db
+      .select({ seq: simClusterSnapshots.seq, createdAt: simClusterSnapshots.createdAt })
+      .from(simClusterSnapshots)
+      .where(eq(simClusterSnapshots.clusterId, clusterId))
+      .orderBy(desc(simClusterSnapshots.seq))
+      .limit(1);
+    // Taken between batches, so the state is one a call committed; written without the row lock.
+    const taken = await exclusive(() => {
+      const current = live;
+      if (!current) return Promise.resolve(null);
+      const since = current.opSeq - (latest?.seq ?? -1);
+      const due = since >= checkpointEveryOps || (since > 0 && (!latest || now.getTime() - latest.createdAt.getTime() >= checkpointEveryMs));
+      if (!due) return Promise.resolve(null);
+      return Promise.resolve({ seq: current.opSeq, simSeconds: current.engine.nowSeconds, json: current.engine.serializeJson() });
+    });
+    if (!taken) return null;
+    await db
+      .insert(simClusterSnapshots)
+      .values({ clusterId, seq: taken.seq, simSeconds: taken.simSeconds, state: sql`${taken.json}::jsonb`, createdAt: now })
+      .onConflictDoNothing();
+    // Keep the previous snapshot and the ops after it: a rebuild needs only the newest snapshot and
+    // what follows, and one that read the previous snapshot just before this one landed still finds its ops.
+    if (latest && latest.seq < taken.seq) {
+      await db.delete(simClusterOps).where(and(eq(simClusterOps.clusterId, clusterId), lte(simClusterOps.seq, latest.seq)));
+      await db.delete(simClusterSnapshots).where(and(eq(simClusterSnapshots.clusterId, clusterId), lt(simClusterSnapshots.seq, latest.seq)));
+    }
+    return { seq: taken.seq };
+  }
+
+  return { clusterId, submit, cancel, jobs, describeCluster, advance, checkpoint };
 }

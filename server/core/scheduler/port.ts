@@ -85,3 +85,14 @@ export interface SchedulerPort {
   /** describeCluster reports partitions, nodes (free, busy, down), queue and power now. */
   describeCluster(): Promise<ClusterDescription>;
 }
+
+/** A scheduler with upkeep to do off the request path (the simulated cluster writes snapshots of its engine). */
+export interface Checkpointing {
+  /** checkpoint does the upkeep if it is due; the worker calls it every round. */
+  checkpoint(): Promise<unknown>;
+}
+
+/** isCheckpointing tells whether a scheduler adapter wants the worker's checkpoint calls. */
+export function isCheckpointing(port: SchedulerPort): port is SchedulerPort & Checkpointing {
+  return 'checkpoint' in port && typeof port.checkpoint === 'function';
+}

@@ -5,7 +5,8 @@
  *
  *   1. Snapshot  — working copies of free GPUs per node (−1 = down) and of
  *                  the quota counters.
- *   2. Order     — compute priorities, sort the queue (submit order or multifactor).
+ *   2. Order     — compute priorities, sort the queue (submit order or multifactor);
+ *                  with a queue depth, only the first jobs of each partition (order.ts).
  *   3. Walk      — for each job in order, per partition:
  *        3a. partition time limit  → PartitionTimeLimit (skipped);
  *        3b. account limits         → QOSMaxGRESPerUser / AssocGrpGRESMinutes (skipped);
@@ -18,8 +19,9 @@
  */
 import { fairShareFactor } from './fairshare';
 import { limitReason } from './limits';
+import { mergedQueue, sortedQueue, type QueuedJob } from './order';
 import { placeJob } from './placement';
-import { compareQueue, multifactorPriority } from './priority';
+import { multifactorPriority } from './priority';
 import { backfillKeepsReservation, easyReservation, type HeadShape, type Release, type Reservation } from './reservation';
 import type { AccountLimits, Partition, PendingReason, PolicyConfig } from './types';
 
@@ -56,6 +58,13 @@ export interface CyclePendingJob {
   walltimeLimitSeconds: number;
 }
 
+/** One partition's pending jobs of one account, in arrival order (submit time, then seq); read lazily. */
+export interface CycleQueue {
+  partition: number;
+  account: string;
+  jobs: Iterable<CyclePendingJob>;
+}
+
 /** An account as the cycle sees it. */
 export interface CycleAccount {
   shares: number;
@@ -71,7 +80,10 @@ export interface CycleInput {
   partitions: readonly Partition[];
   nodes: readonly CycleNode[];
   running: readonly CycleRunningJob[];
+  /** Every pending job, in any order (the cycle sorts them); ignored when `queues` is given. */
   pending: readonly CyclePendingJob[];
+  /** With `policy.queueDepth`: the pending jobs split by partition and account, so the cycle reads only what it needs. */
+  queues?: readonly CycleQueue[];
   accounts: ReadonlyMap<string, CycleAccount>;
 }
 
@@ -92,8 +104,13 @@ export interface CycleWait {
 export interface CycleDecision {
   starts: CycleStart[];
   waits: CycleWait[];
-  /** Priority of every pending job considered (started or not). */
+  /** Priority of every pending job considered (started or not): all of them, or those within the queue depth. */
   priorities: Map<string, number>;
+  /**
+   * A partition that started jobs had more pending jobs than the queue depth let the cycle read:
+   * run another cycle at the same instant, so free GPUs never wait for an unrelated event.
+   */
+  rerun: boolean;
 }
 
 interface PartitionGate {
@@ -137,26 +154,30 @@ export function scheduleCycle(input: CycleInput): CycleDecision {
 
   // Phase 2: order.
   const factors = policy.order === 'multifactor' ? fairShareFactors(input.accounts) : null;
+  const priorityOf = (job: CyclePendingJob): number =>
+    factors ? multifactorPriority(now - job.submitTimeSeconds, factors.get(job.account) ?? 1, policy) : 0;
+  const cut = new Set<number>();
+  const queue: Iterable<QueuedJob> =
+    input.queues && policy.queueDepth !== undefined
+      ? mergedQueue(input.queues, priorityOf, policy, policy.queueDepth, cut)
+      : sortedQueue(input.pending, priorityOf, policy, cut);
   const priorities = new Map<string, number>();
-  const queue = input.pending.map((job) => {
-    const priority = factors ? multifactorPriority(now - job.submitTimeSeconds, factors.get(job.account) ?? 1, policy) : 0;
-    priorities.set(job.id, priority);
-    return { job, priority, submitTimeSeconds: job.submitTimeSeconds, seq: job.seq };
-  });
-  queue.sort((a, b) => compareQueue(a, b, policy));
 
   // Phase 3: walk.
   const gates: PartitionGate[] = partitions.map(() => ({ blocked: false, head: null, reservation: null }));
   const starts: CycleStart[] = [];
   const waits: CycleWait[] = [];
+  const startedIn = new Set<number>();
   const start = (job: CyclePendingJob, nodeIndices: number[], perNode: number): void => {
     for (const node of nodeIndices) free[node] = (free[node] ?? 0) - perNode;
     starts.push({ id: job.id, nodeIndices });
+    startedIn.add(job.partition);
     running.push({ ...job, nodeIndices, startTimeSeconds: now });
     chargeStart(job);
   };
 
   for (const { job, priority } of queue) {
+    priorities.set(job.id, priority);
     const partition = partitions[job.partition];
     const gate = gates[job.partition];
     const nodesOfPartition = partitionNodes[job.partition];
@@ -224,7 +245,8 @@ export function scheduleCycle(input: CycleInput): CycleDecision {
   }
 
   // Phase 4: emit.
-  return { starts, waits, priorities };
+  const rerun = [...cut].some((partition) => startedIn.has(partition));
+  return { starts, waits, priorities, rerun };
 }
 
 /** partitionReleases lists when a partition's GPUs come back: running jobs at start + walltime limit, down nodes at repair. */

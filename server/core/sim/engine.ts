@@ -10,9 +10,14 @@
  * something happened. Fair-share usage is brought up to date only at such
  * instants (and on cancel), so splitting `advanceTo` calls or a
  * serialise/restore in between never changes results.
+ *
+ * Per-call cost in live use does not grow with the jobs held: jobs, the
+ * pending queue and ended jobs are indexed (maps and insertion-ordered sets,
+ * turned into the plain arrays of `EngineState` only by `serialize`), and with
+ * `policy.queueDepth` a cycle reads only the head of each partition's queue.
  */
 import { clusterGpuCount, nodeName, validateCluster } from './cluster';
-import { scheduleCycle, fairShareFactors, type CycleAccount, type CycleInput } from './cycle';
+import { scheduleCycle, fairShareFactors, type CycleAccount, type CycleDecision, type CycleInput, type CyclePendingJob, type CycleQueue } from './cycle';
 import { jobEnergyWh, nodePowerCentiW, type GpuAllocation } from './energy';
 import { SimInputError } from './errors';
 import { EventKind, peekEvent, popEvent, pushEvent, type SimEvent } from './events';
@@ -23,6 +28,8 @@ import type { AccountLimits, EngineConfig, JobSpec, JobState, PendingReason } fr
 /** A job as shown to callers. `endTimeSeconds` is set once the job has ended; `energyWh` is so far for a running job. */
 export interface JobView {
   id: string;
+  /** Submission number on this engine, from 0 (a stable scheduler job id). */
+  seq: number;
   user: string;
   account: string;
   partition: string;
@@ -64,16 +71,20 @@ export interface AccountView {
   fairShareFactor: number;
 }
 
-/** What `snapshot` returns. Jobs not yet submitted by the clock are left out. */
-export interface EngineSnapshot {
+/** What `clusterView` returns: the machine and queue sizes, without per-job or per-account detail. */
+export interface ClusterView {
   nowSeconds: number;
-  jobs: JobView[];
   nodes: NodeView[];
-  accounts: AccountView[];
   totalPowerW: number;
   pendingJobs: number;
   runningJobs: number;
   totalGpus: number;
+}
+
+/** What `snapshot` returns. Jobs not yet submitted by the clock are left out. */
+export interface EngineSnapshot extends ClusterView {
+  jobs: JobView[];
+  accounts: AccountView[];
 }
 
 /** A job inside the serialised state. */
@@ -133,6 +144,8 @@ export interface ClusterEngine {
   readonly nowSeconds: number;
   /** submit queues a job; it arrives at its submit time (which must not be before the clock). */
   submit(job: JobSpec): void;
+  /** validate throws the SimInputError that `submit` would throw for this job, and changes nothing. */
+  validate(job: JobSpec): void;
   /** cancel ends a pending or running job now as CANCELLED; false if it had already ended. */
   cancel(jobId: string): boolean;
   /** injectNodeFailure makes a node fail at a given time (down for repairSeconds, default the configured repair time). */
@@ -145,11 +158,17 @@ export interface ClusterEngine {
   runToCompletion(limitSeconds?: number): number;
   /** snapshot returns the jobs, nodes, accounts and power at the clock. */
   snapshot(): EngineSnapshot;
+  /** clusterView returns the nodes, power and queue sizes at the clock (cost independent of the jobs held). */
+  clusterView(): ClusterView;
+  /** endedJobs returns the views of the jobs that have ended and are not pruned yet. */
+  endedJobs(): JobView[];
   /** job returns one job's view, or undefined. */
   job(jobId: string): JobView | undefined;
   /** serialize returns the full state as plain JSON (a deep copy). */
   serialize(): EngineState;
-  /** pruneFinished forgets jobs that ended before the given time and returns how many. */
+  /** serializeJson returns the full state as JSON text (what `serialize` returns, without building a copy first). */
+  serializeJson(): string;
+  /** pruneFinished forgets jobs that ended before the given time and returns how many (cost: the ended jobs held). */
   pruneFinished(endedBeforeSeconds: number): number;
 }
 
@@ -161,9 +180,25 @@ function deepCopy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
+/** The pending jobs of one partition and account, in arrival order. */
+interface PendingQueue {
+  partition: number;
+  account: string;
+  ids: Set<string>;
+}
+
 class Engine implements ClusterEngine {
+  // `s.jobs` and `s.pendingIds` stay empty while the engine runs: the indexes below hold them,
+  // and `serialize` writes them back as arrays in the same order.
   private readonly s: EngineState;
+  /** Every job held, in submission order. */
   private readonly jobs = new Map<string, JobRecord>();
+  /** Arrived pending jobs in arrival order (a set: starting or cancelling one is O(1)). */
+  private readonly pending = new Set<string>();
+  /** The same jobs per partition and account, for bounded cycles; empty queues are dropped. */
+  private readonly queues = new Map<string, PendingQueue>();
+  /** Jobs that have ended and are not pruned yet. */
+  private readonly ended = new Set<string>();
   private readonly accounts = new Map<string, AccountRecord>();
   private readonly partitionIndex = new Map<string, number>();
   private readonly nodeIndex = new Map<string, number>();
@@ -174,7 +209,13 @@ class Engine implements ClusterEngine {
     validateCluster(state.config.cluster);
     state.config.cluster.partitions.forEach((p, i) => this.partitionIndex.set(p.name, i));
     state.nodes.forEach((n, i) => this.nodeIndex.set(n.id, i));
-    for (const j of state.jobs) this.jobs.set(j.spec.id, j);
+    for (const j of state.jobs) {
+      this.jobs.set(j.spec.id, j);
+      if (j.endTimeSeconds !== null) this.ended.add(j.spec.id);
+    }
+    for (const id of state.pendingIds) this.enqueue(this.jobs.get(id)!);
+    state.jobs = [];
+    state.pendingIds = [];
     for (const a of state.accounts) this.accounts.set(a.name, a);
     for (const e of state.events) if (this.isProgress(e)) this.progressEvents++;
   }
@@ -199,8 +240,11 @@ class Engine implements ClusterEngine {
       energyWh: null,
     };
     this.jobs.set(spec.id, record);
-    this.s.jobs.push(record);
     this.push({ atSeconds: spec.submitTimeSeconds, kind: EventKind.JobArrival, ref: spec.id });
+  }
+
+  validate(spec: JobSpec): void {
+    this.validateJob(spec);
   }
 
   cancel(jobId: string): boolean {
@@ -211,11 +255,12 @@ class Engine implements ClusterEngine {
       this.updateUsage(now);
       this.finish(job, now, 'CANCELLED');
     } else if (job.state === 'PENDING') {
-      if (job.arrived) this.s.pendingIds.splice(this.s.pendingIds.indexOf(jobId), 1);
+      if (job.arrived) this.dequeue(job);
       job.arrived = true;
       job.state = 'CANCELLED';
       job.pendingReason = null;
       job.endTimeSeconds = now;
+      this.ended.add(jobId);
     } else {
       return false;
     }
@@ -257,7 +302,12 @@ class Engine implements ClusterEngine {
 
   snapshot(): EngineSnapshot {
     const jobs: JobView[] = [];
-    for (const j of this.s.jobs) if (j.arrived) jobs.push(this.view(j));
+    for (const j of this.jobs.values()) if (j.arrived) jobs.push(this.view(j));
+    const { nowSeconds, nodes, totalPowerW, pendingJobs, runningJobs, totalGpus } = this.clusterView();
+    return { nowSeconds, jobs, nodes, accounts: this.accountViews(), totalPowerW, pendingJobs, runningJobs, totalGpus };
+  }
+
+  clusterView(): ClusterView {
     let totalCentiW = 0;
     const nodes = this.s.nodes.map((n): NodeView => {
       const p = this.partition(n.partition);
@@ -274,9 +324,24 @@ class Engine implements ClusterEngine {
         repairAtSeconds: n.repairAtSeconds,
       };
     });
+    return {
+      nowSeconds: this.s.nowSeconds,
+      nodes,
+      totalPowerW: Math.round(totalCentiW / 100),
+      pendingJobs: this.pending.size,
+      runningJobs: this.s.runningIds.length,
+      totalGpus: clusterGpuCount(this.s.config.cluster),
+    };
+  }
+
+  endedJobs(): JobView[] {
+    return [...this.ended].map((id) => this.view(this.jobs.get(id)!));
+  }
+
+  private accountViews(): AccountView[] {
     const usage = this.usageAt(this.s.nowSeconds);
     const factors = fairShareFactors(usage);
-    const accounts = [...this.accounts.values()].map((a): AccountView => {
+    return [...this.accounts.values()].map((a): AccountView => {
       let used = a.finishedGpuSeconds;
       for (const id of this.s.runningIds) {
         const j = this.jobs.get(id);
@@ -290,16 +355,6 @@ class Engine implements ClusterEngine {
         fairShareFactor: factors.get(a.name) ?? 1,
       };
     });
-    return {
-      nowSeconds: this.s.nowSeconds,
-      jobs,
-      nodes,
-      accounts,
-      totalPowerW: Math.round(totalCentiW / 100),
-      pendingJobs: this.s.pendingIds.length,
-      runningJobs: this.s.runningIds.length,
-      totalGpus: clusterGpuCount(this.s.config.cluster),
-    };
   }
 
   job(jobId: string): JobView | undefined {
@@ -308,17 +363,22 @@ class Engine implements ClusterEngine {
   }
 
   serialize(): EngineState {
-    return deepCopy(this.s);
+    return JSON.parse(this.serializeJson()) as EngineState;
+  }
+
+  serializeJson(): string {
+    return JSON.stringify({ ...this.s, jobs: [...this.jobs.values()], pendingIds: [...this.pending] });
   }
 
   pruneFinished(endedBeforeSeconds: number): number {
-    const before = this.s.jobs.length;
-    this.s.jobs = this.s.jobs.filter((j) => {
-      const drop = j.state !== 'PENDING' && j.state !== 'RUNNING' && (j.endTimeSeconds ?? 0) < endedBeforeSeconds;
-      if (drop) this.jobs.delete(j.spec.id);
-      return !drop;
-    });
-    return before - this.s.jobs.length;
+    let pruned = 0;
+    for (const id of this.ended) {
+      if ((this.jobs.get(id)?.endTimeSeconds ?? 0) >= endedBeforeSeconds) continue;
+      this.ended.delete(id);
+      this.jobs.delete(id);
+      pruned++;
+    }
+    return pruned;
   }
 
   // ---- instants -------------------------------------------------------------
@@ -396,7 +456,7 @@ class Engine implements ClusterEngine {
         const j = this.jobs.get(String(e.ref))!;
         j.arrived = true;
         j.pendingReason = 'None';
-        this.s.pendingIds.push(j.spec.id);
+        this.enqueue(j);
         return;
       }
       default:
@@ -405,8 +465,13 @@ class Engine implements ClusterEngine {
   }
 
   private runCycle(t: number): void {
+    // Each rerun follows a cycle that started a job, so the reruns are bounded by the jobs started.
+    let decision = this.cycleOnce(t);
+    while (decision.rerun) decision = this.cycleOnce(t);
+  }
+
+  private cycleOnce(t: number): CycleDecision {
     const decision = scheduleCycle(this.cycleInput(t));
-    const started = new Set<string>();
     for (const start of decision.starts) {
       const j = this.jobs.get(start.id)!;
       const perNode = j.spec.gpus / j.spec.nodes;
@@ -419,16 +484,17 @@ class Engine implements ClusterEngine {
         n.allocatedGpus += perNode;
         n.jobIds.push(j.spec.id);
       }
-      started.add(j.spec.id);
+      this.dequeue(j);
       this.s.runningIds.push(j.spec.id);
       this.push({ atSeconds: this.plannedEnd(j), kind: EventKind.JobEnd, ref: j.spec.id });
     }
-    if (started.size > 0) this.s.pendingIds = this.s.pendingIds.filter((id) => !started.has(id));
     for (const [id, priority] of decision.priorities) this.jobs.get(id)!.priority = priority;
     for (const w of decision.waits) this.jobs.get(w.id)!.pendingReason = w.reason;
+    return decision;
   }
 
   private cycleInput(t: number): CycleInput {
+    const bounded = this.s.config.policy.queueDepth !== undefined;
     return {
       nowSeconds: t,
       policy: this.s.config.policy,
@@ -452,22 +518,55 @@ class Engine implements ClusterEngine {
           startTimeSeconds: j.startTimeSeconds ?? t,
         };
       }),
-      pending: this.s.pendingIds.map((id) => {
-        const j = this.jobs.get(id)!;
-        return {
-          id,
-          seq: j.seq,
-          submitTimeSeconds: j.spec.submitTimeSeconds,
-          partition: this.partitionIndex.get(j.spec.partition)!,
-          user: j.spec.user,
-          account: j.spec.account,
-          gpus: j.spec.gpus,
-          nodes: j.spec.nodes,
-          walltimeLimitSeconds: j.spec.walltimeLimitSeconds,
-        };
-      }),
+      pending: bounded ? [] : [...this.pending].map((id) => this.pendingJob(id)),
+      queues: bounded ? [...this.queues.values()].map((q): CycleQueue => ({ partition: q.partition, account: q.account, jobs: this.pendingJobs(q.ids) })) : undefined,
       accounts: this.usageAt(t),
     };
+  }
+
+  private pendingJob(id: string): CyclePendingJob {
+    const j = this.jobs.get(id)!;
+    return {
+      id,
+      seq: j.seq,
+      submitTimeSeconds: j.spec.submitTimeSeconds,
+      partition: this.partitionIndex.get(j.spec.partition)!,
+      user: j.spec.user,
+      account: j.spec.account,
+      gpus: j.spec.gpus,
+      nodes: j.spec.nodes,
+      walltimeLimitSeconds: j.spec.walltimeLimitSeconds,
+    };
+  }
+
+  private *pendingJobs(ids: Set<string>): Generator<CyclePendingJob> {
+    for (const id of ids) yield this.pendingJob(id);
+  }
+
+  // ---- the pending queue ----------------------------------------------------
+
+  private queueKey(j: JobRecord): string {
+    return `${j.spec.partition}\u0000${j.spec.account}`;
+  }
+
+  private enqueue(j: JobRecord): void {
+    this.pending.add(j.spec.id);
+    const key = this.queueKey(j);
+    let queue = this.queues.get(key);
+    if (!queue) {
+      queue = { partition: this.partitionIndex.get(j.spec.partition)!, account: j.spec.account, ids: new Set() };
+      this.queues.set(key, queue);
+    }
+    queue.ids.add(j.spec.id);
+  }
+
+  private dequeue(j: JobRecord): void {
+    this.pending.delete(j.spec.id);
+    const key = this.queueKey(j);
+    const queue = this.queues.get(key);
+    if (!queue) return;
+    queue.ids.delete(j.spec.id);
+    if (queue.ids.size === 0) this.queues.delete(key);
   }
 
   // ---- job and node bookkeeping --------------------------------------------
@@ -483,6 +582,7 @@ class Engine implements ClusterEngine {
     this.s.runningIds.splice(this.s.runningIds.indexOf(j.spec.id), 1);
     j.state = state;
     j.endTimeSeconds = t;
+    this.ended.add(j.spec.id);
     j.energyWh = this.energy(j, t - start);
     const account = this.accounts.get(j.spec.account)!;
     account.finishedGpuSeconds += j.spec.gpus * (t - start);
@@ -583,6 +683,7 @@ class Engine implements ClusterEngine {
     if (j.state === 'RUNNING') energyWh = this.energy(j, this.s.nowSeconds - (j.startTimeSeconds ?? this.s.nowSeconds));
     return {
       id: j.spec.id,
+      seq: j.seq,
       user: j.spec.user,
       account: j.spec.account,
       partition: j.spec.partition,
@@ -637,6 +738,7 @@ function validateConfig(config: EngineConfig): void {
   ] as const) {
     if (!Number.isFinite(v) || v < 0) throw new SimInputError(`policy.${k} must be a finite number ≥ 0`);
   }
+  if (p.queueDepth !== undefined && !isWhole(p.queueDepth, 1)) throw new SimInputError('policy.queueDepth must be a whole number ≥ 1');
   if (!Number.isInteger(config.seed)) throw new SimInputError('seed must be an integer');
   const f = config.nodeFailures;
   if (f && (!isWhole(f.mtbfSeconds, 1) || !isWhole(f.repairSeconds, 1))) {
@@ -691,8 +793,17 @@ export function createEngine(config: EngineConfig): ClusterEngine {
 
 /** restoreEngine rebuilds an engine from `serialize()` output; continuing it gives the same results as never having stopped. */
 export function restoreEngine(state: EngineState): ClusterEngine {
+  return engineOf(state?.version === 1 ? deepCopy(state) : state);
+}
+
+/** restoreEngineJson rebuilds an engine from `serializeJson()` output (or `serialize()` output as JSON text). */
+export function restoreEngineJson(json: string): ClusterEngine {
+  return engineOf(JSON.parse(json) as EngineState);
+}
+
+/** The engine over a state it now owns. */
+function engineOf(state: EngineState): Engine {
   if (!state || state.version !== 1) throw new SimInputError('unsupported engine state (expected version 1)');
-  const copy = deepCopy(state);
-  validateConfig(copy.config);
-  return new Engine(copy);
+  validateConfig(state.config);
+  return new Engine(state);
 }

@@ -94,6 +94,12 @@ export interface PolicyConfig {
   maxAgeSeconds: number;
   /** Half-life of the decay of recorded usage; 0 disables decay. */
   usageHalfLifeSeconds: number;
+  /**
+   * The most pending jobs of one partition a scheduling cycle looks at, in queue order (Slurm's
+   * partition_job_depth); the others keep their last reason and priority. Unset: the whole queue.
+   * Live clusters set it so a cycle costs the same with 100 or 100,000 jobs queued.
+   */
+  queueDepth?: number;
 }
 
 /** Named policies understood by `policyFromName`. */

@@ -1,0 +1,1 @@
+ALTER TABLE "sim_cluster_state" DROP COLUMN "state";

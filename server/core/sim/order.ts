@@ -1,0 +1,113 @@
+/**
+ * Phase 2 of a scheduling cycle: the pending jobs in queue order (compareQueue).
+ *
+ * Whole queue: compute every priority and sort. Bounded (`policy.queueDepth`): the cycle reads
+ * only the first `queueDepth` jobs of each partition, merged from per-(partition, account) queues.
+ * That merge gives exactly the sorted order because within one account the order never changes:
+ * all its jobs share one fair-share factor and age at the same rate, so an earlier submission
+ * always has a priority at least as high (and wins the tie on submit time, then seq). So no
+ * periodic re-sort (Slurm's PriorityCalcPeriod) is needed: priorities are exact for the jobs read.
+ *
+ * The depth counts per partition, not per cycle (Slurm's default_queue_depth), so that one full
+ * partition with a long queue cannot hide the jobs of an idle one.
+ */
+import type { CyclePendingJob, CycleQueue } from './cycle';
+import { compareQueue } from './priority';
+import type { PolicyConfig } from './types';
+
+/** A pending job with its priority in this cycle, keyed for compareQueue. */
+export interface QueuedJob {
+  job: CyclePendingJob;
+  priority: number;
+  submitTimeSeconds: number;
+  seq: number;
+}
+
+/** The priority of a pending job in this cycle. */
+export type PriorityOf = (job: CyclePendingJob) => number;
+
+function queued(job: CyclePendingJob, priorityOf: PriorityOf): QueuedJob {
+  return { job, priority: priorityOf(job), submitTimeSeconds: job.submitTimeSeconds, seq: job.seq };
+}
+
+/** sortedQueue returns every pending job in queue order, cut to `policy.queueDepth` per partition when set (adding the partitions cut to `cut`). */
+export function sortedQueue(pending: readonly CyclePendingJob[], priorityOf: PriorityOf, policy: PolicyConfig, cut: Set<number>): QueuedJob[] {
+  const queue = pending.map((job) => queued(job, priorityOf));
+  queue.sort((a, b) => compareQueue(a, b, policy));
+  const depth = policy.queueDepth;
+  if (depth === undefined) return queue;
+  const taken = new Map<number, number>();
+  return queue.filter(({ job }) => {
+    const n = taken.get(job.partition) ?? 0;
+    taken.set(job.partition, n + 1);
+    if (n >= depth) cut.add(job.partition);
+    return n < depth;
+  });
+}
+
+interface Cursor {
+  head: QueuedJob;
+  rest: Iterator<CyclePendingJob>;
+  partition: number;
+}
+
+/**
+ * mergedQueue yields pending jobs in queue order, at most `depth` per partition, from queues that
+ * each hold one partition's jobs of one account in arrival order; it reads each queue only as far
+ * as it yields from it, and adds the partitions that had jobs left unread to `cut`.
+ */
+export function* mergedQueue(
+  queues: readonly CycleQueue[],
+  priorityOf: PriorityOf,
+  policy: PolicyConfig,
+  depth: number,
+  cut: Set<number>,
+): Generator<QueuedJob> {
+  // A binary min-heap of cursors by their head job.
+  const heap: Cursor[] = [];
+  const before = (a: Cursor, b: Cursor): boolean => compareQueue(a.head, b.head, policy) < 0;
+  const siftDown = (from: number): void => {
+    let i = from;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && before(heap[l]!, heap[m]!)) m = l;
+      if (r < heap.length && before(heap[r]!, heap[m]!)) m = r;
+      if (m === i) return;
+      [heap[m], heap[i]] = [heap[i]!, heap[m]!];
+      i = m;
+    }
+  };
+  const removeTop = (): void => {
+    const last = heap.pop()!;
+    if (heap.length === 0) return;
+    heap[0] = last;
+    siftDown(0);
+  };
+  for (const q of queues) {
+    const rest = q.jobs[Symbol.iterator]();
+    const first = rest.next();
+    if (!first.done) heap.push({ head: queued(first.value, priorityOf), rest, partition: q.partition });
+  }
+  for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(i);
+
+  const taken = new Map<number, number>();
+  while (heap.length > 0) {
+    const top = heap[0]!;
+    const n = taken.get(top.partition) ?? 0;
+    if (n >= depth) {
+      cut.add(top.partition);
+      removeTop();
+      continue;
+    }
+    taken.set(top.partition, n + 1);
+    yield top.head;
+    const next = top.rest.next();
+    if (next.done) removeTop();
+    else {
+      top.head = queued(next.value, priorityOf);
+      siftDown(0);
+    }
+  }
+}
