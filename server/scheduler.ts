@@ -28,3 +28,11 @@ export function getScheduler(db: Db): Promise<SchedulerPort> {
   });
   return state.promise;
 }
+
+/**
+ * setScheduler makes `port` the process's scheduler adapter, so that the API uses it (a benchmark
+ * driving the routers with an adapter of its own); undefined goes back to the configured one.
+ */
+export function setScheduler(port: SchedulerPort | undefined): void {
+  state.promise = port ? Promise.resolve(port) : undefined;
+}
