@@ -1,6 +1,6 @@
 // Shared by the benchmarks: the machine they ran on, and writing one section of BENCHMARKS.md.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 
 /** cpuModel names the CPU (from /proc/cpuinfo, else Node's view). */
@@ -14,6 +14,22 @@ export function cpuModel(): string {
     // fall through
   }
   return cpus()[0]?.model ?? 'unknown CPU';
+}
+
+/** machine describes the machine a benchmark ran on: CPU, cores, RAM and Node. */
+export function machine(): string {
+  const ramGiB = (totalmem() / 1024 ** 3).toLocaleString('en-GB', { maximumFractionDigits: 1, minimumFractionDigits: 1 });
+  return `${cpuModel()}, ${cpus().length} cores (shared), ${ramGiB} GiB RAM, Node ${process.version}`;
+}
+
+/** loadAverage formats the 1/5/15-minute load average (now, or a reading taken earlier). */
+export function loadAverage(reading: number[] = loadavg()): string {
+  return `${reading.map((l) => l.toFixed(2)).join(' / ')} (1/5/15 min)`;
+}
+
+/** mark is the met/missed cell of a table row with a target. */
+export function mark(met: boolean): string {
+  return met ? 'met' : '**missed**';
 }
 
 /** writeSection replaces (or appends) the section headed `heading` in BENCHMARKS.md at `root` and returns the file's path. */

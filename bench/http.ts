@@ -1,0 +1,443 @@
+/**
+ * Live job path benchmark, HTTP side (issue #8): the production build (`next start`) on a fresh
+ * database of the local Postgres with the demo centre seeded; N people of several tenants, signed up
+ * and signed in over HTTP (next-auth credentials), hammer it for a while — page reads, tRPC
+ * `job.submit` and `job.cancel`, report reads — while a person of another tenant (the demo company's
+ * owner) reads pages. Writes the section "## HTTP load (production build)" of BENCHMARKS.md.
+ *
+ *   npm run bench:http -- [--users 100] [--duration 60] [--tenants 10] [--port 3210]
+ *                         [--rebuild | --no-build] [--webpack] [--database-url URL] [--keep] [--no-write]
+ *
+ * The build in .next is reused when it is newer than the sources (as `npm start` decides), else
+ * `next build` runs (--rebuild forces it, --no-build takes any build there is, --webpack builds with
+ * webpack — needed where node_modules is a link to outside the project, which Turbopack refuses). The
+ * database `portal_bench_<random>` (on the Postgres of --database-url, else BENCH_ADMIN_URL, else
+ * postgres://postgres@127.0.0.1:5432/postgres) and the data folder are removed at the end — also
+ * after a failure or Ctrl-C — unless --keep.
+ * Run it through npm (or `node --import tsx`): the `tsx` wrapper process kills its child 30 ms
+ * after relaying a SIGTERM, too soon for that clean-up.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import { atInterrupt, createBenchDatabase, DEFAULT_ADMIN_URL, wasInterrupted, type BenchDatabase } from './database';
+import { Session, type Hit } from './http-client';
+import { ensureBuild, startServer, type PortalServer } from './http-server';
+import { jobInput, PARTITION } from './job-input';
+import { loadAverage, machine, mark, writeSection } from './markdown';
+import { ascending, median, num, quantile } from './stats';
+
+const SECTION = '## HTTP load (production build)';
+const DEMO_PASSWORD = 'demo-password';
+const PASSWORD = 'bench-password-2026';
+const OBSERVER = 'owner@company.example';
+const TARGET = { observerP99Ms: 250, serverErrors: 0 } as const;
+const PAGES = ['/dashboard', '/jobs', '/usage'] as const;
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+// ---- options -----------------------------------------------------------------------------------
+
+class UsageError extends Error {}
+
+function flag(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+function intFlag(name: string, fallback: number): number {
+  const raw = flag(name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw.replaceAll('_', ''));
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} must be a positive integer, got ${raw}`);
+  return n;
+}
+
+interface Options {
+  adminUrl: string;
+  users: number;
+  durationSeconds: number;
+  tenants: number;
+  port: number;
+  rebuild: boolean;
+  reuseBuild: boolean;
+  webpack: boolean;
+  keep: boolean;
+  write: boolean;
+}
+
+function options(): Options {
+  const users = intFlag('--users', 100);
+  return {
+    adminUrl: flag('--database-url') ?? process.env.BENCH_ADMIN_URL ?? DEFAULT_ADMIN_URL,
+    users,
+    durationSeconds: intFlag('--duration', 60),
+    tenants: Math.min(users, intFlag('--tenants', 10)),
+    port: intFlag('--port', 3210),
+    rebuild: process.argv.includes('--rebuild'),
+    reuseBuild: process.argv.includes('--no-build'),
+    webpack: process.argv.includes('--webpack'),
+    keep: process.argv.includes('--keep'),
+    write: !process.argv.includes('--no-write'),
+  };
+}
+
+// ---- people --------------------------------------------------------------------------------------
+
+interface Person {
+  session: Session;
+  tenant: number;
+  allocationId: string;
+  /** Owners and project managers may read usage reports; the others list their jobs instead. */
+  canReport: boolean;
+  /** Jobs this person submitted and has not cancelled yet, newest last. */
+  jobs: string[];
+  submitted: number;
+}
+
+/** inPool runs `work` over `items` with at most `limit` at a time. */
+async function inPool<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * signUpPeople creates the load's tenants over HTTP as people would: an owner signs up with a new
+ * (academic, so active) organisation, invites the others, who sign up with the invitation; the owner
+ * creates a project with all of them and applies for an allocation that the demo admin approves
+ * (limits lifted above the load); then everyone signs in.
+ */
+async function signUpPeople(base: string, o: Options): Promise<Person[]> {
+  const admin = new Session(base);
+  await admin.signIn('admin@centre.example', DEMO_PASSWORD);
+  const today = new Date().toISOString().slice(0, 10);
+  const tag = Math.random().toString(36).slice(2, 8);
+  const perTenant = Math.ceil(o.users / o.tenants);
+  const people: Person[] = [];
+  for (let t = 0; t < o.tenants && people.length < o.users; t++) {
+    const size = Math.min(perTenant, o.users - people.length);
+    const ownerEmail = `owner-${t}-${tag}@bench.example`;
+    await new Session(base).must('account.signUp', { name: `Owner ${t}`, email: ownerEmail, password: PASSWORD, organisation: { name: `Bench Load Institute ${t} ${tag}`, kind: 'academic', country: 'DE', residency: 'any' } });
+    const owner = new Session(base);
+    await owner.signIn(ownerEmail, PASSWORD);
+    const members = await inPool(
+      Array.from({ length: size - 1 }, (_, i) => i + 1),
+      2,
+      async (i) => {
+        const email = `member-${t}-${i}-${tag}@bench.example`;
+        const invitation = await owner.must<{ path: string }>('organisation.invite', { email, role: 'member' });
+        const token = invitation.path.split('/').pop()!;
+        const { userId } = await new Session(base).must<{ userId: string }>('account.signUp', { name: `Member ${t}.${i}`, email, password: PASSWORD, invitationToken: token });
+        // One member in three manages the project (and may read its reports), as in a real group.
+        return { email, userId, role: i % 3 === 1 ? ('manager' as const) : ('member' as const) };
+      },
+    );
+    const project = await owner.must<{ id: string }>('project.create', {
+      title: `Bench load project ${t}`,
+      abstract: 'Fine-tuning runs submitted by the HTTP benchmark.',
+      fieldOfScience: 'Computer science',
+      members: members.map((m) => ({ userId: m.userId, role: m.role })),
+    });
+    const lines = [{ resourceClassId: PARTITION, gpuHours: 1_000_000 }];
+    const application = await owner.must<{ id: string }>('application.create', {
+      projectId: project.id,
+      accessModeId: 'large-scale',
+      periodStart: today,
+      periodEnd: addDays(today, 80),
+      justification: 'GPU time for the HTTP load benchmark of the portal.',
+      lines,
+    });
+    await owner.must('application.submit', { applicationId: application.id });
+    const decision = await admin.must<{ allocationIds: string[] }>('staff.decide', { applicationId: application.id, outcome: 'approved', grantedLines: lines });
+    const allocationId = decision.allocationIds[0]!;
+    await admin.must('staff.setAllocationLimits', { allocationId, maxGpusAtOnce: 100_000, maxWalltimeHours: 48, maxQueuedJobs: 100_000, reason: 'Benchmark: limits above the load' });
+    people.push({ session: owner, tenant: t, allocationId, canReport: true, jobs: [], submitted: 0 });
+    const signedIn = await inPool(members, 2, async (m) => {
+      const session = new Session(base);
+      await session.signIn(m.email, PASSWORD);
+      return { session, canReport: m.role === 'manager' };
+    });
+    for (const m of signedIn) people.push({ ...m, tenant: t, allocationId, jobs: [], submitted: 0 });
+    log(`  tenant ${t + 1}/${o.tenants}: ${size} people signed up and in`);
+  }
+  return people;
+}
+
+// ---- the load ----------------------------------------------------------------------------------
+
+/** Per endpoint: latencies, statuses and tRPC error kinds. */
+class Tally {
+  readonly ms = new Map<string, number[]>();
+  readonly statuses = new Map<string, Map<number, number>>();
+  readonly errors = new Map<string, number>();
+
+  add(endpoint: string, hit: Hit): void {
+    let list = this.ms.get(endpoint);
+    if (!list) this.ms.set(endpoint, (list = []));
+    list.push(hit.ms);
+    let statuses = this.statuses.get(endpoint);
+    if (!statuses) this.statuses.set(endpoint, (statuses = new Map<number, number>()));
+    statuses.set(hit.status, (statuses.get(hit.status) ?? 0) + 1);
+    if (hit.error) this.errors.set(`${endpoint} → ${hit.status} ${hit.error}`, (this.errors.get(`${endpoint} → ${hit.status} ${hit.error}`) ?? 0) + 1);
+  }
+
+  count(): number {
+    return [...this.ms.values()].reduce((s, l) => s + l.length, 0);
+  }
+}
+
+/** guarded turns a thrown request (connection refused, reset, timeout) into a Hit with status 0. */
+async function guarded(run: () => Promise<Hit>): Promise<Hit> {
+  const t0 = performance.now();
+  try {
+    return await run();
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    return { status: 0, ms: performance.now() - t0, error: `network: ${cause?.code ?? (error instanceof Error ? error.message : String(error))}` };
+  }
+}
+
+/** One person's round of ten requests: four page reads, three submits, one cancel, two report reads (job lists for people who may not read reports). */
+const ROUND = ['page:/dashboard', 'submit', 'page:/jobs', 'report.usage', 'submit', 'page:/usage', 'cancel', 'report.jobs', 'submit', 'page:/jobs'] as const;
+
+async function act(person: Person, action: (typeof ROUND)[number], month: string, tally: Tally): Promise<void> {
+  if (action.startsWith('page:')) {
+    const path = action.slice('page:'.length);
+    tally.add(`GET ${path}`, await guarded(() => person.session.page(path)));
+    return;
+  }
+  if ((action === 'report.usage' || action === 'report.jobs') && !person.canReport) {
+    tally.add('tRPC job.list (GET)', await guarded(() => person.session.query('job.list', { status: 'active', limit: 100 })));
+    return;
+  }
+  if (action === 'report.usage' || action === 'report.jobs') {
+    const input = action === 'report.usage' ? { period: { month }, groupBy: 'project' } : { period: { month }, limit: 200 };
+    tally.add(`tRPC ${action} (GET)`, await guarded(() => person.session.query(action, input)));
+    return;
+  }
+  if (action === 'cancel' && person.jobs.length > 0) {
+    const jobId = person.jobs.pop()!;
+    tally.add('tRPC job.cancel (POST)', await guarded(() => person.session.mutation('job.cancel', { jobId })));
+    return;
+  }
+  const hit = await guarded(() => person.session.mutation('job.submit', jobInput(person.allocationId, person.submitted++)));
+  const id = (hit as { data?: { id?: string } }).data?.id;
+  if (id) person.jobs.push(id);
+  tally.add('tRPC job.submit (POST)', hit);
+}
+
+/** observe reads the observer's pages one after another until `until` (performance.now()). */
+async function observe(observer: Session, until: number, tally: Tally): Promise<void> {
+  for (let i = 0; performance.now() < until; i++) {
+    const path = PAGES[i % PAGES.length]!;
+    tally.add(`GET ${path}`, await guarded(() => observer.page(path)));
+  }
+}
+
+interface Burst {
+  load: Tally;
+  observer: Tally;
+  seconds: number;
+  loadStart: string;
+  loadEnd: string;
+}
+
+async function burst(people: Person[], observer: Session, seconds: number): Promise<Burst> {
+  const load = new Tally();
+  const watched = new Tally();
+  const month = new Date().toISOString().slice(0, 7);
+  const loadStart = loadAverage();
+  const t0 = performance.now();
+  const until = t0 + seconds * 1000;
+  const ticker = setInterval(() => log(`  ${num((performance.now() - t0) / 1000)} s: ${num(load.count())} requests, observer ${num(watched.count())}`), 10_000);
+  try {
+    await Promise.all([
+      ...people.map(async (person, p) => {
+        for (let i = p; performance.now() < until; i++) await act(person, ROUND[i % ROUND.length]!, month, load);
+      }),
+      observe(observer, until, watched),
+    ]);
+  } finally {
+    clearInterval(ticker);
+  }
+  return { load, observer: watched, seconds: (performance.now() - t0) / 1000, loadStart, loadEnd: loadAverage() };
+}
+
+// ---- report ------------------------------------------------------------------------------------
+
+interface EndpointRow {
+  endpoint: string;
+  requests: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  serverErrors: number;
+}
+
+function rowsOf(tally: Tally, seconds: number): EndpointRow[] {
+  return [...tally.ms.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([endpoint, list]) => {
+      const sorted = ascending(list);
+      const statuses = tally.statuses.get(endpoint)!;
+      let non2xx = 0;
+      let serverErrors = 0;
+      for (const [status, n] of statuses) {
+        if (status < 200 || status > 299) non2xx += n;
+        if (status >= 500 || status === 0) serverErrors += n;
+      }
+      return { endpoint, requests: list.length, perSecond: list.length / seconds, p50: median(sorted), p99: quantile(sorted, 0.99), non2xx, serverErrors };
+    });
+}
+
+function total(tally: Tally, seconds: number): EndpointRow {
+  const all = ascending([...tally.ms.values()].flat());
+  const rows = rowsOf(tally, seconds);
+  return {
+    endpoint: '**all**',
+    requests: all.length,
+    perSecond: all.length / seconds,
+    p50: median(all),
+    p99: quantile(all, 0.99),
+    non2xx: rows.reduce((s, r) => s + r.non2xx, 0),
+    serverErrors: rows.reduce((s, r) => s + r.serverErrors, 0),
+  };
+}
+
+const ms = (n: number) => `${num(n, 1)} ms`;
+
+function statusCounts(tally: Tally): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const statuses of tally.statuses.values()) for (const [status, n] of statuses) if (status < 200 || status > 299) out.set(status, (out.get(status) ?? 0) + n);
+  return out;
+}
+
+function section(o: Options, r: { people: number; tenants: number; baseline: Burst; burst: Burst; pgVersion: string; setupSeconds: number; jobsInDb: number; submitted200: number; server: PortalServer }): string {
+  const date = new Date().toISOString().slice(0, 10);
+  const loadRows = rowsOf(r.burst.load, r.burst.seconds);
+  const all = total(r.burst.load, r.burst.seconds);
+  const observerAll = total(r.burst.observer, r.burst.seconds);
+  const baselineAll = total(r.baseline.observer, r.baseline.seconds);
+  const serverErrors = all.serverErrors + observerAll.serverErrors;
+  const table = (rows: EndpointRow[]) => rows.map((x) => `| ${x.endpoint} | ${num(x.requests)} | ${num(x.perSecond, 1)} | ${ms(x.p50)} | ${ms(x.p99)} | ${num(x.non2xx)} | ${num(x.serverErrors)} |`);
+  const statuses = [...statusCounts(r.burst.load)].sort((a, b) => a[0] - b[0]);
+  const lines = [
+    SECTION,
+    '',
+    `Measured by \`npm run bench:http\` (\`bench/http.ts\`) on ${date}. Machine: ${machine()}; the server (\`next start\` of the production build, one Node process, the portal's own worker running) and ${r.pgVersion} (a fresh database, \`portal_bench_<random>\`, dropped after the run) on the same machine as the load generator.`,
+    `Load average at the start / end of the burst: ${r.burst.loadStart} → ${r.burst.loadEnd}.`,
+    '',
+    `Set-up (${num(r.setupSeconds, 1)} s, not timed): the demo centre (seeded by the server) plus ${r.tenants} academic tenants signed up over HTTP (\`account.signUp\`, invitations, a project and a large-scale allocation approved by the demo admin, limits lifted), ${num(r.people)} people signed in through next-auth (CSRF token, then the credentials callback; the session cookie kept).`,
+    `Burst: ${num(r.people)} people at once, each sending one request after the other (no think time) for ${num(r.burst.seconds, 1)} s, in rounds of ten: GET /dashboard, /jobs (×2), /usage (HTML documents); three tRPC \`job.submit\` (POST, httpBatchLink format with superjson, a fresh idempotency key each; fine-tuning, 1–8 GPUs, 1 h, on the ${PARTITION} partition); one \`job.cancel\` of the person's latest job; \`report.usage\` and \`report.jobs\` for the month (GET). Meanwhile ${OBSERVER} (the demo company, not in the burst) reads /dashboard, /jobs and /usage one after another. Latency: request sent to whole body read, in the load generator.`,
+    '',
+    '| endpoint | requests | req/s | p50 | p99 | non-2xx | 5xx or no answer |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...table(loadRows),
+    ...table([all]),
+    '',
+    '| figure | target | measured | |',
+    '| --- | --- | ---: | --- |',
+    `| throughput of the burst | — | ${num(all.perSecond, 1)} req/s | |`,
+    `| 5xx or no answer (burst and observer) | ${TARGET.serverErrors} | ${num(serverErrors)} | ${mark(serverErrors <= TARGET.serverErrors)} |`,
+    `| other tenant's page reads during the burst, p99 | ≤ ${TARGET.observerP99Ms} ms | ${ms(observerAll.p99)} (p50 ${ms(observerAll.p50)}, ${num(observerAll.requests)} reads) | ${mark(observerAll.p99 <= TARGET.observerP99Ms)} |`,
+    `| the same reads alone before the burst, p99 | — | ${ms(baselineAll.p99)} (p50 ${ms(baselineAll.p50)}, ${num(baselineAll.requests)} reads) | |`,
+    '',
+    `Non-2xx answers of the burst by status: ${statuses.length ? statuses.map(([s, n]) => `${s === 0 ? 'no answer' : s} × ${num(n)}`).join(', ') : 'none'}. Jobs created during the burst (database): ${num(r.jobsInDb)}, submits answered 200: ${num(r.submitted200)}.`,
+  ];
+  const errors = [...r.burst.load.errors, ...r.burst.observer.errors].sort((a, b) => b[1] - a[1]);
+  if (errors.length) lines.push('', 'Failed requests by kind:', '', '| request → status, error | count |', '| --- | ---: |', ...errors.slice(0, 15).map(([k, n]) => `| ${k.replaceAll('|', '\\|')} | ${num(n)} |`));
+  if (r.server.logged.errors) lines.push('', `The server logged ${num(r.server.logged.errors)} error line(s); first: \`${r.server.logged.samples[0]?.replaceAll('`', "'")}\`.`);
+  lines.push('', `Sizes of this run: \`--users ${o.users} --duration ${o.durationSeconds} --tenants ${o.tenants}\`. Regenerate with \`npm run bench:http\`.`, '');
+  return lines.join('\n');
+}
+
+// ---- main --------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const o = options();
+  log(`bench/http — ${o.users} people, ${o.durationSeconds} s, ${o.tenants} tenants; ${machine()}; load average ${loadAverage()}`);
+  ensureBuild(root, { rebuild: o.rebuild, reuse: o.reuseBuild, webpack: o.webpack }, log);
+  let database: BenchDatabase | undefined;
+  let server: PortalServer | undefined;
+  let dataDir: string | undefined;
+  const removeDataDir = () => {
+    if (dataDir && !o.keep) rmSync(dataDir, { recursive: true, force: true });
+    return Promise.resolve();
+  };
+  const unregisterDataDir = atInterrupt(removeDataDir);
+  let unregisterServer = () => {};
+  try {
+    const setupStart = performance.now();
+    database = await createBenchDatabase(o.adminUrl, { keep: o.keep, log });
+    dataDir = mkdtempSync(join(tmpdir(), 'portal-bench-http-'));
+    log(`starting the server on port ${o.port}: database ${database.name}, data folder ${dataDir}`);
+    server = await startServer(root, { port: o.port, databaseUrl: database.url, dataDir, env: { SIM_NODE_MTBF_HOURS: '0' } });
+    unregisterServer = atInterrupt(server.stop);
+    const people = await signUpPeople(server.base, o);
+    const observer = new Session(server.base);
+    await observer.signIn(OBSERVER, DEMO_PASSWORD);
+    // Warm-up, not timed: every page once per person, the observer's pages twice.
+    await inPool(people, 8, async (p) => {
+      for (const path of PAGES) await p.session.page(path);
+    });
+    for (const path of [...PAGES, ...PAGES]) await observer.page(path);
+    const setupSeconds = (performance.now() - setupStart) / 1000;
+    const baselineSeconds = Math.max(3, Math.min(10, Math.round(o.durationSeconds / 3)));
+    log(`set up in ${num(setupSeconds, 1)} s; the observer alone for ${baselineSeconds} s…`);
+    const baseline = await burst([], observer, baselineSeconds);
+    const burstStart = new Date();
+    log(`burst: ${people.length} people for ${o.durationSeconds} s…`);
+    const result = await burst(people, observer, o.durationSeconds);
+    const sql = postgres(database.url, { max: 1, onnotice: () => undefined });
+    let jobsInDb = Number.NaN;
+    try {
+      const [row] = await sql<{ n: number }[]>`select count(*)::int as n from jobs where submitted_at >= ${burstStart}`;
+      jobsInDb = row?.n ?? Number.NaN;
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+    const pgVersion = await (async () => {
+      const client = postgres(o.adminUrl, { max: 1, onnotice: () => undefined });
+      try {
+        const [row] = await client<{ v: string }[]>`select version() as v`;
+        return /^PostgreSQL [\d.]+/.exec(row?.v ?? '')?.[0] ?? 'PostgreSQL ?';
+      } finally {
+        await client.end({ timeout: 5 });
+      }
+    })();
+    const submitted200 = result.load.statuses.get('tRPC job.submit (POST)')?.get(200) ?? 0;
+    const text = section(o, { people: people.length, tenants: o.tenants, baseline, burst: result, pgVersion, setupSeconds, jobsInDb, submitted200, server });
+    log(`\n${text}`);
+    if (o.write) log(`wrote ${writeSection(root, SECTION, text)}`);
+  } catch (error) {
+    if (server) log(`--- last lines of the server ---\n${server.tail()}`);
+    throw error;
+  } finally {
+    await server?.stop().catch(() => undefined);
+    unregisterServer();
+    await database?.drop().catch((error: unknown) => log(`could not drop ${database?.name}: ${String(error)}`));
+    await removeDataDir();
+    unregisterDataDir();
+  }
+}
+
+main().catch((error: unknown) => {
+  if (wasInterrupted()) return;
+  if (error instanceof UsageError) console.error(`bench/http: ${error.message}`);
+  else console.error(error);
+  process.exitCode = 1;
+});
