@@ -1,7 +1,7 @@
 // People and their sign-up: a new user with a new organisation, or a new user joining by invitation.
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '~/db/client';
-import { memberships, organisations, staffRoles, users, type OrgKind, type Residency } from '~/db/schema';
+import { memberships, organisations, staffRoles, users, type OrgKind, type Residency, type StaffRole } from '~/db/schema';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '~/server/auth/password';
 import { AppError, isUniqueViolation } from '~/server/errors';
 import type { Actor } from './actor';
@@ -91,12 +91,17 @@ export async function verifyCredentials(db: Db, email: string, password: string)
 
 /** loadActor loads a signed-in user with their staff roles; undefined if the account no longer exists. */
 export async function loadActor(db: Db, userId: string): Promise<Actor | undefined> {
+  // One query per request for who is calling: the user and their staff roles together.
   const [user] = await db
-    .select({ id: users.id, email: users.email, name: users.name })
+    .select({
+      id: users.id,
+      email: users.email,
+      name: users.name,
+      staffRoles: sql<StaffRole[]>`coalesce((select jsonb_agg(${staffRoles.role} order by ${staffRoles.role}) from ${staffRoles} where ${staffRoles.userId} = ${users.id}), '[]'::jsonb)`,
+    })
     .from(users)
     .where(eq(users.id, userId))
     .limit(1);
   if (!user) return undefined;
-  const roles = await db.select({ role: staffRoles.role }).from(staffRoles).where(eq(staffRoles.userId, userId));
-  return { userId: user.id, email: user.email, name: user.name, staffRoles: roles.map((r) => r.role) };
+  return { userId: user.id, email: user.email, name: user.name, staffRoles: user.staffRoles };
 }

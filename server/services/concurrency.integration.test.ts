@@ -19,6 +19,7 @@ import { AppError } from '~/server/errors';
 import { activeAllocation, addMember, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { balanceOfRow, ledgerSums } from './ledger';
 import { reconcileOnce } from './reconciler';
+import { transactionRetries } from './transaction';
 
 const H = 3600;
 // 600 simulated seconds per second: the partition filler runs for minutes, the short jobs end at once.
@@ -135,6 +136,7 @@ describe.each(dbTargets())('concurrent job path on %s', (target) => {
   it.each(['academic', 'company'] as const)('a %s tenant: 64 + 16 submissions at once, with cancels, settlements and staff changes', { timeout: 180_000 }, async (kind) => {
     const sim = createSimulatedScheduler({ db, cluster, speed: SPEED, now: () => new Date(), clusterId: `burst-${kind}-${randomUUID().slice(0, 8)}` });
     const { port: scheduler, submits } = counting(sim);
+    const deadlocksBefore = transactionRetries.deadlock;
     await fillH100(scheduler);
     const t = await tenantWithTwoAllocations(kind);
     const capBeforeCents = 1_500_00;
@@ -203,6 +205,8 @@ describe.each(dbTargets())('concurrent job path on %s', (target) => {
 
     // Nothing failed but the refusals a user should see, and both kinds of outcome happened.
     expect(loopErrors).toEqual([]);
+    // The lock order holds: not one deadlock had to be retried.
+    expect(transactionRetries.deadlock).toBe(deadlocksBefore);
     expect(refusals.filter((k) => !EXPECTED_REFUSALS.has(k))).toEqual([]);
     expect(accepted1.length + accepted2.length + refusals.length).toBe(80);
     expect(accepted1.length).toBeGreaterThan(0);

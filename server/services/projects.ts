@@ -19,13 +19,14 @@ export interface ProjectAccess {
 
 /** projectAccess loads a project of the actor's tenant and says what the actor may do; NOT_FOUND for others' projects. */
 export async function projectAccess(db: DbOrTx, actor: TenantActor, projectId: string): Promise<ProjectAccess> {
-  const [project] = await db.select().from(projects).where(and(eq(projects.id, projectId), eq(projects.orgId, actor.org.id)));
-  if (!project) throw new AppError('NOT_FOUND', 'error.notFound');
-  const [membership] = await db
-    .select({ role: projectMembers.role })
-    .from(projectMembers)
-    .where(and(eq(projectMembers.projectId, projectId), eq(projectMembers.userId, actor.userId)));
-  const projectRole = membership?.role ?? null;
+  const [row] = await db
+    .select({ project: projects, role: projectMembers.role })
+    .from(projects)
+    .leftJoin(projectMembers, and(eq(projectMembers.projectId, projects.id), eq(projectMembers.userId, actor.userId)))
+    .where(and(eq(projects.id, projectId), eq(projects.orgId, actor.org.id)));
+  if (!row) throw new AppError('NOT_FOUND', 'error.notFound');
+  const { project } = row;
+  const projectRole = row.role ?? null;
   const tenantLead = roleAtLeast(actor.role, 'manager');
   if (!projectRole && !tenantLead) throw new AppError('NOT_FOUND', 'error.notFound');
   return { project, projectRole, canManage: tenantLead || projectRole === 'pi' || projectRole === 'manager' };

@@ -7,6 +7,20 @@ import { AppError, isTransientDbError } from '~/server/errors';
 
 const ATTEMPTS = 5;
 
+/** How many transactions were retried, by cause, since the process started (tests and the logs read it). */
+export const transactionRetries = { deadlock: 0, serialization: 0, lockTimeout: 0 };
+
+function countRetry(error: unknown): void {
+  for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (code === '40P01') transactionRetries.deadlock++;
+    else if (code === '40001') transactionRetries.serialization++;
+    else if (code === '55P03') transactionRetries.lockTimeout++;
+    else continue;
+    return;
+  }
+}
+
 /** inTransaction runs fn in a transaction and retries it on transient database errors (fn must only touch the database). */
 export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -14,6 +28,7 @@ export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Prom
       return await db.transaction(fn);
     } catch (error) {
       if (!isTransientDbError(error)) throw error;
+      countRetry(error);
       if (attempt >= ATTEMPTS) {
         console.error(`[db] transaction gave up after ${ATTEMPTS} attempts:`, error);
         throw new AppError('SERVICE_UNAVAILABLE', 'error.busy');
