@@ -1,7 +1,7 @@
 // The reconciler keeps job records and their event history in step with the scheduler, and settles
 // the ledger exactly once when a job ends. The scheduler is the source of truth for what happened;
 // the portal owns the record. One round is idempotent: running it twice, or after a crash, is safe.
-import { and, eq, getTableColumns, inArray, isNotNull, isNull, lt, lte, or } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '~/db/client';
 import { clusterSamples, jobEvents, jobs, sites } from '~/db/schema';
 import { chargeFor } from '~/server/core/jobs/estimates';
@@ -123,34 +123,35 @@ function liveChange(job: OpenJob, status: SchedulerJobStatus) {
   return { stateChanged, reasonChanged, any: stateChanged || reasonChanged || usageChanged };
 }
 
-/** applyLiveStatuses stores the states, pending reasons and usage so far of jobs still open, in one transaction (job rows in id order). */
+/**
+ * applyLiveStatuses stores the states, pending reasons and usage so far of jobs still open: one
+ * transaction and one UPDATE for the whole batch (after locking the rows in id order), and their events.
+ */
 async function applyLiveStatuses(db: Db, items: { job: OpenJob; status: SchedulerJobStatus }[], now: Date): Promise<number> {
   const changed = items.filter((i) => liveChange(i.job, i.status).any).sort((a, b) => (a.job.id < b.job.id ? -1 : 1));
   if (changed.length === 0) return 0;
-  await inTransaction(db, async (tx) => {
-    const events: (typeof jobEvents.$inferInsert)[] = [];
-    for (const { job, status } of changed) {
-      const change = liveChange(job, status);
-      await tx
-        .update(jobs)
-        .set({
-          state: status.state,
-          pendingReason: job.pendingReason === 'AllocationExpired' ? job.pendingReason : status.pendingReason,
-          startedAt: status.startedAt,
-          nodeList: status.nodeList,
-          gpuSeconds: status.gpuSeconds,
-          energyWh: status.energyWh,
-          energyMeasured: status.energyMeasured,
-          schedulerJobId: status.schedulerJobId,
-          updatedAt: now,
-        })
-        .where(and(eq(jobs.id, job.id), isNull(jobs.settledAt)));
-      if (change.stateChanged && status.state === 'RUNNING') {
-        events.push({ jobId: job.id, at: status.startedAt ?? now, state: 'RUNNING', message: 'job.event.started', data: { nodes: status.nodeList } });
-      } else if (change.reasonChanged && status.pendingReason) {
-        events.push({ jobId: job.id, at: now, state: 'PENDING', message: 'job.event.pendingReason', data: { reason: status.pendingReason } });
-      }
+  const events: (typeof jobEvents.$inferInsert)[] = [];
+  const rows = changed.map(({ job, status }) => {
+    const change = liveChange(job, status);
+    if (change.stateChanged && status.state === 'RUNNING') {
+      events.push({ jobId: job.id, at: status.startedAt ?? now, state: 'RUNNING', message: 'job.event.started', data: { nodes: status.nodeList } });
+    } else if (change.reasonChanged && status.pendingReason) {
+      events.push({ jobId: job.id, at: now, state: 'PENDING', message: 'job.event.pendingReason', data: { reason: status.pendingReason } });
     }
+    const reason = job.pendingReason === 'AllocationExpired' ? job.pendingReason : status.pendingReason;
+    return sql`(${job.id}::uuid, ${status.state}::job_state, ${reason}::text, ${status.startedAt?.toISOString() ?? null}::timestamptz,
+                ${JSON.stringify(status.nodeList)}::jsonb, ${status.gpuSeconds}::bigint, ${status.energyWh}::bigint,
+                ${status.energyMeasured}::boolean, ${status.schedulerJobId}::text)`;
+  });
+  const ids = changed.map((c) => c.job.id);
+  await inTransaction(db, async (tx) => {
+    await tx.select({ id: jobs.id }).from(jobs).where(inArray(jobs.id, ids)).orderBy(jobs.id).for('no key update');
+    await tx.execute(sql`
+      update ${jobs} set state = v.state, pending_reason = v.pending_reason, started_at = v.started_at, node_list = v.node_list,
+             gpu_seconds = v.gpu_seconds, energy_wh = v.energy_wh, energy_measured = v.energy_measured,
+             scheduler_job_id = v.scheduler_job_id, updated_at = ${now.toISOString()}::timestamptz
+      from (values ${sql.join(rows, sql`, `)}) as v(id, state, pending_reason, started_at, node_list, gpu_seconds, energy_wh, energy_measured, scheduler_job_id)
+      where ${jobs.id} = v.id and ${jobs.settledAt} is null`);
     if (events.length) await tx.insert(jobEvents).values(events);
   });
   return changed.length;
