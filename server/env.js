@@ -25,6 +25,10 @@ const schema = z
     DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
     /** A lock wait longer than this fails (and is retried), instead of queueing every request behind it. */
     DATABASE_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+    /** Tenant-scoped API calls running at once in one server process (default: 2 × CPU cores, at least 4). */
+    PORTAL_MAX_CONCURRENT_CALLS: z.coerce.number().int().min(1).max(10_000).optional(),
+    /** Of those, how many one tenant may hold: a burst from one tenant queues behind its own calls. */
+    PORTAL_MAX_CONCURRENT_CALLS_PER_TENANT: z.coerce.number().int().min(1).max(10_000).default(2),
     PORTAL_DATA_DIR: z.string().trim().min(1).default('.data'),
     PORT: z.coerce.number().int().min(1).max(65535).default(3000),
     PORTAL_URL: optionalString.pipe(z.url('must be an absolute URL such as https://portal.example.org').optional()),

@@ -1,10 +1,13 @@
 // The request-bound tRPC context: reads the session and the caller's cookies.
+import { availableParallelism } from 'node:os';
 import { cookies, headers } from 'next/headers';
 import { getServerSession } from 'next-auth';
 import { authOptions } from '~/server/auth/options';
 import { getDb } from '~/server/db';
+import { env } from '~/server/env.js';
 import { LOCALE_COOKIE, negotiateLocale } from '~/server/i18n';
 import { ORG_COOKIE } from './cookies';
+import { FairGate } from './fair-gate';
 import { createContextInner, type Context } from './trpc';
 
 /** requestLocale returns the caller's language: the chosen one, else the browser's. */
@@ -22,5 +25,17 @@ export async function createRequestContext(): Promise<Context> {
     getDb(),
   ]);
   const userId = (session?.user as { id?: string } | undefined)?.id ?? null;
-  return createContextInner({ db, userId, locale, activeOrgId: cookieStore.get(ORG_COOKIE)?.value });
+  return createContextInner({ db, userId, locale, activeOrgId: cookieStore.get(ORG_COOKIE)?.value, gate: requestGate() });
+}
+
+const gateState: { gate?: FairGate } = ((globalThis as { __portalGate?: { gate?: FairGate } }).__portalGate ??= {});
+
+/** requestGate returns the process's fair gate for tenant calls, configured once from the environment. */
+function requestGate(): FairGate {
+  const config = env();
+  gateState.gate ??= new FairGate({
+    maxInFlight: config.PORTAL_MAX_CONCURRENT_CALLS ?? Math.max(4, 2 * availableParallelism()),
+    perTenant: config.PORTAL_MAX_CONCURRENT_CALLS_PER_TENANT,
+  });
+  return gateState.gate;
 }

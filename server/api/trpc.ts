@@ -12,6 +12,7 @@ import type { MemberRole, StaffRole } from '~/db/schema';
 import { roleAtLeast } from '~/server/core/roles';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { getScheduler } from '~/server/scheduler';
+import type { FairGate } from './fair-gate';
 import { AppError, isStatementTimeout, isTransientDbError } from '~/server/errors';
 import { DEFAULT_LOCALE, isMessageKey, translate, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
 import { isStaff, type Actor, type TenantActor } from '~/server/services/actor';
@@ -31,6 +32,8 @@ export interface Context {
   now: () => Date;
   /** The scheduler adapter; unset = the process's configured one (server/scheduler.ts). Tests and benchmarks pass their own. */
   scheduler?: SchedulerPort;
+  /** Fair sharing of the process between tenants (set for requests; unset in tests = no queueing). */
+  gate?: FairGate;
 }
 
 /** todayOf returns the context's current UTC date as YYYY-MM-DD. */
@@ -169,14 +172,18 @@ export function tenantProcedure(minRole: MemberRole = 'member') {
     if (type === 'mutation' && tenant.org.status === 'suspended') {
       throw new AppError('FORBIDDEN', 'error.tenantSuspended', { org: tenant.org.name });
     }
-    if (type !== 'query') return next({ ctx: { ...ctx, tenant } });
-    // Reads run as the role portal_tenant with the tenant's id set, so Postgres row-level security
-    // (drizzle/0009) hides every other tenant's rows even if a query forgot its tenant filter.
-    return ctx.db.transaction(async (tx) => {
-      await tx.execute(sql`select set_config('app.tenant_id', ${tenant.org.id}, true)`);
-      await tx.execute(sql`set local role portal_tenant`);
-      return next({ ctx: { ...ctx, tenant, db: tx as unknown as Db } });
-    });
+    const call = () => {
+      if (type !== 'query') return next({ ctx: { ...ctx, tenant } });
+      // Reads run as the role portal_tenant with the tenant's id set, so Postgres row-level security
+      // (drizzle/0009) hides every other tenant's rows even if a query forgot its tenant filter.
+      return ctx.db.transaction(async (tx) => {
+        await tx.execute(sql`select set_config('app.tenant_id', ${tenant.org.id}, true)`);
+        await tx.execute(sql`set local role portal_tenant`);
+        return next({ ctx: { ...ctx, tenant, db: tx as unknown as Db } });
+      });
+    };
+    // The tenant's turn first (server/api/fair-gate.ts), so one tenant's burst cannot slow the others.
+    return ctx.gate ? ctx.gate.run(tenant.org.id, call) : call();
   });
 }
 

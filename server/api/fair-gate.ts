@@ -1,0 +1,105 @@
+// Fair sharing of one server process between tenants. A burst from one tenant (a script, a group
+// submitting a hundred jobs at once) must not make every other tenant's pages slow: tenant-scoped
+// calls take a slot of a bounded pool; each tenant may hold only a few slots at once; when a slot
+// frees it goes to the waiting tenant holding the fewest, then the one given fewest lately; and a tenant with
+// nothing running may always start one call, even when the pool is full. A tenant that is not
+// bursting therefore never queues behind the others, however long their queues are.
+
+interface TenantQueue {
+  active: number;
+  /** Calls granted since the tenant last had nothing running or waiting (a busy tenant's count grows). */
+  grants: number;
+  waiting: (() => void)[];
+  /** Order in which tenants were last given a slot (lower = longer ago). */
+  lastServed: number;
+}
+
+export interface FairGateOptions {
+  /** Calls running at once in this process (beyond it, only a tenant's first call may start). */
+  maxInFlight: number;
+  /** Calls of one tenant running at once. */
+  perTenant: number;
+}
+
+/** before orders waiting tenants: fewest calls running, then fewest granted lately, then served longest ago. */
+function before(a: TenantQueue, b: TenantQueue): boolean {
+  if (a.active !== b.active) return a.active < b.active;
+  if (a.grants !== b.grants) return a.grants < b.grants;
+  return a.lastServed < b.lastServed;
+}
+
+/** A fair gate: `run(tenant, fn)` runs fn when the tenant's turn comes. */
+export class FairGate {
+  private inFlight = 0;
+  private served = 0;
+  private readonly tenants = new Map<string, TenantQueue>();
+
+  constructor(private readonly options: FairGateOptions) {
+    if (!(options.maxInFlight >= 1 && options.perTenant >= 1)) throw new Error('FairGate: limits must be ≥ 1');
+  }
+
+  /** run waits for a slot for the tenant, runs fn and gives the slot back. */
+  async run<T>(tenantId: string, fn: () => Promise<T>): Promise<T> {
+    await this.acquire(tenantId);
+    try {
+      return await fn();
+    } finally {
+      this.release(tenantId);
+    }
+  }
+
+  /** stats reports what is running and waiting (for tests and health). */
+  stats(): { inFlight: number; waiting: number } {
+    let waiting = 0;
+    for (const q of this.tenants.values()) waiting += q.waiting.length;
+    return { inFlight: this.inFlight, waiting };
+  }
+
+  private queueOf(tenantId: string): TenantQueue {
+    let q = this.tenants.get(tenantId);
+    if (!q) {
+      q = { active: 0, grants: 0, waiting: [], lastServed: -1 };
+      this.tenants.set(tenantId, q);
+    }
+    return q;
+  }
+
+  private acquire(tenantId: string): Promise<void> {
+    const q = this.queueOf(tenantId);
+    // Every tenant may always run one call: a tenant that is not bursting never queues behind others.
+    if (q.active === 0 || (q.waiting.length === 0 && q.active < this.options.perTenant && this.inFlight < this.options.maxInFlight)) {
+      this.grant(q);
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => q.waiting.push(resolve));
+  }
+
+  private grant(q: TenantQueue): void {
+    q.active++;
+    q.grants++;
+    this.inFlight++;
+    q.lastServed = this.served++;
+  }
+
+  private release(tenantId: string): void {
+    const q = this.tenants.get(tenantId);
+    if (!q) return;
+    q.active--;
+    this.inFlight--;
+    this.dispatch();
+    if (q.active === 0 && q.waiting.length === 0) this.tenants.delete(tenantId);
+  }
+
+  private dispatch(): void {
+    while (this.inFlight < this.options.maxInFlight) {
+      let next: TenantQueue | undefined;
+      for (const q of this.tenants.values()) {
+        if (q.waiting.length === 0 || q.active >= this.options.perTenant) continue;
+        if (!next || before(q, next)) next = q;
+      }
+      if (!next) return;
+      this.grant(next);
+      next.waiting.shift()!();
+    }
+  }
+}
