@@ -79,7 +79,9 @@ export async function openDb(target: DbTarget): Promise<DbHandle> {
       },
       tryAdvisoryLock: async (key) => {
         const connection = await client.reserve();
-        const [row] = await connection<{ ok: boolean }[]>`select pg_try_advisory_lock(${key}) as ok`.catch((error: unknown) => {
+        const [row] = await connection<{ ok: boolean; pid: number; since: string }[]>`
+          select pg_try_advisory_lock(${key}) as ok, pg_backend_pid() as pid,
+                 (select backend_start::text from pg_stat_activity where pid = pg_backend_pid()) as since`.catch((error: unknown) => {
           connection.release();
           throw error;
         });
@@ -88,26 +90,29 @@ export async function openDb(target: DbTarget): Promise<DbHandle> {
           return null;
         }
         held.add(connection);
-        const release = async () => {
-          if (!held.delete(connection)) return;
-          await connection`select pg_advisory_unlock(${key})`.catch(() => undefined);
-          connection.release();
+        // Once the lock is lost the held connection may be dead, and postgres.js must not write on it
+        // again: the check runs on the pool and asks whether that backend (pid and start time, so a
+        // reused pid does not count) still holds the lock.
+        let lost = false;
+        const dropConnection = () => {
+          lost = true;
+          if (held.delete(connection)) connection.release();
         };
         return {
-          release,
+          release: async () => {
+            if (!held.has(connection)) return;
+            if (!lost) await connection`select pg_advisory_unlock(${key})`.catch(() => undefined);
+            dropConnection();
+          },
           stillHeld: async () => {
-            if (!held.has(connection)) return false;
-            try {
-              const [check] = await connection<{ held: boolean }[]>`
-                select exists (select 1 from pg_locks where locktype = 'advisory' and pid = pg_backend_pid()
-                               and granted and ((classid::bigint << 32) | objid::bigint) = ${key}::bigint) as held`;
-              return Boolean(check?.held);
-            } catch {
-              // The connection is gone, and with it the lock: another process may lead now.
-              held.delete(connection);
-              connection.release();
-              return false;
-            }
+            if (lost || !held.has(connection)) return false;
+            const [check] = await client<{ held: boolean }[]>`
+              select exists (select 1 from pg_locks l join pg_stat_activity a on a.pid = l.pid
+                             where l.locktype = 'advisory' and l.granted and l.pid = ${row.pid}
+                               and a.backend_start::text = ${row.since}
+                               and ((l.classid::bigint << 32) | l.objid::bigint) = ${key}::bigint) as held`.catch(() => [{ held: false }]);
+            if (!check?.held) dropConnection();
+            return Boolean(check?.held);
           },
         };
       },
