@@ -67,51 +67,57 @@ export async function openDb(target: DbTarget): Promise<DbHandle> {
       },
     });
     const db = drizzle(client, { schema }) as unknown as Db;
-    type Reserved = Awaited<ReturnType<typeof client.reserve>>;
-    const held = new Set<Reserved>();
+    const lockClients = new Set<ReturnType<typeof postgres>>();
     return {
       db,
       driver: 'postgres',
       close: async () => {
-        for (const connection of held) connection.release();
-        held.clear();
+        for (const lockClient of lockClients) await lockClient.end({ timeout: 1 }).catch(() => undefined);
+        lockClients.clear();
         await client.end({ timeout: 5 });
       },
       tryAdvisoryLock: async (key) => {
-        const connection = await client.reserve();
-        const [row] = await connection<{ ok: boolean; pid: number; since: string }[]>`
-          select pg_try_advisory_lock(${key}) as ok, pg_backend_pid() as pid,
-                 (select backend_start::text from pg_stat_activity where pid = pg_backend_pid()) as since`.catch((error: unknown) => {
-          connection.release();
+        // The lock lives on a connection of its own, outside the pool: when it is lost the connection
+        // may be dead, and it is then thrown away instead of going back to the pool (postgres.js hangs
+        // on a dead connection handed out again).
+        const lockClient = postgres(target.url, { max: 1, onnotice: () => undefined, idle_timeout: 0 });
+        const drop = () => void lockClient.end({ timeout: 1 }).catch(() => undefined);
+        let row: { ok: boolean; pid: number; since: string } | undefined;
+        try {
+          [row] = await lockClient<{ ok: boolean; pid: number; since: string }[]>`
+            select pg_try_advisory_lock(${key}) as ok, pg_backend_pid() as pid,
+                   (select backend_start::text from pg_stat_activity where pid = pg_backend_pid()) as since`;
+        } catch (error) {
+          drop();
           throw error;
-        });
+        }
         if (!row?.ok) {
-          connection.release();
+          drop();
           return null;
         }
-        held.add(connection);
-        // Once the lock is lost the held connection may be dead, and postgres.js must not write on it
-        // again: the check runs on the pool and asks whether that backend (pid and start time, so a
-        // reused pid does not count) still holds the lock.
+        const holder = row;
+        lockClients.add(lockClient);
         let lost = false;
-        const dropConnection = () => {
+        const letGo = () => {
           lost = true;
-          if (held.delete(connection)) connection.release();
+          if (lockClients.delete(lockClient)) drop();
         };
         return {
           release: async () => {
-            if (!held.has(connection)) return;
-            if (!lost) await connection`select pg_advisory_unlock(${key})`.catch(() => undefined);
-            dropConnection();
+            if (!lockClients.has(lockClient)) return;
+            if (!lost) await lockClient`select pg_advisory_unlock(${key})`.catch(() => undefined);
+            letGo();
           },
+          // Asked on the pool, never on the lock's own connection (it may be dead): does that backend
+          // (pid and start time, so a reused pid does not count) still hold the lock?
           stillHeld: async () => {
-            if (lost || !held.has(connection)) return false;
+            if (lost) return false;
             const [check] = await client<{ held: boolean }[]>`
               select exists (select 1 from pg_locks l join pg_stat_activity a on a.pid = l.pid
-                             where l.locktype = 'advisory' and l.granted and l.pid = ${row.pid}
-                               and a.backend_start::text = ${row.since}
+                             where l.locktype = 'advisory' and l.granted and l.pid = ${holder.pid}
+                               and a.backend_start::text = ${holder.since}
                                and ((l.classid::bigint << 32) | l.objid::bigint) = ${key}::bigint) as held`.catch(() => [{ held: false }]);
-            if (!check?.held) dropConnection();
+            if (!check?.held) letGo();
             return Boolean(check?.held);
           },
         };

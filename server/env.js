@@ -19,7 +19,7 @@ const schema = z
         .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
         .optional(),
     ),
-    /** Connections per process to a real Postgres (the worker's leader lock holds one of them). */
+    /** Connections per process to a real Postgres (the worker's leader lock keeps one more of its own). */
     DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(500).default(10),
     /** A statement running longer is cancelled, so one stuck query cannot hold locks for every tenant. */
     DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
