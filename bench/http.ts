@@ -28,6 +28,7 @@ import { ensureBuild, startServer, type PortalServer } from './http-server';
 import { jobInput, PARTITION } from './job-input';
 import { loadAverage, machine, mark, writeSection } from './markdown';
 import { ascending, median, num, quantile } from './stats';
+import { flag, intFlag, UsageError } from './args';
 
 const SECTION = '## HTTP load (production build)';
 const DEMO_PASSWORD = 'demo-password';
@@ -40,21 +41,6 @@ const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 // ---- options -----------------------------------------------------------------------------------
-
-class UsageError extends Error {}
-
-function flag(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
-function intFlag(name: string, fallback: number): number {
-  const raw = flag(name);
-  if (raw === undefined) return fallback;
-  const n = Number(raw.replaceAll('_', ''));
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} must be a positive integer, got ${raw}`);
-  return n;
-}
 
 interface Options {
   adminUrl: string;

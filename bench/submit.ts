@@ -38,6 +38,7 @@ import { createNoopScheduler } from './noop-scheduler';
 import { ascending, median, num, quantile } from './stats';
 import { JOB_GPUS, JOB_RUNTIME_SECONDS, jobInput, PARTITION, PARTITION_GPUS } from './job-input';
 import { buildWorld, fillPartition, FILLER_JOBS, FILLER_WALLTIME_MINUTES, type Client, type World } from './submit-setup';
+import { flag, intFlag, UsageError } from './args';
 
 const SUBMIT_SECTION = '## Job submission (service path)';
 const RECONCILE_SECTION = '## Reconciler (service path)';
@@ -48,21 +49,6 @@ const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 // ---- options -----------------------------------------------------------------------------------
-
-class UsageError extends Error {}
-
-function flag(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
-function intFlag(name: string, fallback: number, min = 1): number {
-  const raw = flag(name);
-  if (raw === undefined) return fallback;
-  const n = Number(raw.replaceAll('_', ''));
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`${name} must be an integer ≥ ${min}, got ${raw}`);
-  return n;
-}
 
 type AdapterName = 'simulated' | 'noop';
 

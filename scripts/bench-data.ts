@@ -31,6 +31,7 @@ import { createRng, nextFloat, nextUint32, type RngState } from '~/server/core/s
 import { jobFootprint } from '~/server/core/usage/footprint';
 import { residencyAllows, syncCatalogue } from '~/server/services/catalogue';
 import { rebuildRollups } from '~/server/services/usage';
+import { flag, intFlag, UsageError } from '~/bench/args';
 
 export const DEFAULT_BENCH_URL = 'postgres://postgres@127.0.0.1:5432/portal_bench';
 export const BENCH_PASSWORD = 'bench-password';
@@ -39,22 +40,6 @@ const DAY_MS = 86_400_000;
 const DAYS = 365;
 
 // ---- arguments ---------------------------------------------------------------------------------
-
-/** A refusal or a bad argument: printed without a stack. */
-class UsageError extends Error {}
-
-function flag(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
-function intFlag(name: string, fallback: number): number {
-  const raw = flag(name);
-  if (raw === undefined) return fallback;
-  const n = Number(raw.replaceAll('_', ''));
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${name} must be a positive integer, got ${raw}`);
-  return n;
-}
 
 interface Options {
   url: string;

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createEngine, restoreEngine, type ClusterEngine } from './engine';
 import { SimInputError } from './errors';
-import { testCluster, testJob, testPartition } from './fixtures';
+import { randomJobs as randomStream, testCluster, testJob, testPartition } from './fixtures';
 import { policyFromName } from './policy';
-import { createRng, nextInt } from './random';
 import type { EngineConfig, JobSpec, PolicyName } from './types';
 
 function engineWith(policy: PolicyName, jobs: JobSpec[], extra: Partial<EngineConfig> = {}): ClusterEngine {
@@ -280,27 +279,7 @@ describe('engine: input checks', () => {
 
 // ---- determinism and persistence ----------------------------------------------
 
-function randomJobs(seed: number, count: number, partitions: string[]): JobSpec[] {
-  const rng = createRng(seed);
-  let t = 0;
-  return Array.from({ length: count }, (_, i) => {
-    t += nextInt(rng, 0, 120);
-    const nodes = nextInt(rng, 1, 2);
-    const limit = nextInt(rng, 60, 1200);
-    return testJob(`r${i}`, {
-      submitTimeSeconds: t,
-      user: `u${nextInt(rng, 0, 3)}`,
-      account: `acct${nextInt(rng, 0, 2)}`,
-      partition: partitions[nextInt(rng, 0, partitions.length - 1)]!,
-      nodes,
-      gpus: nodes * nextInt(rng, 1, 4),
-      walltimeLimitSeconds: limit,
-      runtimeSeconds: nextInt(rng, 1, limit + 200),
-      gpuUtilPercent: nextInt(rng, 0, 100),
-      exitCode: nextInt(rng, 0, 9) === 0 ? 1 : 0,
-    });
-  });
-}
+const randomJobs = (seed: number, count: number, partitions: string[]) => randomStream(seed, count, partitions, { maxGapSeconds: 120, accounts: 3, failures: true });
 
 const richConfig = (seed: number): EngineConfig => ({
   cluster: testCluster([testPartition({ name: 'a', nodes: 3 }), testPartition({ name: 'b', nodes: 2, gpusPerNode: 4 })]),

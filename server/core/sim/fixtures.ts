@@ -1,4 +1,5 @@
 /** Small clusters and job builders shared by the simulator's tests. */
+import { createRng, nextInt } from './random';
 import type { ClusterConfig, JobSpec, Partition } from './types';
 
 /** testPartition builds a partition with test defaults (4 GPUs/node, 100 W idle, 700 W max, 1,000 W base). */
@@ -47,4 +48,34 @@ export function swfLine(fields: readonly number[]): string {
   const all = [...fields];
   while (all.length < 18) all.push(-1);
   return all.join(' ');
+}
+
+/** How randomJobs draws: the longest gap between arrivals, how many accounts, and whether one job in ten fails. */
+export interface RandomJobsShape {
+  maxGapSeconds: number;
+  accounts: number;
+  failures: boolean;
+}
+
+/** randomJobs draws a reproducible stream of jobs over the given partitions from a seed. */
+export function randomJobs(seed: number, count: number, partitions: string[], shape: RandomJobsShape): JobSpec[] {
+  const rng = createRng(seed);
+  let t = 0;
+  return Array.from({ length: count }, (_, i) => {
+    t += nextInt(rng, 0, shape.maxGapSeconds);
+    const nodes = nextInt(rng, 1, 2);
+    const limit = nextInt(rng, 60, 1200);
+    return testJob(`r${i}`, {
+      submitTimeSeconds: t,
+      user: `u${nextInt(rng, 0, 3)}`,
+      account: `acct${nextInt(rng, 0, shape.accounts - 1)}`,
+      partition: partitions[nextInt(rng, 0, partitions.length - 1)]!,
+      nodes,
+      gpus: nodes * nextInt(rng, 1, 4),
+      walltimeLimitSeconds: limit,
+      runtimeSeconds: nextInt(rng, 1, limit + 200),
+      gpuUtilPercent: nextInt(rng, 0, 100),
+      exitCode: shape.failures && nextInt(rng, 0, 9) === 0 ? 1 : 0,
+    });
+  });
 }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { CyclePendingJob, CycleQueue } from './cycle';
 import { createEngine, restoreEngine, restoreEngineJson, type ClusterEngine } from './engine';
 import { SimInputError } from './errors';
-import { testCluster, testJob, testPartition } from './fixtures';
+import { randomJobs as randomStream, testCluster, testJob, testPartition } from './fixtures';
 import { mergedQueue, sortedQueue } from './order';
 import { policyFromName } from './policy';
 import { createRng, nextInt } from './random';
@@ -157,27 +157,7 @@ describe('queue depth: priority order in a live cluster', () => {
   });
 });
 
-function randomJobs(seed: number, count: number, partitions: string[]): JobSpec[] {
-  const rng = createRng(seed);
-  let t = 0;
-  return Array.from({ length: count }, (_, i) => {
-    t += nextInt(rng, 0, 60);
-    const nodes = nextInt(rng, 1, 2);
-    const limit = nextInt(rng, 60, 1200);
-    return testJob(`r${i}`, {
-      submitTimeSeconds: t,
-      user: `u${nextInt(rng, 0, 3)}`,
-      account: `acct${nextInt(rng, 0, 3)}`,
-      partition: partitions[nextInt(rng, 0, partitions.length - 1)]!,
-      nodes,
-      gpus: nodes * nextInt(rng, 1, 4),
-      walltimeLimitSeconds: limit,
-      runtimeSeconds: nextInt(rng, 1, limit + 200),
-      gpuUtilPercent: nextInt(rng, 0, 100),
-      exitCode: 0,
-    });
-  });
-}
+const randomJobs = (seed: number, count: number, partitions: string[]) => randomStream(seed, count, partitions, { maxGapSeconds: 60, accounts: 4, failures: false });
 
 const richConfig = (policy: PolicyName, queueDepth?: number): EngineConfig => ({
   cluster: testCluster([testPartition({ name: 'a', nodes: 3 }), testPartition({ name: 'b', nodes: 2 })]),
