@@ -5,6 +5,7 @@ import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import * as schema from './schema';
 import { acquireDataDirLock } from './lock';
+import { preparing } from './prepared';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
@@ -66,7 +67,7 @@ export async function openDb(target: DbTarget): Promise<DbHandle> {
         idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
       },
     });
-    const db = drizzle(client, { schema }) as unknown as Db;
+    const db = drizzle(preparing(client), { schema }) as unknown as Db;
     const lockClients = new Set<ReturnType<typeof postgres>>();
     return {
       db,

@@ -25,7 +25,7 @@ export async function createRequestContext(): Promise<Context> {
     getDb(),
   ]);
   const userId = (session?.user as { id?: string } | undefined)?.id ?? null;
-  return createContextInner({ db, userId, locale, activeOrgId: cookieStore.get(ORG_COOKIE)?.value, gate: requestGate() });
+  return createContextInner({ db, userId, locale, activeOrgId: cookieStore.get(ORG_COOKIE)?.value, gate: requestGate(), memo: {} });
 }
 
 const gateState: { gate?: FairGate } = ((globalThis as { __portalGate?: { gate?: FairGate } }).__portalGate ??= {});

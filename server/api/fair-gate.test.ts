@@ -72,4 +72,41 @@ describe('FairGate', () => {
     expect(await gate.run('t', () => Promise.resolve(7))).toBe(7);
     expect(gate.stats()).toEqual({ inFlight: 0, waiting: 0 });
   });
+
+  it('queues a tenant’s new call behind its waiting ones, even when none of its calls is running', async () => {
+    const gate = new FairGate({ maxInFlight: 1, perTenant: 1 });
+    const log: string[] = [];
+    const [a1, a2, b1, a3] = ['a1', 'a2', 'b1', 'a3'].map((n) => controlled(log, n));
+    const runs = [gate.run('a', a1!.fn), gate.run('a', a2!.fn), gate.run('b', b1!.fn)];
+    await tick();
+    expect(log).toEqual(['a1', 'b1']); // b had nothing running: it starts though the pool is full
+    a1!.end();
+    await tick();
+    // a has nothing running but a2 waits for the pool (b1 holds it); a3 must not overtake a2.
+    runs.push(gate.run('a', a3!.fn));
+    await tick();
+    expect(log).toEqual(['a1', 'b1']);
+    b1!.end();
+    await tick();
+    expect(log).toEqual(['a1', 'b1', 'a2']);
+    a2!.end();
+    await tick();
+    expect(log).toEqual(['a1', 'b1', 'a2', 'a3']);
+    a3!.end();
+    await Promise.all(runs);
+    expect(gate.stats()).toEqual({ inFlight: 0, waiting: 0 });
+  });
+
+  it('gives a turn back once, and by itself after maxHoldMs', async () => {
+    const gate = new FairGate({ maxInFlight: 1, perTenant: 1 });
+    const leave = await gate.enter('t');
+    leave();
+    leave();
+    expect(gate.stats()).toEqual({ inFlight: 0, waiting: 0 });
+    await gate.enter('t', { maxHoldMs: 20 });
+    const next = gate.enter('t');
+    expect(gate.stats()).toEqual({ inFlight: 1, waiting: 1 });
+    (await next)();
+    expect(gate.stats()).toEqual({ inFlight: 0, waiting: 0 });
+  });
 });

@@ -40,12 +40,31 @@ export class FairGate {
 
   /** run waits for a slot for the tenant, runs fn and gives the slot back. */
   async run<T>(tenantId: string, fn: () => Promise<T>): Promise<T> {
-    await this.acquire(tenantId);
+    const leave = await this.enter(tenantId);
     try {
       return await fn();
     } finally {
-      this.release(tenantId);
+      leave();
     }
+  }
+
+  /**
+   * enter waits for a slot for the tenant and returns the function that gives it back (once; later
+   * calls do nothing). With maxHoldMs the slot is given back by itself after that long, so work that
+   * never reports its end (a page whose response was dropped) cannot keep its tenant waiting.
+   */
+  async enter(tenantId: string, options: { maxHoldMs?: number } = {}): Promise<() => void> {
+    await this.acquire(tenantId);
+    let held = true;
+    const timer = options.maxHoldMs ? setTimeout(() => leave(), options.maxHoldMs) : undefined;
+    timer?.unref?.();
+    const leave = () => {
+      if (!held) return;
+      held = false;
+      if (timer) clearTimeout(timer);
+      this.release(tenantId);
+    };
+    return leave;
   }
 
   /** stats reports what is running and waiting (for tests and health). */
@@ -66,8 +85,11 @@ export class FairGate {
 
   private acquire(tenantId: string): Promise<void> {
     const q = this.queueOf(tenantId);
-    // Every tenant may always run one call: a tenant that is not bursting never queues behind others.
-    if (q.active === 0 || (q.waiting.length === 0 && q.active < this.options.perTenant && this.inFlight < this.options.maxInFlight)) {
+    // A tenant with nothing running or waiting may always start: a tenant that is not bursting never
+    // queues behind others. A call of a tenant whose earlier calls wait joins the back of its queue
+    // (letting it start because the tenant's running calls happened to end let new calls overtake
+    // the waiting ones for ever: in a burst some pages waited 40 s).
+    if (q.waiting.length === 0 && (q.active === 0 || (q.active < this.options.perTenant && this.inFlight < this.options.maxInFlight))) {
       this.grant(q);
       return Promise.resolve();
     }

@@ -34,6 +34,17 @@ export interface Context {
   scheduler?: SchedulerPort;
   /** Fair sharing of the process between tenants (set for requests; unset in tests = no queueing). */
   gate?: FairGate;
+  /**
+   * Who is calling, looked up once per request and shared by its calls (a page makes several). Set
+   * for requests only: a test's caller lives across changes to memberships and roles.
+   */
+  memo?: RequestMemo;
+}
+
+/** What one request has already looked up about its caller. */
+export interface RequestMemo {
+  actor?: Promise<Actor | undefined>;
+  tenant?: Promise<Awaited<ReturnType<typeof resolveTenant>>>;
 }
 
 /** todayOf returns the context's current UTC date as YYYY-MM-DD. */
@@ -155,7 +166,8 @@ const errorMapping = t.middleware(async ({ ctx, next, path }) => {
 export const publicProcedure = t.procedure.use(errorMapping);
 
 export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const actor: Actor | undefined = ctx.userId ? await loadActor(ctx.db, ctx.userId) : undefined;
+  const userId = ctx.userId;
+  const actor: Actor | undefined = userId ? await (ctx.memo ? (ctx.memo.actor ??= loadActor(ctx.db, userId)) : loadActor(ctx.db, userId)) : undefined;
   if (!actor) throw new AppError('UNAUTHORIZED', 'error.unauthorized');
   return next({ ctx: { ...ctx, actor } });
 });
@@ -163,7 +175,8 @@ export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
 /** tenantProcedure resolves the tenant the caller acts for and requires a minimum role; suspended tenants may read but not act. */
 export function tenantProcedure(minRole: MemberRole = 'member') {
   return authedProcedure.use(async ({ ctx, next, type }) => {
-    const resolved = await resolveTenant(ctx.db, ctx.actor.userId, ctx.activeOrgId);
+    const resolve = () => resolveTenant(ctx.db, ctx.actor.userId, ctx.activeOrgId);
+    const resolved = await (ctx.memo ? (ctx.memo.tenant ??= resolve()) : resolve());
     if (!resolved.org) throw new AppError('FORBIDDEN', 'error.notMember');
     const tenant: TenantActor = { ...ctx.actor, org: resolved.org, role: resolved.role };
     if (!roleAtLeast(tenant.role, minRole)) {
@@ -177,8 +190,8 @@ export function tenantProcedure(minRole: MemberRole = 'member') {
       // Reads run as the role portal_tenant with the tenant's id set, so Postgres row-level security
       // (drizzle/0009) hides every other tenant's rows even if a query forgot its tenant filter.
       return ctx.db.transaction(async (tx) => {
-        await tx.execute(sql`select set_config('app.tenant_id', ${tenant.org.id}, true)`);
-        await tx.execute(sql`set local role portal_tenant`);
+        // One statement: the tenant for the policies, then `set local role portal_tenant`.
+        await tx.execute(sql`select set_config('app.tenant_id', ${tenant.org.id}, true), set_config('role', 'portal_tenant', true)`);
         return next({ ctx: { ...ctx, tenant, db: tx as unknown as Db } });
       });
     };

@@ -12,7 +12,7 @@ import { AppError } from '~/server/errors';
 import type { MessageKey } from '~/server/i18n';
 import type { TenantActor } from './actor';
 import { listResourceClasses } from './catalogue';
-import { lockAllocation, lockOrganisation, releaseJobReservationInTx, reserveOnLocked } from './ledger';
+import { confirmReservation, lockAllocation, lockOrganisation, releaseJobReservationInTx, startNewJobReservation } from './ledger';
 import { projectAccess } from './projects';
 import { inTransaction } from './transaction';
 
@@ -42,7 +42,7 @@ async function findByKey(db: DbOrTx, userId: string, key: string) {
 /** jobContext loads what admission and pricing need: the allocation (of the actor's tenant), its resource class, site and tariff. */
 async function jobContext(db: DbOrTx, actor: TenantActor, input: { allocationId: string; resourceClassId: string }) {
   const [found] = await db
-    .select({ allocation: allocations, org: { status: organisations.status, residency: organisations.residency } })
+    .select({ allocation: allocations, org: { status: organisations.status, residency: organisations.residency, monthlyCapCents: organisations.monthlyCapCents } })
     .from(allocations)
     .innerJoin(organisations, eq(organisations.id, allocations.orgId))
     .where(and(eq(allocations.id, input.allocationId), eq(allocations.orgId, actor.org.id)));
@@ -94,7 +94,8 @@ async function activeUsage(tx: Tx, allocationId: string, exceptJobId: string): P
       queued: sql<string>`count(*) filter (where ${jobs.state} in ('SUBMITTING', 'PENDING'))`,
     })
     .from(jobs)
-    .where(and(eq(jobs.allocationId, allocationId), inArray(jobs.state, [...ACTIVE_STATES]), ne(jobs.id, exceptJobId)));
+    .where(and(eq(jobs.allocationId, allocationId), inArray(jobs.state, [...ACTIVE_STATES]), ne(jobs.id, exceptJobId)))
+    .execute();
   return { gpus: Number(row?.gpus ?? 0), queuedJobs: Number(row?.queued ?? 0) };
 }
 
@@ -156,26 +157,25 @@ async function createAndHandOver(db: Db, scheduler: SchedulerPort, actor: Tenant
         handoverUntil: new Date(now.getTime() + HANDOVER_LEASE_MS),
       })
       .returning();
-    // Statements started together on one transaction go out in one write and Postgres runs them in
-    // the order they were started (each takes the same one promise hop before it is sent): one round
-    // trip instead of five. Lock order (docs/ARCHITECTURE.md): organisation, then allocation, then
-    // the jobs in flight counted under both locks; the job and its event follow.
-    const [org, locked, inUse, [job]] = await Promise.all([
-      lockOrganisation(tx, actor.org.id, allocation.unit),
-      lockAllocation(tx, allocation.id),
-      activeUsage(tx, allocation.id, id),
-      insertJob,
-      tx.insert(jobEvents).values({ jobId: id, at: now, state: 'SUBMITTING', message: 'job.event.submitted' }),
-    ]);
+    // Statements started with `.execute()` one after another go out in one write and Postgres runs
+    // them in that order (see startNewJobReservation): one round trip. Lock order (docs/ARCHITECTURE.md): organisation, then allocation, then the jobs in flight
+    // counted under both locks; the job, its event and its reservation follow. The reservation is
+    // written before it is decided (confirmReservation below): a refusal rolls it back, and the
+    // allocation's lock is held for one round trip less.
+    const reserve = { allocationId: allocation.id, orgId: actor.org.id, jobId: id, amount, actorUserId: actor.userId, today: now.toISOString().slice(0, 10), at: now, newJob: true };
+    const locked = Promise.all([lockOrganisation(tx, actor.org.id, allocation.unit), lockAllocation(tx, allocation.id), activeUsage(tx, allocation.id, id)]);
+    const inserted = Promise.all([insertJob.execute(), tx.insert(jobEvents).values({ jobId: id, at: now, state: 'SUBMITTING', message: 'job.event.submitted' }).execute()]);
+    const pending = startNewJobReservation(tx, reserve, allocation.unit, tenant.monthlyCapCents !== null);
+    const [[org, row, inUse], [[job]]] = await Promise.all([locked, inserted, pending.monthSpent]);
     const refusal = admitJob({
       tenant: { status: org.status, residency: tenant.residency },
       resourceClass: { id: rc.id, gpusPerNode: rc.gpusPerNode, nodes: rc.nodes, maxWalltimeSeconds: rc.maxWalltimeSeconds, site: { country: site.country, inEu: site.inEu } },
-      allocation: locked,
+      allocation: row,
       inUse,
       request: input,
     });
     if (refusal) throw new AppError(refusal.code, refusal.key as MessageKey, refusal.params, refusal.field ?? undefined);
-    await reserveOnLocked(tx, org, locked, { allocationId: locked.id, orgId: actor.org.id, jobId: id, amount, actorUserId: actor.userId, today: now.toISOString().slice(0, 10), at: now, newJob: true });
+    await confirmReservation(tx, org, row, reserve, pending);
     return job!;
   });
   const queued = await handToScheduler(db, scheduler, created, now);
