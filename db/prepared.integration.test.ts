@@ -10,8 +10,8 @@ const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
 /** The statements prepared on the connection the transaction runs on. */
 async function preparedOn(tx: Tx): Promise<string[]> {
-  const rows = await tx.execute<{ statement: string }>(sql`select statement from pg_prepared_statements`);
-  return [...rows].map((r) => r.statement);
+  const rows = await tx.select({ statement: sql<string>`statement` }).from(sql`pg_prepared_statements`);
+  return rows.map((r) => r.statement);
 }
 
 describe.runIf(onPostgres)('prepared statements on postgres', () => {
