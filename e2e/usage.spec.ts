@@ -38,7 +38,8 @@ test('a company owner sees a month’s usage chart and table and downloads the C
   const download = await downloadPromise;
   expect(download.suggestedFilename()).toMatch(/^usage-\d{4}-\d{2}-01-\d{4}-\d{2}-\d{2}\.csv$/);
   const csv = fs.readFileSync((await download.path()), 'utf8');
-  const [header, ...lines] = csv.trimEnd().split('\r\n');
+  expect(csv.startsWith('\uFEFF')).toBe(true); // UTF-8 with a byte-order mark, for spreadsheet programs
+  const [header, ...lines] = csv.slice(1).trimEnd().split('\r\n');
   expect(header).toBe(JOB_CSV_COLUMNS.join(','));
   expect(lines).toHaveLength(jobsStat);
   expect(lines.length).toBeGreaterThanOrEqual(Math.min(shown, 200));

@@ -3,16 +3,36 @@ import { z } from 'zod';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '~/server/auth/password';
 import { isKnownCountry } from '~/server/core/countries';
 
+// One rule for free text (every name, title, reason, comment, script): Unicode NFC, trimmed, and no
+// NUL or other control characters, which Postgres refuses (NUL) or which hide what a text says (bidi
+// overrides, "Trojan Source"). Multi-line fields keep line breaks and tabs.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u202A-\u202E\u2066-\u2069]/;
+// eslint-disable-next-line no-control-regex -- as above
+const CONTROL_MULTILINE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u2028\u2029\u202A-\u202E\u2066-\u2069]/;
+
+/** textField is a free-text field of min..max characters (after normalising and trimming). */
+export function textField(min: number, max: number, options: { multiline?: boolean } = {}) {
+  const forbidden = options.multiline ? CONTROL_MULTILINE : CONTROL;
+  return z
+    .string()
+    .normalize('NFC')
+    .trim()
+    .min(min)
+    .max(max)
+    .refine((value) => !forbidden.test(value), { message: options.multiline ? 'validation.controlCharactersMultiline' : 'validation.controlCharacters' });
+}
+
 export const emailField = z.string().trim().toLowerCase().min(1).max(254).pipe(z.email());
 export const passwordField = z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH);
-export const personNameField = z.string().trim().min(1).max(120);
-export const orgNameField = z.string().trim().min(2).max(120);
+export const personNameField = textField(1, 120);
+export const orgNameField = textField(2, 120);
 export const countryField = z
   .string()
   .trim()
   .toUpperCase()
   .refine(isKnownCountry, { message: 'validation.country' });
-export const reasonField = z.string().trim().min(3).max(1000);
+export const reasonField = textField(3, 1000, { multiline: true });
 export const uuidField = z.uuid();
 export const memberRoleField = z.enum(['owner', 'manager', 'member']);
 export const orgKindField = z.enum(['academic', 'company']);
@@ -21,4 +41,4 @@ export const invitationTokenField = z.string().trim().min(20).max(100).regex(/^[
 export const dayField = z.iso.date();
 export const gpuHoursField = z.number().int().min(1).max(10_000_000);
 export const resourceClassIdField = z.string().trim().min(1).max(40);
-export const commentField = z.string().trim().max(5000);
+export const commentField = textField(0, 5000, { multiline: true });

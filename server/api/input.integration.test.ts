@@ -1,10 +1,10 @@
 // Bad input gets a clear message on the right field, the right code, and writes nothing.
 import { TRPCError } from '@trpc/server';
-import { count, gt } from 'drizzle-orm';
+import { count, eq, gt } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '~/db/client';
-import { auditEvents, organisations, users } from '~/db/schema';
-import { callerFor, createTenant, dbTargets, openTestDb, TEST_PASSWORD } from '~/server/testing/harness';
+import { auditEvents, jobs, organisations, users } from '~/db/schema';
+import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb, TEST_PASSWORD } from '~/server/testing/harness';
 
 function fieldErrorsOf(error: unknown): { code: string; fields: Record<string, string> } {
   if (!(error instanceof TRPCError)) throw error;
@@ -94,6 +94,36 @@ describe.each(dbTargets())('input validation on %s', (target) => {
     const email = await rejection(owner.organisation.invite({ email: 'nope', role: 'member' }));
     expect(email.fields.email).toMatch(/valid e-mail/);
     expect(await owner.organisation.invitations()).toEqual([]);
+  });
+
+  it('refuses a NUL byte or another control character in any free-text field, naming the field, writing nothing', async () => {
+    const staff = await createStaff(handle.db, 'admin');
+    const alloc = await activeAllocation(handle.db, existing, staff, { gpuHours: 10, today: new Date().toISOString().slice(0, 10) });
+    const owner = callerFor(handle.db, { userId: existing.userId });
+    const job = { allocationId: alloc.allocationId, resourceClassId: 'h100', gpus: 1, nodes: 1, walltimeMinutes: 10, kind: 'training' as const, image: 'pytorch:2', command: 'python train.py', idempotencyKey: 'nul-test-0001' };
+    const cases: [string, () => Promise<unknown>][] = [
+      ['name', () => callerFor(handle.db).account.signUp({ name: 'Ni\u0000l', email: 'nul@example.org', password: TEST_PASSWORD, organisation: validOrg })],
+      ['organisation.name', () => callerFor(handle.db).account.signUp({ name: 'Nil', email: 'nul@example.org', password: TEST_PASSWORD, organisation: { ...validOrg, name: 'Org\u0000' } })],
+      ['title', () => owner.project.create({ title: 'Title \u0000', abstract: 'An abstract that is long enough.', fieldOfScience: 'Physics' })],
+      ['abstract', () => owner.project.create({ title: 'Title', abstract: 'An abstract \u0000 that is long enough.', fieldOfScience: 'Physics' })],
+      ['fieldOfScience', () => owner.project.create({ title: 'Title', abstract: 'An abstract that is long enough.', fieldOfScience: 'Phys\u202Eics' })],
+      ['justification', () => owner.application.create({ projectId: alloc.projectId, accessModeId: 'large-scale', periodStart: '2027-01-01', periodEnd: '2027-06-01', justification: 'We need this for the study \u0000 of things.', lines: [{ resourceClassId: 'h100', gpuHours: 5 }] })],
+      ['name', () => owner.job.submit({ ...job, name: 'run\u0000' })],
+      ['name', () => owner.job.submit({ ...job, name: 'line\nbreak' })],
+      ['command', () => owner.job.submit({ ...job, name: 'ok', command: 'python\u0000 train.py' })],
+      ['env.TOKEN', () => owner.job.submit({ ...job, name: 'ok', env: { TOKEN: 'a\u0000b' } })],
+    ];
+    for (const [field, call] of cases) {
+      const before = await rowCounts();
+      const result = await rejection(call());
+      expect(result.code, field).toBe('BAD_REQUEST');
+      expect(result.fields[field], JSON.stringify(result.fields)).toMatch(/control characters/);
+      expect(await rowCounts()).toEqual(before);
+    }
+    // A multi-line script keeps its line breaks and tabs.
+    const ok = await owner.job.submit({ ...job, name: 'Straße', command: 'set -e\n\tpython train.py', idempotencyKey: 'nul-test-0002' });
+    const [stored] = await handle.db.select({ command: jobs.command }).from(jobs).where(eq(jobs.id, ok.id));
+    expect(stored?.command).toBe('set -e\n\tpython train.py');
   });
 
   it('answers in German when the caller speaks German', async () => {

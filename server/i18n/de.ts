@@ -162,6 +162,8 @@ export const de: Record<MessageKey, string> = {
   'validation.tooBig': 'Verwenden Sie einen Wert von höchstens {max}.',
   'validation.oneOf': 'Wählen Sie eines von: {values}.',
   'validation.invalid': 'Dieser Wert ist nicht gültig.',
+  'validation.controlCharacters': 'Entfernen Sie die unsichtbaren Steuerzeichen (etwa ein NUL-Byte, einen Tabulator oder einen Zeilenumbruch) aus diesem Text.',
+  'validation.controlCharactersMultiline': 'Entfernen Sie die unsichtbaren Steuerzeichen (etwa ein NUL-Byte oder eine Schreibrichtungsmarke) aus diesem Text; Zeilenumbrüche und Tabulatoren sind erlaubt.',
   'validation.country': 'Wählen Sie ein Land aus der Liste (Zwei-Buchstaben-Code wie DE).',
 
   'error.unauthorized': 'Bitte melden Sie sich zuerst an.',

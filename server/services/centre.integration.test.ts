@@ -13,6 +13,7 @@ import { centreRefusal } from '~/server/api/routers/centre';
 import { createContextInner, type Context } from '~/server/api/trpc';
 import { nearestRank } from '~/server/core/usage/percentiles';
 import { callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
+import { CSV_BOM } from '~/server/core/csv';
 import { centreDashboard, centreDashboardCsv } from './centre';
 
 // The download route resolves its caller from the request (session, cookies); here the test supplies the context.
@@ -358,7 +359,8 @@ describe.each(dbTargets())('centre dashboard on %s', (target) => {
   it('exports the utilisation series and the tenants as CSV', async () => {
     const series = await asStaff().centre.csv({ from: FROM, to: TO });
     expect(series.filename).toBe('centre-2026-03-01-2026-03-03.csv');
-    const lines = series.body.split('\r\n');
+    expect(series.body.startsWith(CSV_BOM)).toBe(true);
+    const lines = series.body.slice(CSV_BOM.length).split('\r\n');
     expect(lines[0]).toBe('day,partition,gpu_hours,capacity_gpu_hours,utilisation_percent');
     expect(lines).toHaveLength(1 + 3 * 3 + 1); // header, 3 days × 3 partitions, final CRLF
     expect(lines[lines.length - 1]).toBe('');
@@ -369,7 +371,7 @@ describe.each(dbTargets())('centre dashboard on %s', (target) => {
 
     const tenants = await centreDashboardCsv(db, { from: FROM, to: TO }, 'tenants');
     expect(tenants.filename).toBe('centre-tenants-2026-03-01-2026-03-03.csv');
-    expect(tenants.body.split('\r\n')).toEqual([
+    expect(tenants.body.slice(CSV_BOM.length).split('\r\n')).toEqual([
       'tenant,kind,gpu_hours,jobs,it_kwh,facility_kwh,heat_reused_kwh,co2e_kg,cost_eur',
       'Alpha University,academic,2304.00,3,1300.000,1404.000,982.800,533.520,414.72',
       '"Beta, Compute GmbH",company,1920.00,4,1300.000,1364.000,746.800,185.520,8640.00',
@@ -377,7 +379,7 @@ describe.each(dbTargets())('centre dashboard on %s', (target) => {
       '',
     ]);
     const filtered = await centreDashboardCsv(db, { from: FROM, to: TO, partition: 'h100', tenantKind: 'company' });
-    expect(filtered.body.split('\r\n').slice(0, 2)).toEqual(['day,partition,gpu_hours,capacity_gpu_hours,utilisation_percent', '2026-03-01,h100,384.00,3072.00,12.50']);
+    expect(filtered.body.slice(CSV_BOM.length).split('\r\n').slice(0, 2)).toEqual(['day,partition,gpu_hours,capacity_gpu_hours,utilisation_percent', '2026-03-01,h100,384.00,3072.00,12.50']);
   });
 
   it('serves the CSV download to staff and refuses others with a plain 403 or 400', async () => {
@@ -387,6 +389,8 @@ describe.each(dbTargets())('centre dashboard on %s', (target) => {
     expect(ok.status).toBe(200);
     expect(ok.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(ok.headers.get('content-disposition')).toBe('attachment; filename="centre-2026-03-01-2026-03-03.csv"');
+    // UTF-8 with a byte-order mark (Response.text() drops it when decoding).
+    expect([...new Uint8Array(await ok.clone().arrayBuffer()).slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const body = await ok.text();
     expect(body.split('\r\n')[0]).toBe('day,partition,gpu_hours,capacity_gpu_hours,utilisation_percent');
     expect(body).toContain('2026-03-03,h100,1536.00,3072.00,50.00\r\n');

@@ -16,6 +16,7 @@
 import { and, asc, desc, eq, gt, gte, isNotNull, lt, lte, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Db } from '~/db/client';
 import { allocations, jobs, organisations, resourceClasses, usageRollups, type OrgKind } from '~/db/schema';
+import { csvDocument } from '~/server/core/csv';
 import {
   addDays,
   daysOf,
@@ -420,26 +421,13 @@ export type CentreCsvTable = (typeof CENTRE_CSV_TABLES)[number];
 export const PARTITION_CSV_COLUMNS = ['day', 'partition', 'gpu_hours', 'capacity_gpu_hours', 'utilisation_percent'] as const;
 export const TENANT_CSV_COLUMNS = ['tenant', 'kind', 'gpu_hours', 'jobs', 'it_kwh', 'facility_kwh', 'heat_reused_kwh', 'co2e_kg', 'cost_eur'] as const;
 
-/**
- * csvField quotes a text field when it holds a comma, quote or line break (RFC 4180), and defuses
- * spreadsheet formulas: a value starting with = + - @ or a tab/CR is prefixed with an apostrophe.
- */
-export function csvField(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-}
-
-function csv(header: readonly string[], rows: string[][]): string {
-  return [header.join(','), ...rows.map((r) => r.join(','))].map((line) => `${line}\r\n`).join('');
-}
-
 /** centreCsvFilename is the download name of a centre export: centre-<from>-<to>.csv, centre-tenants-<from>-<to>.csv. */
 export function centreCsvFilename(input: Pick<CentreFilters, 'from' | 'to'>, table: CentreCsvTable = 'partitions'): string {
   return table === 'tenants' ? `centre-tenants-${input.from}-${input.to}.csv` : `centre-${input.from}-${input.to}.csv`;
 }
 
 /**
- * centreDashboardCsv exports the dashboard as CSV (UTF-8, comma, CRLF, header row, `.` decimals):
+ * centreDashboardCsv exports the dashboard as CSV (server/core/csv.ts; `.` decimals):
  * `partitions` (default) is the utilisation series, one row per day × partition; `tenants` is one
  * row per tenant with usage in the range, biggest first. Same filters and refusals as the dashboard.
  */
@@ -450,7 +438,7 @@ export async function centreDashboardCsv(db: Db, input: CentreFilters, table: Ce
   if (table === 'tenants') {
     const tenants = await tenantUsage(db, scope, 'gpuSeconds');
     const rows = tenants.map((t) => [
-      csvField(t.name),
+      t.name,
       t.kind,
       fixedDecimal(t.gpuSeconds, SECONDS_PER_HOUR, 2),
       String(t.jobs),
@@ -460,7 +448,7 @@ export async function centreDashboardCsv(db: Db, input: CentreFilters, table: Ce
       fixedDecimal(t.co2eGrams, 1000, 3),
       fixedDecimal(t.costCents, 100, 2),
     ]);
-    return { filename, body: csv(TENANT_CSV_COLUMNS, rows) };
+    return { filename, body: csvDocument(TENANT_CSV_COLUMNS, rows) };
   }
   const partitions = series(classes, await dailyUse(db, scope), scope);
   const rows: string[][] = [];
@@ -469,12 +457,12 @@ export async function centreDashboardCsv(db: Db, input: CentreFilters, table: Ce
       const point = p.days[i]!;
       rows.push([
         day,
-        csvField(p.id),
+        p.id,
         fixedDecimal(point.usedGpuSeconds, SECONDS_PER_HOUR, 2),
         fixedDecimal(point.capacityGpuSeconds, SECONDS_PER_HOUR, 2),
         point.capacityGpuSeconds > 0 ? fixedDecimal(point.usedGpuSeconds * 100, point.capacityGpuSeconds, 2) : '0.00',
       ]);
     }
   });
-  return { filename, body: csv(PARTITION_CSV_COLUMNS, rows) };
+  return { filename, body: csvDocument(PARTITION_CSV_COLUMNS, rows) };
 }

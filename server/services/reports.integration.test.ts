@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
-import { jobs, organisations } from '~/db/schema';
+import { jobs, organisations, projects } from '~/db/schema';
+import { CSV_BOM, parseCsv } from '~/server/core/csv';
 import { activeAllocation, addMember, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { reserveBudget } from './ledger';
 import { settleFinishedJob } from './reconciler';
@@ -115,12 +116,32 @@ describe.each(dbTargets())('usage reports on %s', (target) => {
 
   it('exports a CSV with the documented columns and the exact figures', async () => {
     const csv = await usageCsv(handle.db, await tenantActor(handle.db, a, 'owner'), { from: DAY, to: DAY });
-    const [header, ...rows] = csv.trimEnd().split('\r\n');
+    expect(csv.startsWith(CSV_BOM)).toBe(true);
+    const [header, ...rows] = csv.slice(CSV_BOM.length).trimEnd().split('\r\n');
     expect(header).toBe(JOB_CSV_COLUMNS.join(','));
     expect(rows).toHaveLength(3);
     const h100 = rows.map((r) => r.split(',')).find((c) => c[4] === 'h100' && c[12] === '4')!;
     const col = (name: (typeof JOB_CSV_COLUMNS)[number]) => h100[JOB_CSV_COLUMNS.indexOf(name)];
     expect([col('gpu_seconds'), col('cost_cents'), col('it_energy_wh'), col('facility_energy_wh'), col('heat_reused_wh'), col('co2e_grams'), col('site')]).toEqual(['28800', '1440', '5640', '6091', '4264', '2315', 'de-jena']);
+  });
+
+  it('defuses job names and project titles a spreadsheet would run as formulas, and reads them back', async () => {
+    const db = handle.db;
+    const staff = await createStaff(db, 'admin');
+    const c = await createTenant(db, { name: 'Formula Labs' });
+    const alloc = await activeAllocation(db, c, staff, { gpuHours: 10, today: DAY });
+    const jobId = await settledJob(db, c, alloc.allocationId, alloc.projectId, 'h100', 1, 600, 100, new Date(`${DAY}T07:00:00Z`));
+    const name = '=HYPERLINK("http://evil.example","Zählung, Jörg")';
+    const title = '+SUM(1,2) @Müller';
+    await db.update(jobs).set({ name }).where(eq(jobs.id, jobId));
+    await db.update(projects).set({ title }).where(eq(projects.id, alloc.projectId));
+    const csv = await usageCsv(db, await tenantActor(db, c, 'owner'), { from: DAY, to: DAY });
+    expect(csv).not.toMatch(/(^|,)[=+@]/m);
+    const [header, row] = parseCsv(csv);
+    expect(header).toEqual([...JOB_CSV_COLUMNS]);
+    expect(row![JOB_CSV_COLUMNS.indexOf('job_name')]).toBe(`'${name}`);
+    expect(row![JOB_CSV_COLUMNS.indexOf('project')]).toBe(`'${title}`);
+    expect(row![JOB_CSV_COLUMNS.indexOf('gpu_seconds')]).toBe('600');
   });
 
   it('shows staff the same figures of a tenant as its owner sees, and nobody else', async () => {

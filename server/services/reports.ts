@@ -5,6 +5,7 @@ import { and, asc, desc, eq, gte, inArray, isNotNull, lt, lte, sql, type SQL } f
 import type { DbOrTx } from '~/db/client';
 import { jobs, projectMembers, projects, resourceClasses, usageRollups, users } from '~/db/schema';
 import { roleAtLeast } from '~/server/core/roles';
+import { csvDocument } from '~/server/core/csv';
 import { AppError } from '~/server/errors';
 import type { TenantActor } from './actor';
 
@@ -167,26 +168,15 @@ export const JOB_CSV_COLUMNS = [
   'it_energy_wh', 'energy_measured', 'facility_energy_wh', 'heat_reused_wh', 'co2e_grams',
 ] as const;
 
-function csvCell(value: string | number | boolean | null | undefined): string {
-  if (value === null || value === undefined) return '';
-  const text = typeof value === 'string' ? value : String(value);
-  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-/** usageCsv renders the per-job table of a period as CSV (header + one line per job, CRLF line ends). */
+/** usageCsv renders the per-job table of a period as CSV (server/core/csv.ts: header + one line per job). */
 export async function usageCsv(db: DbOrTx, actor: TenantActor, input: { from: string; to: string }): Promise<string> {
   const rows = await reportJobs(db, actor, { ...input, limit: 1_000_000 });
-  const lines = [JOB_CSV_COLUMNS.join(',')];
-  for (const r of rows) {
-    lines.push(
-      [
-        r.id, r.name, r.projectTitle, r.userName, r.resourceClassId, r.siteId, r.kind, r.state,
-        r.submittedAt.toISOString(), r.startedAt?.toISOString() ?? null, r.endedAt?.toISOString() ?? null, r.waitSeconds, r.gpus,
-        r.gpuSeconds, r.costCents, r.energyWh, r.energyMeasured, r.facilityEnergyWh, r.heatReusedWh, r.co2eGrams,
-      ]
-        .map(csvCell)
-        .join(','),
-    );
-  }
-  return `${lines.join('\r\n')}\r\n`;
+  return csvDocument(
+    JOB_CSV_COLUMNS,
+    rows.map((r) => [
+      r.id, r.name, r.projectTitle, r.userName, r.resourceClassId, r.siteId, r.kind, r.state,
+      r.submittedAt.toISOString(), r.startedAt?.toISOString() ?? null, r.endedAt?.toISOString() ?? null, r.waitSeconds, r.gpus,
+      r.gpuSeconds, r.costCents, r.energyWh, r.energyMeasured, r.facilityEnergyWh, r.heatReusedWh, r.co2eGrams,
+    ]),
+  );
 }

@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { getT } from '~/app/_lib/i18n-server';
 import { currentUser } from '~/app/_lib/session';
+import { safeLocalPath } from '~/server/core/redirect';
 import { env } from '~/server/env.js';
 import { SignInForm } from './sign-in-form';
 
@@ -9,13 +10,9 @@ export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('signIn.title') };
 }
 
-function safeCallback(url: string | undefined): string {
-  return url && url.startsWith('/') && !url.startsWith('//') ? url : '/dashboard';
-}
-
 export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string; email?: string }> }) {
   const params = await searchParams;
-  const callbackUrl = safeCallback(params.callbackUrl);
+  const callbackUrl = safeLocalPath(params.callbackUrl);
   if (await currentUser()) redirect(callbackUrl);
   return <SignInForm callbackUrl={callbackUrl} defaultEmail={params.email ?? ''} showDemoHint={env().PORTAL_ENV === 'demo'} />;
 }

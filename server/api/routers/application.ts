@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { router, tenantProcedure, todayOf } from '~/server/api/trpc';
-import { dayField, gpuHoursField, resourceClassIdField, uuidField } from '~/server/api/fields';
+import { dayField, gpuHoursField, resourceClassIdField, textField, uuidField } from '~/server/api/fields';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
 import { createApplication, getApplication, submitApplication, updateApplication } from '~/server/services/applications';
 
 const applicationFields = {
-  accessModeId: z.string().trim().min(1).max(40),
+  accessModeId: textField(1, 40),
   kind: z.enum(['new', 'top_up', 'renewal']).default('new'),
   baseAllocationId: uuidField.optional(),
   periodStart: dayField,
   periodEnd: dayField,
-  justification: z.string().trim().min(20).max(20_000),
+  justification: textField(20, 20_000, { multiline: true }),
   lines: z.array(z.object({ resourceClassId: resourceClassIdField, gpuHours: gpuHoursField })).min(1).max(20),
 };
 

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { resourceClasses } from '~/db/schema';
 import { router, schedulerOf, tenantProcedure, todayOf } from '~/server/api/trpc';
-import { resourceClassIdField, uuidField } from '~/server/api/fields';
+import { resourceClassIdField, textField, uuidField } from '~/server/api/fields';
 import { fineTuneEstimate } from '~/server/core/jobs/estimates';
 import { AppError } from '~/server/errors';
 import { syntheticOutput } from '~/server/core/jobs/synthetic-output';
@@ -20,23 +20,23 @@ const shape = {
 };
 
 const envField = z
-  .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'job.envName'), z.string().max(4096))
+  .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'job.envName'), textField(0, 4096, { multiline: true }))
   .refine((env) => Object.keys(env).length <= 50, 'job.envTooMany')
   .default({});
 
 export const submitJobInput = z.object({
   ...shape,
-  name: z.string().trim().min(1).max(120),
+  name: textField(1, 120),
   kind: z.enum(['training', 'fine_tuning', 'inference', 'batch']),
   image: z.string().trim().min(1).max(300).regex(/^[\w.\-/:@]+$/, 'job.imageFormat'),
-  command: z.string().trim().min(1).max(MAX_SCRIPT_CHARS),
+  command: textField(1, MAX_SCRIPT_CHARS, { multiline: true }),
   env: envField,
   idempotencyKey: z.string().min(8).max(100),
   estimate: z
     .object({
       runtimeSeconds: z.number().int().positive().optional(),
-      template: z.string().max(60).optional(),
-      assumptions: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+      template: textField(0, 60).optional(),
+      assumptions: z.record(textField(1, 60), z.union([textField(0, 200), z.number()])).optional(),
     })
     .optional(),
 });

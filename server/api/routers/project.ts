@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { router, tenantProcedure } from '~/server/api/trpc';
-import { uuidField } from '~/server/api/fields';
+import { textField, uuidField } from '~/server/api/fields';
 import { createProject, getProject, listProjects, removeProjectMember, setProjectMember } from '~/server/services/projects';
 
 const projectRoleField = z.enum(['pi', 'manager', 'member']);
@@ -15,9 +15,9 @@ export const projectRouter = router({
   create: tenantProcedure('member')
     .input(
       z.object({
-        title: z.string().trim().min(3).max(200),
-        abstract: z.string().trim().min(10).max(5000),
-        fieldOfScience: z.string().trim().min(2).max(120),
+        title: textField(3, 200),
+        abstract: textField(10, 5000, { multiline: true }),
+        fieldOfScience: textField(2, 120),
         members: z.array(z.object({ userId: uuidField, role: projectRoleField })).max(200).default([]),
       }),
     )
