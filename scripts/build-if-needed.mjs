@@ -5,7 +5,7 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 export const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
-const SOURCES = ['app', 'server', 'db', 'drizzle', 'instrumentation.ts', 'next.config.js', 'package.json', 'postcss.config.mjs', 'tsconfig.json'];
+const SOURCES = ['app', 'server', 'db', 'drizzle', 'instrumentation.ts', 'proxy.ts', 'next.config.js', 'package.json', 'postcss.config.mjs', 'tsconfig.json'];
 const SKIP = new Set(['node_modules', '.next']);
 
 function newestMtime(full) {

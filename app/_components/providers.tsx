@@ -13,7 +13,7 @@ export function Providers({ locale, messages, children }: { locale: Locale; mess
     () => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: 1 }, mutations: { retry: false } } }),
   );
   const [trpcClient] = useState(() =>
-    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: '/api/trpc', transformer: superjson })] }),
+    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: '/api/trpc', transformer: superjson, maxItems: 10 })] }),
   );
   return (
     <I18nProvider locale={locale} messages={messages}>

@@ -13,6 +13,7 @@ import { roleAtLeast } from '~/server/core/roles';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { getScheduler } from '~/server/scheduler';
 import type { FairGate } from './fair-gate';
+import type { PageTurn } from './page-turn';
 import { AppError, isStatementTimeout, isTransientDbError } from '~/server/errors';
 import { DEFAULT_LOCALE, isMessageKey, translate, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
 import { isStaff, type Actor, type TenantActor } from '~/server/services/actor';
@@ -39,6 +40,8 @@ export interface Context {
    * for requests only: a test's caller lives across changes to memberships and roles.
    */
   memo?: RequestMemo;
+  /** The page's turn of the fair gate, when the caller is a page's (server/api/server-caller.ts). */
+  turn?: PageTurn;
 }
 
 /** What one request has already looked up about its caller. */
@@ -109,8 +112,42 @@ function validationIssues(cause: unknown): ValidationIssue[] | undefined {
   return undefined;
 }
 
+/** Deepest nesting an input may have; the portal's own inputs stay under 10. */
+const MAX_INPUT_DEPTH = 32;
+
+/** assertTree throws unless a value is a tree: no cycles, no deeper than MAX_INPUT_DEPTH. */
+function assertTree(value: unknown, depth = 0, path: object[] = []): void {
+  if (value === null || typeof value !== 'object') return;
+  if (depth > MAX_INPUT_DEPTH || path.includes(value)) throw new Error('input is cyclic or too deep');
+  path.push(value);
+  const children = value instanceof Map ? [...value.keys(), ...value.values()] : value instanceof Set ? [...value] : Object.values(value);
+  for (const child of children) assertTree(child, depth + 1, path);
+  path.pop();
+}
+
+/**
+ * superjson, except that an input it cannot read, or one it reads into a cycle (a crafted `meta` whose
+ * referential equalities point into itself made validation recurse until "Maximum call stack size
+ * exceeded"), is a clean 400 with a plain message.
+ */
+const transformer = {
+  input: {
+    serialize: (value: unknown) => superjson.serialize(value),
+    deserialize: (value: unknown) => {
+      try {
+        const input = superjson.deserialize(value as Parameters<typeof superjson.deserialize>[0]);
+        assertTree(input);
+        return input;
+      } catch (cause) {
+        throw new TRPCError({ code: 'BAD_REQUEST', message: 'error.malformedRequest', cause });
+      }
+    },
+  },
+  output: superjson,
+};
+
 const t = initTRPC.context<Context>().create({
-  transformer: superjson,
+  transformer,
   errorFormatter({ shape, error, ctx }) {
     const locale = ctx?.locale ?? DEFAULT_LOCALE;
     const cause = error.cause;
@@ -163,7 +200,18 @@ const errorMapping = t.middleware(async ({ ctx, next, path }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.use(errorMapping);
+/** A page's calls keep its fair-gate turn while they run (server/api/page-turn.ts). */
+const pageTurn = t.middleware(async ({ ctx, next }) => {
+  if (!ctx.turn) return next();
+  ctx.turn.begin();
+  try {
+    return await next();
+  } finally {
+    ctx.turn.end();
+  }
+});
+
+export const publicProcedure = t.procedure.use(errorMapping).use(pageTurn);
 
 export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const userId = ctx.userId;

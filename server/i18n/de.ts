@@ -29,6 +29,9 @@ export const de: Record<MessageKey, string> = {
   'common.filter': 'Filtern',
   'common.back': 'Zurück',
   'common.unexpectedError': 'Bei uns ist etwas schiefgegangen. Bitte versuchen Sie es erneut; passiert es wieder, melden Sie es dem Zentrum.',
+  'error.crossOrigin': 'Diese Anfrage kam nicht von den Seiten des Portals und wurde abgelehnt. Öffnen Sie das Portal direkt und versuchen Sie es erneut.',
+  'error.bodyTooLarge': 'Diese Anfrage ist größer als 1 MiB und wurde abgelehnt. Kürzen Sie das Skript oder die Umgebungswerte und versuchen Sie es erneut.',
+  'error.malformedRequest': 'Die Anfrage konnte nicht gelesen werden. Laden Sie die Seite neu und versuchen Sie es erneut.',
   'error.busy': 'Das Portal ist gerade sehr ausgelastet und konnte dies nicht rechtzeitig abschließen. Es wurde nichts geändert; bitte versuchen Sie es gleich noch einmal.',
 
   'field.email': 'E-Mail',

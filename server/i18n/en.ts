@@ -28,6 +28,9 @@ export const en = {
   'common.filter': 'Filter',
   'common.back': 'Back',
   'common.unexpectedError': 'Something went wrong on our side. Please try again; if it keeps happening, tell the centre.',
+  'error.crossOrigin': 'This request did not come from the portal’s own pages and was refused. Open the portal directly and try again.',
+  'error.bodyTooLarge': 'This request is larger than 1 MiB and was refused. Shorten the script or the environment values and try again.',
+  'error.malformedRequest': 'The request could not be read. Reload the page and try again.',
   'error.busy': 'The portal is very busy right now and could not finish this in time. Nothing was changed; please try again in a moment.',
 
   'field.email': 'E-mail',

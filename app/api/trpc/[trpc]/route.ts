@@ -1,11 +1,32 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { appRouter } from '~/server/api/root';
-import { createRequestContext } from '~/server/api/context';
+import { createRequestContext, requestLocale } from '~/server/api/context';
+import { MAX_BATCH_SIZE, MAX_BODY_BYTES, originAllowed, readBody, refusal } from '~/server/api/http-guard';
+import { env } from '~/server/env.js';
 
 export const dynamic = 'force-dynamic';
 
-function handler(req: Request) {
-  return fetchRequestHandler({ endpoint: '/api/trpc', req, router: appRouter, createContext: createRequestContext });
+/** How many calls a request batches (`/api/trpc/a,b,c?batch=1`), 0 when it is not batched. */
+function batchSize(req: Request): number {
+  const url = new URL(req.url);
+  if (url.searchParams.get('batch') !== '1') return 0;
+  return decodeURIComponent(url.pathname.slice('/api/trpc/'.length)).split(',').length;
 }
 
-export { handler as GET, handler as POST };
+function trpc(req: Request) {
+  return fetchRequestHandler({ endpoint: '/api/trpc', req, router: appRouter, createContext: createRequestContext, maxBatchSize: MAX_BATCH_SIZE });
+}
+
+export function GET(req: Request) {
+  return trpc(req);
+}
+
+/** Mutations: from the portal's own pages only (cross-site requests refused), bodies of at most 1 MiB. */
+export async function POST(req: Request) {
+  if (!originAllowed(req.headers, req.url, env().PORTAL_URL || undefined)) {
+    return refusal(await requestLocale(), 403, 'error.crossOrigin', batchSize(req));
+  }
+  const body = await readBody(req, MAX_BODY_BYTES);
+  if (body === null) return refusal(await requestLocale(), 413, 'error.bodyTooLarge', batchSize(req));
+  return trpc(new Request(req.url, { method: 'POST', headers: req.headers, body }));
+}

@@ -1,0 +1,88 @@
+// What an attacker meets from the browser side: security headers on pages and API answers, a strict
+// Content-Security-Policy that the portal's own pages run under without a single violation, sign-in
+// redirects that never leave the site, and cross-site or oversized API calls refused.
+import { expect, test } from '@playwright/test';
+import { signIn, texts } from './helpers';
+
+const t = texts('en');
+
+test('pages and API answers carry the security headers, and pages run under their CSP without violations', async ({ page, request }) => {
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy|Content-Security-Policy/i.test(message.text())) violations.push(message.text());
+  });
+  const response = await page.goto('/sign-in');
+  const headers = response!.headers();
+  const csp = headers['content-security-policy'] ?? '';
+  expect(csp).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(csp).toContain("object-src 'none'");
+  expect(headers['x-frame-options']).toBe('DENY');
+  expect(headers['x-content-type-options']).toBe('nosniff');
+  expect(headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
+  expect(headers['permissions-policy']).toContain('camera=()');
+  // Every script of the page carries this response's nonce.
+  const nonce = /'nonce-([^']+)'/.exec(csp)![1]!;
+  const scripts = await page.locator('script').evaluateAll((nodes) => nodes.map((n) => (n as HTMLScriptElement).nonce));
+  expect(scripts.length).toBeGreaterThan(0);
+  for (const n of scripts) expect(n).toBe(nonce);
+  // A fresh nonce per answer.
+  const again = await request.get('/sign-in');
+  expect(again.headers()['content-security-policy']).not.toContain(`'nonce-${nonce}'`);
+
+  // The portal's own pages work under the policy: sign in, open pages with charts and forms.
+  await signIn(page, 'en', 'owner@company.example');
+  for (const path of ['/dashboard', '/jobs', '/usage', '/jobs/new']) {
+    await page.goto(path);
+    await expect(page.locator('main')).toBeVisible();
+  }
+  expect(violations).toEqual([]);
+
+  const api = await request.get('/api/health');
+  expect(api.headers()['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+  expect(api.headers()['x-content-type-options']).toBe('nosniff');
+});
+
+test('sign-in never redirects off the site, however the address is dressed up', async ({ page }) => {
+  await signIn(page, 'en', 'pi@uni.example');
+  for (const target of ['/\\evil.example/', '/%09/evil.example', '//evil.example', 'https://evil.example/', '/%5Cevil.example']) {
+    await page.goto(`/sign-in?callbackUrl=${target}`);
+    await expect(page).toHaveURL((url) => url.host === new URL(page.url()).host && !url.host.includes('evil'));
+    expect(new URL(page.url()).hostname).not.toContain('evil');
+  }
+  await page.goto('/sign-in?callbackUrl=/usage');
+  await expect(page).toHaveURL(/\/usage$/);
+  await expect(page.getByRole('heading', { name: t('usage.title') })).toBeVisible();
+});
+
+test('the API refuses a cross-site mutation and an oversized body before reading it', async ({ page, baseURL }) => {
+  await signIn(page, 'en', 'pi@uni.example');
+  const cookies = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+  const body = JSON.stringify({ 0: { json: { invitationId: '00000000-0000-4000-8000-000000000000' } } });
+  const crossSite = await fetch(`${baseURL}/api/trpc/organisation.revokeInvitation?batch=1`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: cookies, origin: 'https://evil.example' },
+    body,
+  });
+  expect(crossSite.status).toBe(403);
+  expect(JSON.stringify(await crossSite.json())).toContain(t('error.crossOrigin'));
+  const huge = await fetch(`${baseURL}/api/trpc/job.submit?batch=1`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: cookies, origin: baseURL! },
+    body: JSON.stringify({ 0: { json: { name: 'x'.repeat(2 * 1024 * 1024) } } }),
+  });
+  expect(huge.status).toBe(413);
+  const manyCalls = Array.from({ length: 30 }, () => 'account.me').join(',');
+  const batch = await fetch(`${baseURL}/api/trpc/${manyCalls}?batch=1&input=${encodeURIComponent('{}')}`, { headers: { cookie: cookies } });
+  expect(batch.status).toBe(400);
+  const malformed = await fetch(`${baseURL}/api/trpc/job.submit?batch=1`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: cookies, origin: baseURL! },
+    // superjson turns this into an object that contains itself.
+    body: JSON.stringify({ 0: { json: { name: {} }, meta: { referentialEqualities: { name: ['name.name'] } } } }),
+  });
+  expect(malformed.status).toBe(400);
+  const answer = await malformed.text();
+  expect(answer).toContain(t('error.malformedRequest'));
+  expect(answer).not.toContain('Maximum call stack');
+});
