@@ -657,6 +657,20 @@ export const creditNotes = pgTable('credit_notes', {
   grossCents: bigint('gross_cents', { mode: 'number' }).notNull(),
 });
 
+/**
+ * Request counters and sign-in lockouts (server/services/rate-limits.ts), one row per key such as
+ * `signin:account:<e-mail>`: a fixed window of hits, the failures of the current window, how many
+ * lockouts in a row and until when the key is blocked. Shared by every process of the portal.
+ */
+export const rateLimits = pgTable('rate_limits', {
+  key: text('key').primaryKey(),
+  windowStart: timestamp('window_start', { withTimezone: true }).notNull(),
+  hits: integer('hits').notNull().default(0),
+  lockouts: integer('lockouts').notNull().default(0),
+  blockedUntil: timestamp('blocked_until', { withTimezone: true }),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
 export type User = typeof users.$inferSelect;
 export type Organisation = typeof organisations.$inferSelect;
 export type Membership = typeof memberships.$inferSelect;

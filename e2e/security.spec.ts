@@ -86,3 +86,40 @@ test('the API refuses a cross-site mutation and an oversized body before reading
   expect(answer).toContain(t('error.malformedRequest'));
   expect(answer).not.toContain('Maximum call stack');
 });
+
+test('the 11th wrong password in a minute gets 429 with Retry-After, the right one too, until an admin lifts the lock', async ({ page, request, baseURL }) => {
+  // An account of its own, so no other journey meets the lock.
+  const email = `locked-${Date.now()}@example.org`;
+  const password = 'correct-horse-battery';
+  const created = await request.post('/api/trpc/account.signUp?batch=1', {
+    headers: { origin: baseURL!, 'content-type': 'application/json' },
+    data: { 0: { json: { name: 'Lock Test', email, password, organisation: { name: `Lock Test ${Date.now()}`, kind: 'academic', country: 'DE', residency: 'any' } } } },
+  });
+  expect(created.ok()).toBe(true);
+  const attempt = async (secret: string) => {
+    const { csrfToken } = (await (await request.get('/api/auth/csrf')).json()) as { csrfToken: string };
+    return request.post('/api/auth/callback/credentials', { form: { email, password: secret, csrfToken, json: 'true', callbackUrl: '/dashboard' } });
+  };
+  for (let i = 1; i <= 10; i++) expect((await attempt('wrong-password')).status(), `wrong password ${i}`).toBe(401);
+  const eleventh = await attempt('wrong-password');
+  expect(eleventh.status()).toBe(429);
+  expect(Number(eleventh.headers()['retry-after'])).toBeGreaterThanOrEqual(55);
+  expect((await attempt(password)).status()).toBe(429);
+
+  // The sign-in form says what happened and for how long.
+  await page.goto('/sign-in');
+  await page.getByLabel(t('field.email')).fill(email);
+  await page.getByLabel(t('field.password')).fill(password);
+  await page.getByRole('button', { name: t('signIn.submit'), exact: true }).click();
+  await expect(page.getByRole('alert').filter({ hasText: t('signIn.lockedOut', { minutes: 1 }) })).toBeVisible();
+
+  // An admin lifts it (with a reason, audited); the right password works again.
+  await signIn(page, 'en', 'admin@centre.example');
+  await page.goto('/staff/tenants');
+  const form = page.locator('section', { has: page.getByRole('heading', { name: t('staff.lockout.title') }) });
+  await form.getByLabel(t('field.email')).fill(email);
+  await form.getByLabel(t('common.reason')).fill('Identity checked on the phone');
+  await form.getByRole('button', { name: t('staff.lockout.submit') }).click();
+  await expect(page.getByRole('status').filter({ hasText: t('staff.lockout.lifted', { email }) })).toBeVisible();
+  expect((await attempt(password)).status()).toBe(200);
+});

@@ -9,6 +9,7 @@ export type AppErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'PRECONDITION_FAILED'
+  | 'TOO_MANY_REQUESTS'
   | 'SERVICE_UNAVAILABLE';
 
 export class AppError extends Error {

@@ -5,6 +5,7 @@ import { getServerSession } from 'next-auth';
 import { authOptions } from '~/server/auth/options';
 import { getDb } from '~/server/db';
 import { env } from '~/server/env.js';
+import { clientAddress } from '~/server/core/rate-limits';
 import { LOCALE_COOKIE, negotiateLocale } from '~/server/i18n';
 import { ORG_COOKIE } from './cookies';
 import { FairGate } from './fair-gate';
@@ -25,7 +26,16 @@ export async function createRequestContext(): Promise<Context> {
     getDb(),
   ]);
   const userId = (session?.user as { id?: string } | undefined)?.id ?? null;
-  return createContextInner({ db, userId, locale, activeOrgId: cookieStore.get(ORG_COOKIE)?.value, gate: requestGate(), memo: {} });
+  return createContextInner({
+    db,
+    userId,
+    locale,
+    activeOrgId: cookieStore.get(ORG_COOKIE)?.value,
+    gate: requestGate(),
+    memo: {},
+    limits: true,
+    address: clientAddress(await headers()),
+  });
 }
 
 const gateState: { gate?: FairGate } = ((globalThis as { __portalGate?: { gate?: FairGate } }).__portalGate ??= {});

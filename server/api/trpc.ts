@@ -19,6 +19,8 @@ import { DEFAULT_LOCALE, isMessageKey, translate, type Locale, type MessageKey, 
 import { isStaff, type Actor, type TenantActor } from '~/server/services/actor';
 import { loadActor } from '~/server/services/accounts';
 import { resolveTenant } from '~/server/services/organisations';
+import type { RateRuleName } from '~/server/core/rate-limits';
+import { limit } from '~/server/services/rate-limits';
 
 // 1. CONTEXT ------------------------------------------------------------------------------------
 
@@ -42,6 +44,15 @@ export interface Context {
   memo?: RequestMemo;
   /** The page's turn of the fair gate, when the caller is a page's (server/api/server-caller.ts). */
   turn?: PageTurn;
+  /** Count requests against the rate limits (set for requests; tests and benchmarks call freely). */
+  limits?: boolean;
+  /** The caller's address as the reverse proxy reports it (server/core/rate-limits.ts `clientAddress`). */
+  address?: string;
+}
+
+/** rateLimit counts a request of `subject` against a named rule and refuses it with 429 beyond it. */
+export async function rateLimit(ctx: Pick<Context, 'db' | 'limits' | 'now'>, name: RateRuleName, subject: string | undefined): Promise<void> {
+  if (ctx.limits && subject) await limit(ctx.db, name, subject, ctx.now());
 }
 
 /** What one request has already looked up about its caller. */

@@ -6,7 +6,14 @@ import type { NextAuthOptions } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
 import { env } from '~/server/env.js';
 import { getDb } from '~/server/db';
+import { clientAddress } from '~/server/core/rate-limits';
 import { verifyCredentials } from '~/server/services/accounts';
+import { recordSignInFailure, recordSignInSuccess, signInBlocked } from '~/server/services/rate-limits';
+
+/** next-auth hands authorize() the request's headers as a plain object. */
+function headerReader(headers: Record<string, unknown> | undefined): { get(name: string): string | null } {
+  return { get: (name) => (typeof headers?.[name] === 'string' ? (headers[name]) : null) };
+}
 
 /**
  * In production the secret must come from NEXTAUTH_SECRET (the env schema enforces it).
@@ -44,14 +51,22 @@ export function authOptions(): NextAuthOptions {
       CredentialsProvider({
         name: 'E-mail',
         credentials: { email: { label: 'E-mail', type: 'email' }, password: { label: 'Password', type: 'password' } },
-        async authorize(credentials) {
+        async authorize(credentials, req) {
           const email = credentials?.email;
           const password = credentials?.password;
           if (typeof email !== 'string' || typeof password !== 'string' || email.length > 254 || password.length > 200) {
             return null;
           }
           const db = await getDb();
-          return verifyCredentials(db, email, password);
+          const keys = { account: email, address: clientAddress(headerReader(req?.headers)) };
+          const now = new Date();
+          // The route refuses locked accounts with 429 before this runs (app/api/auth/[...nextauth]);
+          // this check covers a lock that began in between.
+          if (!(await signInBlocked(db, keys, now)).allowed) return null;
+          const user = await verifyCredentials(db, email, password);
+          if (user) await recordSignInSuccess(db, email);
+          else await recordSignInFailure(db, keys, now);
+          return user;
         },
       }),
     ],

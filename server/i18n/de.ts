@@ -32,6 +32,8 @@ export const de: Record<MessageKey, string> = {
   'error.crossOrigin': 'Diese Anfrage kam nicht von den Seiten des Portals und wurde abgelehnt. Öffnen Sie das Portal direkt und versuchen Sie es erneut.',
   'error.bodyTooLarge': 'Diese Anfrage ist größer als 1 MiB und wurde abgelehnt. Kürzen Sie das Skript oder die Umgebungswerte und versuchen Sie es erneut.',
   'error.malformedRequest': 'Die Anfrage konnte nicht gelesen werden. Laden Sie die Seite neu und versuchen Sie es erneut.',
+  'error.rateLimited': 'Zu viele Versuche in kurzer Zeit. Bitte warten Sie {minutes} Minute(n) und versuchen Sie es erneut.',
+  'signIn.lockedOut': 'Zu viele falsche Passwörter für dieses Konto. Die Anmeldung ist für {minutes} Minute(n) gesperrt; versuchen Sie es danach erneut oder bitten Sie das Personal des Zentrums, die Sperre aufzuheben.',
   'error.busy': 'Das Portal ist gerade sehr ausgelastet und konnte dies nicht rechtzeitig abschließen. Es wurde nichts geändert; bitte versuchen Sie es gleich noch einmal.',
 
   'field.email': 'E-Mail',
@@ -114,6 +116,11 @@ export const de: Record<MessageKey, string> = {
   'invite.accepted': 'Sie sind jetzt Mitglied von {org}.',
   'invite.goToOrg': 'Zur Organisation',
 
+  'staff.lockout.title': 'Anmeldesperren',
+  'staff.lockout.intro': 'Nach 10 falschen Passwörtern in einer Minute wird ein Konto für 1 Minute gesperrt, danach 2, 4 … bis zu 60 Minuten. Wenn Sie geprüft haben, dass die anfragende Person ist, wer sie vorgibt zu sein, können Sie die Sperre aufheben; das wird mit Ihrer Begründung im Audit-Log festgehalten.',
+  'staff.lockout.submit': 'Sperre aufheben',
+  'staff.lockout.lifted': 'Die Anmeldesperre von {email} wurde aufgehoben.',
+  'staff.lockout.notLocked': '{email} war nicht gesperrt; die Zählung falscher Passwörter beginnt neu.',
   'staff.tenants.title': 'Mandanten',
   'staff.tenants.filterStatus': 'Status',
   'staff.tenants.name': 'Name',

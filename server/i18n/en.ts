@@ -31,6 +31,8 @@ export const en = {
   'error.crossOrigin': 'This request did not come from the portal’s own pages and was refused. Open the portal directly and try again.',
   'error.bodyTooLarge': 'This request is larger than 1 MiB and was refused. Shorten the script or the environment values and try again.',
   'error.malformedRequest': 'The request could not be read. Reload the page and try again.',
+  'error.rateLimited': 'Too many tries in a short time. Please wait {minutes} minute(s) and try again.',
+  'signIn.lockedOut': 'Too many wrong passwords for this account. Sign-in is locked for {minutes} minute(s); then try again, or ask the centre’s staff to lift the lock.',
   'error.busy': 'The portal is very busy right now and could not finish this in time. Nothing was changed; please try again in a moment.',
 
   'field.email': 'E-mail',
@@ -113,6 +115,11 @@ export const en = {
   'invite.accepted': 'You are now a member of {org}.',
   'invite.goToOrg': 'Go to the organisation',
 
+  'staff.lockout.title': 'Sign-in lockouts',
+  'staff.lockout.intro': 'After 10 wrong passwords in a minute an account is locked for 1 minute, then 2, 4 … up to 60 minutes. Once you have checked that the person asking is who they say, you can lift the lock; this is recorded in the audit log with your reason.',
+  'staff.lockout.submit': 'Lift the lock',
+  'staff.lockout.lifted': 'The sign-in lock of {email} was lifted.',
+  'staff.lockout.notLocked': '{email} was not locked; its count of wrong passwords starts again.',
   'staff.tenants.title': 'Tenants',
   'staff.tenants.filterStatus': 'Status',
   'staff.tenants.name': 'Name',

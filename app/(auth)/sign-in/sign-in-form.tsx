@@ -25,6 +25,11 @@ export function SignInForm({ callbackUrl, defaultEmail, showDemoHint }: { callba
       redirect: false,
     });
     setPending(false);
+    const locked = /^RateLimited:(\d+)$/.exec(result?.error ?? '');
+    if (locked) {
+      setError(t('signIn.lockedOut', { minutes: Math.max(1, Math.ceil(Number(locked[1]) / 60)) }));
+      return;
+    }
     if (!result || result.error) {
       setError(t('signIn.wrongCredentials'));
       return;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { authedProcedure, publicProcedure, router } from '~/server/api/trpc';
+import { authedProcedure, publicProcedure, rateLimit, router } from '~/server/api/trpc';
 import { emailField, invitationTokenField, orgKindField, orgNameField, countryField, passwordField, personNameField, residencyField } from '~/server/api/fields';
 import { signUp } from '~/server/services/accounts';
 import { listMyOrganisations } from '~/server/services/organisations';
@@ -16,7 +16,11 @@ export const accountRouter = router({
   signUp: publicProcedure
     .input(signUpInput)
     .output(z.object({ userId: z.string(), orgId: z.string() }))
-    .mutation(({ ctx, input }) => signUp(ctx.db, input)),
+    .mutation(async ({ ctx, input }) => {
+      await rateLimit(ctx, 'signUpEmail', input.email);
+      await rateLimit(ctx, 'signUpAddress', ctx.address);
+      return signUp(ctx.db, input);
+    }),
 
   me: authedProcedure.query(({ ctx }) => ({
     userId: ctx.actor.userId,

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { resourceClasses } from '~/db/schema';
-import { router, schedulerOf, tenantProcedure, todayOf } from '~/server/api/trpc';
+import { rateLimit, router, schedulerOf, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { resourceClassIdField, textField, uuidField } from '~/server/api/fields';
 import { fineTuneEstimate } from '~/server/core/jobs/estimates';
 import { AppError } from '~/server/errors';
@@ -66,6 +66,7 @@ export const jobRouter = router({
   submit: tenantProcedure('member')
     .input(submitJobInput)
     .mutation(async ({ ctx, input }) => {
+      await rateLimit(ctx, 'jobSubmit', ctx.tenant.userId);
       const job = await submitJob(ctx.db, await schedulerOf(ctx), ctx.tenant, { ...input, walltimeSeconds: input.walltimeMinutes * 60 }, ctx.now());
       return { id: job.id, state: job.state };
     }),

@@ -6,12 +6,13 @@ import { AppError } from '~/server/errors';
 import { periodField, periodOf } from './report';
 import { GROUP_BY, organisationUsage } from '~/server/services/reports';
 import { router, schedulerOf, staffProcedure, todayOf } from '~/server/api/trpc';
-import { commentField, dayField, reasonField, resourceClassIdField, uuidField } from '~/server/api/fields';
+import { commentField, dayField, emailField, reasonField, resourceClassIdField, uuidField } from '~/server/api/fields';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
 import { getAllocationOverview, grantCreditLine, listAllocations, setAllocationLimits, setMonthlyCap } from '~/server/services/allocations';
 import { decideApplication, getApplication, reviewQueue } from '~/server/services/applications';
 import { adjustAllocation, refundCharge } from '~/server/services/ledger';
 import { listAudit, listAuditActors } from '~/server/services/audit';
+import { liftSignInLockout } from '~/server/services/rate-limits';
 import { changeTenantStatus, listTenants, tenantStatusCounts } from '~/server/services/tenants';
 
 export const staffRouter = router({
@@ -20,6 +21,10 @@ export const staffRouter = router({
     .query(({ ctx, input }) => listTenants(ctx.db, input)),
 
   tenantCounts: staffProcedure().query(({ ctx }) => tenantStatusCounts(ctx.db)),
+
+  liftSignInLockout: staffProcedure('admin')
+    .input(z.object({ email: emailField, reason: reasonField }))
+    .mutation(({ ctx, input }) => liftSignInLockout(ctx.db, ctx.actor, input.email, input.reason)),
 
   changeTenantStatus: staffProcedure('admin')
     .input(z.object({ orgId: uuidField, action: z.enum(['verify', 'suspend', 'reactivate']), reason: reasonField }))

@@ -3,6 +3,7 @@ import { appRouter } from '~/server/api/root';
 import { createRequestContext, requestLocale } from '~/server/api/context';
 import { MAX_BATCH_SIZE, MAX_BODY_BYTES, originAllowed, readBody, refusal } from '~/server/api/http-guard';
 import { env } from '~/server/env.js';
+import { AppError } from '~/server/errors';
 
 export const dynamic = 'force-dynamic';
 
@@ -14,7 +15,18 @@ function batchSize(req: Request): number {
 }
 
 function trpc(req: Request) {
-  return fetchRequestHandler({ endpoint: '/api/trpc', req, router: appRouter, createContext: createRequestContext, maxBatchSize: MAX_BATCH_SIZE });
+  return fetchRequestHandler({
+    endpoint: '/api/trpc',
+    req,
+    router: appRouter,
+    createContext: createRequestContext,
+    maxBatchSize: MAX_BATCH_SIZE,
+    // A call refused by a rate limit says when to come back (server/services/rate-limits.ts).
+    responseMeta: ({ errors }) => {
+      const seconds = Math.max(0, ...errors.map((e) => (e.code === 'TOO_MANY_REQUESTS' && e.cause instanceof AppError ? Number(e.cause.params?.seconds ?? 0) : 0)));
+      return seconds > 0 ? { headers: new Headers({ 'retry-after': String(seconds) }) } : {};
+    },
+  });
 }
 
 export function GET(req: Request) {
