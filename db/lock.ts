@@ -29,12 +29,24 @@ export interface LockHolder {
 
 export const LOCK_FILE = 'portal.lock';
 
-function isAlive(pid: number): boolean {
+/**
+ * isAlive tells whether a process still runs. A zombie (killed, not yet reaped by its parent, e.g. a
+ * server killed by its supervisor a moment ago) still answers signal 0 but holds nothing: on Linux its
+ * state in /proc is Z (or X, dead), and it counts as gone.
+ */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Format: pid (command, may hold spaces and parentheses) state …
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return true; // no /proc (macOS): signal 0 is all there is
   }
 }
 

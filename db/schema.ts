@@ -658,6 +658,29 @@ export const creditNotes = pgTable('credit_notes', {
 });
 
 /**
+ * Sign-in sessions (server/services/sessions.ts). The session cookie (a next-auth JWT) names its row;
+ * a session ended here (sign-out, a password change, removal from the last tenant, staff) no longer
+ * lets its cookie in, on the next request.
+ */
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
+    userAgent: text('user_agent'),
+    address: text('address'),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+    /** signed_out, password_changed, ended_by_user, ended_by_staff, removed */
+    endReason: text('end_reason'),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId, t.endedAt)],
+);
+
+/**
  * Request counters and sign-in lockouts (server/services/rate-limits.ts), one row per key such as
  * `signin:account:<e-mail>`: a fixed window of hits, the failures of the current window, how many
  * lockouts in a row and until when the key is blocked. Shared by every process of the portal.

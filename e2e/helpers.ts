@@ -23,6 +23,6 @@ export async function signIn(page: Page, locale: Locale, email: string, password
 }
 
 export async function signOut(page: Page, locale: Locale) {
-  await page.getByRole('button', { name: texts(locale)('nav.signOut') }).click();
+  await page.getByRole('button', { name: texts(locale)('nav.signOut'), exact: true }).click();
   await expect(page).toHaveURL(/\/sign-in/);
 }

@@ -2,7 +2,7 @@
 // Content-Security-Policy that the portal's own pages run under without a single violation, sign-in
 // redirects that never leave the site, and cross-site or oversized API calls refused.
 import { expect, test } from '@playwright/test';
-import { signIn, texts } from './helpers';
+import { signIn, signOut, texts } from './helpers';
 
 const t = texts('en');
 
@@ -122,4 +122,37 @@ test('the 11th wrong password in a minute gets 429 with Retry-After, the right o
   await form.getByRole('button', { name: t('staff.lockout.submit') }).click();
   await expect(page.getByRole('status').filter({ hasText: t('staff.lockout.lifted', { email }) })).toBeVisible();
   expect((await attempt(password)).status()).toBe(200);
+});
+
+test('signing out ends the session: the old cookie is refused, and the account page shows where one is signed in', async ({ browser, baseURL }) => {
+  const laptop = await browser.newContext();
+  const page = await laptop.newPage();
+  await signIn(page, 'en', 'member@uni.example');
+  const cookies = await laptop.cookies();
+  const asLaptop = () => fetch(`${baseURL}/api/trpc/account.me?batch=1`, { headers: { cookie: cookies.map((c) => `${c.name}=${c.value}`).join('; ') } });
+  expect((await asLaptop()).status).toBe(200);
+
+  // A second browser of the same person; the account page lists both and marks this one.
+  const phone = await browser.newContext();
+  const other = await phone.newPage();
+  await signIn(other, 'en', 'member@uni.example');
+  await page.goto('/profile');
+  await expect(page.getByRole('heading', { name: t('profile.sessionsTitle') })).toBeVisible();
+  expect(await page.getByTestId('session').count()).toBeGreaterThanOrEqual(2);
+  await expect(page.getByTestId('session').filter({ hasText: t('profile.thisSession') })).toHaveCount(1);
+
+  await signOut(page, 'en');
+  const replayed = await asLaptop();
+  expect(replayed.status).toBe(401);
+  // The old cookie in a browser lands on the sign-in page.
+  const thief = await browser.newContext();
+  await thief.addCookies(cookies);
+  const stolen = await thief.newPage();
+  await stolen.goto('/dashboard');
+  await expect(stolen).toHaveURL(/\/sign-in/);
+
+  // The other browser is still in, and can sign out everywhere else.
+  await other.goto('/profile');
+  await expect(other.getByTestId('session').filter({ hasText: t('profile.thisSession') })).toHaveCount(1);
+  await Promise.all([laptop.close(), phone.close(), thief.close()]);
 });

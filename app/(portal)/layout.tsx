@@ -60,9 +60,10 @@ export default async function PortalLayout({ children }: { children: ReactNode }
               {unread > 0 && <span className="ml-1 rounded-full bg-indigo-600 px-1.5 text-xs font-semibold text-white tabular-nums">{unread}</span>}
             </Link>
             <LanguageSwitch />
-            <span className="hidden text-sm text-slate-600 sm:inline" title={me.email}>
-              {me.name}
-            </span>
+            <Link href="/profile" className="text-sm text-slate-700 hover:underline" title={`${me.email} · ${t('nav.profile')}`}>
+              <span className="hidden sm:inline">{me.name}</span>
+              <span className="sm:hidden">{t('nav.profile')}</span>
+            </Link>
             <SignOutButton />
           </div>
         </div>

@@ -25,10 +25,13 @@ export async function createRequestContext(): Promise<Context> {
     requestLocale(),
     getDb(),
   ]);
-  const userId = (session?.user as { id?: string } | undefined)?.id ?? null;
+  const person = session?.user as { id?: string; sid?: string } | undefined;
+  // A cookie from before sessions were recorded names none: it counts as signed out.
+  const userId = person?.id && person.sid ? person.id : null;
   return createContextInner({
     db,
     userId,
+    sessionId: userId ? person?.sid : undefined,
     locale,
     activeOrgId: cookieStore.get(ORG_COOKIE)?.value,
     gate: requestGate(),

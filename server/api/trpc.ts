@@ -28,6 +28,8 @@ export interface Context {
   db: Db;
   /** The signed-in user's id from the session, or null. */
   userId: string | null;
+  /** The session the cookie names (requests always have one; a test's caller may not). */
+  sessionId?: string;
   locale: Locale;
   /** The tenant the caller chose to act for (organisation switcher), if any. */
   activeOrgId?: string;
@@ -226,7 +228,8 @@ export const publicProcedure = t.procedure.use(errorMapping).use(pageTurn);
 
 export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const userId = ctx.userId;
-  const actor: Actor | undefined = userId ? await (ctx.memo ? (ctx.memo.actor ??= loadActor(ctx.db, userId)) : loadActor(ctx.db, userId)) : undefined;
+  const load = (id: string) => loadActor(ctx.db, id, ctx.sessionId);
+  const actor: Actor | undefined = userId ? await (ctx.memo ? (ctx.memo.actor ??= load(userId)) : load(userId)) : undefined;
   if (!actor) throw new AppError('UNAUTHORIZED', 'error.unauthorized');
   return next({ ctx: { ...ctx, actor } });
 });

@@ -9,6 +9,7 @@ import { getDb } from '~/server/db';
 import { clientAddress } from '~/server/core/rate-limits';
 import { verifyCredentials } from '~/server/services/accounts';
 import { recordSignInFailure, recordSignInSuccess, signInBlocked } from '~/server/services/rate-limits';
+import { endSession, startSession } from '~/server/services/sessions';
 
 /** next-auth hands authorize() the request's headers as a plain object. */
 function headerReader(headers: Record<string, unknown> | undefined): { get(name: string): string | null } {
@@ -64,20 +65,38 @@ export function authOptions(): NextAuthOptions {
           // this check covers a lock that began in between.
           if (!(await signInBlocked(db, keys, now)).allowed) return null;
           const user = await verifyCredentials(db, email, password);
-          if (user) await recordSignInSuccess(db, email);
-          else await recordSignInFailure(db, keys, now);
-          return user;
+          if (!user) {
+            await recordSignInFailure(db, keys, now);
+            return null;
+          }
+          await recordSignInSuccess(db, email);
+          // The session this sign-in opens: the cookie names it, and ending it ends the cookie's use.
+          const sid = await startSession(db, user.id, { userAgent: headerReader(req?.headers).get('user-agent'), address: keys.address });
+          return { ...user, sid };
         },
       }),
     ],
     callbacks: {
       jwt({ token, user }) {
-        if (user) token.sub = user.id;
+        if (user) {
+          token.sub = user.id;
+          token.sid = (user as { sid?: string }).sid;
+        }
         return token;
       },
       session({ session, token }) {
-        if (session.user && token.sub) (session.user as { id?: string }).id = token.sub;
+        if (session.user && token.sub) {
+          const person = session.user as { id?: string; sid?: string };
+          person.id = token.sub;
+          if (typeof token.sid === 'string') person.sid = token.sid;
+        }
         return session;
+      },
+    },
+    events: {
+      // Signing out ends the session in the database too: the old cookie no longer lets anyone in.
+      async signOut({ token }) {
+        if (typeof token?.sid === 'string') await endSession(await getDb(), token.sid, 'signed_out');
       },
     },
   };

@@ -22,6 +22,8 @@ export const RATE_RULES = {
   signUpEmail: { limit: 3, windowMs: 60 * MINUTE },
   /** Invitations opened or accepted by one person or address (tokens must not be guessable by trying). */
   invitation: { limit: 30, windowMs: 10 * MINUTE },
+  /** Password changes (each checks the current password): 10 an hour per person. */
+  passwordChange: { limit: 10, windowMs: 60 * MINUTE },
   /** Jobs submitted by one person over the web (a script should use the API's own limits, issue #13). */
   jobSubmit: { limit: 120, windowMs: MINUTE },
 } as const satisfies Record<string, RateRule>;

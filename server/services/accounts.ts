@@ -1,12 +1,13 @@
 // People and their sign-up: a new user with a new organisation, or a new user joining by invitation.
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '~/db/client';
-import { memberships, organisations, staffRoles, users, type OrgKind, type Residency, type StaffRole } from '~/db/schema';
+import { memberships, organisations, sessions, staffRoles, users, type OrgKind, type Residency, type StaffRole } from '~/db/schema';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '~/server/auth/password';
 import { AppError, isUniqueViolation } from '~/server/errors';
 import type { Actor } from './actor';
 import { recordAudit } from './audit';
 import { acceptInvitationInTx, previewInvitation } from './invitations';
+import { touchSession } from './sessions';
 
 export interface SignUpInput {
   name: string;
@@ -89,19 +90,29 @@ export async function verifyCredentials(db: Db, email: string, password: string)
   return user && ok ? { id: user.id, email: user.email, name: user.name } : null;
 }
 
-/** loadActor loads a signed-in user with their staff roles; undefined if the account no longer exists. */
-export async function loadActor(db: Db, userId: string): Promise<Actor | undefined> {
-  // One query per request for who is calling: the user and their staff roles together.
+/**
+ * loadActor loads a signed-in user with their staff roles; undefined if the account no longer exists
+ * or, with a session id (every request has one), if that session was ended (server/services/sessions.ts).
+ */
+export async function loadActor(db: Db, userId: string, sessionId?: string): Promise<Actor | undefined> {
+  // One query per request for who is calling: the user, their staff roles and their session together.
   const [user] = await db
     .select({
       id: users.id,
       email: users.email,
       name: users.name,
       staffRoles: sql<StaffRole[]>`coalesce((select jsonb_agg(${staffRoles.role} order by ${staffRoles.role}) from ${staffRoles} where ${staffRoles.userId} = ${users.id}), '[]'::jsonb)`,
+      sessionSeen: sessionId
+        ? sql<string | null>`(select ${sessions.lastSeenAt}::text from ${sessions} where ${sessions.id} = ${sessionId} and ${sessions.userId} = ${userId} and ${sessions.endedAt} is null)`
+        : sql<null>`null`,
     })
     .from(users)
     .where(eq(users.id, userId))
     .limit(1);
   if (!user) return undefined;
+  if (sessionId) {
+    if (!user.sessionSeen) return undefined;
+    await touchSession(db, sessionId, new Date(user.sessionSeen));
+  }
   return { userId: user.id, email: user.email, name: user.name, staffRoles: user.staffRoles };
 }

@@ -6,6 +6,7 @@ import { checkRoleChange, type RoleChangeRefusal } from '~/server/core/roles';
 import { AppError } from '~/server/errors';
 import type { TenantActor, TenantRef } from './actor';
 import { recordAudit } from './audit';
+import { endSessionsIfUnattached } from './sessions';
 
 /** refusalError turns a role-rule refusal into the error the caller sees. */
 export function refusalError(refusal: RoleChangeRefusal, actor: TenantActor, field?: string): AppError {
@@ -80,8 +81,11 @@ export async function changeMemberRole(db: Db, actor: TenantActor, userId: strin
     });
     if (refusal) throw refusalError(refusal, actor, 'role');
     const where = and(eq(memberships.orgId, actor.org.id), eq(memberships.userId, userId));
-    if (newRole === null) await tx.delete(memberships).where(where);
-    else await tx.update(memberships).set({ role: newRole }).where(where);
+    if (newRole === null) {
+      await tx.delete(memberships).where(where);
+      // Removed from their last tenant (and not staff): their sessions end at once.
+      await endSessionsIfUnattached(tx, userId);
+    } else await tx.update(memberships).set({ role: newRole }).where(where);
     await recordAudit(tx, {
       actorUserId: actor.userId,
       orgId: actor.org.id,

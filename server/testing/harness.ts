@@ -62,9 +62,17 @@ export function testDbUrl(handle: DbHandle): string {
 }
 
 /** callerFor returns an API caller acting as a user (or anonymously) for an optional tenant. */
-export function callerFor(db: Db, as: { userId?: string | null; orgId?: string; locale?: Locale; now?: () => Date; scheduler?: SchedulerPort } = {}) {
+export function callerFor(db: Db, as: { userId?: string | null; orgId?: string; locale?: Locale; now?: () => Date; scheduler?: SchedulerPort; sessionId?: string } = {}) {
   return createCaller(
-    createContextInner({ db, userId: as.userId ?? null, activeOrgId: as.orgId, locale: as.locale ?? 'en', ...(as.now ? { now: as.now } : {}), ...(as.scheduler ? { scheduler: as.scheduler } : {}) }),
+    createContextInner({
+      db,
+      userId: as.userId ?? null,
+      activeOrgId: as.orgId,
+      locale: as.locale ?? 'en',
+      ...(as.now ? { now: as.now } : {}),
+      ...(as.scheduler ? { scheduler: as.scheduler } : {}),
+      ...(as.sessionId ? { sessionId: as.sessionId } : {}),
+    }),
   );
 }
 

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { authedProcedure, publicProcedure, rateLimit, router } from '~/server/api/trpc';
-import { emailField, invitationTokenField, orgKindField, orgNameField, countryField, passwordField, personNameField, residencyField } from '~/server/api/fields';
+import { emailField, invitationTokenField, orgKindField, orgNameField, countryField, passwordField, personNameField, residencyField, uuidField } from '~/server/api/fields';
 import { signUp } from '~/server/services/accounts';
 import { listMyOrganisations } from '~/server/services/organisations';
+import { changePassword, endAllSessions, endOwnSession, listSessions } from '~/server/services/sessions';
 
 export const signUpInput = z.object({
   name: personNameField,
@@ -30,4 +31,20 @@ export const accountRouter = router({
   })),
 
   myOrganisations: authedProcedure.query(({ ctx }) => listMyOrganisations(ctx.db, ctx.actor.userId)),
+
+  /** Where the person is signed in: their open sessions, this one marked. */
+  sessions: authedProcedure.query(async ({ ctx }) =>
+    (await listSessions(ctx.db, ctx.actor.userId)).map((s) => ({ ...s, current: s.id === ctx.sessionId })),
+  ),
+
+  endSession: authedProcedure.input(z.object({ sessionId: uuidField })).mutation(({ ctx, input }) => endOwnSession(ctx.db, ctx.actor, input.sessionId)),
+
+  endOtherSessions: authedProcedure.mutation(async ({ ctx }) => ({ endedSessions: await endAllSessions(ctx.db, ctx.actor.userId, 'ended_by_user', ctx.sessionId) })),
+
+  changePassword: authedProcedure
+    .input(z.object({ currentPassword: z.string().min(1).max(200), newPassword: passwordField }))
+    .mutation(async ({ ctx, input }) => {
+      await rateLimit(ctx, 'passwordChange', ctx.actor.userId);
+      return changePassword(ctx.db, ctx.actor, { ...input, sessionId: ctx.sessionId });
+    }),
 });

@@ -13,6 +13,7 @@ import { decideApplication, getApplication, reviewQueue } from '~/server/service
 import { adjustAllocation, refundCharge } from '~/server/services/ledger';
 import { listAudit, listAuditActors } from '~/server/services/audit';
 import { liftSignInLockout } from '~/server/services/rate-limits';
+import { endSessionsByStaff } from '~/server/services/sessions';
 import { changeTenantStatus, listTenants, tenantStatusCounts } from '~/server/services/tenants';
 
 export const staffRouter = router({
@@ -25,6 +26,10 @@ export const staffRouter = router({
   liftSignInLockout: staffProcedure('admin')
     .input(z.object({ email: emailField, reason: reasonField }))
     .mutation(({ ctx, input }) => liftSignInLockout(ctx.db, ctx.actor, input.email, input.reason)),
+
+  endSessions: staffProcedure('admin')
+    .input(z.object({ email: emailField, reason: reasonField }))
+    .mutation(({ ctx, input }) => endSessionsByStaff(ctx.db, ctx.actor, input.email, input.reason)),
 
   changeTenantStatus: staffProcedure('admin')
     .input(z.object({ orgId: uuidField, action: z.enum(['verify', 'suspend', 'reactivate']), reason: reasonField }))

@@ -1,0 +1,62 @@
+import type { Metadata } from 'next';
+import { Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
+import { formatDateTime } from '~/app/_lib/format';
+import { getT } from '~/app/_lib/i18n-server';
+import { requireUser } from '~/app/_lib/session';
+import { api } from '~/server/api/server-caller';
+import { ChangePassword, EndOtherSessions, EndSession } from './session-actions';
+
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT()).t('profile.title') };
+}
+
+/** A short name for a browser from its user agent: "Firefox on Linux", or the raw text when unknown. */
+function browserOf(userAgent: string | null): string | null {
+  if (!userAgent) return null;
+  const browser = /Edg\//.test(userAgent) ? 'Edge' : /Firefox\//.test(userAgent) ? 'Firefox' : /Chrom(e|ium)\//.test(userAgent) ? 'Chrome' : /Safari\//.test(userAgent) ? 'Safari' : null;
+  const system = /Windows/.test(userAgent) ? 'Windows' : /Android/.test(userAgent) ? 'Android' : /iPhone|iPad/.test(userAgent) ? 'iOS' : /Mac OS X/.test(userAgent) ? 'macOS' : /Linux/.test(userAgent) ? 'Linux' : null;
+  return browser && system ? `${browser} · ${system}` : (browser ?? userAgent.slice(0, 60));
+}
+
+export default async function ProfilePage() {
+  const me = await requireUser();
+  const { t, locale } = await getT();
+  const caller = await api();
+  const sessions = await caller.account.sessions();
+  return (
+    <div className="space-y-6">
+      <PageHeader title={t('profile.title')} subtitle={`${me.name} · ${me.email}`} />
+      <Card title={t('profile.sessionsTitle')} actions={sessions.length > 1 && <EndOtherSessions />}>
+        <p className="mb-3 text-sm text-slate-600">{t('profile.sessionsIntro')}</p>
+        <Table>
+          <thead>
+            <tr>
+              <Th>{t('profile.sessionDevice')}</Th>
+              <Th>{t('profile.sessionAddress')}</Th>
+              <Th>{t('profile.sessionStarted')}</Th>
+              <Th>{t('profile.sessionLastSeen')}</Th>
+              <Th>
+                <span className="sr-only">{t('profile.endSession')}</span>
+              </Th>
+            </tr>
+          </thead>
+          <tbody>
+            {sessions.map((s) => (
+              <tr key={s.id} data-testid="session">
+                <Td>
+                  {browserOf(s.userAgent) ?? t('profile.unknownDevice')}
+                  {s.current && <span className="ml-2 rounded bg-indigo-50 px-1.5 py-0.5 text-xs font-medium text-indigo-700">{t('profile.thisSession')}</span>}
+                </Td>
+                <Td>{s.address ?? '—'}</Td>
+                <Td>{formatDateTime(locale, s.createdAt)}</Td>
+                <Td>{formatDateTime(locale, s.lastSeenAt)}</Td>
+                <Td>{!s.current && <EndSession sessionId={s.id} />}</Td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      </Card>
+      <ChangePassword />
+    </div>
+  );
+}
