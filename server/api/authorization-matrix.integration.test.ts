@@ -1,190 +1,15 @@
 // The authorisation matrix, built from the router itself: every procedure × every kind of caller
 // (anonymous; member, manager and owner of tenant A; owner of tenant B; a reviewer; an admin) on
-// records of tenant A, checked against the policy declared below. A procedure added to the router
-// without an entry here fails the first test, so nobody forgets to say who may call it.
+// records of tenant A, checked against the policy declared in server/testing/authorization-policy.ts. A procedure added to the router
+// without an entry there fails the first test, so nobody forgets to say who may call it.
 //
 // A caller the policy refuses must be refused (UNAUTHORIZED when signed out, else FORBIDDEN or
 // NOT_FOUND) and, for a mutation, change no row. A caller it allows must get an answer to a query;
 // allowed mutations are not run here (they would change the records the rest of the matrix uses):
 // the functional tests run them.
-import { TRPCError } from '@trpc/server';
-import { count } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db, DbHandle } from '~/db/client';
-import { allocations, applications, auditEvents, invitations, jobs, ledgerEntries, memberships, organisations, projectMembers, projects, sessions, users } from '~/db/schema';
-import { appRouter } from '~/server/api/root';
-import type { SchedulerPort } from '~/server/core/scheduler/port';
-import { activeAllocation, addMember, callerFor, createStaff, createTenant, dbTargets, openTestDb, TEST_PASSWORD } from '~/server/testing/harness';
-
-type Role = 'anonymous' | 'memberA' | 'managerA' | 'ownerA' | 'ownerB' | 'reviewer' | 'admin';
-const ROLES: Role[] = ['anonymous', 'memberA', 'managerA', 'ownerA', 'ownerB', 'reviewer', 'admin'];
-
-/**
- * Who may call: `public` anyone; `signedIn` anyone signed in; `member` / `manager` / `owner` that role
- * or more in the caller's tenant — on records of tenant A when `recordsOfA` (then tenant B's owner is
- * refused), else on the caller's own tenant (B's owner is served B's data); `staff` any staff role;
- * `admin` the admin role.
- */
-type Access = 'public' | 'signedIn' | 'member' | 'manager' | 'owner' | 'staff' | 'admin';
-
-interface Fixture {
-  orgA: string;
-  projectA: string;
-  allocationA: string;
-  jobA: string;
-  applicationA: string;
-  invitationA: string;
-  invitationTokenA: string;
-  memberA: string;
-  ownerBEmail: string;
-  today: string;
-  month: string;
-}
-
-interface Entry {
-  access: Access;
-  recordsOfA?: boolean;
-  input?: (f: Fixture) => unknown;
-  /** Refused although the access level would allow them, with the rule that refuses them. */
-  alsoRefused?: { roles: Role[]; why: string };
-  /** What an allowed caller gets when the fixture has no such record (academic tenants have no invoices). */
-  allowedAnswer?: 'NOT_FOUND';
-}
-
-const uuid0 = '00000000-0000-4000-8000-000000000000';
-const period = (f: Fixture) => ({ month: f.month });
-
-const POLICY: Record<string, Entry> = {
-  'account.signUp': { access: 'public', input: () => ({ name: 'Matrix', email: 'matrix-signup@example.org', password: TEST_PASSWORD, organisation: { name: 'Matrix Org', kind: 'academic', country: 'DE', residency: 'any' } }) },
-  'account.me': { access: 'signedIn' },
-  'account.myOrganisations': { access: 'signedIn' },
-  'account.sessions': { access: 'signedIn' },
-  'account.endSession': { access: 'signedIn', input: () => ({ sessionId: uuid0 }) },
-  'account.endOtherSessions': { access: 'signedIn' },
-  'account.changePassword': { access: 'signedIn', input: () => ({ currentPassword: TEST_PASSWORD, newPassword: 'another-long-secret' }) },
-
-  'allocation.overview': { access: 'member', recordsOfA: true, input: (f) => ({ allocationId: f.allocationA }) },
-  'allocation.setMonthlyCap': { access: 'owner', input: () => ({ capEuros: 1000 }) },
-
-  'application.get': { access: 'member', recordsOfA: true, input: (f) => ({ applicationId: f.applicationA }) },
-  'application.create': { access: 'member', recordsOfA: true, input: (f) => applicationInput(f, { projectId: f.projectA }) },
-  'application.update': { access: 'member', recordsOfA: true, input: (f) => applicationInput(f, { applicationId: f.applicationA }) },
-  'application.submit': { access: 'member', recordsOfA: true, input: (f) => ({ applicationId: f.applicationA }) },
-
-  'catalogue.resourceClasses': { access: 'member' },
-  'catalogue.accessModes': { access: 'signedIn' },
-
-  'centre.dashboard': { access: 'staff', input: (f) => ({ from: f.today, to: f.today }) },
-  'centre.partitions': { access: 'staff' },
-  'centre.csv': { access: 'staff', input: (f) => ({ from: f.today, to: f.today }) },
-
-  'invitation.preview': { access: 'public', input: (f) => ({ token: f.invitationTokenA }) },
-  'invitation.accept': { access: 'signedIn', input: (f) => ({ token: f.invitationTokenA }) },
-
-  'invoice.list': { access: 'manager' },
-  'invoice.get': { access: 'manager', recordsOfA: true, input: () => ({ id: uuid0 }), allowedAnswer: 'NOT_FOUND' },
-  'invoice.staffGet': { access: 'staff', input: () => ({ id: uuid0 }), allowedAnswer: 'NOT_FOUND' },
-  'invoice.staffList': { access: 'staff' },
-  'invoice.issue': { access: 'admin', input: (f) => ({ orgId: f.orgA, month: f.month }) },
-  'invoice.issueMonthly': { access: 'admin' },
-  'invoice.creditNote': { access: 'admin', input: () => ({ invoiceId: uuid0, netCents: 100, reason: 'Matrix check' }) },
-
-  'job.estimate': { access: 'member', recordsOfA: true, input: (f) => ({ allocationId: f.allocationA, resourceClassId: 'h100', gpus: 1, nodes: 1, walltimeMinutes: 60 }) },
-  'job.fineTuneEstimate': { access: 'member', input: () => ({ resourceClassId: 'h100', paramsBillions: 7, tokensBillions: 1, gpus: 8 }) },
-  'job.submit': { access: 'member', recordsOfA: true, input: (f) => ({ allocationId: f.allocationA, resourceClassId: 'h100', gpus: 1, nodes: 1, walltimeMinutes: 60, name: 'matrix', kind: 'training', image: 'pytorch:2', command: 'python x.py', idempotencyKey: `matrix-${Math.random()}` }) },
-  'job.cancel': { access: 'member', recordsOfA: true, input: (f) => ({ jobId: f.jobA }) },
-  'job.list': { access: 'member' },
-  'job.get': { access: 'member', recordsOfA: true, input: (f) => ({ jobId: f.jobA }) },
-  'job.targets': { access: 'member' },
-
-  'notification.list': { access: 'signedIn' },
-  'notification.unreadCount': { access: 'signedIn' },
-  'notification.markRead': { access: 'signedIn', input: () => ({ ids: [] }) },
-
-  'organisation.current': { access: 'member' },
-  'organisation.members': { access: 'member' },
-  'organisation.invitations': { access: 'manager' },
-  'organisation.invite': { access: 'manager', input: () => ({ email: 'matrix-invitee@example.org', role: 'member' }) },
-  'organisation.revokeInvitation': { access: 'manager', recordsOfA: true, input: (f) => ({ invitationId: f.invitationA }) },
-  'organisation.changeRole': { access: 'manager', recordsOfA: true, input: (f) => ({ userId: f.memberA, role: 'manager' }) },
-  'organisation.removeMember': { access: 'manager', recordsOfA: true, input: (f) => ({ userId: f.memberA }) },
-
-  'project.list': { access: 'member' },
-  'project.get': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA }) },
-  'project.create': { access: 'member', input: () => ({ title: 'Matrix project', abstract: 'A project made by the matrix.', fieldOfScience: 'Physics' }) },
-  'project.setMember': { access: 'manager', recordsOfA: true, input: (f) => ({ projectId: f.projectA, userId: f.memberA, role: 'manager' }) },
-  'project.removeMember': { access: 'manager', recordsOfA: true, input: (f) => ({ projectId: f.projectA, userId: f.memberA }) },
-
-  'report.usage': { access: 'member', input: (f) => ({ period: period(f) }), alsoRefused: { roles: ['memberA'], why: 'usage reports: owners, managers and the leads of a project only' } },
-  'report.csv': { access: 'member', input: (f) => ({ period: period(f) }), alsoRefused: { roles: ['memberA'], why: 'usage reports: owners, managers and the leads of a project only' } },
-  'report.jobs': { access: 'member', input: (f) => ({ period: period(f) }), alsoRefused: { roles: ['memberA'], why: 'usage reports: owners, managers and the leads of a project only' } },
-
-  'staff.tenants': { access: 'staff' },
-  'staff.tenantCounts': { access: 'staff' },
-  'staff.liftSignInLockout': { access: 'admin', input: (f) => ({ email: f.ownerBEmail, reason: 'Matrix check' }) },
-  'staff.endSessions': { access: 'admin', input: (f) => ({ email: f.ownerBEmail, reason: 'Matrix check' }) },
-  'staff.changeTenantStatus': { access: 'admin', input: (f) => ({ orgId: f.orgA, action: 'suspend', reason: 'Matrix check' }) },
-  'staff.auditActors': { access: 'staff' },
-  'staff.audit': { access: 'staff' },
-  'staff.cluster': { access: 'staff' },
-  'staff.applicationQueue': { access: 'staff' },
-  'staff.application': { access: 'staff', input: (f) => ({ applicationId: f.applicationA }) },
-  'staff.decide': { access: 'staff', input: (f) => ({ applicationId: f.applicationA, outcome: 'rejected', comment: 'Matrix check' }) },
-  'staff.tenantUsage': { access: 'staff', input: (f) => ({ orgId: f.orgA, period: period(f) }) },
-  'staff.companyProjects': { access: 'staff' },
-  'staff.allocations': { access: 'staff' },
-  'staff.allocation': { access: 'staff', input: (f) => ({ allocationId: f.allocationA }) },
-  'staff.adjustAllocation': { access: 'admin', input: (f) => ({ allocationId: f.allocationA, amount: 10, reason: 'Matrix check' }) },
-  'staff.refund': { access: 'admin', input: (f) => ({ allocationId: f.allocationA, amount: 1, reason: 'Matrix check' }) },
-  'staff.setAllocationLimits': { access: 'admin', input: (f) => ({ allocationId: f.allocationA, maxGpusAtOnce: 8, maxWalltimeHours: 24, maxQueuedJobs: 10, reason: 'Matrix check' }) },
-  'staff.grantCreditLine': { access: 'admin', input: (f) => ({ projectId: f.projectA, amountEuros: 10, periodStart: f.today, periodEnd: '2030-01-01', reason: 'Matrix check' }) },
-  'staff.setMonthlyCap': { access: 'admin', input: (f) => ({ orgId: f.orgA, capEuros: 10, reason: 'Matrix check' }) },
-};
-
-function applicationInput(f: Fixture, target: Record<string, string>) {
-  const end = new Date(`${f.today}T00:00:00Z`);
-  end.setUTCDate(end.getUTCDate() + 180);
-  return { ...target, accessModeId: 'large-scale', periodStart: f.today, periodEnd: end.toISOString().slice(0, 10), justification: 'Matrix check of who may apply for what.', lines: [{ resourceClassId: 'h100', gpuHours: 10 }] };
-}
-
-function allowed(entry: Entry, role: Role): boolean {
-  if (entry.alsoRefused?.roles.includes(role)) return false;
-  const inTenant = (roles: Role[]) => roles.includes(role) || (!entry.recordsOfA && role === 'ownerB');
-  switch (entry.access) {
-    case 'public':
-      return true;
-    case 'signedIn':
-      return role !== 'anonymous';
-    case 'member':
-      return inTenant(['memberA', 'managerA', 'ownerA']);
-    case 'manager':
-      return inTenant(['managerA', 'ownerA']);
-    case 'owner':
-      return inTenant(['ownerA']);
-    case 'staff':
-      return role === 'reviewer' || role === 'admin';
-    case 'admin':
-      return role === 'admin';
-  }
-}
-
-type Procedure = { _def: { type: 'query' | 'mutation' | 'subscription' } };
-const procedures = (appRouter._def as unknown as { procedures: Record<string, Procedure> }).procedures;
-
-/** Counts of the tables a call could change: a refused mutation must leave all of them as they were. */
-async function fingerprint(db: Db) {
-  const tables = { allocations, applications, auditEvents, invitations, jobs, ledgerEntries, memberships, organisations, projectMembers, projects, sessions, users };
-  const out: Record<string, number> = {};
-  for (const [name, table] of Object.entries(tables)) out[name] = (await db.select({ n: count() }).from(table))[0]!.n;
-  return out;
-}
-
-const acceptingScheduler: SchedulerPort = {
-  submit: (job) => Promise.resolve({ schedulerJobId: `m-${job.portalJobId.slice(0, 8)}` }),
-  cancel: () => Promise.resolve(),
-  jobs: () => Promise.resolve([]),
-  describeCluster: () => Promise.resolve({ at: new Date(), partitions: [], nodes: [], pendingJobs: 0, runningJobs: 0, powerW: 0 }),
-};
+import { describe, expect, it } from 'vitest';
+import { allowed, callAs, fingerprint, policyFixture, POLICY, procedures, ROLES } from '~/server/testing/authorization-policy';
+import { dbTargets } from '~/server/testing/harness';
 
 describe('the authorisation policy', () => {
   it('has an entry for every procedure of the router, and none for a procedure that does not exist', () => {
@@ -194,52 +19,7 @@ describe('the authorisation policy', () => {
 });
 
 describe.each(dbTargets())('the authorisation matrix on %s', (target) => {
-  let handle: DbHandle;
-  let fixture: Fixture;
-  const people = {} as Record<Role, { userId: string | null; orgId?: string }>;
-
-  beforeAll(async () => {
-    handle = await openTestDb(target);
-    const db = handle.db;
-    const today = new Date().toISOString().slice(0, 10);
-    const admin = await createStaff(db, 'admin');
-    const reviewer = await createStaff(db, 'reviewer');
-    const a = await createTenant(db, { name: 'Matrix Tenant A' });
-    const managerA = await addMember(db, a, 'manager');
-    const memberA = await addMember(db, a, 'member');
-    const b = await createTenant(db, { name: 'Matrix Tenant B' });
-    const alloc = await activeAllocation(db, a, admin, { gpuHours: 100, today });
-    const asOwnerA = callerFor(db, { userId: a.userId, orgId: a.orgId, scheduler: acceptingScheduler });
-    await asOwnerA.project.setMember({ projectId: alloc.projectId, userId: memberA.userId, role: 'member' });
-    await asOwnerA.project.setMember({ projectId: alloc.projectId, userId: managerA.userId, role: 'manager' });
-    const job = await asOwnerA.job.submit({ allocationId: alloc.allocationId, resourceClassId: 'h100', gpus: 1, nodes: 1, walltimeMinutes: 60, name: 'matrix job', kind: 'training', image: 'pytorch:2', command: 'python train.py', idempotencyKey: 'matrix-fixture-job' });
-    const application = await asOwnerA.application.create(applicationInput({ today } as Fixture, { projectId: alloc.projectId }) as never);
-    const invitation = await asOwnerA.organisation.invite({ email: 'matrix-invited@example.org', role: 'member' });
-    const ownerBEmail = (await callerFor(db, { userId: b.userId }).account.me()).email;
-    fixture = {
-      orgA: a.orgId,
-      projectA: alloc.projectId,
-      allocationA: alloc.allocationId,
-      jobA: job.id,
-      applicationA: application.id,
-      invitationA: invitation.id,
-      invitationTokenA: invitation.path.split('/').pop()!,
-      memberA: memberA.userId,
-      ownerBEmail,
-      today,
-      month: today.slice(0, 7),
-    };
-    Object.assign(people, {
-      anonymous: { userId: null },
-      memberA: { userId: memberA.userId, orgId: a.orgId },
-      managerA: { userId: managerA.userId, orgId: a.orgId },
-      ownerA: { userId: a.userId, orgId: a.orgId },
-      ownerB: { userId: b.userId, orgId: b.orgId },
-      reviewer: { userId: reviewer.userId },
-      admin: { userId: admin.userId },
-    });
-  });
-  afterAll(async () => handle?.close());
+  const db = policyFixture(target);
 
   it.each(Object.keys(POLICY))('%s', async (path) => {
     const entry = POLICY[path]!;
@@ -247,18 +27,12 @@ describe.each(dbTargets())('the authorisation matrix on %s', (target) => {
     for (const role of ROLES) {
       const expectAllowed = allowed(entry, role);
       if (expectAllowed && type === 'mutation') continue;
-      const caller = callerFor(handle.db, { ...people[role], scheduler: acceptingScheduler }) as unknown as Record<string, Record<string, (input: unknown) => Promise<unknown>>>;
-      const [namespace, name] = path.split('.') as [string, string];
-      const before = type === 'mutation' ? await fingerprint(handle.db) : undefined;
-      const outcome = await caller[namespace]![name]!(entry.input?.(fixture)).then(
-        () => 'answered',
-        (error: unknown) => (error instanceof TRPCError ? error.code : `crashed: ${String(error)}`),
-      );
+      const { outcome, before } = await callAs(db.handle.db, db.people, role, path, entry.input?.(db.fixture));
       if (expectAllowed) {
         expect(outcome, `${role} may call ${path}`).toBe(entry.allowedAnswer ?? 'answered');
       } else {
         expect(outcome, `${role} must be refused ${path}`).toMatch(role === 'anonymous' ? /^UNAUTHORIZED$/ : /^(FORBIDDEN|NOT_FOUND)$/);
-        if (before) expect(await fingerprint(handle.db), `${role} refused ${path} changed nothing`).toEqual(before);
+        if (before) expect(await fingerprint(db.handle.db), `${role} refused ${path} changed nothing`).toEqual(before);
       }
     }
   });

@@ -40,5 +40,9 @@ export const residencyField = z.enum(['any', 'EU', 'DE']);
 export const invitationTokenField = z.string().trim().min(20).max(100).regex(/^[A-Za-z0-9_-]+$/);
 export const dayField = z.iso.date();
 export const gpuHoursField = z.number().int().min(1).max(10_000_000);
-export const resourceClassIdField = z.string().trim().min(1).max(40);
+/** A catalogue id (resource class, access mode): letters, digits, dot, dash, underscore. */
+export const catalogueIdField = z.string().trim().min(1).max(40).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'validation.catalogueId');
+export const resourceClassIdField = catalogueIdField;
+/** A client's idempotency key: printable ASCII without spaces (a UUID is typical). */
+export const idempotencyKeyField = z.string().min(8).max(100).regex(/^[\x21-\x7E]+$/, 'validation.idempotencyKey');
 export const commentField = textField(0, 5000, { multiline: true });

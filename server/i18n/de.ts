@@ -197,6 +197,8 @@ export const de: Record<MessageKey, string> = {
   'validation.invalid': 'Dieser Wert ist nicht gültig.',
   'validation.controlCharacters': 'Entfernen Sie die unsichtbaren Steuerzeichen (etwa ein NUL-Byte, einen Tabulator oder einen Zeilenumbruch) aus diesem Text.',
   'validation.controlCharactersMultiline': 'Entfernen Sie die unsichtbaren Steuerzeichen (etwa ein NUL-Byte oder eine Schreibrichtungsmarke) aus diesem Text; Zeilenumbrüche und Tabulatoren sind erlaubt.',
+  'validation.catalogueId': 'Wählen Sie einen Eintrag aus der Liste.',
+  'validation.idempotencyKey': 'Verwenden Sie 8 bis 100 druckbare Zeichen ohne Leerzeichen (am besten eine UUID).',
   'validation.country': 'Wählen Sie ein Land aus der Liste (Zwei-Buchstaben-Code wie DE).',
 
   'error.unauthorized': 'Bitte melden Sie sich zuerst an.',

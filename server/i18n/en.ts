@@ -196,6 +196,8 @@ export const en = {
   'validation.invalid': 'This value is not valid.',
   'validation.controlCharacters': 'Remove the invisible control characters (such as a NUL byte, a tab or a line break) from this text.',
   'validation.controlCharactersMultiline': 'Remove the invisible control characters (such as a NUL byte or a text-direction mark) from this text; line breaks and tabs are fine.',
+  'validation.catalogueId': 'Choose one from the list.',
+  'validation.idempotencyKey': 'Use 8 to 100 printable characters without spaces (a UUID is best).',
   'validation.country': 'Choose a country from the list (two-letter code such as DE).',
 
   'error.unauthorized': 'Please sign in first.',

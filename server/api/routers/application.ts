@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { router, tenantProcedure, todayOf } from '~/server/api/trpc';
-import { dayField, gpuHoursField, resourceClassIdField, textField, uuidField } from '~/server/api/fields';
+import { catalogueIdField, dayField, gpuHoursField, resourceClassIdField, textField, uuidField } from '~/server/api/fields';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
 import { createApplication, getApplication, submitApplication, updateApplication } from '~/server/services/applications';
 
 const applicationFields = {
-  accessModeId: textField(1, 40),
+  accessModeId: catalogueIdField,
   kind: z.enum(['new', 'top_up', 'renewal']).default('new'),
   baseAllocationId: uuidField.optional(),
   periodStart: dayField,

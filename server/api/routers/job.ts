@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { resourceClasses } from '~/db/schema';
 import { rateLimit, router, schedulerOf, tenantProcedure, todayOf } from '~/server/api/trpc';
-import { resourceClassIdField, textField, uuidField } from '~/server/api/fields';
+import { idempotencyKeyField, resourceClassIdField, textField, uuidField } from '~/server/api/fields';
 import { fineTuneEstimate } from '~/server/core/jobs/estimates';
 import { AppError } from '~/server/errors';
 import { syntheticOutput } from '~/server/core/jobs/synthetic-output';
@@ -31,7 +31,7 @@ export const submitJobInput = z.object({
   image: z.string().trim().min(1).max(300).regex(/^[\w.\-/:@]+$/, 'job.imageFormat'),
   command: textField(1, MAX_SCRIPT_CHARS, { multiline: true }),
   env: envField,
-  idempotencyKey: z.string().min(8).max(100),
+  idempotencyKey: idempotencyKeyField,
   estimate: z
     .object({
       runtimeSeconds: z.number().int().positive().optional(),
