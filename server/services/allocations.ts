@@ -100,7 +100,7 @@ export async function setMonthlyCap(db: Db, actor: Actor, input: { orgId: string
   await inTransaction(db, async (tx) => {
     const [org] = await tx.select({ kind: organisations.kind, cap: organisations.monthlyCapCents }).from(organisations).where(eq(organisations.id, input.orgId)).for('no key update');
     if (!org) throw new AppError('NOT_FOUND', 'error.notFound');
-    if (org.kind !== 'company') throw new AppError('BAD_REQUEST', 'allocation.capCompanyOnly', {}, 'capCents');
+    if (org.kind !== 'company') throw new AppError('BAD_REQUEST', 'allocation.capCompanyOnly', {}, 'capEuros'); // the field of the form and the API
     await tx.update(organisations).set({ monthlyCapCents: input.capCents }).where(eq(organisations.id, input.orgId));
     await recordAudit(tx, { actorUserId: actor.userId, orgId: input.orgId, action: 'tenant.cap_set', targetType: 'organisation', targetId: input.orgId, reason: input.reason, data: { from: org.cap, to: input.capCents }, isStaffAction: input.asStaff });
   });

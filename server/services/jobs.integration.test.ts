@@ -635,7 +635,7 @@ describe.each(dbTargets())('jobs on %s', (target) => {
 
   it('shows jobs only to their tenant, and within it to the project’s members', async () => {
     const scheduler = newScheduler();
-    const aJob = await submit(scheduler, a, jobInput(main.allocationId, { gpus: 1, walltimeSeconds: H }));
+    const aJob = await submit(scheduler, a, jobInput(main.allocationId, { gpus: 1, walltimeSeconds: H, env: { HF_TOKEN: 'hf_secret', SEED: '7' } }));
     const bJob = await submit(scheduler, b, jobInput(bAlloc.allocationId, { gpus: 1, walltimeSeconds: H }));
     const aJobIds = new Set((await db.select({ id: jobs.id }).from(jobs).where(eq(jobs.orgId, a.orgId))).map((r) => r.id));
     const all = { status: 'all' as const, limit: 500 };
@@ -652,7 +652,19 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     expect((await routerRefusal(asUser(bMember).job.get({ jobId: aJob.id }))).code).toBe('NOT_FOUND');
     expect((await asUser(b).job.list()).map((j) => j.id)).not.toContain(aJob.id);
     expect((await asUser(aProjectMember).job.list({ status: 'active', limit: 100 })).map((j) => j.id)).toContain(aJob.id);
-    expect((await asUser(aProjectMember).job.get({ jobId: aJob.id })).id).toBe(aJob.id);
+    const asColleague = await asUser(aProjectMember).job.get({ jobId: aJob.id });
+    expect(asColleague.id).toBe(aJob.id);
+    // A colleague sees the environment's names, not its values (tokens); the submitter (the PI here) sees both.
+    expect(asColleague.env).toEqual([
+      { name: 'HF_TOKEN', value: null },
+      { name: 'SEED', value: null },
+    ]);
+    expect((await asUser(a).job.get({ jobId: aJob.id })).env).toEqual([
+      { name: 'HF_TOKEN', value: 'hf_secret' },
+      { name: 'SEED', value: '7' },
+    ]);
+    // Nothing of the portal's own bookkeeping leaves the server.
+    for (const hidden of ['simulation', 'idempotencyKey', 'handoverUntil']) expect(asColleague).not.toHaveProperty(hidden);
     expect((await routerRefusal(asUser(aOutsider).job.get({ jobId: aJob.id }))).code).toBe('NOT_FOUND');
     expect((await jobRow(aJob.id)).cancelRequestedAt).toBeNull();
 

@@ -331,12 +331,27 @@ export async function loadJob(db: DbOrTx, actor: TenantActor, jobId: string) {
   return job;
 }
 
-/** getJob returns a job with its event history and its project's title. */
+/**
+ * getJob returns a job with its event history and its project's title, as its viewer may see it: the
+ * environment's values only to the person who submitted it and the project's PI (colleagues see the
+ * names; values may hold tokens), and nothing of the portal's own bookkeeping (the simulated
+ * cluster's planned outcome, the idempotency key, the hand-over lease).
+ */
 export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string) {
   const job = await loadJob(db, actor, jobId);
   const events = await db.select().from(jobEvents).where(eq(jobEvents.jobId, jobId)).orderBy(jobEvents.id);
   const access = await projectAccess(db, actor, job.projectId).catch(() => undefined);
-  return { ...job, events, projectTitle: access?.project.title ?? '', canCancel: access ? canActOnJob(job, actor, access.projectRole) : job.userId === actor.userId };
+  const mayReadEnv = job.userId === actor.userId || access?.projectRole === 'pi';
+  const { simulation: _simulation, idempotencyKey: _key, handoverUntil: _lease, env, ...shown } = job;
+  return {
+    ...shown,
+    env: Object.entries(env)
+      .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+      .map(([name, value]) => ({ name, value: mayReadEnv ? value : null })),
+    events,
+    projectTitle: access?.project.title ?? '',
+    canCancel: access ? canActOnJob(job, actor, access.projectRole) : job.userId === actor.userId,
+  };
 }
 
 export interface JobFilter {

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { resourceClasses } from '~/db/schema';
+import { budgetUnit, jobKind, jobState, resourceClasses } from '~/db/schema';
 import { rateLimit, router, schedulerOf, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { idempotencyKeyField, resourceClassIdField, textField, uuidField } from '~/server/api/fields';
 import { fineTuneEstimate } from '~/server/core/jobs/estimates';
@@ -39,6 +39,56 @@ export const submitJobInput = z.object({
       assumptions: z.record(textField(1, 60), z.union([textField(0, 200), z.number()])).optional(),
     })
     .optional(),
+});
+
+/**
+ * What `job.get` answers (and nothing else: zod drops any other field). Environment values are null
+ * for viewers other than the submitter and the project's PI (server/services/jobs.ts getJob).
+ */
+const jobView = z.object({
+  id: z.string(),
+  orgId: z.string(),
+  projectId: z.string(),
+  projectTitle: z.string(),
+  allocationId: z.string(),
+  userId: z.string(),
+  name: z.string(),
+  kind: z.enum(jobKind.enumValues),
+  resourceClassId: z.string(),
+  siteId: z.string(),
+  gpus: z.number(),
+  nodes: z.number(),
+  walltimeSeconds: z.number(),
+  image: z.string(),
+  command: z.string(),
+  env: z.array(z.object({ name: z.string(), value: z.string().nullable() })),
+  estimate: z.record(z.string(), z.unknown()).nullable(),
+  state: z.enum(jobState.enumValues),
+  pendingReason: z.string().nullable(),
+  schedulerJobId: z.string().nullable(),
+  reservedAmount: z.number(),
+  reservedUnit: z.enum(budgetUnit.enumValues),
+  centsPerGpuHour: z.number(),
+  submittedAt: z.date(),
+  startedAt: z.date().nullable(),
+  endedAt: z.date().nullable(),
+  exitCode: z.number().nullable(),
+  nodeList: z.array(z.string()).nullable(),
+  gpuSeconds: z.number().nullable(),
+  energyWh: z.number().nullable(),
+  energyMeasured: z.boolean().nullable(),
+  costCents: z.number().nullable(),
+  chargedAmount: z.number().nullable(),
+  facilityEnergyWh: z.number().nullable(),
+  heatReusedWh: z.number().nullable(),
+  co2eGrams: z.number().nullable(),
+  waitSeconds: z.number().nullable(),
+  settledAt: z.date().nullable(),
+  cancelRequestedAt: z.date().nullable(),
+  updatedAt: z.date(),
+  canCancel: z.boolean(),
+  events: z.array(z.object({ id: z.number(), jobId: z.string(), at: z.date(), state: z.enum(jobState.enumValues), message: z.string().nullable(), data: z.record(z.string(), z.unknown()).nullable() })),
+  output: z.array(z.string()),
 });
 
 export const jobRouter = router({
@@ -90,6 +140,7 @@ export const jobRouter = router({
 
   get: tenantProcedure('member')
     .input(z.object({ jobId: uuidField }))
+    .output(jobView)
     .query(async ({ ctx, input }) => {
       const job = await getJob(ctx.db, ctx.tenant, input.jobId);
       const elapsedSeconds = job.gpuSeconds !== null ? Math.round(job.gpuSeconds / job.gpus) : 0;
