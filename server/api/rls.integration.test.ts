@@ -12,6 +12,12 @@ const carelessRouter = router({
   everyProject: tenantProcedure('member').query(({ ctx }) => ctx.db.select({ id: projects.id, orgId: projects.orgId }).from(projects)),
   everyOrganisation: tenantProcedure('member').query(({ ctx }) => ctx.db.select({ id: organisations.id }).from(organisations)),
   writeDuringRead: tenantProcedure('member').query(({ ctx }) => ctx.db.execute(sql`update projects set title = 'changed'`)),
+  // Reads of what a tenant read may never see, whatever its filter (drizzle/0017).
+  readTable: tenantProcedure('member')
+    .input((v) => v as string)
+    .query(({ ctx, input }) => ctx.db.execute(sql.raw(`select * from ${input} limit 1`))),
+  readPeople: tenantProcedure('member').query(({ ctx }) => ctx.db.execute(sql`select id, email, name from users limit 1`)),
+  readPasswordHashes: tenantProcedure('member').query(({ ctx }) => ctx.db.execute(sql`select password_hash from users limit 1`)),
 });
 const carelessCaller = createCallerFactory(carelessRouter);
 
@@ -38,6 +44,22 @@ describe.each(dbTargets())('row-level security on %s', (target) => {
     expect(await asA.everyOrganisation()).toEqual([{ id: a.orgId }]);
     const asB = carelessCaller(createContextInner({ db: handle.db, userId: b.userId }));
     expect((await asB.everyProject()).map((p) => p.orgId)).toEqual([b.orgId]);
+  });
+
+  it('keeps password hashes, staff roles, notifications, sessions and the cluster’s internals out of a tenant read’s reach', async () => {
+    const asA = carelessCaller(createContextInner({ db: handle.db, userId: a.userId }));
+    /** The messages of an error and its causes (drizzle wraps the database's refusal). */
+    const refusal = async (call: Promise<unknown>) => {
+      const messages: string[] = [];
+      for (let e: unknown = await call.then(() => undefined, (error: unknown) => error); e instanceof Error; e = e.cause) messages.push(e.message);
+      return messages.join(' / ');
+    };
+    expect(await refusal(asA.readPasswordHashes())).toMatch(/permission denied for table users/);
+    for (const table of ['staff_roles', 'notifications', 'sessions', 'rate_limits', 'sim_cluster_state', 'sim_cluster_ops', 'sim_cluster_snapshots', 'sim_finished_jobs', 'document_counters', 'cluster_samples']) {
+      expect(await refusal(asA.readTable(table)), table).toMatch(new RegExp(`permission denied for table ${table}`));
+    }
+    // Names and e-mail addresses stay readable (member lists, project members).
+    expect(await asA.readPeople()).toBeTruthy();
   });
 
   it('refuses writes inside a tenant read', async () => {
