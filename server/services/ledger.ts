@@ -160,15 +160,15 @@ async function monthSpendCents(tx: Tx, orgId: string, today: string): Promise<nu
   // Both statements are started now, in this order (see startNewJobReservation).
   const [[row], [reserved]] = await Promise.all([
     tx
-    .select({
-      spent: sql<string>`coalesce(sum(case when ${ledgerEntries.kind} = 'charge' and ${ledgerEntries.at} >= ${monthStart}::date then ${ledgerEntries.amount}
-                                        when ${ledgerEntries.kind} = 'refund' and ${ledgerEntries.at} >= ${monthStart}::date then -${ledgerEntries.amount}
-                                        else 0 end), 0)`,
-    })
-    .from(ledgerEntries)
-    .innerJoin(allocations, eq(allocations.id, ledgerEntries.allocationId))
-    .where(and(eq(allocations.orgId, orgId), eq(allocations.unit, 'cents')))
-    .execute(),
+      .select({
+        spent: sql<string>`coalesce(sum(case when ${ledgerEntries.kind} = 'charge' and ${ledgerEntries.at} >= ${monthStart}::date then ${ledgerEntries.amount}
+                                          when ${ledgerEntries.kind} = 'refund' and ${ledgerEntries.at} >= ${monthStart}::date then -${ledgerEntries.amount}
+                                          else 0 end), 0)`,
+      })
+      .from(ledgerEntries)
+      .innerJoin(allocations, eq(allocations.id, ledgerEntries.allocationId))
+      .where(and(eq(allocations.orgId, orgId), eq(allocations.unit, 'cents')))
+      .execute(),
     tx
       .select({ n: sql<string>`coalesce(sum(${allocations.reserved}), 0)` })
       .from(allocations)
@@ -261,8 +261,8 @@ export interface PendingReservation {
 /**
  * startNewJobReservation sends a new job's reservation without waiting for a decision: the ledger row
  * and `reserved + amount` on the allocation, in one statement. Started right after lockOrganisation,
- * lockAllocation and the job's insert, it saves the round trip that deciding first and writing after would hold the
- * allocation's lock for: the busiest allocation serves twice as many submissions. The caller must
+ * lockAllocation and the job's insert, it saves the round trip for which deciding first and writing
+ * after would hold the allocation's lock: the busiest allocation serves more submissions. The caller must
  * then call confirmReservation with the locked rows; its refusal rolls these writes back with the
  * transaction. `capped`: the tenant had a monthly cap when last read (its spend is read first, so
  * it does not include this reservation).
