@@ -13,10 +13,12 @@ describe('rate limit rules', () => {
     expect(secondsUntil(new Date('2026-12-01T09:00:00.000Z'), now)).toBe(1);
   });
 
-  it('takes the address the proxy added, not the ones the client sent', () => {
+  it('takes the address a trusted proxy added, not the ones the client sent, and none without a trusted proxy', () => {
     const headers = (h: Record<string, string>) => ({ get: (n: string) => h[n] ?? null });
-    expect(clientAddress(headers({ 'x-forwarded-for': '6.6.6.6, 203.0.113.7' }))).toBe('203.0.113.7');
-    expect(clientAddress(headers({ 'x-real-ip': '198.51.100.2' }))).toBe('198.51.100.2');
-    expect(clientAddress(headers({}))).toBeUndefined();
+    expect(clientAddress(headers({ 'x-forwarded-for': '6.6.6.6, 203.0.113.7' }), true)).toBe('203.0.113.7');
+    expect(clientAddress(headers({ 'x-real-ip': '198.51.100.2' }), true)).toBe('198.51.100.2');
+    expect(clientAddress(headers({}), true)).toBeUndefined();
+    // Without a proxy the client can write these headers itself: they are not believed.
+    expect(clientAddress(headers({ 'x-forwarded-for': '203.0.113.7' }), false)).toBeUndefined();
   });
 });

@@ -45,9 +45,12 @@ export function secondsUntil(until: Date, now: Date): number {
 /**
  * clientAddress is the caller's address as the portal's reverse proxy reports it: the last entry of
  * X-Forwarded-For (the one the proxy added; earlier ones come from the client and may be forged), or
- * X-Real-IP; undefined without a proxy (per-address rules then do not apply, per-account ones do).
+ * X-Real-IP. Only with a trusted proxy (PORTAL_TRUST_PROXY=true): without one the client may send
+ * either header itself (the Next server only fills X-Forwarded-For when it is missing), so the
+ * address is unknown and only the per-account and per-person limits apply.
  */
-export function clientAddress(headers: { get(name: string): string | null }): string | undefined {
+export function clientAddress(headers: { get(name: string): string | null }, trustProxy: boolean): string | undefined {
+  if (!trustProxy) return undefined;
   const forwarded = headers.get('x-forwarded-for');
   const last = forwarded?.split(',').map((s) => s.trim()).filter(Boolean).pop();
   const address = last ?? headers.get('x-real-ip')?.trim();

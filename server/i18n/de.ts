@@ -117,7 +117,7 @@ export const de: Record<MessageKey, string> = {
   'invite.goToOrg': 'Zur Organisation',
 
   'staff.lockout.title': 'Anmeldesperren und Sitzungen',
-  'staff.lockout.intro': 'Nach 10 falschen Passwörtern in einer Minute wird ein Konto für 1 Minute gesperrt, danach 2, 4 … bis zu 60 Minuten. Wenn Sie geprüft haben, dass die anfragende Person ist, wer sie vorgibt zu sein, können Sie die Sperre aufheben; das wird mit Ihrer Begründung im Audit-Log festgehalten.',
+  'staff.lockout.intro': 'Nach 10 falschen Passwörtern in einer Minute wird ein Konto für 1 Minute gesperrt, danach 2, 4 … bis zu 60 Minuten. Wenn Sie geprüft haben, dass die anfragende Person ist, wer sie vorgibt zu sein, können Sie die Sperre aufheben. „Alle Sitzungen beenden“ meldet eine Person auf allen Geräten zugleich ab (ein verlorener Laptop, jemand verlässt die Einrichtung). Beides wird mit Ihrer Begründung im Audit-Log festgehalten.',
   'staff.lockout.submit': 'Sperre aufheben',
   'staff.lockout.lifted': 'Die Anmeldesperre von {email} wurde aufgehoben.',
   'staff.lockout.notLocked': '{email} war nicht gesperrt; die Zählung falscher Passwörter beginnt neu.',

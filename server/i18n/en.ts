@@ -116,7 +116,7 @@ export const en = {
   'invite.goToOrg': 'Go to the organisation',
 
   'staff.lockout.title': 'Sign-in lockouts and sessions',
-  'staff.lockout.intro': 'After 10 wrong passwords in a minute an account is locked for 1 minute, then 2, 4 … up to 60 minutes. Once you have checked that the person asking is who they say, you can lift the lock; this is recorded in the audit log with your reason.',
+  'staff.lockout.intro': 'After 10 wrong passwords in a minute an account is locked for 1 minute, then 2, 4 … up to 60 minutes. Once you have checked that the person asking is who they say, you can lift the lock. “End all sessions” signs a person out on every device at once (a lost laptop, someone leaving). Both are recorded in the audit log with your reason.',
   'staff.lockout.submit': 'Lift the lock',
   'staff.lockout.lifted': 'The sign-in lock of {email} was lifted.',
   'staff.lockout.notLocked': '{email} was not locked; its count of wrong passwords starts again.',

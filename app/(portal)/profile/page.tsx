@@ -32,8 +32,8 @@ export default async function ProfilePage() {
           <thead>
             <tr>
               <Th>{t('profile.sessionDevice')}</Th>
-              <Th>{t('profile.sessionAddress')}</Th>
-              <Th>{t('profile.sessionStarted')}</Th>
+              <Th className="hidden sm:table-cell">{t('profile.sessionAddress')}</Th>
+              <Th className="hidden sm:table-cell">{t('profile.sessionStarted')}</Th>
               <Th>{t('profile.sessionLastSeen')}</Th>
               <Th>
                 <span className="sr-only">{t('profile.endSession')}</span>
@@ -47,8 +47,8 @@ export default async function ProfilePage() {
                   {browserOf(s.userAgent) ?? t('profile.unknownDevice')}
                   {s.current && <span className="ml-2 rounded bg-indigo-50 px-1.5 py-0.5 text-xs font-medium text-indigo-700">{t('profile.thisSession')}</span>}
                 </Td>
-                <Td>{s.address ?? '—'}</Td>
-                <Td>{formatDateTime(locale, s.createdAt)}</Td>
+                <Td className="hidden sm:table-cell">{s.address ?? '—'}</Td>
+                <Td className="hidden sm:table-cell">{formatDateTime(locale, s.createdAt)}</Td>
                 <Td>{formatDateTime(locale, s.lastSeenAt)}</Td>
                 <Td>{!s.current && <EndSession sessionId={s.id} />}</Td>
               </tr>
