@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { authedProcedure, publicProcedure, rateLimit, router } from '~/server/api/trpc';
 import { emailField, invitationTokenField, orgKindField, orgNameField, countryField, passwordField, personNameField, residencyField, uuidField } from '~/server/api/fields';
+import { meOut, myOrganisation, nothing, sessionOut } from '~/server/api/outputs';
 import { signUp } from '~/server/services/accounts';
 import { listMyOrganisations } from '~/server/services/organisations';
 import { changePassword, endAllSessions, endOwnSession, listSessions } from '~/server/services/sessions';
@@ -23,26 +24,27 @@ export const accountRouter = router({
       return signUp(ctx.db, input);
     }),
 
-  me: authedProcedure.query(({ ctx }) => ({
+  me: authedProcedure.output(meOut).query(({ ctx }) => ({
     userId: ctx.actor.userId,
     name: ctx.actor.name,
     email: ctx.actor.email,
     staffRoles: ctx.actor.staffRoles,
   })),
 
-  myOrganisations: authedProcedure.query(({ ctx }) => listMyOrganisations(ctx.db, ctx.actor.userId)),
+  myOrganisations: authedProcedure.output(z.array(myOrganisation)).query(({ ctx }) => listMyOrganisations(ctx.db, ctx.actor.userId)),
 
   /** Where the person is signed in: their open sessions, this one marked. */
-  sessions: authedProcedure.query(async ({ ctx }) =>
+  sessions: authedProcedure.output(z.array(sessionOut)).query(async ({ ctx }) =>
     (await listSessions(ctx.db, ctx.actor.userId)).map((s) => ({ ...s, current: s.id === ctx.sessionId })),
   ),
 
-  endSession: authedProcedure.input(z.object({ sessionId: uuidField })).mutation(({ ctx, input }) => endOwnSession(ctx.db, ctx.actor, input.sessionId)),
+  endSession: authedProcedure.input(z.object({ sessionId: uuidField })).output(nothing).mutation(({ ctx, input }) => endOwnSession(ctx.db, ctx.actor, input.sessionId)),
 
-  endOtherSessions: authedProcedure.mutation(async ({ ctx }) => ({ endedSessions: await endAllSessions(ctx.db, ctx.actor.userId, 'ended_by_user', ctx.sessionId) })),
+  endOtherSessions: authedProcedure.output(z.object({ endedSessions: z.number() })).mutation(async ({ ctx }) => ({ endedSessions: await endAllSessions(ctx.db, ctx.actor.userId, 'ended_by_user', ctx.sessionId) })),
 
   changePassword: authedProcedure
     .input(z.object({ currentPassword: z.string().min(1).max(200), newPassword: passwordField }))
+    .output(z.object({ endedSessions: z.number() }))
     .mutation(async ({ ctx, input }) => {
       await rateLimit(ctx, 'passwordChange', ctx.actor.userId);
       return changePassword(ctx.db, ctx.actor, { ...input, sessionId: ctx.sessionId });

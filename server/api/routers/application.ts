@@ -37,5 +37,6 @@ export const applicationRouter = router({
 
   submit: tenantProcedure('member')
     .input(z.object({ applicationId: uuidField }))
+    .output(z.object({ status: z.enum(['approved', 'submitted']) }))
     .mutation(({ ctx, input }) => submitApplication(ctx.db, ctx.tenant, input.applicationId, ctx.now())),
 });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { budgetUnit, jobKind, jobState, resourceClasses } from '~/db/schema';
 import { rateLimit, router, schedulerOf, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { idempotencyKeyField, resourceClassIdField, textField, uuidField } from '~/server/api/fields';
+import { jobStateOut } from '~/server/api/outputs';
 import { fineTuneEstimate } from '~/server/core/jobs/estimates';
 import { AppError } from '~/server/errors';
 import { syntheticOutput } from '~/server/core/jobs/synthetic-output';
@@ -115,6 +116,7 @@ export const jobRouter = router({
 
   submit: tenantProcedure('member')
     .input(submitJobInput)
+    .output(z.object({ id: z.string(), state: jobStateOut }))
     .mutation(async ({ ctx, input }) => {
       await rateLimit(ctx, 'jobSubmit', ctx.tenant.userId);
       const job = await submitJob(ctx.db, await schedulerOf(ctx), ctx.tenant, { ...input, walltimeSeconds: input.walltimeMinutes * 60 }, ctx.now());
@@ -123,6 +125,7 @@ export const jobRouter = router({
 
   cancel: tenantProcedure('member')
     .input(z.object({ jobId: uuidField }))
+    .output(z.object({ state: jobStateOut }))
     .mutation(async ({ ctx, input }) => cancelJob(ctx.db, await schedulerOf(ctx), ctx.tenant, input.jobId, ctx.now())),
 
   list: tenantProcedure('member')

@@ -1,18 +1,20 @@
 import { z } from 'zod';
 import { router, tenantProcedure } from '~/server/api/trpc';
 import { emailField, memberRoleField, uuidField } from '~/server/api/fields';
+import { createdInvitationOut, memberOut, nothing, openInvitationOut, organisationOut } from '~/server/api/outputs';
 import { createInvitation, listOpenInvitations, revokeInvitation } from '~/server/services/invitations';
 import { changeMemberRole, getOrganisation, listMembers } from '~/server/services/organisations';
 
 export const organisationRouter = router({
-  current: tenantProcedure('member').query(({ ctx }) => getOrganisation(ctx.db, ctx.tenant)),
+  current: tenantProcedure('member').output(organisationOut).query(({ ctx }) => getOrganisation(ctx.db, ctx.tenant)),
 
-  members: tenantProcedure('member').query(({ ctx }) => listMembers(ctx.db, ctx.tenant)),
+  members: tenantProcedure('member').output(z.array(memberOut)).query(({ ctx }) => listMembers(ctx.db, ctx.tenant)),
 
-  invitations: tenantProcedure('manager').query(({ ctx }) => listOpenInvitations(ctx.db, ctx.tenant.org.id)),
+  invitations: tenantProcedure('manager').output(z.array(openInvitationOut)).query(({ ctx }) => listOpenInvitations(ctx.db, ctx.tenant.org.id)),
 
   invite: tenantProcedure('manager')
     .input(z.object({ email: emailField, role: memberRoleField }))
+    .output(createdInvitationOut)
     .mutation(async ({ ctx, input }) => {
       const invitation = await createInvitation(ctx.db, ctx.tenant, input);
       return { id: invitation.id, email: invitation.email, role: invitation.role, expiresAt: invitation.expiresAt, path: `/invitations/${invitation.token}` };
@@ -20,13 +22,16 @@ export const organisationRouter = router({
 
   revokeInvitation: tenantProcedure('manager')
     .input(z.object({ invitationId: uuidField }))
+    .output(nothing)
     .mutation(({ ctx, input }) => revokeInvitation(ctx.db, ctx.tenant, input.invitationId)),
 
   changeRole: tenantProcedure('manager')
     .input(z.object({ userId: uuidField, role: memberRoleField }))
+    .output(nothing)
     .mutation(({ ctx, input }) => changeMemberRole(ctx.db, ctx.tenant, input.userId, input.role)),
 
   removeMember: tenantProcedure('manager')
     .input(z.object({ userId: uuidField }))
+    .output(nothing)
     .mutation(({ ctx, input }) => changeMemberRole(ctx.db, ctx.tenant, input.userId, null)),
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { router, tenantProcedure } from '~/server/api/trpc';
 import { textField, uuidField } from '~/server/api/fields';
+import { nothing, projectCreatedOut } from '~/server/api/outputs';
 import { createProject, getProject, listProjects, removeProjectMember, setProjectMember } from '~/server/services/projects';
 
 const projectRoleField = z.enum(['pi', 'manager', 'member']);
@@ -21,13 +22,16 @@ export const projectRouter = router({
         members: z.array(z.object({ userId: uuidField, role: projectRoleField })).max(200).default([]),
       }),
     )
+    .output(projectCreatedOut)
     .mutation(({ ctx, input }) => createProject(ctx.db, ctx.tenant, input)),
 
   setMember: tenantProcedure('member')
     .input(z.object({ projectId: uuidField, userId: uuidField, role: projectRoleField }))
+    .output(nothing)
     .mutation(({ ctx, input }) => setProjectMember(ctx.db, ctx.tenant, input)),
 
   removeMember: tenantProcedure('member')
     .input(z.object({ projectId: uuidField, userId: uuidField }))
+    .output(nothing)
     .mutation(({ ctx, input }) => removeProjectMember(ctx.db, ctx.tenant, input)),
 });

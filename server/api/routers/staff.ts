@@ -7,6 +7,7 @@ import { periodField, periodOf } from './report';
 import { GROUP_BY, organisationUsage } from '~/server/services/reports';
 import { router, schedulerOf, staffProcedure, todayOf } from '~/server/api/trpc';
 import { commentField, dayField, emailField, reasonField, resourceClassIdField, uuidField } from '~/server/api/fields';
+import { tenantRowOut } from '~/server/api/outputs';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
 import { getAllocationOverview, grantCreditLine, listAllocations, setAllocationLimits, setMonthlyCap } from '~/server/services/allocations';
 import { decideApplication, getApplication, reviewQueue } from '~/server/services/applications';
@@ -19,23 +20,31 @@ import { changeTenantStatus, listTenants, tenantStatusCounts } from '~/server/se
 export const staffRouter = router({
   tenants: staffProcedure()
     .input(z.object({ status: z.enum(['pending_verification', 'active', 'suspended']).optional() }).default({}))
+    .output(z.array(tenantRowOut))
     .query(({ ctx, input }) => listTenants(ctx.db, input)),
 
-  tenantCounts: staffProcedure().query(({ ctx }) => tenantStatusCounts(ctx.db)),
+  tenantCounts: staffProcedure()
+    .output(z.object({ pending_verification: z.number(), active: z.number(), suspended: z.number() }))
+    .query(({ ctx }) => tenantStatusCounts(ctx.db)),
 
   liftSignInLockout: staffProcedure('admin')
     .input(z.object({ email: emailField, reason: reasonField }))
+    .output(z.object({ wasLocked: z.boolean() }))
     .mutation(({ ctx, input }) => liftSignInLockout(ctx.db, ctx.actor, input.email, input.reason)),
 
   endSessions: staffProcedure('admin')
     .input(z.object({ email: emailField, reason: reasonField }))
+    .output(z.object({ endedSessions: z.number() }))
     .mutation(({ ctx, input }) => endSessionsByStaff(ctx.db, ctx.actor, input.email, input.reason)),
 
   changeTenantStatus: staffProcedure('admin')
     .input(z.object({ orgId: uuidField, action: z.enum(['verify', 'suspend', 'reactivate']), reason: reasonField }))
+    .output(z.object({ status: z.enum(['pending_verification', 'active', 'suspended']) }))
     .mutation(({ ctx, input }) => changeTenantStatus(ctx.db, ctx.actor, input)),
 
-  auditActors: staffProcedure().query(({ ctx }) => listAuditActors(ctx.db)),
+  auditActors: staffProcedure()
+    .output(z.array(z.object({ id: z.string(), name: z.string(), email: z.string() })))
+    .query(({ ctx }) => listAuditActors(ctx.db)),
 
   audit: staffProcedure()
     .input(

@@ -1,0 +1,56 @@
+// Output shapes shared by the routers (`.output()`): what a procedure answers, and nothing else —
+// zod drops any field a schema does not name, so a column added to a table does not leak to the
+// browser by accident. Issue #9 asks for one on every procedure; test: server/api/outputs.test.ts.
+import { z } from 'zod';
+import { jobState, memberRole, orgKind, orgStatus, residency, staffRole } from '~/db/schema';
+
+/** A mutation that answers nothing. */
+export const nothing = z.void();
+
+export const memberRoleOut = z.enum(memberRole.enumValues);
+
+export const myOrganisation = z.object({ id: z.string(), name: z.string(), kind: z.enum(orgKind.enumValues), status: z.enum(orgStatus.enumValues), role: memberRoleOut });
+
+export const meOut = z.object({ userId: z.string(), name: z.string(), email: z.string(), staffRoles: z.array(z.enum(staffRole.enumValues)) });
+
+export const sessionOut = z.object({ id: z.string(), current: z.boolean(), createdAt: z.date(), lastSeenAt: z.date(), userAgent: z.string().nullable(), address: z.string().nullable() });
+
+export const notificationOut = z.object({ id: z.string(), text: z.string(), link: z.string().nullable(), read: z.boolean(), createdAt: z.date() });
+
+export const organisationOut = z.object({
+  id: z.string(),
+  name: z.string(),
+  kind: z.enum(orgKind.enumValues),
+  country: z.string(),
+  residency: z.enum(residency.enumValues),
+  status: z.enum(orgStatus.enumValues),
+  statusReason: z.string().nullable(),
+  monthlyCapCents: z.number().nullable(),
+  createdAt: z.date(),
+  memberCount: z.number(),
+  myRole: memberRoleOut,
+});
+
+export const memberOut = z.object({ userId: z.string(), name: z.string(), email: z.string(), role: memberRoleOut, since: z.date() });
+
+export const openInvitationOut = z.object({ id: z.string(), email: z.string(), role: memberRoleOut, expiresAt: z.date(), createdAt: z.date() });
+
+export const createdInvitationOut = z.object({ id: z.string(), email: z.string(), role: memberRoleOut, expiresAt: z.date(), path: z.string() });
+
+export const invitationPreviewOut = z.object({ orgName: z.string(), inviterName: z.string(), email: z.string(), role: memberRoleOut, expiresAt: z.date() });
+
+export const jobStateOut = z.enum(jobState.enumValues);
+
+export const tenantRowOut = z.object({
+  id: z.string(),
+  name: z.string(),
+  kind: z.enum(orgKind.enumValues),
+  country: z.string(),
+  residency: z.enum(residency.enumValues),
+  status: z.enum(orgStatus.enumValues),
+  statusReason: z.string().nullable(),
+  createdAt: z.date(),
+  memberCount: z.number(),
+});
+
+export const projectCreatedOut = z.object({ id: z.string(), orgId: z.string(), title: z.string(), abstract: z.string(), fieldOfScience: z.string(), createdBy: z.string(), createdAt: z.date() });
