@@ -17,7 +17,8 @@ export const sessionOut = z.object({ id: z.string(), current: z.boolean(), creat
 
 export const notificationOut = z.object({ id: z.string(), text: z.string(), link: z.string().nullable(), read: z.boolean(), createdAt: z.date() });
 
-export const organisationOut = z.object({
+/** A tenant as everyone who may see it sees it. */
+const tenantOut = z.object({
   id: z.string(),
   name: z.string(),
   kind: z.enum(orgKind.enumValues),
@@ -25,11 +26,12 @@ export const organisationOut = z.object({
   residency: z.enum(residency.enumValues),
   status: z.enum(orgStatus.enumValues),
   statusReason: z.string().nullable(),
-  monthlyCapCents: z.number().nullable(),
   createdAt: z.date(),
   memberCount: z.number(),
-  myRole: memberRoleOut,
 });
+
+/** The caller's own tenant, with its cap and the caller's role. */
+export const organisationOut = tenantOut.extend({ monthlyCapCents: z.number().nullable(), myRole: memberRoleOut });
 
 export const memberOut = z.object({ userId: z.string(), name: z.string(), email: z.string(), role: memberRoleOut, since: z.date() });
 
@@ -41,16 +43,7 @@ export const invitationPreviewOut = z.object({ orgName: z.string(), inviterName:
 
 export const jobStateOut = z.enum(jobState.enumValues);
 
-export const tenantRowOut = z.object({
-  id: z.string(),
-  name: z.string(),
-  kind: z.enum(orgKind.enumValues),
-  country: z.string(),
-  residency: z.enum(residency.enumValues),
-  status: z.enum(orgStatus.enumValues),
-  statusReason: z.string().nullable(),
-  createdAt: z.date(),
-  memberCount: z.number(),
-});
+/** A row of the staff's tenant list. */
+export const tenantRowOut = tenantOut;
 
 export const projectCreatedOut = z.object({ id: z.string(), orgId: z.string(), title: z.string(), abstract: z.string(), fieldOfScience: z.string(), createdBy: z.string(), createdAt: z.date() });
