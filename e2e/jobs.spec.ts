@@ -54,14 +54,17 @@ test('a training job goes PENDING → RUNNING → COMPLETED and is charged exact
 
 test('cancelling a pending job releases its reservation; an over-budget job is refused with the numbers', async ({ page }) => {
   await signIn(page, 'en', 'pi@uni.example');
-  // Fill the whole H100 partition, then queue a job behind it.
+  // Fill the whole H100 partition, then queue a job behind it. Four simulated hours are 24 s at the
+  // e2e speed (600×): the rest of this test must happen while it runs, also on a slow machine.
   await openSubmitForm(page);
-  await fillJob(page, { name: unique('whole partition'), gpus: 128, nodes: 16, hours: 2 });
+  await fillJob(page, { name: unique('whole partition'), gpus: 128, nodes: 16, hours: 4 });
   await page.getByRole('button', { name: t('jobs.submit') }).click();
   await expect(page).toHaveURL(/\/jobs\/[0-9a-f-]{36}$/);
   const bigJob = page.url();
+  // 48 hours, the longest a job may run, so it cannot be backfilled into a gap before the big job
+  // starts (a 1-hour job was, when the demo workload held some nodes and the big job had to wait).
   await openSubmitForm(page);
-  await fillJob(page, { name: unique('waits'), gpus: 8, nodes: 1, hours: 1 });
+  await fillJob(page, { name: unique('waits'), gpus: 2, nodes: 1, hours: 48 });
   await page.getByRole('button', { name: t('jobs.submit') }).click();
   await expect(page).toHaveURL(/\/jobs\/[0-9a-f-]{36}$/);
   await expect(page.getByTestId('job-state')).toHaveAttribute('data-state', 'PENDING');
