@@ -2,7 +2,7 @@
 // zod drops any field a schema does not name, so a column added to a table does not leak to the
 // browser by accident. Issue #9 asks for one on every procedure; test: server/api/outputs.test.ts.
 import { z } from 'zod';
-import { jobState, memberRole, orgKind, orgStatus, residency, staffRole } from '~/db/schema';
+import { jobState, memberRole, orgKind, orgStatus, residency, reviewPath, staffRole } from '~/db/schema';
 
 /** A mutation that answers nothing. */
 export const nothing = z.void();
@@ -47,3 +47,31 @@ export const jobStateOut = z.enum(jobState.enumValues);
 export const tenantRowOut = tenantOut;
 
 export const projectCreatedOut = z.object({ id: z.string(), orgId: z.string(), title: z.string(), abstract: z.string(), fieldOfScience: z.string(), createdBy: z.string(), createdAt: z.date() });
+
+/** An allocation's balance after a staff change (the ledger's cached sums, in its unit). */
+export const balanceOut = z.object({ granted: z.number(), charged: z.number(), reserved: z.number(), expired: z.number(), overrun: z.number() });
+
+export const accessModeOut = z.object({
+  id: z.string(),
+  name: z.string(),
+  maxGpuSeconds: z.number().nullable(),
+  durationDays: z.number(),
+  reviewPath: z.enum(reviewPath.enumValues),
+  targetDecisionWorkingDays: z.number(),
+  sortOrder: z.number(),
+  active: z.boolean(),
+});
+
+export const resourceClassOut = z.object({
+  id: z.string(),
+  name: z.string(),
+  gpuModel: z.string(),
+  gpusPerNode: z.number(),
+  nodes: z.number(),
+  maxWalltimeSeconds: z.number(),
+  siteId: z.string(),
+  siteName: z.string(),
+  country: z.string(),
+  inEu: z.boolean(),
+  centsPerGpuHour: z.number(),
+});

@@ -29,6 +29,7 @@ export const applicationRouter = router({
 
   update: tenantProcedure('member')
     .input(z.object({ applicationId: uuidField, ...applicationFields }))
+    .output(z.object({ id: z.string() }))
     .mutation(async ({ ctx, input }) => {
       const { applicationId, ...rest } = input;
       await updateApplication(ctx.db, ctx.tenant, applicationId, toSeconds(rest), todayOf(ctx));

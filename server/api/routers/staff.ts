@@ -7,7 +7,7 @@ import { periodField, periodOf } from './report';
 import { GROUP_BY, organisationUsage } from '~/server/services/reports';
 import { router, schedulerOf, staffProcedure, todayOf } from '~/server/api/trpc';
 import { commentField, dayField, emailField, reasonField, resourceClassIdField, uuidField } from '~/server/api/fields';
-import { tenantRowOut } from '~/server/api/outputs';
+import { balanceOut, nothing, tenantRowOut } from '~/server/api/outputs';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
 import { getAllocationOverview, grantCreditLine, listAllocations, setAllocationLimits, setMonthlyCap } from '~/server/services/allocations';
 import { decideApplication, getApplication, reviewQueue } from '~/server/services/applications';
@@ -84,6 +84,7 @@ export const staffRouter = router({
         comment: commentField.default(''),
       }),
     )
+    .output(z.object({ status: z.enum(['approved', 'rejected', 'changes_requested']), allocationIds: z.array(z.string()) }))
     .mutation(({ ctx, input }) =>
       decideApplication(ctx.db, ctx.actor, input.applicationId, {
         outcome: input.outcome,
@@ -121,6 +122,7 @@ export const staffRouter = router({
   /** Raise or lower a budget, in GPU-hours for GPU-hour allocations or in euros for credit lines. */
   adjustAllocation: staffProcedure('admin')
     .input(z.object({ allocationId: uuidField, amount: z.number().int().min(-10_000_000).max(10_000_000).refine((n) => n !== 0, 'validation.nonZero'), reason: reasonField }))
+    .output(balanceOut)
     .mutation(async ({ ctx, input }) => {
       const unit = await unitOf(ctx.db, input.allocationId);
       return adjustAllocation(ctx.db, ctx.actor, { allocationId: input.allocationId, amount: unit === 'cents' ? input.amount * 100 : gpuHoursToSeconds(input.amount), reason: input.reason });
@@ -128,6 +130,7 @@ export const staffRouter = router({
 
   refund: staffProcedure('admin')
     .input(z.object({ allocationId: uuidField, amount: z.number().int().min(1).max(10_000_000), reason: reasonField }))
+    .output(balanceOut)
     .mutation(async ({ ctx, input }) => {
       const unit = await unitOf(ctx.db, input.allocationId);
       return refundCharge(ctx.db, ctx.actor, { allocationId: input.allocationId, amount: unit === 'cents' ? input.amount * 100 : gpuHoursToSeconds(input.amount), reason: input.reason });
@@ -143,16 +146,19 @@ export const staffRouter = router({
         reason: reasonField,
       }),
     )
+    .output(nothing)
     .mutation(({ ctx, input }) =>
       setAllocationLimits(ctx.db, ctx.actor, { allocationId: input.allocationId, maxGpusAtOnce: input.maxGpusAtOnce, maxWalltimeSeconds: input.maxWalltimeHours * 3600, maxQueuedJobs: input.maxQueuedJobs, reason: input.reason }),
     ),
 
   grantCreditLine: staffProcedure('admin')
     .input(z.object({ projectId: uuidField, amountEuros: z.number().int().min(1).max(100_000_000), periodStart: dayField, periodEnd: dayField, reason: reasonField }))
+    .output(z.object({ id: z.string() }))
     .mutation(({ ctx, input }) => grantCreditLine(ctx.db, ctx.actor, { projectId: input.projectId, amountCents: input.amountEuros * 100, periodStart: input.periodStart, periodEnd: input.periodEnd, reason: input.reason })),
 
   setMonthlyCap: staffProcedure('admin')
     .input(z.object({ orgId: uuidField, capEuros: z.number().int().min(1).max(100_000_000).nullable(), reason: reasonField }))
+    .output(nothing)
     .mutation(({ ctx, input }) => setMonthlyCap(ctx.db, ctx.actor, { orgId: input.orgId, capCents: input.capEuros === null ? null : input.capEuros * 100, reason: input.reason, asStaff: true })),
 });
 
