@@ -30,7 +30,7 @@ const schema = z
     /** Of those, how many one tenant may hold: a burst from one tenant queues behind its own calls. */
     PORTAL_MAX_CONCURRENT_CALLS_PER_TENANT: z.coerce.number().int().min(1).max(10_000).default(2),
     // Behind a reverse proxy that sets X-Forwarded-For: take the caller's address from it (per-address limits).
-    PORTAL_TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+    PORTAL_TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
     PORTAL_DATA_DIR: z.string().trim().min(1).default('.data'),
     PORT: z.coerce.number().int().min(1).max(65535).default(3000),
     PORTAL_URL: optionalString.pipe(z.url('must be an absolute URL such as https://portal.example.org').optional()),

@@ -37,7 +37,7 @@ export async function createRequestContext(): Promise<Context> {
     gate: requestGate(),
     memo: {},
     limits: true,
-    address: clientAddress(await headers(), env().PORTAL_TRUST_PROXY === 'true'),
+    address: clientAddress(await headers(), env().PORTAL_TRUST_PROXY),
   });
 }
 

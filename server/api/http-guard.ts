@@ -1,6 +1,7 @@
 // What the tRPC endpoint checks before it reads a request (issue #9): mutations only from the portal's
 // own pages (Origin), bodies of a bounded size (413 before parsing), and the answers it gives when it
 // refuses, in the shape the tRPC client reads.
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { translate, type Locale, type MessageKey } from '~/server/i18n';
 
 /** Largest request body read (job scripts are at most 100,000 characters; environments 50 × 4 KiB). */
@@ -30,7 +31,7 @@ export function originAllowed(headers: Headers, requestUrl: string, portalUrl: s
 /** A refusal in tRPC's error shape (one per call of a batch), so the client shows the message. */
 export function refusal(locale: Locale, status: 403 | 413, key: MessageKey, batched: number): Response {
   const code = status === 403 ? 'FORBIDDEN' : 'PAYLOAD_TOO_LARGE';
-  const error = { error: { json: { message: translate(locale, key), code: status === 403 ? -32003 : -32013, data: { code, httpStatus: status } } } };
+  const error = { error: { json: { message: translate(locale, key), code: TRPC_ERROR_CODES_BY_KEY[code], data: { code, httpStatus: status } } } };
   return new Response(JSON.stringify(batched > 0 ? Array.from({ length: batched }, () => error) : error), {
     status,
     headers: { 'content-type': 'application/json' },

@@ -59,7 +59,7 @@ export function authOptions(): NextAuthOptions {
             return null;
           }
           const db = await getDb();
-          const keys = { account: email, address: clientAddress(headerReader(req?.headers), env().PORTAL_TRUST_PROXY === 'true') };
+          const keys = { account: email, address: clientAddress(headerReader(req?.headers), env().PORTAL_TRUST_PROXY) };
           const now = new Date();
           // The route refuses locked accounts with 429 before this runs (app/api/auth/[...nextauth]);
           // this check covers a lock that began in between.

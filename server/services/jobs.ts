@@ -338,9 +338,16 @@ export async function loadJob(db: DbOrTx, actor: TenantActor, jobId: string) {
  * cluster's planned outcome, the idempotency key, the hand-over lease).
  */
 export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string) {
-  const job = await loadJob(db, actor, jobId);
-  const events = await db.select().from(jobEvents).where(eq(jobEvents.jobId, jobId)).orderBy(jobEvents.id);
-  const access = await projectAccess(db, actor, job.projectId).catch(() => undefined);
+  const [job] = await db.select().from(jobs).where(and(eq(jobs.id, jobId), eq(jobs.orgId, actor.org.id)));
+  if (!job) throw new AppError('NOT_FOUND', 'error.notFound');
+  const [events, access] = await Promise.all([
+    db.select().from(jobEvents).where(eq(jobEvents.jobId, jobId)).orderBy(jobEvents.id),
+    // As loadJob: others' jobs only to the project's people and the tenant's leads; one's own always.
+    projectAccess(db, actor, job.projectId).catch((error: unknown) => {
+      if (job.userId !== actor.userId) throw error;
+      return undefined;
+    }),
+  ]);
   const mayReadEnv = job.userId === actor.userId || access?.projectRole === 'pi';
   const { simulation: _simulation, idempotencyKey: _key, handoverUntil: _lease, env, ...shown } = job;
   return {

@@ -162,7 +162,7 @@ export function allowed(entry: Entry, role: Role): boolean {
   }
 }
 
-export type Procedure = { _def: { type: 'query' | 'mutation' | 'subscription' } };
+export type Procedure = { _def: { type: 'query' | 'mutation' | 'subscription'; output?: unknown } };
 export const procedures = (appRouter._def as unknown as { procedures: Record<string, Procedure> }).procedures;
 
 /** Counts of the tables a call could change: a refused mutation must leave all of them as they were. */

@@ -5,7 +5,7 @@ import { getT } from '~/app/_lib/i18n-server';
 import { currentUser, requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
 import { ORG_STATUSES, type OrgStatus } from '~/server/core/roles';
-import { LiftLockout } from './lift-lockout';
+import { SignInActions } from './sign-in-actions';
 import { TenantActions } from './tenant-actions';
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -85,7 +85,7 @@ export default async function TenantsPage({ searchParams }: { searchParams: Prom
           </Table>
         )}
       </Card>
-      {isAdmin && <LiftLockout />}
+      {isAdmin && <SignInActions />}
     </div>
   );
 }

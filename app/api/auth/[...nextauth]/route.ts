@@ -21,7 +21,7 @@ async function lockedOut(req: Request, ctx: RouteContext): Promise<Response | nu
   const form = await req.clone().formData().catch(() => null);
   const email = form?.get('email');
   if (typeof email !== 'string' || email.length === 0 || email.length > 254) return null;
-  const verdict = await signInBlocked(await getDb(), { account: email, address: clientAddress(req.headers, env().PORTAL_TRUST_PROXY === 'true') }, new Date());
+  const verdict = await signInBlocked(await getDb(), { account: email, address: clientAddress(req.headers, env().PORTAL_TRUST_PROXY) }, new Date());
   if (verdict.allowed) return null;
   const url = new URL('/sign-in', req.url);
   url.searchParams.set('error', `RateLimited:${verdict.retryAfterSeconds}`);

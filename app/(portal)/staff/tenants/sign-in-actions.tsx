@@ -12,7 +12,7 @@ import { useTRPC } from '~/app/_lib/trpc';
  * Lets an admin act on one person's sign-in: lift a lockout (too many wrong passwords) or end all their
  * sessions (a lost laptop, a leaver). Both are audited with the reason.
  */
-export function LiftLockout() {
+export function SignInActions() {
   const { t } = useT();
   const trpc = useTRPC();
   const lift = useMutation(trpc.staff.liftSignInLockout.mutationOptions());
