@@ -1,12 +1,14 @@
-// The second wall: Postgres row-level security. A tenant read that forgets its tenant filter still
-// sees only its own tenant's rows, because tenant reads run as the role portal_tenant.
-import { sql } from 'drizzle-orm';
+// The second wall: Postgres row-level security. A tenant read or write that forgets its tenant filter
+// still sees and changes only its own tenant's rows, because tenant calls run as the role portal_tenant.
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '~/db/client';
-import { organisations, projects } from '~/db/schema';
+import { auditEvents, notifications, organisations, projectMembers, projects } from '~/db/schema';
+import { AppError } from '~/server/errors';
 import { createCallerFactory, createContextInner, router, tenantProcedure } from '~/server/api/trpc';
 import { callerFor, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 
+/* eslint-disable drizzle/enforce-update-with-where, drizzle/enforce-delete-with-where -- the careless writes below forget their filter on purpose: the wall must catch them */
 // A deliberately careless procedure: it selects every project and organisation with no tenant filter.
 const carelessRouter = router({
   everyProject: tenantProcedure('member').query(({ ctx }) => ctx.db.select({ id: projects.id, orgId: projects.orgId }).from(projects)),
@@ -18,6 +20,34 @@ const carelessRouter = router({
     .query(({ ctx, input }) => ctx.db.execute(sql.raw(`select * from ${input} limit 1`))),
   readPeople: tenantProcedure('member').query(({ ctx }) => ctx.db.execute(sql`select id, email, name from users limit 1`)),
   readPasswordHashes: tenantProcedure('member').query(({ ctx }) => ctx.db.execute(sql`select password_hash from users limit 1`)),
+  // Writes that forgot their tenant filter, or aim at another tenant on purpose.
+  renameEveryProject: tenantProcedure('member').mutation(async ({ ctx }) => (await ctx.db.update(projects).set({ title: 'Renamed by a careless write' }).returning({ orgId: projects.orgId })).map((p) => p.orgId)),
+  dropEveryProjectMember: tenantProcedure('member').mutation(async ({ ctx }) => (await ctx.db.delete(projectMembers).returning({ projectId: projectMembers.projectId })).length),
+  projectFor: tenantProcedure('member')
+    .input((v) => v as string)
+    .mutation(({ ctx, input }) => ctx.db.insert(projects).values({ orgId: input, title: 'Planted', abstract: 'Planted in another tenant.', fieldOfScience: 'Physics', createdBy: ctx.tenant.userId })),
+  moveProjectsTo: tenantProcedure('member')
+    .input((v) => v as string)
+    .mutation(({ ctx, input }) => ctx.db.update(projects).set({ orgId: input })),
+  auditFor: tenantProcedure('member')
+    .input((v) => v as string)
+    .mutation(({ ctx, input }) => ctx.db.insert(auditEvents).values({ orgId: input, actorUserId: ctx.tenant.userId, action: 'forged', targetType: 'organisation', targetId: input })),
+  notifyPerson: tenantProcedure('member')
+    .input((v) => v as string)
+    .mutation(({ ctx, input }) => ctx.db.insert(notifications).values({ userId: input, messageKey: 'notice.budget80', params: {} })),
+  activateTenant: tenantProcedure('member').mutation(({ ctx }) => ctx.db.update(organisations).set({ status: 'active' })),
+  // Writes, then fails: nothing of it may stay.
+  writeThenFail: tenantProcedure('member').mutation(async ({ ctx }) => {
+    await ctx.db.update(projects).set({ title: 'Written before a failure' });
+    throw new AppError('BAD_REQUEST', 'validation.invalid');
+  }),
+  // Writes, commits, then fails: what was committed stays, and the portal's own connection works.
+  commitThenFail: tenantProcedure('member').mutation(async ({ ctx }) => {
+    await ctx.db.update(projects).set({ abstract: 'Committed before the failure.' });
+    const db = await ctx.commit();
+    await db.select({ id: projects.id }).from(projects);
+    throw new AppError('BAD_REQUEST', 'validation.invalid');
+  }),
 });
 const carelessCaller = createCallerFactory(carelessRouter);
 
@@ -71,5 +101,63 @@ describe.each(dbTargets())('row-level security on %s', (target) => {
 
   it('leaves the portal’s own connection unrestricted (staff views, the worker)', async () => {
     expect(await handle.db.select({ id: projects.id }).from(projects)).toHaveLength(3);
+  });
+
+  it('binds the table owner too (FORCE): a transaction that set a tenant sees only its rows, whatever its role', async () => {
+    const [me] = await handle.db.select({ rolsuper: sql<boolean>`(select rolsuper from pg_roles where rolname = current_user)` }).from(organisations).limit(1);
+    const seen = await handle.db.transaction(async (tx) => {
+      await tx.execute(sql`select set_config('app.tenant_id', ${a.orgId}, true)`);
+      return tx.select({ orgId: projects.orgId }).from(projects);
+    });
+    // A superuser (PGlite's embedded database) bypasses row-level security; the portal's own role does not.
+    if (me?.rolsuper) expect(seen).toHaveLength(3);
+    else expect(new Set(seen.map((p) => p.orgId))).toEqual(new Set([a.orgId]));
+  });
+
+  describe('writes', () => {
+    const titlesOf = async (orgId: string) => (await handle.db.select({ title: projects.title, abstract: projects.abstract }).from(projects).where(eq(projects.orgId, orgId))).map((p) => p.title);
+    /** The messages of an error and its causes (drizzle wraps the database's refusal). */
+    const refusal = async (call: Promise<unknown>) => {
+      const messages: string[] = [];
+      for (let e: unknown = await call.then(() => undefined, (error: unknown) => error); e instanceof Error; e = e.cause) messages.push(e.message);
+      return messages.join(' / ');
+    };
+
+    it('changes only the tenant’s own rows when a write forgot its tenant filter', async () => {
+      const beforeB = await titlesOf(b.orgId);
+      const asA = carelessCaller(createContextInner({ db: handle.db, userId: a.userId }));
+      expect(new Set(await asA.renameEveryProject())).toEqual(new Set([a.orgId]));
+      expect(await titlesOf(a.orgId)).toEqual(['Renamed by a careless write', 'Renamed by a careless write']);
+      expect(await titlesOf(b.orgId)).toEqual(beforeB);
+      const membersOfB = await handle.db.select().from(projectMembers).innerJoin(projects, eq(projects.id, projectMembers.projectId)).where(eq(projects.orgId, b.orgId));
+      expect(membersOfB.length).toBeGreaterThan(0);
+      expect(await asA.dropEveryProjectMember()).toBe(2);
+      expect(await handle.db.select().from(projectMembers).innerJoin(projects, eq(projects.id, projectMembers.projectId)).where(eq(projects.orgId, b.orgId))).toHaveLength(membersOfB.length);
+    });
+
+    it('refuses rows written for another tenant, and columns a tenant may not change', async () => {
+      const asA = carelessCaller(createContextInner({ db: handle.db, userId: a.userId }));
+      expect(await refusal(asA.projectFor(b.orgId))).toMatch(/row-level security policy/);
+      expect(await refusal(asA.moveProjectsTo(b.orgId))).toMatch(/row-level security policy/);
+      expect(await refusal(asA.auditFor(b.orgId))).toMatch(/row-level security policy/);
+      expect(await refusal(asA.notifyPerson(b.userId))).toMatch(/row-level security policy/);
+      expect(await refusal(asA.activateTenant())).toMatch(/permission denied for table organisations/);
+      expect(await handle.db.select({ id: projects.id }).from(projects).where(eq(projects.orgId, b.orgId))).toHaveLength(1);
+      expect(await handle.db.select({ id: auditEvents.id }).from(auditEvents).where(eq(auditEvents.action, 'forged'))).toHaveLength(0);
+      // Within the tenant the same writes are allowed: its own member may be told, its own row written.
+      await asA.notifyPerson(a.userId);
+      await asA.projectFor(a.orgId);
+    });
+
+    it('rolls back a mutation that fails, and keeps what it committed before failing', async () => {
+      const asA = carelessCaller(createContextInner({ db: handle.db, userId: a.userId }));
+      await expect(asA.writeThenFail()).rejects.toThrow();
+      expect((await titlesOf(a.orgId)).filter((t) => t === 'Written before a failure')).toHaveLength(0);
+      await expect(asA.commitThenFail()).rejects.toThrow();
+      const abstracts = await handle.db.select({ abstract: projects.abstract }).from(projects).where(eq(projects.orgId, a.orgId));
+      expect(abstracts.every((p) => p.abstract === 'Committed before the failure.')).toBe(true);
+      const ofB = await handle.db.select({ abstract: projects.abstract }).from(projects).where(eq(projects.orgId, b.orgId));
+      expect(ofB.every((p) => p.abstract !== 'Committed before the failure.')).toBe(true);
+    });
   });
 });

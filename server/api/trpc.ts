@@ -5,7 +5,6 @@
  * 3. procedures — public, authed, tenant(minRole) and staff(role): tenancy is resolved here and nowhere else.
  */
 import { initTRPC, TRPCError } from '@trpc/server';
-import { sql } from 'drizzle-orm';
 import superjson from 'superjson';
 import type { Db } from '~/db/client';
 import type { MemberRole, StaffRole } from '~/db/schema';
@@ -13,6 +12,7 @@ import { roleAtLeast } from '~/server/core/roles';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { getScheduler } from '~/server/scheduler';
 import type { FairGate } from './fair-gate';
+import { mutateAsTenant, readAsTenant } from './tenant-transaction';
 import type { PageTurn } from './page-turn';
 import { AppError, isStatementTimeout, isTransientDbError } from '~/server/errors';
 import { DEFAULT_LOCALE, isMessageKey, translate, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
@@ -71,6 +71,18 @@ export function todayOf(ctx: Pick<Context, 'now'>): string {
 /** schedulerOf returns the context's scheduler adapter (the process's configured one unless a test or benchmark set its own). */
 export function schedulerOf(ctx: Pick<Context, 'db' | 'scheduler'>): Promise<SchedulerPort> {
   return ctx.scheduler ? Promise.resolve(ctx.scheduler) : getScheduler(ctx.db);
+}
+
+/**
+ * afterCommit is what a tenant mutation hands the services for the work that follows its commit (the
+ * scheduler hand-over, server/services/jobs.ts `SchedulerStep`): it commits the request's transaction,
+ * then gives back the portal's own connection and the scheduler adapter.
+ */
+export function afterCommit(ctx: Pick<Context, 'scheduler'> & { commit: () => Promise<Db> }) {
+  return async () => {
+    const db = await ctx.commit();
+    return { db, scheduler: await schedulerOf({ db, scheduler: ctx.scheduler }) };
+  };
 }
 
 /** createContextInner builds a context without a request: used by the request handler and by tests. */
@@ -234,8 +246,14 @@ export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
   return next({ ctx: { ...ctx, actor } });
 });
 
-/** tenantProcedure resolves the tenant the caller acts for and requires a minimum role; suspended tenants may read but not act. */
-export function tenantProcedure(minRole: MemberRole = 'member') {
+/** A tenant read has no transaction of its own to end. */
+const readsDoNotCommit = (): Promise<Db> => Promise.reject(new Error('commit() ends a tenant mutation’s transaction; a read has none'));
+
+/**
+ * tenantProcedure resolves the tenant the caller acts for and requires a minimum role; suspended
+ * tenants may read but not act. `rateLimit` counts the call against a rule per person first.
+ */
+export function tenantProcedure(minRole: MemberRole = 'member', options: { rateLimit?: RateRuleName } = {}) {
   return authedProcedure.use(async ({ ctx, next, type }) => {
     const resolve = () => resolveTenant(ctx.db, ctx.actor.userId, ctx.activeOrgId);
     const resolved = await (ctx.memo ? (ctx.memo.tenant ??= resolve()) : resolve());
@@ -247,16 +265,15 @@ export function tenantProcedure(minRole: MemberRole = 'member') {
     if (type === 'mutation' && tenant.org.status === 'suspended') {
       throw new AppError('FORBIDDEN', 'error.tenantSuspended', { org: tenant.org.name });
     }
-    const call = () => {
-      if (type !== 'query') return next({ ctx: { ...ctx, tenant } });
-      // Reads run as the role portal_tenant with the tenant's id set, so Postgres row-level security
-      // (drizzle/0009) hides every other tenant's rows even if a query forgot its tenant filter.
-      return ctx.db.transaction(async (tx) => {
-        // One statement: the tenant for the policies, then `set local role portal_tenant`.
-        await tx.execute(sql`select set_config('app.tenant_id', ${tenant.org.id}, true), set_config('role', 'portal_tenant', true)`);
-        return next({ ctx: { ...ctx, tenant, db: tx as unknown as Db } });
-      });
-    };
+    if (options.rateLimit) await rateLimit(ctx, options.rateLimit, tenant.userId);
+    // Reads and writes run as the role portal_tenant with the tenant's id set (server/api/tenant-transaction.ts),
+    // so Postgres row-level security (drizzle/0009, 0018) keeps every other tenant's rows out of reach
+    // even of a query that forgot its tenant filter. A mutation's transaction is the request's: the
+    // services join it, and it commits when the call succeeds or when it calls `ctx.commit()`.
+    const call = () =>
+      type === 'query'
+        ? readAsTenant(ctx.db, tenant.org.id, (db) => next({ ctx: { ...ctx, tenant, db, commit: readsDoNotCommit } }))
+        : mutateAsTenant(ctx.db, tenant.org.id, (db, commit) => next({ ctx: { ...ctx, tenant, db, commit } }));
     // The tenant's turn first (server/api/fair-gate.ts), so one tenant's burst cannot slow the others.
     return ctx.gate ? ctx.gate.run(tenant.org.id, call) : call();
   });

@@ -1,17 +1,18 @@
 // Applications for budget: drafted by a project's PI or managers, decided by centre staff.
 // Approval creates allocations (or tops one up) with a grant in the ledger, in the same transaction.
-import { and, asc, desc, eq, inArray } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
-import { accessModes, allocations, applicationLines, applications, decisions, memberships, organisations, projects, resourceClasses, staffRoles, users } from '~/db/schema';
+import { accessModes, allocations, applicationLines, applications, decisions, memberships, organisations, projects, resourceClasses, users } from '~/db/schema';
 import { checkApplicationRequest, checkDecision, type DecisionOutcome, type RequestLine } from '~/server/core/applications';
 import { workingDaysBetween } from '~/server/core/working-days';
 import { AppError } from '~/server/errors';
 import type { MessageKey } from '~/server/i18n';
 import { isStaff, type Actor, type TenantActor } from './actor';
+import { inTransaction } from './transaction';
 import { recordAudit } from './audit';
 import { listResourceClasses } from './catalogue';
 import { grantBudget } from './ledger';
-import { notify } from './notifications';
+import { notify, notifyMembers } from './notifications';
 import { projectAccess, projectLeads, requireProjectManager } from './projects';
 
 export interface ApplicationInput {
@@ -63,7 +64,7 @@ async function validateRequest(db: DbOrTx, actor: TenantActor, input: Applicatio
 export async function createApplication(db: Db, actor: TenantActor, input: ApplicationInput, today: string) {
   requireProjectManager(await projectAccess(db, actor, input.projectId));
   await validateRequest(db, actor, input, today);
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const [app] = await tx
       .insert(applications)
       .values({
@@ -101,7 +102,7 @@ export async function updateApplication(db: Db, actor: TenantActor, applicationI
   requireProjectManager(await projectAccess(db, actor, existing.projectId));
   const full = { ...input, projectId: existing.projectId };
   await validateRequest(db, actor, full, today);
-  await db.transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
     const app = await lockApplication(tx, applicationId, actor.org.id);
     if (!(EDITABLE as readonly string[]).includes(app.status)) throw new AppError('PRECONDITION_FAILED', 'application.notEditable', { status: app.status });
     await tx
@@ -127,7 +128,7 @@ export async function submitApplication(db: Db, actor: TenantActor, applicationI
   if (actor.org.status !== 'active') throw new AppError('FORBIDDEN', 'error.tenantNotActive', { org: actor.org.name });
   const lines = await linesOf(db, applicationId);
   const mode = await validateRequest(db, actor, { ...existing, baseAllocationId: existing.baseAllocationId ?? undefined, lines }, today);
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const app = await lockApplication(tx, applicationId, actor.org.id);
     if (!(EDITABLE as readonly string[]).includes(app.status)) throw new AppError('PRECONDITION_FAILED', 'application.notEditable', { status: app.status });
     await tx.update(applications).set({ status: 'submitted', submittedAt: now }).where(eq(applications.id, applicationId));
@@ -136,7 +137,8 @@ export async function submitApplication(db: Db, actor: TenantActor, applicationI
       await decideInTx(tx, null, { ...app, status: 'submitted' }, { outcome: 'approved', grantedLines: lines, comment: '' }, now);
       return { status: 'approved' as const };
     }
-    const reviewers = await tx.select({ userId: staffRoles.userId }).from(staffRoles);
+    // Who is staff is out of a tenant's reach except through this function (drizzle/0018).
+    const reviewers = await tx.select({ userId: users.id }).from(users).where(sql`${users.id} in (select portal_staff_ids())`);
     const [project] = await tx.select({ title: projects.title }).from(projects).where(eq(projects.id, app.projectId));
     await notify(tx, reviewers.map((r) => r.userId), 'notice.applicationSubmitted', { project: project!.title, org: actor.org.name }, `/staff/applications/${applicationId}`);
     return { status: 'submitted' as const };
@@ -201,14 +203,14 @@ async function decideInTx(tx: Tx, reviewer: Actor | null, app: typeof applicatio
   });
   const [project] = await tx.select({ title: projects.title }).from(projects).where(eq(projects.id, app.projectId));
   const recipients = [...(await projectLeads(tx, app.projectId)), app.createdBy];
-  await notify(tx, recipients, OUTCOME_NOTICE[input.outcome], { project: project!.title, comment: input.comment }, `/applications/${app.id}`);
+  await notifyMembers(tx, app.orgId, recipients, OUTCOME_NOTICE[input.outcome], { project: project!.title, comment: input.comment }, `/applications/${app.id}`);
   return { status: OUTCOME_STATUS[input.outcome], allocationIds };
 }
 
 /** decideApplication lets a reviewer approve (possibly less), reject or send back a submitted application. */
 export async function decideApplication(db: Db, reviewer: Actor, applicationId: string, input: DecisionInput, now: Date) {
   if (!isStaff(reviewer)) throw new AppError('FORBIDDEN', 'error.staffOnly');
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const app = await lockApplication(tx, applicationId);
     const [ownTenant] = await tx.select({ orgId: memberships.orgId }).from(memberships).where(and(eq(memberships.orgId, app.orgId), eq(memberships.userId, reviewer.userId)));
     if (ownTenant) throw new AppError('FORBIDDEN', 'decision.ownTenant');

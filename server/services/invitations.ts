@@ -7,6 +7,7 @@ import { invitations, memberships, organisations, users, type MemberRole } from 
 import { checkInvite } from '~/server/core/roles';
 import { AppError } from '~/server/errors';
 import type { Actor, TenantActor } from './actor';
+import { inTransaction } from './transaction';
 import { recordAudit } from './audit';
 import { refusalError } from './organisations';
 
@@ -22,7 +23,7 @@ export async function createInvitation(db: Db, actor: TenantActor, input: { emai
   if (refusal) throw refusalError(refusal, actor, 'role');
   const token = randomBytes(24).toString('base64url');
   const expiresAt = new Date(Date.now() + INVITATION_DAYS * 86_400_000);
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const [existing] = await tx
       .select({ userId: memberships.userId })
       .from(memberships)
@@ -60,7 +61,7 @@ export async function listOpenInvitations(db: Db, orgId: string) {
 
 /** revokeInvitation withdraws an open invitation of the actor's tenant. */
 export async function revokeInvitation(db: Db, actor: TenantActor, invitationId: string): Promise<void> {
-  await db.transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
     const [row] = await tx
       .update(invitations)
       .set({ revokedAt: new Date() })

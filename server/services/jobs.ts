@@ -14,7 +14,7 @@ import type { TenantActor } from './actor';
 import { listResourceClasses } from './catalogue';
 import { confirmReservation, lockAllocation, lockOrganisation, releaseJobReservationInTx, startNewJobReservation } from './ledger';
 import { projectAccess } from './projects';
-import { inTransaction } from './transaction';
+import { inTransaction, isTransaction } from './transaction';
 
 export interface SubmitJobInput {
   allocationId: string;
@@ -34,8 +34,9 @@ export interface SubmitJobInput {
 
 export const ACTIVE_STATES = ['SUBMITTING', 'PENDING', 'RUNNING'] as const;
 
-async function findByKey(db: DbOrTx, userId: string, key: string) {
-  const [job] = await db.select().from(jobs).where(and(eq(jobs.userId, userId), eq(jobs.idempotencyKey, key)));
+async function findByKey(db: DbOrTx, userId: string, key: string): Promise<JobRow | undefined> {
+  // Started at once (see startNewJobReservation), so it goes out ahead of the statements that follow.
+  const [job] = await db.select().from(jobs).where(and(eq(jobs.userId, userId), eq(jobs.idempotencyKey, key))).execute();
   return job;
 }
 
@@ -100,26 +101,52 @@ async function activeUsage(tx: Tx, allocationId: string, exceptJobId: string): P
 }
 
 /**
+ * After a service's transaction, what follows the commit runs on the portal's own connection: the
+ * scheduler adapter writes in transactions of its own (on PGlite's single connection it would wait for
+ * the open one for ever). A tenant request's transaction is the request's, so a request passes a step
+ * that commits it first and hands back the connection and the scheduler (server/api/trpc.ts
+ * `afterCommit`); the worker, tests and benchmarks pass the scheduler itself.
+ */
+export type SchedulerStep = SchedulerPort | (() => Promise<{ db: Db; scheduler: SchedulerPort }>);
+
+async function afterCommit(db: Db, step: SchedulerStep): Promise<{ db: Db; scheduler: SchedulerPort }> {
+  return typeof step === 'function' ? step() : { db, scheduler: step };
+}
+
+/**
  * submitJob admits a job, creates it and reserves its budget in one transaction, then hands it to the
  * scheduler. The idempotency key makes a double click or a retried request return the first job.
  * Every limit (tenant status, GPUs at once, queued jobs, budget, monthly cap) is decided inside the
  * transaction, after the organisation and allocation rows are locked, so racing submissions cannot
  * pass a limit together.
  */
-export async function submitJob(db: Db, scheduler: SchedulerPort, actor: TenantActor, input: SubmitJobInput, now: Date) {
+export async function submitJob(db: Db, step: SchedulerStep, actor: TenantActor, input: SubmitJobInput, now: Date): Promise<JobRow> {
+  let created: { job: JobRow; isNew: boolean };
   try {
-    return await createAndHandOver(db, scheduler, actor, input, now);
+    created = await createJob(db, actor, input, now);
   } catch (error) {
-    // A retried request (a double click, a lost reply) returns the first job, even if the same
-    // request would be refused now; the unique index on (user, key) made sure there is only one.
-    const first = await findByKey(db, actor.userId, input.idempotencyKey);
+    // Outside a request's transaction, a request racing with its own retry lost on the unique index
+    // of (user, key): the first job is the answer. In a request's transaction, the request runs again.
+    const first = isTransaction(db) ? undefined : await findByKey(db, actor.userId, input.idempotencyKey);
     if (first) return first;
     throw error;
   }
+  const after = await afterCommit(db, step);
+  return created.isNew ? handOverCreated(after.db, after.scheduler, created.job, now) : created.job;
 }
 
-async function createAndHandOver(db: Db, scheduler: SchedulerPort, actor: TenantActor, input: SubmitJobInput, now: Date): Promise<JobRow> {
-  const { allocation, access, rc, site, centsPerGpuHour, org: tenant } = await jobContext(db, actor, input);
+/**
+ * createJob admits and creates a job with its reservation (isNew), or returns the job created before
+ * with the same idempotency key as it is now, even if the same request would be refused now.
+ */
+export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJobInput, now: Date): Promise<{ job: JobRow; isNew: boolean }> {
+  // The key's lookup and the first read of the job's context go out together; the key decides first.
+  const known = findByKey(db, actor.userId, input.idempotencyKey);
+  const context = jobContext(db, actor, input);
+  context.catch(() => undefined); // answered below, unless the key already has its job
+  const first = await known;
+  if (first) return { job: first, isNew: false };
+  const { allocation, access, rc, site, centsPerGpuHour, org: tenant } = await context;
   if (!access.projectRole && !roleAtLeast(actor.role, 'manager')) throw new AppError('FORBIDDEN', 'job.notInProject', {}, 'allocationId');
   const amount = jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour });
   const id = randomUUID();
@@ -178,9 +205,14 @@ async function createAndHandOver(db: Db, scheduler: SchedulerPort, actor: Tenant
     await confirmReservation(tx, org, row, reserve, pending);
     return job!;
   });
+  return { job: created, isNew: true };
+}
+
+/** handOverCreated hands a job this process just created (and holds the lease of) to the scheduler and returns it as it is then. */
+async function handOverCreated(db: Db, scheduler: SchedulerPort, created: JobRow, now: Date): Promise<JobRow> {
   const queued = await handToScheduler(db, scheduler, created, now);
   // Queued as expected: the row is known without reading it back; otherwise read what it became.
-  return queued?.state ? { ...created, ...queued } : ((await db.select().from(jobs).where(eq(jobs.id, id)))[0] ?? created);
+  return queued?.state ? { ...created, ...queued } : ((await db.select().from(jobs).where(eq(jobs.id, created.id)))[0] ?? created);
 }
 
 /**
@@ -267,21 +299,25 @@ function canActOnJob(job: typeof jobs.$inferSelect, actor: TenantActor, projectR
   return job.userId === actor.userId || projectRole === 'pi' || projectRole === 'manager' || roleAtLeast(actor.role, 'manager');
 }
 
-/** cancelJob stops a job; a job not yet at the scheduler is cancelled at once and its reservation released. */
-export async function cancelJob(db: Db, scheduler: SchedulerPort, actor: TenantActor, jobId: string, now: Date) {
+/**
+ * cancelJob stops a job: the request is recorded in the caller's transaction, then the scheduler is told
+ * after the commit; a job not yet at the scheduler is cancelled at once and its reservation released.
+ */
+export async function cancelJob(db: Db, step: SchedulerStep, actor: TenantActor, jobId: string, now: Date) {
   const job = await loadJob(db, actor, jobId);
   const access = await projectAccess(db, actor, job.projectId);
   if (!canActOnJob(job, actor, access.projectRole)) throw new AppError('FORBIDDEN', 'job.cancelNotAllowed');
   if (job.settledAt || !(ACTIVE_STATES as readonly string[]).includes(job.state)) return { state: job.state };
   await db.update(jobs).set({ cancelRequestedAt: now, updatedAt: now }).where(and(eq(jobs.id, jobId), isNull(jobs.cancelRequestedAt)));
   await db.insert(jobEvents).values({ jobId, at: now, state: job.state, message: 'job.event.cancelRequested', data: { by: actor.name } });
+  const after = await afterCommit(db, step);
   if (job.state === 'SUBMITTING') {
     // Only the holder of the hand-over lease may decide; if another process is handing it over right
     // now, it (or the reconciler, which forwards every requested cancellation) stops the job.
-    const claimed = await claimHandover(db, jobId, now);
-    return { state: claimed ? await cancelSubmitting(db, scheduler, claimed, now) : job.state };
+    const claimed = await claimHandover(after.db, jobId, now);
+    return { state: claimed ? await cancelSubmitting(after.db, after.scheduler, claimed, now) : job.state };
   }
-  await scheduler.cancel(jobId);
+  await after.scheduler.cancel(jobId);
   return { state: job.state };
 }
 

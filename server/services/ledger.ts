@@ -11,7 +11,7 @@ import { gpuSecondsToHours } from '~/server/core/ledger/units';
 import { AppError } from '~/server/errors';
 import type { Actor } from './actor';
 import { recordAudit } from './audit';
-import { notify } from './notifications';
+import { notifyMembers } from './notifications';
 import { inTransaction } from './transaction';
 
 type AllocationRow = typeof allocations.$inferSelect;
@@ -137,8 +137,9 @@ async function noticeUsage(tx: Tx, row: AllocationRow, balance: Balance): Promis
     .from(projectMembers)
     .where(and(eq(projectMembers.projectId, row.projectId), inArray(projectMembers.role, ['pi', 'manager'])));
   const owners = await tx.select({ userId: memberships.userId }).from(memberships).where(and(eq(memberships.orgId, row.orgId), eq(memberships.role, 'owner')));
-  await notify(
+  await notifyMembers(
     tx,
+    row.orgId,
     [...leads, ...owners].map((r) => r.userId),
     highest >= 1000 ? 'notice.budgetExhausted' : 'notice.budget80',
     { project: project?.title ?? '' },
@@ -484,7 +485,7 @@ export async function expireDueAllocations(db: Db, today: string): Promise<strin
       await recordAudit(tx, { actorUserId: null, orgId: row.orgId, action: 'allocation.expired', targetType: 'allocation', targetId: id, reason, data: { expired: rest, releasedJobs: entries.length - (rest > 0 ? 1 : 0) } });
       const [project] = await tx.select({ title: projects.title }).from(projects).where(eq(projects.id, row.projectId));
       const leads = await tx.select({ userId: projectMembers.userId }).from(projectMembers).where(and(eq(projectMembers.projectId, row.projectId), inArray(projectMembers.role, ['pi', 'manager'])));
-      await notify(tx, leads.map((l) => l.userId), 'notice.allocationExpired', { project: project?.title ?? '', end: row.periodEnd }, `/allocations/${id}`);
+      await notifyMembers(tx, row.orgId, leads.map((l) => l.userId), 'notice.allocationExpired', { project: project?.title ?? '', end: row.periodEnd }, `/allocations/${id}`);
       expired.push(id);
     });
   }

@@ -1,7 +1,7 @@
 // In-app notifications: a message key and parameters, rendered in the reader's language.
 import { and, count, desc, eq, inArray, isNull } from 'drizzle-orm';
 import type { DbOrTx } from '~/db/client';
-import { notifications } from '~/db/schema';
+import { memberships, notifications } from '~/db/schema';
 import type { MessageKey, MessageParams } from '~/server/i18n';
 
 /** notify sends one notification to each of several people (duplicates removed); call it inside the changing transaction. */
@@ -9,6 +9,20 @@ export async function notify(db: DbOrTx, userIds: readonly string[], messageKey:
   const unique = [...new Set(userIds)];
   if (unique.length === 0) return;
   await db.insert(notifications).values(unique.map((userId) => ({ userId, messageKey, params, link: link ?? null })));
+}
+
+/**
+ * notifyMembers notifies those of several people who are members of a tenant (a project's PI who has
+ * left the tenant hears nothing more of it); the database refuses a tenant's notice to anyone else.
+ */
+export async function notifyMembers(db: DbOrTx, orgId: string, userIds: readonly string[], messageKey: MessageKey, params: MessageParams, link?: string): Promise<void> {
+  const unique = [...new Set(userIds)];
+  if (unique.length === 0) return;
+  const members = await db
+    .select({ userId: memberships.userId })
+    .from(memberships)
+    .where(and(eq(memberships.orgId, orgId), inArray(memberships.userId, unique)));
+  await notify(db, members.map((m) => m.userId), messageKey, params, link);
 }
 
 /** listNotifications returns a person's newest notifications. */

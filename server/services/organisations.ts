@@ -5,6 +5,7 @@ import { memberships, organisations, users, type MemberRole } from '~/db/schema'
 import { checkRoleChange, type RoleChangeRefusal } from '~/server/core/roles';
 import { AppError } from '~/server/errors';
 import type { TenantActor, TenantRef } from './actor';
+import { inTransaction } from './transaction';
 import { recordAudit } from './audit';
 import { endSessionsIfUnattached } from './sessions';
 
@@ -64,7 +65,7 @@ export async function listMembers(db: Db, actor: TenantActor) {
 
 /** changeMemberRole moves a member of the actor's tenant to a new role, or removes them (newRole null). */
 export async function changeMemberRole(db: Db, actor: TenantActor, userId: string, newRole: MemberRole | null): Promise<void> {
-  await db.transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
     // Lock the tenant's memberships so two owners cannot demote each other at once.
     const rows = await tx
       .select({ userId: memberships.userId, role: memberships.role })

@@ -5,6 +5,7 @@ import { allocations, applications, memberships, projectMembers, projects, resou
 import { roleAtLeast } from '~/server/core/roles';
 import { AppError } from '~/server/errors';
 import type { TenantActor } from './actor';
+import { inTransaction } from './transaction';
 import { recordAudit } from './audit';
 
 export type ProjectRole = 'pi' | 'manager' | 'member';
@@ -55,7 +56,7 @@ export async function createProject(db: Db, actor: TenantActor, input: CreatePro
   const others = input.members.filter((m) => m.userId !== actor.userId);
   if (others.some((m) => m.role === 'pi')) throw new AppError('BAD_REQUEST', 'project.onePi', {}, 'members');
   await assertTenantMembers(db, actor.org.id, others.map((m) => m.userId));
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const [project] = await tx
       .insert(projects)
       .values({ orgId: actor.org.id, title: input.title, abstract: input.abstract, fieldOfScience: input.fieldOfScience, createdBy: actor.userId })
@@ -124,7 +125,7 @@ export async function setProjectMember(db: Db, actor: TenantActor, input: { proj
   requireProjectManager(access);
   if (input.role === 'pi') throw new AppError('BAD_REQUEST', 'project.onePi', {}, 'role');
   await assertTenantMembers(db, actor.org.id, [input.userId]);
-  await db.transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
     const [current] = await tx
       .select({ role: projectMembers.role })
       .from(projectMembers)
@@ -142,7 +143,7 @@ export async function setProjectMember(db: Db, actor: TenantActor, input: { proj
 export async function removeProjectMember(db: Db, actor: TenantActor, input: { projectId: string; userId: string }) {
   const access = await projectAccess(db, actor, input.projectId);
   requireProjectManager(access);
-  await db.transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
     const [removed] = await tx
       .delete(projectMembers)
       .where(and(eq(projectMembers.projectId, input.projectId), eq(projectMembers.userId, input.userId), or(eq(projectMembers.role, 'manager'), eq(projectMembers.role, 'member'))))

@@ -4,7 +4,7 @@
 // a person's sessions cuts access on the next request, not when the cookie expires.
 import { and, desc, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
-import { memberships, sessions, staffRoles, users } from '~/db/schema';
+import { sessions, users } from '~/db/schema';
 import { hashPassword, verifyPassword } from '~/server/auth/password';
 import { AppError } from '~/server/errors';
 import type { Actor } from './actor';
@@ -83,14 +83,14 @@ export async function changePassword(db: Db, actor: Actor, input: { currentPassw
  * endSessionsIfUnattached ends a person's sessions when they belong to no tenant and hold no staff
  * role any more (removed from their last tenant): nothing they could still open.
  */
-export async function endSessionsIfUnattached(tx: DbOrTx, userId: string): Promise<void> {
-  const [left] = await tx
-    .select({
-      n: sql<number>`(select count(*)::int from ${memberships} where ${memberships.userId} = ${userId}) + (select count(*)::int from ${staffRoles} where ${staffRoles.userId} = ${userId})`,
-    })
+export async function endSessionsIfUnattached(tx: DbOrTx, userId: string): Promise<number> {
+  // A SQL function (drizzle/0018): it counts memberships in every tenant, also from inside a tenant's
+  // transaction, whose role may neither see other tenants' memberships nor touch sessions.
+  const [row] = await tx
+    .select({ ended: sql<number>`portal_end_sessions_if_unattached(${users.id})` })
     .from(users)
     .where(eq(users.id, userId));
-  if (left && left.n === 0) await endAllSessions(tx, userId, 'removed');
+  return Number(row?.ended ?? 0);
 }
 
 /** endSessionsByStaff lets an admin sign a person out everywhere (a lost laptop, a leaver); audited. */

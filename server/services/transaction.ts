@@ -2,6 +2,8 @@
 // deadlock, a serialization failure or a lock timeout, so such a moment of contention never reaches
 // a user as a 500. The lock order every transaction follows is in docs/ARCHITECTURE.md; with it,
 // deadlocks should not happen at all, and this is the second guard.
+import { sql } from 'drizzle-orm';
+import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Db, Tx } from '~/db/client';
 import { AppError, isTransientDbError } from '~/server/errors';
 
@@ -21,20 +23,50 @@ function countRetry(error: unknown): void {
   }
 }
 
-/** inTransaction runs fn in a transaction and retries it on transient database errors (fn must only touch the database). */
-export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
+/** isTransaction tells whether a handle is already a transaction (a tenant request's, or a service's). */
+export function isTransaction(db: Db | Tx): db is Tx {
+  return db instanceof PgTransaction;
+}
+
+/**
+ * inTransaction runs fn in a transaction and retries it on transient database errors (fn must only
+ * touch the database). Given a transaction (a tenant request runs in one: server/api/trpc.ts), fn joins
+ * it: no savepoint, and the request retries as a whole.
+ */
+export async function inTransaction<T>(db: Db | Tx, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (isTransaction(db)) return fn(db);
+  return withRetries(() => db.transaction(fn));
+}
+
+/**
+ * withRetries runs an attempt (a whole transaction) again on transient database errors, up to
+ * ATTEMPTS times with jittered back-off, then refuses with "busy"; `retryable` adds causes of its own.
+ */
+export async function withRetries<T>(attempt: () => Promise<T>, retryable: (error: unknown) => boolean = () => false): Promise<T> {
+  for (let n = 1; ; n++) {
     try {
-      return await db.transaction(fn);
+      return await attempt();
     } catch (error) {
-      if (!isTransientDbError(error)) throw error;
+      if (!isTransientDbError(error) && !retryable(error)) throw error;
       countRetry(error);
-      if (attempt >= ATTEMPTS) {
+      if (n >= ATTEMPTS) {
         console.error(`[db] transaction gave up after ${ATTEMPTS} attempts:`, error);
         throw new AppError('SERVICE_UNAVAILABLE', 'error.busy');
       }
       // Jittered backoff, so the transactions that collided do not collide again.
-      await new Promise((resolve) => setTimeout(resolve, 5 * 2 ** attempt * (0.5 + Math.random())));
+      await new Promise((resolve) => setTimeout(resolve, 5 * 2 ** n * (0.5 + Math.random())));
     }
   }
+}
+
+/**
+ * actAsTenant makes the rest of a transaction run as the role portal_tenant for one tenant: Postgres's
+ * row-level security (drizzle/0009, 0018) then shows and lets it change only that tenant's rows, and
+ * none of what the role may not touch at all. One statement; the settings end with the transaction.
+ */
+export async function actAsTenant(tx: Tx, tenantId: string, access: 'read' | 'write'): Promise<void> {
+  // A read's transaction is read-only too: a write slipped into a read is refused, even to the tenant's own rows.
+  await tx.execute(
+    sql`select set_config('app.tenant_id', ${tenantId}, true), set_config('role', 'portal_tenant', true), set_config('transaction_read_only', ${access === 'read' ? 'on' : 'off'}, true)`,
+  );
 }

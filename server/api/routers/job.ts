@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { budgetUnit, jobKind, jobState, resourceClasses } from '~/db/schema';
-import { rateLimit, router, schedulerOf, tenantProcedure, todayOf } from '~/server/api/trpc';
+import { afterCommit, router, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { idempotencyKeyField, resourceClassIdField, textField, uuidField } from '~/server/api/fields';
 import { jobStateOut } from '~/server/api/outputs';
 import { fineTuneEstimate } from '~/server/core/jobs/estimates';
@@ -114,19 +114,18 @@ export const jobRouter = router({
       return { ...fineTuneEstimate({ ...input, peakTflops: rc.peakTflops }), peakTflops: rc.peakTflops, gpuModel: rc.gpuModel, utilisationPercent: input.utilisationPercent };
     }),
 
-  submit: tenantProcedure('member')
+  submit: tenantProcedure('member', { rateLimit: 'jobSubmit' })
     .input(submitJobInput)
     .output(z.object({ id: z.string(), state: jobStateOut }))
     .mutation(async ({ ctx, input }) => {
-      await rateLimit(ctx, 'jobSubmit', ctx.tenant.userId);
-      const job = await submitJob(ctx.db, await schedulerOf(ctx), ctx.tenant, { ...input, walltimeSeconds: input.walltimeMinutes * 60 }, ctx.now());
+      const job = await submitJob(ctx.db, afterCommit(ctx), ctx.tenant, { ...input, walltimeSeconds: input.walltimeMinutes * 60 }, ctx.now());
       return { id: job.id, state: job.state };
     }),
 
   cancel: tenantProcedure('member')
     .input(z.object({ jobId: uuidField }))
     .output(z.object({ state: jobStateOut }))
-    .mutation(async ({ ctx, input }) => cancelJob(ctx.db, await schedulerOf(ctx), ctx.tenant, input.jobId, ctx.now())),
+    .mutation(({ ctx, input }) => cancelJob(ctx.db, afterCommit(ctx), ctx.tenant, input.jobId, ctx.now())),
 
   list: tenantProcedure('member')
     .input(
