@@ -4,7 +4,7 @@ import { count, eq, gt } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '~/db/client';
 import { auditEvents, jobs, organisations, users } from '~/db/schema';
-import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb, TEST_PASSWORD } from '~/server/testing/harness';
+import { accountOf, activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb, TEST_PASSWORD } from '~/server/testing/harness';
 
 function fieldErrorsOf(error: unknown): { code: string; fields: Record<string, string> } {
   if (!(error instanceof TRPCError)) throw error;
@@ -71,12 +71,8 @@ describe.each(dbTargets())('input validation on %s', (target) => {
     ['unknown organisation kind', { organisation: { ...validOrg, kind: 'charity' } }, 'BAD_REQUEST', 'organisation.kind', /academic, company/],
     ['unknown country', { organisation: { ...validOrg, country: 'XX' } }, 'BAD_REQUEST', 'organisation.country', /country/],
     ['unknown residency', { organisation: { ...validOrg, residency: 'Mars' } }, 'BAD_REQUEST', 'organisation.residency', /any, EU, DE/],
-    ['duplicate e-mail (other case)', { email: 'EXISTING@example.org' }, 'CONFLICT', 'email', /already exists/],
     ['duplicate organisation name', { organisation: { ...validOrg, name: 'existing org' } }, 'CONFLICT', 'organisation.name', /already exists/],
   ])('sign-up with %s is refused on the right field and writes nothing', async (_label, override, code, field, message) => {
-    if (_label.startsWith('duplicate e-mail')) {
-      await callerFor(handle.db).account.signUp({ name: 'First', email: 'existing@example.org', password: TEST_PASSWORD, organisation: { ...validOrg, name: 'First Org' } }).catch(() => undefined);
-    }
     const before = await rowCounts();
     const input = { name: 'Nina New', email: `new-${Math.random().toString(36).slice(2)}@example.org`, password: TEST_PASSWORD, organisation: validOrg, ...override };
     const result = await rejection(callerFor(handle.db).account.signUp(input as never));
@@ -137,10 +133,33 @@ describe.each(dbTargets())('input validation on %s', (target) => {
 
   it('creates exactly one user and one organisation on a valid sign-up, company pending verification', async () => {
     const before = await rowCounts();
-    const result = await callerFor(handle.db).account.signUp({ name: 'Carla Company', email: 'carla@firm.example', password: TEST_PASSWORD, organisation: { ...validOrg, name: 'Firm GmbH' } });
+    expect(await callerFor(handle.db).account.signUp({ name: 'Carla Company', email: 'carla@firm.example', password: TEST_PASSWORD, organisation: { ...validOrg, name: 'Firm GmbH' } })).toEqual({ next: 'signIn' });
     expect(await rowCounts()).toEqual({ users: before.users + 1, orgs: before.orgs + 1, audit: before.audit + 1 });
+    const result = await accountOf(handle.db, 'carla@firm.example');
     const org = await callerFor(handle.db, { userId: result.userId }).organisation.current();
     expect(org).toMatchObject({ name: 'Firm GmbH', status: 'pending_verification', myRole: 'owner', kind: 'company', residency: 'EU' });
+  });
+
+  it('answers a sign-up with a known e-mail like a new one, creates nothing and tells the account’s owner', async () => {
+    const anonymous = callerFor(handle.db);
+    const fresh = { name: 'Fresh', email: `fresh-${Math.random().toString(36).slice(2)}@example.org`, password: TEST_PASSWORD, organisation: { ...validOrg, name: 'Fresh Org' } };
+    const newAnswer = await anonymous.account.signUp(fresh);
+    const before = await rowCounts();
+    // The owner's address in other letters, another password: the same answer, no account, no organisation.
+    const knownAnswer = await anonymous.account.signUp({ ...fresh, email: fresh.email.toUpperCase(), password: 'somebody-else-entirely', organisation: { ...validOrg, name: 'Squatter Org' } });
+    expect(knownAnswer).toEqual(newAnswer);
+    expect(await rowCounts()).toEqual({ ...before, audit: before.audit + 1 });
+    const owner = await accountOf(handle.db, fresh.email);
+    const notices = await callerFor(handle.db, { userId: owner.userId }).notification.list();
+    expect(notices.map((n) => n.text)).toEqual([expect.stringMatching(/tried to create an account with your e-mail address/)]);
+    // A taken organisation name is refused on its field for a known address as for a new one.
+    const taken = await rejection(anonymous.account.signUp({ ...fresh, password: 'somebody-else-entirely', organisation: { ...validOrg, name: 'existing org' } }));
+    expect([taken.code, Object.keys(taken.fields)]).toEqual(['CONFLICT', ['organisation.name']]);
+    // With the account's own password, the new organisation joins that account.
+    expect(await anonymous.account.signUp({ ...fresh, name: 'Ignored', organisation: { ...validOrg, name: 'Second Org' } })).toEqual(newAnswer);
+    const mine = await callerFor(handle.db, { userId: owner.userId }).account.myOrganisations();
+    expect(mine.map((o) => o.name).sort()).toEqual(['Fresh Org', 'Second Org']);
+    expect(await rowCounts()).toEqual({ users: before.users, orgs: before.orgs + 1, audit: before.audit + 2 });
   });
 
   it('keeps the audit log append-only in the database itself', async () => {

@@ -1,12 +1,14 @@
-// People and their sign-up: a new user with a new organisation, or a new user joining by invitation.
+// People and their sign-up: a new user with a new organisation, or a new user joining by invitation;
+// sign-up answers alike whether or not an address has an account (requestSignUp).
 import { eq, sql } from 'drizzle-orm';
-import type { Db } from '~/db/client';
+import type { Db, Tx } from '~/db/client';
 import { memberships, organisations, sessions, staffRoles, users, type OrgKind, type Residency, type StaffRole } from '~/db/schema';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '~/server/auth/password';
 import { AppError, isUniqueViolation } from '~/server/errors';
 import type { Actor } from './actor';
 import { recordAudit } from './audit';
 import { acceptInvitationInTx, previewInvitation } from './invitations';
+import { notify } from './notifications';
 import { touchSession } from './sessions';
 
 export interface SignUpInput {
@@ -24,6 +26,61 @@ export interface SignUpResult {
 
 /** signUp creates a user and either a new organisation it owns or its membership from an invitation, in one transaction. */
 export async function signUp(db: Db, input: SignUpInput): Promise<SignUpResult> {
+  await checkInvitationEmail(db, input);
+  const passwordHash = await hashPassword(input.password);
+  try {
+    return await db.transaction(async (tx) => {
+      const [user] = await tx
+        .insert(users)
+        .values({ name: input.name, email: input.email, passwordHash })
+        .returning({ id: users.id });
+      if (!user) throw new Error('user insert returned nothing');
+      return joinOrFound(tx, { userId: user.id, email: input.email, name: input.name, staffRoles: [] }, input);
+    });
+  } catch (error) {
+    throw signUpConflict(error);
+  }
+}
+
+/**
+ * requestSignUp is sign-up as the form and the API offer it: it answers the same whether or not the
+ * e-mail already has an account, so nobody can find out who has one. A new address gets its account;
+ * a known one with that account's own password gets the new organisation (or the invitation) added to
+ * the account; a known one with another password gets nothing, and the account's owner is told that
+ * someone tried (in-app notice and audit row). Either way the next step is to sign in. Each path costs
+ * one password hash or check, so the time taken does not tell them apart either.
+ */
+export async function requestSignUp(db: Db, input: SignUpInput): Promise<{ next: 'signIn' }> {
+  const [known] = await db
+    .select({ id: users.id, email: users.email, name: users.name, passwordHash: users.passwordHash })
+    .from(users)
+    .where(eq(sql`lower(${users.email})`, input.email.trim().toLowerCase()));
+  if (!known) {
+    await signUp(db, input);
+    return { next: 'signIn' };
+  }
+  await checkInvitationEmail(db, input);
+  const provedOwner = await verifyPassword(input.password, known.passwordHash);
+  try {
+    await db.transaction(async (tx) => {
+      if (provedOwner) {
+        const actor: Actor = { userId: known.id, email: known.email, name: known.name, staffRoles: [] };
+        await joinOrFound(tx, actor, input);
+        return;
+      }
+      // Refused the same way as for a new address: an organisation name that is taken is named.
+      if (input.organisation) await assertOrgNameFree(tx, input.organisation.name);
+      await recordAudit(tx, { actorUserId: null, orgId: null, action: 'account.sign_up_attempt', targetType: 'user', targetId: known.id, data: { invitation: Boolean(input.invitationToken) } });
+      await notify(tx, [known.id], 'notice.signUpAttempt', {}, '/profile');
+    });
+  } catch (error) {
+    throw signUpConflict(error);
+  }
+  return { next: 'signIn' };
+}
+
+/** An invitation is for one address: signing up with it under another is refused on the field. */
+async function checkInvitationEmail(db: Db, input: SignUpInput): Promise<void> {
   if (!input.organisation && !input.invitationToken) {
     throw new AppError('BAD_REQUEST', 'validation.required', {}, 'organisation.name');
   }
@@ -33,50 +90,50 @@ export async function signUp(db: Db, input: SignUpInput): Promise<SignUpResult> 
       throw new AppError('FORBIDDEN', 'error.invitationOtherEmail', { email: invitation.email }, 'email');
     }
   }
-  const passwordHash = await hashPassword(input.password);
-  try {
-    return await db.transaction(async (tx) => {
-      const [user] = await tx
-        .insert(users)
-        .values({ name: input.name, email: input.email, passwordHash })
-        .returning({ id: users.id });
-      if (!user) throw new Error('user insert returned nothing');
-      if (input.invitationToken) {
-        const actor: Actor = { userId: user.id, email: input.email, name: input.name, staffRoles: [] };
-        const { orgId } = await acceptInvitationInTx(tx, actor, input.invitationToken);
-        return { userId: user.id, orgId };
-      }
-      const org = input.organisation!;
-      const [created] = await tx
-        .insert(organisations)
-        .values({
-          name: org.name,
-          kind: org.kind,
-          country: org.country,
-          residency: org.residency,
-          // Companies are checked by the centre before they may use compute.
-          status: org.kind === 'company' ? 'pending_verification' : 'active',
-        })
-        .returning({ id: organisations.id, status: organisations.status });
-      if (!created) throw new Error('organisation insert returned nothing');
-      await tx.insert(memberships).values({ orgId: created.id, userId: user.id, role: 'owner' });
-      await recordAudit(tx, {
-        actorUserId: user.id,
-        orgId: created.id,
-        action: 'tenant.signed_up',
-        targetType: 'organisation',
-        targetId: created.id,
-        data: { kind: org.kind, country: org.country, residency: org.residency, status: created.status },
-      });
-      return { userId: user.id, orgId: created.id };
-    });
-  } catch (error) {
-    if (isUniqueViolation(error, 'users_email_lower_idx')) throw new AppError('CONFLICT', 'error.emailTaken', {}, 'email');
-    if (isUniqueViolation(error, 'organisations_name_lower_idx')) {
-      throw new AppError('CONFLICT', 'error.orgNameTaken', {}, 'organisation.name');
-    }
-    throw error;
+}
+
+async function assertOrgNameFree(tx: Tx, name: string): Promise<void> {
+  const [taken] = await tx.select({ id: organisations.id }).from(organisations).where(eq(sql`lower(${organisations.name})`, name.toLowerCase()));
+  if (taken) throw new AppError('CONFLICT', 'error.orgNameTaken', {}, 'organisation.name');
+}
+
+/** joinOrFound makes a person a member by their invitation, or the owner of the organisation they found. */
+async function joinOrFound(tx: Tx, actor: Actor, input: SignUpInput): Promise<SignUpResult> {
+  if (input.invitationToken) {
+    const { orgId } = await acceptInvitationInTx(tx, actor, input.invitationToken);
+    return { userId: actor.userId, orgId };
   }
+  const org = input.organisation!;
+  const [created] = await tx
+    .insert(organisations)
+    .values({
+      name: org.name,
+      kind: org.kind,
+      country: org.country,
+      residency: org.residency,
+      // Companies are checked by the centre before they may use compute.
+      status: org.kind === 'company' ? 'pending_verification' : 'active',
+    })
+    .returning({ id: organisations.id, status: organisations.status });
+  if (!created) throw new Error('organisation insert returned nothing');
+  await tx.insert(memberships).values({ orgId: created.id, userId: actor.userId, role: 'owner' });
+  await recordAudit(tx, {
+    actorUserId: actor.userId,
+    orgId: created.id,
+    action: 'tenant.signed_up',
+    targetType: 'organisation',
+    targetId: created.id,
+    data: { kind: org.kind, country: org.country, residency: org.residency, status: created.status },
+  });
+  return { userId: actor.userId, orgId: created.id };
+}
+
+/** signUpConflict turns a unique violation of sign-up into the refusal on its field. */
+function signUpConflict(error: unknown): unknown {
+  // A second sign-up with the same new address at the same moment: the first one won.
+  if (isUniqueViolation(error, 'users_email_lower_idx')) return new AppError('CONFLICT', 'error.emailTaken', {}, 'email');
+  if (isUniqueViolation(error, 'organisations_name_lower_idx')) return new AppError('CONFLICT', 'error.orgNameTaken', {}, 'organisation.name');
+  return error;
 }
 
 /** verifyCredentials returns the user for a correct e-mail and password, else null (in similar time either way). */

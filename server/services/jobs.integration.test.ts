@@ -19,7 +19,7 @@ import type { SchedulerPort } from '~/server/core/scheduler/port';
 import type { ClusterConfig } from '~/server/core/sim';
 import { AppError } from '~/server/errors';
 import { translate } from '~/server/i18n';
-import { activeAllocation, addMember, callerFor, createStaff, createTenant, dbTargets, openTestDb, TEST_PASSWORD } from '~/server/testing/harness';
+import { accountOf, activeAllocation, addMember, callerFor, createStaff, createTenant, dbTargets, openTestDb, TEST_PASSWORD } from '~/server/testing/harness';
 import { loadActor } from './accounts';
 import type { TenantActor } from './actor';
 import { cancelJob, getJob, jobTargets, listJobs, submitJob, type SubmitJobInput } from './jobs';
@@ -530,13 +530,11 @@ describe.each(dbTargets())('jobs on %s', (target) => {
 
   it('keeps jobs at the sites a tenant’s data-residency rule allows, and records every site', async () => {
     const scheduler = newScheduler();
-    const signUp = (name: string, kind: 'academic' | 'company', residency: 'DE' | 'EU') =>
-      callerFor(db, { now: clock }).account.signUp({
-        name: `Owner of ${name}`,
-        email: `owner-${randomUUID().slice(0, 8)}@example.org`,
-        password: TEST_PASSWORD,
-        organisation: { name, kind, country: 'DE', residency },
-      });
+    const signUp = async (name: string, kind: 'academic' | 'company', residency: 'DE' | 'EU') => {
+      const email = `owner-${randomUUID().slice(0, 8)}@example.org`;
+      await callerFor(db, { now: clock }).account.signUp({ name: `Owner of ${name}`, email, password: TEST_PASSWORD, organisation: { name, kind, country: 'DE', residency } });
+      return accountOf(db, email);
+    };
 
     // A German-only academic tenant with an h100 allocation.
     const de = await signUp(`Dresden Institute ${randomUUID().slice(0, 6)}`, 'academic', 'DE');

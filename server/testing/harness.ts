@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { migrateDb, openDb, type Db, type DbHandle } from '~/db/client';
-import { staffRoles, users, type StaffRole } from '~/db/schema';
+import { memberships, staffRoles, users, type StaffRole } from '~/db/schema';
 import { createCaller } from '~/server/api/root';
 import { createContextInner } from '~/server/api/trpc';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
@@ -112,6 +112,19 @@ export async function createStaff(db: Db, role: StaffRole) {
   const [user] = await db.insert(users).values({ email, name: `Staff ${role}`, passwordHash: 'x' }).returning({ id: users.id });
   await db.insert(staffRoles).values({ userId: user!.id, role });
   return { userId: user!.id, email };
+}
+
+/** accountOf returns the ids of a person who signed up through the API (which answers with no ids) and of their first tenant. */
+export async function accountOf(db: Db, email: string): Promise<{ userId: string; orgId: string }> {
+  const [row] = await db
+    .select({ userId: users.id, orgId: memberships.orgId })
+    .from(users)
+    .innerJoin(memberships, eq(memberships.userId, users.id))
+    .where(eq(users.email, email))
+    .orderBy(memberships.createdAt)
+    .limit(1);
+  if (!row) throw new Error(`no account with a tenant for ${email}`);
+  return row;
 }
 
 /** userExists tells whether an e-mail has an account. */

@@ -18,6 +18,8 @@ export function SignUpForm({ countries, invited }: { countries: readonly string[
   const router = useRouter();
   const trpc = useTRPC();
   const [errors, setErrors] = useState<FormErrors>({ fields: {} });
+  // Sign-up answers alike for a known e-mail; only signing in tells whether the password was that account's.
+  const [notSignedIn, setNotSignedIn] = useState(false);
   const signUp = useMutation(trpc.account.signUp.mutationOptions());
   const countryNames = useMemo(() => new Intl.DisplayNames([locale], { type: 'region' }), [locale]);
   const sortedCountries = useMemo(
@@ -30,6 +32,7 @@ export function SignUpForm({ countries, invited }: { countries: readonly string[
     const form = new FormData(event.currentTarget);
     const value = (name: string) => formValue(form, name);
     setErrors({ fields: {} });
+    setNotSignedIn(false);
     try {
       await signUp.mutateAsync({
         name: value('name'),
@@ -52,7 +55,7 @@ export function SignUpForm({ countries, invited }: { countries: readonly string[
     }
     const result = await signIn('credentials', { email: value('email'), password: value('password'), redirect: false });
     if (result?.error) {
-      router.push('/sign-in');
+      setNotSignedIn(true);
       return;
     }
     router.replace(invited ? '/organisation' : '/dashboard');
@@ -66,6 +69,14 @@ export function SignUpForm({ countries, invited }: { countries: readonly string[
       <p className="mt-1 mb-6 text-sm text-slate-600">{invited ? t('signUp.invitedIntro', { org: invited.orgName }) : t('signUp.intro')}</p>
       <form onSubmit={onSubmit} className="space-y-5" noValidate>
         {errors.message && <Alert tone="error">{errors.message}</Alert>}
+        {notSignedIn && (
+          <Alert tone="info">
+            {t('signUp.notSignedIn')}{' '}
+            <Link href="/sign-in" className="font-medium text-indigo-700 hover:underline">
+              {t('nav.signIn')}
+            </Link>
+          </Alert>
+        )}
         <fieldset className="space-y-4">
           <legend className="mb-2 text-sm font-semibold text-slate-700">{t('signUp.personSection')}</legend>
           <Field label={t('field.name')} error={fe.name}>

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { authedProcedure, publicProcedure, rateLimit, router } from '~/server/api/trpc';
 import { emailField, invitationTokenField, orgKindField, orgNameField, countryField, passwordField, personNameField, residencyField, uuidField } from '~/server/api/fields';
 import { meOut, myOrganisation, nothing, sessionOut } from '~/server/api/outputs';
-import { signUp } from '~/server/services/accounts';
+import { requestSignUp } from '~/server/services/accounts';
 import { listMyOrganisations } from '~/server/services/organisations';
 import { changePassword, endAllSessions, endOwnSession, listSessions } from '~/server/services/sessions';
 
@@ -17,11 +17,12 @@ export const signUpInput = z.object({
 export const accountRouter = router({
   signUp: publicProcedure
     .input(signUpInput)
-    .output(z.object({ userId: z.string(), orgId: z.string() }))
+    // The same answer whether or not the e-mail has an account (no enumeration): sign in next.
+    .output(z.object({ next: z.literal('signIn') }))
     .mutation(async ({ ctx, input }) => {
       await rateLimit(ctx, 'signUpEmail', input.email);
       await rateLimit(ctx, 'signUpAddress', ctx.address);
-      return signUp(ctx.db, input);
+      return requestSignUp(ctx.db, input);
     }),
 
   me: authedProcedure.output(meOut).query(({ ctx }) => ({
