@@ -5,38 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { procedures } from '~/server/testing/authorization-policy';
 
-const WITHOUT_OUTPUT_YET = [
-  'allocation.overview',
-  'application.create',
-  'application.get',
-  'centre.csv',
-  'centre.dashboard',
-  'centre.partitions',
-  'invoice.creditNote',
-  'invoice.get',
-  'invoice.issue',
-  'invoice.issueMonthly',
-  'invoice.list',
-  'invoice.staffGet',
-  'invoice.staffList',
-  'job.estimate',
-  'job.fineTuneEstimate',
-  'job.list',
-  'job.targets',
-  'project.get',
-  'project.list',
-  'report.csv',
-  'report.jobs',
-  'report.usage',
-  'staff.allocation',
-  'staff.allocations',
-  'staff.application',
-  'staff.applicationQueue',
-  'staff.audit',
-  'staff.cluster',
-  'staff.companyProjects',
-  'staff.tenantUsage',
-];
+const WITHOUT_OUTPUT_YET: string[] = [];
 
 describe('output shapes', () => {
   it('are declared by every procedure but the listed ones, and the list only shrinks', () => {

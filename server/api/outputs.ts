@@ -2,7 +2,24 @@
 // zod drops any field a schema does not name, so a column added to a table does not leak to the
 // browser by accident. Issue #9 asks for one on every procedure; test: server/api/outputs.test.ts.
 import { z } from 'zod';
-import { jobState, memberRole, orgKind, orgStatus, residency, reviewPath, staffRole } from '~/db/schema';
+import {
+  allocationStatus,
+  applicationKind,
+  applicationStatus,
+  budgetUnit,
+  decisionOutcome,
+  jobKind,
+  jobState,
+  ledgerKind,
+  memberRole,
+  orgKind,
+  orgStatus,
+  projectRole,
+  residency,
+  reviewPath,
+  staffRole,
+} from '~/db/schema';
+import { GROUP_BY } from '~/server/services/reports';
 
 /** A mutation that answers nothing. */
 export const nothing = z.void();
@@ -75,3 +92,446 @@ export const resourceClassOut = z.object({
   inEu: z.boolean(),
   centsPerGpuHour: z.number(),
 });
+
+// ---- Allocations ----
+
+/** An allocation's page: balance, burn-down, projection and latest ledger rows (not the cached sums, notice marks or owning ids). */
+export const allocationOverviewOut = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  projectTitle: z.string(),
+  resourceClassName: z.string().nullable(),
+  unit: z.enum(budgetUnit.enumValues),
+  periodStart: z.string(),
+  periodEnd: z.string(),
+  status: z.enum(allocationStatus.enumValues),
+  statusReason: z.string().nullable(),
+  maxGpusAtOnce: z.number().int().nullable(),
+  maxWalltimeSeconds: z.number().int().nullable(),
+  maxQueuedJobs: z.number().int().nullable(),
+  balance: balanceOut.extend({ available: z.number() }),
+  days: z.array(z.object({ day: z.string(), amount: z.number().int() })),
+  projection: z.object({ ratePerDay: z.number(), exhaustsOn: z.string().nullable(), exhaustsBeforeEnd: z.boolean() }),
+  entries: z.array(
+    z.object({
+      id: z.number().int(),
+      kind: z.enum(ledgerKind.enumValues),
+      amount: z.number().int(),
+      overrun: z.number().int(),
+      jobId: z.string().nullable(),
+      reason: z.string().nullable(),
+      at: z.date(),
+      actorName: z.string().nullable(),
+    }),
+  ),
+});
+
+/** The same page for staff, who also see whose allocation it is. */
+export const staffAllocationOverviewOut = allocationOverviewOut.extend({ orgName: z.string() });
+
+/** A row of the staff's allocation list. */
+export const staffAllocationRowOut = z.object({
+  allocation: z.object({
+    id: z.string(),
+    unit: z.enum(budgetUnit.enumValues),
+    status: z.enum(allocationStatus.enumValues),
+    periodStart: z.string(),
+    periodEnd: z.string(),
+    granted: z.number().int(),
+    charged: z.number().int(),
+    reserved: z.number().int(),
+  }),
+  projectTitle: z.string(),
+  orgName: z.string(),
+  resourceClassName: z.string().nullable(),
+});
+
+// ---- Applications ----
+
+/** A draft just saved. */
+export const applicationCreatedOut = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  accessModeId: z.string(),
+  kind: z.enum(applicationKind.enumValues),
+  status: z.enum(applicationStatus.enumValues),
+  periodStart: z.string(),
+  periodEnd: z.string(),
+});
+
+/** An application with its lines, decisions and resulting allocations, for its tenant and for staff. */
+export const applicationOut = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  projectTitle: z.string(),
+  orgName: z.string(),
+  accessModeId: z.string(),
+  modeName: z.string(),
+  targetDays: z.number().int(),
+  kind: z.enum(applicationKind.enumValues),
+  baseAllocationId: z.string().nullable(),
+  status: z.enum(applicationStatus.enumValues),
+  periodStart: z.string(),
+  periodEnd: z.string(),
+  justification: z.string(),
+  applicantName: z.string(),
+  submittedAt: z.date().nullable(),
+  canEdit: z.boolean(),
+  lines: z.array(z.object({ resourceClassId: z.string(), name: z.string(), gpuSeconds: z.number().int() })),
+  decisions: z.array(
+    z.object({
+      id: z.string(),
+      outcome: z.enum(decisionOutcome.enumValues),
+      comment: z.string(),
+      grantedLines: z.array(z.object({ resourceClassId: z.string(), gpuSeconds: z.number().int() })).nullable(),
+      decidedAt: z.date(),
+      reviewerName: z.string().nullable(),
+    }),
+  ),
+  allocations: z.array(z.object({ id: z.string(), resourceClassId: z.string().nullable() })),
+});
+
+/** A row of the reviewers' queue, aged in working days against the access mode's target. */
+export const reviewQueueRowOut = z.object({
+  id: z.string(),
+  submittedAt: z.date().nullable(),
+  kind: z.enum(applicationKind.enumValues),
+  projectTitle: z.string(),
+  orgId: z.string(),
+  orgName: z.string(),
+  modeName: z.string(),
+  reviewPath: z.enum(reviewPath.enumValues),
+  targetDays: z.number().int(),
+  requestedGpuSeconds: z.number().int(),
+  ageWorkingDays: z.number().int(),
+  overdue: z.boolean(),
+});
+
+// ---- Projects ----
+
+/** A budget's sums as the project cards draw them. */
+const budgetSumsOut = z.object({ unit: z.enum(budgetUnit.enumValues), granted: z.number().int(), charged: z.number().int(), reserved: z.number().int(), expired: z.number().int() });
+
+/** A card of the project list. */
+export const projectRowOut = z.object({ id: z.string(), title: z.string(), fieldOfScience: z.string(), piName: z.string(), activeAllocations: z.array(budgetSumsOut) });
+
+/** A project's page: the project, its people, allocations and applications, and what the caller may do. */
+export const projectPageOut = z.object({
+  project: z.object({ id: z.string(), title: z.string(), abstract: z.string(), fieldOfScience: z.string() }),
+  projectRole: z.enum(projectRole.enumValues).nullable(),
+  canManage: z.boolean(),
+  members: z.array(z.object({ userId: z.string(), name: z.string(), email: z.string(), role: z.enum(projectRole.enumValues) })),
+  allocations: z.array(
+    budgetSumsOut.extend({
+      id: z.string(),
+      resourceClassId: z.string().nullable(),
+      resourceClassName: z.string().nullable(),
+      applicationId: z.string().nullable(),
+      status: z.enum(allocationStatus.enumValues),
+      periodStart: z.string(),
+      periodEnd: z.string(),
+    }),
+  ),
+  applications: z.array(
+    z.object({ id: z.string(), kind: z.enum(applicationKind.enumValues), status: z.enum(applicationStatus.enumValues), periodStart: z.string(), periodEnd: z.string(), createdAt: z.date() }),
+  ),
+});
+
+// ---- Jobs ----
+
+/** What a job would reserve, cost and consume. */
+export const jobEstimateOut = z.object({
+  unit: z.enum(budgetUnit.enumValues),
+  reservation: z.number().int(),
+  reservedGpuSeconds: z.number().int(),
+  maxCostCents: z.number().int(),
+  expectedCostCents: z.number().int(),
+  centsPerGpuHour: z.number().int(),
+  maxEnergyWh: z.number().int(),
+  expectedEnergyWh: z.number().int(),
+  assumedGpuUtilPercent: z.number().int(),
+});
+
+/** The fine-tuning template's estimate. Products of the caller's decimals, so no integer checks: FLOPs exceed 2^53. */
+export const fineTuneEstimateOut = z.object({
+  totalFlops: z.number(),
+  gpuSeconds: z.number(),
+  runtimeSeconds: z.number(),
+  walltimeSeconds: z.number(),
+  peakTflops: z.number(),
+  gpuModel: z.string(),
+  utilisationPercent: z.number(),
+});
+
+/** A row of the job list (no command, environment, simulation or hand-over lease). */
+export const jobRowOut = z.object({
+  id: z.string(),
+  name: z.string(),
+  kind: z.enum(jobKind.enumValues),
+  state: jobStateOut,
+  pendingReason: z.string().nullable(),
+  projectId: z.string(),
+  resourceClassId: z.string(),
+  siteId: z.string(),
+  gpus: z.number().int(),
+  nodes: z.number().int(),
+  submittedAt: z.date(),
+  startedAt: z.date().nullable(),
+  endedAt: z.date().nullable(),
+  gpuSeconds: z.number().int().nullable(),
+  costCents: z.number().int().nullable(),
+  energyWh: z.number().int().nullable(),
+});
+
+/** Where the caller may run jobs: allocations with what is left, and the catalogue their tenant may use (no power model). */
+export const jobTargetsOut = z.object({
+  allocations: z.array(
+    z.object({ id: z.string(), projectId: z.string(), projectTitle: z.string(), unit: z.enum(budgetUnit.enumValues), resourceClassId: z.string().nullable(), available: z.number().int() }),
+  ),
+  resourceClasses: z.array(resourceClassOut),
+});
+
+// ---- Usage reports ----
+
+const figuresOut = z.object({
+  jobs: z.number().int(),
+  gpuSeconds: z.number().int(),
+  avgWaitSeconds: z.number().int().nullable(),
+  costCents: z.number().int(),
+  energyWh: z.number().int(),
+  facilityEnergyWh: z.number().int(),
+  heatReusedWh: z.number().int(),
+  co2eGrams: z.number().int(),
+});
+
+/** A tenant's usage in a period: totals, groups and the daily series per project (tenant and staff alike). */
+export const usageReportOut = z.object({
+  period: z.object({ from: z.string(), to: z.string() }),
+  groupBy: z.enum(GROUP_BY),
+  totals: figuresOut,
+  groups: z.array(figuresOut.extend({ key: z.string(), label: z.string() })),
+  series: z.array(z.object({ day: z.string(), projectId: z.string(), gpuSeconds: z.number().int(), costCents: z.number().int(), energyWh: z.number().int() })),
+  projects: z.array(z.object({ id: z.string(), title: z.string() })),
+});
+
+/** A settled job of a period with its frozen figures: the columns of the usage CSV (docs/CSV.md). */
+export const reportJobOut = z.object({
+  id: z.string(),
+  name: z.string(),
+  projectId: z.string(),
+  projectTitle: z.string(),
+  userName: z.string(),
+  resourceClassId: z.string(),
+  siteId: z.string(),
+  kind: z.enum(jobKind.enumValues),
+  state: jobStateOut,
+  submittedAt: z.date(),
+  startedAt: z.date().nullable(),
+  endedAt: z.date().nullable(),
+  waitSeconds: z.number().int().nullable(),
+  gpus: z.number().int(),
+  gpuSeconds: z.number().int().nullable(),
+  costCents: z.number().int().nullable(),
+  energyWh: z.number().int().nullable(),
+  energyMeasured: z.boolean().nullable(),
+  facilityEnergyWh: z.number().int().nullable(),
+  heatReusedWh: z.number().int().nullable(),
+  co2eGrams: z.number().int().nullable(),
+});
+
+/** The per-job CSV with the period it covers (for the download's name). */
+export const reportCsvOut = z.object({ from: z.string(), to: z.string(), csv: z.string() });
+
+// ---- Invoices ----
+
+const recipientOut = z.object({ name: z.string(), country: z.string() });
+
+/** A row of an invoice list, with what its credit notes took back. */
+export const invoiceRowOut = z.object({
+  id: z.string(),
+  number: z.string(),
+  periodMonth: z.string(),
+  issuedAt: z.date(),
+  recipient: recipientOut,
+  netCents: z.number().int(),
+  vatCents: z.number().int(),
+  grossCents: z.number().int(),
+  creditedNetCents: z.number().int(),
+  creditedGrossCents: z.number().int(),
+});
+
+/** The staff's invoice list also names the tenant. */
+export const staffInvoiceRowOut = invoiceRowOut.extend({ orgId: z.string(), orgName: z.string() });
+
+/** The printable invoice: lines, totals and credit notes (not who at the centre issued them). */
+export const invoiceOut = z.object({
+  id: z.string(),
+  number: z.string(),
+  month: z.string(),
+  periodMonth: z.string(),
+  periodLastDay: z.string(),
+  issuedAt: z.date(),
+  recipient: recipientOut,
+  netCents: z.number().int(),
+  vatPermille: z.number().int(),
+  vatCents: z.number().int(),
+  grossCents: z.number().int(),
+  lines: z.array(
+    z.object({
+      lineNo: z.number().int(),
+      resourceClassId: z.string(),
+      description: z.string(),
+      jobs: z.number().int(),
+      gpuSeconds: z.number().int(),
+      unitPriceCentsPerGpuHour: z.number().int(),
+      netCents: z.number().int(),
+    }),
+  ),
+  creditNotes: z.array(z.object({ id: z.string(), number: z.string(), issuedAt: z.date(), reason: z.string(), netCents: z.number().int(), vatCents: z.number().int(), grossCents: z.number().int() })),
+  creditedNetCents: z.number().int(),
+  remainingNetCents: z.number().int(),
+});
+
+/** An on-demand issue: the invoice (new or the one already issued), or null without usage that month. */
+export const issueInvoiceOut = z.object({
+  invoice: z
+    .object({
+      id: z.string(),
+      number: z.string(),
+      orgId: z.string(),
+      periodMonth: z.string(),
+      issuedAt: z.date(),
+      netCents: z.number().int(),
+      vatCents: z.number().int(),
+      grossCents: z.number().int(),
+      /** False when the invoice had already been issued and is returned as it was. */
+      created: z.boolean(),
+    })
+    .nullable(),
+});
+
+export const monthlyRunOut = z.object({
+  month: z.string(),
+  due: z.boolean(),
+  issued: z.array(z.object({ orgId: z.string(), invoiceId: z.string(), number: z.string() })),
+  waiting: z.array(z.object({ orgId: z.string(), reason: z.string() })),
+});
+
+export const creditNoteOut = z.object({
+  id: z.string(),
+  number: z.string(),
+  invoiceId: z.string(),
+  orgId: z.string(),
+  issuedAt: z.date(),
+  reason: z.string(),
+  issuedBy: z.string(),
+  netCents: z.number().int(),
+  vatCents: z.number().int(),
+  grossCents: z.number().int(),
+});
+
+// ---- Staff ----
+
+export const auditEventOut = z.object({
+  id: z.number().int(),
+  at: z.date(),
+  action: z.string(),
+  targetType: z.string(),
+  targetId: z.string(),
+  reason: z.string().nullable(),
+  data: z.record(z.string(), z.unknown()).nullable(),
+  isStaffAction: z.boolean(),
+  actorUserId: z.string().nullable(),
+  actorName: z.string().nullable(),
+  actorEmail: z.string().nullable(),
+  orgId: z.string().nullable(),
+  orgName: z.string().nullable(),
+});
+
+/** The cluster now as the scheduler describes it, and the last day's samples for the utilisation chart. */
+export const clusterOut = z.object({
+  description: z.object({
+    at: z.date(),
+    partitions: z.array(z.object({ name: z.string(), siteId: z.string(), gpuModel: z.string(), nodes: z.number().int(), gpusPerNode: z.number().int(), maxWalltimeSeconds: z.number().int() })),
+    nodes: z.array(z.object({ name: z.string(), partition: z.string(), state: z.enum(['idle', 'allocated', 'down']), gpus: z.number().int(), allocatedGpus: z.number().int(), powerW: z.number() })),
+    pendingJobs: z.number().int(),
+    runningJobs: z.number().int(),
+    powerW: z.number(),
+  }),
+  samples: z.array(z.object({ at: z.date(), partition: z.string(), totalGpus: z.number().int(), allocatedGpus: z.number().int() })),
+});
+
+/** One tenant's usage for staff: who the tenant is, and the report its owner sees. */
+export const tenantUsageOut = z.object({
+  org: z.object({ id: z.string(), name: z.string(), kind: z.enum(orgKind.enumValues), country: z.string(), residency: z.enum(residency.enumValues), status: z.enum(orgStatus.enumValues) }),
+  report: usageReportOut,
+});
+
+/** A company project credit lines can be granted to. */
+export const companyProjectOut = z.object({ id: z.string(), title: z.string(), orgName: z.string() });
+
+// ---- Centre dashboard ----
+
+export const centrePartitionOut = z.object({ id: z.string(), name: z.string(), active: z.boolean() });
+
+/** Usage of one tenant in the range (top lists). */
+const centreTenantOut = z.object({
+  orgId: z.string(),
+  name: z.string(),
+  kind: z.enum(orgKind.enumValues),
+  jobs: z.number().int(),
+  gpuSeconds: z.number().int(),
+  energyWh: z.number().int(),
+  facilityEnergyWh: z.number().int(),
+  heatReusedWh: z.number().int(),
+  co2eGrams: z.number().int(),
+  costCents: z.number().int(),
+});
+
+/** Allocated against capacity; utilisation and over-subscription are fractions (may exceed 1). */
+const centreAllocationTotalOut = z.object({
+  allocations: z.number().int(),
+  grantedGpuSeconds: z.number().int(),
+  chargedGpuSeconds: z.number().int(),
+  grantedInRangeGpuSeconds: z.number().int(),
+  capacityGpuSeconds: z.number().int(),
+  oversubscription: z.number(),
+});
+
+/** Every figure of the centre dashboard (server/services/centre.ts CentreDashboard): aggregates only, no rows. */
+export const centreDashboardOut = z.object({
+  range: z.object({ from: z.string(), to: z.string(), days: z.number().int() }),
+  filters: z.object({ partition: z.string().nullable(), tenantKind: z.enum(orgKind.enumValues).nullable() }),
+  partitions: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      siteId: z.string(),
+      capacityGpus: z.number().int(),
+      usedGpuSeconds: z.number().int(),
+      capacityGpuSeconds: z.number().int(),
+      utilisation: z.number(),
+      days: z.array(z.object({ day: z.string(), usedGpuSeconds: z.number().int(), capacityGpuSeconds: z.number().int(), utilisation: z.number() })),
+    }),
+  ),
+  utilisation: z.object({ usedGpuSeconds: z.number().int(), capacityGpuSeconds: z.number().int(), utilisation: z.number() }),
+  wait: z.object({ startedJobs: z.number().int(), p50Seconds: z.number().int().nullable(), p90Seconds: z.number().int().nullable(), meanSeconds: z.number().int().nullable() }),
+  allocations: z.object({ rows: z.array(centreAllocationTotalOut.extend({ partition: z.string(), name: z.string() })), total: centreAllocationTotalOut }),
+  topByGpuHours: z.array(centreTenantOut),
+  topByFacilityEnergy: z.array(centreTenantOut),
+  totals: z.object({
+    jobs: z.number().int(),
+    gpuSeconds: z.number().int(),
+    energyWh: z.number().int(),
+    facilityEnergyWh: z.number().int(),
+    heatReusedWh: z.number().int(),
+    co2eGrams: z.number().int(),
+    costCents: z.number().int(),
+    itKwhPerGpuHour: z.number().nullable(),
+    facilityKwhPerGpuHour: z.number().nullable(),
+  }),
+  byKind: z.array(z.object({ kind: z.enum(orgKind.enumValues), meaning: z.enum(['revenue', 'grantValue']), costCents: z.number().int(), gpuSeconds: z.number().int(), jobs: z.number().int() })),
+});
+
+/** A dashboard table as CSV text with its download name. */
+export const centreCsvOut = z.object({ filename: z.string(), body: z.string() });

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { router, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { textField, uuidField } from '~/server/api/fields';
-import { nothing } from '~/server/api/outputs';
+import { allocationOverviewOut, nothing } from '~/server/api/outputs';
 import { getAllocationOverview, setMonthlyCap } from '~/server/services/allocations';
 
 export const allocationRouter = router({
   overview: tenantProcedure('member')
     .input(z.object({ allocationId: uuidField }))
+    .output(allocationOverviewOut)
     .query(({ ctx, input }) => getAllocationOverview(ctx.db, { tenant: ctx.tenant }, input.allocationId, todayOf(ctx))),
 
   /** A company owner caps the tenant's monthly spending (null removes the cap). */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { router, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { catalogueIdField, dayField, gpuHoursField, resourceClassIdField, textField, uuidField } from '~/server/api/fields';
+import { applicationCreatedOut, applicationOut } from '~/server/api/outputs';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
 import { createApplication, getApplication, submitApplication, updateApplication } from '~/server/services/applications';
 
@@ -21,10 +22,12 @@ function toSeconds<T extends { lines: { resourceClassId: string; gpuHours: numbe
 export const applicationRouter = router({
   get: tenantProcedure('member')
     .input(z.object({ applicationId: uuidField }))
+    .output(applicationOut)
     .query(({ ctx, input }) => getApplication(ctx.db, { tenant: ctx.tenant }, input.applicationId)),
 
   create: tenantProcedure('member')
     .input(z.object({ projectId: uuidField, ...applicationFields }))
+    .output(applicationCreatedOut)
     .mutation(({ ctx, input }) => createApplication(ctx.db, ctx.tenant, toSeconds(input), todayOf(ctx))),
 
   update: tenantProcedure('member')

@@ -1,6 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { dayField, orgKindField, resourceClassIdField } from '~/server/api/fields';
+import { centreCsvOut, centreDashboardOut, centrePartitionOut } from '~/server/api/outputs';
 import { router, staffProcedure } from '~/server/api/trpc';
 import { rangeProblem } from '~/server/core/usage/percentiles';
 import { AppError } from '~/server/errors';
@@ -26,13 +27,17 @@ export const centreCsvInput = z.object({ ...centreFields, table: z.enum(CENTRE_C
 export const centreRouter = router({
   dashboard: staffProcedure()
     .input(centreInput)
+    .output(centreDashboardOut)
     .query(({ ctx, input }) => centreDashboard(ctx.db, input)),
 
-  partitions: staffProcedure().query(({ ctx }) => centrePartitions(ctx.db)),
+  partitions: staffProcedure()
+    .output(z.array(centrePartitionOut))
+    .query(({ ctx }) => centrePartitions(ctx.db)),
 
   /** The dashboard as CSV text, with its download name (served by app/api/centre/csv). */
   csv: staffProcedure()
     .input(centreCsvInput)
+    .output(centreCsvOut)
     .query(({ ctx, input }) => centreDashboardCsv(ctx.db, input, input.table)),
 });
 

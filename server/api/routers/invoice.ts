@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { env } from '~/server/env.js';
 import { reasonField, uuidField } from '~/server/api/fields';
+import { creditNoteOut, invoiceOut, invoiceRowOut, issueInvoiceOut, monthlyRunOut, staffInvoiceRowOut } from '~/server/api/outputs';
 import { router, staffProcedure, tenantProcedure } from '~/server/api/trpc';
 import { FIRST_INVOICE_MONTH, MONTH_PATTERN, monthOf } from '~/server/core/invoicing';
 import { AppError } from '~/server/errors';
@@ -21,26 +22,32 @@ const MAX_CREDIT_CENTS = 1_000_000_000;
 
 export const invoiceRouter = router({
   /** The acting company tenant's invoices (owners and managers). */
-  list: tenantProcedure('manager').query(({ ctx }) => listInvoices(ctx.db, ctx.tenant)),
+  list: tenantProcedure('manager')
+    .output(z.array(invoiceRowOut))
+    .query(({ ctx }) => listInvoices(ctx.db, ctx.tenant)),
 
   /** One of the acting tenant's invoices with its lines and credit notes. */
   get: tenantProcedure('manager')
     .input(z.object({ id: uuidField }))
+    .output(invoiceOut)
     .query(({ ctx, input }) => getInvoice(ctx.db, { tenant: ctx.tenant }, input.id)),
 
   /** Any invoice, for centre staff. */
   staffGet: staffProcedure()
     .input(z.object({ id: uuidField }))
+    .output(invoiceOut)
     .query(({ ctx, input }) => getInvoice(ctx.db, { staff: ctx.actor }, input.id)),
 
   /** Every invoice (optionally of one tenant), for centre staff. */
   staffList: staffProcedure()
     .input(z.object({ orgId: uuidField.optional() }).default({}))
+    .output(z.array(staffInvoiceRowOut))
     .query(({ ctx, input }) => listAllInvoices(ctx.db, input)),
 
   /** Issue a tenant's invoice for an ended month now (staff admins); returns the existing one if already issued, null without usage. */
   issue: staffProcedure('admin')
     .input(z.object({ orgId: uuidField, month: monthField }))
+    .output(issueInvoiceOut)
     .mutation(async ({ ctx, input }) => {
       const now = ctx.now();
       if (input.month > monthOf(now)) throw new AppError('BAD_REQUEST', 'invoice.error.monthInFuture', {}, 'month');
@@ -49,10 +56,13 @@ export const invoiceRouter = router({
     }),
 
   /** Issue last month's invoices for every company tenant that has none yet (staff admins; the worker does the same). */
-  issueMonthly: staffProcedure('admin').mutation(({ ctx }) => issueMonthlyInvoices(ctx.db, ctx.now(), { actorUserId: ctx.actor.userId, vatPermille: env().VAT_PERMILLE })),
+  issueMonthly: staffProcedure('admin')
+    .output(monthlyRunOut)
+    .mutation(({ ctx }) => issueMonthlyInvoices(ctx.db, ctx.now(), { actorUserId: ctx.actor.userId, vatPermille: env().VAT_PERMILLE })),
 
   /** Credit part or all of an invoice's net amount (staff admins); the invoice itself is not changed. */
   creditNote: staffProcedure('admin')
     .input(z.object({ invoiceId: uuidField, netCents: z.number().int().min(1).max(MAX_CREDIT_CENTS), reason: reasonField }))
+    .output(creditNoteOut)
     .mutation(({ ctx, input }) => issueCreditNote(ctx.db, ctx.actor, { ...input, now: ctx.now() })),
 });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { budgetUnit, jobKind, jobState, resourceClasses } from '~/db/schema';
 import { afterCommit, router, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { idempotencyKeyField, resourceClassIdField, textField, uuidField } from '~/server/api/fields';
-import { jobStateOut } from '~/server/api/outputs';
+import { fineTuneEstimateOut, jobEstimateOut, jobRowOut, jobStateOut, jobTargetsOut } from '~/server/api/outputs';
 import { fineTuneEstimate } from '~/server/core/jobs/estimates';
 import { AppError } from '~/server/errors';
 import { syntheticOutput } from '~/server/core/jobs/synthetic-output';
@@ -95,6 +95,7 @@ const jobView = z.object({
 export const jobRouter = router({
   estimate: tenantProcedure('member')
     .input(z.object({ ...shape, runtimeSeconds: z.number().int().positive().optional() }))
+    .output(jobEstimateOut)
     .query(({ ctx, input }) => estimateJob(ctx.db, ctx.tenant, { ...input, walltimeSeconds: input.walltimeMinutes * 60 })),
 
   /** The fine-tuning template's runtime estimate: 6 × parameters × tokens FLOPs over peak × utilisation. */
@@ -108,6 +109,7 @@ export const jobRouter = router({
         utilisationPercent: z.number().int().min(5).max(90).default(40),
       }),
     )
+    .output(fineTuneEstimateOut)
     .query(async ({ ctx, input }) => {
       const [rc] = await ctx.db.select({ peakTflops: resourceClasses.peakTflops, gpuModel: resourceClasses.gpuModel }).from(resourceClasses).where(eq(resourceClasses.id, input.resourceClassId));
       if (!rc) throw new AppError('BAD_REQUEST', 'job.unknownClass', { resourceClass: input.resourceClassId }, 'resourceClassId');
@@ -138,6 +140,7 @@ export const jobRouter = router({
         })
         .default({ status: 'all', limit: 100 }),
     )
+    .output(z.array(jobRowOut))
     .query(({ ctx, input }) => listJobs(ctx.db, ctx.tenant, input)),
 
   get: tenantProcedure('member')
@@ -150,5 +153,7 @@ export const jobRouter = router({
     }),
 
   /** Where the actor may run jobs: active allocations of their projects, and the resource classes their tenant may use. */
-  targets: tenantProcedure('member').query(({ ctx }) => jobTargets(ctx.db, ctx.tenant, todayOf(ctx))),
+  targets: tenantProcedure('member')
+    .output(jobTargetsOut)
+    .query(({ ctx }) => jobTargets(ctx.db, ctx.tenant, todayOf(ctx))),
 });

@@ -1,16 +1,19 @@
 import { z } from 'zod';
 import { router, tenantProcedure } from '~/server/api/trpc';
 import { textField, uuidField } from '~/server/api/fields';
-import { nothing, projectCreatedOut } from '~/server/api/outputs';
+import { nothing, projectCreatedOut, projectPageOut, projectRowOut } from '~/server/api/outputs';
 import { createProject, getProject, listProjects, removeProjectMember, setProjectMember } from '~/server/services/projects';
 
 const projectRoleField = z.enum(['pi', 'manager', 'member']);
 
 export const projectRouter = router({
-  list: tenantProcedure('member').query(({ ctx }) => listProjects(ctx.db, ctx.tenant)),
+  list: tenantProcedure('member')
+    .output(z.array(projectRowOut))
+    .query(({ ctx }) => listProjects(ctx.db, ctx.tenant)),
 
   get: tenantProcedure('member')
     .input(z.object({ projectId: uuidField }))
+    .output(projectPageOut)
     .query(({ ctx, input }) => getProject(ctx.db, ctx.tenant, input.projectId)),
 
   create: tenantProcedure('member')

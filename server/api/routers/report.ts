@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { reportCsvOut, reportJobOut, usageReportOut } from '~/server/api/outputs';
 import { router, tenantProcedure } from '~/server/api/trpc';
 import { isPeriodProblem, resolvePeriod, type PeriodInput } from '~/server/core/usage/periods';
 import { AppError } from '~/server/errors';
@@ -21,10 +22,12 @@ export function periodOf(input: PeriodInput) {
 export const reportRouter = router({
   usage: tenantProcedure('member')
     .input(z.object({ period: periodField, groupBy: z.enum(GROUP_BY).default('project') }))
+    .output(usageReportOut)
     .query(({ ctx, input }) => usageReport(ctx.db, ctx.tenant, { ...periodOf(input.period), groupBy: input.groupBy })),
 
   csv: tenantProcedure('member')
     .input(z.object({ period: periodField }))
+    .output(reportCsvOut)
     .query(async ({ ctx, input }) => {
       const period = periodOf(input.period);
       return { ...period, csv: await usageCsv(ctx.db, ctx.tenant, period) };
@@ -32,5 +35,6 @@ export const reportRouter = router({
 
   jobs: tenantProcedure('member')
     .input(z.object({ period: periodField, limit: z.number().int().min(1).max(1000).default(200) }))
+    .output(z.array(reportJobOut))
     .query(({ ctx, input }) => reportJobs(ctx.db, ctx.tenant, { ...periodOf(input.period), limit: input.limit })),
 });

@@ -7,7 +7,19 @@ import { periodField, periodOf } from './report';
 import { GROUP_BY, organisationUsage } from '~/server/services/reports';
 import { router, schedulerOf, staffProcedure, todayOf } from '~/server/api/trpc';
 import { commentField, dayField, emailField, reasonField, resourceClassIdField, uuidField } from '~/server/api/fields';
-import { balanceOut, nothing, tenantRowOut } from '~/server/api/outputs';
+import {
+  applicationOut,
+  auditEventOut,
+  balanceOut,
+  clusterOut,
+  companyProjectOut,
+  nothing,
+  reviewQueueRowOut,
+  staffAllocationOverviewOut,
+  staffAllocationRowOut,
+  tenantRowOut,
+  tenantUsageOut,
+} from '~/server/api/outputs';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
 import { getAllocationOverview, grantCreditLine, listAllocations, setAllocationLimits, setMonthlyCap } from '~/server/services/allocations';
 import { decideApplication, getApplication, reviewQueue } from '~/server/services/applications';
@@ -57,22 +69,28 @@ export const staffRouter = router({
         })
         .default({ limit: 100 }),
     )
+    .output(z.array(auditEventOut))
     .query(({ ctx, input }) => listAudit(ctx.db, input)),
 
-  cluster: staffProcedure().query(async ({ ctx }) => {
-    const scheduler = await schedulerOf(ctx);
-    const since = new Date(ctx.now().getTime() - 86_400_000);
-    const [description, samples] = await Promise.all([
-      scheduler.describeCluster(),
-      ctx.db.select().from(clusterSamples).where(gte(clusterSamples.at, since)).orderBy(asc(clusterSamples.at)),
-    ]);
-    return { description, samples };
-  }),
+  cluster: staffProcedure()
+    .output(clusterOut)
+    .query(async ({ ctx }) => {
+      const scheduler = await schedulerOf(ctx);
+      const since = new Date(ctx.now().getTime() - 86_400_000);
+      const [description, samples] = await Promise.all([
+        scheduler.describeCluster(),
+        ctx.db.select().from(clusterSamples).where(gte(clusterSamples.at, since)).orderBy(asc(clusterSamples.at)),
+      ]);
+      return { description, samples };
+    }),
 
-  applicationQueue: staffProcedure().query(({ ctx }) => reviewQueue(ctx.db, ctx.now())),
+  applicationQueue: staffProcedure()
+    .output(z.array(reviewQueueRowOut))
+    .query(({ ctx }) => reviewQueue(ctx.db, ctx.now())),
 
   application: staffProcedure()
     .input(z.object({ applicationId: uuidField }))
+    .output(applicationOut)
     .query(({ ctx, input }) => getApplication(ctx.db, { staff: ctx.actor }, input.applicationId)),
 
   decide: staffProcedure()
@@ -96,27 +114,32 @@ export const staffRouter = router({
   /** One tenant's usage, cost and energy in a period, for staff (the same figures the tenant sees). */
   tenantUsage: staffProcedure()
     .input(z.object({ orgId: uuidField, period: periodField, groupBy: z.enum(GROUP_BY).default('project') }))
+    .output(tenantUsageOut)
     .query(async ({ ctx, input }) => {
       const [org] = await ctx.db.select().from(organisations).where(eq(organisations.id, input.orgId));
       if (!org) throw new AppError('NOT_FOUND', 'error.notFound', {}, 'orgId');
       return { org, report: await organisationUsage(ctx.db, org.id, { all: true }, { ...periodOf(input.period), groupBy: input.groupBy }) };
     }),
 
-  companyProjects: staffProcedure().query(({ ctx }) =>
-    ctx.db
-      .select({ id: projects.id, title: projects.title, orgName: organisations.name })
-      .from(projects)
-      .innerJoin(organisations, eq(organisations.id, projects.orgId))
-      .where(and(eq(organisations.kind, 'company'), eq(organisations.status, 'active')))
-      .orderBy(asc(organisations.name), asc(projects.title)),
-  ),
+  companyProjects: staffProcedure()
+    .output(z.array(companyProjectOut))
+    .query(({ ctx }) =>
+      ctx.db
+        .select({ id: projects.id, title: projects.title, orgName: organisations.name })
+        .from(projects)
+        .innerJoin(organisations, eq(organisations.id, projects.orgId))
+        .where(and(eq(organisations.kind, 'company'), eq(organisations.status, 'active')))
+        .orderBy(asc(organisations.name), asc(projects.title)),
+    ),
 
   allocations: staffProcedure()
     .input(z.object({ orgId: uuidField.optional() }).default({}))
+    .output(z.array(staffAllocationRowOut))
     .query(({ ctx, input }) => listAllocations(ctx.db, input)),
 
   allocation: staffProcedure()
     .input(z.object({ allocationId: uuidField }))
+    .output(staffAllocationOverviewOut)
     .query(({ ctx, input }) => getAllocationOverview(ctx.db, { staff: ctx.actor }, input.allocationId, todayOf(ctx))),
 
   /** Raise or lower a budget, in GPU-hours for GPU-hour allocations or in euros for credit lines. */
