@@ -85,3 +85,21 @@ export async function createBenchDatabase(adminUrl: string, options: { keep: boo
   unregister = atInterrupt(database.drop);
   return database;
 }
+
+/**
+ * describeServer names the Postgres version and the role the portal connects as, and whether
+ * row-level security binds it: a superuser walks through the policies (drizzle/0018 FORCEs them on
+ * the owner), so the realistic figure is a run as a role like the README's `portal`.
+ */
+export async function describeServer(adminUrl: string): Promise<string> {
+  const { default: postgres } = await import('postgres');
+  const client = postgres(adminUrl, { max: 1, onnotice: () => undefined });
+  try {
+    const [row] = await client<{ v: string; role: string; superuser: boolean }[]>`select version() as v, current_user as role, (select rolsuper or rolbypassrls from pg_roles where rolname = current_user) as superuser`;
+    const version = /^PostgreSQL [\d.]+/.exec(row?.v ?? '')?.[0] ?? 'PostgreSQL ?';
+    return `${version} (the portal connects as \`${row?.role ?? '?'}\`, ${row?.superuser ? 'a superuser: row-level security does not bind its own path' : 'no superuser: row-level security binds every path'})`;
+  } finally {
+    await client.end({ timeout: 5 });
+  }
+}
+

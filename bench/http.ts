@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import { atInterrupt, createBenchDatabase, DEFAULT_ADMIN_URL, wasInterrupted, type BenchDatabase } from './database';
+import { atInterrupt, createBenchDatabase, DEFAULT_ADMIN_URL, describeServer, wasInterrupted, type BenchDatabase } from './database';
 import { Session, type Hit } from './http-client';
 import { ensureBuild, startServer, type PortalServer } from './http-server';
 import { jobInput, PARTITION } from './job-input';
@@ -400,15 +400,7 @@ async function main(): Promise<void> {
     } finally {
       await sql.end({ timeout: 5 });
     }
-    const pgVersion = await (async () => {
-      const client = postgres(o.adminUrl, { max: 1, onnotice: () => undefined });
-      try {
-        const [row] = await client<{ v: string }[]>`select version() as v`;
-        return /^PostgreSQL [\d.]+/.exec(row?.v ?? '')?.[0] ?? 'PostgreSQL ?';
-      } finally {
-        await client.end({ timeout: 5 });
-      }
-    })();
+    const pgVersion = await describeServer(o.adminUrl);
     const submitted200 = result.load.statuses.get('tRPC job.submit (POST)')?.get(200) ?? 0;
     const text = section(o, { people: people.length, tenants: o.tenants, baseline, burst: result, pgVersion, setupSeconds, jobsInDb, submitted200, server });
     log(`\n${text}`);

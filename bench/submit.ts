@@ -32,7 +32,7 @@ import { AppError } from '~/server/errors';
 import { syncCatalogue } from '~/server/services/catalogue';
 import { reconcileOnce, type RoundResult } from '~/server/services/reconciler';
 import { callerFor } from '~/server/testing/harness';
-import { atInterrupt, createBenchDatabase, DEFAULT_ADMIN_URL, wasInterrupted, type BenchDatabase } from './database';
+import { atInterrupt, createBenchDatabase, DEFAULT_ADMIN_URL, describeServer, wasInterrupted, type BenchDatabase } from './database';
 import { loadAverage, machine, mark, writeSection } from './markdown';
 import { createNoopScheduler } from './noop-scheduler';
 import { ascending, median, num, quantile } from './stats';
@@ -553,20 +553,10 @@ function reconcileSection(o: Options, run: AdapterRun | undefined, pgVersion: st
   return lines.join('\n');
 }
 
-async function postgresVersion(adminUrl: string): Promise<string> {
-  const { default: postgres } = await import('postgres');
-  const client = postgres(adminUrl, { max: 1, onnotice: () => undefined });
-  try {
-    const [row] = await client<{ v: string }[]>`select version() as v`;
-    return /^PostgreSQL [\d.]+/.exec(row?.v ?? '')?.[0] ?? 'PostgreSQL ?';
-  } finally {
-    await client.end({ timeout: 5 });
-  }
-}
 
 async function main(): Promise<void> {
   const o = options();
-  const pgVersion = await postgresVersion(o.adminUrl);
+  const pgVersion = await describeServer(o.adminUrl);
   log(`bench/submit — ${num(o.queued)} queued, ${o.clients} clients, ${o.tenants} tenants, adapters ${o.adapters.join(', ')}; ${machine()}; load average ${loadAverage()}`);
   const runs: Partial<Record<AdapterName, AdapterRun>> = {};
   const failures: string[] = [];

@@ -457,6 +457,12 @@ export const jobs = pgTable(
     index('jobs_started_idx').on(t.startedAt),
     index('jobs_allocation_idx').on(t.allocationId, t.state),
     index('jobs_open_idx').on(t.state).where(sql`${t.settledAt} is null`),
+    // Under row-level security an enum comparison (not leakproof) cannot be an index condition, but it
+    // still proves a partial index's predicate: these keep the hot lookups of open jobs narrow for
+    // tenant calls and for the portal's own (FORCEd) path alike (drizzle/0019).
+    index('jobs_allocation_open_idx').on(t.allocationId).where(sql`${t.settledAt} is null`),
+    index('jobs_handover_idx').on(t.handoverUntil).where(sql`${t.state} = 'SUBMITTING' and ${t.settledAt} is null`),
+    index('jobs_cancelling_idx').on(t.id).where(sql`${t.cancelRequestedAt} is not null and ${t.settledAt} is null`),
     check('jobs_shape_ck', sql`${t.gpus} > 0 and ${t.nodes} > 0 and ${t.walltimeSeconds} > 0`),
   ],
 );

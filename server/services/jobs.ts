@@ -95,7 +95,8 @@ async function activeUsage(tx: Tx, allocationId: string, exceptJobId: string): P
       queued: sql<string>`count(*) filter (where ${jobs.state} in ('SUBMITTING', 'PENDING'))`,
     })
     .from(jobs)
-    .where(and(eq(jobs.allocationId, allocationId), inArray(jobs.state, [...ACTIVE_STATES]), ne(jobs.id, exceptJobId)))
+    // Active jobs are never settled: `settled_at is null` reads the allocation's open jobs only (jobs_allocation_open_idx).
+    .where(and(eq(jobs.allocationId, allocationId), isNull(jobs.settledAt), inArray(jobs.state, [...ACTIVE_STATES]), ne(jobs.id, exceptJobId)))
     .execute();
   return { gpus: Number(row?.gpus ?? 0), queuedJobs: Number(row?.queued ?? 0) };
 }

@@ -168,7 +168,8 @@ async function monthSpendCents(tx: Tx, orgId: string, today: string): Promise<nu
       })
       .from(ledgerEntries)
       .innerJoin(allocations, eq(allocations.id, ledgerEntries.allocationId))
-      .where(and(eq(allocations.orgId, orgId), eq(allocations.unit, 'cents')))
+      // Only this month's entries: the index on (allocation, at) reads them, not the tenant's whole history.
+      .where(and(eq(allocations.orgId, orgId), eq(allocations.unit, 'cents'), gte(ledgerEntries.at, sql`${monthStart}::date`)))
       .execute(),
     tx
       .select({ n: sql<string>`coalesce(sum(${allocations.reserved}), 0)` })

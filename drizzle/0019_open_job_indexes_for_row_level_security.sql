@@ -1,0 +1,3 @@
+CREATE INDEX "jobs_allocation_open_idx" ON "jobs" USING btree ("allocation_id") WHERE "jobs"."settled_at" is null;--> statement-breakpoint
+CREATE INDEX "jobs_handover_idx" ON "jobs" USING btree ("handover_until") WHERE "jobs"."state" = 'SUBMITTING' and "jobs"."settled_at" is null;--> statement-breakpoint
+CREATE INDEX "jobs_cancelling_idx" ON "jobs" USING btree ("id") WHERE "jobs"."cancel_requested_at" is not null and "jobs"."settled_at" is null;
