@@ -36,6 +36,13 @@ const carelessRouter = router({
     .input((v) => v as string)
     .mutation(({ ctx, input }) => ctx.db.insert(notifications).values({ userId: input, messageKey: 'notice.budget80', params: {} })),
   activateTenant: tenantProcedure('member').mutation(({ ctx }) => ctx.db.update(organisations).set({ status: 'active' })),
+  // Meets contention once (a deadlock's code), then succeeds: run again as a whole, the first attempt's write rolled back.
+  flaky: tenantProcedure('member').mutation(async ({ ctx }) => {
+    flaky.attempts++;
+    await ctx.db.insert(auditEvents).values({ orgId: ctx.tenant.org.id, actorUserId: ctx.tenant.userId, action: 'flaky.attempt', targetType: 'organisation', targetId: ctx.tenant.org.id });
+    if (flaky.attempts === 1) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    return flaky.attempts;
+  }),
   // Writes, then fails: nothing of it may stay.
   writeThenFail: tenantProcedure('member').mutation(async ({ ctx }) => {
     await ctx.db.update(projects).set({ title: 'Written before a failure' });
@@ -50,6 +57,7 @@ const carelessRouter = router({
   }),
 });
 const carelessCaller = createCallerFactory(carelessRouter);
+const flaky = { attempts: 0 };
 
 describe.each(dbTargets())('row-level security on %s', (target) => {
   let handle: DbHandle;
@@ -147,6 +155,13 @@ describe.each(dbTargets())('row-level security on %s', (target) => {
       // Within the tenant the same writes are allowed: its own member may be told, its own row written.
       await asA.notifyPerson(a.userId);
       await asA.projectFor(a.orgId);
+    });
+
+    it('runs a mutation that met contention again as a whole, keeping only the attempt that succeeded', async () => {
+      flaky.attempts = 0;
+      const asA = carelessCaller(createContextInner({ db: handle.db, userId: a.userId }));
+      expect(await asA.flaky()).toBe(2);
+      expect(await handle.db.select({ id: auditEvents.id }).from(auditEvents).where(eq(auditEvents.action, 'flaky.attempt'))).toHaveLength(1);
     });
 
     it('rolls back a mutation that fails, and keeps what it committed before failing', async () => {

@@ -382,7 +382,14 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     const racing = await Promise.all(Array.from({ length: 4 }, () => submitJob(db, scheduler, actor, jobInput(main.allocationId, { idempotencyKey: raceKey }), now)));
     expect(new Set(racing.map((j) => j.id)).size).toBe(1);
 
-    for (const k of [key, raceKey]) {
+    // The same race through the API: each request runs in its tenant transaction, the losers wait on the
+    // key's unique index, fail, run again and answer with the first job.
+    const apiKey = `api-retry-${randomUUID()}`;
+    const { walltimeSeconds, ...fields } = jobInput(main.allocationId, { idempotencyKey: apiKey });
+    const viaApi = await Promise.all(Array.from({ length: 4 }, () => callerFor(db, { userId: a.userId, orgId: a.orgId, scheduler, now: () => now }).job.submit({ ...fields, walltimeMinutes: walltimeSeconds / 60 })));
+    expect(new Set(viaApi.map((j) => j.id)).size).toBe(1);
+
+    for (const k of [key, raceKey, apiKey]) {
       const rows = await db.select().from(jobs).where(and(eq(jobs.userId, a.userId), eq(jobs.idempotencyKey, k)));
       expect(rows).toHaveLength(1);
       const entries = await ledgerRowsOf(rows[0]!.id);
@@ -392,7 +399,7 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     }
     await expectLedgerConsistent(main.allocationId);
     // Leave nothing running for later tests.
-    for (const id of [first.id, racing[0]!.id]) await cancelJob(db, scheduler, actor, id, now);
+    for (const id of [first.id, racing[0]!.id, viaApi[0]!.id]) await cancelJob(db, scheduler, actor, id, now);
     await reconcileOnce(db, scheduler, now);
   });
 
