@@ -30,8 +30,8 @@ function isIdempotencyConflict(error: unknown): boolean {
 /** readAsTenant runs a tenant's read in a transaction as that tenant. */
 export function readAsTenant<R>(db: Db, tenantId: string, run: (tx: Db) => Promise<R>): Promise<R> {
   return db.transaction(async (tx) => {
-    await actAsTenant(tx, tenantId, 'read');
-    return run(tx);
+    const [, result] = await Promise.all([actAsTenant(tx, tenantId, 'read'), run(tx)]);
+    return result;
   });
 }
 
@@ -48,7 +48,7 @@ export function mutateAsTenant<R extends Outcome>(db: Db, tenantId: string, run:
     const asked = new Promise<undefined>((resolve) => (askCommit = () => resolve(undefined)));
     let outcome: Promise<R> | undefined;
     const transaction: Promise<void> = db.transaction(async (tx: Tx) => {
-      await actAsTenant(tx, tenantId, 'write');
+      const acting = actAsTenant(tx, tenantId, 'write');
       const commit = async () => {
         commitAsked = true;
         askCommit();
@@ -57,6 +57,7 @@ export function mutateAsTenant<R extends Outcome>(db: Db, tenantId: string, run:
       };
       outcome = run(tx, commit);
       const finished = await Promise.race([outcome, asked]);
+      await acting;
       if (finished && !finished.ok) throw new RolledBack(finished);
     });
     try {

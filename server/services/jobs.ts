@@ -35,20 +35,34 @@ export interface SubmitJobInput {
 export const ACTIVE_STATES = ['SUBMITTING', 'PENDING', 'RUNNING'] as const;
 
 async function findByKey(db: DbOrTx, userId: string, key: string): Promise<JobRow | undefined> {
-  // Started at once (see startNewJobReservation), so it goes out ahead of the statements that follow.
-  const [job] = await db.select().from(jobs).where(and(eq(jobs.userId, userId), eq(jobs.idempotencyKey, key))).execute();
+  const [job] = await db.select().from(jobs).where(and(eq(jobs.userId, userId), eq(jobs.idempotencyKey, key)));
   return job;
 }
 
 /** jobContext loads what admission and pricing need: the allocation (of the actor's tenant), its resource class, site and tariff. */
 async function jobContext(db: DbOrTx, actor: TenantActor, input: { allocationId: string; resourceClassId: string }) {
+  return jobContextOf(db, actor, input, await allocationOf(db, actor, input.allocationId));
+}
+
+/**
+ * allocationOf reads the allocation a job is for (of the actor's tenant) with its tenant's figures, and,
+ * given an idempotency key, the job the actor already submitted with it: one statement for both.
+ */
+async function allocationOf(db: DbOrTx, actor: TenantActor, allocationId: string, idempotencyKey?: string) {
   const [found] = await db
-    .select({ allocation: allocations, org: { status: organisations.status, residency: organisations.residency, monthlyCapCents: organisations.monthlyCapCents } })
+    .select({
+      allocation: allocations,
+      org: { status: organisations.status, residency: organisations.residency, monthlyCapCents: organisations.monthlyCapCents },
+      knownJobId: idempotencyKey ? sql<string | null>`(select j.id from jobs j where j.user_id = ${actor.userId} and j.idempotency_key = ${idempotencyKey})` : sql<null>`null`,
+    })
     .from(allocations)
     .innerJoin(organisations, eq(organisations.id, allocations.orgId))
-    .where(and(eq(allocations.id, input.allocationId), eq(allocations.orgId, actor.org.id)));
+    .where(and(eq(allocations.id, allocationId), eq(allocations.orgId, actor.org.id)));
   if (!found) throw new AppError('NOT_FOUND', 'job.unknownAllocation', {}, 'allocationId');
-  const { allocation, org } = found;
+  return found;
+}
+
+async function jobContextOf(db: DbOrTx, actor: TenantActor, input: { resourceClassId: string }, { allocation, org }: Awaited<ReturnType<typeof allocationOf>>) {
   const access = await projectAccess(db, actor, allocation.projectId).catch(() => {
     throw new AppError('FORBIDDEN', 'job.notInProject', {}, 'allocationId');
   });
@@ -141,13 +155,13 @@ export async function submitJob(db: Db, step: SchedulerStep, actor: TenantActor,
  * with the same idempotency key as it is now, even if the same request would be refused now.
  */
 export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJobInput, now: Date): Promise<{ job: JobRow; isNew: boolean }> {
-  // The key's lookup and the first read of the job's context go out together; the key decides first.
-  const known = findByKey(db, actor.userId, input.idempotencyKey);
-  const context = jobContext(db, actor, input);
-  context.catch(() => undefined); // answered below, unless the key already has its job
-  const first = await known;
-  if (first) return { job: first, isNew: false };
-  const { allocation, access, rc, site, centsPerGpuHour, org: tenant } = await context;
+  // The key is looked up with the allocation: a known key answers with its job before anything is checked.
+  const target = await allocationOf(db, actor, input.allocationId, input.idempotencyKey);
+  if (target.knownJobId) {
+    const [first] = await db.select().from(jobs).where(eq(jobs.id, target.knownJobId));
+    if (first) return { job: first, isNew: false };
+  }
+  const { allocation, access, rc, site, centsPerGpuHour, org: tenant } = await jobContextOf(db, actor, input, target);
   if (!access.projectRole && !roleAtLeast(actor.role, 'manager')) throw new AppError('FORBIDDEN', 'job.notInProject', {}, 'allocationId');
   const amount = jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour });
   const id = randomUUID();
