@@ -643,6 +643,27 @@ export const invoiceLines = pgTable(
   (t) => [primaryKey({ columns: [t.invoiceId, t.lineNo] })],
 );
 
+/**
+ * A company tenant's billing profile: who its invoices are made out to (issue #10). Required before its
+ * first paid job; the VAT ID is checked for its country's shape and check digit (server/core/billing).
+ */
+export const billingProfiles = pgTable('billing_profiles', {
+  orgId: uuid('org_id')
+    .primaryKey()
+    .references(() => organisations.id, { onDelete: 'cascade' }),
+  legalName: text('legal_name').notNull(),
+  street: text('street').notNull(),
+  postcode: text('postcode').notNull(),
+  city: text('city').notNull(),
+  country: char('country', { length: 2 }).notNull(),
+  /** Normalised (DE136695976); null where the company has none (outside the EU, or not registered). */
+  vatId: text('vat_id'),
+  billingEmail: text('billing_email').notNull(),
+  purchaseOrder: text('purchase_order'),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedBy: uuid('updated_by').references(() => users.id),
+});
+
 export const creditNotes = pgTable('credit_notes', {
   id: uuid('id').primaryKey().defaultRandom(),
   number: text('number').notNull().unique(),

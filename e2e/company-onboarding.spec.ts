@@ -54,6 +54,21 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       const link = await page.getByTestId('invitation-link').inputValue();
       expect(link).toMatch(/\/invitations\/[A-Za-z0-9_-]{20,}$/);
       await expect(page.getByRole('cell', { name: memberEmail })).toBeVisible();
+
+      // The owner fills in the billing profile: a VAT ID with a wrong check digit is refused on its field.
+      const billing = page.getByRole('form', { name: t('billing.title') });
+      await billing.getByLabel(t('billing.legalName')).fill(orgName);
+      await billing.getByLabel(t('billing.street')).fill('Leutragraben 1');
+      await billing.getByLabel(t('billing.postcode')).fill('07743');
+      await billing.getByLabel(t('billing.city')).fill('Jena');
+      await billing.getByLabel(t('billing.email')).fill(`invoices.${Date.now()}@nordlicht.example`);
+      await billing.getByLabel(t('billing.vatId')).fill('DE136695977');
+      await billing.getByRole('button', { name: t('billing.save') }).click();
+      await expect(billing.getByText(t('billing.vatIdCheckDigit', { example: 'DE123456789' }))).toBeVisible();
+      await billing.getByLabel(t('billing.vatId')).fill('DE 136 695 976');
+      await billing.getByRole('button', { name: t('billing.save') }).click();
+      await expect(page.getByText(t('billing.saved'))).toBeVisible();
+      await expect(billing.getByLabel(t('billing.vatId'))).toHaveValue('DE136695976');
       await signOut(page, locale);
 
       // 4. The colleague opens the link, creates an account and sees the organisation.

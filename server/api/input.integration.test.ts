@@ -4,7 +4,7 @@ import { count, eq, gt } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '~/db/client';
 import { auditEvents, jobs, organisations, users } from '~/db/schema';
-import { accountOf, activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb, TEST_PASSWORD } from '~/server/testing/harness';
+import { accountOf, activeAllocation, addMember, callerFor, createStaff, createTenant, dbTargets, openTestDb, TEST_PASSWORD } from '~/server/testing/harness';
 
 function fieldErrorsOf(error: unknown): { code: string; fields: Record<string, string> } {
   if (!(error instanceof TRPCError)) throw error;
@@ -160,6 +160,37 @@ describe.each(dbTargets())('input validation on %s', (target) => {
     const mine = await callerFor(handle.db, { userId: owner.userId }).account.myOrganisations();
     expect(mine.map((o) => o.name).sort()).toEqual(['Fresh Org', 'Second Org']);
     expect(await rowCounts()).toEqual({ users: before.users, orgs: before.orgs + 1, audit: before.audit + 2 });
+  });
+
+  it('checks a billing profile’s VAT ID on the field and stores it normalised; members read it, managers write it, other tenants see their own', async () => {
+    const company = await createTenant(handle.db, { kind: 'company', name: 'Billing Test GmbH' });
+    const owner = callerFor(handle.db, { userId: company.userId });
+    const profile = { legalName: 'Billing Test GmbH', street: 'Leutragraben 1', postcode: '07743', city: 'Jena', country: 'DE', billingEmail: 'Invoices@Billing.example', purchaseOrder: 'PO-4711' };
+    expect(await owner.organisation.billingProfile()).toBeNull();
+    const wrongDigit = await rejection(owner.organisation.setBillingProfile({ ...profile, vatId: 'DE136695977' }));
+    expect([wrongDigit.code, Object.keys(wrongDigit.fields)]).toEqual(['BAD_REQUEST', ['vatId']]);
+    expect(wrongDigit.fields.vatId).toMatch(/check digit/);
+    const otherState = await rejection(owner.organisation.setBillingProfile({ ...profile, vatId: 'ATU13585627' }));
+    expect(otherState.fields.vatId).toMatch(/starts with DE, like DE123456789/);
+    const nul = await rejection(owner.organisation.setBillingProfile({ ...profile, city: 'Je\u0000na', vatId: null }));
+    expect(Object.keys(nul.fields)).toEqual(['city']);
+    expect(await owner.organisation.billingProfile()).toBeNull();
+
+    const saved = await owner.organisation.setBillingProfile({ ...profile, vatId: 'de 136.695.976' });
+    expect(saved).toMatchObject({ vatId: 'DE136695976', billingEmail: 'invoices@billing.example', purchaseOrder: 'PO-4711', country: 'DE' });
+    const audit = await handle.db.select().from(auditEvents).where(eq(auditEvents.orgId, company.orgId));
+    expect(audit.map((a) => a.action)).toContain('billing.profile_created');
+
+    // Outside the EU the number is kept as given; there is no EU rule to check it against.
+    expect((await owner.organisation.setBillingProfile({ ...profile, country: 'CH', vatId: 'che-123.456.789 mwst' })).vatId).toBe('CHE-123.456.789 MWST');
+    const changed = await handle.db.select().from(auditEvents).where(eq(auditEvents.action, 'billing.profile_changed'));
+    expect(changed.at(-1)?.data).toMatchObject({ changed: ['country', 'vatId'] });
+
+    const member = await addMember(handle.db, company, 'member');
+    expect((await callerFor(handle.db, { userId: member.userId }).organisation.billingProfile())?.legalName).toBe('Billing Test GmbH');
+    expect((await rejection(callerFor(handle.db, { userId: member.userId }).organisation.setBillingProfile(profile))).code).toBe('FORBIDDEN');
+    // Another tenant sees none of it: its own profile is still empty.
+    expect(await callerFor(handle.db, { userId: existing.userId }).organisation.billingProfile()).toBeNull();
   });
 
   it('keeps the audit log append-only in the database itself', async () => {

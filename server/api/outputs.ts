@@ -50,6 +50,19 @@ const tenantOut = z.object({
 /** The caller's own tenant, with its cap and the caller's role. */
 export const organisationOut = tenantOut.extend({ monthlyCapCents: z.number().nullable(), myRole: memberRoleOut });
 
+/** A tenant's billing profile: the invoices' addressee. */
+export const billingProfileOut = z.object({
+  legalName: z.string(),
+  street: z.string(),
+  postcode: z.string(),
+  city: z.string(),
+  country: z.string(),
+  vatId: z.string().nullable(),
+  billingEmail: z.string(),
+  purchaseOrder: z.string().nullable(),
+  updatedAt: z.date(),
+});
+
 export const memberOut = z.object({ userId: z.string(), name: z.string(), email: z.string(), role: memberRoleOut, since: z.date() });
 
 export const openInvitationOut = z.object({ id: z.string(), email: z.string(), role: memberRoleOut, expiresAt: z.date(), createdAt: z.date() });

@@ -3,7 +3,8 @@ import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { signIn } from 'next-auth/react';
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
+import { CountryOptions } from '~/app/_components/country-options';
 import { Field } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Button, Card } from '~/app/_components/ui';
@@ -14,18 +15,13 @@ import { useTRPC } from '~/app/_lib/trpc';
 const SHOWN = ['name', 'email', 'password', 'organisation.name', 'organisation.kind', 'organisation.country', 'organisation.residency'];
 
 export function SignUpForm({ countries, invited }: { countries: readonly string[]; invited?: { token: string; email: string; orgName: string } }) {
-  const { t, locale } = useT();
+  const { t } = useT();
   const router = useRouter();
   const trpc = useTRPC();
   const [errors, setErrors] = useState<FormErrors>({ fields: {} });
   // Sign-up answers alike for a known e-mail; only signing in tells whether the password was that account's.
   const [notSignedIn, setNotSignedIn] = useState(false);
   const signUp = useMutation(trpc.account.signUp.mutationOptions());
-  const countryNames = useMemo(() => new Intl.DisplayNames([locale], { type: 'region' }), [locale]);
-  const sortedCountries = useMemo(
-    () => [...countries].sort((a, b) => (countryNames.of(a) ?? a).localeCompare(countryNames.of(b) ?? b, locale)),
-    [countries, countryNames, locale],
-  );
 
   async function onSubmit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -103,11 +99,7 @@ export function SignUpForm({ countries, invited }: { countries: readonly string[
             </Field>
             <Field label={t('field.country')} error={fe['organisation.country']}>
               <select name="country" defaultValue="DE">
-                {sortedCountries.map((code) => (
-                  <option key={code} value={code}>
-                    {countryNames.of(code) ?? code}
-                  </option>
-                ))}
+                <CountryOptions countries={countries} />
               </select>
             </Field>
             <Field label={t('field.residency')} error={fe['organisation.residency']}>

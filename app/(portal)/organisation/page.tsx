@@ -4,7 +4,9 @@ import { Badge, Card, PageHeader, STATUS_TONE } from '~/app/_components/ui';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
+import { COUNTRIES } from '~/server/core/countries';
 import { roleAtLeast } from '~/server/core/roles';
+import { BillingProfileForm } from './billing-profile-form';
 import { InvitationsPanel } from './invitations-panel';
 import { MembersTable } from './members-table';
 import { MonthlyCapForm } from './monthly-cap-form';
@@ -20,10 +22,11 @@ export default async function OrganisationPage() {
   const org = await caller.organisation.current().catch(() => undefined);
   if (!org) notFound();
   const canManage = roleAtLeast(org.myRole, 'manager') && org.status !== 'suspended';
-  const [members, invitations, me] = await Promise.all([
+  const [members, invitations, me, billing] = await Promise.all([
     caller.organisation.members(),
     roleAtLeast(org.myRole, 'manager') ? caller.organisation.invitations() : Promise.resolve([]),
     caller.account.me(),
+    org.kind === 'company' ? caller.organisation.billingProfile() : Promise.resolve(null),
   ]);
   const country = new Intl.DisplayNames([locale], { type: 'region' }).of(org.country) ?? org.country;
   return (
@@ -59,6 +62,7 @@ export default async function OrganisationPage() {
         />
         {!canManage && <p className="mt-3 text-xs text-slate-500">{t('org.readOnly')}</p>}
       </Card>
+      {org.kind === 'company' && <BillingProfileForm profile={billing && { ...billing, updatedAt: billing.updatedAt.toISOString() }} countries={COUNTRIES} defaultCountry={org.country} canEdit={canManage} />}
       {org.kind === 'company' && org.myRole === 'owner' && org.status !== 'suspended' && <MonthlyCapForm capCents={org.monthlyCapCents} />}
       {canManage && (
         <InvitationsPanel

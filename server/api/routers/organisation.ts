@@ -1,12 +1,32 @@
 import { z } from 'zod';
 import { router, tenantProcedure } from '~/server/api/trpc';
-import { emailField, memberRoleField, uuidField } from '~/server/api/fields';
-import { createdInvitationOut, memberOut, nothing, openInvitationOut, organisationOut } from '~/server/api/outputs';
+import { countryField, emailField, memberRoleField, textField, uuidField } from '~/server/api/fields';
+import { billingProfileOut, createdInvitationOut, memberOut, nothing, openInvitationOut, organisationOut } from '~/server/api/outputs';
+import { getBillingProfile, setBillingProfile } from '~/server/services/billing';
 import { createInvitation, listOpenInvitations, revokeInvitation } from '~/server/services/invitations';
 import { changeMemberRole, getOrganisation, listMembers } from '~/server/services/organisations';
 
+const billingProfileInput = z.object({
+  legalName: textField(2, 200),
+  street: textField(2, 200),
+  postcode: textField(2, 16),
+  city: textField(1, 100),
+  country: countryField,
+  vatId: textField(0, 32).nullish(),
+  billingEmail: emailField,
+  purchaseOrder: textField(0, 64).nullish(),
+});
+
 export const organisationRouter = router({
   current: tenantProcedure('member').output(organisationOut).query(({ ctx }) => getOrganisation(ctx.db, ctx.tenant)),
+
+  /** Who the tenant's invoices are made out to (null until it is filled in). */
+  billingProfile: tenantProcedure('member').output(billingProfileOut.nullable()).query(({ ctx }) => getBillingProfile(ctx.db, ctx.tenant)),
+
+  setBillingProfile: tenantProcedure('manager')
+    .input(billingProfileInput)
+    .output(billingProfileOut)
+    .mutation(({ ctx, input }) => setBillingProfile(ctx.db, ctx.tenant, input, ctx.now())),
 
   members: tenantProcedure('member').output(z.array(memberOut)).query(({ ctx }) => listMembers(ctx.db, ctx.tenant)),
 
