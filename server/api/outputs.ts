@@ -50,6 +50,24 @@ const tenantOut = z.object({
 /** The caller's own tenant, with its cap and the caller's role. */
 export const organisationOut = tenantOut.extend({ monthlyCapCents: z.number().nullable(), myRole: memberRoleOut });
 
+/** A row of the price list: one GPU-hour of a resource class for the caller's kind of tenant. */
+export const priceListRowOut = z.object({
+  resourceClassId: z.string(),
+  name: z.string(),
+  gpuModel: z.string(),
+  siteName: z.string(),
+  country: z.string(),
+  inEu: z.boolean(),
+  pueMilli: z.number().int(),
+  gridGco2PerKwh: z.number().int(),
+  allowed: z.boolean(),
+  centsPerGpuHour: z.number().int(),
+  itWhPerGpuHour: z.number().int(),
+  facilityWhPerGpuHour: z.number().int(),
+  co2eGramsPerGpuHour: z.number().int(),
+  assumedGpuUtilPercent: z.number().int(),
+});
+
 /** A tenant's billing profile: the invoices' addressee. */
 export const billingProfileOut = z.object({
   legalName: z.string(),

@@ -3,6 +3,7 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
 import { accessModes, resourceClasses, sites, tariffs, type OrgKind, type Residency } from '~/db/schema';
 import type { Catalogue } from '~/server/catalogue';
+import { gpuHourFigures } from '~/server/core/billing/price-list';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
 
 /** syncCatalogue upserts the configured sites, resource classes, tariffs and access modes; ones no longer configured are deactivated. */
@@ -69,6 +70,33 @@ export async function listResourceClasses(db: DbOrTx, tenant: { kind: OrgKind; r
     .where(eq(resourceClasses.active, true))
     .orderBy(asc(resourceClasses.id));
   return rows.filter((rc) => residencyAllows(tenant.residency, rc));
+}
+
+/**
+ * priceList lists every active resource class with what a GPU-hour costs the tenant's kind and draws
+ * and emits at its site (server/core/billing/price-list.ts), and whether the tenant's residency rule
+ * lets it run there.
+ */
+export async function priceList(db: DbOrTx, tenant: { kind: OrgKind; residency: Residency }) {
+  const rows = await db
+    .select({ rc: resourceClasses, site: sites, centsPerGpuHour: tariffs.centsPerGpuHour })
+    .from(resourceClasses)
+    .innerJoin(sites, eq(sites.id, resourceClasses.siteId))
+    .innerJoin(tariffs, and(eq(tariffs.resourceClassId, resourceClasses.id), eq(tariffs.tenantKind, tenant.kind)))
+    .where(eq(resourceClasses.active, true))
+    .orderBy(asc(resourceClasses.id));
+  return rows.map(({ rc, site, centsPerGpuHour }) => ({
+    resourceClassId: rc.id,
+    name: rc.name,
+    gpuModel: rc.gpuModel,
+    siteName: site.name,
+    country: site.country,
+    inEu: site.inEu,
+    pueMilli: site.pueMilli,
+    gridGco2PerKwh: site.gridGco2PerKwh,
+    allowed: residencyAllows(tenant.residency, site),
+    ...gpuHourFigures(rc, site, centsPerGpuHour),
+  }));
 }
 
 /** listAccessModes lists the active access modes in their configured order. */

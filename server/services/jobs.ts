@@ -5,7 +5,7 @@ import { and, desc, eq, inArray, isNull, lte, ne, or, sql, type SQL } from 'driz
 import type { Db, DbOrTx, Tx } from '~/db/client';
 import { allocations, jobEvents, jobs, organisations, projectMembers, projects, resourceClasses, sites, tariffs } from '~/db/schema';
 import { admitJob } from '~/server/core/jobs/admission';
-import { jobEnergyEstimateWh, jobReservation, simulatedOutcome, type JobKind } from '~/server/core/jobs/estimates';
+import { ASSUMED_GPU_UTIL_PERCENT, jobEnergyEstimateWh, jobReservation, simulatedOutcome, type JobKind } from '~/server/core/jobs/estimates';
 import { roleAtLeast } from '~/server/core/roles';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { AppError } from '~/server/errors';
@@ -87,9 +87,9 @@ export async function estimateJob(db: DbOrTx, actor: TenantActor, input: Pick<Su
     maxCostCents: jobReservation({ unit: 'cents', gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour }),
     expectedCostCents: jobReservation({ unit: 'cents', gpus: input.gpus, walltimeSeconds: runtime, centsPerGpuHour }),
     centsPerGpuHour,
-    maxEnergyWh: jobEnergyEstimateWh(rc, input.gpus, input.walltimeSeconds, 90),
-    expectedEnergyWh: jobEnergyEstimateWh(rc, input.gpus, runtime, 90),
-    assumedGpuUtilPercent: 90,
+    maxEnergyWh: jobEnergyEstimateWh(rc, input.gpus, input.walltimeSeconds, ASSUMED_GPU_UTIL_PERCENT),
+    expectedEnergyWh: jobEnergyEstimateWh(rc, input.gpus, runtime, ASSUMED_GPU_UTIL_PERCENT),
+    assumedGpuUtilPercent: ASSUMED_GPU_UTIL_PERCENT,
   };
 }
 

@@ -66,6 +66,7 @@ export const POLICY: Record<string, Entry> = {
   'application.submit': { access: 'member', recordsOfA: true, input: (f) => ({ applicationId: f.applicationA }) },
 
   'catalogue.resourceClasses': { access: 'member' },
+  'catalogue.priceList': { access: 'member' },
   'catalogue.accessModes': { access: 'signedIn' },
 
   'centre.dashboard': { access: 'staff', input: (f) => ({ from: f.today, to: f.today }) },

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { router, tenantProcedure, authedProcedure } from '~/server/api/trpc';
 import { organisations } from '~/db/schema';
 import { eq } from 'drizzle-orm';
-import { listAccessModes, listResourceClasses } from '~/server/services/catalogue';
-import { accessModeOut, resourceClassOut } from '~/server/api/outputs';
+import { listAccessModes, listResourceClasses, priceList } from '~/server/services/catalogue';
+import { accessModeOut, priceListRowOut, resourceClassOut } from '~/server/api/outputs';
 
 export const catalogueRouter = router({
   /** The resource classes the active tenant may apply for and run on (its residency rule applied), with its tariff. */
@@ -13,6 +13,14 @@ export const catalogueRouter = router({
     const [org] = await ctx.db.select({ residency: organisations.residency }).from(organisations).where(eq(organisations.id, ctx.tenant.org.id));
     return listResourceClasses(ctx.db, { kind: ctx.tenant.org.kind, residency: org!.residency });
   }),
+
+  /** What a GPU-hour of each resource class costs the active tenant, and draws and emits at its site; the classes its residency rule excludes are marked. */
+  priceList: tenantProcedure('member')
+    .output(z.array(priceListRowOut))
+    .query(async ({ ctx }) => {
+      const [org] = await ctx.db.select({ residency: organisations.residency }).from(organisations).where(eq(organisations.id, ctx.tenant.org.id));
+      return priceList(ctx.db, { kind: ctx.tenant.org.kind, residency: org!.residency });
+    }),
 
   accessModes: authedProcedure.output(z.array(accessModeOut)).query(({ ctx }) => listAccessModes(ctx.db)),
 });

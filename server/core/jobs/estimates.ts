@@ -21,6 +21,9 @@ export interface PowerModel {
   nodeBasePowerW: number;
 }
 
+/** The GPU utilisation estimates and the price list assume (measured jobs report their own). */
+export const ASSUMED_GPU_UTIL_PERCENT = 90;
+
 /**
  * jobEnergyEstimateWh models a job's IT energy: each GPU at idle + (max − idle) × utilisation, plus
  * its share (GPUs used / GPUs per node) of the node's base power, over the run time; rounded half up.

@@ -1,0 +1,67 @@
+import type { Metadata } from 'next';
+import { notFound } from 'next/navigation';
+import { Badge, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
+import { formatEuros } from '~/app/_lib/format';
+import { getT } from '~/app/_lib/i18n-server';
+import { requireUser } from '~/app/_lib/session';
+import { api } from '~/server/api/server-caller';
+import { formatNumber } from '~/server/i18n';
+
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getT()).t('prices.title') };
+}
+
+/** The price list of the tenant's kind: a GPU-hour of each resource class, its energy and CO2e at its site. */
+export default async function PricesPage() {
+  await requireUser();
+  const { t, locale } = await getT();
+  const caller = await api();
+  const org = await caller.organisation.current().catch(() => undefined);
+  if (!org) notFound();
+  const rows = await caller.catalogue.priceList();
+  const kwh = (wh: number) => `${formatNumber(locale, wh / 1000)} kWh`;
+  const util = rows[0]?.assumedGpuUtilPercent ?? 90;
+  return (
+    <div className="space-y-6">
+      <PageHeader title={t('prices.title')} subtitle={t('prices.subtitle', { kind: t(`kind.${org.kind}`) })} />
+      <Card>
+        <Table>
+          <thead>
+            <tr>
+              <Th>{t('prices.resourceClass')}</Th>
+              <Th>{t('prices.site')}</Th>
+              <Th className="text-right">{t('prices.perGpuHour')}</Th>
+              <Th className="text-right">{t('prices.itEnergy')}</Th>
+              <Th className="text-right">{t('prices.facilityEnergy')}</Th>
+              <Th className="text-right">{t('prices.co2e')}</Th>
+              <Th>{t('prices.forYou')}</Th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {rows.map((row) => (
+              <tr key={row.resourceClassId} data-testid={`price-${row.resourceClassId}`}>
+                <Td>
+                  <div className="font-medium">{row.name}</div>
+                  <div className="text-xs text-slate-600">{row.gpuModel}</div>
+                </Td>
+                <Td>
+                  <div>{row.siteName}</div>
+                  <div className="text-xs text-slate-600">
+                    {t('prices.siteFigures', { pue: formatNumber(locale, row.pueMilli / 1000), grid: formatNumber(locale, row.gridGco2PerKwh) })}
+                    {row.inEu ? '' : ` · ${t('prices.outsideEu')}`}
+                  </div>
+                </Td>
+                <Td className="text-right tabular-nums">{formatEuros(locale, row.centsPerGpuHour)}</Td>
+                <Td className="text-right tabular-nums">{kwh(row.itWhPerGpuHour)}</Td>
+                <Td className="text-right tabular-nums">{kwh(row.facilityWhPerGpuHour)}</Td>
+                <Td className="text-right tabular-nums">{`${formatNumber(locale, row.co2eGramsPerGpuHour)} g`}</Td>
+                <Td>{row.allowed ? <Badge tone="green">{t('prices.available')}</Badge> : <Badge tone="slate">{t('prices.excludedByResidency', { rule: t(`residency.${org.residency}`) })}</Badge>}</Td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+        <p className="mt-4 text-xs text-slate-600">{t('prices.note', { util })}</p>
+      </Card>
+    </div>
+  );
+}
