@@ -17,7 +17,7 @@ export interface AllocationOverview {
   maxQueuedJobs: number | null;
   balance: { granted: number; charged: number; reserved: number; expired: number; overrun: number; available: number };
   days: { day: string; amount: number }[];
-  projection: { ratePerDay: number; exhaustsOn: string | null; exhaustsBeforeEnd: boolean };
+  projection: { ratePerDay: number; exhaustsOn: string | null; exhaustsBeforeEnd: boolean; unusedAtEnd: number; lastDay: string };
   entries: { id: number; kind: string; amount: number; overrun: number; jobId: string | null; reason: string | null; at: Date; actorName: string | null }[];
 }
 
@@ -58,9 +58,11 @@ export function AllocationView({ a, t, locale }: { a: AllocationOverview; t: (ke
         <p className="mt-4 text-sm text-slate-700">
           {a.status !== 'active'
             ? t('allocation.notActive')
-            : a.projection.exhaustsOn
-              ? t(a.projection.exhaustsBeforeEnd ? 'allocation.exhaustsOnBeforeEnd' : 'allocation.exhaustsOn', { date: formatDay(locale, a.projection.exhaustsOn), rate: fmt(Math.round(a.projection.ratePerDay)) })
-              : t('allocation.noProjection')}
+            : a.projection.exhaustsOn && a.projection.exhaustsBeforeEnd
+              ? t('allocation.exhaustsOnBeforeEnd', { date: formatDay(locale, a.projection.exhaustsOn), rate: fmt(Math.round(a.projection.ratePerDay)) })
+              : a.projection.exhaustsOn
+                ? t('allocation.expiresUnused', { amount: fmt(a.projection.unusedAtEnd), date: formatDay(locale, a.projection.lastDay), rate: fmt(Math.round(a.projection.ratePerDay)) })
+                : t('allocation.noProjection')}
         </p>
         {a.unit === 'gpu_seconds' && (
           <p className="mt-1 text-xs text-slate-500">

@@ -155,7 +155,9 @@ describe.each(dbTargets())('applications and allocations on %s', (target) => {
     expect(overview.balance).toMatchObject({ granted: 400 * H, available: 400 * H, charged: 0, reserved: 0 });
     expect(overview.days.map((d) => d.day)).toEqual(['2026-12-01', '2026-12-02', '2026-12-03', '2026-12-04', '2026-12-05', '2026-12-06', '2026-12-07', '2026-12-08', '2026-12-09']);
     expect(overview.days.every((d) => d.amount === 0)).toBe(true);
-    expect(overview.projection).toEqual({ ratePerDay: 0, exhaustsOn: null, exhaustsBeforeEnd: false });
+    // Nothing used yet: no rate, and all of it would expire unused on the period's last day.
+    const lastDay = new Date(Date.parse(IN_THREE_MONTHS) - 86_400_000).toISOString().slice(0, 10);
+    expect(overview.projection).toEqual({ ratePerDay: 0, exhaustsOn: null, exhaustsBeforeEnd: false, unusedAtEnd: 400 * H, lastDay });
     expect(overview.entries.map((e) => [e.kind, e.amount, e.actorName])).toEqual([['grant', 400 * H, 'Staff reviewer']]);
 
     // The decision, with the reviewer's words and name, is on the application.

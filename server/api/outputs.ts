@@ -142,7 +142,7 @@ export const allocationOverviewOut = z.object({
   maxQueuedJobs: z.number().int().nullable(),
   balance: balanceOut.extend({ available: z.number() }),
   days: z.array(z.object({ day: z.string(), amount: z.number().int() })),
-  projection: z.object({ ratePerDay: z.number(), exhaustsOn: z.string().nullable(), exhaustsBeforeEnd: z.boolean() }),
+  projection: z.object({ ratePerDay: z.number(), exhaustsOn: z.string().nullable(), exhaustsBeforeEnd: z.boolean(), unusedAtEnd: z.number().int(), lastDay: z.string() }),
   entries: z.array(
     z.object({
       id: z.number().int(),

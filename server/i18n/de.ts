@@ -369,7 +369,7 @@ export const de: Record<MessageKey, string> = {
   'allocation.remainingShort': "{remaining} übrig",
   'allocation.overrun': "Jobs haben {amount} über ihre Reservierung hinaus verbraucht (voll abgerechnet).",
   'allocation.overrunShort': "Überschreitung {amount}",
-  'allocation.exhaustsOn': "Beim Verbrauch der letzten 14 Tage ({rate} pro Tag) reicht das Budget bis {date}.",
+  'allocation.expiresUnused': "Beim Verbrauch der letzten 14 Tage ({rate} pro Tag) verfallen {amount} ungenutzt, wenn der Zeitraum am {date} endet.",
   'allocation.exhaustsOnBeforeEnd': "Beim Verbrauch der letzten 14 Tage ({rate} pro Tag) ist das Budget am {date} aufgebraucht, vor Ende des Zeitraums.",
   'allocation.noProjection': "Kein Verbrauch in den letzten 14 Tagen, daher noch keine Prognose.",
   'allocation.notActive': "Diese Zuteilung ist nicht mehr aktiv.",

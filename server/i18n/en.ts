@@ -368,7 +368,7 @@ export const en = {
   'allocation.remainingShort': "{remaining} left",
   'allocation.overrun': "Jobs used {amount} beyond their reservations (charged in full).",
   'allocation.overrunShort': "overrun {amount}",
-  'allocation.exhaustsOn': "At the rate of the last 14 days ({rate} a day) the budget lasts until {date}.",
+  'allocation.expiresUnused': "At the rate of the last 14 days ({rate} a day), {amount} will expire unused when the period ends on {date}.",
   'allocation.exhaustsOnBeforeEnd': "At the rate of the last 14 days ({rate} a day) the budget runs out on {date}, before the period ends.",
   'allocation.noProjection': "No usage in the last 14 days, so no projection yet.",
   'allocation.notActive': "This allocation is no longer active.",

@@ -3,7 +3,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
 import { allocations, ledgerEntries, organisations, projects, resourceClasses, users } from '~/db/schema';
 import { available } from '~/server/core/ledger/balance';
-import { fillDays, projectExhaustion } from '~/server/core/ledger/burn-down';
+import { fillDays, projectExhaustion, unusedAtEnd } from '~/server/core/ledger/burn-down';
 import { addDays } from '~/server/core/working-days';
 import { AppError } from '~/server/errors';
 import { isStaff, type Actor, type TenantActor } from './actor';
@@ -49,7 +49,13 @@ export async function getAllocationOverview(db: DbOrTx, viewer: { tenant?: Tenan
     orgName: row.orgName,
     balance: { ...balance, available: remaining },
     days,
-    projection: { ...projection, exhaustsBeforeEnd: projection.exhaustsOn !== null && projection.exhaustsOn < a.periodEnd },
+    projection: {
+      ...projection,
+      exhaustsBeforeEnd: projection.exhaustsOn !== null && projection.exhaustsOn < a.periodEnd,
+      // What would expire unused at the period's end at this rate (with no usage at all: everything left).
+      unusedAtEnd: a.status === 'active' ? unusedAtEnd(remaining, projection.ratePerDay, new Date(`${today}T00:00:00Z`), a.periodEnd) : 0,
+      lastDay: addDays(a.periodEnd, -1),
+    },
     entries,
   };
 }

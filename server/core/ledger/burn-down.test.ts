@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fillDays, projectExhaustion, thresholdsCrossed } from './burn-down';
+import { fillDays, projectExhaustion, thresholdsCrossed, unusedAtEnd } from './burn-down';
 import { costCents, gpuHoursToSeconds } from './units';
 
 describe('projectExhaustion', () => {
@@ -44,5 +44,19 @@ describe('units', () => {
     expect(costCents(3600, 250)).toBe(250);
     expect(costCents(1, 250)).toBe(0); // 0.069 ct rounds to 0
     expect(costCents(8, 250)).toBe(1); // 0.56 ct rounds half up to 1
+  });
+});
+
+describe('unusedAtEnd', () => {
+  const today = new Date('2026-12-01T09:30:00Z');
+  it('is what the current rate leaves over when the period ends', () => {
+    // 45 days from 1 Dec to the period end on 15 Jan (the first day outside the period).
+    expect(unusedAtEnd(1000, 10, today, '2027-01-15')).toBe(550);
+    expect(unusedAtEnd(1000, 10.5, today, '2027-01-15')).toBe(527);
+  });
+  it('is nothing when the budget runs out first, and everything when nothing is used', () => {
+    expect(unusedAtEnd(100, 10, today, '2027-01-15')).toBe(0);
+    expect(unusedAtEnd(1000, 0, today, '2027-01-15')).toBe(1000);
+    expect(unusedAtEnd(1000, 10, today, '2026-11-01')).toBe(1000);
   });
 });

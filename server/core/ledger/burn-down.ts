@@ -38,6 +38,16 @@ export function projectExhaustion(remaining: number, usage: readonly DailyUsage[
   return { ratePerDay, exhaustsOn: dayKey(new Date(Date.parse(dayKey(today)) + days * DAY_MS)) };
 }
 
+/**
+ * unusedAtEnd is what would be left, and so expire, when a period ends if usage went on at `ratePerDay`
+ * from today: remaining − rate × the days left (period_end is the first day outside the period), at
+ * least 0; rounded down to whole units.
+ */
+export function unusedAtEnd(remaining: number, ratePerDay: number, today: Date, periodEnd: string): number {
+  const daysLeft = Math.max(0, Math.round((Date.parse(periodEnd) - Date.parse(dayKey(today))) / DAY_MS));
+  return Math.max(0, Math.floor(remaining - ratePerDay * daysLeft));
+}
+
 /** thresholdsCrossed returns the notice thresholds (per-mille) passed when usage moves from before to after. */
 export function thresholdsCrossed(beforePermille: number, afterPermille: number, thresholds: readonly number[] = [800, 1000]): number[] {
   return thresholds.filter((t) => beforePermille < t && afterPermille >= t);
