@@ -52,6 +52,9 @@ export const organisations = pgTable(
     statusReason: text('status_reason'),
     /** Company tenants: most they may spend in a calendar month, in euro cents; null = no cap. */
     monthlyCapCents: bigint('monthly_cap_cents', { mode: 'number' }),
+    /** Company tenants: when and by whom the price list was accepted to start paying as they go (issue #10). */
+    priceListAcceptedAt: timestamp('price_list_accepted_at', { withTimezone: true }),
+    priceListAcceptedBy: uuid('price_list_accepted_by').references(() => users.id),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('organisations_name_lower_idx').on(sql`lower(${t.name})`)],

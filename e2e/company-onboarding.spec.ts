@@ -69,6 +69,13 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await billing.getByRole('button', { name: t('billing.save') }).click();
       await expect(page.getByText(t('billing.saved'))).toBeVisible();
       await expect(billing.getByLabel(t('billing.vatId'))).toHaveValue('DE136695976');
+
+      // With the billing profile in place the owner accepts the price list and has a credit line at once.
+      await page.getByRole('navigation', { name: t('nav.main') }).getByRole('link', { name: t('nav.prices') }).click();
+      await page.getByRole('button', { name: t('payg.accept') }).click();
+      const credit = new Intl.NumberFormat(locale, { style: 'currency', currency: 'EUR' }).format(1000);
+      await expect(page.getByText(t('payg.done', { credit }))).toBeVisible();
+      await expect(page.getByText(t('payg.started', { date: new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date()), project: 'Pay as you go' }))).toBeVisible();
       await signOut(page, locale);
 
       // 4. The colleague opens the link, creates an account and sees the organisation.

@@ -3,6 +3,7 @@
 // same shape to describe a real one. Validated with zod and synced into the database on start.
 import fs from 'node:fs';
 import { z } from 'zod';
+import { env } from './env.js';
 
 const id = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lower-case letters, digits and dashes');
 
@@ -50,6 +51,10 @@ export const catalogueSchema = z.object({
       }),
     )
     .min(1),
+  /** What a verified company gets when its owner accepts the price list: a credit line on a project of its own. */
+  payAsYouGo: z
+    .object({ startingCreditEuros: z.number().int().min(0).max(1_000_000), durationDays: z.number().int().min(1).max(3660) })
+    .default({ startingCreditEuros: 1000, durationDays: 365 }),
 });
 
 export type Catalogue = z.infer<typeof catalogueSchema>;
@@ -75,6 +80,7 @@ export const DEFAULT_CATALOGUE: Catalogue = {
     { id: 'development', name: 'Development', maxGpuHours: 2000, durationDays: 91, reviewPath: 'single', targetDecisionWorkingDays: 5 },
     { id: 'large-scale', name: 'Large scale', maxGpuHours: null, durationDays: 365, reviewPath: 'full', targetDecisionWorkingDays: 30 },
   ],
+  payAsYouGo: { startingCreditEuros: 1000, durationDays: 365 },
 };
 
 /** loadCatalogue reads the catalogue from a JSON file, or returns the built-in demo centre. */
@@ -97,4 +103,13 @@ export function loadCatalogue(file: string | undefined): Catalogue {
     if (!siteIds.has(rc.siteId)) throw new Error(`PORTAL_CATALOGUE: resource class ${rc.id} names unknown site ${rc.siteId}`);
   }
   return catalogue;
+}
+
+let loaded: { file: string | undefined; catalogue: Catalogue } | undefined;
+
+/** configuredCatalogue is the process's catalogue (PORTAL_CATALOGUE, else the demo centre), read once. */
+export function configuredCatalogue(): Catalogue {
+  const file = env().PORTAL_CATALOGUE;
+  if (!loaded || loaded.file !== file) loaded = { file, catalogue: loadCatalogue(file) };
+  return loaded.catalogue;
 }

@@ -48,7 +48,7 @@ const tenantOut = z.object({
 });
 
 /** The caller's own tenant, with its cap and the caller's role. */
-export const organisationOut = tenantOut.extend({ monthlyCapCents: z.number().nullable(), myRole: memberRoleOut });
+export const organisationOut = tenantOut.extend({ monthlyCapCents: z.number().nullable(), priceListAcceptedAt: z.date().nullable(), myRole: memberRoleOut });
 
 /** A row of the price list: one GPU-hour of a resource class for the caller's kind of tenant. */
 export const priceListRowOut = z.object({

@@ -2,12 +2,16 @@
 // paid job (issue #10); the VAT ID of an EU company is checked for its state's shape and check digit.
 import { eq } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
-import { billingProfiles } from '~/db/schema';
+import { allocations, billingProfiles, organisations } from '~/db/schema';
+import { configuredCatalogue } from '~/server/catalogue';
+import { addDays } from '~/server/core/working-days';
 import { checkVatId } from '~/server/core/billing/vat-id';
 import { isEuCountry } from '~/server/core/countries';
 import { AppError } from '~/server/errors';
 import type { TenantActor } from './actor';
 import { recordAudit } from './audit';
+import { grantBudget } from './ledger';
+import { createProject } from './projects';
 import { inTransaction } from './transaction';
 
 export interface BillingProfileInput {
@@ -66,3 +70,52 @@ export async function setBillingProfile(db: Db, actor: TenantActor, input: Billi
     return saved!;
   });
 }
+
+/** What pay-as-you-go starts with: the catalogue's starting credit line and how long it runs. */
+export function payAsYouGoTerms(): { startingCreditCents: number; durationDays: number } {
+  const terms = configuredCatalogue().payAsYouGo;
+  return { startingCreditCents: terms.startingCreditEuros * 100, durationDays: terms.durationDays };
+}
+
+/**
+ * startPayAsYouGo lets the owner of a verified company with a billing profile accept the price list
+ * and start at once, without staff: the acceptance is recorded on the tenant and audited, and a
+ * project of its own gets the catalogue's starting credit line; the monthly cap is set to at most
+ * that. A larger credit line is a request staff decide. Once per tenant.
+ */
+export async function startPayAsYouGo(db: Db, actor: TenantActor, now: Date): Promise<{ projectId: string; allocationId: string; creditCents: number }> {
+  if (actor.org.kind !== 'company') throw new AppError('BAD_REQUEST', 'payg.companyOnly');
+  const terms = payAsYouGoTerms();
+  const today = now.toISOString().slice(0, 10);
+  return inTransaction(db, async (tx) => {
+    // The organisation row first (the lock order): two owners starting at once start once.
+    const [org] = await tx
+      .select({ status: organisations.status, acceptedAt: organisations.priceListAcceptedAt, cap: organisations.monthlyCapCents })
+      .from(organisations)
+      .where(eq(organisations.id, actor.org.id))
+      .for('no key update');
+    if (!org) throw new AppError('NOT_FOUND', 'error.notFound');
+    if (org.acceptedAt) throw new AppError('CONFLICT', 'payg.alreadyStarted');
+    if (org.status !== 'active') throw new AppError('PRECONDITION_FAILED', 'payg.notVerified');
+    const [profile] = await tx.select({ orgId: billingProfiles.orgId }).from(billingProfiles).where(eq(billingProfiles.orgId, actor.org.id));
+    if (!profile) throw new AppError('PRECONDITION_FAILED', 'payg.billingProfileMissing');
+    const cap = org.cap === null ? terms.startingCreditCents : Math.min(org.cap, terms.startingCreditCents);
+    await tx.update(organisations).set({ priceListAcceptedAt: now, priceListAcceptedBy: actor.userId, monthlyCapCents: cap }).where(eq(organisations.id, actor.org.id));
+    const project = await createProject(tx, actor, { title: 'Pay as you go', abstract: 'Jobs paid from the credit line the price list was accepted for.', fieldOfScience: 'Industry', members: [] });
+    const [allocation] = await tx
+      .insert(allocations)
+      .values({ projectId: project.id, orgId: actor.org.id, resourceClassId: null, unit: 'cents', periodStart: today, periodEnd: addDays(today, terms.durationDays), maxGpusAtOnce: 64, maxWalltimeSeconds: 48 * 3600, maxQueuedJobs: 50 })
+      .returning({ id: allocations.id });
+    await grantBudget(tx, { allocationId: allocation!.id, amount: terms.startingCreditCents, actorUserId: actor.userId, reason: 'starting credit line of pay-as-you-go (price list accepted)' });
+    await recordAudit(tx, {
+      actorUserId: actor.userId,
+      orgId: actor.org.id,
+      action: 'billing.price_list_accepted',
+      targetType: 'organisation',
+      targetId: actor.org.id,
+      data: { projectId: project.id, allocationId: allocation!.id, creditCents: terms.startingCreditCents, days: terms.durationDays, monthlyCapCents: { from: org.cap, to: cap } },
+    });
+    return { projectId: project.id, allocationId: allocation!.id, creditCents: terms.startingCreditCents };
+  });
+}
+

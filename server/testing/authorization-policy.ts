@@ -101,6 +101,7 @@ export const POLICY: Record<string, Entry> = {
   'organisation.invitations': { access: 'manager' },
   'organisation.billingProfile': { access: 'member' },
   'organisation.setBillingProfile': { access: 'manager', input: () => ({ legalName: 'Matrix GmbH', street: 'Hauptstraße 1', postcode: '07743', city: 'Jena', country: 'DE', vatId: 'DE136695976', billingEmail: 'billing@matrix.example' }) },
+  'organisation.startPayAsYouGo': { access: 'owner' },
   'organisation.invite': { access: 'manager', input: () => ({ email: 'matrix-invitee@example.org', role: 'member' }) },
   'organisation.revokeInvitation': { access: 'manager', recordsOfA: true, input: (f) => ({ invitationId: f.invitationA }) },
   'organisation.changeRole': { access: 'manager', recordsOfA: true, input: (f) => ({ userId: f.memberA, role: 'manager' }) },

@@ -1,11 +1,13 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
-import { Badge, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
-import { formatEuros } from '~/app/_lib/format';
+import Link from 'next/link';
+import { Alert, Badge, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
+import { formatDay, formatEuros } from '~/app/_lib/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
 import { formatNumber } from '~/server/i18n';
+import { StartPayAsYouGoButton } from './start-button';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('prices.title') };
@@ -18,7 +20,7 @@ export default async function PricesPage() {
   const caller = await api();
   const org = await caller.organisation.current().catch(() => undefined);
   if (!org) notFound();
-  const rows = await caller.catalogue.priceList();
+  const [{ rows, payAsYouGo }, billing] = await Promise.all([caller.catalogue.priceList(), org.kind === 'company' ? caller.organisation.billingProfile() : Promise.resolve(null)]);
   const kwh = (wh: number) => `${formatNumber(locale, wh / 1000)} kWh`;
   const util = rows[0]?.assumedGpuUtilPercent ?? 90;
   return (
@@ -62,6 +64,31 @@ export default async function PricesPage() {
         </Table>
         <p className="mt-4 text-xs text-slate-600">{t('prices.note', { util })}</p>
       </Card>
+      {org.kind === 'company' && (
+        <Card title={t('payg.title')}>
+          {org.priceListAcceptedAt ? (
+            <p className="text-sm text-slate-700">{t('payg.started', { date: formatDay(locale, org.priceListAcceptedAt.toISOString().slice(0, 10)), project: 'Pay as you go' })}</p>
+          ) : (
+            <div className="space-y-3 text-sm text-slate-700">
+              <p>{t('payg.intro', { credit: formatEuros(locale, payAsYouGo.startingCreditCents), days: formatNumber(locale, payAsYouGo.durationDays) })}</p>
+              {org.status !== 'active' ? (
+                <Alert>{t('payg.needsVerification')}</Alert>
+              ) : !billing ? (
+                <Alert>
+                  {t('payg.needsBillingProfile')}{' '}
+                  <Link href="/organisation" className="font-medium text-indigo-700 hover:underline">
+                    {t('billing.title')}
+                  </Link>
+                </Alert>
+              ) : org.myRole !== 'owner' ? (
+                <p className="text-xs text-slate-500">{t('payg.ownerOnly')}</p>
+              ) : (
+                <StartPayAsYouGoButton />
+              )}
+            </div>
+          )}
+        </Card>
+      )}
     </div>
   );
 }

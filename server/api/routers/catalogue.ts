@@ -3,6 +3,7 @@ import { router, tenantProcedure, authedProcedure } from '~/server/api/trpc';
 import { organisations } from '~/db/schema';
 import { eq } from 'drizzle-orm';
 import { listAccessModes, listResourceClasses, priceList } from '~/server/services/catalogue';
+import { payAsYouGoTerms } from '~/server/services/billing';
 import { accessModeOut, priceListRowOut, resourceClassOut } from '~/server/api/outputs';
 
 export const catalogueRouter = router({
@@ -16,10 +17,10 @@ export const catalogueRouter = router({
 
   /** What a GPU-hour of each resource class costs the active tenant, and draws and emits at its site; the classes its residency rule excludes are marked. */
   priceList: tenantProcedure('member')
-    .output(z.array(priceListRowOut))
+    .output(z.object({ rows: z.array(priceListRowOut), payAsYouGo: z.object({ startingCreditCents: z.number().int(), durationDays: z.number().int() }) }))
     .query(async ({ ctx }) => {
       const [org] = await ctx.db.select({ residency: organisations.residency }).from(organisations).where(eq(organisations.id, ctx.tenant.org.id));
-      return priceList(ctx.db, { kind: ctx.tenant.org.kind, residency: org!.residency });
+      return { rows: await priceList(ctx.db, { kind: ctx.tenant.org.kind, residency: org!.residency }), payAsYouGo: payAsYouGoTerms() };
     }),
 
   accessModes: authedProcedure.output(z.array(accessModeOut)).query(({ ctx }) => listAccessModes(ctx.db)),

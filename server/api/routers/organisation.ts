@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { router, tenantProcedure } from '~/server/api/trpc';
 import { countryField, emailField, memberRoleField, textField, uuidField } from '~/server/api/fields';
 import { billingProfileOut, createdInvitationOut, memberOut, nothing, openInvitationOut, organisationOut } from '~/server/api/outputs';
-import { getBillingProfile, setBillingProfile } from '~/server/services/billing';
+import { getBillingProfile, setBillingProfile, startPayAsYouGo } from '~/server/services/billing';
 import { createInvitation, listOpenInvitations, revokeInvitation } from '~/server/services/invitations';
 import { changeMemberRole, getOrganisation, listMembers } from '~/server/services/organisations';
 
@@ -27,6 +27,11 @@ export const organisationRouter = router({
     .input(billingProfileInput)
     .output(billingProfileOut)
     .mutation(({ ctx, input }) => setBillingProfile(ctx.db, ctx.tenant, input, ctx.now())),
+
+  /** The owner accepts the price list: the company's starting credit line on a project of its own, without staff. */
+  startPayAsYouGo: tenantProcedure('owner')
+    .output(z.object({ projectId: z.string(), allocationId: z.string(), creditCents: z.number().int() }))
+    .mutation(({ ctx }) => startPayAsYouGo(ctx.db, ctx.tenant, ctx.now())),
 
   members: tenantProcedure('member').output(z.array(memberOut)).query(({ ctx }) => listMembers(ctx.db, ctx.tenant)),
 
