@@ -49,6 +49,7 @@ export function mutateAsTenant<R extends Outcome>(db: Db, tenantId: string, run:
     let outcome: Promise<R> | undefined;
     const transaction: Promise<void> = db.transaction(async (tx: Tx) => {
       const acting = actAsTenant(tx, tenantId, 'write');
+      acting.catch(() => undefined); // awaited below; a failure must not count as unhandled meanwhile
       const commit = async () => {
         commitAsked = true;
         askCommit();
