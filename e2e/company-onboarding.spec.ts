@@ -47,6 +47,10 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await signIn(page, locale, ownerEmail, 'a-long-password-1');
       await expect(page.getByText(t('dashboard.pendingTitle'))).toHaveCount(0);
       await expect(page.getByText(t('status.active'))).toBeVisible();
+      // The dashboard says what is left: verified, then billing profile, price list, first job.
+      const checklist = page.getByTestId('company-checklist');
+      await expect(checklist.locator('[data-done="true"]')).toHaveText([new RegExp(t('checklist.verified'))]);
+      await expect(checklist.getByRole('link', { name: t('checklist.billingProfile') })).toBeVisible();
       await page.getByRole('navigation', { name: t('nav.main') }).getByRole('link', { name: t('nav.organisation') }).click();
       await page.getByLabel(t('field.email')).fill(memberEmail);
       await page.getByLabel(t('field.role'), { exact: true }).selectOption('member');

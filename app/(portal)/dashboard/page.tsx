@@ -6,6 +6,7 @@ import { formatAmount } from '~/app/_lib/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
+import { CompanyChecklist, type ChecklistStep } from './company-checklist';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('dashboard.title') };
@@ -36,7 +37,21 @@ export default async function DashboardPage() {
     me.staffRoles.length ? caller.staff.tenantCounts() : Promise.resolve(undefined),
     me.staffRoles.length ? caller.staff.applicationQueue() : Promise.resolve(undefined),
   ]);
-  const projects = org ? await caller.project.list() : [];
+  const company = org?.kind === 'company';
+  const [projects, billing, someJob] = await Promise.all([
+    org ? caller.project.list() : Promise.resolve([]),
+    company ? caller.organisation.billingProfile() : Promise.resolve(null),
+    company ? caller.job.list({ status: 'all', limit: 1 }) : Promise.resolve([]),
+  ]);
+  const steps: ChecklistStep[] | null =
+    org && company
+      ? [
+          { key: 'verified', done: org.status === 'active' },
+          { key: 'billingProfile', done: billing !== null, href: '/organisation' },
+          { key: 'priceList', done: org.priceListAcceptedAt !== null, href: '/prices' },
+          { key: 'firstJob', done: someJob.length > 0, href: '/jobs/new' },
+        ]
+      : null;
   return (
     <div className="space-y-6">
       <PageHeader title={t('dashboard.title')} subtitle={t('dashboard.welcome', { name: me.name })} />
@@ -57,6 +72,7 @@ export default async function DashboardPage() {
               {t('dashboard.pendingBody', { org: org.name })}
             </Alert>
           )}
+          {steps?.some((step) => !step.done) && org.status !== 'suspended' && <CompanyChecklist steps={steps} t={t} />}
           {org.status === 'suspended' && (
             <Alert tone="error" title={t('dashboard.suspendedTitle')}>
               {t('dashboard.suspendedBody', { org: org.name, reason: org.statusReason ?? '—' })}
