@@ -31,8 +31,8 @@ export function startAppDb(options: { command?: string; seed?: boolean } = {}): 
     try {
       await migrateDb(handle);
       const config = env();
-      const [{ loadCatalogue }, { syncCatalogue }] = await Promise.all([import('./catalogue'), import('./services/catalogue')]);
-      await syncCatalogue(handle.db, loadCatalogue(config.PORTAL_CATALOGUE));
+      const [{ configuredCatalogue }, { syncCatalogue }] = await Promise.all([import('./catalogue'), import('./services/catalogue')]);
+      await syncCatalogue(handle.db, configuredCatalogue());
       if (options.seed !== false && config.PORTAL_ENV === 'demo' && config.DEMO_SEED === 'auto') {
         const { seedDemoCentreIfEmpty } = await import('./services/demo-seed');
         await seedDemoCentreIfEmpty(handle.db, { log: console.log });

@@ -65,7 +65,8 @@ export async function setBillingProfile(db: Db, actor: TenantActor, input: Billi
       .values({ orgId: actor.org.id, ...values })
       .onConflictDoUpdate({ target: billingProfiles.orgId, set: values })
       .returning();
-    const changed = before ? (Object.keys(values) as (keyof typeof values)[]).filter((k) => k !== 'updatedAt' && k !== 'updatedBy' && before[k] !== values[k]) : Object.keys(values).filter((k) => k !== 'updatedAt' && k !== 'updatedBy');
+    const fields = (Object.keys(values) as (keyof typeof values)[]).filter((k) => k !== 'updatedAt' && k !== 'updatedBy');
+    const changed = before ? fields.filter((k) => before[k] !== values[k]) : fields;
     await recordAudit(tx, { actorUserId: actor.userId, orgId: actor.org.id, action: before ? 'billing.profile_changed' : 'billing.profile_created', targetType: 'organisation', targetId: actor.org.id, data: { changed, vatId } });
     return saved!;
   });

@@ -50,26 +50,33 @@ export function residencyAllows(residency: Residency, site: { country: string; i
 
 /** listResourceClasses lists the active resource classes a tenant may use, with its tariff. */
 export async function listResourceClasses(db: DbOrTx, tenant: { kind: OrgKind; residency: Residency }) {
-  const rows = await db
-    .select({
-      id: resourceClasses.id,
-      name: resourceClasses.name,
-      gpuModel: resourceClasses.gpuModel,
-      gpusPerNode: resourceClasses.gpusPerNode,
-      nodes: resourceClasses.nodes,
-      maxWalltimeSeconds: resourceClasses.maxWalltimeSeconds,
-      siteId: sites.id,
-      siteName: sites.name,
-      country: sites.country,
-      inEu: sites.inEu,
-      centsPerGpuHour: tariffs.centsPerGpuHour,
-    })
+  const rows = await classesWithTariff(db, tenant.kind);
+  return rows
+    .filter(({ site }) => residencyAllows(tenant.residency, site))
+    .map(({ rc, site, centsPerGpuHour }) => ({
+      id: rc.id,
+      name: rc.name,
+      gpuModel: rc.gpuModel,
+      gpusPerNode: rc.gpusPerNode,
+      nodes: rc.nodes,
+      maxWalltimeSeconds: rc.maxWalltimeSeconds,
+      siteId: site.id,
+      siteName: site.name,
+      country: site.country,
+      inEu: site.inEu,
+      centsPerGpuHour,
+    }));
+}
+
+/** classesWithTariff reads the active resource classes with their site and the tariff of a kind of tenant, by id. */
+function classesWithTariff(db: DbOrTx, kind: OrgKind) {
+  return db
+    .select({ rc: resourceClasses, site: sites, centsPerGpuHour: tariffs.centsPerGpuHour })
     .from(resourceClasses)
     .innerJoin(sites, eq(sites.id, resourceClasses.siteId))
-    .innerJoin(tariffs, and(eq(tariffs.resourceClassId, resourceClasses.id), eq(tariffs.tenantKind, tenant.kind)))
+    .innerJoin(tariffs, and(eq(tariffs.resourceClassId, resourceClasses.id), eq(tariffs.tenantKind, kind)))
     .where(eq(resourceClasses.active, true))
     .orderBy(asc(resourceClasses.id));
-  return rows.filter((rc) => residencyAllows(tenant.residency, rc));
 }
 
 /**
@@ -78,13 +85,7 @@ export async function listResourceClasses(db: DbOrTx, tenant: { kind: OrgKind; r
  * lets it run there.
  */
 export async function priceList(db: DbOrTx, tenant: { kind: OrgKind; residency: Residency }) {
-  const rows = await db
-    .select({ rc: resourceClasses, site: sites, centsPerGpuHour: tariffs.centsPerGpuHour })
-    .from(resourceClasses)
-    .innerJoin(sites, eq(sites.id, resourceClasses.siteId))
-    .innerJoin(tariffs, and(eq(tariffs.resourceClassId, resourceClasses.id), eq(tariffs.tenantKind, tenant.kind)))
-    .where(eq(resourceClasses.active, true))
-    .orderBy(asc(resourceClasses.id));
+  const rows = await classesWithTariff(db, tenant.kind);
   return rows.map(({ rc, site, centsPerGpuHour }) => ({
     resourceClassId: rc.id,
     name: rc.name,

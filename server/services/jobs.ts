@@ -124,7 +124,8 @@ async function activeUsage(tx: Tx, allocationId: string, exceptJobId: string): P
  */
 export type SchedulerStep = SchedulerPort | (() => Promise<{ db: Db; scheduler: SchedulerPort }>);
 
-async function afterCommit(db: Db, step: SchedulerStep): Promise<{ db: Db; scheduler: SchedulerPort }> {
+/** stepAfterCommit takes the step: the request's commit, or the scheduler as it is. */
+async function stepAfterCommit(db: Db, step: SchedulerStep): Promise<{ db: Db; scheduler: SchedulerPort }> {
   return typeof step === 'function' ? step() : { db, scheduler: step };
 }
 
@@ -146,7 +147,7 @@ export async function submitJob(db: Db, step: SchedulerStep, actor: TenantActor,
     if (first) return first;
     throw error;
   }
-  const after = await afterCommit(db, step);
+  const after = await stepAfterCommit(db, step);
   return created.isNew ? handOverCreated(after.db, after.scheduler, created.job, now) : created.job;
 }
 
@@ -325,7 +326,7 @@ export async function cancelJob(db: Db, step: SchedulerStep, actor: TenantActor,
   if (job.settledAt || !(ACTIVE_STATES as readonly string[]).includes(job.state)) return { state: job.state };
   await db.update(jobs).set({ cancelRequestedAt: now, updatedAt: now }).where(and(eq(jobs.id, jobId), isNull(jobs.cancelRequestedAt)));
   await db.insert(jobEvents).values({ jobId, at: now, state: job.state, message: 'job.event.cancelRequested', data: { by: actor.name } });
-  const after = await afterCommit(db, step);
+  const after = await stepAfterCommit(db, step);
   if (job.state === 'SUBMITTING') {
     // Only the holder of the hand-over lease may decide; if another process is handing it over right
     // now, it (or the reconciler, which forwards every requested cancellation) stops the job.

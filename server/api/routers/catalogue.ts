@@ -2,26 +2,28 @@ import { z } from 'zod';
 import { router, tenantProcedure, authedProcedure } from '~/server/api/trpc';
 import { organisations } from '~/db/schema';
 import { eq } from 'drizzle-orm';
+import type { Db } from '~/db/client';
+import type { TenantActor } from '~/server/services/actor';
 import { listAccessModes, listResourceClasses, priceList } from '~/server/services/catalogue';
 import { payAsYouGoTerms } from '~/server/services/billing';
 import { accessModeOut, priceListRowOut, resourceClassOut } from '~/server/api/outputs';
+
+/** The data-residency rule of the caller's tenant, which decides where its jobs may run. */
+async function residencyOf(ctx: { db: Db; tenant: TenantActor }) {
+  const [org] = await ctx.db.select({ residency: organisations.residency }).from(organisations).where(eq(organisations.id, ctx.tenant.org.id));
+  return org!.residency;
+}
 
 export const catalogueRouter = router({
   /** The resource classes the active tenant may apply for and run on (its residency rule applied), with its tariff. */
   resourceClasses: tenantProcedure('member')
     .output(z.array(resourceClassOut))
-    .query(async ({ ctx }) => {
-    const [org] = await ctx.db.select({ residency: organisations.residency }).from(organisations).where(eq(organisations.id, ctx.tenant.org.id));
-    return listResourceClasses(ctx.db, { kind: ctx.tenant.org.kind, residency: org!.residency });
-  }),
+    .query(async ({ ctx }) => listResourceClasses(ctx.db, { kind: ctx.tenant.org.kind, residency: await residencyOf(ctx) })),
 
   /** What a GPU-hour of each resource class costs the active tenant, and draws and emits at its site; the classes its residency rule excludes are marked. */
   priceList: tenantProcedure('member')
     .output(z.object({ rows: z.array(priceListRowOut), payAsYouGo: z.object({ startingCreditCents: z.number().int(), durationDays: z.number().int() }) }))
-    .query(async ({ ctx }) => {
-      const [org] = await ctx.db.select({ residency: organisations.residency }).from(organisations).where(eq(organisations.id, ctx.tenant.org.id));
-      return { rows: await priceList(ctx.db, { kind: ctx.tenant.org.kind, residency: org!.residency }), payAsYouGo: payAsYouGoTerms() };
-    }),
+    .query(async ({ ctx }) => ({ rows: await priceList(ctx.db, { kind: ctx.tenant.org.kind, residency: await residencyOf(ctx) }), payAsYouGo: payAsYouGoTerms() })),
 
   accessModes: authedProcedure.output(z.array(accessModeOut)).query(({ ctx }) => listAccessModes(ctx.db)),
 });
