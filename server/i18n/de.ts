@@ -745,7 +745,7 @@ export const de: Record<MessageKey, string> = {
   'credit.done': "Kreditlinie gewährt.",
   'credit.none': "Noch keine Unternehmensprojekte.",
   'checklist.title': 'Erste Schritte',
-  'checklist.left': 'Noch {left} von {total} Schritten bis zu Ihrem ersten kostenpflichtigen Job.',
+  'checklist.left': 'Noch {left} von {total} Schritten offen für die Abrechnung nach Verbrauch.',
   'checklist.verified': 'Das Zentrum prüft Ihre Organisation',
   'checklist.billingProfile': 'Rechnungsprofil ausfüllen',
   'checklist.priceList': 'Preisliste annehmen (startet Ihren Kreditrahmen)',

@@ -744,7 +744,7 @@ export const en = {
   'credit.done': "Credit line granted.",
   'credit.none': "No company projects yet.",
   'checklist.title': 'Getting started',
-  'checklist.left': '{left} of {total} steps left to your first paid job.',
+  'checklist.left': '{left} of {total} steps still open for paying as you go.',
   'checklist.verified': 'The centre verifies your organisation',
   'checklist.billingProfile': 'Fill in the billing profile',
   'checklist.priceList': 'Accept the price list (starts your credit line)',
