@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { LanguageSwitch } from '~/app/_components/language-switch';
-import { NavLinks } from '~/app/_components/nav-links';
+import { PortalNav } from '~/app/_components/nav-links';
 import { OrgSwitcher } from '~/app/_components/org-switcher';
 import { SignOutButton } from '~/app/_components/sign-out-button';
 import { getT } from '~/app/_lib/i18n-server';
@@ -47,12 +47,11 @@ export default async function PortalLayout({ children }: { children: ReactNode }
         {t('nav.skipToContent')}
       </a>
       <header className="border-b border-slate-200 bg-white print:hidden">
-        <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
+        <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-3 px-4 py-3">
           <Link href="/dashboard" className="text-lg font-semibold text-indigo-700">
             {t('app.name')}
           </Link>
-          <NavLinks links={links} label={t('nav.main')} />
-          <div className="ml-auto flex flex-wrap items-center gap-3">
+          <PortalNav links={links} label={t('nav.main')} menuLabel={t('nav.menu')}>
             {orgs.length > 0 && <OrgSwitcher orgs={orgs.map((o) => ({ id: o.id, name: o.name }))} activeId={active?.id} />}
             <Link href="/notifications" className="relative rounded-md px-2 py-1 text-sm text-slate-700 ring-1 ring-slate-300 hover:bg-slate-50" aria-label={t('notifications.bell', { count: unread })}>
               <svg aria-hidden viewBox="0 0 20 20" className="inline h-4 w-4 fill-current align-[-2px]">
@@ -62,11 +61,10 @@ export default async function PortalLayout({ children }: { children: ReactNode }
             </Link>
             <LanguageSwitch />
             <Link href="/profile" className="text-sm text-slate-700 hover:underline" title={`${me.email} · ${t('nav.profile')}`}>
-              <span className="hidden sm:inline">{me.name}</span>
-              <span className="sm:hidden">{t('nav.profile')}</span>
+              {me.name}
             </Link>
             <SignOutButton />
-          </div>
+          </PortalNav>
         </div>
       </header>
       <main id="main" className="mx-auto max-w-6xl px-4 py-8 print:max-w-none print:p-0">

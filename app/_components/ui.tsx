@@ -93,7 +93,7 @@ export function Table({ children }: { children: ReactNode }) {
 }
 
 export function Th({ children, className }: { children?: ReactNode; className?: string }) {
-  return <th scope="col" className={cx('px-3 py-2 text-xs font-semibold tracking-wide text-slate-600 uppercase', className)}>{children}</th>;
+  return <th scope="col" className={cx('px-3 py-2 text-xs font-semibold text-slate-600', className)}>{children}</th>;
 }
 
 export function Td({ children, className }: { children?: ReactNode; className?: string }) {

@@ -16,6 +16,7 @@ export const de: Record<MessageKey, string> = {
   'nav.activeOrganisation': 'Aktive Organisation',
   'nav.skipToContent': 'Zum Inhalt springen',
   'nav.main': 'Hauptnavigation',
+  'nav.menu': 'Menü',
 
   'common.save': 'Speichern',
   'common.cancel': 'Abbrechen',

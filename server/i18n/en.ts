@@ -15,6 +15,7 @@ export const en = {
   'nav.activeOrganisation': 'Active organisation',
   'nav.skipToContent': 'Skip to content',
   'nav.main': 'Main',
+  'nav.menu': 'Menu',
 
   'common.save': 'Save',
   'common.cancel': 'Cancel',
