@@ -36,6 +36,16 @@ export function formatDay(locale: Locale, day: string): string {
   return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
 }
 
+/** formatDate renders an instant's calendar day (UTC, as the ledger and reports count days), e.g. "1 Dec 2026". */
+export function formatDate(locale: Locale, at: Date | string): string {
+  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(typeof at === 'string' ? new Date(at) : at);
+}
+
+/** formatCount renders a whole number with the reader's grouping, e.g. "12,345" / "12.345". */
+export function formatCount(locale: Locale, value: number): string {
+  return numberFormat(locale, { maximumFractionDigits: 0 }).format(value);
+}
+
 /** formatDateTime renders an instant with date and time. */
 export function formatDateTime(locale: Locale, at: Date): string {
   return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(at);

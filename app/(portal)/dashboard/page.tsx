@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { BudgetBar } from '~/app/_components/burn-down-chart';
 import { Alert, Badge, Card, PageHeader, STATUS_TONE } from '~/app/_components/ui';
-import { formatAmount } from '~/app/_lib/format';
+import { formatAmount, formatCount } from '~/app/_lib/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
@@ -12,11 +12,11 @@ export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('dashboard.title') };
 }
 
-function Stat({ label, value, href }: { label: string; value: number; href?: string }) {
+function Stat({ label, value, href }: { label: string; value: string; href?: string }) {
   const body = (
     <>
       <dt className="text-sm text-slate-600">{label}</dt>
-      <dd className="mt-1 text-3xl font-semibold tabular-nums">{value.toLocaleString()}</dd>
+      <dd className="mt-1 text-3xl font-semibold tabular-nums">{value}</dd>
     </>
   );
   return href ? (
@@ -58,10 +58,10 @@ export default async function DashboardPage() {
       {counts && (
         <Card title={t('dashboard.staffTitle')} actions={<Link className="text-sm font-medium text-indigo-700 hover:underline" href="/staff/tenants?status=pending_verification">{t('dashboard.reviewTenants')}</Link>}>
           <dl className="grid gap-4 sm:grid-cols-4">
-            <Stat label={t('dashboard.applicationsWaiting')} value={queue?.length ?? 0} href="/staff/applications" />
-            <Stat label={t('dashboard.tenantsPending')} value={counts.pending_verification} href="/staff/tenants?status=pending_verification" />
-            <Stat label={t('dashboard.tenantsActive')} value={counts.active} href="/staff/tenants?status=active" />
-            <Stat label={t('dashboard.tenantsSuspended')} value={counts.suspended} href="/staff/tenants?status=suspended" />
+            <Stat label={t('dashboard.applicationsWaiting')} value={formatCount(locale, queue?.length ?? 0)} href="/staff/applications" />
+            <Stat label={t('dashboard.tenantsPending')} value={formatCount(locale, counts.pending_verification)} href="/staff/tenants?status=pending_verification" />
+            <Stat label={t('dashboard.tenantsActive')} value={formatCount(locale, counts.active)} href="/staff/tenants?status=active" />
+            <Stat label={t('dashboard.tenantsSuspended')} value={formatCount(locale, counts.suspended)} href="/staff/tenants?status=suspended" />
           </dl>
         </Card>
       )}

@@ -9,6 +9,7 @@ import { formValue } from '~/app/_lib/form-value';
 import { formErrors, type FormErrors } from '~/app/_lib/errors';
 import { useTRPC } from '~/app/_lib/trpc';
 import type { MemberRole } from '~/server/core/roles';
+import { formatDate } from '~/app/_lib/format';
 
 interface OpenInvitation {
   id: string;
@@ -102,7 +103,7 @@ export function InvitationsPanel({ myRole, invitations }: { myRole: MemberRole; 
                 <tr key={inv.id}>
                   <Td>{inv.email}</Td>
                   <Td>{t(`role.${inv.role}`)}</Td>
-                  <Td className="text-slate-600">{new Date(inv.expiresAt).toLocaleDateString(locale)}</Td>
+                  <Td className="text-slate-600">{formatDate(locale, inv.expiresAt)}</Td>
                   <Td>
                     <Button variant="danger" disabled={revoke.isPending} onClick={() => revoke.mutate({ invitationId: inv.id })}>
                       {t('org.revoke')}

@@ -8,6 +8,7 @@ import { Alert, Button, Table, Td, Th } from '~/app/_components/ui';
 import { formErrors } from '~/app/_lib/errors';
 import { useTRPC } from '~/app/_lib/trpc';
 import type { MemberRole } from '~/server/core/roles';
+import { formatDate } from '~/app/_lib/format';
 
 interface Member {
   userId: string;
@@ -87,7 +88,7 @@ export function MembersTable({
                     t(`role.${m.role}`)
                   )}
                 </Td>
-                <Td className="text-slate-600">{new Date(m.since).toLocaleDateString(locale)}</Td>
+                <Td className="text-slate-600">{formatDate(locale, m.since)}</Td>
                 {canManage && (
                   <Td>
                     {editable && m.userId !== myUserId && (

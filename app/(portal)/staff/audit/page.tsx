@@ -5,6 +5,7 @@ import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
 import { isMessageKey } from '~/server/i18n';
+import { formatDateTime } from '~/app/_lib/format';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('staff.audit.title') };
@@ -24,7 +25,6 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
     caller.staff.tenants({}),
     caller.staff.auditActors(),
   ]);
-  const when = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
   return (
     <div className="space-y-6">
       <PageHeader title={t('staff.audit.title')} />
@@ -74,7 +74,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                 const key = `audit.action.${e.action}`;
                 return (
                   <tr key={e.id} data-testid="audit-row">
-                    <Td className="whitespace-nowrap text-slate-600">{when.format(e.at)}</Td>
+                    <Td className="whitespace-nowrap text-slate-600">{formatDateTime(locale, e.at)}</Td>
                     <Td>{e.actorName ?? '—'}</Td>
                     <Td>
                       <span className="font-medium">{isMessageKey(key) ? t(key) : e.action}</span>

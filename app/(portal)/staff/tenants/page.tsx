@@ -7,6 +7,7 @@ import { api } from '~/server/api/server-caller';
 import { ORG_STATUSES, type OrgStatus } from '~/server/core/roles';
 import { SignInActions } from './sign-in-actions';
 import { TenantActions } from './tenant-actions';
+import { formatDate } from '~/app/_lib/format';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('staff.tenants.title') };
@@ -24,7 +25,6 @@ export default async function TenantsPage({ searchParams }: { searchParams: Prom
     { label: t('common.all') },
     ...ORG_STATUSES.map((s) => ({ label: t(`status.${s}`), value: s })),
   ];
-  const dateFormat = new Intl.DateTimeFormat(locale, { dateStyle: 'medium' });
   return (
     <div className="space-y-6">
       <PageHeader title={t('staff.tenants.title')} />
@@ -69,7 +69,7 @@ export default async function TenantsPage({ searchParams }: { searchParams: Prom
                   <Td>{tenant.country}</Td>
                   <Td>{t(`residency.${tenant.residency}`)}</Td>
                   <Td className="tabular-nums">{tenant.memberCount}</Td>
-                  <Td className="text-slate-600">{dateFormat.format(tenant.createdAt)}</Td>
+                  <Td className="text-slate-600">{formatDate(locale, tenant.createdAt)}</Td>
                   <Td>
                     <Badge tone={STATUS_TONE[tenant.status]}>{t(`status.${tenant.status}`)}</Badge>
                     {tenant.status === 'suspended' && tenant.statusReason && <p className="mt-1 text-xs text-slate-500">{tenant.statusReason}</p>}
