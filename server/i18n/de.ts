@@ -288,6 +288,7 @@ export const de: Record<MessageKey, string> = {
   'projects.title': "Projekte",
   'projects.subtitle': "Forschungs- und Entwicklungsprojekte Ihrer Organisation und ihre GPU-Stunden-Budgets.",
   'projects.new': "Neues Projekt",
+  'projects.newIntroCompany': "Sie werden PI des Projekts. Sagen Sie, was Sie ausführen wollen und wo Ihre Daten verarbeitet werden dürfen; Kolleginnen und Kollegen können Sie jetzt oder später hinzufügen.",
   'projects.newIntro': "Sie werden PI des Projekts. Kolleginnen und Kollegen Ihrer Organisation können Sie jetzt oder später hinzufügen.",
   'projects.create': "Projekt anlegen",
   'projects.empty': "Noch keine Projekte. Legen Sie eines an und beantragen Sie dann GPU-Stunden.",

@@ -287,6 +287,7 @@ export const en = {
   'projects.title': "Projects",
   'projects.subtitle': "Research and development projects of your organisation and their GPU-hour budgets.",
   'projects.new': "New project",
+  'projects.newIntroCompany': "You become the project's PI. Say what you want to run and where your data may be processed; add colleagues now or later.",
   'projects.newIntro': "You become the project's PI. Add colleagues from your organisation now or later.",
   'projects.create': "Create project",
   'projects.empty': "No projects yet. Create one, then apply for GPU-hours.",
