@@ -1,5 +1,6 @@
 // The portal's tables. The only place that knows them; services import from here.
 import { sql } from 'drizzle-orm';
+import { REVIEW_PATHS, WORKLOAD_KINDS, type ReviewRoute } from '../server/core/applications';
 import {
   bigint,
   bigserial,
@@ -174,7 +175,8 @@ export const tariffs = pgTable(
   (t) => [primaryKey({ columns: [t.resourceClassId, t.tenantKind] })],
 );
 
-export const reviewPath = pgEnum('review_path', ['instant', 'single', 'full']);
+export const reviewPath = pgEnum('review_path', REVIEW_PATHS);
+export const workloadKind = pgEnum('workload_kind', WORKLOAD_KINDS);
 
 export const accessModes = pgTable('access_modes', {
   id: text('id').primaryKey(),
@@ -201,7 +203,11 @@ export const projects = pgTable(
       .references(() => organisations.id),
     title: text('title').notNull(),
     abstract: text('abstract').notNull(),
-    fieldOfScience: text('field_of_science').notNull(),
+    /** Research projects: their field of science; null for a company's project. */
+    fieldOfScience: text('field_of_science'),
+    /** Company projects: what they want to run and where their data may go (issue #10); null for research. */
+    workloadKind: workloadKind('workload_kind'),
+    dataResidency: residency('data_residency'),
     createdBy: uuid('created_by')
       .notNull()
       .references(() => users.id),
@@ -248,6 +254,8 @@ export const applications = pgTable(
     periodStart: date('period_start', { mode: 'string' }).notNull(),
     periodEnd: date('period_end', { mode: 'string' }).notNull(),
     justification: text('justification').notNull(),
+    /** The path it was sent down when submitted and why (server/core/applications.ts reviewRouteFor); null for drafts. */
+    reviewRoute: jsonb('review_route').$type<ReviewRoute>(),
     createdBy: uuid('created_by')
       .notNull()
       .references(() => users.id),
@@ -666,6 +674,38 @@ export const billingProfiles = pgTable('billing_profiles', {
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   updatedBy: uuid('updated_by').references(() => users.id),
 });
+
+export const creditRequestStatus = pgEnum('credit_request_status', ['submitted', 'approved', 'rejected']);
+
+/**
+ * A company owner's request for a larger credit line (issue #10): decided by staff in the review queue;
+ * an approval grants the difference on the credit line in the ledger.
+ */
+export const creditLineRequests = pgTable(
+  'credit_line_requests',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    allocationId: uuid('allocation_id')
+      .notNull()
+      .references(() => allocations.id),
+    /** The credit line granted when asked, and the line asked for, in euro cents. */
+    currentCents: bigint('current_cents', { mode: 'number' }).notNull(),
+    requestedCents: bigint('requested_cents', { mode: 'number' }).notNull(),
+    reason: text('reason').notNull(),
+    status: creditRequestStatus('status').notNull().default('submitted'),
+    requestedBy: uuid('requested_by')
+      .notNull()
+      .references(() => users.id),
+    createdAt: createdAt(),
+    decidedBy: uuid('decided_by').references(() => users.id),
+    decidedAt: timestamp('decided_at', { withTimezone: true }),
+    decisionComment: text('decision_comment'),
+  },
+  (t) => [index('credit_line_requests_org_idx').on(t.orgId), index('credit_line_requests_status_idx').on(t.status, t.createdAt), check('credit_line_requests_larger_ck', sql`${t.requestedCents} > ${t.currentCents}`)],
+);
 
 export const creditNotes = pgTable('credit_notes', {
   id: uuid('id').primaryKey().defaultRandom(),

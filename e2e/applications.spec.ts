@@ -66,16 +66,17 @@ test('a Development application for 500 GPU-h is approved with 400 and becomes a
   await expect(page.getByTestId('notification').filter({ hasText: 'Approved for the pilot phase' })).toBeVisible();
 });
 
-test('a Playground application is approved at once', async ({ page }) => {
+test('a Playground application goes to a reviewer while the university still holds an active Playground allocation, saying why', async ({ page }) => {
+  // The demo's nowcasting pilot (Max Member's) is a Playground allocation running until a few days from now:
+  // Playground approves at once only once per tenant and period (a first request: e2e/access-modes.spec.ts).
   const title = unique('Playground try-out');
   await signIn(page, 'en', 'pi@uni.example');
   await createProject(page, title);
   await draftApplication(page, 'Playground', 50);
   await page.getByRole('button', { name: t('application.submit') }).click();
-  await expect(page.getByText(t('application.approvedTitle'))).toBeVisible();
-  await expect(page.getByTestId('decision')).toContainText(t('application.instantReviewer'));
-  await page.getByRole('link', { name: t('application.viewAllocation') }).click();
-  await expect(page.getByTestId('stat-allocation.granted')).toHaveText('50 GPU-h');
+  await expect(page.getByText(t('application.waiting', { days: 5 }))).toBeVisible();
+  await expect(page.getByTestId('review-note')).toContainText(t('application.reviewNoteTitle'));
+  await expect(page.getByTestId('decision')).toHaveCount(0);
 });
 
 test('rejections and change requests show the reviewer’s words, and a changed application can be resubmitted', async ({ page }) => {

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { env } from './env.js';
+import { accessModeConfigProblem } from './core/applications';
 
 const id = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lower-case letters, digits and dashes');
 
@@ -101,6 +102,10 @@ export function loadCatalogue(file: string | undefined): Catalogue {
   const siteIds = new Set(catalogue.sites.map((s) => s.id));
   for (const rc of catalogue.resourceClasses) {
     if (!siteIds.has(rc.siteId)) throw new Error(`PORTAL_CATALOGUE: resource class ${rc.id} names unknown site ${rc.siteId}`);
+  }
+  for (const mode of catalogue.accessModes) {
+    const problem = accessModeConfigProblem(mode);
+    if (problem) throw new Error(`PORTAL_CATALOGUE: ${file}: ${problem}`);
   }
   return catalogue;
 }

@@ -7,7 +7,7 @@ import { Field, inputClass } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Button, Card, cx } from '~/app/_components/ui';
 import { formErrors, type FormErrors } from '~/app/_lib/errors';
-import { formatEuros } from '~/app/_lib/format';
+import { formatDay, formatEuros } from '~/app/_lib/format';
 import { useTRPC } from '~/app/_lib/trpc';
 import { addDays, daysBetween } from '~/server/core/working-days';
 
@@ -40,9 +40,18 @@ export interface ApplicationFormValues {
 
 const SHOWN = ['accessModeId', 'kind', 'baseAllocationId', 'periodStart', 'periodEnd', 'justification', 'lines'];
 
+/** An allocation a top-up or renewal can extend; a top-up keeps its period. */
+export interface BaseAllocationOption {
+  id: string;
+  label: string;
+  periodStart: string;
+  periodEnd: string;
+}
+
 export function ApplicationForm({
   projectId,
   applicationId,
+  tenantKind,
   modes,
   classes,
   baseAllocations,
@@ -50,9 +59,11 @@ export function ApplicationForm({
 }: {
   projectId: string;
   applicationId?: string;
+  /** Companies describe their workload; research explains its scientific goal. */
+  tenantKind: 'academic' | 'company';
   modes: AccessModeOption[];
   classes: ResourceClassOption[];
-  baseAllocations: { id: string; label: string }[];
+  baseAllocations: BaseAllocationOption[];
   initial: ApplicationFormValues;
 }) {
   const { t, locale } = useT();
@@ -65,6 +76,9 @@ export function ApplicationForm({
   const submit = useMutation(trpc.application.submit.mutationOptions());
   const pending = create.isPending || update.isPending || submit.isPending;
   const mode = modes.find((m) => m.id === values.accessModeId);
+  const base = baseAllocations.find((a) => a.id === values.baseAllocationId);
+  // A top-up adds to its allocation's period, so the form does not ask for one.
+  const asksPeriod = values.kind !== 'top_up';
 
   const lines = useMemo(
     () =>
@@ -82,8 +96,7 @@ export function ApplicationForm({
       accessModeId: values.accessModeId,
       kind: values.kind,
       baseAllocationId: values.kind === 'new' ? undefined : values.baseAllocationId || undefined,
-      periodStart: values.periodStart,
-      periodEnd: values.periodEnd,
+      ...(asksPeriod ? { periodStart: values.periodStart, periodEnd: values.periodEnd } : {}),
       justification: values.justification,
       lines,
     };
@@ -98,6 +111,9 @@ export function ApplicationForm({
   }
 
   const set = <K extends keyof ApplicationFormValues>(key: K, value: ApplicationFormValues[K]) => setValues((v) => ({ ...v, [key]: value }));
+  // Choosing a top-up or renewal preselects the allocation when the project has only one.
+  const chooseKind = (kind: ApplicationFormValues['kind']) =>
+    setValues((v) => ({ ...v, kind, baseAllocationId: kind !== 'new' && !v.baseAllocationId && baseAllocations.length === 1 ? baseAllocations[0]!.id : v.baseAllocationId }));
   // Choosing a mode keeps the period within what the mode allows.
   const chooseMode = (m: AccessModeOption) =>
     setValues((v) => ({ ...v, accessModeId: m.id, periodEnd: v.periodStart && daysBetween(v.periodStart, v.periodEnd) > m.durationDays ? addDays(v.periodStart, m.durationDays) : v.periodEnd }));
@@ -135,7 +151,7 @@ export function ApplicationForm({
       <Card title={t('application.request')}>
         <div className="grid gap-4 md:grid-cols-3">
           <Field label={t('application.kind')} error={errors.fields.kind}>
-            <select value={values.kind} onChange={(e) => set('kind', e.target.value as ApplicationFormValues['kind'])}>
+            <select value={values.kind} onChange={(e) => chooseKind(e.target.value as ApplicationFormValues['kind'])}>
               <option value="new">{t('applicationKind.new')}</option>
               <option value="top_up" disabled={baseAllocations.length === 0}>
                 {t('applicationKind.top_up')}
@@ -145,12 +161,21 @@ export function ApplicationForm({
               </option>
             </select>
           </Field>
-          <Field label={t('application.periodStart')} error={errors.fields.periodStart}>
-            <input type="date" value={values.periodStart} onChange={(e) => set('periodStart', e.target.value)} required />
-          </Field>
-          <Field label={t('application.periodEnd')} error={errors.fields.periodEnd} hint={mode ? t('mode.duration', { days: mode.durationDays }) : undefined}>
-            <input type="date" value={values.periodEnd} onChange={(e) => set('periodEnd', e.target.value)} required />
-          </Field>
+          {asksPeriod ? (
+            <>
+              <Field label={t('application.periodStart')} error={errors.fields.periodStart}>
+                <input type="date" value={values.periodStart} onChange={(e) => set('periodStart', e.target.value)} required />
+              </Field>
+              <Field label={t('application.periodEnd')} error={errors.fields.periodEnd} hint={mode ? t('mode.duration', { days: mode.durationDays }) : undefined}>
+                <input type="date" value={values.periodEnd} onChange={(e) => set('periodEnd', e.target.value)} required />
+              </Field>
+            </>
+          ) : (
+            <p className="text-sm text-slate-700 md:col-span-2 md:self-end" data-testid="top-up-period">
+              {base ? t('application.topUpPeriod', { start: formatDay(locale, base.periodStart), end: formatDay(locale, base.periodEnd) }) : null}
+              {(errors.fields.periodEnd ?? errors.fields.periodStart) && <span className="block text-red-700">{errors.fields.periodEnd ?? errors.fields.periodStart}</span>}
+            </p>
+          )}
           {values.kind !== 'new' && (
             <Field label={t('application.baseAllocation')} error={errors.fields.baseAllocationId} className="md:col-span-3">
               <select value={values.baseAllocationId ?? ''} onChange={(e) => set('baseAllocationId', e.target.value)}>
@@ -203,8 +228,12 @@ export function ApplicationForm({
         </fieldset>
       </Card>
 
-      <Card title={t('application.justification')}>
-        <Field label={t('application.justification')} error={errors.fields.justification} hint={t('application.justificationHint')}>
+      <Card title={tenantKind === 'company' ? t('application.workloadDescription') : t('application.justification')}>
+        <Field
+          label={tenantKind === 'company' ? t('application.workloadDescription') : t('application.justification')}
+          error={errors.fields.justification}
+          hint={tenantKind === 'company' ? t('application.workloadDescriptionHint') : t('application.justificationHint')}
+        >
           <textarea rows={8} value={values.justification} onChange={(e) => set('justification', e.target.value)} maxLength={20_000} />
         </Field>
       </Card>

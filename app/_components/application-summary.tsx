@@ -11,6 +11,11 @@ export interface ApplicationView {
   modeName: string;
   projectTitle: string;
   orgName: string;
+  orgKind: 'academic' | 'company';
+  /** What the project said it is for: research its field, a company its workload and residency. */
+  purpose: { fieldOfScience: string | null; workloadKind: 'training' | 'fine_tuning' | 'inference' | null; dataResidency: 'any' | 'EU' | 'DE' | null };
+  reviewNote: { reason: 'instantOnceActive'; activeUntil: string } | null;
+  targetDays: number;
   applicantName: string;
   periodStart: string;
   periodEnd: string;
@@ -65,7 +70,32 @@ export function ApplicationSummary({ app, t, locale, allocationHref }: { app: Ap
             </tbody>
           </Table>
         </div>
-        <h3 className="mt-6 text-sm font-semibold">{t('application.justification')}</h3>
+        {app.reviewNote && app.status === 'submitted' && (
+          <p className="mt-4 rounded-md bg-sky-50 p-3 text-sm text-sky-900 ring-1 ring-sky-200" data-testid="review-note">
+            <span className="font-semibold">{t('application.reviewNoteTitle')}: </span>
+            {t('application.reviewNote.instantOnceActive', { mode: app.modeName, until: formatDay(locale, app.reviewNote.activeUntil), days: app.targetDays })}
+          </p>
+        )}
+        <dl className="mt-4 grid gap-4 text-sm sm:grid-cols-4" data-testid="application-purpose">
+          {app.orgKind === 'company' ? (
+            <>
+              <div>
+                <dt className="text-slate-500">{t('application.workload')}</dt>
+                <dd className="mt-1 font-medium">{app.purpose.workloadKind ? t(`workload.${app.purpose.workloadKind}`) : '—'}</dd>
+              </div>
+              <div className="sm:col-span-3">
+                <dt className="text-slate-500">{t('application.dataResidency')}</dt>
+                <dd className="mt-1 font-medium">{app.purpose.dataResidency ? t(`residency.${app.purpose.dataResidency}`) : '—'}</dd>
+              </div>
+            </>
+          ) : (
+            <div className="sm:col-span-4">
+              <dt className="text-slate-500">{t('project.field')}</dt>
+              <dd className="mt-1 font-medium">{app.purpose.fieldOfScience ?? '—'}</dd>
+            </div>
+          )}
+        </dl>
+        <h3 className="mt-6 text-sm font-semibold">{app.orgKind === 'company' ? t('application.workloadDescription') : t('application.justification')}</h3>
         <p className="mt-1 text-sm whitespace-pre-line text-slate-700">{app.justification}</p>
       </Card>
       {app.decisions.length > 0 && (

@@ -18,6 +18,8 @@ import {
   residency,
   reviewPath,
   staffRole,
+  workloadKind,
+  creditRequestStatus,
 } from '~/db/schema';
 import { GROUP_BY } from '~/server/services/reports';
 
@@ -94,7 +96,10 @@ export const jobStateOut = z.enum(jobState.enumValues);
 /** A row of the staff's tenant list. */
 export const tenantRowOut = tenantOut;
 
-export const projectCreatedOut = z.object({ id: z.string(), orgId: z.string(), title: z.string(), abstract: z.string(), fieldOfScience: z.string(), createdBy: z.string(), createdAt: z.date() });
+/** What a project says it is for: research its field of science, a company its workload and data residency. */
+export const projectPurposeOut = z.object({ fieldOfScience: z.string().nullable(), workloadKind: z.enum(workloadKind.enumValues).nullable(), dataResidency: z.enum(residency.enumValues).nullable() });
+
+export const projectCreatedOut = z.object({ id: z.string(), orgId: z.string(), title: z.string(), abstract: z.string(), ...projectPurposeOut.shape, createdBy: z.string(), createdAt: z.date() });
 
 /** An allocation's balance after a staff change (the ledger's cached sums, in its unit). */
 export const balanceOut = z.object({ granted: z.number(), charged: z.number(), reserved: z.number(), expired: z.number(), overrun: z.number() });
@@ -195,7 +200,12 @@ export const applicationOut = z.object({
   id: z.string(),
   projectId: z.string(),
   projectTitle: z.string(),
+  purpose: projectPurposeOut,
   orgName: z.string(),
+  orgKind: z.enum(orgKind.enumValues),
+  reviewPath: z.enum(reviewPath.enumValues),
+  /** Why it went to a reviewer although its mode approves instantly; null otherwise. */
+  reviewNote: z.object({ reason: z.literal('instantOnceActive'), activeUntil: z.string() }).nullable(),
   accessModeId: z.string(),
   modeName: z.string(),
   targetDays: z.number().int(),
@@ -232,6 +242,7 @@ export const reviewQueueRowOut = z.object({
   orgName: z.string(),
   modeName: z.string(),
   reviewPath: z.enum(reviewPath.enumValues),
+  reviewReason: z.enum(['accessMode', 'instantOnceActive']),
   targetDays: z.number().int(),
   requestedGpuSeconds: z.number().int(),
   ageWorkingDays: z.number().int(),
@@ -244,11 +255,11 @@ export const reviewQueueRowOut = z.object({
 const budgetSumsOut = z.object({ unit: z.enum(budgetUnit.enumValues), granted: z.number().int(), charged: z.number().int(), reserved: z.number().int(), expired: z.number().int() });
 
 /** A card of the project list. */
-export const projectRowOut = z.object({ id: z.string(), title: z.string(), fieldOfScience: z.string(), piName: z.string(), activeAllocations: z.array(budgetSumsOut) });
+export const projectRowOut = z.object({ id: z.string(), title: z.string(), ...projectPurposeOut.shape, piName: z.string(), activeAllocations: z.array(budgetSumsOut) });
 
 /** A project's page: the project, its people, allocations and applications, and what the caller may do. */
 export const projectPageOut = z.object({
-  project: z.object({ id: z.string(), title: z.string(), abstract: z.string(), fieldOfScience: z.string() }),
+  project: z.object({ id: z.string(), title: z.string(), abstract: z.string(), ...projectPurposeOut.shape }),
   projectRole: z.enum(projectRole.enumValues).nullable(),
   canManage: z.boolean(),
   members: z.array(z.object({ userId: z.string(), name: z.string(), email: z.string(), role: z.enum(projectRole.enumValues) })),
@@ -566,3 +577,22 @@ export const centreDashboardOut = z.object({
 
 /** A dashboard table as CSV text with its download name. */
 export const centreCsvOut = z.object({ filename: z.string(), body: z.string() });
+
+// ---- Credit-line requests ----
+
+/** A company's request for a larger credit line, as its owner and the reviewers see it (amounts in cents). */
+export const creditLineRequestOut = z.object({
+  id: z.string(),
+  orgId: z.string(),
+  orgName: z.string(),
+  allocationId: z.string(),
+  projectTitle: z.string(),
+  currentCents: z.number().int(),
+  requestedCents: z.number().int(),
+  reason: z.string(),
+  status: z.enum(creditRequestStatus.enumValues),
+  requestedByName: z.string(),
+  createdAt: z.date(),
+  decidedAt: z.date().nullable(),
+  decisionComment: z.string().nullable(),
+});

@@ -3,7 +3,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '~/db/client';
-import { auditEvents, notifications, organisations, projectMembers, projects } from '~/db/schema';
+import { auditEvents, creditLineRequests, notifications, organisations, projectMembers, projects } from '~/db/schema';
 import { AppError } from '~/server/errors';
 import { createCallerFactory, createContextInner, router, tenantProcedure } from '~/server/api/trpc';
 import { callerFor, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
@@ -35,6 +35,9 @@ const carelessRouter = router({
   notifyPerson: tenantProcedure('member')
     .input((v) => v as string)
     .mutation(({ ctx, input }) => ctx.db.insert(notifications).values({ userId: input, messageKey: 'notice.budget80', params: {} })),
+  creditRequestFor: tenantProcedure('member')
+    .input((v) => v as string)
+    .mutation(({ ctx, input }) => ctx.db.insert(creditLineRequests).values({ orgId: input, allocationId: '00000000-0000-4000-8000-000000000000', currentCents: 0, requestedCents: 1, reason: 'Forged', requestedBy: ctx.tenant.userId })),
   activateTenant: tenantProcedure('member').mutation(({ ctx }) => ctx.db.update(organisations).set({ status: 'active' })),
   // Meets contention once (a deadlock's code), then succeeds: run again as a whole, the first attempt's write rolled back.
   flaky: tenantProcedure('member').mutation(async ({ ctx }) => {
@@ -112,7 +115,7 @@ describe.each(dbTargets())('row-level security on %s', (target) => {
   });
 
   it('FORCEs the policies on every tenant-owned table, so the tables’ owner passes only by the explicit policy of portal_service', async () => {
-    const tenantOwned = ['organisations', 'memberships', 'invitations', 'projects', 'project_members', 'applications', 'application_lines', 'decisions', 'allocations', 'ledger_entries', 'jobs', 'job_events', 'usage_rollups', 'invoices', 'invoice_lines', 'credit_notes', 'audit_events', 'notifications', 'billing_profiles'];
+    const tenantOwned = ['organisations', 'memberships', 'invitations', 'projects', 'project_members', 'applications', 'application_lines', 'decisions', 'allocations', 'ledger_entries', 'jobs', 'job_events', 'usage_rollups', 'invoices', 'invoice_lines', 'credit_notes', 'audit_events', 'notifications', 'billing_profiles', 'credit_line_requests'];
     const tables: unknown = await handle.db.execute(sql`select c.relname as name, c.relrowsecurity as enabled, c.relforcerowsecurity as forced,
         exists (select 1 from pg_policies p where p.tablename = c.relname and p.policyname = 'service_rows' and 'portal_service' = any(p.roles)) as service
       from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'public' and c.relkind = 'r'`);
@@ -148,6 +151,7 @@ describe.each(dbTargets())('row-level security on %s', (target) => {
       expect(await refusal(asA.moveProjectsTo(b.orgId))).toMatch(/row-level security policy/);
       expect(await refusal(asA.auditFor(b.orgId))).toMatch(/row-level security policy/);
       expect(await refusal(asA.notifyPerson(b.userId))).toMatch(/row-level security policy/);
+      expect(await refusal(asA.creditRequestFor(b.orgId))).toMatch(/row-level security policy/);
       expect(await refusal(asA.activateTenant())).toMatch(/permission denied for table organisations/);
       expect(await handle.db.select({ id: projects.id }).from(projects).where(eq(projects.orgId, b.orgId))).toHaveLength(1);
       expect(await handle.db.select({ id: auditEvents.id }).from(auditEvents).where(eq(auditEvents.action, 'forged'))).toHaveLength(0);

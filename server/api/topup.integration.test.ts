@@ -48,6 +48,29 @@ describe.each(dbTargets())('top-ups and renewals on %s', (target) => {
     expect(project.allocations.map((a) => a.id).sort()).toEqual([base.allocationId, renewed!.id].sort());
   });
 
+  it('asks a top-up for no period: it adds to its allocation\'s, as the summary shows', async () => {
+    const pi = callerFor(handle.db, { userId: owner.userId, now });
+    const app = await pi.application.create({ projectId: base.projectId, accessModeId: 'development', kind: 'top_up', baseAllocationId: base.allocationId, justification: 'Another 50 GPU-hours for the last ablation.', lines: [{ resourceClassId: 'h100', gpuHours: 50 }] });
+    expect(app).toMatchObject({ periodStart: TODAY, periodEnd: '2027-02-01' });
+    expect(await pi.application.get({ applicationId: app.id })).toMatchObject({ periodStart: TODAY, periodEnd: '2027-02-01' });
+  });
+
+  it('refuses a top-up for another period on the field, instead of ignoring it', async () => {
+    const pi = callerFor(handle.db, { userId: owner.userId, now });
+    const refused = await pi.application
+      .create({ projectId: base.projectId, accessModeId: 'development', kind: 'top_up', baseAllocationId: base.allocationId, periodStart: TODAY, periodEnd: '2027-03-01', justification: 'Another month and 50 GPU-hours, please.', lines: [{ resourceClassId: 'h100', gpuHours: 50 }] })
+      .then(
+        () => undefined,
+        (error: unknown) => error as { code: string; cause?: { field?: string; messageKey?: string } },
+      );
+    expect(refused).toMatchObject({ code: 'BAD_REQUEST', cause: { field: 'periodEnd' } });
+  });
+
+  it('refuses a new request without a period', async () => {
+    const pi = callerFor(handle.db, { userId: owner.userId, now });
+    await expect(pi.application.create({ projectId: base.projectId, accessModeId: 'development', justification: 'A new request that forgot its period.', lines: [{ resourceClassId: 'h100', gpuHours: 10 }] })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+  });
+
   it('refuses a top-up on another resource class', async () => {
     const pi = callerFor(handle.db, { userId: owner.userId, now });
     await expect(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkApplicationRequest, checkDecision } from './applications';
+import { accessModeConfigProblem, checkApplicationRequest, checkDecision, decisionRefusal, reviewRouteFor, reviewTargetWorkingDays, SECOND_REQUEST_TARGET_WORKING_DAYS, type HeldAllocation, type ReviewRoute } from './applications';
 
 const development = { maxGpuSeconds: 2000 * 3600, durationDays: 91 };
 const base = { mode: development, lines: [{ resourceClassId: 'h100', gpuSeconds: 500 * 3600 }], periodStart: '2026-12-01', periodEnd: '2027-02-28', today: '2026-11-30' };
@@ -40,5 +40,45 @@ describe('checkDecision', () => {
   });
   it('approves in full without a comment', () => {
     expect(checkDecision({ outcome: 'approved', requested, granted: requested, comment: '' })).toEqual([]);
+  });
+});
+
+describe('reviewRouteFor', () => {
+  const playground = { id: 'playground', reviewPath: 'instant' as const };
+  const today = '2026-12-01';
+  const request = { kind: 'new' as const, periodStart: '2026-12-01', periodEnd: '2026-12-31' };
+  const held = (over: Partial<HeldAllocation>): HeldAllocation => ({ accessModeId: 'playground', status: 'active', periodStart: '2026-11-20', periodEnd: '2026-12-20', ...over });
+  it.each<[string, Parameters<typeof reviewRouteFor>[0], ReviewRoute]>([
+    ['a first Playground request is approved at once', { mode: playground, request, held: [], today }, { path: 'instant', reason: 'accessMode' }],
+    ['a second one while the first runs goes to a reviewer', { mode: playground, request, held: [held({})], today }, { path: 'single', reason: 'instantOnceActive', activeUntil: '2026-12-20' }],
+    ['the latest running one is named', { mode: playground, request, held: [held({}), held({ periodEnd: '2026-12-28' })], today }, { path: 'single', reason: 'instantOnceActive', activeUntil: '2026-12-28' }],
+    ['a top-up of a running one goes to a reviewer', { mode: playground, request: { ...request, kind: 'top_up' }, held: [held({ periodStart: '2027-01-01', periodEnd: '2027-01-31' })], today }, { path: 'single', reason: 'instantOnceActive', activeUntil: '2027-01-31' }],
+    ['one that has ended does not count', { mode: playground, request, held: [held({ periodStart: '2026-10-01', periodEnd: '2026-11-30' })], today }, { path: 'instant', reason: 'accessMode' }],
+    ['one that was suspended or expired does not count', { mode: playground, request, held: [held({ status: 'expired' }), held({ status: 'suspended' })], today }, { path: 'instant', reason: 'accessMode' }],
+    ['another mode does not count', { mode: playground, request, held: [held({ accessModeId: 'development' }), held({ accessModeId: null })], today }, { path: 'instant', reason: 'accessMode' }],
+    ['the next period, after the running one ends, is approved at once', { mode: playground, request: { kind: 'new', periodStart: '2026-12-20', periodEnd: '2027-01-19' }, held: [held({})], today }, { path: 'instant', reason: 'accessMode' }],
+    ['a single-review mode keeps its path', { mode: { id: 'development', reviewPath: 'single' }, request, held: [held({ accessModeId: 'development' })], today }, { path: 'single', reason: 'accessMode' }],
+    ['a full-review mode keeps its path', { mode: { id: 'large-scale', reviewPath: 'full' }, request, held: [], today }, { path: 'full', reason: 'accessMode' }],
+  ])('%s', (_label, input, route) => {
+    expect(reviewRouteFor(input)).toEqual(route);
+  });
+
+  it('gives a second request working days to decide, and full review to admins only', () => {
+    expect(reviewTargetWorkingDays({ reason: 'instantOnceActive' }, 0)).toBe(SECOND_REQUEST_TARGET_WORKING_DAYS);
+    expect(reviewTargetWorkingDays({ reason: 'accessMode' }, 30)).toBe(30);
+    expect(decisionRefusal('full', false)).toBe('decision.fullReviewAdmin');
+    expect(decisionRefusal('full', true)).toBeNull();
+    expect(decisionRefusal('single', false)).toBeNull();
+  });
+
+  it('refuses an instant access mode without a cap in the catalogue', () => {
+    expect(accessModeConfigProblem({ id: 'free', reviewPath: 'instant', maxGpuHours: null })).toMatch(/maxGpuHours/);
+    expect(accessModeConfigProblem({ id: 'playground', reviewPath: 'instant', maxGpuHours: 100 })).toBeNull();
+  });
+});
+
+describe('checkApplicationRequest for a top-up', () => {
+  it('does not check the period, which is its allocation’s', () => {
+    expect(checkApplicationRequest({ ...base, kind: 'top_up', periodStart: '2026-01-01', periodEnd: '2027-12-31' })).toEqual([]);
   });
 });

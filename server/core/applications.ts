@@ -1,6 +1,14 @@
 // Rules for applications and decisions: what a request may ask for, what a reviewer may grant. Pure.
 import { daysBetween } from './working-days';
 
+/** How a submitted request is decided: by the portal at once, by one reviewer, or by an admin (full review). */
+export const REVIEW_PATHS = ['instant', 'single', 'full'] as const;
+export type ReviewPath = (typeof REVIEW_PATHS)[number];
+
+/** What companies run (the project and application forms ask this instead of a scientific goal). */
+export const WORKLOAD_KINDS = ['training', 'fine_tuning', 'inference'] as const;
+export type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
+
 export interface AccessModeRules {
   /** Largest total request in GPU-seconds; null = any size. */
   maxGpuSeconds: number | null;
@@ -19,8 +27,11 @@ export type ApplicationProblem =
   | { field: 'periodEnd'; key: 'application.periodTooLong'; params: { days: number; max: number } }
   | { field: 'periodStart'; key: 'application.startInPast'; params: { today: string } };
 
-/** checkApplicationRequest lists what is wrong with a request under an access mode (empty = fine). Amounts in GPU-seconds; caps reported in GPU-hours. */
-export function checkApplicationRequest(input: { mode: AccessModeRules; lines: RequestLine[]; periodStart: string; periodEnd: string; today: string }): ApplicationProblem[] {
+/**
+ * checkApplicationRequest lists what is wrong with a request under an access mode (empty = fine). Amounts in GPU-seconds; caps reported in GPU-hours.
+ * A top-up adds to its allocation's period, which is not the request's to choose: its period is not checked.
+ */
+export function checkApplicationRequest(input: { mode: AccessModeRules; kind?: 'new' | 'top_up' | 'renewal'; lines: RequestLine[]; periodStart: string; periodEnd: string; today: string }): ApplicationProblem[] {
   const problems: ApplicationProblem[] = [];
   const { mode, lines } = input;
   if (lines.length === 0) problems.push({ field: 'lines', key: 'application.noLines' });
@@ -29,6 +40,7 @@ export function checkApplicationRequest(input: { mode: AccessModeRules; lines: R
   if (mode.maxGpuSeconds !== null && total > mode.maxGpuSeconds) {
     problems.push({ field: 'lines', key: 'application.overModeCap', params: { requested: total / 3600, cap: mode.maxGpuSeconds / 3600 } });
   }
+  if (input.kind === 'top_up') return problems;
   if (input.periodEnd <= input.periodStart) problems.push({ field: 'periodEnd', key: 'application.endBeforeStart' });
   else {
     const days = daysBetween(input.periodStart, input.periodEnd);
@@ -74,4 +86,61 @@ export function checkDecision(input: { outcome: DecisionOutcome; requested: Requ
   if (total <= 0 && problems.length === 0) problems.push({ field: 'grantedLines', key: 'decision.grantNothing' });
   if (less && !hasComment) problems.push({ field: 'comment', key: 'decision.commentRequired' });
   return problems;
+}
+
+// ---- Review paths ----
+
+/** An allocation the tenant holds, with the access mode it was granted under (null: a credit line or a staff grant). */
+export interface HeldAllocation {
+  accessModeId: string | null;
+  status: 'active' | 'expired' | 'suspended';
+  periodStart: string;
+  periodEnd: string;
+}
+
+/**
+ * Why a request takes its path: the access mode's own path, or (instantOnceActive) an instant mode
+ * asked for again while one of its allocations is still running in the period asked for.
+ */
+export type ReviewRoute = { path: ReviewPath; reason: 'accessMode' } | { path: 'single'; reason: 'instantOnceActive'; activeUntil: string };
+
+/** Working days a reviewer has for a request an instant mode sent to review (the mode's own target is 0). */
+export const SECOND_REQUEST_TARGET_WORKING_DAYS = 5;
+
+/**
+ * reviewRouteFor decides how a submitted request is reviewed. An instant mode (Playground) approves
+ * once per tenant and period: while the tenant holds an active allocation of that mode whose period
+ * overlaps the one asked for (a top-up of it always does), a second request goes to one reviewer,
+ * with the reason. Other modes take their own path.
+ */
+export function reviewRouteFor(input: {
+  mode: { id: string; reviewPath: ReviewPath };
+  request: { kind: 'new' | 'top_up' | 'renewal'; periodStart: string; periodEnd: string };
+  held: HeldAllocation[];
+  today: string;
+}): ReviewRoute {
+  const { mode, request } = input;
+  if (mode.reviewPath !== 'instant') return { path: mode.reviewPath, reason: 'accessMode' };
+  const running = input.held
+    .filter((a) => a.accessModeId === mode.id && a.status === 'active' && a.periodEnd > input.today)
+    .filter((a) => request.kind === 'top_up' || (a.periodStart < request.periodEnd && request.periodStart < a.periodEnd))
+    .sort((a, b) => (a.periodEnd < b.periodEnd ? 1 : -1));
+  const latest = running[0];
+  if (latest) return { path: 'single', reason: 'instantOnceActive', activeUntil: latest.periodEnd };
+  return { path: 'instant', reason: 'accessMode' };
+}
+
+/** reviewTargetWorkingDays is how many working days a request's decision may take on its route. */
+export function reviewTargetWorkingDays(route: { reason: ReviewRoute['reason'] }, modeTargetWorkingDays: number): number {
+  return route.reason === 'instantOnceActive' ? Math.max(modeTargetWorkingDays, SECOND_REQUEST_TARGET_WORKING_DAYS) : modeTargetWorkingDays;
+}
+
+/** decisionRefusal names why a reviewer may not decide a request on its path (full review: admins only), or null. */
+export function decisionRefusal(path: ReviewPath, reviewerIsAdmin: boolean): 'decision.fullReviewAdmin' | null {
+  return path === 'full' && !reviewerIsAdmin ? 'decision.fullReviewAdmin' : null;
+}
+
+/** accessModeConfigProblem says what is wrong with an access mode of the catalogue: an instant mode must have a cap (else anyone approves themselves any size). */
+export function accessModeConfigProblem(mode: { id: string; reviewPath: ReviewPath; maxGpuHours: number | null }): string | null {
+  return mode.reviewPath === 'instant' && mode.maxGpuHours === null ? `access mode ${mode.id} approves instantly and needs maxGpuHours` : null;
 }

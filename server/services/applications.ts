@@ -3,7 +3,7 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
 import { accessModes, allocations, applicationLines, applications, decisions, memberships, organisations, projects, resourceClasses, users } from '~/db/schema';
-import { checkApplicationRequest, checkDecision, type DecisionOutcome, type RequestLine } from '~/server/core/applications';
+import { checkApplicationRequest, checkDecision, decisionRefusal, reviewRouteFor, reviewTargetWorkingDays, type DecisionOutcome, type RequestLine, type ReviewRoute } from '~/server/core/applications';
 import { workingDaysBetween } from '~/server/core/working-days';
 import { AppError } from '~/server/errors';
 import type { MessageKey } from '~/server/i18n';
@@ -20,11 +20,15 @@ export interface ApplicationInput {
   accessModeId: string;
   kind: 'new' | 'top_up' | 'renewal';
   baseAllocationId?: string;
-  periodStart: string;
-  periodEnd: string;
+  /** Absent for a top-up, which keeps its allocation's period. */
+  periodStart?: string;
+  periodEnd?: string;
   justification: string;
   lines: RequestLine[];
 }
+
+/** A request with its period settled (a top-up's is its allocation's). */
+type SettledInput = ApplicationInput & { periodStart: string; periodEnd: string };
 
 const EDITABLE = ['draft', 'changes_requested'] as const;
 
@@ -33,8 +37,12 @@ function firstProblem(problems: { field: string; key: string; params?: Record<st
   return p ? new AppError('BAD_REQUEST', p.key as MessageKey, p.params ?? {}, p.field) : undefined;
 }
 
-/** validateRequest checks an application against its access mode, the catalogue the tenant may use and its base allocation. */
-async function validateRequest(db: DbOrTx, actor: TenantActor, input: ApplicationInput, today: string) {
+/**
+ * validateRequest checks an application against its access mode, the catalogue the tenant may use and
+ * its base allocation, and settles its period: a top-up adds to its allocation's period (a different
+ * period asked for is refused, not silently ignored); new requests and renewals give their own.
+ */
+async function validateRequest(db: DbOrTx, actor: TenantActor, input: ApplicationInput, today: string): Promise<{ mode: typeof accessModes.$inferSelect; request: SettledInput }> {
   const [mode] = await db.select().from(accessModes).where(and(eq(accessModes.id, input.accessModeId), eq(accessModes.active, true)));
   if (!mode) throw new AppError('BAD_REQUEST', 'application.unknownMode', {}, 'accessModeId');
   const [org] = await db.select({ residency: organisations.residency }).from(organisations).where(eq(organisations.id, actor.org.id));
@@ -44,26 +52,35 @@ async function validateRequest(db: DbOrTx, actor: TenantActor, input: Applicatio
       throw new AppError('BAD_REQUEST', 'application.unknownClass', { resourceClass: line.resourceClassId }, 'lines');
     }
   }
-  const error = firstProblem(checkApplicationRequest({ mode, lines: input.lines, periodStart: input.periodStart, periodEnd: input.periodEnd, today }));
-  if (error) throw error;
+  let period = input.periodStart && input.periodEnd ? { periodStart: input.periodStart, periodEnd: input.periodEnd } : undefined;
   if (input.kind !== 'new') {
     if (!input.baseAllocationId) throw new AppError('BAD_REQUEST', 'application.baseRequired', {}, 'baseAllocationId');
     const [base] = await db
-      .select({ projectId: allocations.projectId, resourceClassId: allocations.resourceClassId, unit: allocations.unit })
+      .select({ projectId: allocations.projectId, resourceClassId: allocations.resourceClassId, unit: allocations.unit, periodStart: allocations.periodStart, periodEnd: allocations.periodEnd })
       .from(allocations)
       .where(eq(allocations.id, input.baseAllocationId));
     if (!base || base.projectId !== input.projectId || base.unit !== 'gpu_seconds') throw new AppError('BAD_REQUEST', 'application.baseRequired', {}, 'baseAllocationId');
     if (input.kind === 'top_up' && input.lines.some((l) => l.resourceClassId !== base.resourceClassId)) {
       throw new AppError('BAD_REQUEST', 'application.topUpSameClass', {}, 'lines');
     }
+    if (input.kind === 'top_up') {
+      if (period && (period.periodStart !== base.periodStart || period.periodEnd !== base.periodEnd)) {
+        throw new AppError('BAD_REQUEST', 'application.topUpKeepsPeriod', { start: base.periodStart, end: base.periodEnd }, 'periodEnd');
+      }
+      period = { periodStart: base.periodStart, periodEnd: base.periodEnd };
+    }
   }
-  return mode;
+  if (!period) throw new AppError('BAD_REQUEST', 'application.periodRequired', {}, input.periodStart ? 'periodEnd' : 'periodStart');
+  const request = { ...input, ...period };
+  const error = firstProblem(checkApplicationRequest({ mode, kind: input.kind, lines: input.lines, periodStart: request.periodStart, periodEnd: request.periodEnd, today }));
+  if (error) throw error;
+  return { mode, request };
 }
 
 /** createApplication saves a new draft for a project (PI, project managers and tenant leads only). */
 export async function createApplication(db: Db, actor: TenantActor, input: ApplicationInput, today: string) {
   requireProjectManager(await projectAccess(db, actor, input.projectId));
-  await validateRequest(db, actor, input, today);
+  const { request } = await validateRequest(db, actor, input, today);
   return inTransaction(db, async (tx) => {
     const [app] = await tx
       .insert(applications)
@@ -73,8 +90,8 @@ export async function createApplication(db: Db, actor: TenantActor, input: Appli
         accessModeId: input.accessModeId,
         kind: input.kind,
         baseAllocationId: input.kind === 'new' ? null : input.baseAllocationId!,
-        periodStart: input.periodStart,
-        periodEnd: input.periodEnd,
+        periodStart: request.periodStart,
+        periodEnd: request.periodEnd,
         justification: input.justification,
         createdBy: actor.userId,
       })
@@ -100,14 +117,13 @@ export async function updateApplication(db: Db, actor: TenantActor, applicationI
   const [existing] = await db.select({ projectId: applications.projectId }).from(applications).where(and(eq(applications.id, applicationId), eq(applications.orgId, actor.org.id)));
   if (!existing) throw new AppError('NOT_FOUND', 'error.notFound');
   requireProjectManager(await projectAccess(db, actor, existing.projectId));
-  const full = { ...input, projectId: existing.projectId };
-  await validateRequest(db, actor, full, today);
+  const { request } = await validateRequest(db, actor, { ...input, projectId: existing.projectId }, today);
   await inTransaction(db, async (tx) => {
     const app = await lockApplication(tx, applicationId, actor.org.id);
     if (!(EDITABLE as readonly string[]).includes(app.status)) throw new AppError('PRECONDITION_FAILED', 'application.notEditable', { status: app.status });
     await tx
       .update(applications)
-      .set({ accessModeId: input.accessModeId, kind: input.kind, baseAllocationId: input.kind === 'new' ? null : input.baseAllocationId!, periodStart: input.periodStart, periodEnd: input.periodEnd, justification: input.justification })
+      .set({ accessModeId: input.accessModeId, kind: input.kind, baseAllocationId: input.kind === 'new' ? null : input.baseAllocationId!, periodStart: request.periodStart, periodEnd: request.periodEnd, justification: input.justification })
       .where(eq(applications.id, applicationId));
     await tx.delete(applicationLines).where(eq(applicationLines.applicationId, applicationId));
     await tx.insert(applicationLines).values(input.lines.map((l) => ({ applicationId, resourceClassId: l.resourceClassId, requestedGpuSeconds: l.gpuSeconds })));
@@ -119,7 +135,19 @@ async function linesOf(db: DbOrTx, applicationId: string): Promise<RequestLine[]
   return rows.map((r) => ({ resourceClassId: r.resourceClassId, gpuSeconds: r.requestedGpuSeconds }));
 }
 
-/** submitApplication sends a draft to review; access modes with instant review are approved at once. */
+/** heldAllocations lists a tenant's allocations with the access mode each was granted under, for the review route. */
+async function heldAllocations(db: DbOrTx, orgId: string) {
+  return db
+    .select({ accessModeId: applications.accessModeId, status: allocations.status, periodStart: allocations.periodStart, periodEnd: allocations.periodEnd })
+    .from(allocations)
+    .leftJoin(applications, eq(applications.id, allocations.applicationId))
+    .where(eq(allocations.orgId, orgId));
+}
+
+/**
+ * submitApplication sends a draft to review down the route core decides (reviewRouteFor): an instant
+ * mode approves at once, once per tenant and period; a second request goes to a reviewer with the reason.
+ */
 export async function submitApplication(db: Db, actor: TenantActor, applicationId: string, now: Date) {
   const today = now.toISOString().slice(0, 10);
   const [existing] = await db.select().from(applications).where(and(eq(applications.id, applicationId), eq(applications.orgId, actor.org.id)));
@@ -127,21 +155,25 @@ export async function submitApplication(db: Db, actor: TenantActor, applicationI
   requireProjectManager(await projectAccess(db, actor, existing.projectId));
   if (actor.org.status !== 'active') throw new AppError('FORBIDDEN', 'error.tenantNotActive', { org: actor.org.name });
   const lines = await linesOf(db, applicationId);
-  const mode = await validateRequest(db, actor, { ...existing, baseAllocationId: existing.baseAllocationId ?? undefined, lines }, today);
+  const { mode, request } = await validateRequest(db, actor, { ...existing, baseAllocationId: existing.baseAllocationId ?? undefined, lines }, today);
   return inTransaction(db, async (tx) => {
+    // The organisation row first (the lock order): two drafts of one tenant submitted at once are
+    // routed one after the other, so a second Playground request sees the first one's allocation.
+    await tx.select({ id: organisations.id }).from(organisations).where(eq(organisations.id, actor.org.id)).for('no key update');
     const app = await lockApplication(tx, applicationId, actor.org.id);
     if (!(EDITABLE as readonly string[]).includes(app.status)) throw new AppError('PRECONDITION_FAILED', 'application.notEditable', { status: app.status });
-    await tx.update(applications).set({ status: 'submitted', submittedAt: now }).where(eq(applications.id, applicationId));
-    await recordAudit(tx, { actorUserId: actor.userId, orgId: actor.org.id, action: 'application.submitted', targetType: 'application', targetId: applicationId, data: { accessModeId: mode.id } });
-    if (mode.reviewPath === 'instant') {
+    const route = reviewRouteFor({ mode, request, held: await heldAllocations(tx, actor.org.id), today });
+    await tx.update(applications).set({ status: 'submitted', submittedAt: now, reviewRoute: route }).where(eq(applications.id, applicationId));
+    await recordAudit(tx, { actorUserId: actor.userId, orgId: actor.org.id, action: 'application.submitted', targetType: 'application', targetId: applicationId, data: { accessModeId: mode.id, route } });
+    if (route.path === 'instant') {
       await decideInTx(tx, null, { ...app, status: 'submitted' }, { outcome: 'approved', grantedLines: lines, comment: '' }, now);
-      return { status: 'approved' as const };
+      return { status: 'approved' as const, route };
     }
     // Who is staff is out of a tenant's reach except through this function (drizzle/0018).
     const reviewers = await tx.select({ userId: users.id }).from(users).where(sql`${users.id} in (select portal_staff_ids())`);
     const [project] = await tx.select({ title: projects.title }).from(projects).where(eq(projects.id, app.projectId));
     await notify(tx, reviewers.map((r) => r.userId), 'notice.applicationSubmitted', { project: project!.title, org: actor.org.name }, `/staff/applications/${applicationId}`);
-    return { status: 'submitted' as const };
+    return { status: 'submitted' as const, route };
   });
 }
 
@@ -215,7 +247,8 @@ export async function decideApplication(db: Db, reviewer: Actor, applicationId: 
     const [ownTenant] = await tx.select({ orgId: memberships.orgId }).from(memberships).where(and(eq(memberships.orgId, app.orgId), eq(memberships.userId, reviewer.userId)));
     if (ownTenant) throw new AppError('FORBIDDEN', 'decision.ownTenant');
     const [mode] = await tx.select({ reviewPath: accessModes.reviewPath }).from(accessModes).where(eq(accessModes.id, app.accessModeId));
-    if (mode?.reviewPath === 'full' && !isStaff(reviewer, 'admin')) throw new AppError('FORBIDDEN', 'decision.fullReviewAdmin');
+    const refusal = decisionRefusal(app.reviewRoute?.path ?? mode?.reviewPath ?? 'full', isStaff(reviewer, 'admin'));
+    if (refusal) throw new AppError('FORBIDDEN', refusal);
     if (app.status !== 'submitted') throw new AppError('PRECONDITION_FAILED', 'decision.notSubmitted', { status: app.status });
     const requested = await linesOf(tx, app.id);
     const problem = checkDecision({ outcome: input.outcome, requested, granted: input.grantedLines, comment: input.comment })[0];
@@ -227,7 +260,18 @@ export async function decideApplication(db: Db, reviewer: Actor, applicationId: 
 /** getApplication returns an application with its lines and decisions, for its tenant (PI, managers, leads) or staff. */
 export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor; staff?: Actor }, applicationId: string) {
   const [app] = await db
-    .select({ application: applications, projectTitle: projects.title, orgName: organisations.name, modeName: accessModes.name, reviewPath: accessModes.reviewPath, targetDays: accessModes.targetDecisionWorkingDays, maxGpuSeconds: accessModes.maxGpuSeconds, applicantName: users.name })
+    .select({
+      application: applications,
+      projectTitle: projects.title,
+      purpose: { fieldOfScience: projects.fieldOfScience, workloadKind: projects.workloadKind, dataResidency: projects.dataResidency },
+      orgName: organisations.name,
+      orgKind: organisations.kind,
+      modeName: accessModes.name,
+      reviewPath: accessModes.reviewPath,
+      targetDays: accessModes.targetDecisionWorkingDays,
+      maxGpuSeconds: accessModes.maxGpuSeconds,
+      applicantName: users.name,
+    })
     .from(applications)
     .innerJoin(projects, eq(projects.id, applications.projectId))
     .innerJoin(organisations, eq(organisations.id, applications.orgId))
@@ -257,7 +301,28 @@ export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor;
       .orderBy(desc(decisions.decidedAt), desc(decisions.seq)),
   ]);
   const resulting = await db.select({ id: allocations.id, resourceClassId: allocations.resourceClassId }).from(allocations).where(eq(allocations.applicationId, applicationId));
-  return { ...app.application, projectTitle: app.projectTitle, orgName: app.orgName, modeName: app.modeName, reviewPath: app.reviewPath, targetDays: app.targetDays, applicantName: app.applicantName, lines, decisions: history, allocations: resulting, canEdit };
+  const route = routeOf(app.application.reviewRoute, app.reviewPath);
+  return {
+    ...app.application,
+    projectTitle: app.projectTitle,
+    purpose: app.purpose,
+    orgName: app.orgName,
+    orgKind: app.orgKind,
+    modeName: app.modeName,
+    reviewPath: route.path,
+    reviewNote: route.reason === 'instantOnceActive' ? { reason: route.reason, activeUntil: route.activeUntil } : null,
+    targetDays: reviewTargetWorkingDays(route, app.targetDays),
+    applicantName: app.applicantName,
+    lines,
+    decisions: history,
+    allocations: resulting,
+    canEdit,
+  };
+}
+
+/** routeOf is the route a request was sent down, or (a draft) the one its access mode names. */
+function routeOf(stored: ReviewRoute | null, modePath: ReviewRoute['path']): ReviewRoute {
+  return stored ?? { path: modePath, reason: 'accessMode' };
 }
 
 /** listApplications lists a project's applications (for the project page). */
@@ -269,7 +334,7 @@ export async function listProjectApplications(db: DbOrTx, actor: TenantActor, pr
 /** reviewQueue lists submitted applications, oldest first, with their age in working days against the mode's target. */
 export async function reviewQueue(db: DbOrTx, now: Date) {
   const rows = await db
-    .select({ id: applications.id, submittedAt: applications.submittedAt, kind: applications.kind, projectTitle: projects.title, orgName: organisations.name, orgId: organisations.id, modeName: accessModes.name, reviewPath: accessModes.reviewPath, targetDays: accessModes.targetDecisionWorkingDays })
+    .select({ id: applications.id, submittedAt: applications.submittedAt, kind: applications.kind, reviewRoute: applications.reviewRoute, projectTitle: projects.title, orgName: organisations.name, orgId: organisations.id, modeName: accessModes.name, reviewPath: accessModes.reviewPath, targetDays: accessModes.targetDecisionWorkingDays })
     .from(applications)
     .innerJoin(projects, eq(projects.id, applications.projectId))
     .innerJoin(organisations, eq(organisations.id, applications.orgId))
@@ -278,13 +343,18 @@ export async function reviewQueue(db: DbOrTx, now: Date) {
     .orderBy(asc(applications.submittedAt));
   const ids = rows.map((r) => r.id);
   const lines = ids.length ? await db.select().from(applicationLines).where(inArray(applicationLines.applicationId, ids)) : [];
-  return rows.map((r) => {
+  return rows.map(({ reviewRoute, ...r }) => {
     const ageWorkingDays = r.submittedAt ? workingDaysBetween(r.submittedAt, now) : 0;
+    const route = routeOf(reviewRoute, r.reviewPath);
+    const targetDays = reviewTargetWorkingDays(route, r.targetDays);
     return {
       ...r,
+      reviewPath: route.path,
+      reviewReason: route.reason,
+      targetDays,
       requestedGpuSeconds: lines.filter((l) => l.applicationId === r.id).reduce((s, l) => s + l.requestedGpuSeconds, 0),
       ageWorkingDays,
-      overdue: ageWorkingDays > r.targetDays,
+      overdue: ageWorkingDays > targetDays,
     };
   });
 }

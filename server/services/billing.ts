@@ -11,7 +11,7 @@ import { AppError } from '~/server/errors';
 import type { TenantActor } from './actor';
 import { recordAudit } from './audit';
 import { grantBudget } from './ledger';
-import { createProject } from './projects';
+import { insertProject } from './projects';
 import { inTransaction } from './transaction';
 
 export interface BillingProfileInput {
@@ -102,7 +102,7 @@ export async function startPayAsYouGo(db: Db, actor: TenantActor, now: Date): Pr
     if (!profile) throw new AppError('PRECONDITION_FAILED', 'payg.billingProfileMissing');
     const cap = org.cap === null ? terms.startingCreditCents : Math.min(org.cap, terms.startingCreditCents);
     await tx.update(organisations).set({ priceListAcceptedAt: now, priceListAcceptedBy: actor.userId, monthlyCapCents: cap }).where(eq(organisations.id, actor.org.id));
-    const project = await createProject(tx, actor, { title: 'Pay as you go', abstract: 'Jobs paid from the credit line the price list was accepted for.', fieldOfScience: 'Industry', members: [] });
+    const project = await insertProject(tx, actor, { title: 'Pay as you go', abstract: 'Jobs paid from the credit line the price list was accepted for.', members: [] });
     const [allocation] = await tx
       .insert(allocations)
       .values({ projectId: project.id, orgId: actor.org.id, resourceClassId: null, unit: 'cents', periodStart: today, periodEnd: addDays(today, terms.durationDays), maxGpusAtOnce: 64, maxWalltimeSeconds: 48 * 3600, maxQueuedJobs: 50 })

@@ -107,7 +107,7 @@ describe.each(dbTargets())('concurrent job path on %s', (target) => {
     } else {
       const projects = [];
       for (const title of ['Vision model', 'Speech model']) {
-        projects.push(await asOwner.project.create({ title: `${title} ${randomUUID().slice(0, 4)}`, abstract: 'Fine-tuning for a product.', fieldOfScience: 'Robotics', members: [] }));
+        projects.push(await asOwner.project.create({ title: `${title} ${randomUUID().slice(0, 4)}`, abstract: 'Fine-tuning for a product.', workloadKind: 'fine_tuning', members: [] }));
       }
       // €900 for the h100 burst (about €22 a job) and €500 for the short b200 jobs.
       const credit1 = await asAdmin.staff.grantCreditLine({ projectId: projects[0]!.id, amountEuros: 900, periodStart: today, periodEnd: halfYear, reason: 'Signed contract' });

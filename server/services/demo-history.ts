@@ -104,7 +104,8 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
   const company = await createProject(db, owner, {
     title: 'Warehouse picking vision model',
     abstract: 'Fine-tuning an open vision-language model to recognise parcels and grasp points in our warehouse robots.',
-    fieldOfScience: 'Robotics',
+    workloadKind: 'fine_tuning',
+    dataResidency: 'DE',
     members: [],
   });
   const credit = await grantCreditLine(db, admin, { projectId: company.id, amountCents: 20_000_00, periodStart: addDays(today, -100), periodEnd: addDays(today, 265), reason: 'Framework contract 2026, prepaid credit' });

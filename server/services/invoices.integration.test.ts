@@ -44,7 +44,7 @@ describe.each(dbTargets())('invoices on %s', (target) => {
   async function companyTenant(name?: string): Promise<Tenant> {
     const tenant = await createTenant(db, { kind: 'company', name });
     await asUser(admin).staff.changeTenantStatus({ orgId: tenant.orgId, action: 'verify', reason: 'Company checked' });
-    const project = await asUser(tenant).project.create({ title: `Models ${randomUUID().slice(0, 6)}`, abstract: 'Training models for invoices.', fieldOfScience: 'Computer science', members: [] });
+    const project = await asUser(tenant).project.create({ title: `Models ${randomUUID().slice(0, 6)}`, abstract: 'Training models for invoices.', workloadKind: 'training', members: [] });
     const credit = await asUser(admin).staff.grantCreditLine({ projectId: project.id, amountEuros: 100_000, periodStart: '2025-01-01', periodEnd: '2028-12-31', reason: 'Credit line for tests' });
     return { ...tenant, projectId: project.id, allocationId: credit.id };
   }

@@ -500,7 +500,7 @@ describe.each(dbTargets())('jobs on %s', (target) => {
   it('refuses tenants that are pending verification or suspended', async () => {
     const scheduler = newScheduler();
     const pending = await createTenant(db, { kind: 'company', name: `Pending Robotics GmbH ${randomUUID().slice(0, 6)}` });
-    const pendingProject = await asUser(pending).project.create({ title: 'Warehouse robots', abstract: 'Training grasping policies on GPUs.', fieldOfScience: 'Robotics', members: [] });
+    const pendingProject = await asUser(pending).project.create({ title: 'Warehouse robots', abstract: 'Training grasping policies on GPUs.', workloadKind: 'training', members: [] });
     const credit = await asUser(admin).staff.grantCreditLine({ projectId: pendingProject.id, amountEuros: 1000, periodStart: TODAY, periodEnd: '2027-06-01', reason: 'Contract signed before verification' });
 
     const suspended = await createTenant(db, { name: `Suspended College ${randomUUID().slice(0, 6)}` });
@@ -562,7 +562,7 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     // A German-only company with a credit line (any class): b200 (Finland) and h100-ch (Switzerland) are refused.
     const deCompany = await signUp(`Munich Models GmbH ${randomUUID().slice(0, 6)}`, 'company', 'DE');
     await asUser(admin).staff.changeTenantStatus({ orgId: deCompany.orgId, action: 'verify', reason: 'Commercial register checked' });
-    const project = await asUser(deCompany).project.create({ title: 'Sovereign language model', abstract: 'A German language model trained in Germany.', fieldOfScience: 'Computer science', members: [] });
+    const project = await asUser(deCompany).project.create({ title: 'Sovereign language model', abstract: 'A German language model trained in Germany.', workloadKind: 'training', members: [] });
     const credit = await asUser(admin).staff.grantCreditLine({ projectId: project.id, amountEuros: 2000, periodStart: TODAY, periodEnd: '2027-06-01', reason: 'Signed contract 2026-11' });
     expect((await jobTargets(db, await actorOf(deCompany), TODAY)).resourceClasses.map((c) => c.id)).toEqual(['h100']);
 
@@ -594,7 +594,7 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     const scheduler = newScheduler();
     const company = await createTenant(db, { kind: 'company', name: `Vision Robotics AG ${randomUUID().slice(0, 6)}` });
     await asUser(admin).staff.changeTenantStatus({ orgId: company.orgId, action: 'verify', reason: 'Commercial register checked' });
-    const project = await asUser(company).project.create({ title: 'Vision model', abstract: 'Fine-tuning a vision model.', fieldOfScience: 'Robotics', members: [] });
+    const project = await asUser(company).project.create({ title: 'Vision model', abstract: 'Fine-tuning a vision model.', workloadKind: 'fine_tuning', members: [] });
     const credit = await asUser(admin).staff.grantCreditLine({ projectId: project.id, amountEuros: 5000, periodStart: TODAY, periodEnd: '2027-06-01', reason: 'Signed contract 2026-11' });
 
     // 3 GPUs × 61 min × 290 ct/h = 884.5 ct, reserved rounded up — as the estimate says.

@@ -146,7 +146,7 @@ describe.each(dbTargets())('ledger on %s', (target) => {
     const company = await createTenant(handle.db, { kind: 'company', name: 'Capped GmbH' });
     const staff = callerFor(handle.db, { userId: reviewer.userId });
     await staff.staff.changeTenantStatus({ orgId: company.orgId, action: 'verify', reason: 'register checked' });
-    const project = await callerFor(handle.db, { userId: company.userId }).project.create({ title: 'Vision model', abstract: 'Fine-tuning a vision model.', fieldOfScience: 'Robotics', members: [] });
+    const project = await callerFor(handle.db, { userId: company.userId }).project.create({ title: 'Vision model', abstract: 'Fine-tuning a vision model.', workloadKind: 'fine_tuning', members: [] });
     const credit = await staff.staff.grantCreditLine({ projectId: project.id, amountEuros: 5000, periodStart: TODAY, periodEnd: '2027-06-01', reason: 'Signed contract 2026-11' });
     await callerFor(handle.db, { userId: company.userId }).allocation.setMonthlyCap({ capEuros: 300, reason: 'budget control' });
     const reserveCents = (cents: number) =>

@@ -1,7 +1,8 @@
 // Projects of a tenant: a PI, members with project roles, and what the project may spend.
 import { and, asc, desc, eq, inArray, or } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
-import { allocations, applications, memberships, projectMembers, projects, resourceClasses, users } from '~/db/schema';
+import { allocations, applications, memberships, organisations, projectMembers, projects, resourceClasses, users } from '~/db/schema';
+import { checkProjectPurpose, storedPurpose, type ProjectPurpose } from '~/server/core/projects';
 import { roleAtLeast } from '~/server/core/roles';
 import { AppError } from '~/server/errors';
 import type { TenantActor } from './actor';
@@ -38,10 +39,9 @@ export function requireProjectManager(access: ProjectAccess): void {
   if (!access.canManage) throw new AppError('FORBIDDEN', 'project.leadsOnly');
 }
 
-export interface CreateProjectInput {
+export interface CreateProjectInput extends ProjectPurpose {
   title: string;
   abstract: string;
-  fieldOfScience: string;
   members: { userId: string; role: ProjectRole }[];
 }
 
@@ -51,15 +51,28 @@ async function assertTenantMembers(db: DbOrTx, orgId: string, userIds: string[])
   if (rows.length !== new Set(userIds).size) throw new AppError('BAD_REQUEST', 'project.memberNotInTenant', {}, 'members');
 }
 
-/** createProject creates a project in the actor's tenant with the actor as PI and the chosen colleagues. */
+/**
+ * createProject creates a project in the actor's tenant with the actor as PI and the chosen colleagues.
+ * It says what it is for as its tenant kind is asked (core checkProjectPurpose): research its field of
+ * science, a company its kind of workload and data residency need.
+ */
 export async function createProject(db: Db, actor: TenantActor, input: CreateProjectInput) {
+  const [org] = await db.select({ residency: organisations.residency }).from(organisations).where(eq(organisations.id, actor.org.id));
+  const tenant = { kind: actor.org.kind, residency: org!.residency };
+  const problem = checkProjectPurpose(tenant, input)[0];
+  if (problem) throw new AppError('BAD_REQUEST', problem.key, 'params' in problem ? problem.params : {}, problem.field);
+  return insertProject(db, actor, { ...input, ...storedPurpose(tenant.kind, tenant.residency, input) });
+}
+
+/** insertProject writes a project and its members, audited (the pay-as-you-go start's own project comes here directly). */
+export async function insertProject(db: Db, actor: TenantActor, input: CreateProjectInput) {
   const others = input.members.filter((m) => m.userId !== actor.userId);
   if (others.some((m) => m.role === 'pi')) throw new AppError('BAD_REQUEST', 'project.onePi', {}, 'members');
   await assertTenantMembers(db, actor.org.id, others.map((m) => m.userId));
   return inTransaction(db, async (tx) => {
     const [project] = await tx
       .insert(projects)
-      .values({ orgId: actor.org.id, title: input.title, abstract: input.abstract, fieldOfScience: input.fieldOfScience, createdBy: actor.userId })
+      .values({ orgId: actor.org.id, title: input.title, abstract: input.abstract, fieldOfScience: input.fieldOfScience ?? null, workloadKind: input.workloadKind ?? null, dataResidency: input.dataResidency ?? null, createdBy: actor.userId })
       .returning();
     if (!project) throw new Error('project insert returned nothing');
     await tx.insert(projectMembers).values([{ projectId: project.id, userId: actor.userId, role: 'pi' as const }, ...others.map((m) => ({ projectId: project.id, userId: m.userId, role: m.role }))]);

@@ -7,6 +7,7 @@ import { api } from '~/server/api/server-caller';
 import { COUNTRIES } from '~/server/core/countries';
 import { roleAtLeast } from '~/server/core/roles';
 import { BillingProfileForm } from './billing-profile-form';
+import { CreditRequestForm } from './credit-request-form';
 import { InvitationsPanel } from './invitations-panel';
 import { MembersTable } from './members-table';
 import { MonthlyCapForm } from './monthly-cap-form';
@@ -22,11 +23,13 @@ export default async function OrganisationPage() {
   const org = await caller.organisation.current().catch(() => undefined);
   if (!org) notFound();
   const canManage = roleAtLeast(org.myRole, 'manager') && org.status !== 'suspended';
-  const [members, invitations, me, billing] = await Promise.all([
+  const ownsCompany = org.kind === 'company' && org.myRole === 'owner';
+  const [members, invitations, me, billing, credit] = await Promise.all([
     caller.organisation.members(),
     roleAtLeast(org.myRole, 'manager') ? caller.organisation.invitations() : Promise.resolve([]),
     caller.account.me(),
     org.kind === 'company' ? caller.organisation.billingProfile() : Promise.resolve(null),
+    ownsCompany ? caller.organisation.creditLines() : Promise.resolve(null),
   ]);
   const country = new Intl.DisplayNames([locale], { type: 'region' }).of(org.country) ?? org.country;
   return (
@@ -64,6 +67,9 @@ export default async function OrganisationPage() {
       </Card>
       {org.kind === 'company' && <BillingProfileForm profile={billing && { ...billing, updatedAt: billing.updatedAt.toISOString() }} countries={COUNTRIES} defaultCountry={org.country} canEdit={canManage} />}
       {org.kind === 'company' && org.myRole === 'owner' && org.status !== 'suspended' && <MonthlyCapForm capCents={org.monthlyCapCents} />}
+      {credit && org.status === 'active' && (
+        <CreditRequestForm lines={credit.lines} requests={credit.requests.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() }))} />
+      )}
       {canManage && (
         <InvitationsPanel
           myRole={org.myRole}

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { BudgetBar } from '~/app/_components/burn-down-chart';
 import { Card, PageHeader } from '~/app/_components/ui';
 import { formatAmount } from '~/app/_lib/format';
+import { purposeLine } from '~/app/_lib/project-purpose';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
@@ -38,7 +39,7 @@ export default async function ProjectsPage() {
               <Link href={`/projects/${p.id}`} className="block h-full rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200 hover:ring-indigo-300">
                 <h2 className="font-semibold text-slate-900">{p.title}</h2>
                 <p className="mt-1 text-sm text-slate-600">
-                  {p.fieldOfScience} · {t('projects.pi')}: {p.piName}
+                  {[purposeLine(t, p), `${t('projects.pi')}: ${p.piName}`].filter(Boolean).join(' · ')}
                 </p>
                 <div className="mt-4 space-y-3">
                   {p.activeAllocations.length === 0 && <p className="text-sm text-slate-500">{t('projects.noActiveAllocation')}</p>}

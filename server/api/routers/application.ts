@@ -9,8 +9,9 @@ const applicationFields = {
   accessModeId: catalogueIdField,
   kind: z.enum(['new', 'top_up', 'renewal']).default('new'),
   baseAllocationId: uuidField.optional(),
-  periodStart: dayField,
-  periodEnd: dayField,
+  /** Not asked for a top-up, which keeps its allocation's period (a different one is refused). */
+  periodStart: dayField.optional(),
+  periodEnd: dayField.optional(),
   justification: textField(20, 20_000, { multiline: true }),
   lines: z.array(z.object({ resourceClassId: resourceClassIdField, gpuHours: gpuHoursField })).min(1).max(20),
 };
@@ -42,5 +43,9 @@ export const applicationRouter = router({
   submit: tenantProcedure('member')
     .input(z.object({ applicationId: uuidField }))
     .output(z.object({ status: z.enum(['approved', 'submitted']) }))
-    .mutation(({ ctx, input }) => submitApplication(ctx.db, ctx.tenant, input.applicationId, ctx.now())),
+    .mutation(async ({ ctx, input }) => {
+      // Why a request went to review is on the application (application.get's reviewNote).
+      const { status } = await submitApplication(ctx.db, ctx.tenant, input.applicationId, ctx.now());
+      return { status };
+    }),
 });

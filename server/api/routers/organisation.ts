@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { router, tenantProcedure } from '~/server/api/trpc';
-import { countryField, emailField, memberRoleField, textField, uuidField } from '~/server/api/fields';
-import { billingProfileOut, createdInvitationOut, memberOut, nothing, openInvitationOut, organisationOut } from '~/server/api/outputs';
+import { countryField, emailField, memberRoleField, reasonField, textField, uuidField } from '~/server/api/fields';
+import { billingProfileOut, createdInvitationOut, creditLineRequestOut, memberOut, nothing, openInvitationOut, organisationOut } from '~/server/api/outputs';
+import { creditLinesOf, requestLargerCreditLine } from '~/server/services/credit-requests';
 import { getBillingProfile, setBillingProfile, startPayAsYouGo } from '~/server/services/billing';
 import { createInvitation, listOpenInvitations, revokeInvitation } from '~/server/services/invitations';
 import { changeMemberRole, getOrganisation, listMembers } from '~/server/services/organisations';
@@ -32,6 +33,22 @@ export const organisationRouter = router({
   startPayAsYouGo: tenantProcedure('owner')
     .output(z.object({ projectId: z.string(), allocationId: z.string(), creditCents: z.number().int() }))
     .mutation(({ ctx }) => startPayAsYouGo(ctx.db, ctx.tenant, ctx.now())),
+
+  /** The company's active credit lines and its requests for larger ones. */
+  creditLines: tenantProcedure('owner')
+    .output(
+      z.object({
+        lines: z.array(z.object({ allocationId: z.string(), projectTitle: z.string(), grantedCents: z.number().int(), periodEnd: z.string() })),
+        requests: z.array(creditLineRequestOut),
+      }),
+    )
+    .query(({ ctx }) => creditLinesOf(ctx.db, ctx.tenant)),
+
+  /** The owner asks staff for a larger credit line (the new line in euros, with a reason). */
+  requestCreditLine: tenantProcedure('owner')
+    .input(z.object({ allocationId: uuidField, amountEuros: z.number().int().min(1).max(100_000_000), reason: reasonField }))
+    .output(z.object({ id: z.string() }))
+    .mutation(({ ctx, input }) => requestLargerCreditLine(ctx.db, ctx.tenant, { allocationId: input.allocationId, requestedCents: input.amountEuros * 100, reason: input.reason }, ctx.now())),
 
   members: tenantProcedure('member').output(z.array(memberOut)).query(({ ctx }) => listMembers(ctx.db, ctx.tenant)),
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { router, tenantProcedure } from '~/server/api/trpc';
-import { textField, uuidField } from '~/server/api/fields';
+import { residencyField, textField, uuidField } from '~/server/api/fields';
+import { WORKLOAD_KINDS } from '~/server/core/applications';
 import { nothing, projectCreatedOut, projectPageOut, projectRowOut } from '~/server/api/outputs';
 import { createProject, getProject, listProjects, removeProjectMember, setProjectMember } from '~/server/services/projects';
 
@@ -21,7 +22,10 @@ export const projectRouter = router({
       z.object({
         title: textField(3, 200),
         abstract: textField(10, 5000, { multiline: true }),
-        fieldOfScience: textField(2, 120),
+        /** Research tenants: the field of science. Companies: the kind of workload and data residency instead. */
+        fieldOfScience: textField(2, 120).optional(),
+        workloadKind: z.enum(WORKLOAD_KINDS).optional(),
+        dataResidency: residencyField.optional(),
         members: z.array(z.object({ userId: uuidField, role: projectRoleField })).max(200).default([]),
       }),
     )

@@ -13,6 +13,7 @@ import {
   balanceOut,
   clusterOut,
   companyProjectOut,
+  creditLineRequestOut,
   nothing,
   reviewQueueRowOut,
   staffAllocationOverviewOut,
@@ -23,6 +24,7 @@ import {
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
 import { getAllocationOverview, grantCreditLine, listAllocations, setAllocationLimits, setMonthlyCap } from '~/server/services/allocations';
 import { decideApplication, getApplication, reviewQueue } from '~/server/services/applications';
+import { creditRequestQueue, decideCreditLineRequest } from '~/server/services/credit-requests';
 import { adjustAllocation, refundCharge } from '~/server/services/ledger';
 import { listAudit, listAuditActors } from '~/server/services/audit';
 import { liftSignInLockout } from '~/server/services/rate-limits';
@@ -92,6 +94,17 @@ export const staffRouter = router({
     .input(z.object({ applicationId: uuidField }))
     .output(applicationOut)
     .query(({ ctx, input }) => getApplication(ctx.db, { staff: ctx.actor }, input.applicationId)),
+
+  /** Companies' requests for a larger credit line, waiting for a decision, oldest first. */
+  creditRequestQueue: staffProcedure()
+    .output(z.array(creditLineRequestOut))
+    .query(({ ctx }) => creditRequestQueue(ctx.db)),
+
+  /** An admin raises a company's credit line as asked, or rejects the request with a comment. */
+  decideCreditRequest: staffProcedure('admin')
+    .input(z.object({ requestId: uuidField, outcome: z.enum(['approved', 'rejected']), comment: commentField.default('') }))
+    .output(z.object({ status: z.enum(['approved', 'rejected']), raisedByCents: z.number().int() }))
+    .mutation(({ ctx, input }) => decideCreditLineRequest(ctx.db, ctx.actor, input, ctx.now())),
 
   decide: staffProcedure()
     .input(

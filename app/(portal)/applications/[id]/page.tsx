@@ -4,6 +4,7 @@ import { notFound } from 'next/navigation';
 import { ApplicationForm } from '~/app/_components/application-form';
 import { ApplicationSummary } from '~/app/_components/application-summary';
 import { Alert, PageHeader } from '~/app/_components/ui';
+import { formatDay } from '~/app/_lib/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
@@ -56,9 +57,10 @@ export default async function ApplicationPage({ params }: { params: Promise<{ id
           <ApplicationForm
             projectId={app.projectId}
             applicationId={app.id}
+            tenantKind={app.orgKind}
             modes={editing[0]}
             classes={editing[1]}
-            baseAllocations={editing[2].allocations.filter((a) => a.unit === 'gpu_seconds' && a.status === 'active').map((a) => ({ id: a.id, label: `${a.resourceClassName ?? ''} (${a.periodStart} – ${a.periodEnd})` }))}
+            baseAllocations={editing[2].allocations.filter((a) => a.unit === 'gpu_seconds' && a.status === 'active').map((a) => ({ id: a.id, label: `${a.resourceClassName ?? ''} (${formatDay(locale, a.periodStart)} – ${formatDay(locale, a.periodEnd)})`, periodStart: a.periodStart, periodEnd: a.periodEnd }))}
             initial={{
               accessModeId: app.accessModeId,
               kind: app.kind,

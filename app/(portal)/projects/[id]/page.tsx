@@ -5,6 +5,7 @@ import { BudgetBar } from '~/app/_components/burn-down-chart';
 import { AllocationStatusBadge, ApplicationStatusBadge } from '~/app/_components/status-badges';
 import { Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
 import { formatAmount, formatDay } from '~/app/_lib/format';
+import { purposeLine } from '~/app/_lib/project-purpose';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
@@ -30,7 +31,7 @@ export default async function ProjectPage({ params }: { params: Promise<{ id: st
     <div className="space-y-6">
       <PageHeader
         title={project.title}
-        subtitle={`${project.fieldOfScience} · ${t('projects.pi')}: ${members.find((m) => m.role === 'pi')?.name ?? '—'}`}
+        subtitle={[purposeLine(t, project), `${t('projects.pi')}: ${members.find((m) => m.role === 'pi')?.name ?? '—'}`].filter(Boolean).join(' · ')}
         actions={
           canManage && (
             <Link href={`/projects/${project.id}/apply`} className="rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-700">
@@ -39,7 +40,7 @@ export default async function ProjectPage({ params }: { params: Promise<{ id: st
           )
         }
       />
-      <Card title={t('project.abstract')}>
+      <Card title={project.fieldOfScience === null ? t('project.descriptionCompany') : t('project.abstract')}>
         <p className="text-sm whitespace-pre-line text-slate-700">{project.abstract}</p>
       </Card>
       <Card title={t('project.allocations')}>

@@ -13,11 +13,11 @@ export default async function NewProjectPage() {
   const me = await requireUser();
   const { t } = await getT();
   const caller = await api();
-  const members = await caller.organisation.members();
+  const [members, org] = await Promise.all([caller.organisation.members(), caller.organisation.current()]);
   return (
     <div className="max-w-2xl space-y-6">
-      <PageHeader title={t('projects.new')} subtitle={t('projects.newIntro')} />
-      <NewProjectForm colleagues={members.filter((m) => m.userId !== me.userId).map((m) => ({ userId: m.userId, name: m.name, email: m.email }))} />
+      <PageHeader title={t('projects.new')} subtitle={org.kind === 'company' ? t('projects.newIntroCompany') : t('projects.newIntro')} />
+      <NewProjectForm tenantKind={org.kind} tenantResidency={org.residency} colleagues={members.filter((m) => m.userId !== me.userId).map((m) => ({ userId: m.userId, name: m.name, email: m.email }))} />
     </div>
   );
 }

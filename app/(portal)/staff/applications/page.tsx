@@ -1,20 +1,22 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { Badge, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
-import { formatDateTime, formatGpuHours } from '~/app/_lib/format';
+import { formatDateTime, formatEuros, formatGpuHours } from '~/app/_lib/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
+import { CreditRequestDecision } from './credit-request-decision';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('review.queueTitle') };
 }
 
 export default async function ReviewQueuePage() {
-  await requireStaff();
+  const me = await requireStaff();
   const { t, locale } = await getT();
   const caller = await api();
-  const queue = await caller.staff.applicationQueue();
+  const [queue, creditRequests] = await Promise.all([caller.staff.applicationQueue(), caller.staff.creditRequestQueue()]);
+  const isAdmin = me.staffRoles.includes('admin');
   return (
     <div className="space-y-6">
       <PageHeader title={t('review.queueTitle')} subtitle={t('review.queueSubtitle')} />
@@ -41,6 +43,11 @@ export default async function ReviewQueuePage() {
                       {a.projectTitle}
                     </Link>
                     {a.kind !== 'new' && <span className="ml-2 text-xs text-slate-500">{t(`applicationKind.${a.kind}`)}</span>}
+                    {a.reviewReason === 'instantOnceActive' && (
+                      <span className="mt-1 block">
+                        <Badge tone="amber">{t('review.repeatInstant')}</Badge>
+                      </span>
+                    )}
                   </Td>
                   <Td>{a.orgName}</Td>
                   <Td>{a.modeName}</Td>
@@ -53,6 +60,46 @@ export default async function ReviewQueuePage() {
               ))}
             </tbody>
           </Table>
+        )}
+      </Card>
+      <Card title={t('review.creditTitle')}>
+        {creditRequests.length === 0 ? (
+          <p className="text-sm text-slate-600">{t('review.creditEmpty')}</p>
+        ) : (
+          <ul className="divide-y divide-slate-100">
+            {creditRequests.map((r) => (
+              <li key={r.id} className="grid gap-4 py-4 md:grid-cols-[1fr_22rem]" data-testid="credit-request-row">
+                <div className="text-sm">
+                  <p className="font-medium">
+                    {r.orgName} — {r.projectTitle}
+                  </p>
+                  <dl className="mt-2 grid grid-cols-2 gap-2 sm:grid-cols-4">
+                    <div>
+                      <dt className="text-slate-500">{t('review.creditCurrent')}</dt>
+                      <dd className="tabular-nums">{formatEuros(locale, r.currentCents)}</dd>
+                    </div>
+                    <div>
+                      <dt className="text-slate-500">{t('review.creditRequested')}</dt>
+                      <dd className="font-medium tabular-nums">{formatEuros(locale, r.requestedCents)}</dd>
+                    </div>
+                    <div>
+                      <dt className="text-slate-500">{t('review.creditRequestedBy')}</dt>
+                      <dd>{r.requestedByName}</dd>
+                    </div>
+                    <div>
+                      <dt className="text-slate-500">{t('review.submitted')}</dt>
+                      <dd className="whitespace-nowrap">{formatDateTime(locale, r.createdAt)}</dd>
+                    </div>
+                  </dl>
+                  <p className="mt-2 text-slate-700">
+                    <span className="text-slate-500">{t('common.reason')}: </span>
+                    {r.reason}
+                  </p>
+                </div>
+                {isAdmin ? <CreditRequestDecision requestId={r.id} orgName={r.orgName} /> : <p className="text-sm text-slate-600">{t('review.creditAdminsOnly')}</p>}
+              </li>
+            ))}
+          </ul>
         )}
       </Card>
     </div>

@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { ApplicationForm } from '~/app/_components/application-form';
 import { PageHeader } from '~/app/_components/ui';
+import { formatDay } from '~/app/_lib/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
@@ -15,11 +16,11 @@ export default async function ApplyPage({ params, searchParams }: { params: Prom
   await requireUser();
   const { id } = await params;
   const { mode } = await searchParams;
-  const { t } = await getT();
+  const { t, locale } = await getT();
   const caller = await api();
   const data = await caller.project.get({ projectId: id }).catch(() => undefined);
   if (!data?.canManage) notFound();
-  const [modes, classes] = await Promise.all([caller.catalogue.accessModes(), caller.catalogue.resourceClasses()]);
+  const [modes, classes, org] = await Promise.all([caller.catalogue.accessModes(), caller.catalogue.resourceClasses(), caller.organisation.current()]);
   const today = new Date().toISOString().slice(0, 10);
   const chosen = modes.find((m) => m.id === mode) ?? modes.find((m) => m.id === 'development') ?? modes[0]!;
   return (
@@ -27,9 +28,10 @@ export default async function ApplyPage({ params, searchParams }: { params: Prom
       <PageHeader title={t('project.apply')} subtitle={data.project.title} />
       <ApplicationForm
         projectId={id}
+        tenantKind={org.kind}
         modes={modes}
         classes={classes}
-        baseAllocations={data.allocations.filter((a) => a.unit === 'gpu_seconds' && a.status === 'active').map((a) => ({ id: a.id, label: `${a.resourceClassName ?? ''} (${a.periodStart} – ${a.periodEnd})` }))}
+        baseAllocations={data.allocations.filter((a) => a.unit === 'gpu_seconds' && a.status === 'active').map((a) => ({ id: a.id, label: `${a.resourceClassName ?? ''} (${formatDay(locale, a.periodStart)} – ${formatDay(locale, a.periodEnd)})`, periodStart: a.periodStart, periodEnd: a.periodEnd }))}
         initial={{ accessModeId: chosen.id, kind: 'new', periodStart: today, periodEnd: addDays(today, Math.min(chosen.durationDays, 90)), justification: '', gpuHours: {} }}
       />
     </div>

@@ -1,0 +1,148 @@
+// Access modes keep their meaning (issue #10): Playground approves instantly once per tenant and
+// period, a second request goes to a reviewer with the reason on it; company projects say what they
+// run; a company asks for a larger credit line and staff decide it — on PGlite and real Postgres.
+import { TRPCError } from '@trpc/server';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DbHandle } from '~/db/client';
+import { allocations, auditEvents, creditLineRequests, notifications } from '~/db/schema';
+import { balanceOfRow, ledgerSums } from '~/server/services/ledger';
+import { callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
+
+const TODAY = '2026-12-01';
+const now = () => new Date(`${TODAY}T10:00:00Z`);
+const JUSTIFICATION = 'Trying the B200 partition with a small fine-tuning run before a real proposal.';
+
+async function refusal(promise: Promise<unknown>): Promise<{ code: string; field?: string }> {
+  try {
+    await promise;
+    return { code: 'OK' };
+  } catch (error) {
+    if (!(error instanceof TRPCError)) throw error;
+    const cause = error.cause as { field?: string } | undefined;
+    return { code: error.code, field: cause?.field };
+  }
+}
+
+describe.each(dbTargets())('access modes and credit-line requests on %s', (target) => {
+  let handle: DbHandle;
+  let reviewer: Awaited<ReturnType<typeof createStaff>>;
+  let admin: Awaited<ReturnType<typeof createStaff>>;
+  beforeAll(async () => {
+    handle = await openTestDb(target);
+    reviewer = await createStaff(handle.db, 'reviewer');
+    admin = await createStaff(handle.db, 'admin');
+  });
+  afterAll(async () => handle?.close());
+
+  const as = (who: { userId: string; orgId?: string }) => callerFor(handle.db, { userId: who.userId, orgId: who.orgId, now });
+
+  describe('Playground', () => {
+    it('approves the first request at once and sends a second one in the same period to a reviewer, with the reason', async () => {
+      const lab = await createTenant(handle.db, { name: 'Playground Lab' });
+      const pi = as(lab);
+      const project = await pi.project.create({ title: 'Trying things', abstract: 'Small experiments on the new partition.', fieldOfScience: 'Computer science', members: [] });
+      const request = { projectId: project.id, accessModeId: 'playground', periodStart: TODAY, periodEnd: '2026-12-31', justification: JUSTIFICATION, lines: [{ resourceClassId: 'b200', gpuHours: 50 }] };
+      const first = await pi.application.create(request);
+      expect(await pi.application.submit({ applicationId: first.id })).toEqual({ status: 'approved' });
+      expect((await pi.application.get({ applicationId: first.id })).reviewNote).toBeNull();
+
+      const second = await pi.application.create({ ...request, lines: [{ resourceClassId: 'b200', gpuHours: 40 }] });
+      expect(await pi.application.submit({ applicationId: second.id })).toEqual({ status: 'submitted' });
+      const seen = await pi.application.get({ applicationId: second.id });
+      expect(seen).toMatchObject({ status: 'submitted', reviewPath: 'single', reviewNote: { reason: 'instantOnceActive', activeUntil: '2026-12-31' }, targetDays: 5 });
+      expect(seen.allocations).toEqual([]);
+
+      // The reviewer sees why it is in the queue, and (single review) may decide it.
+      const queued = (await as(reviewer).staff.applicationQueue()).find((q) => q.id === second.id);
+      expect(queued).toMatchObject({ reviewPath: 'single', reviewReason: 'instantOnceActive', targetDays: 5, overdue: false });
+      expect((await as(reviewer).staff.application({ applicationId: second.id })).reviewNote).toEqual({ reason: 'instantOnceActive', activeUntil: '2026-12-31' });
+      const decided = await as(reviewer).staff.decide({ applicationId: second.id, outcome: 'approved', grantedLines: [{ resourceClassId: 'b200', gpuHours: 40 }], comment: '' });
+      expect(decided.allocationIds).toHaveLength(1);
+    });
+
+    it('approves a Playground request of another tenant at once (the rule is per tenant)', async () => {
+      const other = await createTenant(handle.db, { name: 'Other Playground Lab' });
+      const project = await as(other).project.create({ title: 'Other trials', abstract: 'Small experiments elsewhere.', fieldOfScience: 'Physics', members: [] });
+      const app = await as(other).application.create({ projectId: project.id, accessModeId: 'playground', periodStart: TODAY, periodEnd: '2026-12-31', justification: JUSTIFICATION, lines: [{ resourceClassId: 'b200', gpuHours: 50 }] });
+      expect(await as(other).application.submit({ applicationId: app.id })).toEqual({ status: 'approved' });
+    });
+  });
+
+  describe('company projects', () => {
+    it('asks a company for its workload and residency, not for a field of science', async () => {
+      const company = await createTenant(handle.db, { kind: 'company', name: 'Workload GmbH' });
+      expect(await refusal(as(company).project.create({ title: 'Vision model', abstract: 'Fine-tuning a vision model.', fieldOfScience: 'Robotics', members: [] }))).toMatchObject({ code: 'BAD_REQUEST' });
+      const project = await as(company).project.create({ title: 'Vision model', abstract: 'Fine-tuning a vision model.', workloadKind: 'fine_tuning', dataResidency: 'EU', members: [] });
+      expect(project).toMatchObject({ fieldOfScience: null, workloadKind: 'fine_tuning', dataResidency: 'EU' });
+      expect((await as(company).project.get({ projectId: project.id })).project).toMatchObject({ workloadKind: 'fine_tuning', dataResidency: 'EU', fieldOfScience: null });
+    });
+
+    it('keeps the research form for academic tenants', async () => {
+      const lab = await createTenant(handle.db, { name: 'Research Form University' });
+      expect(await refusal(as(lab).project.create({ title: 'No field', abstract: 'A project without its field.', workloadKind: 'training', members: [] }))).toMatchObject({ code: 'BAD_REQUEST' });
+      const project = await as(lab).project.create({ title: 'With field', abstract: 'A project with its field.', fieldOfScience: 'Physics', workloadKind: 'training', members: [] });
+      expect(project).toMatchObject({ fieldOfScience: 'Physics', workloadKind: null, dataResidency: null });
+    });
+  });
+
+  describe('a larger credit line', () => {
+    async function companyWithLine(name: string, euros: number) {
+      const company = await createTenant(handle.db, { kind: 'company', name });
+      await as(admin).staff.changeTenantStatus({ orgId: company.orgId, action: 'verify', reason: 'Register entry checked' });
+      const project = await as(company).project.create({ title: `${name} models`, abstract: 'Fine-tuning for a product.', workloadKind: 'fine_tuning', members: [] });
+      const line = await as(admin).staff.grantCreditLine({ projectId: project.id, amountEuros: euros, periodStart: TODAY, periodEnd: '2027-12-01', reason: 'Starting credit' });
+      return { ...company, allocationId: line.id };
+    }
+    const granted = async (allocationId: string) => (await handle.db.select().from(allocations).where(eq(allocations.id, allocationId)))[0]!;
+
+    it('raises the credit line when staff approve, through the ledger, audited, and tells the requester', async () => {
+      const company = await companyWithLine('Larger Line GmbH', 1000);
+      const asked = await as(company).organisation.requestCreditLine({ allocationId: company.allocationId, amountEuros: 5000, reason: 'Our fine-tuning runs need more than €1,000 a year.' });
+      const mine = await as(company).organisation.creditLines();
+      expect(mine.lines).toMatchObject([{ allocationId: company.allocationId, grantedCents: 1000_00 }]);
+      expect(mine.requests).toMatchObject([{ id: asked.id, status: 'submitted', currentCents: 1000_00, requestedCents: 5000_00 }]);
+      expect(await refusal(as(company).organisation.requestCreditLine({ allocationId: company.allocationId, amountEuros: 6000, reason: 'And once more, please.' }))).toMatchObject({ code: 'CONFLICT' });
+
+      const queue = await as(reviewer).staff.creditRequestQueue();
+      expect(queue.find((q) => q.id === asked.id)).toMatchObject({ orgName: 'Larger Line GmbH', requestedCents: 5000_00 });
+      expect(await refusal(as(reviewer).staff.decideCreditRequest({ requestId: asked.id, outcome: 'approved', comment: '' }))).toMatchObject({ code: 'FORBIDDEN' });
+      expect(await as(admin).staff.decideCreditRequest({ requestId: asked.id, outcome: 'approved', comment: 'Fine.' })).toEqual({ status: 'approved', raisedByCents: 4000_00 });
+
+      const row = await granted(company.allocationId);
+      expect(row.granted).toBe(5000_00);
+      expect(await ledgerSums(handle.db, company.allocationId)).toEqual(balanceOfRow(row));
+      const audit = await handle.db.select().from(auditEvents).where(eq(auditEvents.targetId, company.allocationId));
+      expect(audit.map((a) => a.action)).toEqual(expect.arrayContaining(['credit.requested', 'credit.raised']));
+      const told = await handle.db.select().from(notifications).where(eq(notifications.userId, company.userId));
+      expect(told.map((n) => n.messageKey)).toContain('notice.creditApproved');
+      expect((await as(company).organisation.creditLines()).requests[0]).toMatchObject({ status: 'approved', decisionComment: 'Fine.' });
+      expect(await refusal(as(admin).staff.decideCreditRequest({ requestId: asked.id, outcome: 'rejected', comment: 'Twice?' }))).toMatchObject({ code: 'PRECONDITION_FAILED' });
+    });
+
+    it('leaves the credit line as it was when staff reject, with a comment the requester reads', async () => {
+      const company = await companyWithLine('Rejected Line GmbH', 1000);
+      const asked = await as(company).organisation.requestCreditLine({ allocationId: company.allocationId, amountEuros: 50_000, reason: 'A very large campaign next year.' });
+      expect(await refusal(as(admin).staff.decideCreditRequest({ requestId: asked.id, outcome: 'rejected', comment: '' }))).toMatchObject({ code: 'BAD_REQUEST', field: 'comment' });
+      await as(admin).staff.decideCreditRequest({ requestId: asked.id, outcome: 'rejected', comment: 'Please send a purchase order first.' });
+      expect((await granted(company.allocationId)).granted).toBe(1000_00);
+      expect((await as(company).organisation.creditLines()).requests[0]).toMatchObject({ status: 'rejected', decisionComment: 'Please send a purchase order first.' });
+      const told = await handle.db.select().from(notifications).where(eq(notifications.userId, company.userId));
+      expect(told.map((n) => n.messageKey)).toContain('notice.creditRejected');
+    });
+
+    it('refuses a line no larger than today, and keeps each company to its own requests', async () => {
+      const a = await companyWithLine('Isolated A GmbH', 1000);
+      const b = await companyWithLine('Isolated B GmbH', 2000);
+      expect(await refusal(as(a).organisation.requestCreditLine({ allocationId: a.allocationId, amountEuros: 1000, reason: 'The same again.' }))).toMatchObject({ code: 'BAD_REQUEST', field: 'amountEuros' });
+      await as(a).organisation.requestCreditLine({ allocationId: a.allocationId, amountEuros: 3000, reason: 'Growing steadily.' });
+      // B cannot ask on A's line, nor see A's request.
+      expect(await refusal(as(b).organisation.requestCreditLine({ allocationId: a.allocationId, amountEuros: 9000, reason: 'On someone else’s line.' }))).toMatchObject({ code: 'NOT_FOUND' });
+      const seenByB = await as(b).organisation.creditLines();
+      expect(seenByB.lines.map((l) => l.allocationId)).toEqual([b.allocationId]);
+      expect(seenByB.requests).toEqual([]);
+      const stored = await handle.db.select().from(creditLineRequests).where(eq(creditLineRequests.orgId, b.orgId));
+      expect(stored).toEqual([]);
+    });
+  });
+});

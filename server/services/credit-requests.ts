@@ -1,0 +1,133 @@
+// A company asks for a larger credit line (issue #10): its owner requests it, staff decide it in the
+// review queue like applications. An approval raises the line by a grant in the ledger, audited; the
+// requester hears the outcome either way.
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import type { Db, DbOrTx } from '~/db/client';
+import { allocations, creditLineRequests, memberships, organisations, projects, users } from '~/db/schema';
+import { AppError } from '~/server/errors';
+import { isStaff, type Actor, type TenantActor } from './actor';
+import { recordAudit } from './audit';
+import { grantBudget, lockAllocation } from './ledger';
+import { notify, notifyMembers } from './notifications';
+import { inTransaction } from './transaction';
+
+const requestColumns = {
+  id: creditLineRequests.id,
+  orgId: creditLineRequests.orgId,
+  orgName: organisations.name,
+  allocationId: creditLineRequests.allocationId,
+  projectTitle: projects.title,
+  currentCents: creditLineRequests.currentCents,
+  requestedCents: creditLineRequests.requestedCents,
+  reason: creditLineRequests.reason,
+  status: creditLineRequests.status,
+  requestedByName: users.name,
+  createdAt: creditLineRequests.createdAt,
+  decidedAt: creditLineRequests.decidedAt,
+  decisionComment: creditLineRequests.decisionComment,
+};
+
+function requestsQuery(db: DbOrTx) {
+  return db
+    .select(requestColumns)
+    .from(creditLineRequests)
+    .innerJoin(organisations, eq(organisations.id, creditLineRequests.orgId))
+    .innerJoin(allocations, eq(allocations.id, creditLineRequests.allocationId))
+    .innerJoin(projects, eq(projects.id, allocations.projectId))
+    .innerJoin(users, eq(users.id, creditLineRequests.requestedBy));
+}
+
+/** creditLinesOf lists a company's active credit lines and its requests for larger ones, newest first. */
+export async function creditLinesOf(db: DbOrTx, actor: TenantActor) {
+  const [lines, requests] = await Promise.all([
+    db
+      .select({ allocationId: allocations.id, projectTitle: projects.title, grantedCents: allocations.granted, periodEnd: allocations.periodEnd })
+      .from(allocations)
+      .innerJoin(projects, eq(projects.id, allocations.projectId))
+      .where(and(eq(allocations.orgId, actor.org.id), eq(allocations.unit, 'cents'), eq(allocations.status, 'active')))
+      .orderBy(asc(allocations.createdAt)),
+    requestsQuery(db).where(eq(creditLineRequests.orgId, actor.org.id)).orderBy(desc(creditLineRequests.createdAt)),
+  ]);
+  return { lines, requests };
+}
+
+/**
+ * requestLargerCreditLine lets a company owner ask for a credit line larger than it is now, with a
+ * reason; one open request per credit line. The reviewers are told.
+ */
+export async function requestLargerCreditLine(db: Db, actor: TenantActor, input: { allocationId: string; requestedCents: number; reason: string }, now: Date) {
+  if (actor.org.status !== 'active') throw new AppError('FORBIDDEN', 'error.tenantNotActive', { org: actor.org.name });
+  return inTransaction(db, async (tx) => {
+    const [line] = await tx
+      .select({ id: allocations.id, unit: allocations.unit, status: allocations.status, granted: allocations.granted })
+      .from(allocations)
+      .where(and(eq(allocations.id, input.allocationId), eq(allocations.orgId, actor.org.id)));
+    if (!line) throw new AppError('NOT_FOUND', 'error.notFound', {}, 'allocationId');
+    if (actor.org.kind !== 'company') throw new AppError('BAD_REQUEST', 'payg.companyOnly');
+    if (line.unit !== 'cents' || line.status !== 'active') throw new AppError('BAD_REQUEST', 'creditRequest.noCreditLine', {}, 'allocationId');
+    if (input.requestedCents <= line.granted) throw new AppError('BAD_REQUEST', 'creditRequest.notLarger', { current: line.granted / 100 }, 'amountEuros');
+    const [open] = await tx
+      .select({ id: creditLineRequests.id })
+      .from(creditLineRequests)
+      .where(and(eq(creditLineRequests.allocationId, line.id), eq(creditLineRequests.status, 'submitted')));
+    if (open) throw new AppError('CONFLICT', 'creditRequest.alreadyOpen', {}, 'allocationId');
+    const [created] = await tx
+      .insert(creditLineRequests)
+      .values({ orgId: actor.org.id, allocationId: line.id, currentCents: line.granted, requestedCents: input.requestedCents, reason: input.reason, requestedBy: actor.userId, createdAt: now })
+      .returning({ id: creditLineRequests.id });
+    await recordAudit(tx, { actorUserId: actor.userId, orgId: actor.org.id, action: 'credit.requested', targetType: 'allocation', targetId: line.id, reason: input.reason, data: { requestId: created!.id, currentCents: line.granted, requestedCents: input.requestedCents } });
+    // Who is staff is out of a tenant's reach except through this function (drizzle/0018).
+    const reviewers = await tx.select({ userId: users.id }).from(users).where(sql`${users.id} in (select portal_staff_ids())`);
+    await notify(tx, reviewers.map((r) => r.userId), 'notice.creditRequested', { org: actor.org.name, amount: input.requestedCents / 100 }, '/staff/applications');
+    return { id: created!.id };
+  });
+}
+
+/** creditRequestQueue lists the requests waiting for a decision, oldest first (staff). */
+export async function creditRequestQueue(db: DbOrTx) {
+  return requestsQuery(db).where(eq(creditLineRequests.status, 'submitted')).orderBy(asc(creditLineRequests.createdAt));
+}
+
+/**
+ * decideCreditLineRequest lets a staff admin approve a request (the credit line is raised to the amount
+ * asked for by a grant in the ledger) or reject it with a comment; audited, and the requester is told.
+ */
+export async function decideCreditLineRequest(db: Db, staff: Actor, input: { requestId: string; outcome: 'approved' | 'rejected'; comment: string }, now: Date) {
+  if (!isStaff(staff, 'admin')) throw new AppError('FORBIDDEN', 'error.staffOnly');
+  if (input.outcome === 'rejected' && !input.comment.trim()) throw new AppError('BAD_REQUEST', 'decision.commentRequired', {}, 'comment');
+  return inTransaction(db, async (tx) => {
+    const [request] = await tx.select().from(creditLineRequests).where(eq(creditLineRequests.id, input.requestId)).for('no key update');
+    if (!request) throw new AppError('NOT_FOUND', 'error.notFound');
+    const [ownTenant] = await tx.select({ orgId: memberships.orgId }).from(memberships).where(and(eq(memberships.orgId, request.orgId), eq(memberships.userId, staff.userId)));
+    if (ownTenant) throw new AppError('FORBIDDEN', 'decision.ownTenant');
+    if (request.status !== 'submitted') throw new AppError('PRECONDITION_FAILED', 'decision.notSubmitted', { status: request.status });
+    let raisedByCents = 0;
+    if (input.outcome === 'approved') {
+      const line = await lockAllocation(tx, request.allocationId);
+      if (line.status !== 'active') throw new AppError('PRECONDITION_FAILED', 'creditRequest.lineNotActive');
+      // The line may have grown since it was asked (another grant): raise it to the amount asked for, never lower it.
+      raisedByCents = Math.max(0, request.requestedCents - line.granted);
+      if (raisedByCents > 0) await grantBudget(tx, { allocationId: line.id, amount: raisedByCents, actorUserId: staff.userId, reason: `credit line raised on request: ${request.reason}` });
+    }
+    await tx.update(creditLineRequests).set({ status: input.outcome, decidedBy: staff.userId, decidedAt: now, decisionComment: input.comment || null }).where(eq(creditLineRequests.id, request.id));
+    await recordAudit(tx, {
+      actorUserId: staff.userId,
+      orgId: request.orgId,
+      action: input.outcome === 'approved' ? 'credit.raised' : 'credit.request_rejected',
+      targetType: 'allocation',
+      targetId: request.allocationId,
+      reason: input.comment || null,
+      data: { requestId: request.id, currentCents: request.currentCents, requestedCents: request.requestedCents, raisedByCents },
+      isStaffAction: true,
+    });
+    await notifyMembers(
+      tx,
+      request.orgId,
+      [request.requestedBy],
+      input.outcome === 'approved' ? 'notice.creditApproved' : 'notice.creditRejected',
+      { amount: request.requestedCents / 100, comment: input.comment },
+      `/allocations/${request.allocationId}`,
+    );
+    return { status: input.outcome, raisedByCents };
+  });
+}
