@@ -316,6 +316,7 @@ export const jobRowOut = z.object({
   pendingReason: z.string().nullable(),
   projectId: z.string(),
   resourceClassId: z.string(),
+  resourceClassName: z.string(),
   siteId: z.string(),
   gpus: z.number().int(),
   nodes: z.number().int(),

@@ -488,6 +488,7 @@ export async function listJobs(db: DbOrTx, actor: TenantActor, filter: JobFilter
       pendingReason: jobs.pendingReason,
       projectId: jobs.projectId,
       resourceClassId: jobs.resourceClassId,
+      resourceClassName: resourceClasses.name,
       siteId: jobs.siteId,
       gpus: jobs.gpus,
       nodes: jobs.nodes,
@@ -503,6 +504,7 @@ export async function listJobs(db: DbOrTx, actor: TenantActor, filter: JobFilter
       centsPerGpuHour: jobs.centsPerGpuHour,
     })
     .from(jobs)
+    .innerJoin(resourceClasses, eq(resourceClasses.id, jobs.resourceClassId))
     .where(and(...conditions))
     .orderBy(desc(jobs.submittedAt))
     .limit(filter.limit);
