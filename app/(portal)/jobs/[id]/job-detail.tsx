@@ -19,11 +19,12 @@ import { ConfirmDialog } from './confirm-dialog';
 type Job = RouterOutputs['job']['get'];
 const ACTIVE = ['SUBMITTING', 'PENDING', 'RUNNING'];
 
-function Row({ label, children, testId }: { label: ReactNode; children: ReactNode; testId?: string }) {
+/** One figure: a number keeps to one line; a text (`wrap`: names, image, nodes) breaks where it must. */
+function Row({ label, children, testId, wrap = false }: { label: ReactNode; children: ReactNode; testId?: string; wrap?: boolean }) {
   return (
     <div className="flex justify-between gap-4">
-      <dt className="shrink-0 text-slate-500">{label}</dt>
-      <dd className="min-w-0 text-right tabular-nums break-words" data-testid={testId}>
+      <dt className={wrap ? 'shrink-0 text-slate-500' : 'min-w-0 text-slate-500'}>{label}</dt>
+      <dd className={wrap ? 'min-w-0 text-right break-words' : 'shrink-0 text-right whitespace-nowrap tabular-nums'} data-testid={testId}>
         {children}
       </dd>
     </div>
@@ -120,20 +121,20 @@ export function JobDetail({ jobId }: { jobId: string }) {
           <p className="mt-3 text-xs text-slate-500">{t('jobs.serviceSimulated')}</p>
         </Card>
       )}
-      <div className="grid gap-6 md:grid-cols-2 xl:grid-cols-4">
+      <div className="grid gap-6 md:grid-cols-2">
         <Card title={t('jobs.resources')}>
           <dl className="space-y-2 text-sm">
-            <Row label={t('jobs.kind')}>{t(`jobKind.${job.kind}`)}</Row>
-            <Row label={t('application.resourceClass')} testId="job-resource-class">{job.resourceClassName}</Row>
-            <Row label={t('jobs.site')} testId="job-site">{job.siteName}</Row>
-            <Row label={t('jobs.gpus')} testId="job-gpus">
+            <Row wrap label={t('jobs.kind')}>{t(`jobKind.${job.kind}`)}</Row>
+            <Row wrap label={t('application.resourceClass')} testId="job-resource-class">{job.resourceClassName}</Row>
+            <Row wrap label={t('jobs.site')} testId="job-site">{job.siteName}</Row>
+            <Row wrap label={t('jobs.gpus')} testId="job-gpus">
               <span data-value={job.gpus}>{job.gpus}</span> × {job.gpuModel} ({job.nodes} {t('jobs.nodesShort')})
             </Row>
             <Row label={t('jobs.walltimeRequested')}>{formatDuration(job.walltimeSeconds)}</Row>
-            <Row label={t('jobs.nodeList')}>
+            <Row wrap label={t('jobs.nodeList')}>
               <span className="font-mono text-xs break-all">{job.nodeList?.join(', ') || dash}</span>
             </Row>
-            <Row label={t('jobs.image')}>
+            <Row wrap label={t('jobs.image')}>
               <span className="font-mono text-xs break-all">{job.image}</span>
             </Row>
           </dl>

@@ -347,6 +347,12 @@ export function SubmitJobForm({
                 <dd className="text-xs text-slate-500">{t('jobs.tariff', { price: formatEuros(locale, estimate.data.centsPerGpuHour) })}{companyTenant ? '' : ` · ${t('jobs.academicValue')}`}</dd>
               </div>
               <div>
+                <dt className="text-slate-500">{t('jobs.left')}</dt>
+                <dd className="tabular-nums" data-testid="job-room">{formatAmount(locale, estimate.data.room.unit, Math.max(0, estimate.data.room.available))}</dd>
+                {estimate.data.room.monthCapLeftCents !== null && <dd className="text-xs text-slate-500">{t('jobs.leftUnderCap', { left: formatEuros(locale, estimate.data.room.monthCapLeftCents) })}</dd>}
+                {estimate.data.room.gpusAtOnce && <dd className="text-xs text-slate-500">{t('jobs.gpusAtOnceNow', { limit: estimate.data.room.gpusAtOnce.limit, inUse: estimate.data.room.gpusAtOnce.inUse })}</dd>}
+              </div>
+              <div>
                 <dt className="text-slate-500">{t('jobs.energy')}</dt>
                 <dd className="text-lg font-semibold tabular-nums">{formatKwh(locale, runtimeSeconds ? estimate.data.expectedEnergyWh : estimate.data.maxEnergyWh)}</dd>
                 <dd className="text-xs text-slate-500">{t('jobs.energyHint', { util: estimate.data.assumedGpuUtilPercent })}</dd>
@@ -360,7 +366,14 @@ export function SubmitJobForm({
               <Alert tone="warning" title={t('jobs.fit.title')}>
                 <ul className="list-disc space-y-1 pl-4">
                   {shortfalls.map((s) => (
-                    <li key={s.limit}>{shortfallText(s)}</li>
+                    <li key={s.limit}>
+                      {shortfallText(s)}
+                      {s.limit !== 'gpusAtOnce' && s.maxWalltimeSeconds > 0 && template === 'custom' && (
+                        <button type="button" className="ml-1 font-medium underline" onClick={() => setWalltimeHours(String(Math.floor((s.maxWalltimeSeconds / 3600) * 100) / 100))}>
+                          {t('jobs.fit.useWalltime', { walltime: formatDuration(s.maxWalltimeSeconds) })}
+                        </button>
+                      )}
+                    </li>
                   ))}
                 </ul>
                 <p className="mt-2 text-xs">{t('jobs.fit.submitAnyway')}</p>
