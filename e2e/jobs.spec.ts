@@ -84,7 +84,7 @@ test('cancelling a pending job releases its reservation; an over-budget job is r
   await fillJob(page, { name: unique('too big'), gpus: 64, nodes: 8, hours: 48 });
   await page.getByRole('button', { name: t('jobs.submit') }).click();
   await expect(page.getByRole('alert').filter({ hasText: /Not enough budget: this needs 3,072 GPU-h, [\d,.]+ GPU-h remain/ })).toBeVisible();
-  await expect(page).toHaveURL(/\/jobs\/new$/);
+  await expect(page).toHaveURL(/\/jobs\/new(\?draft=[0-9a-f-]{36})?$/); // still the form (its draft named in the URL)
 });
 
 test('a company fine-tunes from the template: estimate before, actual cost after', async ({ page }) => {
