@@ -70,19 +70,21 @@ test('cancelling a pending job releases its reservation; an over-budget job is r
   await expect(page.getByTestId('job-state')).toHaveAttribute('data-state', 'PENDING');
   await expect(page.getByTestId('pending-reason')).toHaveText(/Waiting for enough free GPUs|higher priority/);
   await page.getByRole('button', { name: t('jobs.cancel') }).click();
+  await page.getByRole('dialog').getByRole('button', { name: t('jobs.confirmCancelYes') }).click();
   await expect(page.getByTestId('job-state')).toHaveAttribute('data-state', 'CANCELLED', { timeout: 20_000 });
   await expect(page.getByTestId('job-charged')).toHaveText('0 GPU-h');
   await expect(page.getByTestId('timeline')).toContainText(t('job.event.settled'));
   // Stop the big job too; it is charged for the time it ran.
   await page.goto(bigJob);
   await page.getByRole('button', { name: t('jobs.cancel') }).click();
+  await page.getByRole('dialog').getByRole('button', { name: t('jobs.confirmCancelYes') }).click();
   await expect(page.getByTestId('job-state')).toHaveAttribute('data-state', 'CANCELLED', { timeout: 20_000 });
 
   await openSubmitForm(page);
   await fillJob(page, { name: unique('too big'), gpus: 64, nodes: 8, hours: 48 });
   await page.getByRole('button', { name: t('jobs.submit') }).click();
   await expect(page.getByRole('alert').filter({ hasText: /Not enough budget: this needs 3,072 GPU-h, [\d,.]+ GPU-h remain/ })).toBeVisible();
-  await expect(page).toHaveURL(/\/jobs\/new$/);
+  await expect(page).toHaveURL(/\/jobs\/new(\?draft=[0-9a-f-]{36})?$/); // still the form (its draft named in the URL)
 });
 
 test('a company fine-tunes from the template: estimate before, actual cost after', async ({ page }) => {
@@ -100,7 +102,7 @@ test('a company fine-tunes from the template: estimate before, actual cost after
   const expected = await estimate.getByText(/^€[\d.,]+$/).nth(1).innerText();
   await page.getByRole('button', { name: t('jobs.submit') }).click();
   await expect(page.getByTestId('job-state')).toHaveAttribute('data-state', 'COMPLETED', { timeout: 30_000 });
-  await expect(page.getByTestId('job-site')).toHaveText('de-jena');
+  await expect(page.getByTestId('job-site')).toHaveText('Jena, Germany (warm-water cooled)');
   const cost = await page.getByTestId('job-cost').innerText();
   expect(cost).toMatch(/^€\d+\.\d\d$/);
   // The actual cost is the expected one ±10 % (the simulated run varies around the estimate).

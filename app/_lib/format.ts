@@ -50,3 +50,22 @@ export function formatCount(locale: Locale, value: number): string {
 export function formatDateTime(locale: Locale, at: Date): string {
   return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(at);
 }
+
+/** formatKwh renders watt-hours as kWh to one decimal, as the usage page does, e.g. "1,234.5 kWh". */
+export function formatKwh(locale: Locale, wh: number): string {
+  return `${numberFormat(locale, { maximumFractionDigits: 1 }).format(Math.round(wh / 100) / 10)} kWh`;
+}
+
+/** formatCo2eKg renders grams CO2e as kilograms to one decimal, as the usage page does, e.g. "12.3 kg". */
+export function formatCo2eKg(locale: Locale, grams: number): string {
+  return `${numberFormat(locale, { maximumFractionDigits: 1 }).format(Math.round(grams / 100) / 10)} kg`;
+}
+
+/** formatDuration renders whole seconds as "2 h 5 min 3 s", leaving out zero parts ("3 h", "0 s"); the units read the same in English and German. */
+export function formatDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  const parts = [h > 0 ? `${h} h` : '', m > 0 || (h > 0 && s > 0) ? `${m} min` : '', s > 0 || (h === 0 && m === 0) ? `${s} s` : ''];
+  return parts.filter(Boolean).join(' ');
+}

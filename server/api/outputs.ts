@@ -282,7 +282,20 @@ export const projectPageOut = z.object({
 // ---- Jobs ----
 
 /** What a job would reserve, cost and consume. */
+const reservationShortfallOut = z.discriminatedUnion('limit', [
+  z.object({ limit: z.literal('gpusAtOnce'), limitGpus: z.number().int(), inUseGpus: z.number().int(), requestedGpus: z.number().int(), maxGpus: z.number().int() }),
+  z.object({ limit: z.enum(['budget', 'monthlyCap']), unit: z.enum(budgetUnit.enumValues), needed: z.number().int(), left: z.number().int(), gpus: z.number().int(), maxWalltimeSeconds: z.number().int() }),
+]);
+
+/** A job's estimate before submitting, with what is left now and every limit its reservation would break. */
 export const jobEstimateOut = z.object({
+  room: z.object({
+    unit: z.enum(budgetUnit.enumValues),
+    available: z.number().int(),
+    monthCapLeftCents: z.number().int().nullable(),
+    gpusAtOnce: z.object({ limit: z.number().int(), inUse: z.number().int() }).nullable(),
+  }),
+  shortfalls: z.array(reservationShortfallOut),
   unit: z.enum(budgetUnit.enumValues),
   reservation: z.number().int(),
   reservedGpuSeconds: z.number().int(),
@@ -314,6 +327,7 @@ export const jobRowOut = z.object({
   pendingReason: z.string().nullable(),
   projectId: z.string(),
   resourceClassId: z.string(),
+  resourceClassName: z.string(),
   siteId: z.string(),
   gpus: z.number().int(),
   nodes: z.number().int(),

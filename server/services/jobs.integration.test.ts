@@ -309,6 +309,48 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     expect((await eventsOf(big.id)).map((e) => e.message)).toEqual(['job.event.submitted', 'job.event.queued', 'job.event.started', 'job.event.cancelRequested', 'job.event.finished', 'job.event.settled']);
   });
 
+  it('stops an inference service as COMPLETED, charged for the time it served, and shows its footprint in cluster time', async () => {
+    const scheduler = newScheduler();
+    const before = await allocationRow(main.allocationId);
+    const service = await submit(scheduler, a, jobInput(main.allocationId, { kind: 'inference', name: 'llm-endpoint', gpus: 2, walltimeSeconds: 4 * H }));
+    await reconcileOnce(db, scheduler, now);
+    expect((await jobRow(service.id)).state).toBe('RUNNING');
+    advance(1800);
+    await reconcileOnce(db, scheduler, now);
+    const serving = await asUser(a).job.get({ jobId: service.id });
+    expect(serving.state).toBe('RUNNING');
+    expect(serving.inference?.endpointUrl).toBe(`https://svc-${service.id.slice(0, 8)}.de-jena.inference.ai-factory.example/v1`);
+    expect(serving.inference?.requests).toBeGreaterThan(0);
+    expect(serving.efficiency?.runSeconds).toBe(1800);
+    expect(serving.costSoFarCents).toBe(chargeFor({ unit: 'cents', gpuSeconds: 2 * 1800, centsPerGpuHour: service.centsPerGpuHour }));
+
+    advance(1800);
+    await cancelJob(db, scheduler, await actorOf(a), service.id, now);
+    await reconcileOnce(db, scheduler, now);
+    const stopped = await jobRow(service.id);
+    expect(stopped).toMatchObject({ state: 'COMPLETED', exitCode: 0, gpuSeconds: 2 * 3600, chargedAmount: 2 * 3600 });
+    expect(stopped.settledAt).not.toBeNull();
+    expect((await eventsOf(service.id)).map((e) => [e.state, e.message])).toEqual([
+      ['SUBMITTING', 'job.event.submitted'],
+      ['PENDING', 'job.event.queued'],
+      ['RUNNING', 'job.event.started'],
+      ['RUNNING', 'job.event.stopRequested'],
+      ['COMPLETED', 'job.event.finished'],
+      ['COMPLETED', 'job.event.settled'],
+    ]);
+    const after = await expectLedgerConsistent(main.allocationId);
+    expect(after.charged).toBe(before.charged + 2 * 3600);
+    expect(after.reserved).toBe(before.reserved);
+
+    // The page's figures are the ones frozen at settlement; the run time is GPU-seconds ÷ GPUs.
+    const page = await asUser(a).job.get({ jobId: service.id });
+    expect(page).toMatchObject({ resourceClassName: expect.any(String) as string, siteName: expect.any(String) as string, costSoFarCents: stopped.costCents, facilityEnergyWh: stopped.facilityEnergyWh });
+    expect(page.resourceClassName).not.toBe('h100');
+    expect(page.efficiency).toEqual({ runSeconds: 3600, walltimeUsedPercent: 25, meanGpuUtilPercent: 45 });
+    expect(page.site?.pueMilli).toBeGreaterThan(1000);
+    expect(stopped.facilityEnergyWh).toBe(Math.floor((2 * stopped.energyWh! * page.site!.pueMilli + 1000) / 2000));
+  });
+
   it('cancels a job the scheduler never received at once, releasing its whole reservation', async () => {
     const good = newScheduler();
     const broken: SchedulerPort = {
@@ -457,6 +499,10 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     const running = await submit(scheduler, a, jobInput(limited.allocationId, { gpus: 4, walltimeSeconds: 2 * H }));
     expect(running.state).toBe('PENDING');
     const before = await rowCounts();
+    // The estimate warns of the GPUs-at-once limit before submitting: 4 in use, 4 more fit.
+    const estimate = await asUser(a).job.estimate({ allocationId: limited.allocationId, resourceClassId: 'h100', gpus: 8, nodes: 1, walltimeMinutes: 60 });
+    expect(estimate.room.gpusAtOnce).toEqual({ limit: 8, inUse: 4 });
+    expect(estimate.shortfalls).toEqual([{ limit: 'gpusAtOnce', limitGpus: 8, inUseGpus: 4, requestedGpus: 8, maxGpus: 4 }]);
 
     const long = await refusal(submit(scheduler, a, jobInput(limited.allocationId, { gpus: 1, walltimeSeconds: 13 * H })));
     expect(long).toMatchObject({ code: 'PRECONDITION_FAILED', field: 'walltimeMinutes', key: 'job.walltimeOverAllocation' });
@@ -525,6 +571,10 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     const scheduler = newScheduler();
     const small = await activeAllocation(db, a, admin, { gpuHours: 10, today: TODAY });
     const before = await rowCounts();
+    // The form is told before submitting, with what fits: 2 h 30 min on 4 GPUs fit the 10 GPU-h left.
+    const warned = await asUser(a).job.estimate({ allocationId: small.allocationId, resourceClassId: 'h100', gpus: 4, nodes: 1, walltimeMinutes: 180 });
+    expect(warned.shortfalls).toEqual([{ limit: 'budget', unit: 'gpu_seconds', needed: 12 * H, left: 10 * H, gpus: 4, maxWalltimeSeconds: 2.5 * H }]);
+    expect((await asUser(a).job.estimate({ allocationId: small.allocationId, resourceClassId: 'h100', gpus: 4, nodes: 1, walltimeMinutes: 150 })).shortfalls).toEqual([]);
     const tooBig = await refusal(submit(scheduler, a, jobInput(small.allocationId, { gpus: 4, walltimeSeconds: 3 * H })));
     expect(tooBig).toMatchObject({ code: 'PRECONDITION_FAILED', key: 'ledger.insufficientGpu' });
     expect(tooBig.message).toMatch(/needs 12 GPU-h, 10 GPU-h remain/);
@@ -624,8 +674,12 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     const fits = await submit(scheduler, company, jobInput(credit.id, { gpus: 1, walltimeSeconds: H }));
     expect(fits.reservedAmount).toBe(290);
     const before = await rowCounts();
-    const over = await refusal(submit(scheduler, company, jobInput(credit.id, { gpus: 2, walltimeSeconds: H })));
     const remaining = capEuros * 100 - cents - 290;
+    // The estimate says so before submitting: the cap, not the credit line, is what is short.
+    const warned = await asUser(company).job.estimate({ allocationId: credit.id, resourceClassId: 'h100', gpus: 2, nodes: 1, walltimeMinutes: 60 });
+    expect(warned.room.monthCapLeftCents).toBe(remaining);
+    expect(warned.shortfalls).toEqual([{ limit: 'monthlyCap', unit: 'cents', needed: 580, left: remaining, gpus: 2, maxWalltimeSeconds: Math.floor((remaining * 3600) / (2 * 290) / 60) * 60 }]);
+    const over = await refusal(submit(scheduler, company, jobInput(credit.id, { gpus: 2, walltimeSeconds: H })));
     expect(over).toMatchObject({ code: 'PRECONDITION_FAILED', key: 'ledger.monthlyCap', params: { needed: 5.8, remaining: remaining / 100, cap: capEuros } });
     expect(over.message).toBe(translate('en', 'ledger.monthlyCap', { cap: capEuros, needed: 5.8, remaining: remaining / 100 }));
     expect(over.message).toMatch(new RegExp(`cap of €${capEuros}: it needs €5.8, €[\\d.]+ remain this month`));

@@ -5,14 +5,17 @@ import { and, desc, eq, inArray, isNull, lte, ne, or, sql, type SQL } from 'driz
 import type { Db, DbOrTx, Tx } from '~/db/client';
 import { allocations, jobEvents, jobs, organisations, projectMembers, projects, resourceClasses, sites, tariffs } from '~/db/schema';
 import { admitJob } from '~/server/core/jobs/admission';
-import { ASSUMED_GPU_UTIL_PERCENT, jobEnergyEstimateWh, jobReservation, simulatedOutcome, type JobKind } from '~/server/core/jobs/estimates';
+import { jobEfficiency } from '~/server/core/jobs/efficiency';
+import { ASSUMED_GPU_UTIL_PERCENT, chargeFor, jobEnergyEstimateWh, jobReservation, simulatedOutcome, type JobKind } from '~/server/core/jobs/estimates';
+import { reservationShortfalls, type ReservationRoom } from '~/server/core/jobs/fit';
+import { inferenceTraffic } from '~/server/core/jobs/inference';
 import { roleAtLeast } from '~/server/core/roles';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { AppError } from '~/server/errors';
 import type { MessageKey } from '~/server/i18n';
 import type { TenantActor } from './actor';
 import { listResourceClasses } from './catalogue';
-import { confirmReservation, lockAllocation, lockOrganisation, releaseJobReservationInTx, startNewJobReservation } from './ledger';
+import { confirmReservation, lockAllocation, lockOrganisation, monthSpendCents, releaseJobReservationInTx, startNewJobReservation } from './ledger';
 import { projectAccess } from './projects';
 import { inTransaction, isTransaction } from './transaction';
 
@@ -76,11 +79,28 @@ async function jobContextOf(db: DbOrTx, actor: TenantActor, input: { resourceCla
   return { allocation, access, rc: rc.rc, site: rc.site, centsPerGpuHour: rc.centsPerGpuHour, org };
 }
 
-/** estimateJob returns what a job would reserve, cost and consume, without submitting it. */
-export async function estimateJob(db: DbOrTx, actor: TenantActor, input: Pick<SubmitJobInput, 'allocationId' | 'resourceClassId' | 'gpus' | 'walltimeSeconds'> & { runtimeSeconds?: number }) {
-  const { allocation, rc, centsPerGpuHour } = await jobContext(db, actor, input);
+/**
+ * estimateJob returns what a job would reserve, cost and consume, without submitting it, and every
+ * limit its reservation would break now (budget, monthly cap, GPUs at once) with what would fit:
+ * the form warns before submitting. The submission decides again under its locks.
+ */
+export async function estimateJob(db: DbOrTx, actor: TenantActor, input: Pick<SubmitJobInput, 'allocationId' | 'resourceClassId' | 'gpus' | 'walltimeSeconds'> & { runtimeSeconds?: number }, today: string) {
+  const { allocation, rc, centsPerGpuHour, org } = await jobContext(db, actor, input);
   const runtime = Math.min(input.runtimeSeconds ?? input.walltimeSeconds, input.walltimeSeconds);
+  const capped = allocation.unit === 'cents' && org.monthlyCapCents !== null;
+  const [inUse, monthSpent] = await Promise.all([
+    allocation.maxGpusAtOnce !== null ? activeUsage(db, allocation.id) : undefined,
+    capped ? monthSpendCents(db, actor.org.id, today) : undefined,
+  ]);
+  const room: ReservationRoom = {
+    unit: allocation.unit,
+    available: allocation.granted - allocation.charged - allocation.reserved - allocation.expired,
+    monthCapLeftCents: capped && monthSpent !== undefined ? Math.max(0, org.monthlyCapCents! - monthSpent) : null,
+    gpusAtOnce: allocation.maxGpusAtOnce !== null && inUse ? { limit: allocation.maxGpusAtOnce, inUse: inUse.gpus } : null,
+  };
   return {
+    room,
+    shortfalls: reservationShortfalls(room, { gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour }),
     unit: allocation.unit,
     reservation: jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour }),
     reservedGpuSeconds: input.gpus * input.walltimeSeconds,
@@ -102,7 +122,7 @@ export const HANDOVER_LEASE_MS = 30_000;
 type JobRow = typeof jobs.$inferSelect;
 
 /** activeUsage counts what an allocation has in flight besides the job being admitted: GPUs of active jobs and jobs still queued. */
-async function activeUsage(tx: Tx, allocationId: string, exceptJobId: string): Promise<{ gpus: number; queuedJobs: number }> {
+async function activeUsage(tx: DbOrTx, allocationId: string, exceptJobId?: string): Promise<{ gpus: number; queuedJobs: number }> {
   const [row] = await tx
     .select({
       gpus: sql<string>`coalesce(sum(${jobs.gpus}), 0)`,
@@ -110,7 +130,7 @@ async function activeUsage(tx: Tx, allocationId: string, exceptJobId: string): P
     })
     .from(jobs)
     // Active jobs are never settled: `settled_at is null` reads the allocation's open jobs only (jobs_allocation_open_idx).
-    .where(and(eq(jobs.allocationId, allocationId), isNull(jobs.settledAt), inArray(jobs.state, [...ACTIVE_STATES]), ne(jobs.id, exceptJobId)))
+    .where(and(eq(jobs.allocationId, allocationId), isNull(jobs.settledAt), inArray(jobs.state, [...ACTIVE_STATES]), exceptJobId ? ne(jobs.id, exceptJobId) : undefined))
     .execute();
   return { gpus: Number(row?.gpus ?? 0), queuedJobs: Number(row?.queued ?? 0) };
 }
@@ -324,8 +344,10 @@ export async function cancelJob(db: Db, step: SchedulerStep, actor: TenantActor,
   const access = await projectAccess(db, actor, job.projectId);
   if (!canActOnJob(job, actor, access.projectRole)) throw new AppError('FORBIDDEN', 'job.cancelNotAllowed');
   if (job.settledAt || !(ACTIVE_STATES as readonly string[]).includes(job.state)) return { state: job.state };
+  // A service is stopped, not cancelled: it ends COMPLETED, charged for the time it served.
+  const stop = job.kind === 'inference';
   await db.update(jobs).set({ cancelRequestedAt: now, updatedAt: now }).where(and(eq(jobs.id, jobId), isNull(jobs.cancelRequestedAt)));
-  await db.insert(jobEvents).values({ jobId, at: now, state: job.state, message: 'job.event.cancelRequested', data: { by: actor.name } });
+  await db.insert(jobEvents).values({ jobId, at: now, state: job.state, message: stop && job.state === 'RUNNING' ? 'job.event.stopRequested' : 'job.event.cancelRequested', data: { by: actor.name } });
   const after = await stepAfterCommit(db, step);
   if (job.state === 'SUBMITTING') {
     // Only the holder of the hand-over lease may decide; if another process is handing it over right
@@ -333,7 +355,7 @@ export async function cancelJob(db: Db, step: SchedulerStep, actor: TenantActor,
     const claimed = await claimHandover(after.db, jobId, now);
     return { state: claimed ? await cancelSubmitting(after.db, after.scheduler, claimed, now) : job.state };
   }
-  await after.scheduler.cancel(jobId);
+  await after.scheduler.cancel(jobId, { stop });
   return { state: job.state };
 }
 
@@ -392,18 +414,44 @@ export async function loadJob(db: DbOrTx, actor: TenantActor, jobId: string) {
 export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string) {
   const [job] = await db.select().from(jobs).where(and(eq(jobs.id, jobId), eq(jobs.orgId, actor.org.id)));
   if (!job) throw new AppError('NOT_FOUND', 'error.notFound');
-  const [events, access] = await Promise.all([
+  const [events, access, [where]] = await Promise.all([
     db.select().from(jobEvents).where(eq(jobEvents.jobId, jobId)).orderBy(jobEvents.id),
     // As loadJob: others' jobs only to the project's people and the tenant's leads; one's own always.
     projectAccess(db, actor, job.projectId).catch((error: unknown) => {
       if (job.userId !== actor.userId) throw error;
       return undefined;
     }),
+    db
+      .select({
+        resourceClassName: resourceClasses.name,
+        gpuModel: resourceClasses.gpuModel,
+        gpusPerNode: resourceClasses.gpusPerNode,
+        gpuIdlePowerW: resourceClasses.gpuIdlePowerW,
+        gpuMaxPowerW: resourceClasses.gpuMaxPowerW,
+        nodeBasePowerW: resourceClasses.nodeBasePowerW,
+        siteName: sites.name,
+        pueMilli: sites.pueMilli,
+        heatReusePermille: sites.heatReusePermille,
+        gridGco2PerKwh: sites.gridGco2PerKwh,
+      })
+      .from(resourceClasses)
+      .innerJoin(sites, eq(sites.id, job.siteId))
+      .where(eq(resourceClasses.id, job.resourceClassId)),
   ]);
   const mayReadEnv = job.userId === actor.userId || access?.projectRole === 'pi';
   const { simulation: _simulation, idempotencyKey: _key, handoverUntil: _lease, env, ...shown } = job;
+  // Run time and utilisation from the figures the job is charged for (cluster time, not the wall clock).
+  const efficiency = where && job.gpuSeconds !== null && job.startedAt ? jobEfficiency({ power: where, gpus: job.gpus, walltimeSeconds: job.walltimeSeconds, gpuSeconds: job.gpuSeconds, energyWh: job.energyWh ?? 0 }) : null;
   return {
     ...shown,
+    resourceClassName: where?.resourceClassName ?? job.resourceClassId,
+    gpuModel: where?.gpuModel ?? '',
+    siteName: where?.siteName ?? job.siteId,
+    site: where ? { pueMilli: where.pueMilli, heatReusePermille: where.heatReusePermille, gridGco2PerKwh: where.gridGco2PerKwh } : null,
+    efficiency,
+    /** What the job has cost so far at its tariff (the settled cost once it ended). */
+    costSoFarCents: job.costCents ?? (job.gpuSeconds !== null ? chargeFor({ unit: 'cents', gpuSeconds: job.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour }) : null),
+    inference: job.kind === 'inference' ? inferenceTraffic({ jobId: job.id, siteId: job.siteId, gpus: job.gpus, runSeconds: efficiency?.runSeconds ?? 0 }) : null,
     env: Object.entries(env)
       .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
       .map(([name, value]) => ({ name, value: mayReadEnv ? value : null })),
@@ -440,6 +488,7 @@ export async function listJobs(db: DbOrTx, actor: TenantActor, filter: JobFilter
       pendingReason: jobs.pendingReason,
       projectId: jobs.projectId,
       resourceClassId: jobs.resourceClassId,
+      resourceClassName: resourceClasses.name,
       siteId: jobs.siteId,
       gpus: jobs.gpus,
       nodes: jobs.nodes,
@@ -455,6 +504,7 @@ export async function listJobs(db: DbOrTx, actor: TenantActor, filter: JobFilter
       centsPerGpuHour: jobs.centsPerGpuHour,
     })
     .from(jobs)
+    .innerJoin(resourceClasses, eq(resourceClasses.id, jobs.resourceClassId))
     .where(and(...conditions))
     .orderBy(desc(jobs.submittedAt))
     .limit(filter.limit);

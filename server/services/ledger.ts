@@ -156,7 +156,7 @@ function assertUsable(row: AllocationRow, today: string): void {
 }
 
 /** monthSpendCents sums a tenant's charged and reserved cents in the calendar month of `today`. */
-async function monthSpendCents(tx: Tx, orgId: string, today: string): Promise<number> {
+export async function monthSpendCents(tx: DbOrTx, orgId: string, today: string): Promise<number> {
   const monthStart = `${today.slice(0, 7)}-01`;
   // Both statements are started now, in this order (see startNewJobReservation).
   const [[row], [reserved]] = await Promise.all([

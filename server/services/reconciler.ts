@@ -192,12 +192,12 @@ export async function reconcileOnce(db: Db, scheduler: SchedulerPort, now: Date)
     if (job.cancelRequestedAt) await cancelSubmitting(db, scheduler, job, now);
     else if (await handToScheduler(db, scheduler, job, now)) result.submitted++; // null when it failed
   }
-  // 2. Cancellations the scheduler may not have received yet (cancel is idempotent there).
+  // 2. Cancellations the scheduler may not have received yet (cancel is idempotent there); a service is stopped.
   const cancelling = await db
-    .select({ id: jobs.id })
+    .select({ id: jobs.id, kind: jobs.kind })
     .from(jobs)
     .where(and(isNotNull(jobs.cancelRequestedAt), isNull(jobs.settledAt), inArray(jobs.state, ['PENDING', 'RUNNING'])));
-  for (const { id } of cancelling) await scheduler.cancel(id);
+  for (const { id, kind } of cancelling) await scheduler.cancel(id, { stop: kind === 'inference' });
   // 3. Follow every open job.
   const open = await db
     .select(openJobColumns)

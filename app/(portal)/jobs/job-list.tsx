@@ -35,9 +35,9 @@ export function JobList({ projects }: { projects: { id: string; title: string }[
             </button>
           ))}
         </div>
-        <label className="text-sm">
+        <label className="w-full text-sm sm:w-auto">
           <span className="block font-medium text-slate-800">{t('review.project')}</span>
-          <select value={projectId} onChange={(e) => setProjectId(e.target.value)} className={`${inputClass} w-64`}>
+          <select value={projectId} onChange={(e) => setProjectId(e.target.value)} className={`${inputClass} w-full sm:w-64`}>
             <option value="">{t('common.all')}</option>
             {projects.map((p) => (
               <option key={p.id} value={p.id}>
@@ -46,9 +46,9 @@ export function JobList({ projects }: { projects: { id: string; title: string }[
             ))}
           </select>
         </label>
-        <label className="text-sm">
+        <label className="w-full text-sm sm:w-auto">
           <span className="block font-medium text-slate-800">{t('jobs.kind')}</span>
-          <select value={kind} onChange={(e) => setKind(e.target.value as Kind | '')} className={`${inputClass} w-48`}>
+          <select value={kind} onChange={(e) => setKind(e.target.value as Kind | '')} className={`${inputClass} w-full sm:w-48`}>
             <option value="">{t('common.all')}</option>
             {(['training', 'fine_tuning', 'inference', 'batch'] as const).map((k) => (
               <option key={k} value={k}>
@@ -89,7 +89,7 @@ export function JobList({ projects }: { projects: { id: string; title: string }[
                 </Td>
                 <Td className="text-slate-700">{projectTitle(j.projectId)}</Td>
                 <Td className="whitespace-nowrap text-slate-700">
-                  {j.gpus} GPU · {j.resourceClassId} · {j.siteId}
+                  {j.gpus} GPU · {j.resourceClassName}
                 </Td>
                 <Td className="whitespace-nowrap text-slate-600">{formatDateTime(locale, j.submittedAt)}</Td>
                 <Td className="text-right tabular-nums">{j.gpuSeconds !== null ? formatGpuHours(locale, j.gpuSeconds) : '—'}</Td>

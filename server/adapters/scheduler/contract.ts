@@ -221,6 +221,32 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
       expect(done.endedAt).toBeInstanceOf(Date);
     });
 
+    it('stopping a running service ends it COMPLETED with the usage so far', async () => {
+      const runSeconds = 120;
+      const s = spec({ gpus: h.gpusPerNode, runtimeSeconds: LONG_RUN_SECONDS, walltimeSeconds: 2 * LONG_RUN_SECONDS });
+      await h.port.submit(s);
+      await waitRunning(s.portalJobId);
+      await h.advanceSeconds(runSeconds);
+      await h.port.cancel(s.portalJobId, { stop: true });
+      const done = await waitFinal(s.portalJobId);
+      expect(done.state).toBe('COMPLETED');
+      expect(done.exitCode).toBe(0);
+      expectGpuSeconds(done.gpuSeconds, s.gpus, runSeconds);
+      expect(done.gpuSeconds).toBeLessThan(s.gpus * LONG_RUN_SECONDS);
+    });
+
+    it('stopping a pending job cancels it', async () => {
+      const blocker = blockerSpec(LONG_RUN_SECONDS);
+      await h.port.submit(blocker);
+      await waitRunning(blocker.portalJobId);
+      const waiter = spec({ gpus: h.gpusPerNode });
+      await h.port.submit(waiter);
+      await h.port.cancel(waiter.portalJobId, { stop: true });
+      const done = await waitFinal(waiter.portalJobId);
+      expect(done.state).toBe('CANCELLED');
+      expect(done.gpuSeconds).toBe(0);
+    });
+
     it('cancelling an unknown job does not throw', async () => {
       await expect(h.port.cancel(`contract-unknown-${randomUUID()}`)).resolves.toBeUndefined();
     });

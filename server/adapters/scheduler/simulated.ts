@@ -121,7 +121,8 @@ interface LiveEngine {
 }
 
 /** What changed the engine besides the passing of time: the one code path for live calls and replay. */
-type SimOp = { kind: 'submit'; atSeconds: number; job: JobSpec } | { kind: 'cancel'; atSeconds: number; jobId: string };
+/** A cancel with `stop` ends a running job as if it had ended on its own (engine.stop); logged as a cancel, with the flag in its payload. */
+type SimOp = { kind: 'submit'; atSeconds: number; job: JobSpec } | { kind: 'cancel'; atSeconds: number; jobId: string; stop?: true };
 
 /** The locked row, without anything large. */
 interface StateRow {
@@ -245,18 +246,18 @@ function applyOp(engine: ClusterEngine, op: SimOp): void {
   engine.advanceTo(op.atSeconds);
   if (op.kind === 'submit') engine.submit(op.job);
   // Only cancels that ended a job are logged: one that does not means the log and the engine disagree.
-  else if (!engine.cancel(op.jobId)) throw new Error(`simulated scheduler: logged cancel of "${op.jobId}" found it already ended`);
+  else if (!(op.stop ? engine.stop(op.jobId) : engine.cancel(op.jobId))) throw new Error(`simulated scheduler: logged cancel of "${op.jobId}" found it already ended`);
   engine.advanceTo(op.atSeconds);
 }
 
 function opRow(clusterId: string, seq: number, op: SimOp): typeof simClusterOps.$inferInsert {
-  return { clusterId, seq, atSeconds: op.atSeconds, kind: op.kind, payload: op.kind === 'submit' ? op.job : { jobId: op.jobId } };
+  return { clusterId, seq, atSeconds: op.atSeconds, kind: op.kind, payload: op.kind === 'submit' ? op.job : op.stop ? { jobId: op.jobId, stop: true } : { jobId: op.jobId } };
 }
 
 function opFromRow(row: { atSeconds: number; kind: SimOp['kind']; payload: unknown }): SimOp {
   return row.kind === 'submit'
     ? { kind: 'submit', atSeconds: row.atSeconds, job: row.payload as JobSpec }
-    : { kind: 'cancel', atSeconds: row.atSeconds, jobId: (row.payload as { jobId: string }).jobId };
+    : { kind: 'cancel', atSeconds: row.atSeconds, jobId: (row.payload as { jobId: string }).jobId, ...((row.payload as { stop?: boolean }).stop ? { stop: true as const } : {}) };
 }
 
 /** createSimulatedScheduler returns the SchedulerPort of a simulated cluster persisted in the database (live mode at `speed`). */
@@ -564,12 +565,12 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
     }, id);
   }
 
-  async function cancel(portalJobId: string): Promise<void> {
+  async function cancel(portalJobId: string, options?: { stop?: boolean }): Promise<void> {
     // Decided once the engine has moved: the job may have ended on its own on the way.
     await enqueue<undefined>(({ engine, atSeconds }) => () => {
       const view = engine.job(portalJobId);
       if (!view || (view.state !== 'PENDING' && view.state !== 'RUNNING')) return { value: () => undefined };
-      const op: SimOp = { kind: 'cancel', atSeconds, jobId: portalJobId };
+      const op: SimOp = { kind: 'cancel', atSeconds, jobId: portalJobId, ...(options?.stop ? { stop: true as const } : {}) };
       applyOp(engine, op);
       return { op, value: () => undefined };
     });

@@ -88,6 +88,13 @@ const jobView = z.object({
   cancelRequestedAt: z.date().nullable(),
   updatedAt: z.date(),
   canCancel: z.boolean(),
+  resourceClassName: z.string(),
+  gpuModel: z.string(),
+  siteName: z.string(),
+  site: z.object({ pueMilli: z.number().int(), heatReusePermille: z.number().int(), gridGco2PerKwh: z.number().int() }).nullable(),
+  efficiency: z.object({ runSeconds: z.number().int(), walltimeUsedPercent: z.number().int(), meanGpuUtilPercent: z.number().int().nullable() }).nullable(),
+  costSoFarCents: z.number().int().nullable(),
+  inference: z.object({ endpointUrl: z.string(), requests: z.number().int(), tokens: z.number().int() }).nullable(),
   events: z.array(z.object({ id: z.number(), jobId: z.string(), at: z.date(), state: z.enum(jobState.enumValues), message: z.string().nullable(), data: z.record(z.string(), z.unknown()).nullable() })),
   output: z.array(z.string()),
 });
@@ -96,7 +103,7 @@ export const jobRouter = router({
   estimate: tenantProcedure('member')
     .input(z.object({ ...shape, runtimeSeconds: z.number().int().positive().optional() }))
     .output(jobEstimateOut)
-    .query(({ ctx, input }) => estimateJob(ctx.db, ctx.tenant, { ...input, walltimeSeconds: input.walltimeMinutes * 60 })),
+    .query(({ ctx, input }) => estimateJob(ctx.db, ctx.tenant, { ...input, walltimeSeconds: input.walltimeMinutes * 60 }, todayOf(ctx))),
 
   /** The fine-tuning template's runtime estimate: 6 × parameters × tokens FLOPs over peak × utilisation. */
   fineTuneEstimate: tenantProcedure('member')

@@ -78,8 +78,13 @@ export interface ClusterDescription {
 export interface SchedulerPort {
   /** submit hands a job to the scheduler; idempotent by portalJobId (a retry returns the first job's id). */
   submit(spec: SchedulerJobSpec): Promise<{ schedulerJobId: string }>;
-  /** cancel stops a pending or running job; cancelling a finished or unknown job changes nothing. */
-  cancel(portalJobId: string): Promise<void>;
+  /**
+   * cancel stops a pending or running job (CANCELLED); cancelling a finished or unknown job changes
+   * nothing. With `stop`, a running job is told to end as a service ends when asked to (Slurm:
+   * `scancel --signal=TERM`, the service exits cleanly): it ends COMPLETED with the usage so far; a
+   * pending one is cancelled all the same.
+   */
+  cancel(portalJobId: string, options?: { stop?: boolean }): Promise<void>;
   /** jobs reports the current status of the given jobs (unknown ids are left out). */
   jobs(portalJobIds: string[]): Promise<SchedulerJobStatus[]>;
   /** describeCluster reports partitions, nodes (free, busy, down), queue and power now. */

@@ -148,6 +148,8 @@ export interface ClusterEngine {
   validate(job: JobSpec): void;
   /** cancel ends a pending or running job now as CANCELLED; false if it had already ended. */
   cancel(jobId: string): boolean;
+  /** stop ends a running job now as if it had ended on its own (a service told to stop: COMPLETED, or FAILED by its exit code); a pending one is cancelled; false if it had already ended. */
+  stop(jobId: string): boolean;
   /** injectNodeFailure makes a node fail at a given time (down for repairSeconds, default the configured repair time). */
   injectNodeFailure(nodeId: string, atSeconds: number, repairSeconds?: number): void;
   /** advanceTo processes every event up to and including timeSeconds and moves the clock there. */
@@ -248,12 +250,20 @@ class Engine implements ClusterEngine {
   }
 
   cancel(jobId: string): boolean {
+    return this.end(jobId, false);
+  }
+
+  stop(jobId: string): boolean {
+    return this.end(jobId, true);
+  }
+
+  private end(jobId: string, stop: boolean): boolean {
     const job = this.jobs.get(jobId);
     if (!job) throw new SimInputError(`unknown job "${jobId}"`);
     const now = this.s.nowSeconds;
     if (job.state === 'RUNNING') {
       this.updateUsage(now);
-      this.finish(job, now, 'CANCELLED');
+      this.finish(job, now, !stop ? 'CANCELLED' : job.spec.exitCode === 0 ? 'COMPLETED' : 'FAILED');
     } else if (job.state === 'PENDING') {
       if (job.arrived) this.dequeue(job);
       job.arrived = true;

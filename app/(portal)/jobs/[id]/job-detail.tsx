@@ -1,113 +1,233 @@
 'use client';
-// One job: state, pending reason in plain words, timeline, resources, usage, energy, cost, output; cancel.
+// One job: state, pending reason in plain words, resources by name, usage and run time in the
+// cluster's time, the whole footprint (the figures frozen at settlement, which the usage page and
+// invoices use), efficiency, a service's endpoint and traffic, the timeline, output; cancel (after a
+// confirm step) or stop, and submit again.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
+import { useState, type ReactNode } from 'react';
 import { useT } from '~/app/_components/i18n';
 import { JobStateBadge } from '~/app/_components/job-state-badge';
 import { Alert, Button, Card, PageHeader } from '~/app/_components/ui';
 import { formErrors } from '~/app/_lib/errors';
-import { formatAmount, formatDateTime, formatEuros, formatGpuHours } from '~/app/_lib/format';
+import { formatAmount, formatCo2eKg, formatDateTime, formatDuration, formatEuros, formatGpuHours, formatKwh, formatPercent } from '~/app/_lib/format';
 import { useTRPC } from '~/app/_lib/trpc';
+import type { RouterOutputs } from '~/app/_lib/types';
 import { isMessageKey } from '~/server/i18n';
+import { ConfirmDialog } from './confirm-dialog';
 
+type Job = RouterOutputs['job']['get'];
 const ACTIVE = ['SUBMITTING', 'PENDING', 'RUNNING'];
 
-function duration(seconds: number): string {
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  return h > 0 ? `${h} h ${m} min` : `${m} min ${seconds % 60} s`;
+/** One figure: a number keeps to one line; a text (`wrap`: names, image, nodes) breaks where it must. */
+function Row({ label, children, testId, wrap = false }: { label: ReactNode; children: ReactNode; testId?: string; wrap?: boolean }) {
+  return (
+    <div className="flex justify-between gap-4">
+      <dt className={wrap ? 'shrink-0 text-slate-500' : 'min-w-0 text-slate-500'}>{label}</dt>
+      <dd className={wrap ? 'min-w-0 text-right break-words' : 'shrink-0 text-right whitespace-nowrap tabular-nums'} data-testid={testId}>
+        {children}
+      </dd>
+    </div>
+  );
+}
+
+/** The timeline with each state once: a state's later events (a new pending reason, a cancel request, settlement) are listed under it. */
+function byState(events: Job['events']): { state: Job['events'][number]['state']; events: Job['events'] }[] {
+  const groups = new Map<string, { state: Job['events'][number]['state']; events: Job['events'] }>();
+  for (const e of events) {
+    const group = groups.get(e.state) ?? { state: e.state, events: [] };
+    group.events.push(e);
+    groups.set(e.state, group);
+  }
+  return [...groups.values()];
 }
 
 export function JobDetail({ jobId }: { jobId: string }) {
   const { t, locale } = useT();
   const trpc = useTRPC();
+  const [confirming, setConfirming] = useState(false);
   const query = useQuery({ ...trpc.job.get.queryOptions({ jobId }), refetchInterval: (q) => (q.state.data && !ACTIVE.includes(q.state.data.state) ? false : 1500) });
   const cancel = useMutation(trpc.job.cancel.mutationOptions({ onSuccess: () => void query.refetch() }));
   const job = query.data;
   if (!job) return <p className="text-sm text-slate-500">{t('common.working')}</p>;
   const active = ACTIVE.includes(job.state);
+  const stopping = job.kind === 'inference' && job.state === 'RUNNING';
   const reasonKey = job.pendingReason ? `pendingReason.${job.pendingReason}` : '';
   const reasonText = isMessageKey(reasonKey) ? t(reasonKey) : job.pendingReason;
-  const kwh = (wh: number) => `${new Intl.NumberFormat(locale, { maximumFractionDigits: 2 }).format(wh / 1000)} kWh`;
+  const settled = job.settledAt !== null;
+  const dash = '—';
+  const eff = job.efficiency;
   return (
     <div className="space-y-6">
       <PageHeader
-        title={job.name}
+        title={<span className="break-words">{job.name}</span>}
         subtitle={
           <Link href={`/projects/${job.projectId}`} className="text-indigo-700 hover:underline">
             {job.projectTitle}
           </Link>
         }
         actions={
-          <div className="flex items-center gap-3">
+          <div className="flex flex-wrap items-center gap-3">
             <JobStateBadge state={job.state} t={t} />
             {active && job.canCancel && (
-              <Button variant="danger" disabled={cancel.isPending || job.cancelRequestedAt !== null} onClick={() => cancel.mutate({ jobId })}>
-                {job.cancelRequestedAt ? t('jobs.cancelling') : job.kind === 'inference' && job.state === 'RUNNING' ? t('jobs.stopService') : t('jobs.cancel')}
+              <Button variant="danger" disabled={cancel.isPending || job.cancelRequestedAt !== null} onClick={() => setConfirming(true)}>
+                {job.cancelRequestedAt ? t('jobs.cancelling') : stopping ? t('jobs.stopService') : t('jobs.cancel')}
               </Button>
+            )}
+            {!active && (
+              <Link href={`/jobs/new?clone=${job.id}`} className="rounded-md bg-white px-3 py-2 text-sm font-medium text-slate-800 shadow-sm ring-1 ring-slate-300 hover:bg-slate-50" data-testid="job-clone">
+                {t('jobs.clone')}
+              </Link>
             )}
           </div>
         }
       />
+      <ConfirmDialog
+        open={confirming}
+        title={stopping ? t('jobs.confirmStopTitle') : t('jobs.confirmCancelTitle')}
+        confirmLabel={stopping ? t('jobs.confirmStopYes') : t('jobs.confirmCancelYes')}
+        cancelLabel={t('jobs.confirmKeep')}
+        onClose={() => setConfirming(false)}
+        onConfirm={() => {
+          setConfirming(false);
+          cancel.mutate({ jobId });
+        }}
+      >
+        {stopping ? t('jobs.confirmStopText') : t('jobs.confirmCancelText')}
+      </ConfirmDialog>
       {cancel.error && <Alert tone="error">{formErrors(cancel.error, []).message}</Alert>}
       {job.state === 'PENDING' && reasonText && (
         <Alert tone="info" title={t('jobs.whyWaiting')}>
           <span data-testid="pending-reason">{reasonText}</span>
         </Alert>
       )}
-      {job.kind === 'inference' && job.state === 'RUNNING' && <Alert tone="info">{t('jobs.inferenceRunning')}</Alert>}
-      <div className="grid gap-6 lg:grid-cols-3">
+      {stopping && <Alert tone="info">{t('jobs.inferenceRunning')}</Alert>}
+      {job.inference && (
+        <Card title={t('jobs.service')}>
+          <dl className="grid gap-3 text-sm sm:grid-cols-2 lg:grid-cols-4" data-testid="job-service">
+            <div className="min-w-0 sm:col-span-2">
+              <dt className="text-slate-500">{t('jobs.endpoint')}</dt>
+              <dd className="font-mono text-xs break-all" data-testid="job-endpoint">{job.inference.endpointUrl}</dd>
+            </div>
+            <div>
+              <dt className="text-slate-500">{t('jobs.requestsServed')}</dt>
+              <dd className="tabular-nums" data-testid="job-requests">{new Intl.NumberFormat(locale).format(job.inference.requests)}</dd>
+            </div>
+            <div>
+              <dt className="text-slate-500">{t('jobs.tokensServed')}</dt>
+              <dd className="tabular-nums" data-testid="job-tokens">{new Intl.NumberFormat(locale).format(job.inference.tokens)}</dd>
+            </div>
+          </dl>
+          <p className="mt-3 text-xs text-slate-500">{t('jobs.serviceSimulated')}</p>
+        </Card>
+      )}
+      <div className="grid gap-6 md:grid-cols-2">
         <Card title={t('jobs.resources')}>
           <dl className="space-y-2 text-sm">
-            <div className="flex justify-between gap-4"><dt className="text-slate-500">{t('jobs.kind')}</dt><dd>{t(`jobKind.${job.kind}`)}</dd></div>
-            <div className="flex justify-between gap-4"><dt className="text-slate-500">{t('application.resourceClass')}</dt><dd>{job.resourceClassId}</dd></div>
-            <div className="flex justify-between gap-4"><dt className="text-slate-500">{t('jobs.site')}</dt><dd data-testid="job-site">{job.siteId}</dd></div>
-            <div className="flex justify-between gap-4"><dt className="text-slate-500">{t('jobs.gpus')}</dt><dd>{job.gpus} ({job.nodes} {t('jobs.nodesShort')})</dd></div>
-            <div className="flex justify-between gap-4"><dt className="text-slate-500">{t('jobs.walltime')}</dt><dd>{duration(job.walltimeSeconds)}</dd></div>
-            <div className="flex justify-between gap-4"><dt className="text-slate-500">{t('jobs.nodeList')}</dt><dd className="text-right font-mono text-xs">{job.nodeList?.join(', ') || '—'}</dd></div>
-            <div className="flex justify-between gap-4"><dt className="text-slate-500">{t('jobs.image')}</dt><dd className="truncate font-mono text-xs">{job.image}</dd></div>
+            <Row wrap label={t('jobs.kind')}>{t(`jobKind.${job.kind}`)}</Row>
+            <Row wrap label={t('application.resourceClass')} testId="job-resource-class">{job.resourceClassName}</Row>
+            <Row wrap label={t('jobs.site')} testId="job-site">{job.siteName}</Row>
+            <Row wrap label={t('jobs.gpus')} testId="job-gpus">
+              <span data-value={job.gpus}>{job.gpus}</span> × {job.gpuModel} ({job.nodes} {t('jobs.nodesShort')})
+            </Row>
+            <Row label={t('jobs.walltimeRequested')}>{formatDuration(job.walltimeSeconds)}</Row>
+            <Row wrap label={t('jobs.nodeList')}>
+              <span className="font-mono text-xs break-all">{job.nodeList?.join(', ') || dash}</span>
+            </Row>
+            <Row wrap label={t('jobs.image')}>
+              <span className="font-mono text-xs break-all">{job.image}</span>
+            </Row>
           </dl>
         </Card>
         <Card title={t('jobs.usage')}>
           <dl className="space-y-2 text-sm">
-            <div className="flex justify-between gap-4"><dt className="text-slate-500">{t('jobs.reserved')}</dt><dd className="tabular-nums">{formatAmount(locale, job.reservedUnit, job.reservedAmount)}</dd></div>
-            <div className="flex justify-between gap-4"><dt className="text-slate-500">{active ? t('jobs.gpuHoursSoFar') : t('jobs.gpuHours')}</dt><dd className="tabular-nums" data-testid="job-gpu-hours">{job.gpuSeconds !== null ? formatGpuHours(locale, job.gpuSeconds) : '—'}</dd></div>
-            <div className="flex justify-between gap-4"><dt className="text-slate-500">{t('jobs.energy')}</dt><dd className="tabular-nums">{job.energyWh !== null ? `${kwh(job.energyWh)} (${job.energyMeasured ? t('jobs.measured') : t('jobs.modelled')})` : '—'}</dd></div>
-            <div className="flex justify-between gap-4"><dt className="text-slate-500">{t('jobs.cost')}</dt><dd className="tabular-nums" data-testid="job-cost">{job.costCents !== null ? formatEuros(locale, job.costCents) : '—'}</dd></div>
-            {job.settledAt && job.chargedAmount !== null && (
-              <div className="flex justify-between gap-4"><dt className="text-slate-500">{t('jobs.charged')}</dt><dd className="tabular-nums" data-testid="job-charged">{formatAmount(locale, job.reservedUnit, job.chargedAmount)}</dd></div>
+            <Row label={t('jobs.reserved')}>{formatAmount(locale, job.reservedUnit, job.reservedAmount)}</Row>
+            <Row label={active ? t('jobs.gpuHoursSoFar') : t('jobs.gpuHours')} testId="job-gpu-hours">
+              {job.gpuSeconds !== null ? formatGpuHours(locale, job.gpuSeconds) : dash}
+            </Row>
+            <Row label={settled ? t('jobs.cost') : t('jobs.costSoFar')} testId="job-cost">
+              {job.costSoFarCents !== null ? formatEuros(locale, job.costSoFarCents) : dash}
+            </Row>
+            {settled && job.chargedAmount !== null && (
+              <Row label={t('jobs.charged')} testId="job-charged">
+                {formatAmount(locale, job.reservedUnit, job.chargedAmount)}
+              </Row>
             )}
-            {job.estimate && typeof job.estimate.runtimeSeconds === 'number' && (
-              <div className="flex justify-between gap-4"><dt className="text-slate-500">{t('jobs.estimatedRuntime')}</dt><dd>{duration(job.estimate.runtimeSeconds)}</dd></div>
-            )}
-            {job.startedAt && (
-              <div className="flex justify-between gap-4"><dt className="text-slate-500">{t('jobs.runtime')}</dt><dd>{duration(Math.round(((job.endedAt ? new Date(job.endedAt).getTime() : Date.now()) - new Date(job.startedAt).getTime()) / 1000))}</dd></div>
+            {job.estimate && typeof job.estimate.runtimeSeconds === 'number' && <Row label={t('jobs.estimatedRuntime')}>{formatDuration(job.estimate.runtimeSeconds)}</Row>}
+            {eff && (
+              <Row label={active ? t('jobs.runtimeSoFar') : t('jobs.runtimeCluster')} testId="job-runtime">
+                <span data-seconds={eff.runSeconds}>{formatDuration(eff.runSeconds)}</span>
+              </Row>
             )}
           </dl>
         </Card>
-        <Card title={t('jobs.timeline')}>
-          <ol className="space-y-3 border-l border-slate-200 pl-4 text-sm" data-testid="timeline">
-            {job.events.map((e) => {
-              const data = (e.data ?? {}) as { reason?: string };
-              const reason = data.reason && isMessageKey(`pendingReason.${data.reason}`) ? t(`pendingReason.${data.reason}` as 'pendingReason.Priority') : data.reason ?? '';
-              return (
-                <li key={e.id} className="relative">
-                  <span className="absolute top-1.5 -left-[1.32rem] h-2 w-2 rounded-full bg-indigo-500" aria-hidden />
-                  <p className="font-medium">{t(`jobState.${e.state}`)}</p>
-                  <p className="text-slate-600">{e.message && isMessageKey(e.message) ? t(e.message, { reason }) : e.message}</p>
-                  <p className="text-xs text-slate-500">{formatDateTime(locale, new Date(e.at))}</p>
-                </li>
-              );
-            })}
-          </ol>
+        <Card title={t('jobs.footprint')}>
+          <dl className="space-y-2 text-sm" data-testid="job-footprint">
+            <Row label={t('usage.itEnergy')} testId="job-it-energy">
+              {job.energyWh !== null ? `${formatKwh(locale, job.energyWh)} (${job.energyMeasured ? t('jobs.measured') : t('jobs.modelled')})` : dash}
+            </Row>
+            <Row label={t('jobs.pue')} testId="job-pue">
+              {job.site ? new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 3 }).format(job.site.pueMilli / 1000) : dash}
+            </Row>
+            <Row label={t('usage.facilityEnergy')} testId="job-facility-energy">
+              {job.facilityEnergyWh !== null ? formatKwh(locale, job.facilityEnergyWh) : dash}
+            </Row>
+            <Row label={t('usage.heatReused')} testId="job-heat-reused">
+              {job.heatReusedWh !== null ? formatKwh(locale, job.heatReusedWh) : dash}
+            </Row>
+            <Row label={t('usage.co2e')} testId="job-co2e">
+              {job.co2eGrams !== null ? formatCo2eKg(locale, job.co2eGrams) : dash}
+            </Row>
+          </dl>
+          {!settled && <p className="mt-3 text-xs text-slate-500">{t('jobs.footprintSoFar')}</p>}
+        </Card>
+        <Card title={t('jobs.efficiency')}>
+          <dl className="space-y-3 text-sm" data-testid="job-efficiency">
+            <div>
+              <dt className="text-slate-500">{t('jobs.meanGpuUtil')}</dt>
+              <dd className="text-lg font-semibold tabular-nums" data-testid="job-gpu-util">
+                {eff?.meanGpuUtilPercent != null ? formatPercent(locale, eff.meanGpuUtilPercent / 100) : dash}
+              </dd>
+              <dd className="text-xs text-slate-500">{t('jobs.meanGpuUtilHint')}</dd>
+            </div>
+            <div>
+              <dt className="text-slate-500">{active ? t('jobs.runtimeSoFar') : t('jobs.runtimeCluster')}</dt>
+              <dd className="text-lg font-semibold tabular-nums">{eff ? formatDuration(eff.runSeconds) : dash}</dd>
+              <dd className="text-xs text-slate-500" data-testid="job-walltime-used">
+                {t('jobs.walltimeUsed', { percent: formatPercent(locale, (eff?.walltimeUsedPercent ?? 0) / 100), walltime: formatDuration(job.walltimeSeconds) })}
+              </dd>
+            </div>
+          </dl>
         </Card>
       </div>
+      <Card title={t('jobs.timeline')}>
+        <ol className="space-y-3 border-l border-slate-200 pl-4 text-sm" data-testid="timeline">
+          {byState(job.events).map((group) => (
+            <li key={group.state} className="relative" data-testid="timeline-state">
+              <span className="absolute top-1.5 -left-[1.32rem] h-2 w-2 rounded-full bg-indigo-500" aria-hidden />
+              <p className="font-medium">{t(`jobState.${group.state}`)}</p>
+              <ul className="mt-1 space-y-1">
+                {group.events.map((e) => {
+                  const data = (e.data ?? {}) as { reason?: string };
+                  const reason = data.reason && isMessageKey(`pendingReason.${data.reason}`) ? t(`pendingReason.${data.reason}` as 'pendingReason.Priority') : (data.reason ?? '');
+                  return (
+                    <li key={e.id} className="flex flex-wrap justify-between gap-x-3 text-slate-600">
+                      <span>{e.message && isMessageKey(e.message) ? t(e.message, { reason }) : e.message}</span>
+                      <span className="text-xs text-slate-500">{formatDateTime(locale, new Date(e.at))}</span>
+                    </li>
+                  );
+                })}
+              </ul>
+            </li>
+          ))}
+        </ol>
+      </Card>
       <Card title={t('jobs.output')}>
         <pre className="max-h-96 overflow-auto rounded-md bg-slate-900 p-4 font-mono text-xs text-slate-100" data-testid="job-output">{job.output.join('\n')}</pre>
         <p className="mt-2 text-xs text-slate-500">{t('jobs.outputNote')}</p>
       </Card>
       <Card title={t('jobs.command')}>
-        <pre className="max-h-64 overflow-auto rounded-md bg-slate-50 p-3 font-mono text-xs whitespace-pre-wrap">{job.command}</pre>
+        <pre className="max-h-64 overflow-auto rounded-md bg-slate-50 p-3 font-mono text-xs whitespace-pre-wrap break-all">{job.command}</pre>
       </Card>
     </div>
   );

@@ -1,19 +1,52 @@
 'use client';
 // The job form: where, how big, how long, what to run — with the reservation, cost and energy shown
-// before submitting, and a fine-tuning template that estimates the runtime from model and data size.
+// before submitting, a warning when the reservation does not fit what is left (and what would), and
+// a fine-tuning template that estimates the runtime from model and data size. The values are kept
+// as a draft of this visit (sessionStorage, its id in the URL), so Back after a submit finds them.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { Field } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Button, Card, cx } from '~/app/_components/ui';
 import { formErrors, type FormErrors } from '~/app/_lib/errors';
-import { formatAmount, formatEuros, formatGpuHours } from '~/app/_lib/format';
+import { formatAmount, formatDuration, formatEuros, formatGpuHours } from '~/app/_lib/format';
 import { useTRPC } from '~/app/_lib/trpc';
 import type { RouterOutputs } from '~/app/_lib/types';
 
 type Targets = RouterOutputs['job']['targets'];
 type Kind = 'training' | 'fine_tuning' | 'inference' | 'batch';
+type Shortfall = RouterOutputs['job']['estimate']['shortfalls'][number];
+
+/** The form's values as typed: what a draft keeps and a clone prefills. */
+export interface JobDraft {
+  template: 'custom' | 'fine-tune';
+  allocationId: string;
+  resourceClassId: string;
+  kind: Kind;
+  name: string;
+  gpus: string;
+  nodes: string;
+  walltimeHours: string;
+  image: string;
+  command: string;
+  envText: string;
+  params: string;
+  tokens: string;
+  utilisation: string;
+}
+
+const DRAFT_PREFIX = 'job-form-draft:';
+const DRAFT_ID = /^[0-9a-f-]{36}$/;
+
+function readDraft(id: string): Partial<JobDraft> | null {
+  try {
+    const text = window.sessionStorage.getItem(DRAFT_PREFIX + id);
+    return text ? (JSON.parse(text) as Partial<JobDraft>) : null;
+  } catch {
+    return null;
+  }
+}
 
 const SHOWN = ['allocationId', 'resourceClassId', 'name', 'kind', 'gpus', 'nodes', 'walltimeMinutes', 'image', 'command', 'env'];
 
@@ -33,31 +66,89 @@ function formatKwh(locale: string, wh: number): string {
   return `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(wh / 1000)} kWh`;
 }
 
-export function SubmitJobForm({ targets, initialTemplate, initialAllocationId, companyTenant }: { targets: Targets; initialTemplate: 'custom' | 'fine-tune'; initialAllocationId?: string; companyTenant: boolean }) {
+export function SubmitJobForm({
+  targets,
+  initialTemplate,
+  initialAllocationId,
+  companyTenant,
+  clone,
+}: {
+  targets: Targets;
+  initialTemplate: 'custom' | 'fine-tune';
+  initialAllocationId?: string;
+  companyTenant: boolean;
+  /** A finished job's spec to submit again, and its name. */
+  clone?: { name: string; draft: Partial<JobDraft> };
+}) {
   const { t, locale } = useT();
   const trpc = useTRPC();
   const router = useRouter();
-  const firstAllocation = targets.allocations.find((a) => a.id === initialAllocationId) ?? targets.allocations[0]!;
-  const [template, setTemplate] = useState(initialTemplate);
+  const start = clone?.draft ?? {};
+  const startTemplate = start.template ?? initialTemplate;
+  const firstAllocation = targets.allocations.find((a) => a.id === (start.allocationId ?? initialAllocationId)) ?? targets.allocations[0]!;
+  const [template, setTemplate] = useState(startTemplate);
   const [allocationId, setAllocationId] = useState(firstAllocation.id);
-  const allocation = targets.allocations.find((a) => a.id === allocationId)!;
+  const allocation = targets.allocations.find((a) => a.id === allocationId) ?? targets.allocations[0]!;
   const classesForAllocation = targets.resourceClasses.filter((c) => allocation.resourceClassId === null || c.id === allocation.resourceClassId);
-  const [resourceClassId, setResourceClassId] = useState(classesForAllocation[0]?.id ?? '');
+  const [resourceClassId, setResourceClassId] = useState(classesForAllocation.find((c) => c.id === start.resourceClassId)?.id ?? classesForAllocation[0]?.id ?? '');
   const rc = targets.resourceClasses.find((c) => c.id === resourceClassId);
-  const [kind, setKind] = useState<Kind>(initialTemplate === 'fine-tune' ? 'fine_tuning' : 'training');
-  const [name, setName] = useState(initialTemplate === 'fine-tune' ? 'fine-tune' : '');
-  const [gpus, setGpus] = useState('8');
-  const [nodes, setNodes] = useState('1');
-  const [walltimeHours, setWalltimeHours] = useState('2');
-  const [image, setImage] = useState('nvcr.io/nvidia/pytorch:24.05-py3');
-  const [command, setCommand] = useState(initialTemplate === 'fine-tune' ? 'python finetune.py --model-size 7B --tokens 0.5B' : 'torchrun --nproc_per_node=8 train.py --config config.yaml');
-  const [envText, setEnvText] = useState('');
-  const [params, setParams] = useState('7');
-  const [tokens, setTokens] = useState('0.5');
-  const [utilisation, setUtilisation] = useState('40');
+  const [kind, setKind] = useState<Kind>(start.kind ?? (startTemplate === 'fine-tune' ? 'fine_tuning' : 'training'));
+  const [name, setName] = useState(start.name ?? (startTemplate === 'fine-tune' ? 'fine-tune' : ''));
+  const [gpus, setGpus] = useState(start.gpus ?? '8');
+  const [nodes, setNodes] = useState(start.nodes ?? '1');
+  const [walltimeHours, setWalltimeHours] = useState(start.walltimeHours ?? '2');
+  const [image, setImage] = useState(start.image ?? 'nvcr.io/nvidia/pytorch:24.05-py3');
+  const [command, setCommand] = useState(start.command ?? (startTemplate === 'fine-tune' ? 'python finetune.py --model-size 7B --tokens 0.5B' : 'torchrun --nproc_per_node=8 train.py --config config.yaml'));
+  const [envText, setEnvText] = useState(start.envText ?? '');
+  const [params, setParams] = useState(start.params ?? '7');
+  const [tokens, setTokens] = useState(start.tokens ?? '0.5');
+  const [utilisation, setUtilisation] = useState(start.utilisation ?? '40');
   const [errors, setErrors] = useState<FormErrors>({ fields: {} });
   const [idempotencyKey] = useState(() => crypto.randomUUID());
+  const [draftId, setDraftId] = useState<string | null>(null);
   const submit = useMutation(trpc.job.submit.mutationOptions());
+
+  // This visit's draft: Back to this page's history entry (its URL names the draft) restores it; a
+  // new visit of the form starts afresh. Kept in this tab's sessionStorage, never in the URL itself.
+  useEffect(() => {
+    const url = new URL(window.location.href);
+    const known = url.searchParams.get('draft');
+    const stored = known && DRAFT_ID.test(known) ? readDraft(known) : null;
+    if (known && stored) {
+      const valid = <T,>(value: T | undefined, current: T) => (value === undefined ? current : value);
+      const storedAllocation = targets.allocations.find((a) => a.id === stored.allocationId);
+      if (stored.template) setTemplate(stored.template);
+      if (storedAllocation) setAllocationId(storedAllocation.id);
+      if (stored.resourceClassId && targets.resourceClasses.some((c) => c.id === stored.resourceClassId)) setResourceClassId(stored.resourceClassId);
+      if (stored.kind) setKind(stored.kind);
+      setName((v) => valid(stored.name, v));
+      setGpus((v) => valid(stored.gpus, v));
+      setNodes((v) => valid(stored.nodes, v));
+      setWalltimeHours((v) => valid(stored.walltimeHours, v));
+      setImage((v) => valid(stored.image, v));
+      setCommand((v) => valid(stored.command, v));
+      setEnvText((v) => valid(stored.envText, v));
+      setParams((v) => valid(stored.params, v));
+      setTokens((v) => valid(stored.tokens, v));
+      setUtilisation((v) => valid(stored.utilisation, v));
+      setDraftId(known);
+      return;
+    }
+    const id = crypto.randomUUID();
+    url.searchParams.set('draft', id);
+    window.history.replaceState(window.history.state, '', url);
+    setDraftId(id);
+  }, [targets]);
+
+  useEffect(() => {
+    if (!draftId) return;
+    const draft: JobDraft = { template, allocationId, resourceClassId, kind, name, gpus, nodes, walltimeHours, image, command, envText, params, tokens, utilisation };
+    try {
+      window.sessionStorage.setItem(DRAFT_PREFIX + draftId, JSON.stringify(draft));
+    } catch {
+      // Storage full or refused: the form still works, Back just starts afresh.
+    }
+  }, [draftId, template, allocationId, resourceClassId, kind, name, gpus, nodes, walltimeHours, image, command, envText, params, tokens, utilisation]);
 
   const gpuCount = Math.max(0, Math.floor(Number(gpus) || 0));
   const nodeCount = Math.max(0, Math.floor(Number(nodes) || 0));
@@ -74,6 +165,20 @@ export function SubmitJobForm({ targets, initialTemplate, initialAllocationId, c
   });
 
   const envVars = useMemo(() => parseEnv(envText), [envText]);
+
+  /** What one broken limit means, in the reader's words, with what would fit. */
+  function shortfallText(shortfall: Shortfall): string {
+    if (shortfall.limit === 'gpusAtOnce') {
+      return shortfall.maxGpus > 0
+        ? t('jobs.fit.gpusAtOnce', { limit: shortfall.limitGpus, inUse: shortfall.inUseGpus, max: shortfall.maxGpus })
+        : t('jobs.fit.gpusAtOnceFull', { limit: shortfall.limitGpus });
+    }
+    const left = formatAmount(locale, shortfall.unit, shortfall.left);
+    const what = t(shortfall.limit === 'budget' ? 'jobs.fit.budget' : 'jobs.fit.monthlyCap', { needed: formatAmount(locale, shortfall.unit, shortfall.needed), left });
+    const fits = shortfall.maxWalltimeSeconds > 0 ? t('jobs.fit.walltimeFits', { walltime: formatDuration(shortfall.maxWalltimeSeconds), gpus: shortfall.gpus, left }) : t('jobs.fit.nothingFits');
+    return `${what} ${fits}`;
+  }
+  const shortfalls = estimate.data?.shortfalls ?? [];
 
   async function onSubmit(event: React.FormEvent) {
     event.preventDefault();
@@ -105,7 +210,8 @@ export function SubmitJobForm({ targets, initialTemplate, initialAllocationId, c
   const fe = errors.fields;
   return (
     <form onSubmit={onSubmit} className="grid gap-6 lg:grid-cols-[1fr_22rem]" noValidate>
-      <div className="space-y-6">
+      <div className="min-w-0 space-y-6">
+        {clone && <Alert tone="info">{t('jobs.cloneNote', { name: clone.name })}</Alert>}
         {errors.message && <Alert tone="error">{errors.message}</Alert>}
         <Card title={t('jobs.template')}>
           <div className="flex flex-wrap gap-2" role="radiogroup" aria-label={t('jobs.template')}>
@@ -241,6 +347,12 @@ export function SubmitJobForm({ targets, initialTemplate, initialAllocationId, c
                 <dd className="text-xs text-slate-500">{t('jobs.tariff', { price: formatEuros(locale, estimate.data.centsPerGpuHour) })}{companyTenant ? '' : ` · ${t('jobs.academicValue')}`}</dd>
               </div>
               <div>
+                <dt className="text-slate-500">{t('jobs.left')}</dt>
+                <dd className="tabular-nums" data-testid="job-room">{formatAmount(locale, estimate.data.room.unit, Math.max(0, estimate.data.room.available))}</dd>
+                {estimate.data.room.monthCapLeftCents !== null && <dd className="text-xs text-slate-500">{t('jobs.leftUnderCap', { left: formatEuros(locale, estimate.data.room.monthCapLeftCents) })}</dd>}
+                {estimate.data.room.gpusAtOnce && <dd className="text-xs text-slate-500">{t('jobs.gpusAtOnceNow', { limit: estimate.data.room.gpusAtOnce.limit, inUse: estimate.data.room.gpusAtOnce.inUse })}</dd>}
+              </div>
+              <div>
                 <dt className="text-slate-500">{t('jobs.energy')}</dt>
                 <dd className="text-lg font-semibold tabular-nums">{formatKwh(locale, runtimeSeconds ? estimate.data.expectedEnergyWh : estimate.data.maxEnergyWh)}</dd>
                 <dd className="text-xs text-slate-500">{t('jobs.energyHint', { util: estimate.data.assumedGpuUtilPercent })}</dd>
@@ -248,6 +360,25 @@ export function SubmitJobForm({ targets, initialTemplate, initialAllocationId, c
             </dl>
           ) : (
             <p className="text-sm text-slate-500">{estimate.isFetching ? t('common.working') : t('jobs.fillToEstimate')}</p>
+          )}
+          {shortfalls.length > 0 && (
+            <div className="mt-4" data-testid="reservation-warning">
+              <Alert tone="warning" title={t('jobs.fit.title')}>
+                <ul className="list-disc space-y-1 pl-4">
+                  {shortfalls.map((s) => (
+                    <li key={s.limit}>
+                      {shortfallText(s)}
+                      {s.limit !== 'gpusAtOnce' && s.maxWalltimeSeconds > 0 && template === 'custom' && (
+                        <button type="button" className="ml-1 font-medium underline" onClick={() => setWalltimeHours(String(Math.floor((s.maxWalltimeSeconds / 3600) * 100) / 100))}>
+                          {t('jobs.fit.useWalltime', { walltime: formatDuration(s.maxWalltimeSeconds) })}
+                        </button>
+                      )}
+                    </li>
+                  ))}
+                </ul>
+                <p className="mt-2 text-xs">{t('jobs.fit.submitAnyway')}</p>
+              </Alert>
+            </div>
           )}
           <Button type="submit" disabled={submit.isPending || !resourceClassId} className="mt-5 w-full">
             {submit.isPending ? t('common.working') : t('jobs.submit')}

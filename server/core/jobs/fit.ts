@@ -1,0 +1,63 @@
+// What of a job's reservation fits what is left, shown in the form before submitting: the same
+// arithmetic the ledger and admission apply at submission (jobReservation, the GPUs-at-once rule of
+// admission.ts), run on the figures of the moment. Pure; the submission still decides under its locks.
+import { jobReservation } from './estimates';
+
+export interface ReservationRoom {
+  unit: 'gpu_seconds' | 'cents';
+  /** The allocation's available budget, in its unit. */
+  available: number;
+  /** Credit lines: what the tenant's monthly cap leaves this month, in cents; null without a cap. */
+  monthCapLeftCents: number | null;
+  /** The allocation's GPUs-at-once limit and the GPUs its active jobs hold; null without a limit. */
+  gpusAtOnce: { limit: number; inUse: number } | null;
+}
+
+export interface ReservationAsked {
+  gpus: number;
+  walltimeSeconds: number;
+  centsPerGpuHour: number;
+}
+
+/** One limit the reservation breaks, with what would fit it. */
+export type ReservationShortfall =
+  | { limit: 'gpusAtOnce'; limitGpus: number; inUseGpus: number; requestedGpus: number; maxGpus: number }
+  | {
+      limit: 'budget' | 'monthlyCap';
+      unit: 'gpu_seconds' | 'cents';
+      /** What the job would reserve and what is left, in `unit`. */
+      needed: number;
+      left: number;
+      gpus: number;
+      /** The longest walltime, in whole minutes, whose reservation on these GPUs fits what is left (0: none). */
+      maxWalltimeSeconds: number;
+    };
+
+/**
+ * maxWalltimeFitting returns the longest walltime in whole minutes whose reservation on `gpus` GPUs
+ * stays within `left` (GPU-seconds, or cents at the tariff, rounded up as jobReservation does).
+ */
+export function maxWalltimeFitting(unit: 'gpu_seconds' | 'cents', left: number, gpus: number, centsPerGpuHour: number): number {
+  if (left <= 0 || gpus <= 0) return 0;
+  const seconds = unit === 'gpu_seconds' ? Math.floor(left / gpus) : Math.floor((left * 3600) / (gpus * centsPerGpuHour));
+  let minutes = Math.floor(seconds / 60);
+  // The cents reservation is rounded up: step back while rounding pushes it over.
+  while (minutes > 0 && jobReservation({ unit, gpus, walltimeSeconds: minutes * 60, centsPerGpuHour }) > left) minutes--;
+  return minutes * 60;
+}
+
+/** reservationShortfalls lists every limit a job's reservation would break now (GPUs at once, budget, monthly cap), each with what would fit. */
+export function reservationShortfalls(room: ReservationRoom, asked: ReservationAsked): ReservationShortfall[] {
+  const shortfalls: ReservationShortfall[] = [];
+  if (room.gpusAtOnce && room.gpusAtOnce.inUse + asked.gpus > room.gpusAtOnce.limit) {
+    const { limit, inUse } = room.gpusAtOnce;
+    shortfalls.push({ limit: 'gpusAtOnce', limitGpus: limit, inUseGpus: inUse, requestedGpus: asked.gpus, maxGpus: Math.max(0, limit - inUse) });
+  }
+  const needed = jobReservation({ unit: room.unit, gpus: asked.gpus, walltimeSeconds: asked.walltimeSeconds, centsPerGpuHour: asked.centsPerGpuHour });
+  const over = (limit: 'budget' | 'monthlyCap', left: number) => {
+    if (needed > left) shortfalls.push({ limit, unit: room.unit, needed, left: Math.max(0, left), gpus: asked.gpus, maxWalltimeSeconds: maxWalltimeFitting(room.unit, left, asked.gpus, asked.centsPerGpuHour) });
+  };
+  over('budget', room.available);
+  if (room.unit === 'cents' && room.monthCapLeftCents !== null) over('monthlyCap', room.monthCapLeftCents);
+  return shortfalls;
+}
