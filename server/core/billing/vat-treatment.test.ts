@@ -11,7 +11,7 @@ describe('VAT treatment of an invoice', () => {
     ['DE', 'AT', null, 'standard', 190, 'EU customer without a VAT ID'],
     ['DE', 'CH', null, 'standard', 190, 'outside the EU, no VAT ID'],
     ['CH', 'DE', 'DE136695976', 'standard', 190, 'issuer outside the EU'],
-  ] as const)('%s → %s %s: %s %i (%s)', (issuerCountry, customerCountry, customerVatId, treatment, vatPermille) => {
+  ] as const)('%s → %s %s: %s %i (%s)', (issuerCountry, customerCountry, customerVatId, treatment, vatPermille, _case) => {
     expect(vatTreatmentFor({ issuerCountry, customerCountry, customerVatId, standardVatPermille: 190 })).toEqual({ treatment, vatPermille });
   });
 
