@@ -683,7 +683,6 @@ export const de: Record<MessageKey, string> = {
   'invoice.closingNote': "Schlussrechnung: Nutzung bis {date}. Spätere Nutzung im selben Monat wird gesondert berechnet.",
   'invoice.downloadPdf': "PDF herunterladen",
   'invoice.page': "Seite {page} von {pages}",
-  'invoice.creditNote.reference': "Gutschrift {number} zur Rechnung {invoice} vom {date}",
   'invoice.issueOne.closing': "Schlussrechnung: dieser Monat bis jetzt (bei Vertragsende)",
   'invoice.issueOne.closingHint': "Umfasst die Jobs, die seit Monatsbeginn (oder seit der letzten Rechnung) geendet haben; die Monatsrechnung umfasst später, was danach noch läuft.",
   'invoice.error.closingCurrentMonth': "Eine Schlussrechnung umfasst den laufenden Monat bis jetzt; wählen Sie diesen Monat.",

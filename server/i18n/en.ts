@@ -682,7 +682,6 @@ export const en = {
   'invoice.closingNote': "Closing invoice: usage up to {date}. Later usage in the same month is invoiced separately.",
   'invoice.downloadPdf': "Download PDF",
   'invoice.page': "Page {page} of {pages}",
-  'invoice.creditNote.reference': "Credit note {number} against invoice {invoice} of {date}",
   'invoice.issueOne.closing': "Closing invoice: this month so far (when a contract ends)",
   'invoice.issueOne.closingHint': "Covers the jobs that have ended since the start of this month (or since the last invoice); the month's own invoice later covers whatever runs after it.",
   'invoice.error.closingCurrentMonth': "A closing invoice covers the current month so far; choose this month.",

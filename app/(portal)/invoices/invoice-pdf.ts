@@ -74,7 +74,7 @@ export function renderInvoicePdf(doc: InvoiceContent, meta: { author: string; pa
     pdf.font('Helvetica-Bold').fontSize(12).fillColor(SLATE).text(pdfText(doc.creditNotes.heading), left, pdf.y, { width });
     pdf.font('Helvetica').fontSize(9).fillColor(MUTED).text(pdfText(doc.creditNotes.note), { width });
     pdf.moveDown(0.5);
-    const cw = [0.2, 0.15, 0.26, 0.13, 0.13, 0.13].map((share) => share * width);
+    const cw = [0.18, 0.17, 0.26, 0.13, 0.13, 0.13].map((share) => share * width);
     row(pdf, doc.creditNotes.columns.map((c) => c.label), doc.creditNotes.columns.map((c) => c.numeric), cw, { bold: true, color: MUTED });
     rule(pdf, left, width);
     for (const cells of doc.creditNotes.rows) row(pdf, cells, doc.creditNotes.columns.map((c) => c.numeric), cw, {});
