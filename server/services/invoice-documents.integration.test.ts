@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invoiceContent } from '~/app/(portal)/invoices/invoice-content';
+import { creditNoteContent, invoiceContent, type InvoiceContent } from '~/app/(portal)/invoices/invoice-content';
 import { renderInvoicePdf } from '~/app/(portal)/invoices/invoice-pdf';
 import type { Db, DbHandle } from '~/db/client';
 import { jobs } from '~/db/schema';
@@ -22,10 +22,14 @@ const NOW = new Date('2026-04-10T09:00:00Z');
 type Tenant = Awaited<ReturnType<typeof createTenant>> & { projectId: string; allocationId: string };
 type InvoiceView = Parameters<typeof invoiceContent>[0];
 
-/** pdfText renders an invoice's PDF in a language and extracts its text, spaces collapsed. */
-async function pdfText(invoice: InvoiceView, locale: Locale): Promise<string> {
-  const t = (key: MessageKey, params?: MessageParams) => translate(locale, key, params);
-  const bytes = await renderInvoicePdf(invoiceContent(invoice, t, locale), { author: 'test', pageLabel: (page, pages) => t('invoice.page', { page, pages }) });
+type T = (key: MessageKey, params?: MessageParams) => string;
+
+/** pdfText renders an invoice's PDF (or another document of it) in a language and extracts its text, spaces collapsed. */
+async function pdfText(invoice: InvoiceView, locale: Locale, build: (invoice: InvoiceView, t: T, locale: Locale) => InvoiceContent | null = invoiceContent): Promise<string> {
+  const t: T = (key, params) => translate(locale, key, params);
+  const doc = build(invoice, t, locale);
+  if (!doc) throw new Error('no such document');
+  const bytes = await renderInvoicePdf(doc, { author: 'test', pageLabel: (page, pages) => t('invoice.page', { page, pages }) });
   expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
   const { text } = await extractText(await getDocumentProxy(new Uint8Array(bytes)), { mergePages: true });
   return text.replace(/\s+/g, ' ');
@@ -137,6 +141,10 @@ describe.each(dbTargets())('billing-ready invoices on %s', (target) => {
     // A credit note on it carries the same treatment: no VAT.
     const note = await asUser(admin).invoice.creditNote({ invoiceId: invoice.id, netCents: 1_000, reason: 'Goodwill' });
     expect(note).toMatchObject({ netCents: 1_000, vatCents: 0, grossCents: 1_000 });
+    // Its own PDF: the same parties, the invoice it credits, the same reverse-charge note.
+    const credited = await asUser(at).invoice.get({ id: invoice.id });
+    const noteText = await pdfText(credited, 'en', (inv, t, locale) => creditNoteContent(inv, note.id, t, locale));
+    for (const expected of [note.number, `Credit on invoice ${invoice.number}: Goodwill`, 'DE812345673', 'ATU13585627', 'Reverse charge', '-€10.00', 'Total credited']) expect(noteText).toContain(expected);
   });
 
   it('a closing invoice covers the month so far; the month’s invoice later covers only what ran after it', async () => {

@@ -45,13 +45,9 @@ function countryName(locale: Locale, code: string): string {
   return new Intl.DisplayNames([locale], { type: 'region' }).of(code) ?? code;
 }
 
-/** invoiceContent turns an invoice into the strings both its page and its PDF show. */
-export function invoiceContent(invoice: InvoiceView, t: T, locale: Locale): InvoiceContent {
-  const euros = (cents: number) => formatEuros(locale, cents);
-  const day = (at: Date | string) => formatDay(locale, typeof at === 'string' ? at : at.toISOString().slice(0, 10));
-  const rate = formatVatRate(locale, invoice.vatPermille);
+/** The parties and the issuer's footer, alike on an invoice and on its credit notes. */
+function partiesOf(invoice: InvoiceView, t: T, locale: Locale): { issuer: PartyBlock; recipient: PartyBlock; footer: string[][] } {
   const { issuer, recipient } = invoice;
-
   const issuerBlock: PartyBlock = issuer
     ? { heading: t('invoice.issuer'), name: issuer.name, lines: [issuer.street, `${issuer.postcode} ${issuer.city}`, countryName(locale, issuer.country), `${t('invoice.vatId')}: ${issuer.vatId}`] }
     : { heading: t('invoice.issuer'), name: t('app.name'), lines: [t('app.tagline')] };
@@ -61,21 +57,6 @@ export function invoiceContent(invoice: InvoiceView, t: T, locale: Locale): Invo
     countryName(locale, recipient.country),
     ...(recipient.vatId ? [`${t('invoice.vatId')}: ${recipient.vatId}`] : []),
   ];
-
-  const facts: [string, string][] = [
-    [t('invoice.number'), invoice.number],
-    [t('invoice.issueDate'), day(invoice.issuedAt)],
-    [t('invoice.servicePeriod'), `${day(invoice.coversFrom)} – ${day(invoice.periodLastDay)}`],
-  ];
-  if (invoice.dueDate) facts.push([t('invoice.dueDate'), day(invoice.dueDate)]);
-  if (recipient.purchaseOrder) facts.push([t('invoice.purchaseOrder'), recipient.purchaseOrder]);
-
-  const notes: InvoiceContent['notes'] = [];
-  if (invoice.vatTreatment === 'reverseCharge') notes.push({ text: t('invoice.reverseCharge'), prominent: true });
-  if (invoice.dueDate) notes.push({ text: t('invoice.payBy', { amount: euros(invoice.grossCents), date: day(invoice.dueDate), number: invoice.number }), prominent: true });
-  if (invoice.closing) notes.push({ text: t('invoice.closingNote', { date: day(invoice.periodLastDay) }), prominent: false });
-  notes.push({ text: t('invoice.pricingNote'), prominent: false });
-
   const footer: string[][] = issuer
     ? [
         [issuer.name, issuer.street, `${issuer.postcode} ${issuer.city}`, `${t('invoice.register')}: ${issuer.registerEntry}`],
@@ -83,13 +64,38 @@ export function invoiceContent(invoice: InvoiceView, t: T, locale: Locale): Invo
         [`${t('invoice.bank')}: ${issuer.bankName}`, `${t('invoice.iban')}: ${formatIban(issuer.iban)}`, `${t('invoice.bic')}: ${issuer.bic}`],
       ]
     : [];
+  return { issuer: issuerBlock, recipient: { heading: t('invoice.recipient'), name: recipient.name, lines: recipientLines }, footer };
+}
+
+const day = (locale: Locale, at: Date | string) => formatDay(locale, typeof at === 'string' ? at : at.toISOString().slice(0, 10));
+
+/** invoiceContent turns an invoice into the strings both its page and its PDF show. */
+export function invoiceContent(invoice: InvoiceView, t: T, locale: Locale): InvoiceContent {
+  const euros = (cents: number) => formatEuros(locale, cents);
+  const rate = formatVatRate(locale, invoice.vatPermille);
+  const { recipient } = invoice;
+  const parties = partiesOf(invoice, t, locale);
+
+  const facts: [string, string][] = [
+    [t('invoice.number'), invoice.number],
+    [t('invoice.issueDate'), day(locale, invoice.issuedAt)],
+    [t('invoice.servicePeriod'), `${day(locale, invoice.coversFrom)} – ${day(locale, invoice.periodLastDay)}`],
+  ];
+  if (invoice.dueDate) facts.push([t('invoice.dueDate'), day(locale, invoice.dueDate)]);
+  if (recipient.purchaseOrder) facts.push([t('invoice.purchaseOrder'), recipient.purchaseOrder]);
+
+  const notes: InvoiceContent['notes'] = [];
+  if (invoice.vatTreatment === 'reverseCharge') notes.push({ text: t('invoice.reverseCharge'), prominent: true });
+  if (invoice.dueDate) notes.push({ text: t('invoice.payBy', { amount: euros(invoice.grossCents), date: day(locale, invoice.dueDate), number: invoice.number }), prominent: true });
+  if (invoice.closing) notes.push({ text: t('invoice.closingNote', { date: day(locale, invoice.periodLastDay) }), prominent: false });
+  notes.push({ text: t('invoice.pricingNote'), prominent: false });
 
   const credited = invoice.creditNotes;
   return {
     title: t('invoice.document'),
     number: invoice.number,
-    issuer: issuerBlock,
-    recipient: { heading: t('invoice.recipient'), name: recipient.name, lines: recipientLines },
+    issuer: parties.issuer,
+    recipient: parties.recipient,
     facts,
     columns: [
       { label: t('invoice.lineNo'), numeric: false },
@@ -115,7 +121,7 @@ export function invoiceContent(invoice: InvoiceView, t: T, locale: Locale): Invo
       { label: t('invoice.grossTotal'), value: euros(invoice.grossCents), id: 'gross' },
     ],
     notes,
-    footer,
+    footer: parties.footer,
     creditNotes:
       credited.length === 0
         ? null
@@ -130,8 +136,53 @@ export function invoiceContent(invoice: InvoiceView, t: T, locale: Locale): Invo
               { label: t('invoice.vat'), numeric: true },
               { label: t('invoice.gross'), numeric: true },
             ],
-            rows: credited.map((note) => [note.number, day(note.issuedAt), note.reason, `−${euros(note.netCents)}`, `−${euros(note.vatCents)}`, `−${euros(note.grossCents)}`]),
+            rows: credited.map((note) => [note.number, day(locale, note.issuedAt), note.reason, `−${euros(note.netCents)}`, `−${euros(note.vatCents)}`, `−${euros(note.grossCents)}`]),
             remaining: t('invoice.remainingNet', { amount: euros(invoice.remainingNetCents) }),
           },
+  };
+}
+
+/**
+ * creditNoteContent is one credit note as a document of its own: the invoice's parties, a reference
+ * to the invoice, the credited amount with the invoice's VAT rate and treatment; null if the invoice
+ * has no such credit note.
+ */
+export function creditNoteContent(invoice: InvoiceView, creditNoteId: string, t: T, locale: Locale): InvoiceContent | null {
+  const note = invoice.creditNotes.find((n) => n.id === creditNoteId);
+  if (!note) return null;
+  const euros = (cents: number) => formatEuros(locale, cents);
+  const rate = formatVatRate(locale, invoice.vatPermille);
+  const parties = partiesOf(invoice, t, locale);
+  const facts: [string, string][] = [
+    [t('invoice.number'), note.number],
+    [t('invoice.issueDate'), day(locale, note.issuedAt)],
+    [t('invoice.creditNote.invoice'), `${invoice.number} (${day(locale, invoice.issuedAt)})`],
+    [t('invoice.servicePeriod'), `${day(locale, invoice.coversFrom)} – ${day(locale, invoice.periodLastDay)}`],
+  ];
+  if (invoice.recipient.purchaseOrder) facts.push([t('invoice.purchaseOrder'), invoice.recipient.purchaseOrder]);
+  const notes: InvoiceContent['notes'] = [];
+  if (invoice.vatTreatment === 'reverseCharge') notes.push({ text: t('invoice.reverseCharge'), prominent: true });
+  notes.push({ text: t('invoice.creditNotesNote', { number: invoice.number }), prominent: false });
+  return {
+    title: t('invoice.creditNote.title'),
+    number: note.number,
+    issuer: parties.issuer,
+    recipient: parties.recipient,
+    facts,
+    columns: [
+      { label: t('invoice.lineNo'), numeric: false },
+      { label: t('invoice.description'), numeric: false },
+      { label: t('invoice.vatRate'), numeric: true },
+      { label: t('invoice.amount'), numeric: true },
+    ],
+    rows: [['1', t('invoice.creditNote.line', { number: invoice.number, reason: note.reason }), rate, `−${euros(note.netCents)}`]],
+    totals: [
+      { label: t('invoice.netTotal'), value: `−${euros(note.netCents)}`, id: 'net' },
+      { label: t('invoice.vatAt', { rate }), value: `−${euros(note.vatCents)}`, id: 'vat' },
+      { label: t('invoice.creditNote.total'), value: `−${euros(note.grossCents)}`, id: 'gross' },
+    ],
+    notes,
+    footer: parties.footer,
+    creditNotes: null,
   };
 }

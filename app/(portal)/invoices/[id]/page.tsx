@@ -131,16 +131,24 @@ export default async function InvoicePage({ params }: { params: Promise<{ id: st
                         {column.label}
                       </Th>
                     ))}
+                    <Th className="print:hidden">
+                      <span className="sr-only">{t('invoice.creditNote.pdf')}</span>
+                    </Th>
                   </tr>
                 </thead>
                 <tbody className="divide-y divide-slate-100">
-                  {doc.creditNotes.rows.map((row) => (
+                  {doc.creditNotes.rows.map((row, r) => (
                     <tr key={row[0]}>
                       {row.map((cell, i) => (
                         <Td key={i} className={doc.creditNotes!.columns[i]?.numeric ? 'text-right tabular-nums' : i === 0 ? 'font-medium tabular-nums' : 'text-slate-600'}>
                           {cell}
                         </Td>
                       ))}
+                      <Td className="print:hidden">
+                        <a href={`/api/invoices/${invoice.id}/credit-notes/${invoice.creditNotes[r]!.id}/pdf`} download aria-label={t('invoice.creditNote.pdfLabel', { number: row[0]! })} className="text-indigo-700 hover:underline">
+                          {t('invoice.creditNote.pdf')}
+                        </a>
+                      </Td>
                     </tr>
                   ))}
                 </tbody>
