@@ -629,7 +629,7 @@ export const de: Record<MessageKey, string> = {
   'invoice.netTotal': "Summe netto",
   'invoice.vatAt': "USt. {rate}",
   'invoice.grossTotal': "Gesamtbetrag",
-  'invoice.pricingNote': "Nutzung der Jobs, die im Leistungszeitraum (UTC) endeten, je Ressourcenklasse und Tarif. Jeder Job wird bei seinem Ende berechnet: GPU-Stunden × der bei Einreichung gültige Tarif, auf den Cent gerundet; der Betrag einer Position ist die Summe ihrer Jobs. Die Umsatzsteuer wird auf die Nettosumme berechnet.",
+  'invoice.pricingNote': "Nutzung der Jobs, die im Leistungszeitraum (UTC) endeten, je Ressourcenklasse und Tarif. Jeder Job wird bei seinem Ende berechnet: GPU-Stunden × der bei Einreichung gültige Tarif, auf den Cent gerundet; der Betrag einer Position ist die Summe ihrer Jobs. Die Umsatzsteuer wird auf die Nettosumme berechnet; jede Position zeigt ihren Anteil daran.",
   'invoice.creditNotes': "Gutschriften",
   'invoice.creditNotesNote': "Gutgeschrieben auf Rechnung {number}. Die Rechnung selbst bleibt unverändert.",
   'invoice.remainingNet': "Nicht gutgeschriebener Nettobetrag: {amount}",

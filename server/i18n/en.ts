@@ -628,7 +628,7 @@ export const en = {
   'invoice.netTotal': "Net total",
   'invoice.vatAt': "VAT {rate}",
   'invoice.grossTotal': "Total due",
-  'invoice.pricingNote': "Usage of the jobs that ended in the service period (UTC), per resource class and tariff. Each job is priced when it ends: its GPU-hours × the tariff in force when it was submitted, rounded to the cent; a line's amount is the sum of its jobs. VAT is charged on the net total.",
+  'invoice.pricingNote': "Usage of the jobs that ended in the service period (UTC), per resource class and tariff. Each job is priced when it ends: its GPU-hours × the tariff in force when it was submitted, rounded to the cent; a line's amount is the sum of its jobs. VAT is charged on the net total; each line shows its share of it.",
   'invoice.creditNotes': "Credit notes",
   'invoice.creditNotesNote': "Credited against invoice {number}. The invoice itself remains unchanged.",
   'invoice.remainingNet': "Net amount not credited: {amount}",

@@ -125,6 +125,8 @@ describe.each(dbTargets())('billing-ready invoices on %s', (target) => {
 
     const en = await pdfText(invoice, 'en');
     for (const expected of ['DE812345673', 'DE136695976', 'PO-4711', 'Apr 24, 2026', '€36.25', '€6.89', '€43.14', DEMO_ISSUER.name, 'DE89 3704 0044 0532 0130 00', invoice.number]) expect(en).toContain(expected);
+    // The line (both jobs: one class, one tariff) with its quantity, unit price, net, VAT rate, VAT and gross.
+    expect(en).toContain('12.50 GPU-h €2.90 / GPU-h €36.25 19% €6.89 €43.14');
     expect(en).not.toContain('Reverse charge');
     const deText = await pdfText(invoice, 'de');
     for (const expected of ['USt-IdNr.: DE812345673', 'DE136695976', '24.04.2026', '36,25 €', '6,89 €', '43,14 €', 'Fällig am']) expect(deText).toContain(expected);

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { formatDay, formatEuros } from '~/app/_lib/format';
 import type { invoiceOut } from '~/server/api/outputs';
 import { formatIban } from '~/server/core/billing/iban';
+import { lineVatCents } from '~/server/core/invoicing';
 import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
 import { formatInvoiceGpuHours, formatVatRate } from './invoice-format';
 
@@ -75,6 +76,8 @@ export function invoiceContent(invoice: InvoiceView, t: T, locale: Locale): Invo
   const rate = formatVatRate(locale, invoice.vatPermille);
   const { recipient } = invoice;
   const parties = partiesOf(invoice, t, locale);
+  // VAT is computed once on the net total; each line shows its share, adding up to it exactly.
+  const lineVat = lineVatCents(invoice.lines.map((line) => line.netCents), invoice.vatCents);
 
   const facts: [string, string][] = [
     [t('invoice.number'), invoice.number],
@@ -103,17 +106,21 @@ export function invoiceContent(invoice: InvoiceView, t: T, locale: Locale): Invo
       { label: t('invoice.jobs'), numeric: true },
       { label: t('invoice.quantity'), numeric: true },
       { label: t('invoice.unitPrice'), numeric: true },
-      { label: t('invoice.vatRate'), numeric: true },
       { label: t('invoice.amount'), numeric: true },
+      { label: t('invoice.vatRate'), numeric: true },
+      { label: t('invoice.vatAmount'), numeric: true },
+      { label: t('invoice.gross'), numeric: true },
     ],
-    rows: invoice.lines.map((line) => [
+    rows: invoice.lines.map((line, i) => [
       String(line.lineNo),
       line.description,
       String(line.jobs),
       formatInvoiceGpuHours(locale, line.gpuSeconds),
       t('invoice.perGpuHour', { price: euros(line.unitPriceCentsPerGpuHour) }),
-      rate,
       euros(line.netCents),
+      rate,
+      euros(lineVat[i] ?? 0),
+      euros(line.netCents + (lineVat[i] ?? 0)),
     ]),
     totals: [
       { label: t('invoice.netTotal'), value: euros(invoice.netCents), id: 'net' },

@@ -45,7 +45,7 @@ export function renderInvoicePdf(doc: InvoiceContent, meta: { author: string; pa
   pdf.y = Math.max(recipientBottom, y) + 20;
 
   // Lines.
-  const widths = [0.05, 0.3, 0.07, 0.16, 0.16, 0.1, 0.16].map((share) => share * width);
+  const widths = [0.05, 0.19, 0.05, 0.15, 0.13, 0.11, 0.07, 0.11, 0.14].map((share) => share * width);
   row(pdf, doc.columns.map((c) => c.label), doc.columns.map((c) => c.numeric), widths, { bold: true, color: MUTED });
   rule(pdf, left, width);
   for (const cells of doc.rows) row(pdf, cells, doc.columns.map((c) => c.numeric), widths, {});
