@@ -16,7 +16,7 @@ try {
 const config = {
   reactStrictMode: true,
   poweredByHeader: false,
-  serverExternalPackages: ['@electric-sql/pglite', 'postgres'],
+  serverExternalPackages: ['@electric-sql/pglite', 'postgres', 'pdfkit'], // pdfkit reads its font metrics (AFM) from its own folder at run time
   experimental: { authInterrupts: true },
   typescript: { ignoreBuildErrors: true }, // `npm run typecheck` is the gate; the build stays fast
   outputFileTracingRoot: import.meta.dirname,

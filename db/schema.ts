@@ -624,16 +624,56 @@ export const invoices = pgTable(
       .references(() => organisations.id),
     /** First day of the invoiced month. */
     periodMonth: date('period_month', { mode: 'string' }).notNull(),
+    /**
+     * The usage covered: jobs that ended in [coversFrom, coversUntil). A monthly invoice covers its
+     * month (or what a closing invoice left of it); a closing invoice the month so far.
+     */
+    coversFrom: timestamp('covers_from', { withTimezone: true }).notNull(),
+    coversUntil: timestamp('covers_until', { withTimezone: true }).notNull(),
     issuedAt: timestamp('issued_at', { withTimezone: true }).notNull().defaultNow(),
-    /** The recipient as it was when issued: name, country. */
-    recipient: jsonb('recipient').$type<{ name: string; country: string }>().notNull(),
+    /** The recipient as it was when issued: its billing profile (name, address, VAT ID, PO); only name and country on invoices issued before billing profiles. */
+    recipient: jsonb('recipient').$type<InvoiceRecipient>().notNull(),
+    /** The issuer as configured when issued; null on invoices issued before the issuer was configured. */
+    issuer: jsonb('issuer').$type<InvoiceIssuer>(),
+    /** 'standard' or 'reverseCharge' (server/core/billing/vat-treatment.ts). */
+    vatTreatment: text('vat_treatment').$type<'standard' | 'reverseCharge'>().notNull().default('standard'),
+    /** Issue day plus the issuer's payment terms; null on invoices issued before payment terms. */
+    dueDate: date('due_date', { mode: 'string' }),
     netCents: bigint('net_cents', { mode: 'number' }).notNull(),
     vatPermille: integer('vat_permille').notNull(),
     vatCents: bigint('vat_cents', { mode: 'number' }).notNull(),
     grossCents: bigint('gross_cents', { mode: 'number' }).notNull(),
   },
-  (t) => [uniqueIndex('invoices_org_month_idx').on(t.orgId, t.periodMonth)],
+  (t) => [uniqueIndex('invoices_org_covers_from_idx').on(t.orgId, t.coversFrom), index('invoices_org_month_idx').on(t.orgId, t.periodMonth)],
 );
+
+export interface InvoiceRecipient {
+  name: string;
+  country: string;
+  street?: string;
+  postcode?: string;
+  city?: string;
+  vatId?: string | null;
+  billingEmail?: string;
+  purchaseOrder?: string | null;
+}
+
+export interface InvoiceIssuer {
+  name: string;
+  street: string;
+  postcode: string;
+  city: string;
+  country: string;
+  vatId: string;
+  taxNumber: string;
+  registerEntry: string;
+  bankName: string;
+  iban: string;
+  bic: string;
+  paymentTermsDays: number;
+  email: string;
+  phone: string;
+}
 
 export const invoiceLines = pgTable(
   'invoice_lines',

@@ -3,10 +3,65 @@
 // same shape to describe a real one. Validated with zod and synced into the database on start.
 import fs from 'node:fs';
 import { z } from 'zod';
+import { isEuCountry } from './core/countries';
+import { isValidIban, normaliseIban } from './core/billing/iban';
+import { checkVatId } from './core/billing/vat-id';
 import { env } from './env.js';
 import { accessModeConfigProblem } from './core/applications';
 
 const id = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lower-case letters, digits and dashes');
+const line = z.string().trim().min(1).max(200);
+
+/** Who issues the invoices: printed on every invoice and credit note, snapshotted onto each when it is issued. */
+export const issuerSchema = z
+  .object({
+    name: line,
+    street: line,
+    postcode: z.string().trim().min(1).max(20),
+    city: line,
+    country: z.string().regex(/^[A-Z]{2}$/),
+    /** Checked with the same rule as a customer's (shape and check digit of the country's numbers). */
+    vatId: z.string().trim().min(1).max(20),
+    /** The national tax number (Steuernummer). */
+    taxNumber: z.string().trim().min(1).max(40),
+    /** Register court and entry, e.g. "Amtsgericht Jena, HRB 123456". */
+    registerEntry: line,
+    bankName: line,
+    iban: z.string().trim().transform(normaliseIban).refine(isValidIban, 'not an IBAN (its check digits do not match)'),
+    bic: z.string().trim().regex(/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/, 'a BIC has 8 or 11 letters and digits'),
+    paymentTermsDays: z.number().int().min(0).max(120),
+    email: z.email().max(200),
+    phone: z.string().trim().regex(/^\+?[0-9 ()/-]{6,30}$/, 'a phone number'),
+  })
+  .superRefine((issuer, ctx) => {
+    if (!isEuCountry(issuer.country)) return;
+    const vat = checkVatId(issuer.country, issuer.vatId);
+    if (!vat.ok) ctx.addIssue({ code: 'custom', path: ['vatId'], message: `not a VAT ID of ${issuer.country} (${vat.reason})` });
+  })
+  .transform((issuer) => {
+    const vat = isEuCountry(issuer.country) ? checkVatId(issuer.country, issuer.vatId) : undefined;
+    return { ...issuer, vatId: vat?.ok ? vat.vatId : issuer.vatId };
+  });
+
+export type Issuer = z.infer<typeof issuerSchema>;
+
+/** The demo centre's issuer: a fictitious operator with numbers that pass their checks (not a real company's). */
+export const DEMO_ISSUER: Issuer = {
+  name: 'AI Factory Demo Centre GmbH',
+  street: 'Leutragraben 1',
+  postcode: '07743',
+  city: 'Jena',
+  country: 'DE',
+  vatId: 'DE812345673',
+  taxNumber: '161/114/12345',
+  registerEntry: 'Amtsgericht Jena, HRB 512345',
+  bankName: 'Demo Bank',
+  iban: 'DE89370400440532013000',
+  bic: 'COBADEFFXXX',
+  paymentTermsDays: 14,
+  email: 'billing@ai-factory.example',
+  phone: '+49 3641 000000',
+};
 
 export const catalogueSchema = z.object({
   sites: z
@@ -56,6 +111,7 @@ export const catalogueSchema = z.object({
   payAsYouGo: z
     .object({ startingCreditEuros: z.number().int().min(0).max(1_000_000), durationDays: z.number().int().min(1).max(3660) })
     .default({ startingCreditEuros: 1000, durationDays: 365 }),
+  issuer: issuerSchema.default(DEMO_ISSUER),
 });
 
 export type Catalogue = z.infer<typeof catalogueSchema>;
@@ -82,6 +138,7 @@ export const DEFAULT_CATALOGUE: Catalogue = {
     { id: 'large-scale', name: 'Large scale', maxGpuHours: null, durationDays: 365, reviewPath: 'full', targetDecisionWorkingDays: 30 },
   ],
   payAsYouGo: { startingCreditEuros: 1000, durationDays: 365 },
+  issuer: DEMO_ISSUER,
 };
 
 /** loadCatalogue reads the catalogue from a JSON file, or returns the built-in demo centre. */

@@ -2,6 +2,7 @@
 // zod drops any field a schema does not name, so a column added to a table does not leak to the
 // browser by accident. Issue #9 asks for one on every procedure; test: server/api/outputs.test.ts.
 import { z } from 'zod';
+import { VAT_TREATMENTS } from '~/server/core/billing/vat-treatment';
 import {
   allocationStatus,
   applicationKind,
@@ -400,7 +401,33 @@ export const reportCsvOut = z.object({ from: z.string(), to: z.string(), csv: z.
 
 // ---- Invoices ----
 
-const recipientOut = z.object({ name: z.string(), country: z.string() });
+const recipientOut = z.object({
+  name: z.string(),
+  country: z.string(),
+  street: z.string().optional(),
+  postcode: z.string().optional(),
+  city: z.string().optional(),
+  vatId: z.string().nullable().optional(),
+  billingEmail: z.string().optional(),
+  purchaseOrder: z.string().nullable().optional(),
+});
+
+const issuerOut = z.object({
+  name: z.string(),
+  street: z.string(),
+  postcode: z.string(),
+  city: z.string(),
+  country: z.string(),
+  vatId: z.string(),
+  taxNumber: z.string(),
+  registerEntry: z.string(),
+  bankName: z.string(),
+  iban: z.string(),
+  bic: z.string(),
+  paymentTermsDays: z.number().int(),
+  email: z.string(),
+  phone: z.string(),
+});
 
 /** A row of an invoice list, with what its credit notes took back. */
 export const invoiceRowOut = z.object({
@@ -426,8 +453,16 @@ export const invoiceOut = z.object({
   month: z.string(),
   periodMonth: z.string(),
   periodLastDay: z.string(),
+  /** The usage covered: jobs that ended in [coversFrom, coversUntil). */
+  coversFrom: z.date(),
+  coversUntil: z.date(),
+  /** True when the invoice ends before its month does (a closing invoice). */
+  closing: z.boolean(),
   issuedAt: z.date(),
+  dueDate: z.string().nullable(),
   recipient: recipientOut,
+  issuer: issuerOut.nullable(),
+  vatTreatment: z.enum(VAT_TREATMENTS),
   netCents: z.number().int(),
   vatPermille: z.number().int(),
   vatCents: z.number().int(),

@@ -7,6 +7,7 @@ import {
   invoiceLines,
   invoiceTotals,
   isMonth,
+  lineVatCents,
   listPriceCents,
   monthHasEnded,
   monthlyRunDue,
@@ -60,6 +61,22 @@ describe('invoiceTotals (VAT once on the net total)', () => {
     [[1_234, 5_678], 190, 6_912, 1_313, 8_225], // 1,313.28 → 1,313
   ])('lines %j at %i ‰ → net %i, VAT %i, gross %i', (lines, permille, net, vat, gross) => {
     expect(invoiceTotals(lines.map((netCents) => ({ netCents })), permille)).toEqual({ netCents: net, vatCents: vat, grossCents: gross });
+  });
+});
+
+describe('lineVatCents (the invoice VAT shared among its lines, adding up exactly)', () => {
+  it.each([
+    [[1_000], 190, [190]],
+    [[3_625, 0], 689, [689, 0]],
+    [[1, 1, 1], 1, [1, 0, 0]], // ties go to the earlier line
+    [[2_900, 725], 689, [551, 138]], // 551.2 and 137.8: floors 551 + 137, the remaining cent to the larger remainder
+    [[333, 333, 334], 190, [63, 63, 64]],
+    [[0, 0], 0, [0, 0]],
+    [[500, 500], 0, [0, 0]], // reverse charge
+  ])('%j sharing %i → %j', (nets, vat, expected) => {
+    const shares = lineVatCents(nets, vat);
+    expect(shares).toEqual(expected);
+    expect(shares.reduce((a, b) => a + b, 0)).toBe(vat);
   });
 });
 

@@ -37,6 +37,28 @@ export function invoiceTotals(lines: readonly { netCents: number }[], vatPermill
   return { netCents, vatCents: vat, grossCents: netCents + vat };
 }
 
+/**
+ * lineVatCents shares an invoice's VAT (computed once on the net total) among its lines in proportion
+ * to their net amounts, to the cent, by largest remainder (ties to the earlier line): the lines' VAT
+ * then adds up to the invoice's exactly, so each line can show its VAT and gross.
+ */
+export function lineVatCents(lineNetCents: readonly number[], totalVatCents: number): number[] {
+  assertCents(totalVatCents, 'totalVatCents');
+  for (const net of lineNetCents) assertCents(net, 'netCents');
+  const totalNet = lineNetCents.reduce((sum, net) => sum + net, 0);
+  if (totalNet === 0) return lineNetCents.map((_, i) => (i === 0 ? totalVatCents : 0));
+  const shares = lineNetCents.map((net) => ({ floor: Math.floor((net * totalVatCents) / totalNet), remainder: (net * totalVatCents) % totalNet }));
+  let left = totalVatCents - shares.reduce((sum, share) => sum + share.floor, 0);
+  const order = shares.map((share, i) => ({ i, remainder: share.remainder })).sort((a, b) => b.remainder - a.remainder || a.i - b.i);
+  const result = shares.map((share) => share.floor);
+  for (const { i } of order) {
+    if (left === 0) break;
+    result[i]! += 1;
+    left -= 1;
+  }
+  return result;
+}
+
 /** listPriceCents is GPU-seconds × a unit price in cents per GPU-hour, rounded half up (how one job is priced). */
 export function listPriceCents(gpuSeconds: number, centsPerGpuHour: number): number {
   return divRoundHalfUp(gpuSeconds * centsPerGpuHour, GPU_SECONDS_PER_HOUR);

@@ -1,15 +1,20 @@
 // Monthly invoices for company tenants, and credit notes against them.
 //
 // An invoice covers the settled jobs of one tenant that ENDED in one calendar month (UTC), one line
-// per resource class and tariff; a line's net is the sum of its jobs' frozen `cost_cents`, so it is
+// per resource class and tariff (a closing invoice, issued when a contract ends, covers the month so
+// far, and the month's invoice then covers the rest: each invoice records [coversFrom, coversUntil)); a line's net is the sum of its jobs' frozen `cost_cents`, so it is
 // reproducible from the jobs. Numbers come from `document_counters` (one row per series and year,
 // incremented with INSERT … ON CONFLICT DO UPDATE … RETURNING) in the same transaction that inserts
 // the invoice: a rolled-back issue gives its number back, so numbers have no gaps and no duplicates.
-// One invoice per tenant and month (unique index); issuing again returns the existing one. Issued
-// invoices, their lines and credit notes never change (database triggers); corrections are credit notes.
+// Issuing again returns the existing one (unique index on the tenant and where its coverage starts).
+// The issuer (catalogue) and the customer's billing profile are copied onto the invoice with the VAT
+// treatment (server/core/billing/vat-treatment.ts) and the due date. Issued invoices, their lines and
+// credit notes never change (database triggers); corrections are credit notes.
 import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
-import { creditNotes, documentCounters, invoiceLines as invoiceLinesTable, invoices, jobs, organisations, resourceClasses, users } from '~/db/schema';
+import { billingProfiles, creditNotes, documentCounters, invoiceLines as invoiceLinesTable, invoices, jobs, organisations, resourceClasses, users, type InvoiceRecipient } from '~/db/schema';
+import { configuredCatalogue, type Issuer } from '~/server/catalogue';
+import { dueDate, vatTreatmentFor } from '~/server/core/billing/vat-treatment';
 import {
   counterSeries,
   creditNoteAmounts,
@@ -21,6 +26,7 @@ import {
   isMonth,
   monthHasEnded,
   monthlyRunDue,
+  monthOf,
   monthPeriod,
   previousMonth,
   type DocumentKind,
@@ -46,38 +52,58 @@ export interface IssueInvoiceInput {
   /** The month to invoice, YYYY-MM (UTC). */
   month: string;
   now: Date;
-  /** VAT rate in per-mille; defaults to DEFAULT_VAT_PERMILLE (19 %). */
+  /** The standard VAT rate in per-mille; defaults to DEFAULT_VAT_PERMILLE (19 %). Reverse charge makes it 0. */
   vatPermille?: number;
   /** The staff member issuing on demand; null or absent for the monthly run. */
   actorUserId?: string | null;
+  /**
+   * A closing invoice: the current month up to now, as a centre issues when a contract ends. The
+   * month's own invoice later covers whatever the tenant still ran after it.
+   */
+  closing?: boolean;
+  /** Who issues it; defaults to the catalogue's issuer. */
+  issuer?: Issuer;
 }
 
 /**
- * issueInvoice issues a company tenant's invoice for a month that has ended, or returns the one
- * already issued; null when the tenant had no usage that month. Refuses while jobs that started
- * before the month's end are still unsettled (their usage might belong to the month).
+ * issueInvoice issues a company tenant's invoice for a month that has ended (or, closing, for the
+ * current month so far), or returns the one already issued; null when the tenant had no usage in
+ * what is left to invoice. Refuses while jobs that started before the covered period's end are still
+ * unsettled (their usage might belong to it).
  */
 export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<IssuedInvoice | null> {
   const { orgId, month, now } = input;
-  const vatPermille = input.vatPermille ?? DEFAULT_VAT_PERMILLE;
+  const standardVatPermille = input.vatPermille ?? DEFAULT_VAT_PERMILLE;
+  const issuer = input.issuer ?? configuredCatalogue().issuer;
   if (!isMonth(month)) throw new AppError('BAD_REQUEST', 'invoice.error.monthInvalid', {}, 'month');
   if (month < FIRST_INVOICE_MONTH) throw new AppError('BAD_REQUEST', 'invoice.error.monthTooEarly', {}, 'month');
-  if (!monthHasEnded(month, now)) throw new AppError('PRECONDITION_FAILED', 'invoice.error.monthNotOver', { month }, 'month');
+  if (input.closing) {
+    if (month !== monthOf(now)) throw new AppError('BAD_REQUEST', 'invoice.error.closingCurrentMonth', {}, 'month');
+  } else if (!monthHasEnded(month, now)) {
+    throw new AppError('PRECONDITION_FAILED', 'invoice.error.monthNotOver', { month }, 'month');
+  }
   const period = monthPeriod(month);
+  const until = input.closing ? now : period.end;
 
-  const existing = await findInvoice(db, orgId, period.firstDay);
-  if (existing) return { ...existing, created: false };
+  // What earlier invoices of the month (a closing invoice) already covered.
+  const previous = await lastInvoiceOfMonth(db, orgId, period.firstDay);
+  const from = previous ? previous.coversUntil : period.start;
+  if (previous && from.getTime() >= until.getTime()) return { ...previous, created: false };
 
   try {
     return await inTransaction(db, async (tx) => {
-      const [org] = await tx.select({ id: organisations.id, name: organisations.name, kind: organisations.kind, country: organisations.country }).from(organisations).where(eq(organisations.id, orgId));
+      const [org] = await tx
+        .select({ id: organisations.id, name: organisations.name, kind: organisations.kind, country: organisations.country, profile: billingProfiles })
+        .from(organisations)
+        .leftJoin(billingProfiles, eq(billingProfiles.orgId, organisations.id))
+        .where(eq(organisations.id, orgId));
       if (!org) throw new AppError('NOT_FOUND', 'error.notFound', {}, 'orgId');
       if (org.kind !== 'company') throw new AppError('BAD_REQUEST', 'invoice.error.companyOnly', { org: org.name }, 'orgId');
 
       const [open] = await tx
         .select({ n: sql<number>`count(*)::int` })
         .from(jobs)
-        .where(and(eq(jobs.orgId, orgId), isNull(jobs.settledAt), isNotNull(jobs.startedAt), lt(jobs.startedAt, period.end)));
+        .where(and(eq(jobs.orgId, orgId), isNull(jobs.settledAt), isNotNull(jobs.startedAt), lt(jobs.startedAt, until)));
       if (open && open.n > 0) throw new AppError('PRECONDITION_FAILED', 'invoice.error.jobsOpen', { count: open.n, month });
 
       const usage = await tx
@@ -91,18 +117,46 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
         })
         .from(jobs)
         .innerJoin(resourceClasses, eq(resourceClasses.id, jobs.resourceClassId))
-        .where(and(eq(jobs.orgId, orgId), isNotNull(jobs.settledAt), gte(jobs.endedAt, period.start), lt(jobs.endedAt, period.end), gt(jobs.gpuSeconds, 0)))
+        .where(and(eq(jobs.orgId, orgId), isNotNull(jobs.settledAt), gte(jobs.endedAt, from), lt(jobs.endedAt, until), gt(jobs.gpuSeconds, 0)))
         .groupBy(jobs.resourceClassId, resourceClasses.name, jobs.centsPerGpuHour);
-      if (usage.length === 0) return null;
+      if (usage.length === 0) return previous ? { ...previous, created: false } : null;
+
+      // The customer as its billing profile says now; copied, since the invoice never changes.
+      const recipient: InvoiceRecipient = org.profile
+        ? {
+            name: org.profile.legalName,
+            street: org.profile.street,
+            postcode: org.profile.postcode,
+            city: org.profile.city,
+            country: org.profile.country,
+            vatId: org.profile.vatId,
+            billingEmail: org.profile.billingEmail,
+            purchaseOrder: org.profile.purchaseOrder,
+          }
+        : { name: org.name, country: org.country };
+      const vat = vatTreatmentFor({ issuerCountry: issuer.country, customerCountry: recipient.country, customerVatId: recipient.vatId ?? null, standardVatPermille });
 
       const lines = invoiceLines(usage.map((u) => ({ resourceClassId: u.resourceClassId, centsPerGpuHour: u.centsPerGpuHour, jobs: u.jobs, gpuSeconds: Number(u.gpuSeconds), costCents: Number(u.costCents) })));
       const names = new Map(usage.map((u) => [u.resourceClassId, u.resourceClassName]));
-      const totals = invoiceTotals(lines, vatPermille);
+      const totals = invoiceTotals(lines, vat.vatPermille);
       const number = await nextDocumentNumber(tx, 'invoice', now.getUTCFullYear());
 
       const [invoice] = await tx
         .insert(invoices)
-        .values({ number, orgId, periodMonth: period.firstDay, issuedAt: now, recipient: { name: org.name, country: org.country }, vatPermille, ...totals })
+        .values({
+          number,
+          orgId,
+          periodMonth: period.firstDay,
+          coversFrom: from,
+          coversUntil: until,
+          issuedAt: now,
+          recipient,
+          issuer,
+          vatTreatment: vat.treatment,
+          dueDate: dueDate(now, issuer.paymentTermsDays),
+          vatPermille: vat.vatPermille,
+          ...totals,
+        })
         .returning();
       if (!invoice) throw new Error('invoice insert returned nothing');
       const lineRows = await tx
@@ -115,15 +169,15 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
         action: 'invoice.issued',
         targetType: 'invoice',
         targetId: invoice.id,
-        data: { number, month, ...totals, vatPermille, lines: lines.length },
+        data: { number, month, closing: Boolean(input.closing), ...totals, vatPermille: vat.vatPermille, vatTreatment: vat.treatment, lines: lines.length },
         isStaffAction: Boolean(input.actorUserId),
       });
       return { ...invoice, lines: lineRows.sort((a, b) => a.lineNo - b.lineNo), created: true };
     });
   } catch (error) {
-    // Issued concurrently for the same tenant and month: the other transaction won; ours left no trace.
-    if (isUniqueViolation(error, 'invoices_org_month_idx')) {
-      const winner = await findInvoice(db, orgId, period.firstDay);
+    // Issued concurrently for the same tenant and period: the other transaction won; ours left no trace.
+    if (isUniqueViolation(error, 'invoices_org_covers_from_idx')) {
+      const winner = await lastInvoiceOfMonth(db, orgId, period.firstDay);
       if (winner) return { ...winner, created: false };
     }
     throw error;
@@ -141,8 +195,14 @@ async function nextDocumentNumber(tx: Tx, kind: DocumentKind, year: number): Pro
   return documentNumber(kind, year, row.value);
 }
 
-async function findInvoice(db: DbOrTx, orgId: string, periodMonth: string): Promise<(Invoice & { lines: InvoiceLine[] }) | undefined> {
-  const [invoice] = await db.select().from(invoices).where(and(eq(invoices.orgId, orgId), eq(invoices.periodMonth, periodMonth)));
+/** lastInvoiceOfMonth is the tenant's latest invoice for a month (the one whose coverage ends last), with its lines. */
+async function lastInvoiceOfMonth(db: DbOrTx, orgId: string, periodMonth: string): Promise<(Invoice & { lines: InvoiceLine[] }) | undefined> {
+  const [invoice] = await db
+    .select()
+    .from(invoices)
+    .where(and(eq(invoices.orgId, orgId), eq(invoices.periodMonth, periodMonth)))
+    .orderBy(desc(invoices.coversUntil))
+    .limit(1);
   if (!invoice) return undefined;
   return { ...invoice, lines: await linesOf(db, invoice.id) };
 }
@@ -225,8 +285,9 @@ export async function issueMonthlyInvoices(db: Db, now: Date, options: { vatPerm
     .where(
       and(
         eq(organisations.kind, 'company'),
-        sql`not exists (select 1 from ${invoices} where ${invoices.orgId} = ${organisations.id} and ${invoices.periodMonth} = ${period.firstDay})`,
-        sql`exists (select 1 from ${jobs} where ${jobs.orgId} = ${organisations.id} and ${jobs.settledAt} is not null and ${jobs.gpuSeconds} > 0 and ${jobs.endedAt} >= ${period.start.toISOString()} and ${jobs.endedAt} < ${period.end.toISOString()})`,
+        // Usage in the month that no invoice of the month covers yet (a closing invoice may have covered part of it).
+        sql`exists (select 1 from ${jobs} where ${jobs.orgId} = ${organisations.id} and ${jobs.settledAt} is not null and ${jobs.gpuSeconds} > 0 and ${jobs.endedAt} < ${period.end.toISOString()}
+          and ${jobs.endedAt} >= coalesce((select max(${invoices.coversUntil}) from ${invoices} where ${invoices.orgId} = ${organisations.id} and ${invoices.periodMonth} = ${period.firstDay}), ${period.start.toISOString()}))`,
       ),
     )
     .orderBy(asc(organisations.name));
@@ -331,10 +392,13 @@ export async function getInvoice(db: DbOrTx, viewer: { tenant?: TenantActor; sta
   ]);
   const creditedNetCents = notes.reduce((sum, n) => sum + n.netCents, 0);
   const month = invoice.periodMonth.slice(0, 7);
+  const period = monthPeriod(month);
   return {
     ...invoice,
     month,
-    periodLastDay: monthPeriod(month).lastDay,
+    // The last day with covered usage: the month's last, or the day a closing invoice was issued.
+    periodLastDay: new Date(invoice.coversUntil.getTime() - 1).toISOString().slice(0, 10),
+    closing: invoice.coversUntil.getTime() < period.end.getTime(),
     lines,
     creditNotes: notes,
     creditedNetCents,

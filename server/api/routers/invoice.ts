@@ -44,14 +44,18 @@ export const invoiceRouter = router({
     .output(z.array(staffInvoiceRowOut))
     .query(({ ctx, input }) => listAllInvoices(ctx.db, input)),
 
-  /** Issue a tenant's invoice for an ended month now (staff admins); returns the existing one if already issued, null without usage. */
+  /**
+   * Issue a tenant's invoice for an ended month now, or (closing) a closing invoice for the current
+   * month so far, as when a contract ends (staff admins); returns the existing one if already issued,
+   * null without usage.
+   */
   issue: staffProcedure('admin')
-    .input(z.object({ orgId: uuidField, month: monthField }))
+    .input(z.object({ orgId: uuidField, month: monthField, closing: z.boolean().default(false) }))
     .output(issueInvoiceOut)
     .mutation(async ({ ctx, input }) => {
       const now = ctx.now();
       if (input.month > monthOf(now)) throw new AppError('BAD_REQUEST', 'invoice.error.monthInFuture', {}, 'month');
-      const invoice = await issueInvoice(ctx.db, { orgId: input.orgId, month: input.month, now, actorUserId: ctx.actor.userId, vatPermille: env().VAT_PERMILLE });
+      const invoice = await issueInvoice(ctx.db, { orgId: input.orgId, month: input.month, closing: input.closing, now, actorUserId: ctx.actor.userId, vatPermille: env().VAT_PERMILLE });
       return { invoice };
     }),
 

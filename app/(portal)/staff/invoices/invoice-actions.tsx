@@ -40,12 +40,15 @@ export function IssueMonthlyButton() {
   );
 }
 
-export function IssueOneForm({ tenants, defaultMonth }: { tenants: { id: string; name: string }[]; defaultMonth: string }) {
+/** One tenant's invoice for an ended month or, as a closing invoice when a contract ends, for the current month so far. */
+export function IssueOneForm({ tenants, defaultMonth, currentMonth }: { tenants: { id: string; name: string }[]; defaultMonth: string; currentMonth: string }) {
   const { t } = useT();
   const trpc = useTRPC();
   const router = useRouter();
   const [errors, setErrors] = useState<{ message?: string; fields: Record<string, string> }>({ fields: {} });
   const [done, setDone] = useState<string>();
+  const [closing, setClosing] = useState(false);
+  const [month, setMonth] = useState(defaultMonth);
   const issue = useMutation(trpc.invoice.issue.mutationOptions());
 
   async function onSubmit(event: React.FormEvent<HTMLFormElement>) {
@@ -54,7 +57,7 @@ export function IssueOneForm({ tenants, defaultMonth }: { tenants: { id: string;
     setErrors({ fields: {} });
     setDone(undefined);
     try {
-      const { invoice } = await issue.mutateAsync({ orgId: formValue(form, 'orgId'), month: formValue(form, 'month') });
+      const { invoice } = await issue.mutateAsync({ orgId: formValue(form, 'orgId'), month: formValue(form, 'month'), closing });
       if (!invoice) setDone(t('invoice.issueOne.noUsage'));
       else setDone(t(invoice.created ? 'invoice.issueOne.issued' : 'invoice.issueOne.existing', { number: invoice.number }));
       router.refresh();
@@ -76,8 +79,27 @@ export function IssueOneForm({ tenants, defaultMonth }: { tenants: { id: string;
         </select>
       </Field>
       <Field label={t('invoice.issueOne.month')} error={errors.fields.month}>
-        <input name="month" type="month" required defaultValue={defaultMonth} max={defaultMonth} min="2000-01" />
+        <input name="month" type="month" required value={month} onChange={(e) => setMonth(e.target.value)} max={closing ? currentMonth : defaultMonth} min="2000-01" readOnly={closing} />
       </Field>
+      <label className="flex w-full items-start gap-2 text-sm text-slate-700">
+        <input
+          type="checkbox"
+          name="closing"
+          checked={closing}
+          onChange={(e) => {
+            setClosing(e.target.checked);
+            setMonth(e.target.checked ? currentMonth : defaultMonth);
+          }}
+          className="mt-0.5"
+          aria-describedby="closing-hint"
+        />
+        <span>
+          {t('invoice.issueOne.closing')}
+          <span id="closing-hint" className="block text-xs text-slate-500">
+            {t('invoice.issueOne.closingHint')}
+          </span>
+        </span>
+      </label>
       <Button type="submit" disabled={issue.isPending}>
         {issue.isPending ? t('common.working') : t('invoice.issueOne.submit')}
       </Button>

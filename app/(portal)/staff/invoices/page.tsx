@@ -3,7 +3,7 @@ import { Card, PageHeader } from '~/app/_components/ui';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
-import { previousMonth } from '~/server/core/invoicing';
+import { monthOf, previousMonth } from '~/server/core/invoicing';
 import { IssueMonthlyButton, IssueOneForm } from './invoice-actions';
 import { InvoiceTable } from '../../invoices/invoice-table';
 
@@ -28,7 +28,7 @@ export default async function StaffInvoicesPage() {
             <IssueMonthlyButton />
           </Card>
           <Card title={t('invoice.issueOne.title')}>
-            <IssueOneForm tenants={companies} defaultMonth={previousMonth(new Date())} />
+            <IssueOneForm tenants={companies} defaultMonth={previousMonth(new Date())} currentMonth={monthOf(new Date())} />
           </Card>
         </div>
       )}

@@ -1,0 +1,37 @@
+// One answer for the invoice and credit-note PDFs: who may read them is decided by the invoice
+// procedures the invoice page calls (a tenant's owners and managers their own, staff every one).
+import { TRPCError } from '@trpc/server';
+import { NextResponse } from 'next/server';
+import type { InvoiceContent, InvoiceView } from '~/app/(portal)/invoices/invoice-content';
+import { renderInvoicePdf } from '~/app/(portal)/invoices/invoice-pdf';
+import { createRequestContext, requestLocale } from '~/server/api/context';
+import { createCaller } from '~/server/api/root';
+import { translate, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
+
+type T = (key: MessageKey, params?: MessageParams) => string;
+
+/** documentPdf loads an invoice as the page does, builds a document from it and answers it as a PDF download. */
+export async function documentPdf(invoiceId: string, build: (invoice: InvoiceView, t: T, locale: Locale) => InvoiceContent | null): Promise<NextResponse> {
+  const locale = await requestLocale();
+  const t: T = (key, p) => translate(locale, key, p);
+  const text = (status: number, body: string) => new NextResponse(`${body}\n`, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } });
+  try {
+    const caller = createCaller(await createRequestContext());
+    const me = await caller.account.me();
+    const invoice = me.staffRoles.length > 0 ? await caller.invoice.staffGet({ id: invoiceId }) : await caller.invoice.get({ id: invoiceId });
+    const doc = build(invoice, t, locale);
+    if (!doc) return text(404, t('error.notFound'));
+    const bytes = await renderInvoicePdf(doc, { author: invoice.issuer?.name ?? t('app.name'), pageLabel: (page, pages) => t('invoice.page', { page, pages }) });
+    return new NextResponse(new Uint8Array(bytes), {
+      headers: { 'content-type': 'application/pdf', 'content-disposition': `attachment; filename="${doc.number}.pdf"`, 'cache-control': 'private, no-store' },
+    });
+  } catch (error) {
+    if (error instanceof TRPCError && error.code !== 'INTERNAL_SERVER_ERROR') {
+      // A malformed id or someone else's invoice is "not found", exactly as the page answers.
+      const status = { BAD_REQUEST: 404, UNAUTHORIZED: 401, FORBIDDEN: 403, NOT_FOUND: 404 }[error.code as string] ?? 400;
+      return text(status, error.message);
+    }
+    console.error('[invoice.pdf]', error);
+    return text(500, t('error.title'));
+  }
+}
