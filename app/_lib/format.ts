@@ -46,6 +46,22 @@ export function formatCount(locale: Locale, value: number): string {
   return numberFormat(locale, { maximumFractionDigits: 0 }).format(value);
 }
 
+const SUPERSCRIPT = '⁰¹²³⁴⁵⁶⁷⁸⁹';
+
+/** formatScientific renders a large figure as "2.1 × 10¹⁹" (mantissa in the reader's style), never "2.10e+19". */
+export function formatScientific(locale: Locale, value: number): string {
+  if (value === 0 || !Number.isFinite(value)) return numberFormat(locale, { maximumFractionDigits: 2 }).format(value);
+  let exponent = Math.floor(Math.log10(Math.abs(value)));
+  let mantissa = Math.round((value / 10 ** exponent) * 100) / 100;
+  if (Math.abs(mantissa) >= 10) {
+    mantissa /= 10;
+    exponent += 1;
+  }
+  if (exponent >= -2 && exponent < 6) return numberFormat(locale, { maximumFractionDigits: 2 }).format(value);
+  const power = `${exponent < 0 ? '⁻' : ''}${[...String(Math.abs(exponent))].map((d) => SUPERSCRIPT[Number(d)]).join('')}`;
+  return `${numberFormat(locale, { maximumFractionDigits: 2 }).format(mantissa)} × 10${power}`;
+}
+
 /** formatDateTime renders an instant with date and time. */
 export function formatDateTime(locale: Locale, at: Date): string {
   return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(at);

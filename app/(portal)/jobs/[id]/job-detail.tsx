@@ -223,7 +223,8 @@ export function JobDetail({ jobId }: { jobId: string }) {
         </ol>
       </Card>
       <Card title={t('jobs.output')}>
-        <pre className="max-h-96 overflow-auto rounded-md bg-slate-900 p-4 font-mono text-xs text-slate-100" data-testid="job-output">{job.output.join('\n')}</pre>
+        {/* Focusable, so the log scrolls from the keyboard too. */}
+        <pre tabIndex={0} aria-label={t('jobs.output')} className="max-h-96 overflow-auto rounded-md bg-slate-900 p-4 font-mono text-xs text-slate-100 focus:ring-2 focus:ring-indigo-500 focus:outline-none" data-testid="job-output">{job.output.join('\n')}</pre>
         <p className="mt-2 text-xs text-slate-500">{t('jobs.outputNote')}</p>
       </Card>
       <Card title={t('jobs.command')}>

@@ -10,7 +10,7 @@ import { Field } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Button, Card, cx } from '~/app/_components/ui';
 import { formErrors, type FormErrors } from '~/app/_lib/errors';
-import { formatAmount, formatDuration, formatEuros, formatGpuHours } from '~/app/_lib/format';
+import { formatAmount, formatDuration, formatEuros, formatGpuHours, formatScientific } from '~/app/_lib/format';
 import { useTRPC } from '~/app/_lib/trpc';
 import type { RouterOutputs } from '~/app/_lib/types';
 
@@ -285,7 +285,7 @@ export function SubmitJobForm({
               <div className="mt-4 rounded-md bg-slate-50 p-3 text-sm" data-testid="fine-tune-estimate">
                 <p className="font-medium">{t('jobs.fineTuneRuntime', { hours: Math.round((fineTune.data.runtimeSeconds / 3600) * 10) / 10, walltime: fineTune.data.walltimeSeconds / 3600 })}</p>
                 <p className="mt-1 text-xs text-slate-600">
-                  {t('jobs.fineTuneAssumptions', { params, tokens, flops: fineTune.data.totalFlops.toExponential(2), gpus: gpuCount, model: fineTune.data.gpuModel, peak: fineTune.data.peakTflops, util: fineTune.data.utilisationPercent })}
+                  {t('jobs.fineTuneAssumptions', { params: Number(params), tokens: Number(tokens), flops: formatScientific(locale, fineTune.data.totalFlops), gpus: gpuCount, model: fineTune.data.gpuModel, peak: fineTune.data.peakTflops, util: fineTune.data.utilisationPercent })}
                 </p>
               </div>
             )}
