@@ -57,7 +57,7 @@ describe.each(dbTargets())('billing-ready invoices on %s', (target) => {
       billingEmail: 'accounts@example.org',
       purchaseOrder: profile.purchaseOrder ?? null,
     });
-    const project = await asUser(tenant).project.create({ title: `Models ${randomUUID().slice(0, 6)}`, abstract: 'Training models for invoices.', fieldOfScience: 'Computer science', members: [] });
+    const project = await asUser(tenant).project.create({ title: `Models ${randomUUID().slice(0, 6)}`, abstract: 'Training models for invoices.', workloadKind: 'training', members: [] });
     const credit = await asUser(admin).staff.grantCreditLine({ projectId: project.id, amountEuros: 100_000, periodStart: '2025-01-01', periodEnd: '2028-12-31', reason: 'Credit line for tests' });
     return { ...tenant, projectId: project.id, allocationId: credit.id };
   }
