@@ -1,5 +1,6 @@
 // Small, consistent building blocks shared by every page.
 import type { ButtonHTMLAttributes, ReactNode } from 'react';
+import { ScrollArea } from './scroll-area';
 
 export function cx(...parts: (string | false | null | undefined)[]): string {
   return parts.filter(Boolean).join(' ');
@@ -86,9 +87,9 @@ export function Alert({ tone = 'info', title, children }: { tone?: 'info' | 'war
 
 export function Table({ children }: { children: ReactNode }) {
   return (
-    <div className="overflow-x-auto">
+    <ScrollArea>
       <table className="min-w-full divide-y divide-slate-200 text-left text-sm">{children}</table>
-    </div>
+    </ScrollArea>
   );
 }
 

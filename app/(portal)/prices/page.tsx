@@ -14,7 +14,8 @@ export async function generateMetadata(): Promise<Metadata> {
 }
 
 /** The price list of the tenant's kind: a GPU-hour of each resource class, its energy and CO2e at its site. */
-export default async function PricesPage() {
+export default async function PricesPage({ searchParams }: { searchParams: Promise<{ started?: string }> }) {
+  const { started } = await searchParams;
   await requireUser();
   const { t, locale } = await getT();
   const caller = await api();
@@ -67,7 +68,11 @@ export default async function PricesPage() {
       {org.kind === 'company' && (
         <Card title={t('payg.title')}>
           {org.priceListAcceptedAt ? (
-            <p className="text-sm text-slate-700">{t('payg.started', { date: formatDay(locale, org.priceListAcceptedAt.toISOString().slice(0, 10)), project: 'Pay as you go' })}</p>
+            <div className="space-y-3">
+              {/* Right after the owner accepted (the button sends them here): the confirmation stays on the page. */}
+              {started === '1' && <Alert tone="success">{t('payg.done', { credit: formatEuros(locale, payAsYouGo.startingCreditCents) })}</Alert>}
+              <p className="text-sm text-slate-700">{t('payg.started', { date: formatDay(locale, org.priceListAcceptedAt.toISOString().slice(0, 10)), project: 'Pay as you go' })}</p>
+            </div>
           ) : (
             <div className="space-y-3 text-sm text-slate-700">
               <p>{t('payg.intro', { credit: formatEuros(locale, payAsYouGo.startingCreditCents), days: formatNumber(locale, payAsYouGo.durationDays) })}</p>

@@ -25,7 +25,8 @@ export function StartPayAsYouGoButton() {
           try {
             const started = await start.mutateAsync();
             setCredit(started.creditCents);
-            router.refresh();
+            // The page itself then says it is done (a refresh alone would unmount this confirmation).
+            router.replace('/prices?started=1');
           } catch (error) {
             setErrors(formErrors(error, []));
           }
