@@ -6,11 +6,11 @@
 // settle), `allocations` and the catalogue; raw jobs are read only for the wait percentiles, which
 // need the individual waits (a date filter on `started_at`).
 //
-// Approximation: a rollup books a job's whole usage on the UTC day the job *ended*. A job that ran
-// across midnight therefore counts entirely on its last day, so one day's utilisation can be
-// understated and the next overstated (even above 100 %); over a range of several days the average
-// is right except at its edges (jobs that started before `from` but ended inside count fully, jobs
-// still running or ending after `to` not at all). Utilisation is not clamped so that this shows.
+// A rollup holds a job's usage on the UTC days it ran, split by the time in each day
+// (server/core/usage/apportion.ts), so a day's utilisation is what ran that day and cannot exceed
+// 100 % while the scheduler never runs more GPUs than a partition has (the demo history's test checks
+// both). A job is added when it settles: a range's last days lack the jobs still running. Job counts
+// are booked on the day a job ended. Utilisation is not clamped, so a fault would show.
 // Capacity is the catalogue's nodes × GPUs per node today (no history of capacity changes is kept);
 // nodes that were down still count as capacity.
 import { and, asc, desc, eq, gt, gte, isNotNull, lt, lte, sql, type AnyColumn, type SQL } from 'drizzle-orm';
@@ -46,7 +46,7 @@ export interface UtilisationPoint {
   day: string;
   usedGpuSeconds: number;
   capacityGpuSeconds: number;
-  /** used ÷ capacity as a fraction; may exceed 1 (see the approximation above). */
+  /** used ÷ capacity as a fraction (not clamped; see above). */
   utilisation: number;
 }
 

@@ -23,8 +23,7 @@ export function nearestRank(sorted: readonly number[], p: number): number | null
 
 /**
  * utilisation is used GPU-seconds ÷ (capacity GPUs × seconds in the period), as a fraction.
- * 0 when there is no capacity. It is not clamped: a figure above 1 shows usage booked on a day
- * that ran before it (see the centre service on how rollups book jobs).
+ * 0 when there is no capacity. It is not clamped, so usage booked on the wrong day would show.
  */
 export function utilisation(usedGpuSeconds: number, capacityGpus: number, periodSeconds: number): number {
   const capacity = capacityGpus * periodSeconds;
