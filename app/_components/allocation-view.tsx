@@ -1,5 +1,5 @@
 // An allocation's balance, burn-down chart, projection and ledger: shared by tenant and staff pages.
-import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
+import { formatNumber, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
 import { formatAmount, formatDateTime, formatDay } from '~/app/_lib/format';
 import { BudgetBar, BurnDownChart } from './burn-down-chart';
 import { AllocationStatusBadge } from './status-badges';
@@ -79,7 +79,17 @@ export function AllocationView({ a, t, locale }: { a: AllocationOverview; t: (ke
             granted={b.granted}
             format={fmt}
             formatDay={(d) => formatDay(locale, d)}
-            labels={{ title: t('allocation.burnDown'), daily: t('allocation.dailyUsage'), cumulative: t('allocation.cumulative'), budget: t('allocation.granted'), day: t('allocation.day') }}
+            toAxisUnit={(amount) => (a.unit === 'cents' ? amount / 100 : amount / 3600)}
+            formatTick={(v) => formatNumber(locale, v)}
+            labels={{
+              title: t('allocation.burnDown'),
+              daily: t('allocation.dailyUsage'),
+              cumulative: t('allocation.cumulative'),
+              budget: t('allocation.granted'),
+              day: t('allocation.day'),
+              cumulativeAxis: t('allocation.axis', { what: t('allocation.cumulative'), unit: t(a.unit === 'cents' ? 'allocation.unitEuros' : 'allocation.unitGpuHours') }),
+              dailyAxis: t('allocation.axis', { what: t('allocation.dailyUsage'), unit: t(a.unit === 'cents' ? 'allocation.unitEuros' : 'allocation.unitGpuHours') }),
+            }}
           />
         )}
       </Card>

@@ -62,6 +62,29 @@ export function rangeProblem(from: string, to: string, maxDays = MAX_RANGE_DAYS)
   return rangeDays(from, to) > maxDays ? { field: 'to', problem: 'tooLong' } : null;
 }
 
+/**
+ * pue is power usage effectiveness: facility energy ÷ IT energy of the same jobs (both Wh); null
+ * without IT energy.
+ */
+export function pue(facilityEnergyWh: number, itEnergyWh: number): number | null {
+  return itEnergyWh > 0 ? facilityEnergyWh / itEnergyWh : null;
+}
+
+export const RANGE_PRESETS = ['last30Days', 'thisMonth', 'lastMonth', 'last90Days'] as const;
+export type RangePreset = (typeof RANGE_PRESETS)[number];
+
+/** rangePresets are the dashboard's ready ranges as of today: the last 30 days, this month so far, last month, the last 90 days. */
+export function rangePresets(today: string): Record<RangePreset, { from: string; to: string }> {
+  const firstOfMonth = `${today.slice(0, 7)}-01`;
+  const lastMonthEnd = addDays(firstOfMonth, -1);
+  return {
+    last30Days: defaultRange(today, 30),
+    thisMonth: { from: firstOfMonth, to: today },
+    lastMonth: { from: `${lastMonthEnd.slice(0, 7)}-01`, to: lastMonthEnd },
+    last90Days: defaultRange(today, 90),
+  };
+}
+
 /** defaultRange is the last `days` days up to and including today. */
 export function defaultRange(today: string, days = 30): { from: string; to: string } {
   return { from: addDays(today, -(days - 1)), to: today };
