@@ -11,6 +11,8 @@ export interface BurnDownChartProps {
   /** Formats an amount in the allocation's unit. */
   format: (amount: number) => string;
   formatDay: (day: string) => string;
+  /** A day on the time axis, short (no year). */
+  formatAxisDay: (day: string) => string;
   /** An amount in the axes' unit (GPU-seconds → GPU-hours, cents → euros). */
   toAxisUnit: (amount: number) => number;
   formatTick: (value: number) => string;
@@ -18,7 +20,7 @@ export interface BurnDownChartProps {
   labels: { title: string; daily: string; cumulative: string; budget: string; day: string; cumulativeAxis: string; dailyAxis: string };
 }
 
-export function BurnDownChart({ days, granted, format, formatDay, toAxisUnit, formatTick, labels }: BurnDownChartProps) {
+export function BurnDownChart({ days, granted, format, formatDay, formatAxisDay, toAxisUnit, formatTick, labels }: BurnDownChartProps) {
   let running = 0;
   const cumulative = days.map((d) => (running += d.amount));
   const cum = niceTicks(toAxisUnit(Math.max(granted, running)), 4);
@@ -30,7 +32,7 @@ export function BurnDownChart({ days, granted, format, formatDay, toAxisUnit, fo
   return (
     <figure>
       <div role="img" aria-label={`${labels.title}: ${format(running)} / ${format(granted)}`}>
-        <ChartFrame yTicks={cum.ticks.map((t) => ({ pos: t / cum.top, label: formatTick(t) }))} yLabel={labels.cumulativeAxis} xTicks={dayTicks(days.map((d) => d.day), formatDay, 'points')} height="h-48">
+        <ChartFrame yTicks={cum.ticks.map((t) => ({ pos: t / cum.top, label: formatTick(t) }))} yLabel={labels.cumulativeAxis} xTicks={dayTicks(days.map((d) => d.day), formatAxisDay, 'points')} height="h-48">
           <div className="absolute inset-x-0 border-t-2 border-dashed border-red-400" style={{ bottom: `${budgetPos * 100}%` }} aria-hidden />
           <span className="absolute right-1 -translate-y-full pb-0.5 text-xs text-red-700" style={{ top: `${(1 - budgetPos) * 100}%` }} aria-hidden>
             {labels.budget} {format(granted)}
@@ -40,7 +42,7 @@ export function BurnDownChart({ days, granted, format, formatDay, toAxisUnit, fo
           </svg>
         </ChartFrame>
         <div className="mt-3">
-          <ChartFrame yTicks={daily.ticks.map((t) => ({ pos: t / daily.top, label: formatTick(t) }))} yLabel={labels.dailyAxis} xTicks={dayTicks(days.map((d) => d.day), formatDay, 'bands')} xLabel={labels.day} height="h-20">
+          <ChartFrame yTicks={daily.ticks.map((t) => ({ pos: t / daily.top, label: formatTick(t) }))} yLabel={labels.dailyAxis} xTicks={dayTicks(days.map((d) => d.day), formatAxisDay, 'bands')} xLabel={labels.day} height="h-20">
             <svg viewBox={`0 0 ${PLOT} ${PLOT}`} preserveAspectRatio="none" className="absolute inset-0 h-full w-full" aria-hidden>
               {days.map((d, i) => {
                 const top = plotY(toAxisUnit(d.amount), daily.top);
@@ -65,25 +67,28 @@ export function BurnDownChart({ days, granted, format, formatDay, toAxisUnit, fo
           <span className="inline-block h-2 w-3 bg-indigo-300" aria-hidden /> {labels.daily}
         </span>
       </figcaption>
-      <table className="sr-only">
-        <caption>{labels.title}</caption>
-        <thead>
-          <tr>
-            <th>{labels.day}</th>
-            <th>{labels.daily}</th>
-            <th>{labels.cumulative}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {days.map((d, i) => (
-            <tr key={d.day}>
-              <td>{formatDay(d.day)}</td>
-              <td>{format(d.amount)}</td>
-              <td>{format(cumulative[i]!)}</td>
+      {/* In a clipped box: a table grows to its content and would widen the page on a phone. */}
+      <div className="sr-only">
+        <table>
+          <caption>{labels.title}</caption>
+          <thead>
+            <tr>
+              <th>{labels.day}</th>
+              <th>{labels.daily}</th>
+              <th>{labels.cumulative}</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {days.map((d, i) => (
+              <tr key={d.day}>
+                <td>{formatDay(d.day)}</td>
+                <td>{format(d.amount)}</td>
+                <td>{format(cumulative[i]!)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }

@@ -22,7 +22,7 @@ export function plotY(value: number, top: number): number {
 
 export function ChartFrame({ yTicks, yLabel, xTicks, xLabel, height = 'h-56', children }: { yTicks: AxisTick[]; yLabel: string; xTicks?: AxisTick[]; xLabel?: string; height?: string; children: ReactNode }) {
   return (
-    <div className="text-xs text-slate-600">
+    <div className="pt-2 text-xs text-slate-600">
       <div className="flex">
         <div className="flex w-5 shrink-0 items-center justify-center">
           <span className="rotate-180 whitespace-nowrap font-medium [writing-mode:vertical-rl]">{yLabel}</span>

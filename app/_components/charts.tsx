@@ -24,7 +24,7 @@ export interface StackedSeries {
  * StackedBars draws one bar per day, stacked by series (e.g. GPU-hours per project), on a value
  * axis with round ticks in the axis's unit (`toAxisUnit`), labelled with it (`yLabel`).
  */
-export function StackedBars({ days, series, format, formatDay, title, yLabel, xLabel, toAxisUnit, formatTick }: { days: string[]; series: StackedSeries[]; format: (v: number) => string; formatDay: (d: string) => string; title: string; yLabel: string; xLabel: string; toAxisUnit: (v: number) => number; formatTick: (v: number) => string }) {
+export function StackedBars({ days, series, format, formatDay, formatAxisDay, title, yLabel, xLabel, toAxisUnit, formatTick }: { days: string[]; series: StackedSeries[]; format: (v: number) => string; formatDay: (d: string) => string; formatAxisDay: (d: string) => string; title: string; yLabel: string; xLabel: string; toAxisUnit: (v: number) => number; formatTick: (v: number) => string }) {
   const totals = days.map((d) => series.reduce((s, x) => s + (x.values.get(d) ?? 0), 0));
   const { top, ticks } = niceTicks(Math.max(0, ...totals.map(toAxisUnit)), 4);
   const band = PLOT / Math.max(1, days.length);
@@ -33,7 +33,7 @@ export function StackedBars({ days, series, format, formatDay, title, yLabel, xL
   return (
     <figure>
       <div role="img" aria-label={title}>
-        <ChartFrame yTicks={ticks.map((t) => ({ pos: t / top, label: formatTick(t) }))} yLabel={yLabel} xTicks={dayTicks(days, formatDay, 'bands')} xLabel={xLabel} height="h-52">
+        <ChartFrame yTicks={ticks.map((t) => ({ pos: t / top, label: formatTick(t) }))} yLabel={yLabel} xTicks={dayTicks(days, formatAxisDay, 'bands')} xLabel={xLabel} height="h-52">
           <svg viewBox={`0 0 ${PLOT} ${PLOT}`} preserveAspectRatio="none" className="absolute inset-0 h-full w-full" aria-hidden>
             {days.map((d, i) => {
               let base = PLOT;
@@ -63,17 +63,20 @@ export function StackedBars({ days, series, format, formatDay, title, yLabel, xL
           </span>
         ))}
       </figcaption>
-      <table className="sr-only">
-        <caption>{title}</caption>
-        <tbody>
-          {days.map((d, i) => (
-            <tr key={d}>
-              <th scope="row">{formatDay(d)}</th>
-              <td>{format(totals[i]!)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {/* In a clipped box: a table grows to its content and would widen the page on a phone. */}
+      <div className="sr-only">
+        <table>
+          <caption>{title}</caption>
+          <tbody>
+            {days.map((d, i) => (
+              <tr key={d}>
+                <th scope="row">{formatDay(d)}</th>
+                <td>{format(totals[i]!)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }

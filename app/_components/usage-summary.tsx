@@ -2,7 +2,7 @@
 // shared by the tenant's Usage page and the staff view of one tenant.
 import { colourOf, HorizontalBars, StackedBars } from '~/app/_components/charts';
 import { Card, Table, Td, Th } from '~/app/_components/ui';
-import { formatDay, formatEuros, formatGpuHours } from '~/app/_lib/format';
+import { formatDay, formatDayShort, formatEuros, formatGpuHours } from '~/app/_lib/format';
 import type { RouterOutputs } from '~/app/_lib/types';
 import { fillDays } from '~/server/core/ledger/burn-down';
 import { formatNumber, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
@@ -42,7 +42,7 @@ export function UsageSummary({ report, t, locale }: { report: RouterOutputs['rep
         ))}
       </dl>
       <Card title={t('usage.overTime')}>
-        {report.series.length === 0 ? <p className="text-sm text-slate-600">{t('usage.nothing')}</p> : <StackedBars days={days} series={series} format={hours} formatDay={(d) => formatDay(locale, d).replace(/,? \d{4}$/, '')} title={t('usage.overTime')} yLabel={t('usage.gpuHours')} xLabel={t('usage.chartDay')} toAxisUnit={(s) => s / 3600} formatTick={(v) => formatNumber(locale, v)} />}
+        {report.series.length === 0 ? <p className="text-sm text-slate-600">{t('usage.nothing')}</p> : <StackedBars days={days} series={series} format={hours} formatDay={(d) => formatDay(locale, d)} formatAxisDay={(d) => formatDayShort(locale, d)} title={t('usage.overTime')} yLabel={t('usage.gpuHours')} xLabel={t('usage.chartDay')} toAxisUnit={(s) => s / 3600} formatTick={(v) => formatNumber(locale, v)} />}
       </Card>
       <div className="grid gap-6 lg:grid-cols-2">
         <Card title={t('usage.costBy', { group: t(`usage.by.${groupBy}`) })}>

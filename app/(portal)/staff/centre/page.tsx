@@ -5,7 +5,7 @@ import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
 import type { z } from 'zod';
 import { Alert, Button, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
-import { formatDay, formatEuros, formatGpuHours } from '~/app/_lib/format';
+import { formatDay, formatDayShort, formatEuros, formatGpuHours } from '~/app/_lib/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
 import type { RouterOutputs } from '~/app/_lib/types';
@@ -198,6 +198,7 @@ function Dashboard({ data, t, locale, fmtDay, kindLabel }: { data: CentreDashboa
         <UtilisationChart
           series={data.partitions.map((p) => ({ id: p.id, name: p.name, average: pct(p.utilisation), points: p.days.map((d) => ({ day: d.day, utilisation: d.utilisation })) }))}
           formatDay={fmtDay}
+          formatAxisDay={(day) => formatDayShort(locale, day)}
           formatPercent={pct}
           labels={{
             title: t('centre.chart.utilisation'),
@@ -238,8 +239,13 @@ function Dashboard({ data, t, locale, fmtDay, kindLabel }: { data: CentreDashboa
             <thead>
               <tr>
                 <Th>{t('centre.sites.site')}</Th>
-                <Th className="text-right">{t('centre.sites.itEnergy')}</Th>
-                <Th className="text-right">{t('centre.sites.facilityEnergy')}</Th>
+                {/* The unit keeps its case in the capitalised header: kWh, not KWH. */}
+                <Th className="text-right">
+                  {t('centre.sites.itEnergy')} <span className="normal-case">({t('centre.sites.unitKwh')})</span>
+                </Th>
+                <Th className="text-right">
+                  {t('centre.sites.facilityEnergy')} <span className="normal-case">({t('centre.sites.unitKwh')})</span>
+                </Th>
                 <Th className="text-right">{t('centre.sites.pue')}</Th>
               </tr>
             </thead>

@@ -45,23 +45,26 @@ export function TenantBars({ rows, labels, toAxisUnit, formatTick, fill = 'bg-in
       <figcaption className="mt-1 text-center text-xs font-medium text-slate-600" aria-hidden>
         {labels.axis}
       </figcaption>
-      <table className="sr-only">
-        <caption>{labels.title}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{labels.tenant}</th>
-            <th scope="col">{labels.value}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.id}>
-              <th scope="row">{r.name}</th>
-              <td>{r.label}</td>
+      {/* In a clipped box: a table grows to its content and would widen the page on a phone. */}
+      <div className="sr-only">
+        <table>
+          <caption>{labels.title}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{labels.tenant}</th>
+              <th scope="col">{labels.value}</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.id}>
+                <th scope="row">{r.name}</th>
+                <td>{r.label}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }

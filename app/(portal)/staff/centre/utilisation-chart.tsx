@@ -16,6 +16,8 @@ export interface UtilisationSeries {
 export interface UtilisationChartProps {
   series: UtilisationSeries[];
   formatDay: (day: string) => string;
+  /** A day on the time axis, short (no year). */
+  formatAxisDay: (day: string) => string;
   formatPercent: (fraction: number) => string;
   labels: { title: string; description: string; day: string; axis: string; empty: string };
 }
@@ -29,7 +31,7 @@ export const SERIES_STYLES = [
   { stroke: 'stroke-violet-600', swatch: 'bg-violet-600', dash: '12 6' },
 ] as const;
 
-export function UtilisationChart({ series, formatDay, formatPercent, labels }: UtilisationChartProps) {
+export function UtilisationChart({ series, formatDay, formatAxisDay, formatPercent, labels }: UtilisationChartProps) {
   const days = series[0]?.points.map((p) => p.day) ?? [];
   if (series.length === 0 || days.length === 0) return <p className="text-sm text-slate-500">{labels.empty}</p>;
   // 0 to 100 % at least; above only if a day was (which the rollups should never show).
@@ -39,7 +41,7 @@ export function UtilisationChart({ series, formatDay, formatPercent, labels }: U
   return (
     <figure>
       <div role="img" aria-label={`${labels.title}. ${labels.description}`}>
-        <ChartFrame yTicks={ticks.map((t) => ({ pos: t / top, label: formatPercent(t) }))} yLabel={labels.axis} xTicks={dayTicks(days, formatDay, 'points')} xLabel={labels.day} height="h-64">
+        <ChartFrame yTicks={ticks.map((t) => ({ pos: t / top, label: formatPercent(t) }))} yLabel={labels.axis} xTicks={dayTicks(days, formatAxisDay, 'points')} xLabel={labels.day} height="h-64">
           <svg viewBox={`0 0 ${PLOT} ${PLOT}`} preserveAspectRatio="none" className="absolute inset-0 h-full w-full overflow-visible" aria-hidden>
             {series.map((s, si) => {
               const style = SERIES_STYLES[si % SERIES_STYLES.length]!;
@@ -64,29 +66,32 @@ export function UtilisationChart({ series, formatDay, formatPercent, labels }: U
           );
         })}
       </figcaption>
-      <table className="sr-only">
-        <caption>{labels.title}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{labels.day}</th>
-            {series.map((s) => (
-              <th key={s.id} scope="col">
-                {s.id}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {days.map((day, i) => (
-            <tr key={day}>
-              <th scope="row">{formatDay(day)}</th>
+      {/* In a clipped box: a table grows to its content and would widen the page on a phone. */}
+      <div className="sr-only">
+        <table>
+          <caption>{labels.title}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{labels.day}</th>
               {series.map((s) => (
-                <td key={s.id}>{formatPercent(s.points[i]!.utilisation)}</td>
+                <th key={s.id} scope="col">
+                  {s.id}
+                </th>
               ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {days.map((day, i) => (
+              <tr key={day}>
+                <th scope="row">{formatDay(day)}</th>
+                {series.map((s) => (
+                  <td key={s.id}>{formatPercent(s.points[i]!.utilisation)}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }
