@@ -77,7 +77,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       const fmt = (d: string) => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${d}T00:00:00Z`));
       await expect(page.getByText(t('centre.range', { from: fmt(from), to: fmt(to), days }))).toBeVisible();
       // Last month's days, none above 100 % (usage apportioned to the hours it ran).
-      const table = page.locator('table.sr-only').filter({ hasText: t('centre.chart.utilisation') });
+      const table = page.locator('.sr-only table').filter({ hasText: t('centre.chart.utilisation') });
       const cells = await table.locator('tbody td').allInnerTexts();
       expect(cells).toHaveLength(days);
       for (const cell of cells) expect(number(locale, cell)).toBeLessThanOrEqual(100);
