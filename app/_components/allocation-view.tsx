@@ -89,7 +89,7 @@ export function AllocationView({ a, t, locale }: { a: AllocationOverview; t: (ke
               budget: t('allocation.granted'),
               day: t('allocation.day'),
               cumulativeAxis: t('allocation.axis', { what: t('allocation.cumulative'), unit: t(a.unit === 'cents' ? 'allocation.unitEuros' : 'allocation.unitGpuHours') }),
-              dailyAxis: t('allocation.axis', { what: t('allocation.dailyUsage'), unit: t(a.unit === 'cents' ? 'allocation.unitEuros' : 'allocation.unitGpuHours') }),
+              dailyAxis: t('allocation.axisDaily', { unit: t(a.unit === 'cents' ? 'allocation.unitEuros' : 'allocation.unitGpuHours') }),
             }}
           />
         )}

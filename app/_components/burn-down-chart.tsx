@@ -42,7 +42,7 @@ export function BurnDownChart({ days, granted, format, formatDay, formatAxisDay,
           </svg>
         </ChartFrame>
         <div className="mt-3">
-          <ChartFrame yTicks={daily.ticks.map((t) => ({ pos: t / daily.top, label: formatTick(t) }))} yLabel={labels.dailyAxis} xTicks={dayTicks(days.map((d) => d.day), formatAxisDay, 'bands')} xLabel={labels.day} height="h-20">
+          <ChartFrame yTicks={daily.ticks.map((t) => ({ pos: t / daily.top, label: formatTick(t) }))} yLabel={labels.dailyAxis} xTicks={dayTicks(days.map((d) => d.day), formatAxisDay, 'bands')} xLabel={labels.day} height="h-24">
             <svg viewBox={`0 0 ${PLOT} ${PLOT}`} preserveAspectRatio="none" className="absolute inset-0 h-full w-full" aria-hidden>
               {days.map((d, i) => {
                 const top = plotY(toAxisUnit(d.amount), daily.top);

@@ -379,6 +379,7 @@ export const de: Record<MessageKey, string> = {
   'allocation.dailyUsage': "Tagesverbrauch",
   'allocation.cumulative': "Bisher verbraucht",
   'allocation.axis': "{what} ({unit})",
+  'allocation.axisDaily': "{unit} pro Tag",
   'allocation.unitGpuHours': "GPU-h",
   'allocation.unitEuros': "€",
   'allocation.day': "Tag",

@@ -378,6 +378,7 @@ export const en = {
   'allocation.dailyUsage': "Daily usage",
   'allocation.cumulative': "Used so far",
   'allocation.axis': "{what} ({unit})",
+  'allocation.axisDaily': "{unit} per day",
   'allocation.unitGpuHours': "GPU-h",
   'allocation.unitEuros': "€",
   'allocation.day': "Day",
