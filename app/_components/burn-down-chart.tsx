@@ -1,5 +1,9 @@
-// Burn-down of an allocation: daily usage as bars, cumulative use as a line against the budget.
-// Plain SVG rendered on the server; a visually hidden table carries the same figures for screen readers.
+// Burn-down of an allocation: what was used so far against the budget, and below it the daily use,
+// each on its own labelled axis in the allocation's unit with round ticks (one scale per panel: the
+// daily bars are far smaller than the budget). Rendered on the server in ChartFrames, which stretch
+// to the card's width; a visually hidden table carries the same figures for screen readers.
+import { niceTicks } from '~/server/core/charts/nice-ticks';
+import { ChartFrame, dayTicks, PLOT, plotY } from './chart-frame';
 
 export interface BurnDownChartProps {
   days: { day: string; amount: number }[];
@@ -7,86 +11,84 @@ export interface BurnDownChartProps {
   /** Formats an amount in the allocation's unit. */
   format: (amount: number) => string;
   formatDay: (day: string) => string;
-  labels: { title: string; daily: string; cumulative: string; budget: string; day: string };
+  /** A day on the time axis, short (no year). */
+  formatAxisDay: (day: string) => string;
+  /** An amount in the axes' unit (GPU-seconds → GPU-hours, cents → euros). */
+  toAxisUnit: (amount: number) => number;
+  formatTick: (value: number) => string;
+  /** `cumulativeAxis` and `dailyAxis` name the axes with their unit, e.g. "Used so far (GPU-h)". */
+  labels: { title: string; daily: string; cumulative: string; budget: string; day: string; cumulativeAxis: string; dailyAxis: string };
 }
 
-const W = 720;
-const H = 240;
-const PAD = { top: 16, right: 16, bottom: 28, left: 64 };
-
-export function BurnDownChart({ days, granted, format, formatDay, labels }: BurnDownChartProps) {
-  const innerW = W - PAD.left - PAD.right;
-  const innerH = H - PAD.top - PAD.bottom;
+export function BurnDownChart({ days, granted, format, formatDay, formatAxisDay, toAxisUnit, formatTick, labels }: BurnDownChartProps) {
   let running = 0;
   const cumulative = days.map((d) => (running += d.amount));
-  const maxCum = Math.max(granted, running, 1);
-  const maxDaily = Math.max(...days.map((d) => d.amount), 1);
-  const x = (i: number) => PAD.left + (days.length <= 1 ? innerW / 2 : (i * innerW) / (days.length - 1));
-  const yCum = (v: number) => PAD.top + innerH - (v / maxCum) * innerH;
-  const yDaily = (v: number) => (v / maxDaily) * innerH * 0.6;
-  const barW = Math.max(1, Math.min(18, innerW / Math.max(days.length, 1) - 2));
-  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => f * maxCum);
-  const line = cumulative.map((v, i) => `${i === 0 ? 'M' : 'L'}${x(i).toFixed(1)},${yCum(v).toFixed(1)}`).join(' ');
-  const labelEvery = Math.max(1, Math.ceil(days.length / 6));
+  const cum = niceTicks(toAxisUnit(Math.max(granted, running)), 4);
+  const daily = niceTicks(toAxisUnit(Math.max(0, ...days.map((d) => d.amount))), 2);
+  const x = (i: number) => (days.length <= 1 ? PLOT / 2 : (i * PLOT) / (days.length - 1));
+  const line = cumulative.map((v, i) => `${i === 0 ? 'M' : 'L'}${x(i).toFixed(1)},${plotY(toAxisUnit(v), cum.top).toFixed(1)}`).join(' ');
+  const band = PLOT / Math.max(1, days.length);
+  const budgetPos = toAxisUnit(granted) / cum.top;
   return (
     <figure>
-      <svg viewBox={`0 0 ${W} ${H}`} className="h-auto w-full" role="img" aria-label={`${labels.title}: ${format(running)} / ${format(granted)}`}>
-        {ticks.map((t) => (
-          <g key={t}>
-            <line x1={PAD.left} x2={W - PAD.right} y1={yCum(t)} y2={yCum(t)} className="stroke-slate-200" />
-            <text x={PAD.left - 6} y={yCum(t) + 4} textAnchor="end" className="fill-slate-500 text-[10px]">
-              {format(t)}
-            </text>
-          </g>
-        ))}
-        {days.map((d, i) => (
-          <rect key={d.day} x={x(i) - barW / 2} y={PAD.top + innerH - yDaily(d.amount)} width={barW} height={yDaily(d.amount)} className="fill-indigo-200">
-            <title>{`${formatDay(d.day)}: ${format(d.amount)}`}</title>
-          </rect>
-        ))}
-        <line x1={PAD.left} x2={W - PAD.right} y1={yCum(granted)} y2={yCum(granted)} className="stroke-red-400" strokeDasharray="6 4" />
-        <text x={W - PAD.right} y={yCum(granted) - 4} textAnchor="end" className="fill-red-600 text-[10px]">
-          {labels.budget} {format(granted)}
-        </text>
-        {days.length > 0 && <path d={line} fill="none" className="stroke-indigo-700" strokeWidth={2} />}
-        {days.map((d, i) =>
-          i % labelEvery === 0 ? (
-            <text key={d.day} x={x(i)} y={H - 8} textAnchor="middle" className="fill-slate-500 text-[10px]">
-              {formatDay(d.day)}
-            </text>
-          ) : null,
-        )}
-      </svg>
+      <div role="img" aria-label={`${labels.title}: ${format(running)} / ${format(granted)}`}>
+        <ChartFrame yTicks={cum.ticks.map((t) => ({ pos: t / cum.top, label: formatTick(t) }))} yLabel={labels.cumulativeAxis} xTicks={dayTicks(days.map((d) => d.day), formatAxisDay, 'points')} height="h-48">
+          <div className="absolute inset-x-0 border-t-2 border-dashed border-red-400" style={{ bottom: `${budgetPos * 100}%` }} aria-hidden />
+          <span className="absolute right-1 -translate-y-full pb-0.5 text-xs text-red-700" style={{ top: `${(1 - budgetPos) * 100}%` }} aria-hidden>
+            {labels.budget} {format(granted)}
+          </span>
+          <svg viewBox={`0 0 ${PLOT} ${PLOT}`} preserveAspectRatio="none" className="absolute inset-0 h-full w-full overflow-visible" aria-hidden>
+            {days.length > 0 && <path d={days.length === 1 ? `${line} h1` : line} fill="none" className="stroke-indigo-700" strokeWidth={2} strokeLinecap="round" vectorEffect="non-scaling-stroke" />}
+          </svg>
+        </ChartFrame>
+        <div className="mt-3">
+          <ChartFrame yTicks={daily.ticks.map((t) => ({ pos: t / daily.top, label: formatTick(t) }))} yLabel={labels.dailyAxis} xTicks={dayTicks(days.map((d) => d.day), formatAxisDay, 'bands')} xLabel={labels.day} height="h-24">
+            <svg viewBox={`0 0 ${PLOT} ${PLOT}`} preserveAspectRatio="none" className="absolute inset-0 h-full w-full" aria-hidden>
+              {days.map((d, i) => {
+                const top = plotY(toAxisUnit(d.amount), daily.top);
+                return (
+                  <rect key={d.day} x={i * band + Math.min(band * 0.15, 4)} y={top} width={Math.max(1, band - 2 * Math.min(band * 0.15, 4))} height={PLOT - top} className="fill-indigo-300">
+                    <title>{`${formatDay(d.day)}: ${format(d.amount)}`}</title>
+                  </rect>
+                );
+              })}
+            </svg>
+          </ChartFrame>
+        </div>
+      </div>
       <figcaption className="mt-2 flex flex-wrap gap-4 text-xs text-slate-600">
-        <span className="flex items-center gap-1">
-          <span className="inline-block h-2 w-3 bg-indigo-200" aria-hidden /> {labels.daily}
-        </span>
         <span className="flex items-center gap-1">
           <span className="inline-block h-0.5 w-3 bg-indigo-700" aria-hidden /> {labels.cumulative}
         </span>
         <span className="flex items-center gap-1">
           <span className="inline-block h-0.5 w-3 border-t border-dashed border-red-400" aria-hidden /> {labels.budget}
         </span>
+        <span className="flex items-center gap-1">
+          <span className="inline-block h-2 w-3 bg-indigo-300" aria-hidden /> {labels.daily}
+        </span>
       </figcaption>
-      <table className="sr-only">
-        <caption>{labels.title}</caption>
-        <thead>
-          <tr>
-            <th>{labels.day}</th>
-            <th>{labels.daily}</th>
-            <th>{labels.cumulative}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {days.map((d, i) => (
-            <tr key={d.day}>
-              <td>{formatDay(d.day)}</td>
-              <td>{format(d.amount)}</td>
-              <td>{format(cumulative[i]!)}</td>
+      {/* In a clipped box: a table grows to its content and would widen the page on a phone. */}
+      <div className="sr-only">
+        <table>
+          <caption>{labels.title}</caption>
+          <thead>
+            <tr>
+              <th>{labels.day}</th>
+              <th>{labels.daily}</th>
+              <th>{labels.cumulative}</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {days.map((d, i) => (
+              <tr key={d.day}>
+                <td>{formatDay(d.day)}</td>
+                <td>{format(d.amount)}</td>
+                <td>{format(cumulative[i]!)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }

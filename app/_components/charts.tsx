@@ -1,8 +1,13 @@
-// Small SVG charts rendered on the server, each with a visually hidden table for screen readers.
+// Small charts rendered on the server, each with a visually hidden table for screen readers.
+import { niceTicks } from '~/server/core/charts/nice-ticks';
+import { ChartFrame, dayTicks, PLOT } from './chart-frame';
 
 const PALETTE = ['#4f46e5', '#0891b2', '#16a34a', '#ca8a04', '#dc2626', '#9333ea', '#db2777', '#0d9488', '#65a30d', '#ea580c'];
 
-/** colourOf picks a stable colour for the n-th series. */
+/** The bars' colour when the rows are not projects (one colour: a colour means a project on a page). */
+const SINGLE_COLOUR = '#64748b';
+
+/** colourOf picks a stable colour for the n-th series (a page gives each project its place once and uses it in every chart). */
 export function colourOf(index: number): string {
   return PALETTE[index % PALETTE.length]!;
 }
@@ -10,92 +15,88 @@ export function colourOf(index: number): string {
 export interface StackedSeries {
   id: string;
   label: string;
+  /** The series' colour, the same in every chart of the page (colourOf its place in the page's list). */
+  colour: string;
   values: Map<string, number>;
 }
 
-/** StackedBars draws one bar per day, stacked by series (e.g. GPU-hours per project). */
-export function StackedBars({ days, series, format, formatDay, title }: { days: string[]; series: StackedSeries[]; format: (v: number) => string; formatDay: (d: string) => string; title: string }) {
-  const W = 720;
-  const H = 220;
-  const P = { top: 10, right: 10, bottom: 26, left: 64 };
+/**
+ * StackedBars draws one bar per day, stacked by series (e.g. GPU-hours per project), on a value
+ * axis with round ticks in the axis's unit (`toAxisUnit`), labelled with it (`yLabel`).
+ */
+export function StackedBars({ days, series, format, formatDay, formatAxisDay, title, yLabel, xLabel, toAxisUnit, formatTick }: { days: string[]; series: StackedSeries[]; format: (v: number) => string; formatDay: (d: string) => string; formatAxisDay: (d: string) => string; title: string; yLabel: string; xLabel: string; toAxisUnit: (v: number) => number; formatTick: (v: number) => string }) {
   const totals = days.map((d) => series.reduce((s, x) => s + (x.values.get(d) ?? 0), 0));
-  const max = Math.max(1, ...totals);
-  const innerW = W - P.left - P.right;
-  const innerH = H - P.top - P.bottom;
-  const barW = Math.max(1, innerW / Math.max(1, days.length) - 2);
-  const x = (i: number) => P.left + (i * innerW) / Math.max(1, days.length) + 1;
-  const y = (v: number) => (v / max) * innerH;
-  const labelEvery = Math.max(1, Math.ceil(days.length / 7));
+  const { top, ticks } = niceTicks(Math.max(0, ...totals.map(toAxisUnit)), 4);
+  const band = PLOT / Math.max(1, days.length);
+  const gap = Math.min(band * 0.2, 8);
+  const h = (v: number) => (toAxisUnit(v) / top) * PLOT;
   return (
     <figure>
-      <svg viewBox={`0 0 ${W} ${H}`} className="h-auto w-full" role="img" aria-label={title}>
-        {[0, 0.5, 1].map((f) => (
-          <g key={f}>
-            <line x1={P.left} x2={W - P.right} y1={P.top + innerH - f * innerH} y2={P.top + innerH - f * innerH} className="stroke-slate-200" />
-            <text x={P.left - 6} y={P.top + innerH - f * innerH + 3} textAnchor="end" className="fill-slate-500 text-[10px]">
-              {format(f * max)}
-            </text>
-          </g>
-        ))}
-        {days.map((d, i) => {
-          let base = P.top + innerH;
-          return (
-            <g key={d}>
-              {series.map((s, si) => {
-                const v = s.values.get(d) ?? 0;
-                if (v <= 0) return null;
-                const h = y(v);
-                base -= h;
-                return (
-                  <rect key={s.id} x={x(i)} y={base} width={barW} height={h} fill={colourOf(si)}>
-                    <title>{`${formatDay(d)} · ${s.label}: ${format(v)}`}</title>
-                  </rect>
-                );
-              })}
-              {i % labelEvery === 0 && (
-                <text x={x(i) + barW / 2} y={H - 8} textAnchor="middle" className="fill-slate-500 text-[10px]">
-                  {formatDay(d)}
-                </text>
-              )}
-            </g>
-          );
-        })}
-      </svg>
+      <div role="img" aria-label={title}>
+        <ChartFrame yTicks={ticks.map((t) => ({ pos: t / top, label: formatTick(t) }))} yLabel={yLabel} xTicks={dayTicks(days, formatAxisDay, 'bands')} xLabel={xLabel} height="h-52">
+          <svg viewBox={`0 0 ${PLOT} ${PLOT}`} preserveAspectRatio="none" className="absolute inset-0 h-full w-full" aria-hidden>
+            {days.map((d, i) => {
+              let base = PLOT;
+              return (
+                <g key={d}>
+                  {series.map((s) => {
+                    const v = s.values.get(d) ?? 0;
+                    if (v <= 0) return null;
+                    const height = h(v);
+                    base -= height;
+                    return (
+                      <rect key={s.id} x={i * band + gap / 2} y={base} width={band - gap} height={height} fill={s.colour}>
+                        <title>{`${formatDay(d)} · ${s.label}: ${format(v)}`}</title>
+                      </rect>
+                    );
+                  })}
+                </g>
+              );
+            })}
+          </svg>
+        </ChartFrame>
+      </div>
       <figcaption className="mt-2 flex flex-wrap gap-3 text-xs text-slate-600">
-        {series.map((s, i) => (
+        {series.map((s) => (
           <span key={s.id} className="flex items-center gap-1">
-            <span className="inline-block h-2.5 w-2.5 rounded-sm" style={{ background: colourOf(i) }} aria-hidden /> {s.label}
+            <span className="inline-block h-2.5 w-2.5 rounded-sm" style={{ background: s.colour }} aria-hidden /> {s.label}
           </span>
         ))}
       </figcaption>
-      <table className="sr-only">
-        <caption>{title}</caption>
-        <tbody>
-          {days.map((d, i) => (
-            <tr key={d}>
-              <th scope="row">{formatDay(d)}</th>
-              <td>{format(totals[i]!)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {/* In a clipped box: a table grows to its content and would widen the page on a phone. */}
+      <div className="sr-only">
+        <table>
+          <caption>{title}</caption>
+          <tbody>
+            {days.map((d, i) => (
+              <tr key={d}>
+                <th scope="row">{formatDay(d)}</th>
+                <td>{format(totals[i]!)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }
 
-/** HorizontalBars draws labelled bars, optionally with a second, overlaid value (e.g. heat reused within facility energy). */
-export function HorizontalBars({ rows, format, title, overlayLabel }: { rows: { label: string; value: number; overlay?: number }[]; format: (v: number) => string; title: string; overlayLabel?: string }) {
+/**
+ * HorizontalBars draws labelled bars, optionally with a second, overlaid value (e.g. heat reused
+ * within facility energy). A row's colour is its project's when the rows are projects, else one colour for all.
+ */
+export function HorizontalBars({ rows, format, title, overlayLabel }: { rows: { label: string; value: number; overlay?: number; colour?: string }[]; format: (v: number) => string; title: string; overlayLabel?: string }) {
   const max = Math.max(1, ...rows.map((r) => r.value));
   return (
     <figure aria-label={title}>
       <ul className="space-y-2">
         {rows.map((r, i) => (
-          <li key={`${r.label}-${i}`} className="grid grid-cols-[10rem_1fr_7rem] items-center gap-3 text-sm">
+          <li key={`${r.label}-${i}`} className="grid grid-cols-[minmax(0,7rem)_1fr_auto] items-center gap-2 text-sm sm:grid-cols-[10rem_1fr_7rem] sm:gap-3">
             <span className="truncate" title={r.label}>
               {r.label}
             </span>
             <span className="relative h-4 rounded bg-slate-100" aria-hidden>
-              <span className="absolute inset-y-0 left-0 rounded" style={{ width: `${(r.value / max) * 100}%`, background: colourOf(i) }} />
+              <span className="absolute inset-y-0 left-0 rounded" style={{ width: `${(r.value / max) * 100}%`, background: r.colour ?? SINGLE_COLOUR }} />
               {r.overlay !== undefined && <span className="absolute inset-y-1 left-0 rounded bg-white/60" style={{ width: `${(r.overlay / max) * 100}%` }} />}
             </span>
             <span className="text-right tabular-nums">{format(r.value)}</span>

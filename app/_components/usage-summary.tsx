@@ -1,8 +1,8 @@
 // A usage report's headline figures, daily chart by project, cost and energy bars and grouped table:
 // shared by the tenant's Usage page and the staff view of one tenant.
-import { HorizontalBars, StackedBars } from '~/app/_components/charts';
+import { colourOf, HorizontalBars, StackedBars } from '~/app/_components/charts';
 import { Card, Table, Td, Th } from '~/app/_components/ui';
-import { formatDay, formatEuros, formatGpuHours } from '~/app/_lib/format';
+import { formatDay, formatDayShort, formatEuros, formatGpuHours } from '~/app/_lib/format';
 import type { RouterOutputs } from '~/app/_lib/types';
 import { fillDays } from '~/server/core/ledger/burn-down';
 import { formatNumber, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
@@ -14,7 +14,10 @@ export function UsageSummary({ report, t, locale }: { report: RouterOutputs['rep
   const hours = (s: number) => formatGpuHours(locale, s);
   const groupLabel = (key: string, label: string) => (groupBy === 'kind' ? t(`jobKind.${key as 'training'}`) : label);
   const days = fillDays([], new Date(`${report.period.from}T00:00:00Z`), new Date(`${report.period.to}T00:00:00Z`)).map((d) => d.day);
-  const series = report.projects.map((p) => ({ id: p.id, label: p.title, values: new Map(report.series.filter((s) => s.projectId === p.id).map((s) => [s.day, s.gpuSeconds])) }));
+  // One colour per project in every chart of the page: its place in the report's project list.
+  const projectColour = new Map(report.projects.map((p, i) => [p.id, colourOf(i)]));
+  const rowColour = (key: string) => (groupBy === 'project' ? projectColour.get(key) : undefined);
+  const series = report.projects.map((p) => ({ id: p.id, label: p.title, colour: projectColour.get(p.id)!, values: new Map(report.series.filter((s) => s.projectId === p.id).map((s) => [s.day, s.gpuSeconds])) }));
   return (
     <>
       <dl className="grid gap-4 sm:grid-cols-4">
@@ -39,15 +42,15 @@ export function UsageSummary({ report, t, locale }: { report: RouterOutputs['rep
         ))}
       </dl>
       <Card title={t('usage.overTime')}>
-        {report.series.length === 0 ? <p className="text-sm text-slate-600">{t('usage.nothing')}</p> : <StackedBars days={days} series={series} format={hours} formatDay={(d) => formatDay(locale, d).replace(/,? \d{4}$/, '')} title={t('usage.overTime')} />}
+        {report.series.length === 0 ? <p className="text-sm text-slate-600">{t('usage.nothing')}</p> : <StackedBars days={days} series={series} format={hours} formatDay={(d) => formatDay(locale, d)} formatAxisDay={(d) => formatDayShort(locale, d)} title={t('usage.overTime')} yLabel={t('usage.gpuHours')} xLabel={t('usage.chartDay')} toAxisUnit={(s) => s / 3600} formatTick={(v) => formatNumber(locale, v)} />}
       </Card>
       <div className="grid gap-6 lg:grid-cols-2">
         <Card title={t('usage.costBy', { group: t(`usage.by.${groupBy}`) })}>
-          <HorizontalBars rows={report.groups.map((g) => ({ label: groupLabel(g.key, g.label), value: g.costCents }))} format={(v) => formatEuros(locale, v)} title={t('usage.costBy', { group: t(`usage.by.${groupBy}`) })} />
+          <HorizontalBars rows={report.groups.map((g) => ({ label: groupLabel(g.key, g.label), value: g.costCents, colour: rowColour(g.key) }))} format={(v) => formatEuros(locale, v)} title={t('usage.costBy', { group: t(`usage.by.${groupBy}`) })} />
         </Card>
         <Card title={t('usage.energyBy', { group: t(`usage.by.${groupBy}`) })}>
           <HorizontalBars
-            rows={report.groups.map((g) => ({ label: groupLabel(g.key, g.label), value: g.facilityEnergyWh, overlay: g.heatReusedWh }))}
+            rows={report.groups.map((g) => ({ label: groupLabel(g.key, g.label), value: g.facilityEnergyWh, overlay: g.heatReusedWh, colour: rowColour(g.key) }))}
             format={kwh}
             title={t('usage.energyBy', { group: t(`usage.by.${groupBy}`) })}
             overlayLabel={t('usage.energyLegend')}

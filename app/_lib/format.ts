@@ -62,6 +62,11 @@ export function formatScientific(locale: Locale, value: number): string {
   return `${numberFormat(locale, { maximumFractionDigits: 2 }).format(mantissa)} × 10${power}`;
 }
 
+/** formatDayShort renders a day without its year, for chart axes ("Nov 2" / "2. Nov."). */
+export function formatDayShort(locale: Locale, day: string): string {
+  return new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
+}
+
 /** formatDateTime renders an instant with date and time. */
 export function formatDateTime(locale: Locale, at: Date): string {
   return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(at);

@@ -620,7 +620,9 @@ export const centreDashboardOut = z.object({
     costCents: z.number().int(),
     itKwhPerGpuHour: z.number().nullable(),
     facilityKwhPerGpuHour: z.number().nullable(),
+    pue: z.number().nullable(),
   }),
+  sites: z.array(z.object({ id: z.string(), name: z.string(), energyWh: z.number().int(), facilityEnergyWh: z.number().int(), pue: z.number().nullable() })),
   byKind: z.array(z.object({ kind: z.enum(orgKind.enumValues), meaning: z.enum(['revenue', 'grantValue']), costCents: z.number().int(), gpuSeconds: z.number().int(), jobs: z.number().int() })),
 });
 

@@ -3,6 +3,7 @@ import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '~/db/client';
 import { auditEvents, organisations, users } from '~/db/schema';
+import { stampAt } from './replay-clock';
 
 export interface AuditInput {
   actorUserId: string | null;
@@ -26,6 +27,7 @@ export async function recordAudit(db: DbOrTx, event: AuditInput): Promise<void> 
     reason: event.reason ?? null,
     data: event.data ?? null,
     isStaffAction: event.isStaffAction ?? false,
+    ...stampAt(),
   });
 }
 

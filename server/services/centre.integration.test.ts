@@ -243,7 +243,14 @@ describe.each(dbTargets())('centre dashboard on %s', (target) => {
       costCents: 955_392,
       itKwhPerGpuHour: 3800 / 4416,
       facilityKwhPerGpuHour: 4208 / 4416,
+      pue: 4_208_000 / 3_800_000, // 1.107: facility ÷ IT energy, all sites
     });
+    // PUE per site from its partitions' rollups: Jena (h100) 1,728 ÷ 1,600 kWh, Kajaani (b200) 1,040 ÷ 1,000, Lugano (h100-ch) 1,440 ÷ 1,200.
+    expect(d.sites).toEqual([
+      { id: 'ch-lugano', name: 'Lugano, Switzerland (lake water cooled)', energyWh: 1_200_000, facilityEnergyWh: 1_440_000, pue: 1.2 },
+      { id: 'de-jena', name: 'Jena, Germany (warm-water cooled)', energyWh: 1_600_000, facilityEnergyWh: 1_728_000, pue: 1.08 },
+      { id: 'fi-kajaani', name: 'Kajaani, Finland (free cooling)', energyWh: 1_000_000, facilityEnergyWh: 1_040_000, pue: 1.04 },
+    ]);
     expect(d.byKind).toEqual([
       { kind: 'company', meaning: 'revenue', costCents: 913_920, gpuSeconds: 7_603_200, jobs: 5 },
       { kind: 'academic', meaning: 'grantValue', costCents: 41_472, gpuSeconds: 8_294_400, jobs: 3 },

@@ -6,22 +6,23 @@
 // settle), `allocations` and the catalogue; raw jobs are read only for the wait percentiles, which
 // need the individual waits (a date filter on `started_at`).
 //
-// Approximation: a rollup books a job's whole usage on the UTC day the job *ended*. A job that ran
-// across midnight therefore counts entirely on its last day, so one day's utilisation can be
-// understated and the next overstated (even above 100 %); over a range of several days the average
-// is right except at its edges (jobs that started before `from` but ended inside count fully, jobs
-// still running or ending after `to` not at all). Utilisation is not clamped so that this shows.
+// A rollup holds a job's usage on the UTC days it ran, split by the time in each day
+// (server/core/usage/apportion.ts), so a day's utilisation is what ran that day and cannot exceed
+// 100 % while the scheduler never runs more GPUs than a partition has (the demo history's test checks
+// both). A job is added when it settles: a range's last days lack the jobs still running. Job counts
+// are booked on the day a job ended. Utilisation is not clamped, so a fault would show.
 // Capacity is the catalogue's nodes × GPUs per node today (no history of capacity changes is kept);
 // nodes that were down still count as capacity.
 import { and, asc, desc, eq, gt, gte, isNotNull, lt, lte, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Db } from '~/db/client';
-import { allocations, jobs, organisations, resourceClasses, usageRollups, type OrgKind } from '~/db/schema';
+import { allocations, jobs, organisations, resourceClasses, sites, usageRollups, type OrgKind } from '~/db/schema';
 import { csvDocument } from '~/server/core/csv';
 import {
   addDays,
   daysOf,
   fixedDecimal,
   kwhPerGpuHour,
+  pue,
   rangeDays,
   rangeProblem,
   SECONDS_PER_DAY,
@@ -46,7 +47,7 @@ export interface UtilisationPoint {
   day: string;
   usedGpuSeconds: number;
   capacityGpuSeconds: number;
-  /** used ÷ capacity as a fraction; may exceed 1 (see the approximation above). */
+  /** used ÷ capacity as a fraction (not clamped; see above). */
   utilisation: number;
 }
 
@@ -101,6 +102,17 @@ export interface UsageTotals {
   /** IT kWh per GPU-hour; null without GPU time. */
   itKwhPerGpuHour: number | null;
   facilityKwhPerGpuHour: number | null;
+  /** Facility ÷ IT energy of the jobs in the range, all sites together; null without IT energy. */
+  pue: number | null;
+}
+
+/** The jobs' energy at one site in the range, and its PUE (facility ÷ IT) from them. */
+export interface SiteEnergy {
+  id: string;
+  name: string;
+  energyWh: number;
+  facilityEnergyWh: number;
+  pue: number | null;
 }
 
 export interface KindRevenue {
@@ -124,6 +136,8 @@ export interface CentreDashboard {
   topByGpuHours: TenantUsage[];
   topByFacilityEnergy: TenantUsage[];
   totals: UsageTotals;
+  /** Sites whose jobs used energy in the range, by id. */
+  sites: SiteEnergy[];
   byKind: KindRevenue[];
 }
 
@@ -312,7 +326,21 @@ async function allocationRows(db: Db, scope: Scope) {
     .groupBy(allocations.resourceClassId);
 }
 
-function withTotals(kinds: KindRevenue[], energy: Omit<UsageTotals, 'itKwhPerGpuHour' | 'facilityKwhPerGpuHour' | 'jobs' | 'gpuSeconds' | 'costCents'>): UsageTotals {
+/** siteEnergy sums the rollups' IT and facility energy per site (a partition's site is its resource class's). */
+async function siteEnergy(db: Db, scope: Scope): Promise<SiteEnergy[]> {
+  const rows = await db
+    .select({ id: sites.id, name: sites.name, energyWh: total(usageRollups.energyWh), facilityEnergyWh: total(usageRollups.facilityEnergyWh) })
+    .from(usageRollups)
+    .innerJoin(organisations, eq(organisations.id, usageRollups.orgId))
+    .innerJoin(resourceClasses, eq(resourceClasses.id, usageRollups.resourceClassId))
+    .innerJoin(sites, eq(sites.id, resourceClasses.siteId))
+    .where(rollupWhere(scope))
+    .groupBy(sites.id)
+    .orderBy(asc(sites.id));
+  return rows.filter((r) => r.energyWh > 0 || r.facilityEnergyWh > 0).map((r) => ({ ...r, pue: pue(r.facilityEnergyWh, r.energyWh) }));
+}
+
+function withTotals(kinds: KindRevenue[], energy: Omit<UsageTotals, 'itKwhPerGpuHour' | 'facilityKwhPerGpuHour' | 'pue' | 'jobs' | 'gpuSeconds' | 'costCents'>): UsageTotals {
   const jobsTotal = kinds.reduce((s, k) => s + k.jobs, 0);
   const gpuSeconds = kinds.reduce((s, k) => s + k.gpuSeconds, 0);
   return {
@@ -322,6 +350,7 @@ function withTotals(kinds: KindRevenue[], energy: Omit<UsageTotals, 'itKwhPerGpu
     costCents: kinds.reduce((s, k) => s + k.costCents, 0),
     itKwhPerGpuHour: kwhPerGpuHour(energy.energyWh, gpuSeconds),
     facilityKwhPerGpuHour: kwhPerGpuHour(energy.facilityEnergyWh, gpuSeconds),
+    pue: pue(energy.facilityEnergyWh, energy.energyWh),
   };
 }
 
@@ -331,12 +360,13 @@ export async function centreDashboard(db: Db, input: CentreFilters): Promise<Cen
   const scope: Scope = { from: input.from, to: input.to, partition: input.partition, tenantKind: input.tenantKind };
   const days = rangeDays(scope.from, scope.to);
 
-  const [use, wait, allocated, topByGpuHours, topByFacilityEnergy, kindRows] = await Promise.all([
+  const [use, wait, allocated, topByGpuHours, topByFacilityEnergy, siteRows, kindRows] = await Promise.all([
     dailyUse(db, scope),
     waitPercentiles(db, scope),
     allocationRows(db, scope),
     tenantUsage(db, scope, 'gpuSeconds', TOP_TENANTS),
     tenantUsage(db, scope, 'facilityEnergyWh', TOP_TENANTS),
+    siteEnergy(db, scope),
     db
       .select({
         kind: organisations.kind,
@@ -409,6 +439,7 @@ export async function centreDashboard(db: Db, input: CentreFilters): Promise<Cen
     topByGpuHours,
     topByFacilityEnergy,
     totals: withTotals(byKind, energy),
+    sites: siteRows,
     byKind,
   };
 }

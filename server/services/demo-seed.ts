@@ -8,6 +8,7 @@ import { signUp } from './accounts';
 import { recordAudit } from './audit';
 import { seedDemoHistory } from './demo-history';
 import { createInvitation } from './invitations';
+import { atDemoTime } from './demo-clock';
 
 export const DEMO_PASSWORD = 'demo-password';
 
@@ -19,22 +20,33 @@ export const DEMO_SIGN_INS = [
   { email: 'owner@company.example', who: 'owner of Example Robotics GmbH (company)' },
 ] as const;
 
-/** seedDemoCentre creates the demo staff, a university tenant and a company tenant. */
-export async function seedDemoCentre(db: Db): Promise<void> {
+const DAY_MS = 86_400_000;
+
+/**
+ * seedDemoCentre creates the demo staff, a university tenant and a company tenant, dated months
+ * before `now` (the university five months ago, the company verified in the summer) as the history expects.
+ */
+export async function seedDemoCentre(db: Db, now: Date = new Date()): Promise<void> {
+  const ago = (days: number, hourUtc: number) => {
+    const day = new Date(now.getTime() - days * DAY_MS);
+    return new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate(), hourUtc));
+  };
   const passwordHash = await hashPassword(DEMO_PASSWORD);
-  for (const [email, name, role] of [
-    ['admin@centre.example', 'Alex Admin', 'admin'],
-    ['reviewer@centre.example', 'Robin Reviewer', 'reviewer'],
-  ] as const) {
-    const [user] = await db.insert(users).values({ email, name, passwordHash }).returning({ id: users.id });
-    await db.insert(staffRoles).values({ userId: user!.id, role });
-  }
-  const uni = await signUp(db, {
+  await atDemoTime(db, ago(200, 9), async () => {
+    for (const [email, name, role] of [
+      ['admin@centre.example', 'Alex Admin', 'admin'],
+      ['reviewer@centre.example', 'Robin Reviewer', 'reviewer'],
+    ] as const) {
+      const [user] = await db.insert(users).values({ email, name, passwordHash }).returning({ id: users.id });
+      await db.insert(staffRoles).values({ userId: user!.id, role });
+    }
+  });
+  const uni = await atDemoTime(db, ago(160, 10), () => signUp(db, {
     name: 'Dr. Paula Investigator',
     email: 'pi@uni.example',
     password: DEMO_PASSWORD,
     organisation: { name: 'Rhine Valley University', kind: 'academic', country: 'DE', residency: 'EU' },
-  });
+  }));
   const piActor = {
     userId: uni.userId,
     email: 'pi@uni.example',
@@ -43,35 +55,36 @@ export async function seedDemoCentre(db: Db): Promise<void> {
     org: { id: uni.orgId, name: 'Rhine Valley University', kind: 'academic' as const, status: 'active' as const },
     role: 'owner' as const,
   };
-  const invite = await createInvitation(db, piActor, { email: 'member@uni.example', role: 'member' });
-  await signUp(db, { name: 'Max Member', email: 'member@uni.example', password: DEMO_PASSWORD, invitationToken: invite.token });
+  const invite = await atDemoTime(db, ago(159, 8), () => createInvitation(db, piActor, { email: 'member@uni.example', role: 'member' }));
+  await atDemoTime(db, ago(158, 13), () => signUp(db, { name: 'Max Member', email: 'member@uni.example', password: DEMO_PASSWORD, invitationToken: invite.token }));
 
-  const company = await signUp(db, {
+  const company = await atDemoTime(db, ago(112, 15), () => signUp(db, {
     name: 'Olivia Owner',
     email: 'owner@company.example',
     password: DEMO_PASSWORD,
     organisation: { name: 'Example Robotics GmbH', kind: 'company', country: 'DE', residency: 'DE' },
-  });
+  }));
   const [admin] = await db.select({ id: users.id }).from(users).where(eq(users.email, 'admin@centre.example'));
-  await db.update(organisations).set({ status: 'active', statusReason: 'Demo company, verified at seeding' }).where(eq(organisations.id, company.orgId));
-  await recordAudit(db, {
+  await db.update(organisations).set({ status: 'active', statusReason: 'Commercial register entry and VAT ID checked' }).where(eq(organisations.id, company.orgId));
+  await atDemoTime(db, ago(110, 11), () => recordAudit(db, {
     actorUserId: admin!.id,
     orgId: company.orgId,
     action: 'tenant.verified',
     targetType: 'organisation',
     targetId: company.orgId,
-    reason: 'Demo company, verified at seeding',
+    reason: 'Commercial register entry and VAT ID checked',
     data: { from: 'pending_verification', to: 'active' },
     isStaffAction: true,
-  });
+  }));
 }
 
 /** seedDemoCentreIfEmpty seeds the demo centre when the database has no users yet; returns whether it did. */
 export async function seedDemoCentreIfEmpty(db: Db, options: { log?: (line: string) => void; now?: Date } = {}): Promise<boolean> {
   const [row] = await db.select({ n: count() }).from(users);
   if ((row?.n ?? 0) > 0) return false;
-  await seedDemoCentre(db);
-  await seedDemoHistory(db, options.now ?? new Date());
+  const now = options.now ?? new Date();
+  await seedDemoCentre(db, now);
+  await seedDemoHistory(db, now);
   options.log?.(demoSignInBanner());
   return true;
 }

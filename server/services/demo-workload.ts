@@ -12,6 +12,7 @@ import { createRng, nextFloat } from '~/server/core/sim/random';
 import type { SchedulerJobStatus } from '~/server/core/scheduler/port';
 import { reserveBudget } from './ledger';
 import { settleFinishedJob } from './reconciler';
+import { atReplayedTime } from './replay-clock';
 
 export interface DemoStream {
   orgId: string;
@@ -128,8 +129,8 @@ export async function runDemoWorkload(db: Db, streams: DemoStream[], now: Date, 
         updatedAt: p.submittedAt,
       })
       .returning();
-    await db.transaction((tx) =>
-      reserveBudget(tx, { allocationId: p.stream.allocationId, orgId: p.stream.orgId, jobId: p.id, amount, actorUserId: p.userId, today: p.submittedAt.toISOString().slice(0, 10), at: p.submittedAt }),
+    await atReplayedTime(p.submittedAt, () =>
+      db.transaction((tx) => reserveBudget(tx, { allocationId: p.stream.allocationId, orgId: p.stream.orgId, jobId: p.id, amount, actorUserId: p.userId, today: p.submittedAt.toISOString().slice(0, 10), at: p.submittedAt })),
     );
     await db.insert(jobEvents).values([
       { jobId: p.id, at: p.submittedAt, state: 'SUBMITTING', message: 'job.event.submitted' },
@@ -151,7 +152,8 @@ export async function runDemoWorkload(db: Db, streams: DemoStream[], now: Date, 
       energyMeasured: false,
       siteId: siteOf.get(p.stream.resourceClassId)!,
     };
-    await settleFinishedJob(db, job!, status, endedAt);
+    // Usage notices and their audit rows are dated when the job ended, as the live reconciler would.
+    await atReplayedTime(endedAt, () => settleFinishedJob(db, job!, status, endedAt));
     recorded++;
   }
   return { jobs: recorded };

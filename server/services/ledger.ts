@@ -11,6 +11,7 @@ import { gpuSecondsToHours } from '~/server/core/ledger/units';
 import { AppError } from '~/server/errors';
 import type { Actor } from './actor';
 import { recordAudit } from './audit';
+import { stampAt } from './replay-clock';
 import { notifyMembers } from './notifications';
 import { inTransaction } from './transaction';
 
@@ -115,7 +116,7 @@ async function appendEntries(tx: Tx, row: AllocationRow, entries: EntryInput[], 
           jobId: e.jobId ?? null,
           actorUserId: e.actorUserId ?? null,
           reason: e.reason ?? null,
-          ...(e.at ? { at: e.at } : {}),
+          ...stampAt(e.at),
         })),
       )
       .returning({ id: ledgerEntries.id }),

@@ -3,12 +3,13 @@ import { and, count, desc, eq, inArray, isNull } from 'drizzle-orm';
 import type { DbOrTx } from '~/db/client';
 import { memberships, notifications } from '~/db/schema';
 import type { MessageKey, MessageParams } from '~/server/i18n';
+import { stampCreatedAt } from './replay-clock';
 
 /** notify sends one notification to each of several people (duplicates removed); call it inside the changing transaction. */
 export async function notify(db: DbOrTx, userIds: readonly string[], messageKey: MessageKey, params: MessageParams, link?: string): Promise<void> {
   const unique = [...new Set(userIds)];
   if (unique.length === 0) return;
-  await db.insert(notifications).values(unique.map((userId) => ({ userId, messageKey, params, link: link ?? null })));
+  await db.insert(notifications).values(unique.map((userId) => ({ userId, messageKey, params, link: link ?? null, ...stampCreatedAt() })));
 }
 
 /**

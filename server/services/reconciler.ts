@@ -10,7 +10,7 @@ import { isFinalState, type SchedulerJobStatus, type SchedulerPort } from '~/ser
 import { chargeReleasedJobInTx, lockAllocations, settleJobInTx } from './ledger';
 import { cancelSubmitting, claimHandover, handToScheduler } from './jobs';
 import { inTransaction } from './transaction';
-import { addToRollup, usageDay } from './usage';
+import { addToRollups, rollupParts, type RollupRow } from './usage';
 
 type JobRow = typeof jobs.$inferSelect;
 /** What following and settling a job needs (not the script, image or environment). */
@@ -38,12 +38,12 @@ export async function settleFinishedJob(db: Db, job: OpenJob, status: SchedulerJ
 
 /**
  * settleBatch settles finished jobs in one transaction. Locks follow the lock order: the allocations
- * first, in id order; then each job; its rollup rows are touched in key order, so two batches never
- * wait on each other in a cycle.
+ * first, in id order; then each job, in id order; the batch's rollup rows last, in key order, so two
+ * batches never wait on each other in a cycle.
  */
 async function settleBatch(db: Db, items: { job: OpenJob; status: SchedulerJobStatus }[], now: Date): Promise<number> {
   if (items.length === 0) return 0;
-  const sorted = [...items].sort((a, b) => compareKeys(rollupKey(a.job, a.status, now), rollupKey(b.job, b.status, now)));
+  const sorted = [...items].sort((a, b) => (a.job.id < b.job.id ? -1 : a.job.id > b.job.id ? 1 : 0));
   return inTransaction(db, async (tx) => {
     await lockAllocations(tx, sorted.map((i) => i.job.allocationId));
     const siteIds = [...new Set(sorted.map((i) => i.job.siteId))];
@@ -52,10 +52,15 @@ async function settleBatch(db: Db, items: { job: OpenJob; status: SchedulerJobSt
       .from(sites)
       .where(inArray(sites.id, siteIds));
     const siteById = new Map(siteRows.map((r) => [r.id, r]));
+    const parts: RollupRow[] = [];
     let settled = 0;
     for (const { job, status } of sorted) {
-      if (await settleInTx(tx, job, status, siteById.get(job.siteId)!, now)) settled++;
+      const jobParts = await settleInTx(tx, job, status, siteById.get(job.siteId)!, now);
+      if (!jobParts) continue;
+      parts.push(...jobParts);
+      settled++;
     }
+    await addToRollups(tx, parts);
     return settled;
   });
 }
@@ -66,16 +71,8 @@ function endOf(status: SchedulerJobStatus, now: Date): Date {
   return status.endedAt ?? now;
 }
 
-function rollupKey(job: OpenJob, status: SchedulerJobStatus, now: Date): string[] {
-  return [job.orgId, usageDay(endOf(status, now)), job.projectId, job.userId, job.resourceClassId, job.kind];
-}
-
-function compareKeys(a: string[], b: string[]): number {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
-  return 0;
-}
-
-async function settleInTx(tx: Tx, job: OpenJob, status: SchedulerJobStatus, site: SiteFigures, now: Date): Promise<boolean> {
+/** settleInTx settles one job; returns its rollup rows, or null when it was settled already. */
+async function settleInTx(tx: Tx, job: OpenJob, status: SchedulerJobStatus, site: SiteFigures, now: Date): Promise<RollupRow[] | null> {
   const costCents = chargeFor({ unit: 'cents', gpuSeconds: status.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour });
   const charged = chargeFor({ unit: job.reservedUnit, gpuSeconds: status.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour });
   const endedAt = endOf(status, now);
@@ -103,7 +100,7 @@ async function settleInTx(tx: Tx, job: OpenJob, status: SchedulerJobStatus, site
     })
     .where(and(eq(jobs.id, job.id), isNull(jobs.settledAt)))
     .returning({ id: jobs.id });
-  if (done.length === 0) return false;
+  if (done.length === 0) return null;
   const events: (typeof jobEvents.$inferInsert)[] = [];
   if (status.startedAt && !job.startedAt) events.push({ jobId: job.id, at: status.startedAt, state: 'RUNNING', message: 'job.event.started', data: { nodes: status.nodeList } });
   events.push({ jobId: job.id, at: endedAt, state: status.state, message: 'job.event.finished', data: { exitCode: status.exitCode } });
@@ -112,8 +109,7 @@ async function settleInTx(tx: Tx, job: OpenJob, status: SchedulerJobStatus, site
   const settled = await settleJobInTx(tx, { jobId: job.id, actualAmount: charged, at: endedAt });
   // Released earlier (queued at expiry, then started before the cancel arrived): still charge what ran.
   if (!settled.settled) await chargeReleasedJobInTx(tx, { jobId: job.id, amount: charged, at: endedAt });
-  await addToRollup(tx, { ...job, endedAt, gpuSeconds: status.gpuSeconds, waitSeconds, costCents, energyWh: status.energyWh, ...footprint });
-  return true;
+  return rollupParts({ ...job, startedAt: status.startedAt, endedAt, gpuSeconds: status.gpuSeconds, waitSeconds, costCents, energyWh: status.energyWh, ...footprint });
 }
 
 function liveChange(job: OpenJob, status: SchedulerJobStatus) {

@@ -2,10 +2,10 @@
 // the jobs give identical totals; tenants never see each other's usage; bad periods are refused.
 import { TRPCError } from '@trpc/server';
 import { randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
-import { jobs, organisations, projects } from '~/db/schema';
+import { jobs, organisations, projects, usageRollups } from '~/db/schema';
 import { CSV_BOM, parseCsv } from '~/server/core/csv';
 import { activeAllocation, addMember, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { reserveBudget } from './ledger';
@@ -142,6 +142,35 @@ describe.each(dbTargets())('usage reports on %s', (target) => {
     expect(row![JOB_CSV_COLUMNS.indexOf('job_name')]).toBe(`'${name}`);
     expect(row![JOB_CSV_COLUMNS.indexOf('project')]).toBe(`'${title}`);
     expect(row![JOB_CSV_COLUMNS.indexOf('gpu_seconds')]).toBe('600');
+  });
+
+  it('apportions a job that ran across midnight to both days, by the hours in each; the job counts on the day it ended', async () => {
+    const db = handle.db;
+    const staff = await createStaff(db, 'admin');
+    const night = await createTenant(db, { name: 'Night Shift Institute' });
+    const alloc = await activeAllocation(db, night, staff, { gpuHours: 100, today: DAY });
+    // 8 GPUs × 6 h on H100 (Jena), 22:00 on 30 November to 04:00 on 1 December: 2 h before midnight, 4 h after.
+    // 48 GPU-h × 180 ct = 8,640 ct; IT 9,001 Wh; facility × 1.08 = 9,721 Wh; heat × 0.7 = 6,805 Wh; CO2e 9.721 kWh × 380 = 3,694 g.
+    await settledJob(db, night, alloc.allocationId, alloc.projectId, 'h100', 8, 6 * 3600, 9001, new Date(`${DAY}T04:00:00Z`));
+    const owner = callerFor(db, { userId: night.userId, now });
+    const november = await owner.report.usage({ period: { month: '2026-11' }, groupBy: 'project' });
+    const december = await owner.report.usage({ period: { month: '2026-12' }, groupBy: 'project' });
+    // A third and two thirds, each quantity split by largest remainder so the two days sum to the job exactly.
+    expect(november.totals).toEqual({ jobs: 0, gpuSeconds: 57_600, avgWaitSeconds: null, costCents: 2880, energyWh: 3000, facilityEnergyWh: 3240, heatReusedWh: 2268, co2eGrams: 1231 });
+    expect(december.totals).toEqual({ jobs: 1, gpuSeconds: 115_200, avgWaitSeconds: 600, costCents: 5760, energyWh: 6001, facilityEnergyWh: 6481, heatReusedWh: 4537, co2eGrams: 2463 });
+    expect(november.series).toEqual([{ day: '2026-11-30', projectId: alloc.projectId, gpuSeconds: 57_600, costCents: 2880, energyWh: 3000 }]);
+    // The job's own record keeps its whole footprint; the per-job table lists it in the month it ended.
+    const listed = await owner.report.jobs({ period: { month: '2026-12' } });
+    expect(listed.map((j) => [j.gpuSeconds, j.costCents, j.energyWh, j.facilityEnergyWh])).toEqual([[172_800, 8640, 9001, 9721]]);
+    expect(await owner.report.jobs({ period: { month: '2026-11' } })).toEqual([]);
+  });
+
+  it('rebuilds every rollup row as settlement wrote it, the job across midnight too', async () => {
+    const all = () => handle.db.select().from(usageRollups).orderBy(asc(usageRollups.orgId), asc(usageRollups.day), asc(usageRollups.projectId), asc(usageRollups.userId), asc(usageRollups.resourceClassId), asc(usageRollups.kind));
+    const incremental = await all();
+    expect(incremental.some((r) => r.day === '2026-11-30')).toBe(true);
+    await rebuildRollups(handle.db);
+    expect(await all()).toEqual(incremental);
   });
 
   it('shows staff the same figures of a tenant as its owner sees, and nobody else', async () => {

@@ -123,7 +123,7 @@ async function groupLabels(db: DbOrTx, groupBy: GroupBy, keys: string[]): Promis
   return new Map(rows.map((r) => [r.id, r.label]));
 }
 
-/** reportJobs lists the settled jobs of a period (booked on the day they ended) with their frozen figures. */
+/** reportJobs lists the settled jobs that ended in a period (the rollups' job counts book them so too) with their frozen figures. */
 export async function reportJobs(db: DbOrTx, actor: TenantActor, input: { from: string; to: string; limit: number }) {
   const scope = await reportScope(db, actor);
   const end = new Date(Date.parse(`${input.to}T00:00:00Z`) + 86_400_000);

@@ -86,6 +86,7 @@ export default async function UsagePage({ searchParams }: { searchParams: Promis
       {report && (
         <>
           <p className="text-sm text-slate-600">{t('usage.periodShown', { from: formatDay(locale, report.period.from), to: formatDay(locale, report.period.to) })}</p>
+          <p className="text-xs text-slate-500" data-testid="usage-invoice-note">{t('usage.invoiceNote')}</p>
           <UsageSummary report={report} t={t} locale={locale} />
           <Card title={t('usage.perJob', { count: jobs.length })}>
             {jobs.length === 0 ? (

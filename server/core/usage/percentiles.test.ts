@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, daysOf, defaultRange, fixedDecimal, isDay, kwhPerGpuHour, MAX_RANGE_DAYS, nearestRank, rangeDays, rangeProblem, utilisation } from './percentiles';
+import { addDays, daysOf, defaultRange, fixedDecimal, isDay, kwhPerGpuHour, MAX_RANGE_DAYS, nearestRank, pue, rangeDays, rangePresets, rangeProblem, utilisation } from './percentiles';
 
 describe('nearestRank', () => {
   const ten = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
@@ -63,6 +63,27 @@ describe('ranges', () => {
     expect(rangeProblem('2024-01-01', '2026-01-01')).toEqual({ field: 'to', problem: 'tooLong' });
     expect(rangeProblem('2026-02-30', '2026-03-01')).toEqual({ field: 'from', problem: 'invalid' });
     expect(rangeProblem('2026-03-01', 'soon')).toEqual({ field: 'to', problem: 'invalid' });
+  });
+});
+
+describe('pue', () => {
+  it.each([
+    [1080, 1000, 1.08],
+    [0, 0, null],
+    [5, 0, null],
+    [1_246_000, 1_000_000, 1.246],
+  ])('facility %i Wh over IT %i Wh → %s', (facility, it_, expected) => {
+    expect(pue(facility, it_)).toBe(expected);
+  });
+});
+
+describe('rangePresets', () => {
+  it.each([
+    ['2026-12-01', { last30Days: { from: '2026-11-02', to: '2026-12-01' }, thisMonth: { from: '2026-12-01', to: '2026-12-01' }, lastMonth: { from: '2026-11-01', to: '2026-11-30' }, last90Days: { from: '2026-09-03', to: '2026-12-01' } }],
+    ['2027-01-15', { last30Days: { from: '2026-12-17', to: '2027-01-15' }, thisMonth: { from: '2027-01-01', to: '2027-01-15' }, lastMonth: { from: '2026-12-01', to: '2026-12-31' }, last90Days: { from: '2026-10-18', to: '2027-01-15' } }],
+    ['2028-03-31', { last30Days: { from: '2028-03-02', to: '2028-03-31' }, thisMonth: { from: '2028-03-01', to: '2028-03-31' }, lastMonth: { from: '2028-02-01', to: '2028-02-29' }, last90Days: { from: '2028-01-02', to: '2028-03-31' } }],
+  ])('as of %s', (today, expected) => {
+    expect(rangePresets(today)).toEqual(expected);
   });
 });
 

@@ -23,8 +23,7 @@ export function nearestRank(sorted: readonly number[], p: number): number | null
 
 /**
  * utilisation is used GPU-seconds ÷ (capacity GPUs × seconds in the period), as a fraction.
- * 0 when there is no capacity. It is not clamped: a figure above 1 shows usage booked on a day
- * that ran before it (see the centre service on how rollups book jobs).
+ * 0 when there is no capacity. It is not clamped, so usage booked on the wrong day would show.
  */
 export function utilisation(usedGpuSeconds: number, capacityGpus: number, periodSeconds: number): number {
   const capacity = capacityGpus * periodSeconds;
@@ -61,6 +60,29 @@ export function rangeProblem(from: string, to: string, maxDays = MAX_RANGE_DAYS)
     return { field: period.field === 'from' ? 'from' : 'to', problem };
   }
   return rangeDays(from, to) > maxDays ? { field: 'to', problem: 'tooLong' } : null;
+}
+
+/**
+ * pue is power usage effectiveness: facility energy ÷ IT energy of the same jobs (both Wh); null
+ * without IT energy.
+ */
+export function pue(facilityEnergyWh: number, itEnergyWh: number): number | null {
+  return itEnergyWh > 0 ? facilityEnergyWh / itEnergyWh : null;
+}
+
+export const RANGE_PRESETS = ['last30Days', 'thisMonth', 'lastMonth', 'last90Days'] as const;
+export type RangePreset = (typeof RANGE_PRESETS)[number];
+
+/** rangePresets are the dashboard's ready ranges as of today: the last 30 days, this month so far, last month, the last 90 days. */
+export function rangePresets(today: string): Record<RangePreset, { from: string; to: string }> {
+  const firstOfMonth = `${today.slice(0, 7)}-01`;
+  const lastMonthEnd = addDays(firstOfMonth, -1);
+  return {
+    last30Days: defaultRange(today, 30),
+    thisMonth: { from: firstOfMonth, to: today },
+    lastMonth: { from: `${lastMonthEnd.slice(0, 7)}-01`, to: lastMonthEnd },
+    last90Days: defaultRange(today, 90),
+  };
 }
 
 /** defaultRange is the last `days` days up to and including today. */

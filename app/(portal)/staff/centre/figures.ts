@@ -23,6 +23,11 @@ export function hours(locale: Locale, seconds: number): string {
   return number(locale, value, value >= 100 ? 0 : value >= 10 ? 1 : 2);
 }
 
+/** fixed renders a number with exactly `digits` decimals (PUE: 1.08). */
+export function fixed(locale: Locale, value: number, digits: number): string {
+  return new Intl.NumberFormat(locale, { maximumFractionDigits: digits, minimumFractionDigits: digits }).format(value);
+}
+
 /** decimal renders a number with at most `digits` decimals. */
 export function decimal(locale: Locale, value: number, digits = 2): string {
   return number(locale, value, digits);

@@ -5,14 +5,14 @@ import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
 import type { z } from 'zod';
 import { Alert, Button, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
-import { formatDay, formatEuros, formatGpuHours } from '~/app/_lib/format';
+import { formatDay, formatDayShort, formatEuros, formatGpuHours } from '~/app/_lib/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
 import type { RouterOutputs } from '~/app/_lib/types';
 import { centreRefusal, type centreInput, type CentreRefusal } from '~/server/api/routers/centre';
 import { api } from '~/server/api/server-caller';
-import { defaultRange } from '~/server/core/usage/percentiles';
-import { decimal, hours, kg, kwh, percent } from './figures';
+import { defaultRange, RANGE_PRESETS, rangePresets, type RangePreset } from '~/server/core/usage/percentiles';
+import { decimal, fixed, hours, kg, kwh, percent } from './figures';
 import { TenantBars } from './tenant-bars';
 import { UtilisationChart } from './utilisation-chart';
 
@@ -63,7 +63,8 @@ export default async function CentrePage({ searchParams }: { searchParams: Promi
   await requireStaff();
   const { t, locale } = await getT();
   const params = await searchParams;
-  const fallback = defaultRange(new Date().toISOString().slice(0, 10));
+  const today = new Date().toISOString().slice(0, 10);
+  const fallback = defaultRange(today);
   const input = {
     from: first(params.from) ?? fallback.from,
     to: first(params.to) ?? fallback.to,
@@ -87,6 +88,10 @@ export default async function CentrePage({ searchParams }: { searchParams: Promi
   const tenantsCsvHref = `/api/centre/csv?${new URLSearchParams([...query, ['table', 'tenants']]).toString()}`;
   const fmtDay = (day: string) => formatDay(locale, day);
   const kindLabel = (kind: 'academic' | 'company') => t(`centre.kind.${kind}`);
+  const presets = rangePresets(today);
+  const presetLabel: Record<RangePreset, string> = { last30Days: t('centre.filter.reset'), thisMonth: t('centre.preset.thisMonth'), lastMonth: t('centre.preset.lastMonth'), last90Days: t('centre.preset.last90Days') };
+  // A preset keeps the partition and tenant kind chosen.
+  const presetHref = (preset: RangePreset) => `/staff/centre?${new URLSearchParams(Object.entries({ ...input, ...presets[preset] }).filter((entry): entry is [string, string] => entry[1] !== undefined)).toString()}`;
 
   return (
     <div className="space-y-6">
@@ -135,11 +140,19 @@ export default async function CentrePage({ searchParams }: { searchParams: Promi
           <Button type="submit" variant="secondary">
             {t('centre.filter.apply')}
           </Button>
-          <a href="/staff/centre" className="inline-flex items-center px-2 text-sm text-indigo-700 hover:underline">
-            {t('centre.filter.reset')}
-          </a>
         </div>
       </form>
+      <nav aria-label={t('centre.preset.label')} className="-mt-2 flex flex-wrap items-center gap-x-4 gap-y-1 text-sm">
+        <span className="text-slate-600">{t('centre.preset.label')}:</span>
+        {RANGE_PRESETS.map((preset) => {
+          const current = presets[preset].from === input.from && presets[preset].to === input.to;
+          return (
+            <a key={preset} href={presetHref(preset)} aria-current={current ? 'page' : undefined} className={current ? 'font-semibold text-slate-900' : 'text-indigo-700 hover:underline'} data-testid={`centre-preset-${preset}`}>
+              {presetLabel[preset]}
+            </a>
+          );
+        })}
+      </nav>
 
       {refusal && (
         <Alert tone="error" title={t('centre.refused')}>
@@ -160,6 +173,7 @@ function Dashboard({ data, t, locale, fmtDay, kindLabel }: { data: CentreDashboa
   const waitValue = (seconds: number | null) => (seconds === null ? '—' : t('centre.unit.hours', { value: hours(locale, seconds) }));
   const perGpuHour = (value: number | null) => (value === null ? '—' : t('centre.unit.kwhPerGpuHour', { value: decimal(locale, value, 3) }));
   const pct = (fraction: number) => percent(locale, fraction);
+  const pueValue = (value: number | null) => (value === null ? '—' : fixed(locale, value, 2));
   const averages = data.partitions.map((p) => t('centre.chart.average', { partition: p.id, value: pct(p.utilisation) }));
 
   return (
@@ -174,6 +188,7 @@ function Dashboard({ data, t, locale, fmtDay, kindLabel }: { data: CentreDashboa
         <Figure testId="heat-reused" label={t('centre.figure.heatReused')} value={t('centre.unit.kwh', { value: kwh(locale, totals.heatReusedWh) })} />
         <Figure testId="co2e" label={t('centre.figure.co2e')} value={t('centre.unit.kgCo2e', { value: kg(locale, totals.co2eGrams) })} />
         <Figure testId="kwh-per-gpu-hour" label={t('centre.figure.kwhPerGpuHour')} value={perGpuHour(totals.itKwhPerGpuHour)} />
+        <Figure testId="pue" label={t('centre.figure.pue')} value={pueValue(totals.pue)} hint={t('centre.figure.pueHint')} />
         {data.byKind.map((k) => (
           <Figure key={k.kind} testId={`cost-${k.kind}`} label={t(k.meaning === 'revenue' ? 'centre.figure.revenue' : 'centre.figure.grantValue')} value={formatEuros(locale, k.costCents)} hint={formatGpuHours(locale, k.gpuSeconds)} />
         ))}
@@ -183,6 +198,7 @@ function Dashboard({ data, t, locale, fmtDay, kindLabel }: { data: CentreDashboa
         <UtilisationChart
           series={data.partitions.map((p) => ({ id: p.id, name: p.name, average: pct(p.utilisation), points: p.days.map((d) => ({ day: d.day, utilisation: d.utilisation })) }))}
           formatDay={fmtDay}
+          formatAxisDay={(day) => formatDayShort(locale, day)}
           formatPercent={pct}
           labels={{
             title: t('centre.chart.utilisation'),
@@ -199,17 +215,59 @@ function Dashboard({ data, t, locale, fmtDay, kindLabel }: { data: CentreDashboa
         <Card title={t('centre.chart.topGpuHours')}>
           <TenantBars
             rows={data.topByGpuHours.map((r) => ({ id: r.orgId, name: `${r.name} (${kindLabel(r.kind)})`, value: r.gpuSeconds, label: formatGpuHours(locale, r.gpuSeconds) }))}
-            labels={{ title: t('centre.chart.topGpuHours'), tenant: t('centre.chart.tenant'), value: t('centre.figure.gpuHours'), empty: t('centre.chart.empty') }}
+            toAxisUnit={(gpuSeconds) => gpuSeconds / 3600}
+            formatTick={(v) => decimal(locale, v, 2)}
+            labels={{ title: t('centre.chart.topGpuHours'), tenant: t('centre.chart.tenant'), value: t('centre.figure.gpuHours'), empty: t('centre.chart.empty'), axis: t('centre.chart.axisGpuHours') }}
           />
         </Card>
         <Card title={t('centre.chart.topFacilityEnergy')}>
           <TenantBars
-            fill="fill-emerald-500"
+            fill="bg-emerald-600"
             rows={data.topByFacilityEnergy.map((r) => ({ id: r.orgId, name: `${r.name} (${kindLabel(r.kind)})`, value: r.facilityEnergyWh, label: t('centre.unit.kwh', { value: kwh(locale, r.facilityEnergyWh) }) }))}
-            labels={{ title: t('centre.chart.topFacilityEnergy'), tenant: t('centre.chart.tenant'), value: t('centre.figure.facilityEnergy'), empty: t('centre.chart.empty') }}
+            toAxisUnit={(wh) => wh / 1000}
+            formatTick={(v) => decimal(locale, v, 2)}
+            labels={{ title: t('centre.chart.topFacilityEnergy'), tenant: t('centre.chart.tenant'), value: t('centre.figure.facilityEnergy'), empty: t('centre.chart.empty'), axis: t('centre.chart.axisFacilityKwh') }}
           />
         </Card>
       </div>
+
+      <Card title={t('centre.sites.title')}>
+        {data.sites.length === 0 ? (
+          <p className="text-sm text-slate-500">{t('centre.sites.empty')}</p>
+        ) : (
+          <Table>
+            <thead>
+              <tr>
+                <Th>{t('centre.sites.site')}</Th>
+                {/* The unit keeps its case in the capitalised header: kWh, not KWH. */}
+                <Th className="text-right">
+                  {t('centre.sites.itEnergy')} <span className="normal-case">({t('centre.sites.unitKwh')})</span>
+                </Th>
+                <Th className="text-right">
+                  {t('centre.sites.facilityEnergy')} <span className="normal-case">({t('centre.sites.unitKwh')})</span>
+                </Th>
+                <Th className="text-right">{t('centre.sites.pue')}</Th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {[...data.sites.map((s) => ({ key: s.id, label: s.name, energyWh: s.energyWh, facilityEnergyWh: s.facilityEnergyWh, pue: s.pue })), { key: 'centre', label: t('centre.sites.total'), energyWh: totals.energyWh, facilityEnergyWh: totals.facilityEnergyWh, pue: totals.pue }].map((s) => (
+                <tr key={s.key} className={s.key === 'centre' ? 'font-semibold' : undefined} data-testid={`centre-site-${s.key}`}>
+                  <Td>{s.label}</Td>
+                  <Td className="text-right tabular-nums">
+                    <span data-testid="site-it-kwh">{fixed(locale, s.energyWh / 1000, 1)}</span>
+                  </Td>
+                  <Td className="text-right tabular-nums">
+                    <span data-testid="site-facility-kwh">{fixed(locale, s.facilityEnergyWh / 1000, 1)}</span>
+                  </Td>
+                  <Td className="text-right tabular-nums">
+                    <span data-testid="site-pue">{pueValue(s.pue)}</span>
+                  </Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </Card>
 
       <Card title={t('centre.allocations.title')}>
         {data.allocations.rows.length === 0 ? (

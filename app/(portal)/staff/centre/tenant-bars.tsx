@@ -1,67 +1,70 @@
-// Horizontal bars of the biggest tenants by one figure. Plain SVG rendered on the server, with a
-// visually hidden table for screen readers.
+// Horizontal bars of the biggest tenants by one figure, rendered on the server in HTML: each
+// tenant's full name above its bar (it wraps, never shrinks with the chart), the value beside it, and
+// a value axis with round ticks and its unit under the bars. A visually hidden table carries the same figures.
+import { niceTicks } from '~/server/core/charts/nice-ticks';
 
 export interface TenantBarsProps {
   rows: { id: string; name: string; value: number; label: string }[];
-  labels: { title: string; tenant: string; value: string; empty: string };
-  /** Tailwind fill class of the bars. */
+  labels: { title: string; tenant: string; value: string; empty: string; axis: string };
+  /** Bars' values in the axis's unit (e.g. GPU-seconds → GPU-hours: 1 / 3600). */
+  toAxisUnit: (value: number) => number;
+  formatTick: (value: number) => string;
+  /** Tailwind background class of the bars. */
   fill?: string;
 }
 
-const W = 760;
-const ROW = 26;
-const LABEL_W = 220;
-const VALUE_W = 120;
-
-function shorten(name: string, max = 32): string {
-  return name.length > max ? `${name.slice(0, max - 1)}…` : name;
-}
-
-export function TenantBars({ rows, labels, fill = 'fill-indigo-500' }: TenantBarsProps) {
+export function TenantBars({ rows, labels, toAxisUnit, formatTick, fill = 'bg-indigo-500' }: TenantBarsProps) {
   if (rows.length === 0) return <p className="text-sm text-slate-500">{labels.empty}</p>;
-  const max = Math.max(1, ...rows.map((r) => r.value));
-  const barW = W - LABEL_W - VALUE_W;
-  const H = rows.length * ROW + 8;
+  const { top, ticks } = niceTicks(Math.max(...rows.map((r) => toAxisUnit(r.value))), 4);
+  const width = (value: number) => `${Math.min(100, (toAxisUnit(value) / top) * 100)}%`;
   return (
     <figure>
-      <svg viewBox={`0 0 ${W} ${H}`} className="h-auto w-full" role="img" aria-label={`${labels.title}: ${rows.map((r) => `${r.name} ${r.label}`).join('; ')}`}>
-        <line x1={LABEL_W} x2={LABEL_W} y1={0} y2={H - 4} className="stroke-slate-400" />
-        {rows.map((r, i) => {
-          const top = 4 + i * ROW;
-          const width = Math.max(r.value > 0 ? 1 : 0, (r.value / max) * barW);
+      <ol className="space-y-2.5" aria-hidden>
+        {rows.map((r) => (
+          <li key={r.id} className="text-sm">
+            <div className="flex items-baseline justify-between gap-3">
+              <span className="min-w-0 break-words text-slate-800">{r.name}</span>
+              <span className="shrink-0 tabular-nums text-slate-600">{r.label}</span>
+            </div>
+            <div className="relative mt-1 h-3 rounded-sm bg-slate-100">
+              <div className={`absolute inset-y-0 left-0 rounded-sm ${fill}`} style={{ width: width(r.value) }} title={`${r.name}: ${r.label}`} />
+            </div>
+          </li>
+        ))}
+      </ol>
+      <div className="relative mt-1 h-5 border-t border-slate-400 text-xs text-slate-600" aria-hidden>
+        {ticks.map((t) => {
+          const pos = t / top;
           return (
-            <g key={r.id}>
-              <text x={LABEL_W - 8} y={top + ROW / 2 + 3} textAnchor="end" className="fill-slate-700 text-[11px]">
-                <title>{r.name}</title>
-                {shorten(r.name)}
-              </text>
-              <rect x={LABEL_W} y={top + 4} width={width} height={ROW - 8} rx={2} className={fill}>
-                <title>{`${r.name}: ${r.label}`}</title>
-              </rect>
-              <text x={LABEL_W + width + 6} y={top + ROW / 2 + 3} className="fill-slate-600 text-[11px] tabular-nums">
-                {r.label}
-              </text>
-            </g>
+            <span key={t} className={`absolute top-1 whitespace-nowrap tabular-nums ${pos < 0.08 ? '' : pos > 0.92 ? '-translate-x-full' : '-translate-x-1/2'}`} style={{ left: `${pos * 100}%` }}>
+              {formatTick(t)}
+            </span>
           );
         })}
-      </svg>
-      <table className="sr-only">
-        <caption>{labels.title}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{labels.tenant}</th>
-            <th scope="col">{labels.value}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.id}>
-              <th scope="row">{r.name}</th>
-              <td>{r.label}</td>
+      </div>
+      <figcaption className="mt-1 text-center text-xs font-medium text-slate-600" aria-hidden>
+        {labels.axis}
+      </figcaption>
+      {/* In a clipped box: a table grows to its content and would widen the page on a phone. */}
+      <div className="sr-only">
+        <table>
+          <caption>{labels.title}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{labels.tenant}</th>
+              <th scope="col">{labels.value}</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.id}>
+                <th scope="row">{r.name}</th>
+                <td>{r.label}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }
