@@ -3,7 +3,7 @@
 // daily bars are far smaller than the budget). Rendered on the server in ChartFrames, which stretch
 // to the card's width; a visually hidden table carries the same figures for screen readers.
 import { niceTicks } from '~/server/core/charts/nice-ticks';
-import { ChartFrame, dayTicks, PLOT, plotY } from './chart-frame';
+import { ChartFrame, ChartTable, dayTicks, PLOT, plotY } from './chart-frame';
 
 export interface BurnDownChartProps {
   days: { day: string; amount: number }[];
@@ -67,28 +67,7 @@ export function BurnDownChart({ days, granted, format, formatDay, formatAxisDay,
           <span className="inline-block h-2 w-3 bg-indigo-300" aria-hidden /> {labels.daily}
         </span>
       </figcaption>
-      {/* In a clipped box: a table grows to its content and would widen the page on a phone. */}
-      <div className="sr-only">
-        <table>
-          <caption>{labels.title}</caption>
-          <thead>
-            <tr>
-              <th>{labels.day}</th>
-              <th>{labels.daily}</th>
-              <th>{labels.cumulative}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {days.map((d, i) => (
-              <tr key={d.day}>
-                <td>{formatDay(d.day)}</td>
-                <td>{format(d.amount)}</td>
-                <td>{format(cumulative[i]!)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ChartTable caption={labels.title} columns={[labels.day, labels.daily, labels.cumulative]} rows={days.map((d, i) => ({ key: d.day, cells: [formatDay(d.day), format(d.amount), format(cumulative[i]!)] }))} />
     </figure>
   );
 }

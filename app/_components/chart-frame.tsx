@@ -71,3 +71,36 @@ export function dayTicks(days: string[], formatDay: (day: string) => string, lay
   const shown = days.map((day, i) => ({ day, i })).filter(({ i }) => i % every === 0);
   return shown.map(({ day, i }, n) => ({ pos: pos(i), label: formatDay(day), wideOnly: n % 2 === 1 }));
 }
+
+/**
+ * ChartTable is a chart's figures as a table for screen readers: the first cell of each row is its
+ * header. In a clipped box, because a table grows to its content and would widen the page on a phone.
+ */
+export function ChartTable({ caption, columns, rows }: { caption: string; columns: string[]; rows: { key: string; cells: string[] }[] }) {
+  return (
+    <div className="sr-only">
+      <table>
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th key={c} scope="col">
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.key}>
+              <th scope="row">{r.cells[0]}</th>
+              {r.cells.slice(1).map((cell, i) => (
+                <td key={i}>{cell}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,6 +1,7 @@
 // Horizontal bars of the biggest tenants by one figure, rendered on the server in HTML: each
 // tenant's full name above its bar (it wraps, never shrinks with the chart), the value beside it, and
 // a value axis with round ticks and its unit under the bars. A visually hidden table carries the same figures.
+import { ChartTable } from '~/app/_components/chart-frame';
 import { niceTicks } from '~/server/core/charts/nice-ticks';
 
 export interface TenantBarsProps {
@@ -45,26 +46,7 @@ export function TenantBars({ rows, labels, toAxisUnit, formatTick, fill = 'bg-in
       <figcaption className="mt-1 text-center text-xs font-medium text-slate-600" aria-hidden>
         {labels.axis}
       </figcaption>
-      {/* In a clipped box: a table grows to its content and would widen the page on a phone. */}
-      <div className="sr-only">
-        <table>
-          <caption>{labels.title}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{labels.tenant}</th>
-              <th scope="col">{labels.value}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.id}>
-                <th scope="row">{r.name}</th>
-                <td>{r.label}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ChartTable caption={labels.title} columns={[labels.tenant, labels.value]} rows={rows.map((r) => ({ key: r.id, cells: [r.name, r.label] }))} />
     </figure>
   );
 }

@@ -2,7 +2,7 @@
 // Rendered on the server in a ChartFrame (labels in HTML, the plot stretched to the card's width);
 // lines differ by colour and by dash pattern, and a visually hidden table carries the same figures.
 
-import { ChartFrame, dayTicks, PLOT, plotY } from '~/app/_components/chart-frame';
+import { ChartFrame, ChartTable, dayTicks, PLOT, plotY } from '~/app/_components/chart-frame';
 import { niceTicks } from '~/server/core/charts/nice-ticks';
 
 export interface UtilisationSeries {
@@ -66,32 +66,7 @@ export function UtilisationChart({ series, formatDay, formatAxisDay, formatPerce
           );
         })}
       </figcaption>
-      {/* In a clipped box: a table grows to its content and would widen the page on a phone. */}
-      <div className="sr-only">
-        <table>
-          <caption>{labels.title}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{labels.day}</th>
-              {series.map((s) => (
-                <th key={s.id} scope="col">
-                  {s.id}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {days.map((day, i) => (
-              <tr key={day}>
-                <th scope="row">{formatDay(day)}</th>
-                {series.map((s) => (
-                  <td key={s.id}>{formatPercent(s.points[i]!.utilisation)}</td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ChartTable caption={labels.title} columns={[labels.day, ...series.map((s) => s.id)]} rows={days.map((day, i) => ({ key: day, cells: [formatDay(day), ...series.map((s) => formatPercent(s.points[i]!.utilisation))] }))} />
     </figure>
   );
 }
