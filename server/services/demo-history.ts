@@ -10,6 +10,7 @@ import { loadActor, signUp } from './accounts';
 import { grantCreditLine, setAllocationLimits } from './allocations';
 import { createApplication, decideApplication, submitApplication } from './applications';
 import { createProject } from './projects';
+import { setBillingProfile } from './billing';
 import { issueMonthlyInvoices } from './invoices';
 import { expireDueAllocations } from './ledger';
 import { runDemoWorkload } from './demo-workload';
@@ -120,6 +121,9 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
   }));
   const credit = await atDemoTime(db, at(addDays(today, -100), 11), () => grantCreditLine(db, admin, { projectId: company.id, amountCents: 20_000_00, periodStart: addDays(today, -100), periodEnd: addDays(today, 265), reason: 'Framework contract 2026, prepaid credit' }));
   await db.update(organisations).set({ monthlyCapCents: 5_000_00 }).where(eq(organisations.id, owner.org.id));
+  // Its billing profile, so its invoices carry the address and VAT ID an accounts department needs.
+  const profiledAt = at(addDays(today, -101), 16);
+  await atDemoTime(db, profiledAt, () => setBillingProfile(db, owner, { legalName: 'Example Robotics GmbH', street: 'Am Hafen 12', postcode: '28217', city: 'Bremen', country: 'DE', vatId: 'DE314159262', billingEmail: 'accounts@company.example', purchaseOrder: 'PO-2026-0042' }, profiledAt));
 
   // 4. Three busier research institutes keep the cluster's history from looking empty.
   const background = [];
