@@ -34,6 +34,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       const german: Company = { orgName: unique('Elbe Vision GmbH'), email: `owner.${stamp}@elbe.example`, country: 'DE', street: 'Ostra-Allee 9', postcode: '01067', city: 'Dresden', vatId: 'DE136695976' };
       const austrian: Company = { orgName: unique('Donau Sprachmodelle GmbH'), email: `owner.${stamp}@donau.example`, country: 'AT', street: 'Praterstraße 1', postcode: '1020', city: 'Wien', vatId: 'ATU13585627' };
       const day = (at: Date) => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(at);
+      const jobCosts = new Map<string, string>();
       const euros = (text: string) => Number(text.replace(/[^\d,.-]/g, '').replace(locale === 'de' ? /\./g : /,/g, '').replace(',', '.'));
 
       // 1. Both companies sign up on their own.
@@ -95,6 +96,14 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
         await expect(page.getByTestId('fine-tune-estimate')).toBeVisible();
         await page.getByRole('button', { name: t('jobs.submit') }).click();
         await expect(page.getByTestId('job-state')).toHaveAttribute('data-state', 'COMPLETED', { timeout: 45_000 });
+        // One figure, one value: the job's cost once settled, the usage page's row for it and (below) the invoice.
+        await expect(page.getByTestId('job-charged')).toBeVisible({ timeout: 15_000 });
+        const jobCost = await page.getByTestId('job-cost').innerText();
+        const jobPath = new URL(page.url()).pathname;
+        await nav().getByRole('link', { name: t('nav.usage') }).click();
+        const usageRow = page.getByTestId('usage-job').filter({ has: page.locator(`a[href="${jobPath}"]`) });
+        await expect(usageRow).toContainText(jobCost);
+        jobCosts.set(company.orgName, jobCost);
         await signOut(page, locale);
       }
 
@@ -124,6 +133,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
         invoiceUrls.push(new URL(page.url()).pathname);
 
         const net = await page.getByTestId('invoice-net').innerText();
+        expect(euros(net)).toBe(euros(jobCosts.get(company.orgName)!)); // the company's one job, as its page and the usage page showed it
         const vat = await page.getByTestId('invoice-vat').innerText();
         const gross = await page.getByTestId('invoice-gross').innerText();
         expect(Math.round((euros(net) + euros(vat)) * 100)).toBe(Math.round(euros(gross) * 100));

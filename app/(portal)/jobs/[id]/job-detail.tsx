@@ -10,7 +10,7 @@ import { useT } from '~/app/_components/i18n';
 import { JobStateBadge } from '~/app/_components/job-state-badge';
 import { Alert, Button, Card, PageHeader } from '~/app/_components/ui';
 import { formErrors } from '~/app/_lib/errors';
-import { formatAmount, formatCo2eKg, formatDateTime, formatDuration, formatEuros, formatGpuHours, formatKwh, formatPercent } from '~/app/_lib/format';
+import { formatAmount, formatCo2eKg, formatCount, formatDateTime, formatDuration, formatEuros, formatGpuHours, formatKwh, formatPercent } from '~/app/_lib/format';
 import { useTRPC } from '~/app/_lib/trpc';
 import type { RouterOutputs } from '~/app/_lib/types';
 import { isMessageKey } from '~/server/i18n';
@@ -111,11 +111,11 @@ export function JobDetail({ jobId }: { jobId: string }) {
             </div>
             <div>
               <dt className="text-slate-500">{t('jobs.requestsServed')}</dt>
-              <dd className="tabular-nums" data-testid="job-requests">{new Intl.NumberFormat(locale).format(job.inference.requests)}</dd>
+              <dd className="tabular-nums" data-testid="job-requests">{formatCount(locale, job.inference.requests)}</dd>
             </div>
             <div>
               <dt className="text-slate-500">{t('jobs.tokensServed')}</dt>
-              <dd className="tabular-nums" data-testid="job-tokens">{new Intl.NumberFormat(locale).format(job.inference.tokens)}</dd>
+              <dd className="tabular-nums" data-testid="job-tokens">{formatCount(locale, job.inference.tokens)}</dd>
             </div>
           </dl>
           <p className="mt-3 text-xs text-slate-500">{t('jobs.serviceSimulated')}</p>
