@@ -2,15 +2,15 @@
 // shared by the tenant's Usage page and the staff view of one tenant.
 import { colourOf, HorizontalBars, StackedBars } from '~/app/_components/charts';
 import { Card, Table, Td, Th } from '~/app/_components/ui';
-import { formatDay, formatDayShort, formatEuros, formatGpuHours } from '~/app/_lib/format';
+import { formatDay, formatDayShort, formatCo2eKg, formatEuros, formatGpuHours, formatKwh } from '~/app/_lib/format';
 import type { RouterOutputs } from '~/app/_lib/types';
 import { fillDays } from '~/server/core/ledger/burn-down';
 import { formatNumber, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
 
 export function UsageSummary({ report, t, locale }: { report: RouterOutputs['report']['usage']; t: (key: MessageKey, params?: MessageParams) => string; locale: Locale }) {
   const groupBy = report.groupBy;
-  const kwh = (wh: number) => `${formatNumber(locale, Math.round(wh / 100) / 10)} kWh`;
-  const kg = (g: number) => `${formatNumber(locale, Math.round(g / 100) / 10)} kg`;
+  const kwh = (wh: number) => formatKwh(locale, wh);
+  const kg = (g: number) => formatCo2eKg(locale, g);
   const hours = (s: number) => formatGpuHours(locale, s);
   const groupLabel = (key: string, label: string) => (groupBy === 'kind' ? t(`jobKind.${key as 'training'}`) : label);
   const days = fillDays([], new Date(`${report.period.from}T00:00:00Z`), new Date(`${report.period.to}T00:00:00Z`)).map((d) => d.day);

@@ -2,11 +2,10 @@ import type { Metadata } from 'next';
 import { UsageSummary } from '~/app/_components/usage-summary';
 import { inputClass } from '~/app/_components/field';
 import { Alert, Button, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
-import { formatDateTime, formatDay, formatEuros, formatGpuHours } from '~/app/_lib/format';
+import { formatDateTime, formatCo2eKg, formatDay, formatEuros, formatGpuHours, formatKwh } from '~/app/_lib/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
-import { formatNumber } from '~/server/i18n';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('usage.title') };
@@ -31,8 +30,8 @@ export default async function UsagePage({ searchParams }: { searchParams: Promis
   } catch (error) {
     problem = error instanceof Error ? error.message : String(error);
   }
-  const kwh = (wh: number) => `${formatNumber(locale, Math.round(wh / 100) / 10)} kWh`;
-  const kg = (g: number) => `${formatNumber(locale, Math.round(g / 100) / 10)} kg`;
+  const kwh = (wh: number) => formatKwh(locale, wh);
+  const kg = (g: number) => formatCo2eKg(locale, g);
   const hours = (s: number) => formatGpuHours(locale, s);
   const csvQuery = new URLSearchParams(Object.entries(period)).toString();
   return (

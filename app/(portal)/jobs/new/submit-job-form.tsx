@@ -10,7 +10,7 @@ import { Field } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Button, Card, cx } from '~/app/_components/ui';
 import { formErrors, type FormErrors } from '~/app/_lib/errors';
-import { formatAmount, formatDuration, formatEuros, formatGpuHours, formatScientific } from '~/app/_lib/format';
+import { formatAmount, formatDuration, formatEuros, formatGpuHours, formatKwh, formatScientific } from '~/app/_lib/format';
 import { useTRPC } from '~/app/_lib/trpc';
 import type { RouterOutputs } from '~/app/_lib/types';
 
@@ -60,10 +60,6 @@ function parseEnv(text: string): Record<string, string> {
     else env[trimmed] = '';
   }
   return env;
-}
-
-function formatKwh(locale: string, wh: number): string {
-  return `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(wh / 1000)} kWh`;
 }
 
 export function SubmitJobForm({
