@@ -91,8 +91,9 @@ export function HorizontalBars({ rows, format, title, overlayLabel }: { rows: { 
     <figure aria-label={title}>
       <ul className="space-y-2">
         {rows.map((r, i) => (
-          <li key={`${r.label}-${i}`} className="grid grid-cols-[minmax(0,7rem)_1fr_auto] items-center gap-2 text-sm sm:grid-cols-[10rem_1fr_7rem] sm:gap-3">
-            <span className="truncate" title={r.label}>
+          <li key={`${r.label}-${i}`} className="grid grid-cols-[1fr_auto] items-center gap-x-2 gap-y-1 text-sm sm:grid-cols-[10rem_1fr_7rem] sm:gap-3">
+            {/* On a phone the name has a line of its own and wraps; beside the bar it is cut to fit. */}
+            <span className="col-span-2 break-words sm:col-span-1 sm:truncate" title={r.label}>
               {r.label}
             </span>
             <span className="relative h-4 rounded bg-slate-100" aria-hidden>

@@ -20,7 +20,7 @@ export function UsageSummary({ report, t, locale }: { report: RouterOutputs['rep
   const series = report.projects.map((p) => ({ id: p.id, label: p.title, colour: projectColour.get(p.id)!, values: new Map(report.series.filter((s) => s.projectId === p.id).map((s) => [s.day, s.gpuSeconds])) }));
   return (
     <>
-      <dl className="grid gap-4 sm:grid-cols-4">
+      <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4">
         {(
           [
             ['usage.gpuHours', hours(report.totals.gpuSeconds)],
