@@ -67,9 +67,13 @@ export function formatDayShort(locale: Locale, day: string): string {
   return new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
 }
 
-/** formatDateTime renders an instant with date and time. */
+/**
+ * formatDateTime renders an instant with date and time in UTC, saying so ("1 Dec 2026, 14:05 UTC"):
+ * the same on the server and in the browser (a page rendered in one time zone and hydrated in another
+ * would disagree with itself), and the clock the ledger's days, reports and invoices count in.
+ */
 export function formatDateTime(locale: Locale, at: Date): string {
-  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(at);
+  return `${new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(at)} UTC`;
 }
 
 /** formatKwh renders watt-hours as kWh to one decimal, as the usage page does, e.g. "1,234.5 kWh". */
