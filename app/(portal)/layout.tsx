@@ -53,7 +53,7 @@ export default async function PortalLayout({ children }: { children: ReactNode }
           </Link>
           <PortalNav links={links} label={t('nav.main')} menuLabel={t('nav.menu')}>
             {orgs.length > 0 && <OrgSwitcher orgs={orgs.map((o) => ({ id: o.id, name: o.name }))} activeId={active?.id} />}
-            <Link href="/notifications" className="relative rounded-md px-2 py-1 text-sm text-slate-700 ring-1 ring-slate-300 hover:bg-slate-50" aria-label={t('notifications.bell', { count: unread })}>
+            <Link href="/notifications" className="relative rounded-md px-2 py-1 text-sm text-slate-700 ring-1 ring-slate-300 hover:bg-slate-50" aria-label={unread > 0 ? t('notifications.bell', { count: unread }) : t('notifications.title')}>
               <svg aria-hidden viewBox="0 0 20 20" className="inline h-4 w-4 fill-current align-[-2px]">
                 <path d="M10 2a5 5 0 0 0-5 5v3.6L3.3 13.4A1 1 0 0 0 4.2 15h11.6a1 1 0 0 0 .9-1.6L15 10.6V7a5 5 0 0 0-5-5Zm0 18a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 10 20Z" />
               </svg>

@@ -281,7 +281,7 @@ export const de: Record<MessageKey, string> = {
   'nav.reviews': "Begutachtung",
   'nav.allocations': "Zuteilungen",
   'notifications.title': "Benachrichtigungen",
-  'notifications.bell': "Benachrichtigungen ({count} ungelesen)",
+  'notifications.bell': "{count} ungelesene Benachrichtigungen",
   'notifications.empty': "Noch keine Benachrichtigungen.",
   'notifications.markAllRead': "Alle als gelesen markieren",
   'notifications.unread': "Ungelesen",

@@ -280,7 +280,7 @@ export const en = {
   'nav.reviews': "Reviews",
   'nav.allocations': "Allocations",
   'notifications.title': "Notifications",
-  'notifications.bell': "Notifications ({count} unread)",
+  'notifications.bell': "{count} unread notifications",
   'notifications.empty': "No notifications yet.",
   'notifications.markAllRead': "Mark all as read",
   'notifications.unread': "Unread",

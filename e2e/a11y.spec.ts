@@ -1,0 +1,40 @@
+// Every page a company and the centre's staff use, at a desktop width: axe (WCAG 2.1 A/AA) finds nothing.
+// The phone-sized run is e2e/phone.spec.ts.
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { signIn } from './helpers';
+
+test.use({ viewport: { width: 1366, height: 900 } });
+
+async function expectNoViolations(page: Page, what: string) {
+  await page.waitForLoadState('networkidle');
+  const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  expect(axe.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), `${what}: axe`).toEqual([]);
+}
+
+/** visit opens a page (or the first entry of a list page) and checks it. */
+async function visit(page: Page, path: string, firstLink?: RegExp) {
+  await page.goto(path);
+  if (firstLink) {
+    await page.getByRole('main').getByRole('link', { name: firstLink }).first().click();
+    await page.waitForURL((url) => url.pathname !== path);
+  }
+  await expectNoViolations(page, firstLink ? `${path} → ${page.url()}` : path);
+}
+
+test('a company’s pages have no accessibility violations', async ({ page }) => {
+  test.setTimeout(120_000);
+  await signIn(page, 'en', 'owner@company.example');
+  for (const path of ['/dashboard', '/jobs', '/jobs/new', '/usage', '/prices', '/organisation', '/projects', '/invoices', '/notifications', '/profile']) await visit(page, path);
+  await visit(page, '/jobs', /^(fine-tuning|inference|batch|training)-/);
+  await visit(page, '/invoices', /^INV-/);
+  await visit(page, '/projects', /Warehouse picking vision model/);
+});
+
+test('the centre staff’s pages have no accessibility violations', async ({ page }) => {
+  test.setTimeout(120_000);
+  await signIn(page, 'en', 'admin@centre.example');
+  for (const path of ['/staff/centre', '/staff/applications', '/staff/cluster', '/staff/allocations', '/staff/invoices', '/staff/tenants', '/staff/audit']) await visit(page, path);
+  await visit(page, '/staff/applications', /Alemannic/);
+  await visit(page, '/staff/tenants', /^Example Robotics GmbH$/);
+});
