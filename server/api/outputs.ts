@@ -343,7 +343,7 @@ export const jobRowOut = z.object({
 /** Where the caller may run jobs: allocations with what is left, and the catalogue their tenant may use (no power model). */
 export const jobTargetsOut = z.object({
   allocations: z.array(
-    z.object({ id: z.string(), projectId: z.string(), projectTitle: z.string(), unit: z.enum(budgetUnit.enumValues), resourceClassId: z.string().nullable(), available: z.number().int() }),
+    z.object({ id: z.string(), projectId: z.string(), projectTitle: z.string(), projectResidency: z.enum(residency.enumValues).nullable(), unit: z.enum(budgetUnit.enumValues), resourceClassId: z.string().nullable(), available: z.number().int() }),
   ),
   resourceClasses: z.array(resourceClassOut),
 });

@@ -437,6 +437,7 @@ export const de: Record<MessageKey, string> = {
   'job.tenantPending': "Ihre Organisation wartet auf die Prüfung durch das Zentrum; Jobs sind möglich, sobald sie aktiv ist.",
   'job.tenantSuspended': "Ihre Organisation ist gesperrt; es können keine Jobs gestartet werden.",
   'job.residency': "Die Datenstandort-Regel Ihrer Organisation ({residency}) erlaubt keine Jobs in {country}. Wählen Sie eine Ressourcenklasse an einem erlaubten Standort.",
+  'job.projectResidency': "Der Datenstandort-Bedarf dieses Projekts ({residency}) erlaubt keine Jobs in {country}. Wählen Sie eine Ressourcenklasse an einem erlaubten Standort.",
   'job.allocationNotActive': "Diese Zuteilung ist {status}; wählen Sie eine aktive.",
   'job.classNotInAllocation': "Diese Zuteilung gilt für die Ressourcenklasse {allocated}; wählen Sie diese Klasse oder eine andere Zuteilung.",
   'job.tooManyNodes': "Die Partition hat {max} Knoten; der Job verlangt {requested}.",

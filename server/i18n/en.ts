@@ -436,6 +436,7 @@ export const en = {
   'job.tenantPending': "Your organisation awaits verification by the centre; jobs can be submitted once it is active.",
   'job.tenantSuspended': "Your organisation is suspended; jobs cannot be submitted.",
   'job.residency': "Your organisation's data-residency rule ({residency}) does not allow jobs in {country}. Choose a resource class at an allowed site.",
+  'job.projectResidency': "This project's data-residency need ({residency}) does not allow jobs in {country}. Choose a resource class at an allowed site.",
   'job.allocationNotActive': "This allocation is {status}; choose an active one.",
   'job.classNotInAllocation': "This allocation is for the resource class {allocated}; choose that class or another allocation.",
   'job.tooManyNodes': "The partition has {max} nodes; the job asks for {requested}.",

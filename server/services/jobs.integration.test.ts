@@ -627,14 +627,31 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     const germany = await submit(scheduler, deCompany, jobInput(credit.id, { resourceClassId: 'h100', gpus: 2 }));
     expect(germany).toMatchObject({ siteId: 'de-jena', reservedUnit: 'cents', centsPerGpuHour: 290 });
 
+    // An EU company whose project needs its data in Germany: that project is offered and admitted only there.
+    const euCompany = await signUp(`Lyon Vision SAS ${randomUUID().slice(0, 6)}`, 'company', 'EU');
+    await asUser(admin).staff.changeTenantStatus({ orgId: euCompany.orgId, action: 'verify', reason: 'Commercial register checked' });
+    const germanOnly = await asUser(euCompany).project.create({ title: 'Patient records model', abstract: 'Fine-tuning on records that must stay in Germany.', workloadKind: 'fine_tuning', dataResidency: 'DE', members: [] });
+    const germanCredit = await asUser(admin).staff.grantCreditLine({ projectId: germanOnly.id, amountEuros: 2000, periodStart: TODAY, periodEnd: '2027-06-01', reason: 'Signed contract 2026-11' });
+    const euTargets = await jobTargets(db, await actorOf(euCompany), TODAY);
+    expect(euTargets.resourceClasses.map((c) => c.id).sort()).toEqual(['b200', 'h100']); // the tenant's rule
+    expect(euTargets.allocations.find((a) => a.id === germanCredit.id)).toMatchObject({ projectResidency: 'DE' }); // the form narrows it
+    const beforeProject = await rowCounts();
+    const outsideProject = await refusal(submit(scheduler, euCompany, jobInput(germanCredit.id, { resourceClassId: 'b200' })));
+    expect(outsideProject).toMatchObject({ code: 'BAD_REQUEST', field: 'resourceClassId', key: 'job.projectResidency', params: { residency: 'DE', country: 'FI' } });
+    expect(outsideProject.message).toMatch(/This project's data-residency need \(DE\) does not allow jobs in FI/);
+    expect(await rowCounts()).toEqual(beforeProject);
+    const insideProject = await submit(scheduler, euCompany, jobInput(germanCredit.id, { resourceClassId: 'h100', gpus: 2 }));
+    expect(insideProject).toMatchObject({ siteId: 'de-jena' });
+
     // Every job ever created ran (or would run) at its resource class's site.
     const all = await db.select({ id: jobs.id, siteId: jobs.siteId, classSite: resourceClasses.siteId }).from(jobs).innerJoin(resourceClasses, eq(resourceClasses.id, jobs.resourceClassId));
     expect(all.length).toBeGreaterThan(5);
     for (const j of all) expect(j.siteId, `site of job ${j.id}`).toBe(j.classSite);
 
-    for (const [who, id] of [[eu, euJob.id], [deCompany, germany.id]] as const) await cancelJob(db, scheduler, await actorOf(who), id, now);
+    for (const [who, id] of [[eu, euJob.id], [deCompany, germany.id], [euCompany, insideProject.id]] as const) await cancelJob(db, scheduler, await actorOf(who), id, now);
     await reconcileOnce(db, scheduler, now);
     await expectLedgerConsistent(credit.id);
+    await expectLedgerConsistent(germanCredit.id);
     await expectLedgerConsistent(euAlloc.allocationId);
   });
 

@@ -56,16 +56,18 @@ async function allocationOf(db: DbOrTx, actor: TenantActor, allocationId: string
     .select({
       allocation: allocations,
       org: { status: organisations.status, residency: organisations.residency, monthlyCapCents: organisations.monthlyCapCents },
+      projectResidency: projects.dataResidency,
       knownJobId: idempotencyKey ? sql<string | null>`(select j.id from jobs j where j.user_id = ${actor.userId} and j.idempotency_key = ${idempotencyKey})` : sql<null>`null`,
     })
     .from(allocations)
     .innerJoin(organisations, eq(organisations.id, allocations.orgId))
+    .innerJoin(projects, eq(projects.id, allocations.projectId))
     .where(and(eq(allocations.id, allocationId), eq(allocations.orgId, actor.org.id)));
   if (!found) throw new AppError('NOT_FOUND', 'job.unknownAllocation', {}, 'allocationId');
   return found;
 }
 
-async function jobContextOf(db: DbOrTx, actor: TenantActor, input: { resourceClassId: string }, { allocation, org }: Awaited<ReturnType<typeof allocationOf>>) {
+async function jobContextOf(db: DbOrTx, actor: TenantActor, input: { resourceClassId: string }, { allocation, org, projectResidency }: Awaited<ReturnType<typeof allocationOf>>) {
   const access = await projectAccess(db, actor, allocation.projectId).catch(() => {
     throw new AppError('FORBIDDEN', 'job.notInProject', {}, 'allocationId');
   });
@@ -76,7 +78,7 @@ async function jobContextOf(db: DbOrTx, actor: TenantActor, input: { resourceCla
     .innerJoin(tariffs, and(eq(tariffs.resourceClassId, resourceClasses.id), eq(tariffs.tenantKind, actor.org.kind)))
     .where(and(eq(resourceClasses.id, input.resourceClassId), eq(resourceClasses.active, true)));
   if (!rc) throw new AppError('BAD_REQUEST', 'job.unknownClass', { resourceClass: input.resourceClassId }, 'resourceClassId');
-  return { allocation, access, rc: rc.rc, site: rc.site, centsPerGpuHour: rc.centsPerGpuHour, org };
+  return { allocation, access, rc: rc.rc, site: rc.site, centsPerGpuHour: rc.centsPerGpuHour, org, projectResidency };
 }
 
 /**
@@ -182,7 +184,7 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
     const [first] = await db.select().from(jobs).where(eq(jobs.id, target.knownJobId));
     if (first) return { job: first, isNew: false };
   }
-  const { allocation, access, rc, site, centsPerGpuHour, org: tenant } = await jobContextOf(db, actor, input, target);
+  const { allocation, access, rc, site, centsPerGpuHour, org: tenant, projectResidency } = await jobContextOf(db, actor, input, target);
   if (!access.projectRole && !roleAtLeast(actor.role, 'manager')) throw new AppError('FORBIDDEN', 'job.notInProject', {}, 'allocationId');
   const amount = jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour });
   const id = randomUUID();
@@ -232,6 +234,7 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
     const [[org, row, inUse], [[job]]] = await Promise.all([locked, inserted, pending.monthSpent]);
     const refusal = admitJob({
       tenant: { status: org.status, residency: tenant.residency },
+      project: { residency: projectResidency },
       resourceClass: { id: rc.id, gpusPerNode: rc.gpusPerNode, nodes: rc.nodes, maxWalltimeSeconds: rc.maxWalltimeSeconds, site: { country: site.country, inEu: site.inEu } },
       allocation: row,
       inUse,
@@ -518,7 +521,7 @@ export async function jobTargets(db: DbOrTx, actor: TenantActor, today: string) 
     conditions.push(inArray(allocations.projectId, db.select({ projectId: projectMembers.projectId }).from(projectMembers).where(eq(projectMembers.userId, actor.userId))));
   }
   const rows = await db
-    .select({ id: allocations.id, projectId: allocations.projectId, projectTitle: projects.title, unit: allocations.unit, resourceClassId: allocations.resourceClassId, granted: allocations.granted, charged: allocations.charged, reserved: allocations.reserved, expired: allocations.expired, maxGpusAtOnce: allocations.maxGpusAtOnce, maxWalltimeSeconds: allocations.maxWalltimeSeconds, periodEnd: allocations.periodEnd })
+    .select({ id: allocations.id, projectId: allocations.projectId, projectTitle: projects.title, projectResidency: projects.dataResidency, unit: allocations.unit, resourceClassId: allocations.resourceClassId, granted: allocations.granted, charged: allocations.charged, reserved: allocations.reserved, expired: allocations.expired, maxGpusAtOnce: allocations.maxGpusAtOnce, maxWalltimeSeconds: allocations.maxWalltimeSeconds, periodEnd: allocations.periodEnd })
     .from(allocations)
     .innerJoin(projects, eq(projects.id, allocations.projectId))
     .where(and(...conditions))

@@ -17,6 +17,7 @@ describe('admitJob', () => {
     ['a pending tenant', { tenant: { status: 'pending_verification', residency: 'any' } }, 'job.tenantPending', {}],
     ['a suspended tenant', { tenant: { status: 'suspended', residency: 'any' } }, 'job.tenantSuspended', {}],
     ['a site outside the residency', { tenant: { status: 'active', residency: 'DE' }, resourceClass: { ...base.resourceClass, site: { country: 'FI', inEu: true } } }, 'job.residency', { residency: 'DE', country: 'FI' }],
+    ['a site outside the project’s residency need', { project: { residency: 'DE' }, resourceClass: { ...base.resourceClass, site: { country: 'FI', inEu: true } } }, 'job.projectResidency', { residency: 'DE', country: 'FI' }],
     ['another resource class', { resourceClass: { ...base.resourceClass, id: 'b200' } }, 'job.classNotInAllocation', { allocated: 'h100' }],
     ['more nodes than the partition', { request: { gpus: 136, nodes: 17, walltimeSeconds: 3600 } }, 'job.tooManyNodes', { requested: 17, max: 16 }],
     ['GPUs not divisible by nodes', { request: { gpus: 9, nodes: 2, walltimeSeconds: 3600 } }, 'job.gpusNotDivisible', { gpus: 9, nodes: 2 }],

@@ -6,6 +6,8 @@ export type Residency = 'any' | 'EU' | 'DE';
 
 export interface AdmissionInput {
   tenant: { status: 'pending_verification' | 'active' | 'suspended'; residency: Residency };
+  /** The project's own data-residency need (a company project may be stricter than its tenant); null: the tenant's. */
+  project?: { residency: Residency | null };
   resourceClass: { id: string; gpusPerNode: number; nodes: number; maxWalltimeSeconds: number; site: { country: string; inEu: boolean } };
   allocation: {
     status: 'active' | 'expired' | 'suspended';
@@ -42,6 +44,10 @@ export function admitJob(input: AdmissionInput): AdmissionRefusal | null {
   if (tenant.status === 'suspended') return { code: 'FORBIDDEN', field: null, key: 'job.tenantSuspended', params: {} };
   if (!residencyAllowsSite(tenant.residency, rc.site)) {
     return { code: 'BAD_REQUEST', field: 'resourceClassId', key: 'job.residency', params: { residency: tenant.residency, country: rc.site.country } };
+  }
+  const projectResidency = input.project?.residency;
+  if (projectResidency && !residencyAllowsSite(projectResidency, rc.site)) {
+    return { code: 'BAD_REQUEST', field: 'resourceClassId', key: 'job.projectResidency', params: { residency: projectResidency, country: rc.site.country } };
   }
   if (a.status !== 'active') return { code: 'PRECONDITION_FAILED', field: 'allocationId', key: 'job.allocationNotActive', params: { status: a.status } };
   if (a.resourceClassId !== null && a.resourceClassId !== rc.id) {

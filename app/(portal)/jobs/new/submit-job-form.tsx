@@ -13,6 +13,7 @@ import { formErrors, type FormErrors } from '~/app/_lib/errors';
 import { formatAmount, formatDuration, formatEuros, formatGpuHours, formatKwh, formatScientific } from '~/app/_lib/format';
 import { useTRPC } from '~/app/_lib/trpc';
 import type { RouterOutputs } from '~/app/_lib/types';
+import { residencyAllowsSite } from '~/server/core/jobs/admission';
 
 type Targets = RouterOutputs['job']['targets'];
 type Kind = 'training' | 'fine_tuning' | 'inference' | 'batch';
@@ -85,7 +86,10 @@ export function SubmitJobForm({
   const [template, setTemplate] = useState(startTemplate);
   const [allocationId, setAllocationId] = useState(firstAllocation.id);
   const allocation = targets.allocations.find((a) => a.id === allocationId) ?? targets.allocations[0]!;
-  const classesForAllocation = targets.resourceClasses.filter((c) => allocation.resourceClassId === null || c.id === allocation.resourceClassId);
+  // The allocation's class if it names one, and only sites its project's data-residency need allows.
+  const classesForAllocation = targets.resourceClasses.filter(
+    (c) => (allocation.resourceClassId === null || c.id === allocation.resourceClassId) && (!allocation.projectResidency || residencyAllowsSite(allocation.projectResidency, c)),
+  );
   const [resourceClassId, setResourceClassId] = useState(classesForAllocation.find((c) => c.id === start.resourceClassId)?.id ?? classesForAllocation[0]?.id ?? '');
   const rc = targets.resourceClasses.find((c) => c.id === resourceClassId);
   const [kind, setKind] = useState<Kind>(start.kind ?? (startTemplate === 'fine-tune' ? 'fine_tuning' : 'training'));
