@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { accessModeConfigProblem, checkApplicationRequest, checkDecision, decisionRefusal, reviewRouteFor, reviewTargetWorkingDays, SECOND_REQUEST_TARGET_WORKING_DAYS, type HeldAllocation, type ReviewRoute } from './applications';
+import { accessModeConfigProblem, checkApplicationRequest, classAllocationLimits, creditLineLimits, checkDecision, decisionRefusal, reviewRouteFor, reviewTargetWorkingDays, SECOND_REQUEST_TARGET_WORKING_DAYS, type HeldAllocation, type ReviewRoute } from './applications';
 
 const development = { maxGpuSeconds: 2000 * 3600, durationDays: 91 };
 const base = { mode: development, lines: [{ resourceClassId: 'h100', gpuSeconds: 500 * 3600 }], periodStart: '2026-12-01', periodEnd: '2027-02-28', today: '2026-11-30' };
@@ -80,5 +80,17 @@ describe('reviewRouteFor', () => {
 describe('checkApplicationRequest for a top-up', () => {
   it('does not check the period, which is its allocation’s', () => {
     expect(checkApplicationRequest({ ...base, kind: 'top_up', periodStart: '2026-01-01', periodEnd: '2027-12-31' })).toEqual([]);
+  });
+});
+
+describe('the limits a new allocation starts with', () => {
+  it.each([
+    ['a big partition: 64 GPUs at once, its walltime limit', { gpus: 8, nodes: 16, maxWalltimeSeconds: 48 * 3600 }, { maxGpusAtOnce: 64, maxWalltimeSeconds: 48 * 3600, maxQueuedJobs: 50 }],
+    ['a small partition: all of its GPUs', { gpus: 4, nodes: 8, maxWalltimeSeconds: 24 * 3600 }, { maxGpusAtOnce: 32, maxWalltimeSeconds: 24 * 3600, maxQueuedJobs: 50 }],
+  ])('%s', (_name, resourceClass, limits) => {
+    expect(classAllocationLimits(resourceClass)).toEqual(limits);
+  });
+  it('a credit line (any class): 64 GPUs, 48 h, 50 queued jobs', () => {
+    expect(creditLineLimits()).toEqual({ maxGpusAtOnce: 64, maxWalltimeSeconds: 48 * 3600, maxQueuedJobs: 50 });
   });
 });

@@ -144,3 +144,28 @@ export function decisionRefusal(path: ReviewPath, reviewerIsAdmin: boolean): 'de
 export function accessModeConfigProblem(mode: { id: string; reviewPath: ReviewPath; maxGpuHours: number | null }): string | null {
   return mode.reviewPath === 'instant' && mode.maxGpuHours === null ? `access mode ${mode.id} approves instantly and needs maxGpuHours` : null;
 }
+
+/** The limits a new allocation starts with, until staff set others: GPUs at once, walltime, queued jobs. */
+export interface AllocationLimits {
+  maxGpusAtOnce: number;
+  maxWalltimeSeconds: number;
+  maxQueuedJobs: number;
+}
+
+const DEFAULT_MAX_GPUS_AT_ONCE = 64;
+const DEFAULT_MAX_WALLTIME_SECONDS = 48 * 3600;
+const DEFAULT_MAX_QUEUED_JOBS = 50;
+
+/** creditLineLimits are a new credit line's limits (any resource class): 64 GPUs at once, 48 h, 50 queued jobs. */
+export function creditLineLimits(): AllocationLimits {
+  return { maxGpusAtOnce: DEFAULT_MAX_GPUS_AT_ONCE, maxWalltimeSeconds: DEFAULT_MAX_WALLTIME_SECONDS, maxQueuedJobs: DEFAULT_MAX_QUEUED_JOBS };
+}
+
+/** classAllocationLimits are a new allocation's limits on one resource class: at most 64 GPUs at once (fewer if the partition has fewer), its walltime limit, 50 queued jobs. */
+export function classAllocationLimits(resourceClass: { gpus: number; nodes: number; maxWalltimeSeconds: number }): AllocationLimits {
+  return {
+    maxGpusAtOnce: Math.min(DEFAULT_MAX_GPUS_AT_ONCE, resourceClass.gpus * resourceClass.nodes),
+    maxWalltimeSeconds: resourceClass.maxWalltimeSeconds,
+    maxQueuedJobs: DEFAULT_MAX_QUEUED_JOBS,
+  };
+}

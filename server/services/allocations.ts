@@ -11,6 +11,7 @@ import { recordAudit } from './audit';
 import { balanceOfRow, dailyUsage, grantBudget } from './ledger';
 import { projectAccess } from './projects';
 import { inTransaction } from './transaction';
+import { creditLineLimits } from '~/server/core/applications';
 
 export const LEDGER_ROWS_SHOWN = 30;
 
@@ -73,7 +74,7 @@ export async function grantCreditLine(db: Db, staff: Actor, input: { projectId: 
     if (project.kind !== 'company') throw new AppError('BAD_REQUEST', 'allocation.creditCompanyOnly', {}, 'projectId');
     const [created] = await tx
       .insert(allocations)
-      .values({ projectId: project.id, orgId: project.orgId, resourceClassId: null, unit: 'cents', periodStart: input.periodStart, periodEnd: input.periodEnd, maxGpusAtOnce: 64, maxWalltimeSeconds: 48 * 3600, maxQueuedJobs: 50 })
+      .values({ projectId: project.id, orgId: project.orgId, resourceClassId: null, unit: 'cents', periodStart: input.periodStart, periodEnd: input.periodEnd, ...creditLineLimits() })
       .returning({ id: allocations.id });
     await grantBudget(tx, { allocationId: created!.id, amount: input.amountCents, actorUserId: staff.userId, reason: input.reason });
     await recordAudit(tx, { actorUserId: staff.userId, orgId: project.orgId, action: 'allocation.credit_granted', targetType: 'allocation', targetId: created!.id, reason: input.reason, data: { amountCents: input.amountCents, periodStart: input.periodStart, periodEnd: input.periodEnd }, isStaffAction: true });

@@ -3,7 +3,7 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
 import { accessModes, allocations, applicationLines, applications, decisions, memberships, organisations, projects, resourceClasses, users } from '~/db/schema';
-import { checkApplicationRequest, checkDecision, decisionRefusal, reviewRouteFor, reviewTargetWorkingDays, type DecisionOutcome, type RequestLine, type ReviewRoute } from '~/server/core/applications';
+import { checkApplicationRequest, checkDecision, classAllocationLimits, decisionRefusal, reviewRouteFor, reviewTargetWorkingDays, type DecisionOutcome, type RequestLine, type ReviewRoute } from '~/server/core/applications';
 import { workingDaysBetween } from '~/server/core/working-days';
 import { AppError } from '~/server/errors';
 import type { MessageKey } from '~/server/i18n';
@@ -212,9 +212,7 @@ async function decideInTx(tx: Tx, reviewer: Actor | null, app: typeof applicatio
             unit: 'gpu_seconds',
             periodStart: app.periodStart,
             periodEnd: app.periodEnd,
-            maxGpusAtOnce: Math.min(64, rc!.gpus * rc!.nodes),
-            maxWalltimeSeconds: rc!.maxWalltimeSeconds,
-            maxQueuedJobs: 50,
+            ...classAllocationLimits(rc!),
           })
           .returning({ id: allocations.id });
         allocationId = created!.id;

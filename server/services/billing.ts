@@ -13,6 +13,7 @@ import { recordAudit } from './audit';
 import { grantBudget } from './ledger';
 import { insertProject } from './projects';
 import { inTransaction } from './transaction';
+import { creditLineLimits } from '~/server/core/applications';
 
 export interface BillingProfileInput {
   legalName: string;
@@ -105,7 +106,7 @@ export async function startPayAsYouGo(db: Db, actor: TenantActor, now: Date): Pr
     const project = await insertProject(tx, actor, { title: 'Pay as you go', abstract: 'Jobs paid from the credit line the price list was accepted for.', members: [] });
     const [allocation] = await tx
       .insert(allocations)
-      .values({ projectId: project.id, orgId: actor.org.id, resourceClassId: null, unit: 'cents', periodStart: today, periodEnd: addDays(today, terms.durationDays), maxGpusAtOnce: 64, maxWalltimeSeconds: 48 * 3600, maxQueuedJobs: 50 })
+      .values({ projectId: project.id, orgId: actor.org.id, resourceClassId: null, unit: 'cents', periodStart: today, periodEnd: addDays(today, terms.durationDays), ...creditLineLimits() })
       .returning({ id: allocations.id });
     await grantBudget(tx, { allocationId: allocation!.id, amount: terms.startingCreditCents, actorUserId: actor.userId, reason: 'starting credit line of pay-as-you-go (price list accepted)' });
     await recordAudit(tx, {
