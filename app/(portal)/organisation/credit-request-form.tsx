@@ -1,14 +1,12 @@
 'use client';
 import { useMutation } from '@tanstack/react-query';
-import { useRouter } from 'next/navigation';
-import { useState } from 'react';
 import { Field } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Badge, Button, Card } from '~/app/_components/ui';
-import { formErrors, type FormErrors } from '~/app/_lib/errors';
 import { formatDateTime, formatDay, formatEuros } from '~/app/_lib/format';
 import { formValue } from '~/app/_lib/form-value';
 import { useTRPC } from '~/app/_lib/trpc';
+import { useFormMutation } from '~/app/_lib/use-form-mutation';
 
 export interface CreditLineView {
   allocationId: string;
@@ -33,25 +31,11 @@ const TONE = { submitted: 'amber', approved: 'green', rejected: 'red' } as const
 export function CreditRequestForm({ lines, requests }: { lines: CreditLineView[]; requests: CreditRequestView[] }) {
   const { t, locale } = useT();
   const trpc = useTRPC();
-  const router = useRouter();
-  const [errors, setErrors] = useState<FormErrors>({ fields: {} });
-  const [done, setDone] = useState(false);
   const ask = useMutation(trpc.organisation.requestCreditLine.mutationOptions());
-  async function onSubmit(event: React.FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const formElement = event.currentTarget;
-    const form = new FormData(formElement);
-    setErrors({ fields: {} });
-    setDone(false);
-    try {
-      await ask.mutateAsync({ allocationId: formValue(form, 'allocationId'), amountEuros: Number(formValue(form, 'amountEuros')), reason: formValue(form, 'reason') });
-      formElement.reset();
-      setDone(true);
-      router.refresh();
-    } catch (error) {
-      setErrors(formErrors(error, ['allocationId', 'amountEuros', 'reason']));
-    }
-  }
+  const { errors, done, onSubmit } = useFormMutation(ask.mutateAsync, {
+    read: (form) => ({ allocationId: formValue(form, 'allocationId'), amountEuros: Number(formValue(form, 'amountEuros')), reason: formValue(form, 'reason') }),
+    fields: ['allocationId', 'amountEuros', 'reason'],
+  });
   if (lines.length === 0 && requests.length === 0) return null;
   return (
     <Card title={t('creditRequest.title')}>

@@ -6,8 +6,8 @@ import { Field } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Button, Card, Table, Td, Th } from '~/app/_components/ui';
 import { formValue } from '~/app/_lib/form-value';
-import { formErrors, type FormErrors } from '~/app/_lib/errors';
 import { useTRPC } from '~/app/_lib/trpc';
+import { useFormMutation } from '~/app/_lib/use-form-mutation';
 import type { MemberRole } from '~/server/core/roles';
 import { formatDate } from '~/app/_lib/format';
 
@@ -22,28 +22,20 @@ export function InvitationsPanel({ myRole, invitations }: { myRole: MemberRole; 
   const { t, locale } = useT();
   const trpc = useTRPC();
   const router = useRouter();
-  const [errors, setErrors] = useState<FormErrors>({ fields: {} });
   const [created, setCreated] = useState<{ email: string; link: string }>();
   const [copied, setCopied] = useState(false);
   const invite = useMutation(trpc.organisation.invite.mutationOptions());
   const revoke = useMutation(trpc.organisation.revokeInvitation.mutationOptions({ onSuccess: () => router.refresh() }));
   const roles: MemberRole[] = myRole === 'owner' ? ['member', 'manager', 'owner'] : ['member', 'manager'];
 
-  async function onSubmit(event: React.FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const formElement = event.currentTarget;
-    const form = new FormData(formElement);
-    setErrors({ fields: {} });
-    setCopied(false);
-    try {
-      const result = await invite.mutateAsync({ email: formValue(form, 'email'), role: formValue(form, 'role') as MemberRole });
-      setCreated({ email: result.email, link: `${window.location.origin}${result.path}` });
-      formElement.reset();
-      router.refresh();
-    } catch (error) {
-      setErrors(formErrors(error, ['email', 'role']));
-    }
-  }
+  const { errors, onSubmit } = useFormMutation(invite.mutateAsync, {
+    read: (form) => {
+      setCopied(false);
+      return { email: formValue(form, 'email'), role: formValue(form, 'role') as MemberRole };
+    },
+    fields: ['email', 'role'],
+    onDone: (result) => setCreated({ email: result.email, link: `${window.location.origin}${result.path}` }),
+  });
 
   return (
     <>

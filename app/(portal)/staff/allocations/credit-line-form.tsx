@@ -1,37 +1,21 @@
 'use client';
 import { useMutation } from '@tanstack/react-query';
-import { useRouter } from 'next/navigation';
-import { useState } from 'react';
 import { Field } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Button, Card } from '~/app/_components/ui';
-import { formErrors, type FormErrors } from '~/app/_lib/errors';
 import { formValue } from '~/app/_lib/form-value';
 import { useTRPC } from '~/app/_lib/trpc';
+import { useFormMutation } from '~/app/_lib/use-form-mutation';
 
 /** Staff admins give a company project a credit line in euros for a period, with a reason. */
 export function CreditLineForm({ projects, today, yearLater }: { projects: { id: string; title: string; orgName: string }[]; today: string; yearLater: string }) {
   const { t } = useT();
   const trpc = useTRPC();
-  const router = useRouter();
-  const [errors, setErrors] = useState<FormErrors>({ fields: {} });
-  const [done, setDone] = useState(false);
   const grant = useMutation(trpc.staff.grantCreditLine.mutationOptions());
-  async function onSubmit(event: React.FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const formElement = event.currentTarget;
-    const form = new FormData(formElement);
-    setErrors({ fields: {} });
-    setDone(false);
-    try {
-      await grant.mutateAsync({ projectId: formValue(form, 'projectId'), amountEuros: Number(formValue(form, 'amountEuros')), periodStart: formValue(form, 'periodStart'), periodEnd: formValue(form, 'periodEnd'), reason: formValue(form, 'reason') });
-      formElement.reset();
-      setDone(true);
-      router.refresh();
-    } catch (error) {
-      setErrors(formErrors(error, ['projectId', 'amountEuros', 'periodStart', 'periodEnd', 'reason']));
-    }
-  }
+  const { errors, done, onSubmit } = useFormMutation(grant.mutateAsync, {
+    read: (form) => ({ projectId: formValue(form, 'projectId'), amountEuros: Number(formValue(form, 'amountEuros')), periodStart: formValue(form, 'periodStart'), periodEnd: formValue(form, 'periodEnd'), reason: formValue(form, 'reason') }),
+    fields: ['projectId', 'amountEuros', 'periodStart', 'periodEnd', 'reason'],
+  });
   if (projects.length === 0) return null;
   return (
     <Card title={t('credit.title')}>
