@@ -744,7 +744,12 @@ export const creditLineRequests = pgTable(
     decidedAt: timestamp('decided_at', { withTimezone: true }),
     decisionComment: text('decision_comment'),
   },
-  (t) => [index('credit_line_requests_org_idx').on(t.orgId), index('credit_line_requests_status_idx').on(t.status, t.createdAt), check('credit_line_requests_larger_ck', sql`${t.requestedCents} > ${t.currentCents}`)],
+  (t) => [
+    index('credit_line_requests_org_idx').on(t.orgId),
+    index('credit_line_requests_status_idx').on(t.status, t.createdAt),
+    // One open request per credit line, also when two are sent at the same moment.
+    uniqueIndex('credit_line_requests_one_open_idx').on(t.allocationId).where(sql`${t.status} = 'submitted'`),
+    check('credit_line_requests_larger_ck', sql`${t.requestedCents} > ${t.currentCents}`)],
 );
 
 export const creditNotes = pgTable('credit_notes', {

@@ -2,7 +2,7 @@
 // period, a second request goes to a reviewer with the reason on it; company projects say what they
 // run; a company asks for a larger credit line and staff decide it — on PGlite and real Postgres.
 import { TRPCError } from '@trpc/server';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '~/db/client';
 import { allocations, auditEvents, creditLineRequests, notifications } from '~/db/schema';
@@ -129,6 +129,17 @@ describe.each(dbTargets())('access modes and credit-line requests on %s', (targe
       expect((await as(company).organisation.creditLines()).requests[0]).toMatchObject({ status: 'rejected', decisionComment: 'Please send a purchase order first.' });
       const told = await handle.db.select().from(notifications).where(eq(notifications.userId, company.userId));
       expect(told.map((n) => n.messageKey)).toContain('notice.creditRejected');
+    });
+
+    it('keeps one open request per line when two are sent at the same moment', async () => {
+      const company = await companyWithLine('Racing Requests GmbH', 1000);
+      const results = await Promise.allSettled(
+        [4000, 5000, 6000].map((amountEuros) => as(company).organisation.requestCreditLine({ allocationId: company.allocationId, amountEuros, reason: 'Sent from two tabs at once.' })),
+      );
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      for (const r of results.filter((r) => r.status === 'rejected')) expect(r.reason).toMatchObject({ code: 'CONFLICT' });
+      const open = await handle.db.select().from(creditLineRequests).where(and(eq(creditLineRequests.allocationId, company.allocationId), eq(creditLineRequests.status, 'submitted')));
+      expect(open).toHaveLength(1);
     });
 
     it('refuses a line no larger than today, and keeps each company to its own requests', async () => {

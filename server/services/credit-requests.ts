@@ -4,7 +4,7 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
 import { allocations, creditLineRequests, memberships, organisations, projects, users } from '~/db/schema';
-import { AppError } from '~/server/errors';
+import { AppError, isUniqueViolation } from '~/server/errors';
 import { isStaff, type Actor, type TenantActor } from './actor';
 import { recordAudit } from './audit';
 import { grantBudget, lockAllocation } from './ledger';
@@ -80,6 +80,10 @@ export async function requestLargerCreditLine(db: Db, actor: TenantActor, input:
     const reviewers = await tx.select({ userId: users.id }).from(users).where(sql`${users.id} in (select portal_staff_ids())`);
     await notify(tx, reviewers.map((r) => r.userId), 'notice.creditRequested', { org: actor.org.name, amount: input.requestedCents / 100 }, '/staff/applications');
     return { id: created!.id };
+  }).catch((error: unknown) => {
+    // Another request for this line was sent at the same moment and came first.
+    if (isUniqueViolation(error, 'credit_line_requests_one_open_idx')) throw new AppError('CONFLICT', 'creditRequest.alreadyOpen', {}, 'allocationId');
+    throw error;
   });
 }
 

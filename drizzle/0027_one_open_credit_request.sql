@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX "credit_line_requests_one_open_idx" ON "credit_line_requests" USING btree ("allocation_id") WHERE "credit_line_requests"."status" = 'submitted';
