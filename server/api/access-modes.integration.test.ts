@@ -61,6 +61,20 @@ describe.each(dbTargets())('access modes and credit-line requests on %s', (targe
       expect(decided.allocationIds).toHaveLength(1);
     });
 
+    it('approves only one of several Playground requests submitted at the same moment', async () => {
+      const lab = await createTenant(handle.db, { name: 'Racing Playground Lab' });
+      const pi = as(lab);
+      const drafts = [];
+      for (const title of ['First tab', 'Second tab', 'Third tab']) {
+        const project = await pi.project.create({ title, abstract: 'Small experiments on the new partition.', fieldOfScience: 'Computer science', members: [] });
+        drafts.push(await pi.application.create({ projectId: project.id, accessModeId: 'playground', periodStart: TODAY, periodEnd: '2026-12-31', justification: JUSTIFICATION, lines: [{ resourceClassId: 'b200', gpuHours: 50 }] }));
+      }
+      const results = await Promise.all(drafts.map((d) => pi.application.submit({ applicationId: d.id })));
+      expect(results.map((r) => r.status).sort()).toEqual(['approved', 'submitted', 'submitted']);
+      const granted = await handle.db.select().from(allocations).where(eq(allocations.orgId, lab.orgId));
+      expect(granted).toHaveLength(1);
+    });
+
     it('approves a Playground request of another tenant at once (the rule is per tenant)', async () => {
       const other = await createTenant(handle.db, { name: 'Other Playground Lab' });
       const project = await as(other).project.create({ title: 'Other trials', abstract: 'Small experiments elsewhere.', fieldOfScience: 'Physics', members: [] });
