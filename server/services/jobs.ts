@@ -5,6 +5,7 @@ import { and, desc, eq, inArray, isNull, lte, ne, or, sql, type SQL } from 'driz
 import type { Db, DbOrTx, Tx } from '~/db/client';
 import { allocations, jobEvents, jobs, organisations, projectMembers, projects, resourceClasses, sites, tariffs } from '~/db/schema';
 import { admitJob } from '~/server/core/jobs/admission';
+import { available } from '~/server/core/ledger/balance';
 import { jobEfficiency } from '~/server/core/jobs/efficiency';
 import { ASSUMED_GPU_UTIL_PERCENT, chargeFor, jobEnergyEstimateWh, jobReservation, simulatedOutcome, type JobKind } from '~/server/core/jobs/estimates';
 import { reservationShortfalls, type ReservationRoom } from '~/server/core/jobs/fit';
@@ -96,7 +97,7 @@ export async function estimateJob(db: DbOrTx, actor: TenantActor, input: Pick<Su
   ]);
   const room: ReservationRoom = {
     unit: allocation.unit,
-    available: allocation.granted - allocation.charged - allocation.reserved - allocation.expired,
+    available: available(allocation),
     monthCapLeftCents: capped && monthSpent !== undefined ? Math.max(0, org.monthlyCapCents! - monthSpent) : null,
     gpusAtOnce: allocation.maxGpusAtOnce !== null && inUse ? { limit: allocation.maxGpusAtOnce, inUse: inUse.gpus } : null,
   };
