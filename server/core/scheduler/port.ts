@@ -16,6 +16,11 @@ export function isFinalState(state: SchedulerJobState): boolean {
 export interface SchedulerJobSpec {
   /** The portal's job id: a retried submit with the same id must not create a second job. */
   portalJobId: string;
+  /**
+   * Which hand-over attempt this is (1 = the first). On the first attempt nobody can have submitted the
+   * job yet, so an adapter may skip its duplicate lookup; on a retry (or when unknown) it must look.
+   */
+  attempt?: number;
   name: string;
   /** Partition = the resource class id. */
   partition: string;
@@ -89,6 +94,49 @@ export interface SchedulerPort {
   jobs(portalJobIds: string[]): Promise<SchedulerJobStatus[]>;
   /** describeCluster reports partitions, nodes (free, busy, down), queue and power now. */
   describeCluster(): Promise<ClusterDescription>;
+}
+
+/**
+ * A budget the scheduler enforces itself (Slurm: the project's account association in the partition gets
+ * `GrpTRESMins=gres/gpu=N`), so a job submitted around the portal cannot overspend either.
+ * `partition` is the portal's resource class id; the adapter maps it.
+ */
+export interface SchedulerBudget {
+  account: string;
+  partition: string;
+  gpuMinutes: number;
+}
+
+/** A budget as the scheduler holds it after a sync, with the usage it counts against it. */
+export interface SchedulerBudgetState extends SchedulerBudget {
+  usedGpuMinutes: number | null;
+}
+
+/** A job the scheduler holds because its account's budget limit would be exceeded (Slurm: `AssocGrpGRESMinutes`). */
+export interface BudgetHold {
+  schedulerJobId: string;
+  /** The portal job, when the portal submitted it (else it was submitted around the portal). */
+  portalJobId: string | null;
+  account: string;
+  /** The portal's resource class id, or the scheduler's partition name when it maps to none. */
+  partition: string;
+  reason: string;
+  gpus: number;
+  timeLimitSeconds: number;
+  submittedAt: Date | null;
+}
+
+/** A scheduler that enforces budgets itself, as defence in depth behind the portal's ledger. */
+export interface BudgetEnforcing {
+  /** syncBudgets applies the limits (creating missing accounts and associations) and reads them back. */
+  syncBudgets(budgets: SchedulerBudget[]): Promise<SchedulerBudgetState[]>;
+  /** budgetHolds lists the jobs the scheduler holds on a budget limit now. */
+  budgetHolds(): Promise<BudgetHold[]>;
+}
+
+/** isBudgetEnforcing tells whether a scheduler adapter enforces budgets itself. */
+export function isBudgetEnforcing(port: SchedulerPort): port is SchedulerPort & BudgetEnforcing {
+  return 'syncBudgets' in port && typeof port.syncBudgets === 'function' && 'budgetHolds' in port && typeof port.budgetHolds === 'function';
 }
 
 /** A scheduler with upkeep to do off the request path (the simulated cluster writes snapshots of its engine). */
