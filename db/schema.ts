@@ -459,6 +459,8 @@ export const jobs = pgTable(
     cancelRequestedAt: timestamp('cancel_requested_at', { withTimezone: true }),
     /** Lease of the one process handing this SUBMITTING job to the scheduler (see jobs.ts claimHandover). */
     handoverUntil: timestamp('handover_until', { withTimezone: true }),
+    /** How many hand-overs were started (the lease taken); on the first the scheduler cannot know the job yet. */
+    handoverAttempts: integer('handover_attempts').notNull().default(0),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -817,3 +819,21 @@ export type StaffRole = (typeof staffRole.enumValues)[number];
 export type OrgStatus = (typeof orgStatus.enumValues)[number];
 export type OrgKind = (typeof orgKind.enumValues)[number];
 export type Residency = (typeof residency.enumValues)[number];
+
+/**
+ * Whether the scheduler answered the worker's last round (one row). Pages read it to say "scheduler
+ * unreachable" (staff) and "waiting to be forwarded" (a submitted job) instead of failing.
+ */
+export const schedulerStatus = pgTable(
+  'scheduler_status',
+  {
+    id: integer('id').primaryKey().default(1),
+    reachable: boolean('reachable').notNull(),
+    /** When the scheduler was last seen answering, and since when it has not (null while it answers). */
+    lastOkAt: timestamp('last_ok_at', { withTimezone: true }),
+    unreachableSince: timestamp('unreachable_since', { withTimezone: true }),
+    lastError: text('last_error'),
+    checkedAt: timestamp('checked_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [check('scheduler_status_one_row_ck', sql`${t.id} = 1`)],
+);

@@ -42,8 +42,46 @@ const schema = z
     DEMO_SEED: z.enum(['auto', 'off']).default('auto'),
     PORTAL_CATALOGUE: optionalString,
     VAT_PERMILLE: z.coerce.number().int().min(0).max(1000).default(190),
+    // ---- SCHEDULER=slurm: a real Slurm through slurmrestd (REST v0.0.38 + dbv0.0.38, Slurm 22.05) ----
+    SLURM_REST_URL: optionalString.pipe(z.url('must be slurmrestd\'s URL, such as http://slurm-head:6820').optional()),
+    /** The service user the portal's jobs run as (the token's user). */
+    SLURM_REST_USER: z.string().trim().regex(/^[a-z_][a-z0-9_.-]*$/, 'must be a Unix user name').default('portal'),
+    /** A file holding a token (scontrol token), re-read when it changes; or the JWT key to mint short tokens. */
+    SLURM_REST_TOKEN_FILE: optionalString,
+    SLURM_JWT_KEY_FILE: optionalString,
+    /** Lifespan of a token minted from SLURM_JWT_KEY_FILE, in seconds; it is renewed before it expires. */
+    SLURM_TOKEN_LIFESPAN_SECONDS: z.coerce.number().int().min(60).max(86_400).default(1800),
+    SLURM_CLUSTER: optionalString.pipe(z.string().regex(/^[a-z0-9_-]+$/, 'must be the ClusterName of slurm.conf').optional()),
+    /** Resource class → partition, comma-separated: h100=gpu,b200=b200. */
+    SLURM_PARTITIONS: optionalString.pipe(
+      z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9_-]*=[A-Za-z0-9_.-]+(,[a-z0-9][a-z0-9_-]*=[A-Za-z0-9_.-]+)*$/, 'must be class=partition pairs separated by commas, such as h100=gpu,b200=b200')
+        .transform((v) => Object.fromEntries(v.split(',').map((pair) => /** @type {[string, string]} */ (pair.split('=')))))
+        .optional(),
+    ),
+    /** Working directory of the portal's jobs on the cluster (must exist on every node). */
+    SLURM_JOB_DIR: z.string().trim().min(1).default('/tmp'),
+    /** How a job's image is run: apptainer exec, pyxis (srun --container-image), or none (the command as is). */
+    SLURM_JOB_LAUNCHER: z.enum(['apptainer', 'pyxis', 'none']).default('apptainer'),
+    /** How often the worker asks Slurm for the open jobs, in seconds (one cached GET /jobs per poll). */
+    SLURM_POLL_SECONDS: z.coerce.number().int().min(1).max(600).default(5),
+    /** A Slurm admin (AdminLevel=Admin) the portal writes budgets (GrpTRESMins) as; without it Slurm enforces none. */
+    SLURM_ADMIN_USER: optionalString.pipe(z.string().regex(/^[a-z_][a-z0-9_.-]*$/, 'must be a Unix user name').optional()),
   })
   .superRefine((env, ctx) => {
+    if (env.SCHEDULER === 'slurm') {
+      /** @type {[keyof typeof env, string][]} */
+      const needed = [
+        ['SLURM_REST_URL', 'is required when SCHEDULER=slurm (slurmrestd\'s URL, such as http://slurm-head:6820)'],
+        ['SLURM_CLUSTER', 'is required when SCHEDULER=slurm (the ClusterName of slurm.conf)'],
+        ['SLURM_PARTITIONS', 'is required when SCHEDULER=slurm (which partition each resource class runs in, such as h100=gpu)'],
+      ];
+      for (const [name, message] of needed) if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message });
+      if (!env.SLURM_REST_TOKEN_FILE === !env.SLURM_JWT_KEY_FILE) {
+        ctx.addIssue({ code: 'custom', path: ['SLURM_JWT_KEY_FILE'], message: 'set exactly one of SLURM_JWT_KEY_FILE (the JWT key, to mint short tokens) and SLURM_REST_TOKEN_FILE (a token file) when SCHEDULER=slurm' });
+      }
+    }
     if (env.PORTAL_ENV === 'production' && !env.NEXTAUTH_SECRET) {
       ctx.addIssue({
         code: 'custom',

@@ -10,12 +10,20 @@ describe('parseEnv', () => {
   it('treats an empty DATABASE_URL as unset', () => {
     expect(parseEnv({ DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
   });
+  it('reads the Slurm settings, the partition map as a record', () => {
+    const config = parseEnv({ SCHEDULER: 'slurm', SLURM_REST_URL: 'http://h:6820', SLURM_CLUSTER: 'ci', SLURM_PARTITIONS: 'h100=gpu,b200=b200', SLURM_JWT_KEY_FILE: '/k' });
+    expect(config).toMatchObject({ SLURM_PARTITIONS: { h100: 'gpu', b200: 'b200' }, SLURM_REST_USER: 'portal', SLURM_POLL_SECONDS: 5, SLURM_JOB_LAUNCHER: 'apptainer' });
+  });
   it.each([
     [{ PORT: 'eighty' }, /PORT/],
     [{ SCHEDULER: 'kubernetes' }, /SCHEDULER: .*simulated.*slurm.*\(got "kubernetes"\)/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL: must be a postgres:\/\//],
     [{ PORTAL_ENV: 'production' }, /NEXTAUTH_SECRET: is required when PORTAL_ENV=production/],
     [{ NEXTAUTH_SECRET: 'short' }, /NEXTAUTH_SECRET: must be at least 32 characters/],
+    [{ SCHEDULER: 'slurm' }, /SLURM_REST_URL: is required when SCHEDULER=slurm/],
+    [{ SCHEDULER: 'slurm', SLURM_REST_URL: 'http://h:6820', SLURM_CLUSTER: 'ci', SLURM_PARTITIONS: 'h100=gpu' }, /SLURM_JWT_KEY_FILE: set exactly one of/],
+    [{ SLURM_PARTITIONS: 'h100' }, /SLURM_PARTITIONS: must be class=partition pairs/],
+    [{ SLURM_JOB_LAUNCHER: 'docker' }, /SLURM_JOB_LAUNCHER/],
   ])('refuses %o naming the variable', (source, message) => {
     expect(() => parseEnv(source)).toThrow(ConfigError);
     expect(() => parseEnv(source)).toThrow(message);

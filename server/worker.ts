@@ -6,11 +6,12 @@
 // connection is alive and still holds the lock, and steps down at once when it does not (a dropped
 // connection frees the lock for another process).
 import type { AdvisoryLease, DbHandle } from '~/db/client';
-import { isCheckpointing, type SchedulerPort } from './core/scheduler/port';
+import { isCheckpointing, SchedulerUnavailableError, type SchedulerPort } from './core/scheduler/port';
 import { env } from './env.js';
 import { issueMonthlyInvoices } from './services/invoices';
 import { expireDueAllocations } from './services/ledger';
 import { reconcileOnce, recordClusterSample } from './services/reconciler';
+import { noteSchedulerOutcome } from './services/scheduler-status';
 
 export const WORKER_LOCK_KEY = 7_260_001;
 
@@ -53,10 +54,19 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
       const at = now();
       const round = await reconcileOnce(handle.db, scheduler, at);
       if (round.settled) log(`[worker] settled ${round.settled} finished job(s)`);
-      if (at.getTime() - lastSample >= 60_000) {
+      let schedulerError = round.schedulerError;
+      if (at.getTime() - lastSample >= 60_000 || schedulerError) {
+        // Once a minute, and every round while the scheduler is away (the sample is the probe that sees it back).
         lastSample = at.getTime();
-        await recordClusterSample(handle.db, scheduler, at);
+        try {
+          await recordClusterSample(handle.db, scheduler, at);
+          schedulerError = null;
+        } catch (error) {
+          if (!(error instanceof SchedulerUnavailableError)) throw error;
+          schedulerError = error;
+        }
       }
+      if (schedulerError !== undefined) await noteSchedulerOutcome(handle.db, at, schedulerError);
       // The simulated cluster snapshots its engine here, off the request path, when one is due.
       if (isCheckpointing(scheduler)) await scheduler.checkpoint();
       if (at.getTime() - lastExpiry >= 60_000) {

@@ -455,6 +455,8 @@ export const de: Record<MessageKey, string> = {
   'job.event.settled': "Verbrauch abgerechnet, Rest der Reservierung freigegeben",
   'job.event.cancelRequested': "Abbruch angefordert",
   'job.event.cancelled': "Abgebrochen, bevor er den Scheduler erreichte",
+  'job.event.refusedByScheduler': "Der Scheduler hat den Job abgelehnt ({reason}); nichts wurde berechnet, die Reservierung ist freigegeben",
+  'job.waitingForScheduler': "Der Scheduler antwortet gerade nicht. Ihr Job ist im Portal sicher und wird übergeben, sobald er antwortet; vor dem Start wird nichts berechnet.",
   'job.event.allocationExpired': "Der Zeitraum der Zuteilung ist abgelaufen, daher wird der Job abgebrochen",
   'job.event.pendingReason': "Wartet: {reason}",
   'pendingReason.Priority': "Jobs mit höherer Priorität stehen vor diesem in der Warteschlange.",

@@ -454,6 +454,8 @@ export const en = {
   'job.event.settled': "Usage charged and the rest of the reservation released",
   'job.event.cancelRequested': "Cancellation requested",
   'job.event.cancelled': "Cancelled before it reached the scheduler",
+  'job.event.refusedByScheduler': "The scheduler refused the job ({reason}); nothing was charged and the reservation is released",
+  'job.waitingForScheduler': "The scheduler is not answering at the moment. Your job is safe in the portal and will be handed over as soon as it answers; nothing is charged before it runs.",
   'job.event.allocationExpired': "The allocation's period ended, so the job is cancelled",
   'job.event.pendingReason': "Waiting: {reason}",
   'pendingReason.Priority': "Other jobs with higher priority are ahead in the queue.",

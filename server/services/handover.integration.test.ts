@@ -6,8 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
-import { jobs } from '~/db/schema';
-import type { SchedulerJobSpec, SchedulerJobStatus, SchedulerPort } from '~/server/core/scheduler/port';
+import { allocations, jobEvents, jobs } from '~/db/schema';
+import { SchedulerRefusedError, SchedulerUnavailableError, type SchedulerJobSpec, type SchedulerJobStatus, type SchedulerPort } from '~/server/core/scheduler/port';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { HANDOVER_LEASE_MS } from './jobs';
 import { reconcileOnce } from './reconciler';
@@ -15,13 +15,16 @@ import { reconcileOnce } from './reconciler';
 /** A scheduler that, like Slurm, makes a new job for every submit call, and can hold a submit in flight. */
 function nonIdempotentScheduler() {
   const created: { portalJobId: string; schedulerJobId: string; cancelled: boolean }[] = [];
+  const attempts: (number | undefined)[] = [];
   let gate: Promise<void> | null = null;
-  let failNext = false;
+  let failNext: Error | null = null;
   const port: SchedulerPort = {
     async submit(spec: SchedulerJobSpec) {
+      attempts.push(spec.attempt);
       if (failNext) {
-        failNext = false;
-        throw new Error('scheduler unreachable');
+        const error = failNext;
+        failNext = null;
+        throw error;
       }
       const entry = { portalJobId: spec.portalJobId, schedulerJobId: `fake-${created.length + 1}`, cancelled: false };
       created.push(entry);
@@ -47,6 +50,7 @@ function nonIdempotentScheduler() {
   return {
     port,
     created,
+    attempts,
     hold() {
       gate = new Promise<void>((resolve) => (open = resolve));
     },
@@ -54,8 +58,8 @@ function nonIdempotentScheduler() {
       gate = null;
       open();
     },
-    failOnce() {
-      failNext = true;
+    failOnce(error: Error = new Error('scheduler unreachable')) {
+      failNext = error;
     },
     of: (portalJobId: string) => created.filter((c) => c.portalJobId === portalJobId),
   };
@@ -158,5 +162,45 @@ describe.each(dbTargets())('hand-over on %s', (target) => {
     expect(row.settledAt).not.toBeNull();
     expect(scheduler.of(portalJobId)).toHaveLength(1);
     expect(scheduler.of(portalJobId)[0]!.cancelled).toBe(true);
+  });
+
+  it('tells the scheduler which attempt a hand-over is: the first needs no duplicate lookup, a retry does', async () => {
+    const scheduler = nonIdempotentScheduler();
+    scheduler.failOnce(new SchedulerUnavailableError('slurmctld does not answer'));
+    const job = await asOwner(scheduler.port).job.submit(input());
+    expect((await jobRow(job.id)).state).toBe('SUBMITTING');
+    await reconcileOnce(db, scheduler.port, now);
+    expect(scheduler.attempts).toEqual([1, 2]);
+    expect((await jobRow(job.id)).handoverAttempts).toBe(2);
+    expect(scheduler.of(job.id)).toHaveLength(1);
+  });
+
+  it('an unreachable scheduler leaves the job waiting with its reservation; the next round hands it over', async () => {
+    const scheduler = nonIdempotentScheduler();
+    const [before] = await db.select({ reserved: allocations.reserved }).from(allocations).where(eq(allocations.id, allocationId));
+    scheduler.failOnce(new SchedulerUnavailableError('connect ECONNREFUSED 127.0.0.1:6820'));
+    const job = await asOwner(scheduler.port).job.submit(input());
+    expect(job.state).toBe('SUBMITTING');
+    const [waiting] = await db.select({ reserved: allocations.reserved }).from(allocations).where(eq(allocations.id, allocationId));
+    expect(waiting!.reserved - before!.reserved).toBe(3600); // 1 GPU × 60 minutes, still held
+    expect((await reconcileOnce(db, scheduler.port, now)).submitted).toBe(1);
+    expect((await jobRow(job.id)).state).toBe('PENDING');
+  });
+
+  it('a job the scheduler refuses for good ends FAILED, nothing charged, its reservation released', async () => {
+    const scheduler = nonIdempotentScheduler();
+    const [before] = await db.select({ reserved: allocations.reserved, charged: allocations.charged }).from(allocations).where(eq(allocations.id, allocationId));
+    scheduler.failOnce(new SchedulerRefusedError('Requested node configuration is not available', 'resources', 2014));
+    const job = await asOwner(scheduler.port).job.submit(input());
+    const row = await jobRow(job.id);
+    expect(row).toMatchObject({ state: 'FAILED', gpuSeconds: 0, chargedAmount: 0 });
+    expect(row.settledAt).not.toBeNull();
+    const [after] = await db.select({ reserved: allocations.reserved, charged: allocations.charged }).from(allocations).where(eq(allocations.id, allocationId));
+    expect(after).toEqual(before);
+    const events = await db.select().from(jobEvents).where(eq(jobEvents.jobId, job.id)).orderBy(jobEvents.id);
+    expect(events.at(-1)).toMatchObject({ state: 'FAILED', message: 'job.event.refusedByScheduler', data: { reason: 'Requested node configuration is not available' } });
+    // The reconciler does not try it again.
+    await reconcileOnce(db, scheduler.port, now);
+    expect(scheduler.attempts).toHaveLength(1);
   });
 });

@@ -11,7 +11,7 @@ import { ASSUMED_GPU_UTIL_PERCENT, chargeFor, jobEnergyEstimateWh, jobReservatio
 import { reservationShortfalls, type ReservationRoom } from '~/server/core/jobs/fit';
 import { inferenceTraffic } from '~/server/core/jobs/inference';
 import { roleAtLeast } from '~/server/core/roles';
-import type { SchedulerPort } from '~/server/core/scheduler/port';
+import { SchedulerRefusedError, SchedulerUnavailableError, type SchedulerPort } from '~/server/core/scheduler/port';
 import { AppError } from '~/server/errors';
 import type { MessageKey } from '~/server/i18n';
 import type { TenantActor } from './actor';
@@ -221,6 +221,7 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
         updatedAt: now,
         // This request hands the job over right after the commit: it holds the lease from the start.
         handoverUntil: new Date(now.getTime() + HANDOVER_LEASE_MS),
+        handoverAttempts: 1,
       })
       .returning();
     // Statements started with `.execute()` one after another go out in one write and Postgres runs
@@ -263,7 +264,7 @@ async function handOverCreated(db: Db, scheduler: SchedulerPort, created: JobRow
 export async function claimHandover(db: Db, jobId: string, now: Date): Promise<JobRow | undefined> {
   const [job] = await db
     .update(jobs)
-    .set({ handoverUntil: new Date(now.getTime() + HANDOVER_LEASE_MS) })
+    .set({ handoverUntil: new Date(now.getTime() + HANDOVER_LEASE_MS), handoverAttempts: sql`${jobs.handoverAttempts} + 1` })
     .where(and(eq(jobs.id, jobId), eq(jobs.state, 'SUBMITTING'), isNull(jobs.settledAt), or(isNull(jobs.handoverUntil), lte(jobs.handoverUntil, now))))
     .returning();
   return job;
@@ -278,6 +279,7 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
   try {
     const { schedulerJobId } = await scheduler.submit({
       portalJobId: job.id,
+      attempt: job.handoverAttempts,
       name: job.name,
       partition: job.resourceClassId,
       gpus: job.gpus,
@@ -324,7 +326,15 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
     }
     return { state: 'PENDING', schedulerJobId, handoverUntil: null, updatedAt: now };
   } catch (error) {
-    console.error(`[jobs] handing job ${job.id} to the scheduler failed; the reconciler will retry:`, error);
+    if (error instanceof SchedulerRefusedError) {
+      // Refused for good (no such partition, more than a node has, a hard limit): the job can never run
+      // as asked, so it ends FAILED with nothing used and its reservation released.
+      console.warn(`[jobs] the scheduler refused job ${job.id} (${error.reason}${error.code === null ? '' : `, ${error.code}`}): ${error.message}`);
+      await endUnsubmitted(db, job.id, now, 'FAILED', 'job.event.refusedByScheduler', { reason: error.message });
+      return {};
+    }
+    if (error instanceof SchedulerUnavailableError) console.warn(`[jobs] the scheduler is unreachable; job ${job.id} waits to be handed over: ${error.message}`);
+    else console.error(`[jobs] handing job ${job.id} to the scheduler failed; the reconciler will retry:`, error);
     await db
       .update(jobs)
       .set({ handoverUntil: null })
@@ -386,18 +396,23 @@ export async function cancelSubmitting(db: Db, scheduler: SchedulerPort, job: ty
 
 /** cancelUnsubmitted ends a job the scheduler never got: CANCELLED, settled with no usage, reservation released. */
 export async function cancelUnsubmitted(db: Db, jobId: string, now: Date, message: MessageKey): Promise<void> {
+  await endUnsubmitted(db, jobId, now, 'CANCELLED', message);
+}
+
+/** endUnsubmitted ends a job the scheduler never got (cancelled, or refused by it): settled with no usage, reservation released. */
+async function endUnsubmitted(db: Db, jobId: string, now: Date, state: 'CANCELLED' | 'FAILED', message: MessageKey, data?: Record<string, string>): Promise<void> {
   await inTransaction(db, async (tx) => {
     const [target] = await tx.select({ allocationId: jobs.allocationId }).from(jobs).where(eq(jobs.id, jobId));
     if (!target) return;
     await lockAllocation(tx, target.allocationId); // allocation before the job row: the lock order
     const done = await tx
       .update(jobs)
-      .set({ state: 'CANCELLED', endedAt: now, gpuSeconds: 0, energyWh: 0, energyMeasured: false, costCents: 0, chargedAmount: 0, settledAt: now, updatedAt: now })
+      .set({ state, endedAt: now, gpuSeconds: 0, energyWh: 0, energyMeasured: false, costCents: 0, chargedAmount: 0, settledAt: now, updatedAt: now })
       .where(and(eq(jobs.id, jobId), eq(jobs.state, 'SUBMITTING'), isNull(jobs.settledAt)))
       .returning({ id: jobs.id });
     if (!done.length) return;
-    await releaseJobReservationInTx(tx, { jobId, reason: 'cancelled before it reached the scheduler' });
-    await tx.insert(jobEvents).values({ jobId, at: now, state: 'CANCELLED', message });
+    await releaseJobReservationInTx(tx, { jobId, reason: state === 'CANCELLED' ? 'cancelled before it reached the scheduler' : 'refused by the scheduler' });
+    await tx.insert(jobEvents).values({ jobId, at: now, state, message, data: data ?? null });
   });
 }
 

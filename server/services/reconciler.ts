@@ -6,7 +6,7 @@ import type { Db, Tx } from '~/db/client';
 import { clusterSamples, jobEvents, jobs, sites } from '~/db/schema';
 import { chargeFor } from '~/server/core/jobs/estimates';
 import { jobFootprint } from '~/server/core/usage/footprint';
-import { isFinalState, type SchedulerJobStatus, type SchedulerPort } from '~/server/core/scheduler/port';
+import { isFinalState, SchedulerUnavailableError, type SchedulerJobStatus, type SchedulerPort } from '~/server/core/scheduler/port';
 import { chargeReleasedJobInTx, lockAllocations, settleJobInTx } from './ledger';
 import { cancelSubmitting, claimHandover, handToScheduler } from './jobs';
 import { inTransaction } from './transaction';
@@ -29,6 +29,12 @@ export interface RoundResult {
   submitted: number;
   updated: number;
   settled: number;
+  /**
+   * Whether the scheduler answered this round: null when it did, the error when it did not (the round
+   * then stops asking it; jobs wait, nothing is settled without the scheduler's final record), undefined
+   * when it was not asked (nothing open).
+   */
+  schedulerError?: unknown;
 }
 
 /** settleFinishedJob freezes a finished job's usage, energy and cost on its record and settles the ledger, once. */
@@ -185,9 +191,27 @@ export async function reconcileOnce(db: Db, scheduler: SchedulerPort, now: Date)
   for (const { id } of unsubmitted) {
     const job = await claimHandover(db, id, now);
     if (!job) continue;
-    if (job.cancelRequestedAt) await cancelSubmitting(db, scheduler, job, now);
-    else if (await handToScheduler(db, scheduler, job, now)) result.submitted++; // null when it failed
+    if (job.cancelRequestedAt) {
+      try {
+        await cancelSubmitting(db, scheduler, job, now);
+      } catch (error) {
+        // Nothing decided: the lease runs out and a later round tries again.
+        if (!(error instanceof SchedulerUnavailableError)) throw error;
+        result.schedulerError = error;
+      }
+    } else if (await handToScheduler(db, scheduler, job, now)) result.submitted++; // null when it failed
   }
+  try {
+    await followScheduler(db, scheduler, now, result);
+  } catch (error) {
+    if (!(error instanceof SchedulerUnavailableError)) throw error;
+    result.schedulerError = error;
+  }
+  return result;
+}
+
+/** followScheduler forwards cancellations and follows every open job (steps 2 and 3 of a round). */
+async function followScheduler(db: Db, scheduler: SchedulerPort, now: Date, result: RoundResult): Promise<void> {
   // 2. Cancellations the scheduler may not have received yet (cancel is idempotent there); a service is stopped.
   const cancelling = await db
     .select({ id: jobs.id, kind: jobs.kind })
@@ -202,6 +226,7 @@ export async function reconcileOnce(db: Db, scheduler: SchedulerPort, now: Date)
   for (let i = 0; i < open.length; i += STATUS_BATCH) {
     const batch = open.slice(i, i + STATUS_BATCH);
     const statuses = new Map((await scheduler.jobs(batch.map((j) => j.id))).map((s) => [s.portalJobId, s]));
+    result.schedulerError = null;
     const finished: { job: OpenJob; status: SchedulerJobStatus }[] = [];
     const live: { job: OpenJob; status: SchedulerJobStatus }[] = [];
     for (const job of batch) {
@@ -212,7 +237,6 @@ export async function reconcileOnce(db: Db, scheduler: SchedulerPort, now: Date)
     result.updated += await applyLiveStatuses(db, live, now);
     for (let k = 0; k < finished.length; k += SETTLE_BATCH) result.settled += await settleBatch(db, finished.slice(k, k + SETTLE_BATCH), now);
   }
-  return result;
 }
 
 /** recordClusterSample stores the cluster's load and power per partition, for the staff cluster page. */

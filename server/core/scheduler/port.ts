@@ -139,6 +139,35 @@ export function isBudgetEnforcing(port: SchedulerPort): port is SchedulerPort & 
   return 'syncBudgets' in port && typeof port.syncBudgets === 'function' && 'budgetHolds' in port && typeof port.budgetHolds === 'function';
 }
 
+/**
+ * SchedulerUnavailableError: the scheduler cannot be reached or does not answer (down, timing out, our
+ * credentials refused). Nothing is decided: the portal keeps the job and tries again later.
+ */
+export class SchedulerUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SchedulerUnavailableError';
+  }
+}
+
+/** Why a scheduler refused a job for good. */
+export type SchedulerRefusalReason = 'account' | 'resources' | 'limit' | 'partition' | 'other';
+
+/**
+ * SchedulerRefusedError: the scheduler refuses the job as asked, for good (no such partition, more than
+ * a node has, over a hard limit, an account it does not know). Retrying the same request cannot help.
+ */
+export class SchedulerRefusedError extends Error {
+  constructor(
+    message: string,
+    readonly reason: SchedulerRefusalReason,
+    readonly code: number | null = null,
+  ) {
+    super(message);
+    this.name = 'SchedulerRefusedError';
+  }
+}
+
 /** A scheduler with upkeep to do off the request path (the simulated cluster writes snapshots of its engine). */
 export interface Checkpointing {
   /** checkpoint does the upkeep if it is due; the worker calls it every round. */
