@@ -1,0 +1,332 @@
+// The Slurm adapter's own rules, on an in-memory Slurm that behaves as the real one does where it
+// matters here: slurmctld forgets a job MinJobAge after it ended, slurmdbd lags behind slurmctld, an
+// answer can be lost after the job was created, and a second submit of one name makes a second job.
+// The same adapter runs the contract suite on a real Slurm (contract.slurm.test.ts).
+import { describe, expect, it } from 'vitest';
+import { SchedulerRefusedError, SchedulerUnavailableError, type SchedulerJobSpec, type SchedulerJobState } from '~/server/core/scheduler/port';
+import { createSlurmScheduler, type CtldJob, type DbJob, type SlurmApi } from './adapter';
+
+interface FakeJob {
+  jobId: number;
+  name: string;
+  state: SchedulerJobState;
+  gpus: number;
+  nodes: string[];
+  timeLimitSeconds: number;
+  submittedAt: number;
+  startedAt: number | null;
+  endedAt: number | null;
+  exitCode: number | null;
+  reason: string | null;
+}
+
+function fakeSlurm() {
+  let clock = Date.UTC(2026, 11, 1, 12);
+  let nextId = 1;
+  const jobs: FakeJob[] = [];
+  const calls: string[] = [];
+  /** Jobs slurmctld has forgotten (MinJobAge passed). */
+  const forgotten = new Set<number>();
+  /** Jobs slurmdbd has not received yet (its lag). */
+  const notInDb = new Set<number>();
+  let agentQueue = 0;
+  let loseNextSubmitAnswer = false;
+  let down = false;
+  const guard = (what: string) => {
+    calls.push(what);
+    if (down) throw new SchedulerUnavailableError('connect ECONNREFUSED 127.0.0.1:6820');
+  };
+  const toCtld = (j: FakeJob): CtldJob => ({
+    jobId: j.jobId,
+    name: j.name,
+    account: 'acct',
+    partition: 'gpu',
+    state: j.state,
+    pendingReason: j.state === 'PENDING' ? j.reason : null,
+    exitCode: j.exitCode,
+    nodeList: j.startedAt === null ? [] : j.nodes,
+    gpus: j.gpus,
+    timeLimitSeconds: j.timeLimitSeconds,
+    submittedAt: new Date(j.submittedAt),
+    startedAt: j.startedAt === null ? null : new Date(j.startedAt),
+    endedAt: j.endedAt === null ? null : new Date(j.endedAt),
+  });
+  const toDb = (j: FakeJob): DbJob => ({
+    jobId: j.jobId,
+    name: j.name,
+    account: 'acct',
+    partition: 'gpu',
+    state: j.state,
+    final: j.endedAt !== null,
+    elapsedSeconds: j.startedAt === null ? 0 : Math.floor(((j.endedAt ?? clock) - j.startedAt) / 1000),
+    gpus: j.startedAt === null ? 0 : j.gpus,
+    startedAt: j.startedAt === null ? null : new Date(j.startedAt),
+    endedAt: j.endedAt === null ? null : new Date(j.endedAt),
+    exitCode: null, // dbv0.0.38 cannot tell exit 1 from 0
+    nodeList: j.startedAt === null ? [] : j.nodes,
+    timeLimitSeconds: j.timeLimitSeconds,
+    energyJoules: null,
+  });
+  const api: SlurmApi = {
+    listJobs() {
+      guard('listJobs');
+      return Promise.resolve(jobs.filter((j) => !forgotten.has(j.jobId)).map(toCtld));
+    },
+    submit(body) {
+      guard('submit');
+      const job = body.job as { name: string; time_limit: number; gres: string; nodes: [number, number] };
+      const perNode = Number(job.gres.split(':').at(-1));
+      const created: FakeJob = { jobId: nextId++, name: job.name, state: 'PENDING', gpus: perNode * job.nodes[0], nodes: ['n1', 'n2'].slice(0, job.nodes[0]), timeLimitSeconds: job.time_limit * 60, submittedAt: clock, startedAt: null, endedAt: null, exitCode: null, reason: 'Resources' };
+      jobs.push(created);
+      if (loseNextSubmitAnswer) {
+        loseNextSubmitAnswer = false;
+        return Promise.reject(new SchedulerUnavailableError('socket hang up'));
+      }
+      return Promise.resolve(created.jobId);
+    },
+    signal(jobId, signal) {
+      guard(`signal ${jobId} ${signal}`);
+      const j = jobs.find((x) => x.jobId === jobId);
+      if (j && j.endedAt === null) {
+        j.state = signal === 'TERM' && j.startedAt !== null ? 'COMPLETED' : 'CANCELLED';
+        j.exitCode = signal === 'TERM' ? 0 : 128 + 9;
+        j.endedAt = clock;
+      }
+      return Promise.resolve();
+    },
+    dbJobsByName(names) {
+      guard('dbJobsByName');
+      return Promise.resolve(jobs.filter((j) => names.includes(j.name) && !notInDb.has(j.jobId)).map(toDb));
+    },
+    dbdAgentQueueSize() {
+      guard('diag');
+      return Promise.resolve(agentQueue);
+    },
+    nodes: () => Promise.resolve([]),
+    partitions: () => Promise.resolve([]),
+  };
+  return {
+    api,
+    jobs,
+    calls,
+    forgotten,
+    notInDb,
+    now: () => new Date(clock),
+    advance(seconds: number) {
+      clock += seconds * 1000;
+    },
+    start(name: string) {
+      for (const j of jobs) if (j.name === name && j.state === 'PENDING') Object.assign(j, { state: 'RUNNING', startedAt: clock, reason: null });
+    },
+    end(name: string, state: SchedulerJobState, exitCode: number) {
+      for (const j of jobs) if (j.name === name && j.endedAt === null) Object.assign(j, { state, endedAt: clock, exitCode });
+    },
+    setAgentQueue(n: number) {
+      agentQueue = n;
+    },
+    loseNextSubmitAnswer() {
+      loseNextSubmitAnswer = true;
+    },
+    setDown(value: boolean) {
+      down = value;
+    },
+  };
+}
+
+function adapterOn(slurm: ReturnType<typeof fakeSlurm>) {
+  return createSlurmScheduler({
+    api: slurm.api,
+    partitions: { h100: 'gpu' },
+    classes: [{ id: 'h100', siteId: 'de-jena', gpuModel: 'H100', gpusPerNode: 4, maxWalltimeSeconds: 86_400, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 1500 }],
+    submitBody: (spec, partition) => ({ script: `#!/bin/bash\n${spec.command}`, job: { name: spec.portalJobId, partition, time_limit: Math.ceil(spec.walltimeSeconds / 60), gres: `gpu:${spec.gpus / spec.nodes}`, nodes: [spec.nodes, spec.nodes] } }),
+    pollMs: 5000,
+    now: slurm.now,
+    assumedGpuUtilPercent: 90,
+    log: () => undefined,
+  });
+}
+
+const JOB = '0f9e6a52-3c2b-4d1e-9a7b-5c6d7e8f9a0b';
+function spec(attempt: number, overrides: Partial<SchedulerJobSpec> = {}): SchedulerJobSpec {
+  return { portalJobId: JOB, attempt, name: 'train', partition: 'h100', gpus: 4, nodes: 1, walltimeSeconds: 600, account: 'acct', user: 'u', image: 'img', command: 'sleep 60', env: {}, ...overrides };
+}
+
+describe('Slurm adapter: hand-over', () => {
+  it('submits a first attempt at once, without asking Slurm whether it has the job', async () => {
+    const slurm = fakeSlurm();
+    const port = adapterOn(slurm);
+    expect(await port.submit(spec(1))).toEqual({ schedulerJobId: '1' });
+    expect(slurm.calls).toEqual(['submit']);
+  });
+
+  it('a lost answer, retried, finds the job slurmctld has and makes no second one', async () => {
+    const slurm = fakeSlurm();
+    slurm.loseNextSubmitAnswer();
+    await expect(adapterOn(slurm).submit(spec(1))).rejects.toThrow(SchedulerUnavailableError);
+    // The retry comes from another process (or after a restart): nothing remembered.
+    slurm.advance(60);
+    expect(await adapterOn(slurm).submit(spec(2))).toEqual({ schedulerJobId: '1' });
+    expect(slurm.jobs).toHaveLength(1);
+  });
+
+  it('…and also after slurmctld has forgotten it (MinJobAge), from slurmdbd', async () => {
+    const slurm = fakeSlurm();
+    slurm.loseNextSubmitAnswer();
+    await expect(adapterOn(slurm).submit(spec(1))).rejects.toThrow(SchedulerUnavailableError);
+    slurm.start(JOB);
+    slurm.advance(60);
+    slurm.end(JOB, 'COMPLETED', 0);
+    slurm.advance(301);
+    slurm.forgotten.add(1);
+    expect(await adapterOn(slurm).submit(spec(2))).toEqual({ schedulerJobId: '1' });
+    expect(slurm.jobs).toHaveLength(1);
+  });
+
+  it('does not resubmit while a record may still be on its way to slurmdbd: the job waits', async () => {
+    const slurm = fakeSlurm();
+    slurm.loseNextSubmitAnswer();
+    await expect(adapterOn(slurm).submit(spec(1))).rejects.toThrow(SchedulerUnavailableError);
+    slurm.forgotten.add(1);
+    slurm.notInDb.add(1);
+    slurm.setAgentQueue(3);
+    await expect(adapterOn(slurm).submit(spec(2))).rejects.toThrow(/on their way to slurmdbd/);
+    expect(slurm.jobs).toHaveLength(1);
+  });
+
+  it('resubmits when both slurmctld and slurmdbd answered that they have nothing and nothing is queued', async () => {
+    const slurm = fakeSlurm();
+    expect(await adapterOn(slurm).submit(spec(3))).toEqual({ schedulerJobId: '1' });
+    expect(slurm.calls).toEqual(['listJobs', 'dbJobsByName', 'diag', 'submit']);
+  });
+
+  it('a lookup that fails leaves the job waiting (no submit)', async () => {
+    const slurm = fakeSlurm();
+    slurm.setDown(true);
+    await expect(adapterOn(slurm).submit(spec(2))).rejects.toThrow(SchedulerUnavailableError);
+    slurm.setDown(false);
+    expect(slurm.jobs).toHaveLength(0);
+  });
+
+  it('two Slurm jobs of one name: keeps the lowest id and cancels the other', async () => {
+    const slurm = fakeSlurm();
+    const port = adapterOn(slurm);
+    await slurm.api.submit({ script: '', job: { name: JOB, time_limit: 10, gres: 'gpu:4', nodes: [1, 1] } });
+    await slurm.api.submit({ script: '', job: { name: JOB, time_limit: 10, gres: 'gpu:4', nodes: [1, 1] } });
+    const [status] = await port.jobs([JOB]);
+    expect(status!.schedulerJobId).toBe('1');
+    expect(slurm.jobs.map((j) => j.state)).toEqual(['PENDING', 'CANCELLED']);
+  });
+
+  it('refuses a resource class without a partition for good', async () => {
+    const slurm = fakeSlurm();
+    await expect(adapterOn(slurm).submit(spec(1, { partition: 'b200' }))).rejects.toThrow(SchedulerRefusedError);
+  });
+});
+
+describe('Slurm adapter: following jobs', () => {
+  it('reports a job final only from slurmdbd’s final record, GPU time capped at the time limit', async () => {
+    const slurm = fakeSlurm();
+    const port = adapterOn(slurm);
+    await port.submit(spec(1, { walltimeSeconds: 60 }));
+    slurm.start(JOB);
+    slurm.advance(67); // Slurm ends a 1-minute job at 67 s
+    slurm.end(JOB, 'TIMEOUT', 128 + 15);
+    slurm.notInDb.add(1); // slurmdbd lags
+    slurm.advance(6);
+    const [waiting] = await port.jobs([JOB]);
+    expect(waiting!.state).toBe('RUNNING');
+    slurm.notInDb.delete(1);
+    slurm.advance(6);
+    const [done] = await port.jobs([JOB]);
+    expect(done).toMatchObject({ state: 'TIMEOUT', schedulerJobId: '1', gpuSeconds: 4 * 60, energyMeasured: false, siteId: 'de-jena' });
+    expect(done!.energyWh).toBeGreaterThan(0);
+  });
+
+  it('takes the exit code from slurmctld, and remembers it once slurmctld forgot the job', async () => {
+    const slurm = fakeSlurm();
+    const port = adapterOn(slurm);
+    await port.submit(spec(1));
+    slurm.start(JOB);
+    slurm.advance(30);
+    slurm.end(JOB, 'FAILED', 1);
+    slurm.advance(6);
+    expect((await port.jobs([JOB]))[0]).toMatchObject({ state: 'FAILED', exitCode: 1, gpuSeconds: 120 });
+    slurm.forgotten.add(1);
+    slurm.advance(301);
+    expect((await port.jobs([JOB]))[0]).toMatchObject({ state: 'FAILED', exitCode: 1, gpuSeconds: 120 });
+  });
+
+  it('a job cancelled while pending has no start, no nodes and 0 GPU-seconds', async () => {
+    const slurm = fakeSlurm();
+    const port = adapterOn(slurm);
+    await port.submit(spec(1));
+    await port.cancel(JOB);
+    expect(slurm.calls.at(-1)).toBe('signal 1 KILL');
+    slurm.advance(6);
+    expect((await port.jobs([JOB]))[0]).toMatchObject({ state: 'CANCELLED', startedAt: null, gpuSeconds: 0, nodeList: [], pendingReason: null });
+  });
+
+  it('stopping a running service sends TERM (it ends COMPLETED); a plain cancel sends KILL', async () => {
+    const slurm = fakeSlurm();
+    const port = adapterOn(slurm);
+    await port.submit(spec(1));
+    slurm.start(JOB);
+    await port.cancel(JOB, { stop: true });
+    expect(slurm.calls.at(-1)).toBe('signal 1 TERM');
+  });
+
+  it('leaves an unknown id out only with proof, and throws while records may be on their way', async () => {
+    const slurm = fakeSlurm();
+    const port = adapterOn(slurm);
+    expect(await port.jobs(['7b1c9d3e-0000-4000-8000-000000000000'])).toEqual([]);
+    slurm.setAgentQueue(2);
+    slurm.advance(6);
+    await expect(port.jobs(['7b1c9d3e-0000-4000-8000-000000000000'])).rejects.toThrow(SchedulerUnavailableError);
+  });
+
+  it('asks slurmctld once per poll for every read', async () => {
+    const slurm = fakeSlurm();
+    const port = adapterOn(slurm);
+    await port.submit(spec(1));
+    slurm.calls.length = 0;
+    await Promise.all([port.jobs([JOB]), port.jobs([JOB]), port.budgetHolds()]);
+    slurm.advance(1);
+    await port.jobs([JOB]);
+    expect(slurm.calls).toEqual(['listJobs']);
+  });
+
+  it('an unreachable Slurm is not asked again until the back-off has passed (1, 2, 4 … 60 s)', async () => {
+    const slurm = fakeSlurm();
+    const port = adapterOn(slurm);
+    slurm.setDown(true);
+    await expect(port.jobs([JOB])).rejects.toThrow(/ECONNREFUSED/);
+    slurm.calls.length = 0;
+    await expect(port.jobs([JOB])).rejects.toThrow(/next try in 1 s/);
+    expect(slurm.calls).toEqual([]);
+    slurm.advance(1);
+    await expect(port.jobs([JOB])).rejects.toThrow(/ECONNREFUSED/);
+    await expect(port.submit(spec(1))).rejects.toThrow(/next try in 2 s/);
+    for (let i = 0; i < 10; i++) {
+      slurm.advance(61);
+      await expect(port.jobs([JOB])).rejects.toThrow(/ECONNREFUSED/);
+    }
+    await expect(port.jobs([JOB])).rejects.toThrow(/next try in 60 s/);
+    slurm.setDown(false);
+    slurm.advance(60);
+    expect(await port.jobs([JOB])).toEqual([]);
+  });
+
+  it('lists the jobs Slurm holds on a budget limit, telling the portal’s from the others', async () => {
+    const slurm = fakeSlurm();
+    const port = adapterOn(slurm);
+    await port.submit(spec(1));
+    await slurm.api.submit({ script: '', job: { name: 'around-the-portal', time_limit: 10, gres: 'gpu:2', nodes: [1, 1] } });
+    for (const j of slurm.jobs) j.reason = 'AssocGrpGRESMinutes';
+    slurm.advance(6);
+    const holds = await port.budgetHolds();
+    expect(holds.map((h) => [h.portalJobId, h.partition, h.gpus, h.reason])).toEqual([
+      [JOB, 'h100', 4, 'AssocGrpGRESMinutes'],
+      [null, 'h100', 2, 'AssocGrpGRESMinutes'],
+    ]);
+  });
+});

@@ -1,0 +1,468 @@
+// The SchedulerPort on a real Slurm through slurmrestd (REST v0.0.38 for slurmctld, dbv0.0.38 for
+// slurmdbd). The portal's job id is the Slurm job's name; Slurm's own accounting decides every charge.
+//
+// - submit: the first hand-over attempt submits at once (nobody can have submitted the job yet). A retry
+//   looks the name up first in slurmctld (GET /jobs) and in slurmdbd (/slurmdb/jobs?job_name=…), both,
+//   because slurmdbd lags about a second behind and slurmctld forgets a job MinJobAge after it ended. It
+//   submits again only when both answered, both found nothing, and slurmctld's agent queue to slurmdbd is
+//   empty (else a record may still be on its way). A lookup that fails leaves the job waiting.
+// - jobs: one cached GET /jobs per poll for everything slurmctld still holds, plus one slurmdbd query for
+//   the names it no longer holds or that have ended. A job is final only once slurmdbd's record is final:
+//   its elapsed time, GPUs, start and end are what `sacct` shows, so the charge equals it. An id is left
+//   out only under the same proof as a resubmit; when Slurm cannot be asked, jobs() throws.
+// - Two Slurm jobs with one name (a lost answer retried where the proof failed): the lowest id is the
+//   job, the others are cancelled and logged.
+// - Failures: every call times out (20 s); an unreachable Slurm opens a breaker that backs off
+//   (1, 2, 4 … 60 s) so requests do not each wait for a timeout; refusals for good are
+//   SchedulerRefusedError, everything else SchedulerUnavailableError (the portal keeps the job).
+import { jobEnergyEstimateWh } from '~/server/core/jobs/estimates';
+import {
+  isFinalState,
+  SchedulerRefusedError,
+  SchedulerUnavailableError,
+  type BudgetEnforcing,
+  type BudgetHold,
+  type ClusterDescription,
+  type SchedulerBudget,
+  type SchedulerBudgetState,
+  type SchedulerJobSpec,
+  type SchedulerJobState,
+  type SchedulerJobStatus,
+  type SchedulerPort,
+} from '~/server/core/scheduler/port';
+
+/** A job as slurmctld reports it (GET /slurm/v0.0.38/jobs), already mapped to the portal's terms. */
+export interface CtldJob {
+  jobId: number;
+  /** The job's name: the portal job id for the portal's jobs. */
+  name: string;
+  account: string;
+  partition: string;
+  state: SchedulerJobState;
+  /** Slurm's state_reason while pending ("Priority", "Resources", "AssocGrpGRESMinutes"…), else null. */
+  pendingReason: string | null;
+  /** The exit code decoded from the wait status (signal n → 128 + n); null while it runs. */
+  exitCode: number | null;
+  nodeList: string[];
+  gpus: number;
+  timeLimitSeconds: number | null;
+  submittedAt: Date | null;
+  startedAt: Date | null;
+  /** Only once the job ended (a running job's end_time is a forecast). */
+  endedAt: Date | null;
+}
+
+/** A job as slurmdbd records it (GET /slurmdb/v0.0.38/jobs): what `sacct` shows. */
+export interface DbJob {
+  jobId: number;
+  name: string;
+  account: string;
+  partition: string;
+  state: SchedulerJobState;
+  /** True once the record is final (the job ended and slurmdbd has its end). */
+  final: boolean;
+  elapsedSeconds: number;
+  /** gres/gpu allocated over all nodes. */
+  gpus: number;
+  startedAt: Date | null;
+  endedAt: Date | null;
+  /** Null when slurmdbd cannot tell (dbv0.0.38 reports exit 1 as SUCCESS/0): then slurmctld's counts. */
+  exitCode: number | null;
+  nodeList: string[];
+  timeLimitSeconds: number | null;
+  /** Energy the hardware measured, in joules, when it did (> 0). */
+  energyJoules: number | null;
+}
+
+export interface SlurmNode {
+  name: string;
+  partitions: string[];
+  gpus: number;
+  allocatedGpus: number;
+  down: boolean;
+}
+
+export interface SlurmPartition {
+  name: string;
+  nodes: string[];
+  maxTimeSeconds: number | null;
+}
+
+/** What the adapter needs of slurmrestd; errors come classified (SchedulerUnavailableError / SchedulerRefusedError). */
+export interface SlurmApi {
+  listJobs(): Promise<CtldJob[]>;
+  /** Submits a job (the v0.0.38 body, built here), answers Slurm's job id. */
+  submit(body: SlurmSubmitBody): Promise<number>;
+  /** KILL cancels (CANCELLED); TERM asks the job to end (a service exits cleanly: COMPLETED). */
+  signal(jobId: number, signal: 'KILL' | 'TERM'): Promise<void>;
+  /** slurmdbd's records of the jobs with these names, submitted in the last `days` days. */
+  dbJobsByName(names: string[], days: number): Promise<DbJob[]>;
+  /** slurmctld's queue of records not yet sent to slurmdbd (`/diag` dbd_agent_queue_size). */
+  dbdAgentQueueSize(): Promise<number>;
+  nodes(): Promise<SlurmNode[]>;
+  partitions(): Promise<SlurmPartition[]>;
+  /** Applies GrpTRESMins=gres/gpu per (account, partition) for the service user, reads them back. */
+  syncBudgets?(budgets: { account: string; partition: string; gpuMinutes: number }[]): Promise<{ account: string; partition: string; gpuMinutes: number; usedGpuMinutes: number | null }[]>;
+}
+
+/** The v0.0.38 submit body, as far as the portal fills it. */
+export interface SlurmSubmitBody {
+  script: string;
+  job: Record<string, unknown>;
+}
+
+/** The power model and site of a resource class (modelled energy when the hardware measures none). */
+export interface SlurmClassInfo {
+  id: string;
+  siteId: string;
+  gpuModel: string;
+  gpusPerNode: number;
+  maxWalltimeSeconds: number;
+  gpuIdlePowerW: number;
+  gpuMaxPowerW: number;
+  nodeBasePowerW: number;
+}
+
+export interface SlurmAdapterOptions {
+  api: SlurmApi;
+  /** Resource class id → Slurm partition. */
+  partitions: Record<string, string>;
+  classes: SlurmClassInfo[];
+  /** Builds the submit body of a spec for its partition (mapping.ts submitBody with the launcher and job dir). */
+  submitBody(spec: SchedulerJobSpec, partition: string): SlurmSubmitBody;
+  /** How long one GET /jobs answers every read, in ms (SLURM_POLL_SECONDS). */
+  pollMs: number;
+  now: () => Date;
+  /** GPU utilisation assumed for modelled energy, in percent. */
+  assumedGpuUtilPercent: number;
+  log?: (line: string) => void;
+  /** How far back slurmdbd is asked for a job by name, in days; default 30. */
+  lookbackDays?: number;
+}
+
+const BREAKER_MAX_MS = 60_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** Names per slurmdbd query (the URL stays short). */
+const DB_NAMES_PER_QUERY = 100;
+/** Final slurmdbd records kept in memory (they never change). */
+const FINAL_CACHE_MAX = 20_000;
+
+export type SlurmScheduler = SchedulerPort & BudgetEnforcing;
+
+/** createSlurmScheduler returns the SchedulerPort (with budgets) on a Slurm reached through `api`. */
+export function createSlurmScheduler(options: SlurmAdapterOptions): SlurmScheduler {
+  const { api, now } = options;
+  const log = options.log ?? ((line: string) => console.warn(line));
+  const lookbackDays = options.lookbackDays ?? 30;
+  const classes = new Map(options.classes.map((c) => [c.id, c]));
+  const classOfPartition = new Map(Object.entries(options.partitions).map(([cls, partition]) => [partition, cls]));
+
+  // ---- breaker: an unreachable Slurm is not asked again until the back-off has passed ----
+  let failures = 0;
+  let blockedUntil = 0;
+  let lastFailure: Error | null = null;
+  async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    const t = now().getTime();
+    if (t < blockedUntil) throw new SchedulerUnavailableError(`Slurm is unreachable (${lastFailure?.message ?? 'no answer'}); next try in ${Math.ceil((blockedUntil - t) / 1000)} s`);
+    try {
+      const result = await fn();
+      failures = 0;
+      return result;
+    } catch (error) {
+      if (error instanceof SchedulerUnavailableError) {
+        failures += 1;
+        lastFailure = error;
+        blockedUntil = now().getTime() + Math.min(BREAKER_MAX_MS, 1000 * 2 ** (failures - 1));
+        throw new SchedulerUnavailableError(`${what}: ${error.message}`, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  // ---- slurmctld's jobs, one GET per poll ----
+  let ctldCache: { at: number; jobs: Promise<CtldJob[]> } | null = null;
+  function ctldJobs(fresh = false): Promise<CtldJob[]> {
+    const t = now().getTime();
+    if (!fresh && ctldCache && t - ctldCache.at < options.pollMs) return ctldCache.jobs;
+    const jobs = call('slurmctld (GET /jobs)', () => api.listJobs());
+    const entry = { at: t, jobs };
+    ctldCache = entry;
+    jobs.catch(() => {
+      if (ctldCache === entry) ctldCache = null;
+    });
+    return jobs;
+  }
+  const invalidate = () => {
+    ctldCache = null;
+  };
+
+  /** slurmctld's jobs by name, lowest id first. */
+  function byName(jobs: CtldJob[]): Map<string, CtldJob[]> {
+    const map = new Map<string, CtldJob[]>();
+    for (const job of jobs) {
+      const list = map.get(job.name);
+      if (list) list.push(job);
+      else map.set(job.name, [job]);
+    }
+    for (const list of map.values()) list.sort((a, b) => a.jobId - b.jobId);
+    return map;
+  }
+
+  // ---- slurmdbd's records: final ones are kept (they never change) ----
+  const finalRecords = new Map<string, DbJob>();
+  async function dbJobs(names: string[]): Promise<Map<string, DbJob[]>> {
+    const out = new Map<string, DbJob[]>();
+    const ask: string[] = [];
+    for (const name of names) {
+      const known = finalRecords.get(name);
+      if (known) out.set(name, [known]);
+      else ask.push(name);
+    }
+    for (let i = 0; i < ask.length; i += DB_NAMES_PER_QUERY) {
+      const chunk = ask.slice(i, i + DB_NAMES_PER_QUERY);
+      const records = await call('slurmdbd (GET /slurmdb/jobs)', () => api.dbJobsByName(chunk, lookbackDays));
+      for (const record of records) {
+        const list = out.get(record.name);
+        if (list) list.push(record);
+        else out.set(record.name, [record]);
+      }
+    }
+    for (const [name, list] of out) {
+      list.sort((a, b) => a.jobId - b.jobId);
+      const first = list[0]!;
+      if (first.final && list.length === 1 && !finalRecords.has(name)) {
+        if (finalRecords.size >= FINAL_CACHE_MAX) finalRecords.delete(finalRecords.keys().next().value!);
+        finalRecords.set(name, first);
+      }
+    }
+    return out;
+  }
+
+  /** Exit codes slurmctld reported, kept for when it has forgotten the job (slurmdbd's may be ambiguous). */
+  const exitCodes = new Map<string, number>();
+  const remember = (name: string, code: number | null) => {
+    if (code === null) return;
+    if (exitCodes.size >= FINAL_CACHE_MAX) exitCodes.delete(exitCodes.keys().next().value!);
+    exitCodes.set(name, code);
+  };
+
+  /** Scheduler ids this process submitted (a retry in this process needs no lookup). */
+  const submitted = new Map<string, number>();
+
+  /** Cancels every job of a name but the lowest id (a duplicate from a retried hand-over). */
+  async function dropDuplicates(name: string, ids: number[]): Promise<void> {
+    const [keep, ...extra] = [...new Set(ids)].sort((a, b) => a - b);
+    for (const id of extra) {
+      log(`[slurm] job ${name} exists twice in Slurm (${keep} and ${id}): keeping ${keep}, cancelling ${id}`);
+      await call('slurmctld (DELETE /job)', () => api.signal(id, 'KILL'));
+    }
+    if (extra.length) invalidate();
+  }
+
+  /**
+   * lookUp finds the Slurm job of a portal job id in slurmctld and slurmdbd; null only with proof that
+   * Slurm has none (both answered, both found nothing, nothing on its way to slurmdbd).
+   */
+  async function lookUp(name: string): Promise<number | null> {
+    const [ctld, db] = await Promise.all([ctldJobs(true), dbJobs([name])]);
+    const ids = [...(byName(ctld).get(name) ?? []), ...(db.get(name) ?? [])].map((j) => j.jobId);
+    if (ids.length) {
+      await dropDuplicates(name, ids);
+      return Math.min(...ids);
+    }
+    const queued = await call('slurmctld (GET /diag)', () => api.dbdAgentQueueSize());
+    if (queued > 0) throw new SchedulerUnavailableError(`cannot tell whether Slurm has job ${name}: ${queued} record(s) are still on their way to slurmdbd`);
+    return null;
+  }
+
+  function partitionOf(classId: string): string {
+    const partition = options.partitions[classId];
+    if (!partition) throw new SchedulerRefusedError(`no Slurm partition is configured for resource class ${classId} (SLURM_PARTITIONS)`, 'partition');
+    return partition;
+  }
+
+  function modelledEnergyWh(classId: string | undefined, gpus: number, seconds: number): number {
+    const rc = classId ? classes.get(classId) : undefined;
+    if (!rc || gpus <= 0 || seconds <= 0) return 0;
+    return jobEnergyEstimateWh(rc, gpus, seconds, options.assumedGpuUtilPercent);
+  }
+
+  /** The status of a job slurmctld still runs or queues (usage so far, modelled energy). */
+  function liveStatus(portalJobId: string, job: CtldJob): SchedulerJobStatus {
+    const classId = classOfPartition.get(job.partition);
+    const t = now().getTime();
+    const running = job.state === 'RUNNING' && job.startedAt !== null;
+    const elapsed = running ? Math.max(0, Math.floor((t - job.startedAt!.getTime()) / 1000)) : 0;
+    const capped = job.timeLimitSeconds === null ? elapsed : Math.min(elapsed, job.timeLimitSeconds);
+    return {
+      portalJobId,
+      schedulerJobId: String(job.jobId),
+      state: job.state === 'PENDING' ? 'PENDING' : 'RUNNING',
+      pendingReason: job.state === 'PENDING' ? (job.pendingReason ?? 'Priority') : null,
+      startedAt: running ? job.startedAt : null,
+      endedAt: null,
+      exitCode: null,
+      nodeList: running ? job.nodeList : [],
+      gpuSeconds: job.gpus * capped,
+      energyWh: modelledEnergyWh(classId, job.gpus, capped),
+      energyMeasured: false,
+      siteId: classId ? (classes.get(classId)?.siteId ?? null) : null,
+    };
+  }
+
+  /** The final status from slurmdbd's record: what sacct shows, GPU time capped at the time limit. */
+  function finalStatus(portalJobId: string, record: DbJob, ctld: CtldJob | undefined): SchedulerJobStatus {
+    const classId = classOfPartition.get(record.partition);
+    const started = record.startedAt !== null && record.elapsedSeconds > 0 && record.nodeList.length > 0;
+    const limit = record.timeLimitSeconds ?? ctld?.timeLimitSeconds ?? null;
+    const seconds = started ? (limit === null ? record.elapsedSeconds : Math.min(record.elapsedSeconds, limit)) : 0;
+    const measured = record.energyJoules !== null && record.energyJoules > 0;
+    const state = ctld && isFinalState(ctld.state) ? ctld.state : record.state;
+    return {
+      portalJobId,
+      schedulerJobId: String(record.jobId),
+      state,
+      pendingReason: null,
+      startedAt: started ? record.startedAt : null,
+      endedAt: record.endedAt ?? ctld?.endedAt ?? now(),
+      exitCode: ctld?.exitCode ?? exitCodes.get(portalJobId) ?? record.exitCode ?? (state === 'COMPLETED' ? 0 : null),
+      nodeList: started ? record.nodeList : [],
+      gpuSeconds: record.gpus * seconds,
+      energyWh: measured ? Math.round(record.energyJoules! / 3600) : modelledEnergyWh(classId, record.gpus, seconds),
+      energyMeasured: measured,
+      siteId: classId ? (classes.get(classId)?.siteId ?? null) : null,
+    };
+  }
+
+  /** A slurmdbd record that is not final yet, read as slurmctld would report it. */
+  function recordAsCtld(record: DbJob): CtldJob {
+    const started = record.startedAt !== null && record.nodeList.length > 0;
+    return { ...record, state: started ? 'RUNNING' : 'PENDING', pendingReason: started ? null : 'Accounting', exitCode: null, submittedAt: null, startedAt: started ? record.startedAt : null, endedAt: null };
+  }
+
+  const port: SlurmScheduler = {
+    async submit(spec) {
+      const partition = partitionOf(spec.partition);
+      const known = submitted.get(spec.portalJobId);
+      if (known !== undefined) return { schedulerJobId: String(known) };
+      if (spec.attempt !== 1) {
+        const existing = await lookUp(spec.portalJobId);
+        if (existing !== null) {
+          submitted.set(spec.portalJobId, existing);
+          return { schedulerJobId: String(existing) };
+        }
+      }
+      const jobId = await call('slurmctld (POST /job/submit)', () => api.submit(options.submitBody(spec, partition)));
+      submitted.set(spec.portalJobId, jobId);
+      invalidate();
+      return { schedulerJobId: String(jobId) };
+    },
+
+    async cancel(portalJobId, cancelOptions) {
+      const jobs = byName(await ctldJobs(true)).get(portalJobId) ?? [];
+      const live = jobs.filter((j) => !isFinalState(j.state));
+      for (const job of live) {
+        // A service asked to stop gets SIGTERM and exits cleanly (COMPLETED); a pending one is cancelled.
+        const signal = cancelOptions?.stop && job.state === 'RUNNING' ? 'TERM' : 'KILL';
+        await call('slurmctld (DELETE /job)', () => api.signal(job.jobId, signal));
+      }
+      if (live.length) invalidate();
+    },
+
+    async jobs(portalJobIds) {
+      if (portalJobIds.length === 0) return [];
+      const ctld = byName(await ctldJobs());
+      // slurmdbd is asked for the names slurmctld no longer holds, and for those that ended.
+      const askDb = portalJobIds.filter((id) => {
+        const list = ctld.get(id);
+        return !list || isFinalState(list[0]!.state);
+      });
+      const db = askDb.length ? await dbJobs(askDb) : new Map<string, DbJob[]>();
+      let proven: boolean | null = null;
+      const out: SchedulerJobStatus[] = [];
+      for (const id of portalJobIds) {
+        const inCtld = ctld.get(id);
+        const inDb = db.get(id);
+        if (inCtld && inCtld.length > 1) await dropDuplicates(id, inCtld.map((j) => j.jobId));
+        else if (inDb && inDb.length > 1) await dropDuplicates(id, inDb.map((j) => j.jobId));
+        const job = inCtld?.[0];
+        if (job) remember(id, job.exitCode);
+        const record = inDb?.find((r) => !job || r.jobId === job.jobId) ?? inDb?.[0];
+        if (job && !isFinalState(job.state)) {
+          out.push(liveStatus(id, job));
+        } else if (record?.final) {
+          out.push(finalStatus(id, record, job));
+        } else if (job) {
+          // Ended in slurmctld, not yet final in slurmdbd: not settled until Slurm's record is.
+          out.push(liveStatus(id, { ...job, state: job.startedAt ? 'RUNNING' : 'PENDING', pendingReason: job.startedAt ? null : 'Accounting' }));
+        } else if (record) {
+          out.push(liveStatus(id, recordAsCtld(record)));
+        } else {
+          // Unknown to both: left out only with proof that nothing is on its way to slurmdbd.
+          proven ??= (await call('slurmctld (GET /diag)', () => api.dbdAgentQueueSize())) === 0;
+          if (!proven) throw new SchedulerUnavailableError(`cannot tell whether Slurm has job ${id}: records are still on their way to slurmdbd`);
+        }
+      }
+      return out;
+    },
+
+    async describeCluster(): Promise<ClusterDescription> {
+      const [nodes, partitions, jobs] = await Promise.all([call('slurmctld (GET /nodes)', () => api.nodes()), call('slurmctld (GET /partitions)', () => api.partitions()), ctldJobs()]);
+      const out: ClusterDescription = { at: now(), partitions: [], nodes: [], pendingJobs: 0, runningJobs: 0, powerW: 0 };
+      const byNodeName = new Map(nodes.map((n) => [n.name, n]));
+      for (const [classId, partitionName] of Object.entries(options.partitions)) {
+        const partition = partitions.find((p) => p.name === partitionName);
+        const rc = classes.get(classId);
+        if (!partition || !rc) continue;
+        const members = partition.nodes.map((name) => byNodeName.get(name)).filter((n): n is SlurmNode => n !== undefined);
+        out.partitions.push({
+          name: classId,
+          siteId: rc.siteId,
+          gpuModel: rc.gpuModel,
+          nodes: members.length,
+          gpusPerNode: members.length ? Math.max(...members.map((n) => n.gpus)) : 0,
+          maxWalltimeSeconds: partition.maxTimeSeconds ?? rc.maxWalltimeSeconds,
+        });
+        for (const n of members) {
+          // Power is modelled (fake or unmetered GPUs): the node's base, idle GPUs, busy GPUs at the assumed load.
+          const busyW = ((rc.gpuMaxPowerW - rc.gpuIdlePowerW) * options.assumedGpuUtilPercent) / 100;
+          const powerW = n.down ? 0 : Math.round((rc.nodeBasePowerW * n.gpus) / Math.max(1, rc.gpusPerNode) + n.gpus * rc.gpuIdlePowerW + n.allocatedGpus * busyW);
+          out.nodes.push({ name: n.name, partition: classId, state: n.down ? 'down' : n.allocatedGpus > 0 ? 'allocated' : 'idle', gpus: n.gpus, allocatedGpus: n.allocatedGpus, powerW });
+          out.powerW += powerW;
+        }
+      }
+      const mapped = new Set(Object.values(options.partitions));
+      for (const job of jobs) {
+        if (!mapped.has(job.partition)) continue;
+        if (job.state === 'PENDING') out.pendingJobs++;
+        else if (job.state === 'RUNNING') out.runningJobs++;
+      }
+      return out;
+    },
+
+    async syncBudgets(budgets: SchedulerBudget[]): Promise<SchedulerBudgetState[]> {
+      if (!api.syncBudgets) throw new SchedulerUnavailableError('no Slurm admin is configured (SLURM_ADMIN_USER): Slurm enforces no budgets');
+      const rows = budgets.map((b) => ({ account: b.account, partition: partitionOf(b.partition), gpuMinutes: b.gpuMinutes }));
+      const applied = await call('slurmdbd (POST /slurmdb/associations)', () => api.syncBudgets!(rows));
+      return applied.map((a) => ({ ...a, partition: classOfPartition.get(a.partition) ?? a.partition }));
+    },
+
+    async budgetHolds(): Promise<BudgetHold[]> {
+      const jobs = await ctldJobs();
+      return jobs
+        .filter((j) => j.state === 'PENDING' && j.pendingReason !== null && /Grp(GRES|TRES)Min/.test(j.pendingReason))
+        .map((j) => ({
+          schedulerJobId: String(j.jobId),
+          // The portal names its jobs by their id; anything else was submitted around the portal.
+          portalJobId: UUID.test(j.name) ? j.name : null,
+          account: j.account,
+          partition: classOfPartition.get(j.partition) ?? j.partition,
+          reason: j.pendingReason!,
+          gpus: j.gpus,
+          timeLimitSeconds: j.timeLimitSeconds ?? 0,
+          submittedAt: j.submittedAt,
+        }));
+    },
+  };
+  return port;
+}
