@@ -13,7 +13,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['server/**/*.test.ts', 'db/**/*.test.ts', 'scripts/**/*.test.ts'],
-          exclude: ['**/*.integration.test.ts', 'node_modules/**'],
+          exclude: ['**/*.integration.test.ts', '**/*.slurm.test.ts', 'node_modules/**'],
           environment: 'node',
         },
       },
@@ -22,10 +22,24 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['**/*.integration.test.ts'],
-          exclude: ['node_modules/**', '.next/**'],
+          exclude: ['node_modules/**', '.next/**', '.slurm-test/**'],
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // Against a real Slurm (scripts/slurm-test-cluster.sh): one file at a time, in real time — the
+          // files share the cluster's partition, and some stop its daemons on purpose.
+          name: 'slurm',
+          include: ['**/*.slurm.test.ts'],
+          exclude: ['node_modules/**', '.next/**', '.slurm-test/**'],
+          environment: 'node',
+          fileParallelism: false,
+          testTimeout: 600_000,
+          hookTimeout: 300_000,
         },
       },
     ],

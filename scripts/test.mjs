@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: every tier, in order — typecheck, lint, unit + integration (vitest), e2e (Playwright) —
+// `npm test`: every tier, in order — typecheck, lint, unit + integration (vitest), the tests against a
+// real Slurm when SLURM_REST_URL is set (vitest project `slurm`), e2e (Playwright) —
 // then one closing line "N passed, N failed" that totals them all (CI reads that line).
 // Integration tests also run on real Postgres when TEST_DATABASE_URL is set.
 import { spawnSync } from 'node:child_process';
@@ -38,7 +39,7 @@ check('lint', run(bin('eslint'), ['.', '--max-warnings', '0']));
 const vitestJson = path.join(out, 'vitest.json');
 fs.rmSync(vitestJson, { force: true });
 if (!process.env.TEST_DATABASE_URL) console.log('\n(TEST_DATABASE_URL not set: integration tests run on PGlite only)');
-run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]);
+run(bin('vitest'), ['run', '--project', 'unit', '--project', 'integration', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]);
 const vitest = readJson(vitestJson);
 if (vitest) {
   const loadFailures = (vitest.testResults ?? []).filter((f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0).length;
@@ -47,7 +48,22 @@ if (vitest) {
   tiers.push({ name: 'unit + integration', passed: 0, failed: 1 });
 }
 
-// 3. Browser journeys on a production build.
+// 3. Against a real Slurm, when one is configured (CI starts one: scripts/slurm-test-cluster.sh).
+if (process.env.SLURM_REST_URL) {
+  const slurmJson = path.join(out, 'vitest-slurm.json');
+  fs.rmSync(slurmJson, { force: true });
+  run(bin('vitest'), ['run', '--project', 'slurm', '--reporter=default', '--reporter=json', `--outputFile.json=${slurmJson}`]);
+  const slurm = readJson(slurmJson);
+  const loadFailures = (slurm?.testResults ?? []).filter((f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0).length;
+  tiers.push(slurm ? { name: 'slurm', passed: slurm.numPassedTests, failed: slurm.numFailedTests + loadFailures } : { name: 'slurm', passed: 0, failed: 1 });
+} else if (process.env.PORTAL_SLURM_REQUIRED === '1') {
+  console.error('\nPORTAL_SLURM_REQUIRED=1 but no Slurm is configured (SLURM_REST_URL): the Slurm tier fails.');
+  tiers.push({ name: 'slurm', passed: 0, failed: 1 });
+} else {
+  console.log('\n(SLURM_REST_URL not set: the tests against a real Slurm are skipped; `scripts/slurm-test-cluster.sh start` starts one)');
+}
+
+// 4. Browser journeys on a production build.
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 if (!fs.existsSync(chromium)) {
   console.error(`\nNo Chromium at ${chromium}: install Debian's package (apt-get install chromium) or set CHROMIUM_PATH.`);

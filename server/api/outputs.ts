@@ -548,8 +548,10 @@ export const clusterOut = z.object({
     pendingJobs: z.number().int(),
     runningJobs: z.number().int(),
     powerW: z.number(),
-  }),
+  }).nullable(),
   samples: z.array(z.object({ at: z.date(), partition: z.string(), totalGpus: z.number().int(), allocatedGpus: z.number().int() })),
+  /** Whether the scheduler answered now; while it does not, since when (as the worker saw it) and why. */
+  scheduler: z.object({ reachable: z.boolean(), error: z.string().nullable(), unreachableSince: z.date().nullable(), lastOkAt: z.date().nullable() }),
 });
 
 /** One tenant's usage for staff: who the tenant is, and the report its owner sees. */

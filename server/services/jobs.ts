@@ -18,6 +18,7 @@ import type { TenantActor } from './actor';
 import { listResourceClasses } from './catalogue';
 import { confirmReservation, lockAllocation, lockOrganisation, monthSpendCents, releaseJobReservationInTx, startNewJobReservation } from './ledger';
 import { projectAccess } from './projects';
+import { readSchedulerStatus } from './scheduler-status';
 import { inTransaction, isTransaction } from './transaction';
 
 export interface SubmitJobInput {
@@ -458,7 +459,8 @@ export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string) {
       .where(eq(resourceClasses.id, job.resourceClassId)),
   ]);
   const mayReadEnv = job.userId === actor.userId || access?.projectRole === 'pi';
-  const { simulation: _simulation, idempotencyKey: _key, handoverUntil: _lease, env, ...shown } = job;
+  const { simulation: _simulation, idempotencyKey: _key, handoverUntil: _lease, handoverAttempts: _attempts, env, ...shown } = job;
+  const schedulerAway = job.state === 'SUBMITTING' && (await readSchedulerStatus(db))?.reachable === false;
   // Run time and utilisation from the figures the job is charged for (cluster time, not the wall clock).
   const efficiency = where && job.gpuSeconds !== null && job.startedAt ? jobEfficiency({ power: where, gpus: job.gpus, walltimeSeconds: job.walltimeSeconds, gpuSeconds: job.gpuSeconds, energyWh: job.energyWh ?? 0 }) : null;
   return {
@@ -477,6 +479,7 @@ export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string) {
     events,
     projectTitle: access?.project.title ?? '',
     canCancel: access ? canActOnJob(job, actor, access.projectRole) : job.userId === actor.userId,
+    waitingForScheduler: schedulerAway,
   };
 }
 

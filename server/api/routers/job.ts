@@ -88,6 +88,8 @@ const jobView = z.object({
   cancelRequestedAt: z.date().nullable(),
   updatedAt: z.date(),
   canCancel: z.boolean(),
+  /** A submitted job not yet at the scheduler while the scheduler does not answer: it waits, safe. */
+  waitingForScheduler: z.boolean(),
   resourceClassName: z.string(),
   gpuModel: z.string(),
   siteName: z.string(),

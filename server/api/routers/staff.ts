@@ -22,6 +22,8 @@ import {
   tenantUsageOut,
 } from '~/server/api/outputs';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
+import { SchedulerUnavailableError } from '~/server/core/scheduler/port';
+import { readSchedulerStatus } from '~/server/services/scheduler-status';
 import { getAllocationOverview, grantCreditLine, listAllocations, setAllocationLimits, setMonthlyCap } from '~/server/services/allocations';
 import { decideApplication, getApplication, reviewQueue } from '~/server/services/applications';
 import { creditRequestQueue, decideCreditLineRequest } from '~/server/services/credit-requests';
@@ -79,11 +81,28 @@ export const staffRouter = router({
     .query(async ({ ctx }) => {
       const scheduler = await schedulerOf(ctx);
       const since = new Date(ctx.now().getTime() - 86_400_000);
-      const [description, samples] = await Promise.all([
-        scheduler.describeCluster(),
+      // An unreachable scheduler is news for the page, not an error: it shows since when, and the history.
+      const [description, samples, status] = await Promise.all([
+        scheduler.describeCluster().then(
+          (d) => ({ description: d, error: null }),
+          (error: unknown) => {
+            if (!(error instanceof SchedulerUnavailableError)) throw error;
+            return { description: null, error: error.message };
+          },
+        ),
         ctx.db.select().from(clusterSamples).where(gte(clusterSamples.at, since)).orderBy(asc(clusterSamples.at)),
+        readSchedulerStatus(ctx.db),
       ]);
-      return { description, samples };
+      return {
+        description: description.description,
+        samples,
+        scheduler: {
+          reachable: description.error === null,
+          error: description.error,
+          unreachableSince: description.error === null ? null : (status?.unreachableSince ?? null),
+          lastOkAt: status?.lastOkAt ?? null,
+        },
+      };
     }),
 
   applicationQueue: staffProcedure()

@@ -96,6 +96,11 @@ export function JobDetail({ jobId }: { jobId: string }) {
         {stopping ? t('jobs.confirmStopText') : t('jobs.confirmCancelText')}
       </ConfirmDialog>
       {cancel.error && <Alert tone="error">{formErrors(cancel.error, []).message}</Alert>}
+      {job.waitingForScheduler && (
+        <Alert tone="warning" title={t('jobs.schedulerUnreachable')}>
+          <span data-testid="waiting-for-scheduler">{t('job.waitingForScheduler')}</span>
+        </Alert>
+      )}
       {job.state === 'PENDING' && reasonText && (
         <Alert tone="info" title={t('jobs.whyWaiting')}>
           <span data-testid="pending-reason">{reasonText}</span>

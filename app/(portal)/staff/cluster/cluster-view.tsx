@@ -2,8 +2,8 @@
 // The cluster now (nodes idle / allocated / down, queue, power) and its utilisation over the last day.
 import { useQuery } from '@tanstack/react-query';
 import { useT } from '~/app/_components/i18n';
-import { Card, cx } from '~/app/_components/ui';
-import { formatPercent } from '~/app/_lib/format';
+import { Alert, Card, cx } from '~/app/_components/ui';
+import { formatDateTime, formatPercent } from '~/app/_lib/format';
 import { useTRPC } from '~/app/_lib/trpc';
 
 const NODE_STYLE = { idle: 'bg-emerald-100 ring-emerald-300', allocated: 'bg-indigo-500 ring-indigo-600', down: 'bg-red-400 ring-red-500' } as const;
@@ -39,9 +39,9 @@ export function ClusterView() {
   const trpc = useTRPC();
   const query = useQuery({ ...trpc.staff.cluster.queryOptions(), refetchInterval: 3000 });
   if (!query.data) return <p className="text-sm text-slate-500">{t('common.working')}</p>;
-  const { description: c, samples } = query.data;
-  const total = c.nodes.reduce((s, n) => s + n.gpus, 0);
-  const allocated = c.nodes.reduce((s, n) => s + n.allocatedGpus, 0);
+  const { description: c, samples, scheduler } = query.data;
+  const total = c ? c.nodes.reduce((s, n) => s + n.gpus, 0) : 0;
+  const allocated = c ? c.nodes.reduce((s, n) => s + n.allocatedGpus, 0) : 0;
   const byTime = new Map<number, { total: number; allocated: number }>();
   for (const s of samples) {
     const key = new Date(s.at).getTime();
@@ -52,14 +52,25 @@ export function ClusterView() {
   }
   const points = [...byTime.entries()].sort((a, b) => a[0] - b[0]).map(([at, v]) => ({ at: new Date(at), fraction: v.total ? v.allocated / v.total : 0 }));
   const avg = points.length ? points.reduce((s, p) => s + p.fraction, 0) / points.length : 0;
-  const stats = [
-    [t('cluster.gpusInUse'), `${allocated} / ${total} (${formatPercent(locale, total ? allocated / total : 0)})`],
-    [t('cluster.queue'), `${c.pendingJobs} ${t('cluster.pending')} · ${c.runningJobs} ${t('cluster.running')}`],
-    [t('cluster.powerNow'), `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(c.powerW / 1000)} kW`],
-    [t('cluster.nodesDown'), String(c.nodes.filter((n) => n.state === 'down').length)],
-  ];
+  const stats = c
+    ? [
+        [t('cluster.gpusInUse'), `${allocated} / ${total} (${formatPercent(locale, total ? allocated / total : 0)})`],
+        [t('cluster.queue'), `${c.pendingJobs} ${t('cluster.pending')} · ${c.runningJobs} ${t('cluster.running')}`],
+        [t('cluster.powerNow'), `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(c.powerW / 1000)} kW`],
+        [t('cluster.nodesDown'), String(c.nodes.filter((n) => n.state === 'down').length)],
+      ]
+    : [];
   return (
     <div className="space-y-6">
+      {!scheduler.reachable && (
+        <Alert tone="error" title={t('cluster.unreachableTitle')}>
+          <p data-testid="scheduler-unreachable">
+            {scheduler.unreachableSince ? t('cluster.unreachableSince', { since: formatDateTime(locale, scheduler.unreachableSince) }) : t('cluster.unreachableNow')}{' '}
+            {t('cluster.unreachableMeaning')}
+          </p>
+          {scheduler.error && <p className="mt-2 font-mono text-xs break-words">{scheduler.error}</p>}
+        </Alert>
+      )}
       <dl className="grid gap-4 sm:grid-cols-4">
         {stats.map(([label, value]) => (
           <div key={label} className="rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200">
@@ -73,7 +84,7 @@ export function ClusterView() {
       <Card title={t('cluster.utilisationDay', { avg: formatPercent(locale, avg) })}>
         {points.length < 2 ? <p className="text-sm text-slate-500">{t('cluster.collecting')}</p> : <UtilisationChart points={points} label={t('cluster.utilisationDay', { avg: formatPercent(locale, avg) })} />}
       </Card>
-      {c.partitions.map((p) => {
+      {c?.partitions.map((p) => {
         const nodes = c.nodes.filter((n) => n.partition === p.name);
         return (
           <Card key={p.name} title={`${p.name} · ${p.gpuModel} · ${p.siteId}`}>
