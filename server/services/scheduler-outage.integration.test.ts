@@ -39,7 +39,7 @@ describe.each(dbTargets())('scheduler outage on %s', (target) => {
 
   it('jobs wait and are forwarded later, staff see the outage, the job page says why it waits', async () => {
     const db = handle.db;
-    const sim = await createSimulatedScheduler({ db, cluster: await clusterConfigFromCatalogue(db), speed: 60, now, clusterId: `outage-${randomUUID()}` });
+    const sim = createSimulatedScheduler({ db, cluster: await clusterConfigFromCatalogue(db), speed: 60, now, clusterId: `outage-${randomUUID()}` });
     const scheduler = switchable(sim);
     const admin = await createStaff(db, 'admin');
     const owner = await createTenant(db, { name: `Outage Lab ${randomUUID().slice(0, 6)}` });
