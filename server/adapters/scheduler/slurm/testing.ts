@@ -1,0 +1,86 @@
+// Support for the tests against a real Slurm (*.slurm.test.ts): the settings of the test cluster that
+// scripts/slurm-test-cluster.sh started (its env file, exported by .ci/run), Slurm's own accounting
+// (`sacct`) to compare charges with, and its daemons to stop and start for the outage tests.
+import { execFileSync } from 'node:child_process';
+import { configuredCatalogue } from '~/server/catalogue';
+import { parseEnv } from '~/server/env.js';
+import type { SlurmClassInfo } from './adapter';
+import { slurmSettings, type SlurmSettings } from './index';
+
+/** The test cluster's settings, polling every second (tests wait in real time). */
+export function testClusterSettings(overrides: Partial<SlurmSettings> = {}): SlurmSettings {
+  const config = parseEnv({ ...process.env, SCHEDULER: 'slurm', SLURM_POLL_SECONDS: '1' });
+  return { ...slurmSettings(config), ...overrides };
+}
+
+/** The catalogue's resource classes as the adapter needs them (no database). */
+export function catalogueClasses(): SlurmClassInfo[] {
+  return configuredCatalogue().resourceClasses.map((rc) => ({
+    id: rc.id,
+    siteId: rc.siteId,
+    gpuModel: rc.gpuModel,
+    gpusPerNode: rc.gpusPerNode,
+    maxWalltimeSeconds: rc.maxWalltimeSeconds,
+    gpuIdlePowerW: rc.gpuIdlePowerW,
+    gpuMaxPowerW: rc.gpuMaxPowerW,
+    nodeBasePowerW: rc.nodeBasePowerW,
+  }));
+}
+
+/** One `sacct` row of a job (its allocation line, -X): what Slurm's accounting says it used. */
+export interface SacctRow {
+  jobId: number;
+  name: string;
+  state: string;
+  elapsedSeconds: number;
+  gpus: number;
+  account: string;
+}
+
+/** sacct returns Slurm's accounting of the jobs with this name (one row per Slurm job). */
+export function sacct(name: string): SacctRow[] {
+  const out = execFileSync('sacct', ['-n', '-P', '-X', '-a', '-S', 'now-30days', '--name', name, '-o', 'JobIDRaw,JobName%80,State,ElapsedRaw,AllocTRES%200,Account'], {
+    encoding: 'utf8',
+    env: { ...process.env },
+  });
+  return out
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const [jobId, jobName, state, elapsed, tres, account] = line.split('|');
+      const gpus = /gres\/gpu=(\d+)/.exec(tres ?? '')?.[1];
+      return { jobId: Number(jobId), name: jobName!, state: state!.split(' ')[0]!, elapsedSeconds: Number(elapsed), gpus: gpus ? Number(gpus) : 0, account: account ?? '' };
+    });
+}
+
+/** The test cluster script (scripts/slurm-test-cluster.sh), for stopping and starting daemons. */
+function clusterScript(): string {
+  const script = process.env.SLURM_TEST_SCRIPT;
+  if (!script) throw new Error('SLURM_TEST_SCRIPT is not set: source the test cluster env file (scripts/slurm-test-cluster.sh env)');
+  return script;
+}
+
+export type SlurmDaemon = 'slurmrestd' | 'slurmctld' | 'slurmdbd';
+
+/** stopDaemon stops one daemon of the test cluster (its state stays). */
+export function stopDaemon(daemon: SlurmDaemon): void {
+  execFileSync(clusterScript(), ['stop-daemon', daemon], { stdio: 'pipe' });
+}
+
+/** startCluster starts whatever daemon of the test cluster is not running. */
+export function startCluster(): void {
+  execFileSync(clusterScript(), ['start'], { stdio: 'pipe' });
+}
+
+/** sleep waits in real time. */
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** waitUntil polls the condition every second until it holds or maxSeconds have passed. */
+export async function waitUntil(condition: () => Promise<boolean> | boolean, maxSeconds: number): Promise<boolean> {
+  const deadline = Date.now() + maxSeconds * 1000;
+  for (;;) {
+    if (await condition()) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(1000);
+  }
+}
