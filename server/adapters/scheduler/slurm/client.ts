@@ -1,0 +1,228 @@
+// A typed slurmrestd client (REST v0.0.38 + dbv0.0.38, Slurm 22.05) on openapi-fetch: one small function per
+// operation the adapter needs. Each sends the JWT headers, gives up after timeoutMs, checks with zod only
+// the fields it reads, and throws a classified SlurmError (errors.ts) on any failure, including the HTTP
+// 200 answers that carry an `errors` entry (slurmdbd down, a token slurmdbd refuses).
+import createClient from 'openapi-fetch';
+import { type z } from 'zod';
+import { classify, SlurmError, toSlurmError } from './errors';
+import type { components, paths } from './openapi';
+import {
+  accountsResponseSchema,
+  associationsResponseSchema,
+  ctldJobsResponseSchema,
+  dbJobsResponseSchema,
+  diagResponseSchema,
+  nodesResponseSchema,
+  partitionsResponseSchema,
+  pingResponseSchema,
+  submitResponseSchema,
+  type CtldJob,
+  type DbJob,
+  type SlurmAccount,
+  type SlurmAssociation,
+  type SlurmNode,
+  type SlurmPartition,
+} from './schemas';
+
+/** The body of POST /slurm/v0.0.38/job/submit. */
+export type SlurmSubmitBody = components['schemas']['v0.0.38_job_submission'];
+/** An account as POST /slurmdb/v0.0.38/accounts takes it. */
+export type SlurmAccountInput = { name: string; description: string; organization: string };
+/**
+ * An association as POST /slurmdb/v0.0.38/associations takes it. Loosely typed on purpose: the limit that
+ * works in 22.05 (`max.tres.group.minutes`) is not in the published spec, and the documented
+ * `max.tres.total` crashed slurmrestd; limits.ts builds the exact body.
+ */
+export type SlurmAssociationInput = { account: string; cluster: string; user: string; partition?: string } & Record<string, unknown>;
+
+export type CancelSignal = 'TERM' | 'KILL';
+
+export interface SlurmClientOptions {
+  /** slurmrestd's base URL, e.g. http://127.0.0.1:6820 (SLURM_REST_URL). */
+  baseUrl: string;
+  /** The user the token is for (X-SLURM-USER-NAME; SLURM_REST_USER). */
+  user: string;
+  /** The JWT, asked for on every call so that a renewed token is used at once (see jwt.ts tokenSource). */
+  token: () => Promise<string> | string;
+  /** Each call gives up after this long (default 20 s): a slurmctld that is down takes 9–18 s to answer. */
+  timeoutMs?: number;
+  /** The fetch to use (tests wrap it, e.g. to drop answers). */
+  fetch?: typeof globalThis.fetch;
+}
+
+export interface SlurmClient {
+  /** ping asks slurmctld whether it is up (GET /slurm/v0.0.38/ping). */
+  ping(): Promise<{ hostname: string | null; ping: string | null; mode: string | null }[]>;
+  /** submitJob submits a batch job and returns its Slurm job id. */
+  submitJob(body: SlurmSubmitBody): Promise<{ jobId: string }>;
+  /** listJobs lists every job slurmctld still holds (finished ones for MinJobAge). */
+  listJobs(): Promise<CtldJob[]>;
+  /** getJob reads one job from slurmctld; an unknown id throws SlurmError 'not-found'. */
+  getJob(jobId: string): Promise<CtldJob>;
+  /** cancelJob cancels a job, or with `signal` only sends it that signal (TERM: ask it to end). */
+  cancelJob(jobId: string, options?: { signal?: CancelSignal }): Promise<void>;
+  /**
+   * dbJobs looks jobs up in slurmdbd by name (several at once); no names, no query. `startTime` is a
+   * Slurm time expression (default now-30days; an epoch is refused).
+   */
+  dbJobs(query: { names: string[]; startTime?: string; cluster?: string }): Promise<DbJob[]>;
+  /** dbJob reads a job's accounting records (several when job ids were reused). */
+  dbJob(jobId: string): Promise<DbJob[]>;
+  nodes(): Promise<SlurmNode[]>;
+  partitions(): Promise<SlurmPartition[]>;
+  /** diag reports slurmctld's queue towards slurmdbd (0 = every record sent). */
+  diag(): Promise<{ dbdAgentQueueSize: number | null }>;
+  accounts(): Promise<SlurmAccount[]>;
+  /** postAccounts creates (or updates) accounts. */
+  postAccounts(accounts: SlurmAccountInput[]): Promise<void>;
+  associations(query?: { account?: string; user?: string; partition?: string; cluster?: string }): Promise<SlurmAssociation[]>;
+  /** postAssociations creates or updates associations. */
+  postAssociations(associations: SlurmAssociationInput[]): Promise<void>;
+}
+
+/** What an openapi-fetch call resolves to, as far as the classifier needs it. */
+interface FetchResult {
+  data?: unknown;
+  error?: unknown;
+  response: Response;
+}
+
+// Job names go into one comma-separated query value; a name with a comma could not be asked for.
+function checkName(name: string): string {
+  if (name === '' || name.includes(',')) throw new SlurmError('permanent', `dbJobs: a job name cannot be empty or contain ',': ${JSON.stringify(name)}`);
+  return name;
+}
+
+function checkJobId(jobId: string): string {
+  if (!/^[1-9][0-9]*$/.test(jobId)) throw new SlurmError('permanent', `not a Slurm job id: ${JSON.stringify(jobId)}`);
+  return jobId;
+}
+
+/** createSlurmClient builds a client for one slurmrestd and one user. */
+export function createSlurmClient(options: SlurmClientOptions): SlurmClient {
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const api = createClient<paths>({ baseUrl: options.baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) });
+
+  async function init() {
+    let token: string;
+    try {
+      token = await options.token();
+    } catch (error) {
+      // No token to send (an unreadable token or key file): as good as a refused one.
+      throw new SlurmError('auth', `no Slurm token: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    return { headers: { 'X-SLURM-USER-NAME': options.user, 'X-SLURM-USER-TOKEN': token }, signal: AbortSignal.timeout(timeoutMs) };
+  }
+
+  // Runs one call and returns its body: a thrown fetch (refused, timed out, dropped) is 'unreachable';
+  // an answer is classified from its status and `errors` entries.
+  async function call(context: string, send: () => Promise<FetchResult>): Promise<unknown> {
+    let result: FetchResult;
+    try {
+      result = await send();
+    } catch (error) {
+      if (error instanceof SlurmError) throw error;
+      if (error instanceof SyntaxError) throw new SlurmError('transient', `${context}: slurmrestd sent no JSON`, { cause: error });
+      throw toSlurmError(classify({ network: error })!, context, error);
+    }
+    const body = result.data ?? result.error;
+    const failure = classify({ status: result.response.status, body });
+    if (failure) throw toSlurmError(failure, context);
+    return body;
+  }
+
+  function parse<S extends z.ZodType>(context: string, schema: S, body: unknown): z.infer<S> {
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) {
+      throw new SlurmError('transient', `${context}: unexpected answer from slurmrestd: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`, {
+        cause: parsed.error,
+      });
+    }
+    return parsed.data;
+  }
+
+  async function read<S extends z.ZodType>(context: string, schema: S, send: () => Promise<FetchResult>): Promise<z.infer<S>> {
+    return parse(context, schema, await call(context, send));
+  }
+
+  return {
+    async ping() {
+      const body = await read('ping', pingResponseSchema, async () => api.GET('/slurm/v0.0.38/ping', await init()));
+      return (body.pings ?? []).map((p) => ({ hostname: p.hostname ?? null, ping: p.ping ?? null, mode: p.mode ?? null }));
+    },
+
+    async submitJob(body) {
+      const answer = await read('submitJob', submitResponseSchema, async () => api.POST('/slurm/v0.0.38/job/submit', { ...(await init()), body }));
+      return { jobId: String(answer.job_id) };
+    },
+
+    async listJobs() {
+      const body = await read('listJobs', ctldJobsResponseSchema, async () => api.GET('/slurm/v0.0.38/jobs', await init()));
+      return body.jobs ?? [];
+    },
+
+    async getJob(jobId) {
+      const context = `getJob ${jobId}`;
+      const job_id = checkJobId(jobId);
+      const body = await read(context, ctldJobsResponseSchema, async () => api.GET('/slurm/v0.0.38/job/{job_id}', { ...(await init()), params: { path: { job_id } } }));
+      const job = (body.jobs ?? []).find((j) => String(j.job_id) === jobId);
+      if (!job) throw new SlurmError('not-found', `${context}: slurmctld answered without the job`, { status: 200 });
+      return job;
+    },
+
+    async cancelJob(jobId, cancel = {}) {
+      const job_id = checkJobId(jobId);
+      const query = cancel.signal ? { signal: cancel.signal } : undefined;
+      await call(`cancelJob ${jobId}`, async () => api.DELETE('/slurm/v0.0.38/job/{job_id}', { ...(await init()), params: { path: { job_id }, ...(query ? { query } : {}) } }));
+    },
+
+    async dbJobs({ names, startTime = 'now-30days', cluster }) {
+      // Without a name filter slurmdbd would return every job of the period.
+      if (names.length === 0) return [];
+      // openapi-fetch encodes the value (',' → %2C): a raw ',' is a 400 "Unable to parse query".
+      const query = { job_name: [...new Set(names.map(checkName))].join(','), start_time: startTime, ...(cluster ? { cluster } : {}) };
+      const body = await read('dbJobs', dbJobsResponseSchema, async () => api.GET('/slurmdb/v0.0.38/jobs', { ...(await init()), params: { query } }));
+      return body.jobs ?? [];
+    },
+
+    async dbJob(jobId) {
+      const job_id = checkJobId(jobId);
+      const body = await read(`dbJob ${jobId}`, dbJobsResponseSchema, async () => api.GET('/slurmdb/v0.0.38/job/{job_id}', { ...(await init()), params: { path: { job_id } } }));
+      return body.jobs ?? [];
+    },
+
+    async nodes() {
+      const body = await read('nodes', nodesResponseSchema, async () => api.GET('/slurm/v0.0.38/nodes', await init()));
+      return body.nodes ?? [];
+    },
+
+    async partitions() {
+      const body = await read('partitions', partitionsResponseSchema, async () => api.GET('/slurm/v0.0.38/partitions', await init()));
+      return body.partitions ?? [];
+    },
+
+    async diag() {
+      const body = await read('diag', diagResponseSchema, async () => api.GET('/slurm/v0.0.38/diag', await init()));
+      return { dbdAgentQueueSize: body.statistics?.dbd_agent_queue_size ?? null };
+    },
+
+    async accounts() {
+      const body = await read('accounts', accountsResponseSchema, async () => api.GET('/slurmdb/v0.0.38/accounts', await init()));
+      return body.accounts ?? [];
+    },
+
+    async postAccounts(accounts) {
+      await call('postAccounts', async () => api.POST('/slurmdb/v0.0.38/accounts', { ...(await init()), body: { accounts } }));
+    },
+
+    async associations(query = {}) {
+      const body = await read('associations', associationsResponseSchema, async () => api.GET('/slurmdb/v0.0.38/associations', { ...(await init()), params: { query } }));
+      return body.associations ?? [];
+    },
+
+    async postAssociations(associations) {
+      const body = { associations } as unknown as components['schemas']['dbv0.0.38_associations_info'];
+      await call('postAssociations', async () => api.POST('/slurmdb/v0.0.38/associations', { ...(await init()), body }));
+    },
+  };
+}

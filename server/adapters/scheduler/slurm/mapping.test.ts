@@ -1,0 +1,346 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { SchedulerJobSpec, SchedulerJobState } from '~/server/core/scheduler/port';
+import {
+  chargedGpuSeconds,
+  exitCodeFromDb,
+  exitCodeFromWaitStatus,
+  expandHostlist,
+  gpusFromGres,
+  gpusFromTres,
+  gpusFromTresList,
+  jobScript,
+  jobState,
+  measuredEnergyJoules,
+  shellQuote,
+  slurmStateIsKnown,
+  statusFromCtld,
+  statusFromDb,
+  submitBody,
+  timeLimitSeconds,
+} from './mapping';
+import { ctldJobsResponseSchema, dbJobsResponseSchema, type CtldJob, type DbJob } from './schemas';
+
+function fixture(name: string): unknown {
+  return JSON.parse(readFileSync(path.join(import.meta.dirname, 'fixtures', name), 'utf8'));
+}
+function ctldJobs(name: string): CtldJob[] {
+  return ctldJobsResponseSchema.parse(fixture(name)).jobs ?? [];
+}
+function dbJobs(name: string): DbJob[] {
+  return dbJobsResponseSchema.parse(fixture(name)).jobs ?? [];
+}
+const running = ctldJobs('03-job-get.resp.json')[0]!;
+const cancelled = ctldJobs('07-job-get-after-delete.resp.json')[0]!;
+const dbCancelled = dbJobs('11-slurmdb-job.resp.json')[0]!;
+const dbList = dbJobs('12-slurmdb-jobs.resp.json');
+
+describe('jobState: the table of the issue', () => {
+  const rows: [string | string[], SchedulerJobState][] = [
+    ['PENDING', 'PENDING'],
+    ['RUNNING', 'RUNNING'],
+    ['CONFIGURING', 'RUNNING'],
+    ['SUSPENDED', 'RUNNING'],
+    ['COMPLETING', 'RUNNING'],
+    ['RUNNING+COMPLETING', 'RUNNING'],
+    ['COMPLETED+COMPLETING', 'RUNNING'],
+    [['COMPLETED', 'COMPLETING'], 'RUNNING'],
+    [['PENDING', 'REQUEUED'], 'PENDING'],
+    ['COMPLETED', 'COMPLETED'],
+    [['COMPLETED'], 'COMPLETED'],
+    ['FAILED', 'FAILED'],
+    ['OUT_OF_MEMORY', 'FAILED'],
+    ['TIMEOUT', 'TIMEOUT'],
+    ['DEADLINE', 'TIMEOUT'],
+    ['CANCELLED', 'CANCELLED'],
+    ['PREEMPTED', 'CANCELLED'],
+    ['REVOKED', 'CANCELLED'],
+    ['NODE_FAIL', 'NODE_FAIL'],
+    ['BOOT_FAIL', 'NODE_FAIL'],
+    ['cancelled', 'CANCELLED'],
+    ['SOMETHING_NEW', 'RUNNING'],
+  ];
+  it.each(rows)('%j → %s', (raw, state) => {
+    expect(jobState(raw).state).toBe(state);
+  });
+  it('keeps the base state and flags apart', () => {
+    expect(jobState('RUNNING+COMPLETING')).toEqual({ state: 'RUNNING', base: 'RUNNING', flags: ['COMPLETING'] });
+    expect(jobState('COMPLETING')).toEqual({ state: 'RUNNING', base: null, flags: ['COMPLETING'] });
+  });
+  it('tells states it does not know', () => {
+    expect(slurmStateIsKnown('RUNNING+COMPLETING')).toBe(true);
+    expect(slurmStateIsKnown('SOMETHING_NEW')).toBe(false);
+    expect(slurmStateIsKnown('')).toBe(false);
+  });
+});
+
+describe('exit codes', () => {
+  it.each([
+    [0, 0],
+    [256, 1],
+    [2 << 8, 2],
+    [255 << 8, 255],
+    [9, 137],
+    [15, 143],
+    [15 | 0x80, 143],
+    [null, null],
+    [-1, null],
+  ])('wait status %j → %j', (status, code) => {
+    expect(exitCodeFromWaitStatus(status)).toBe(code);
+  });
+  it('slurmdbd: SUCCESS/0 is 0 only for a COMPLETED job (dbv0.0.38 reports exit 1 as SUCCESS/0)', () => {
+    expect(exitCodeFromDb({ status: 'SUCCESS', return_code: 0 }, 'COMPLETED')).toBe(0);
+    expect(exitCodeFromDb({ status: 'SUCCESS', return_code: 0 }, 'FAILED')).toBeNull();
+    expect(exitCodeFromDb({ status: 'FAILED', return_code: 3 }, 'FAILED')).toBe(3);
+    expect(exitCodeFromDb({ status: 'SIGNALED', return_code: null, signal: { signal_id: 9, name: 'Killed' } }, 'CANCELLED')).toBe(137);
+    expect(exitCodeFromDb(null, 'FAILED')).toBeNull();
+  });
+});
+
+describe('hostlists, GRES and TRES', () => {
+  it.each([
+    ['n1', ['n1']],
+    ['n[1-2]', ['n1', 'n2']],
+    ['n[1-2],gpu[01-03,7]', ['n1', 'n2', 'gpu01', 'gpu02', 'gpu03', 'gpu7']],
+    ['a,b[08-10]', ['a', 'b08', 'b09', 'b10']],
+    ['rack[1-2]-n[1-2]', ['rack1-n1', 'rack1-n2', 'rack2-n1', 'rack2-n2']],
+    ['', []],
+    ['None assigned', []],
+    ['(null)', []],
+  ])('%j', (list, hosts) => {
+    expect(expandHostlist(list)).toEqual(hosts);
+  });
+  it('refuses a broken hostlist', () => {
+    expect(() => expandHostlist('n[1-')).toThrow(/hostlist/);
+    expect(() => expandHostlist('n[a-b]')).toThrow(/hostlist/);
+  });
+
+  it.each([
+    ['gpu:4', 4],
+    ['gres:gpu:2', 2],
+    ['gres/gpu:2', 2],
+    ['gpu:4(IDX:0-3)', 4],
+    ['gpu:2(IDX:0,2)', 2],
+    ['gpu:a100:2', 2],
+    ['gpu:a100:2(S:0-1),gpu:v100:1', 3],
+    ['gpu', 1],
+    ['gpu:8(S:0),shard:16', 8],
+    ['N/A', 0],
+    ['', 0],
+    [null, 0],
+  ])('GRES %j → %d GPUs', (gres, gpus) => {
+    expect(gpusFromGres(gres)).toBe(gpus);
+  });
+
+  it.each([
+    ['cpu=2,mem=1G,node=1,billing=2,gres/gpu=2', 2],
+    ['cpu=8,node=2,gres/gpu=8,gres/gpu:a100=8', 8],
+    ['cpu=8,gres/gpu:a100=2,gres/gpu:v100=1', 3],
+    ['cpu=1,mem=256M,node=1,billing=1', 0],
+    ['', 0],
+  ])('TRES %j → %d GPUs', (tres, gpus) => {
+    expect(gpusFromTres(tres)).toBe(gpus);
+  });
+
+  it('TRES lists from slurmdbd', () => {
+    expect(gpusFromTresList(dbCancelled.tres?.allocated)).toBe(2);
+    expect(gpusFromTresList([])).toBe(0);
+    expect(gpusFromTresList(null)).toBe(0);
+  });
+});
+
+describe('the charge', () => {
+  it('is GPUs × elapsed, capped at the time limit (a 1-minute job ended TIMEOUT at 67 s)', () => {
+    expect(chargedGpuSeconds(4, 67, 60)).toBe(240);
+    expect(chargedGpuSeconds(4, 30, 60)).toBe(120);
+    expect(chargedGpuSeconds(2, 30, null)).toBe(60);
+    expect(chargedGpuSeconds(2, -5, 60)).toBe(0);
+  });
+  it('time limits are minutes; unset and INFINITE are none', () => {
+    expect(timeLimitSeconds(5)).toBe(300);
+    expect(timeLimitSeconds(null)).toBeNull();
+    expect(timeLimitSeconds(0)).toBeNull();
+    expect(timeLimitSeconds(0xffffffff)).toBeNull();
+    expect(timeLimitSeconds(0xfffffffe)).toBeNull();
+  });
+});
+
+describe('statusFromCtld', () => {
+  it('a running job (recorded): started, not ended (end_time is a forecast), usage so far', () => {
+    const status = statusFromCtld(running, 1796030809 + 100);
+    expect(status).toEqual({
+      portalJobId: 'portal-run-42',
+      schedulerJobId: '3',
+      state: 'RUNNING',
+      pendingReason: null,
+      startedAt: new Date(1796030809 * 1000),
+      endedAt: null,
+      exitCode: null,
+      nodeList: ['n1'],
+      gpuSeconds: 200,
+      account: 'portal',
+      partition: 'debug',
+      gpus: 2,
+      elapsedSeconds: 100,
+      timeLimitSeconds: 300,
+      energyJoules: null,
+    });
+    // Past the limit the usage so far stops growing.
+    expect(statusFromCtld(running, 1796030809 + 1000).gpuSeconds).toBe(600);
+  });
+
+  it('a job cancelled while running (recorded): ended, exit 128 + SIGTERM', () => {
+    expect(statusFromCtld(cancelled, 1796040000)).toMatchObject({
+      state: 'CANCELLED',
+      startedAt: new Date(1796030809 * 1000),
+      endedAt: new Date(1796030810 * 1000),
+      exitCode: 143,
+      gpuSeconds: 2,
+      elapsedSeconds: 1,
+    });
+  });
+
+  it('a pending job: its reason, no start (start_time is a forecast), nothing used', () => {
+    const pending: CtldJob = { ...running, job_state: 'PENDING', state_reason: 'AssocGrpGRESMinutes', nodes: '', tres_alloc_str: '', start_time: 1796031000 };
+    expect(statusFromCtld(pending, 1796030900)).toMatchObject({ state: 'PENDING', pendingReason: 'AssocGrpGRESMinutes', startedAt: null, endedAt: null, gpuSeconds: 0, nodeList: [] });
+    expect(statusFromCtld({ ...pending, state_reason: 'None' }, 0).pendingReason).toBeNull();
+  });
+
+  it('cancelled while pending: start = end, no nodes → never started, 0 GPU-s', () => {
+    const job: CtldJob = { ...running, job_state: 'CANCELLED', nodes: '', tres_alloc_str: '', start_time: 1796030900, end_time: 1796030900, exit_code: 0 };
+    expect(statusFromCtld(job, 1796031000)).toMatchObject({ state: 'CANCELLED', startedAt: null, endedAt: new Date(1796030900 * 1000), exitCode: null, gpuSeconds: 0 });
+  });
+
+  it('exit 1 of a failed job, and a 2-node job over all its nodes', () => {
+    const job: CtldJob = { ...running, job_state: 'FAILED', exit_code: 256, nodes: 'n[1-2]', node_count: 2, tres_alloc_str: 'cpu=2,node=2,gres/gpu=8', end_time: 1796030869 };
+    expect(statusFromCtld(job, 0)).toMatchObject({ state: 'FAILED', exitCode: 1, nodeList: ['n1', 'n2'], gpus: 8, gpuSeconds: 8 * 60 });
+  });
+
+  it('GPUs from per-node GRES × nodes when the TRES string has none', () => {
+    const job: CtldJob = { ...running, tres_alloc_str: 'cpu=2,node=2', tres_per_node: 'gres:gpu:4', node_count: 2, nodes: 'n[1-2]' };
+    expect(statusFromCtld(job, 1796030819).gpus).toBe(8);
+  });
+});
+
+describe('statusFromDb', () => {
+  it('the recorded cancelled job: sacct elapsed × GPUs; SUCCESS/0 is no exit code, slurmctld\'s wins', () => {
+    expect(statusFromDb(dbCancelled, { nowSeconds: 1796040000 })).toEqual({
+      portalJobId: 'portal-run-42',
+      schedulerJobId: '3',
+      state: 'CANCELLED',
+      pendingReason: null,
+      startedAt: new Date(1796030809 * 1000),
+      endedAt: new Date(1796030810 * 1000),
+      exitCode: null,
+      nodeList: ['n1'],
+      gpuSeconds: 2,
+      account: 'portal',
+      partition: 'debug',
+      gpus: 2,
+      elapsedSeconds: 1,
+      timeLimitSeconds: 300,
+      energyJoules: null,
+    });
+    expect(statusFromDb(dbCancelled, { nowSeconds: 0, ctldExitCode: 143 }).exitCode).toBe(143);
+  });
+
+  it('the recorded list: a completed job exits 0; a job that never got nodes never started', () => {
+    const [completed, , , failed] = dbList.map((r) => statusFromDb(r, { nowSeconds: 1796040000 }));
+    expect(completed).toMatchObject({ portalJobId: 'wrap', state: 'COMPLETED', exitCode: 0, gpuSeconds: 4, elapsedSeconds: 2 });
+    expect(failed).toMatchObject({ portalJobId: 'allocation', state: 'FAILED', startedAt: null, endedAt: new Date(1796030811 * 1000), gpuSeconds: 0, nodeList: [], exitCode: null });
+  });
+
+  it('TIMEOUT is charged GPUs × the limit, not the overrun', () => {
+    const record: DbJob = { ...dbCancelled, state: { current: 'TIMEOUT', reason: 'None' }, time: { ...dbCancelled.time, elapsed: 67, end: dbCancelled.time.start! + 67, limit: 1 } };
+    expect(statusFromDb(record, { nowSeconds: 0 })).toMatchObject({ state: 'TIMEOUT', elapsedSeconds: 67, gpuSeconds: 120 });
+  });
+
+  it('a running record: not ended, usage so far at least now - start', () => {
+    const record: DbJob = { ...dbCancelled, state: { current: 'RUNNING', reason: 'None' }, time: { ...dbCancelled.time, elapsed: 0, end: 0 } };
+    expect(statusFromDb(record, { nowSeconds: dbCancelled.time.start! + 30 })).toMatchObject({ state: 'RUNNING', endedAt: null, elapsedSeconds: 30, gpuSeconds: 60, exitCode: null });
+  });
+
+  it('energy in joules only when measured above 0', () => {
+    expect(measuredEnergyJoules(dbCancelled)).toBeNull();
+    const withSteps: DbJob = {
+      ...dbCancelled,
+      steps: [
+        { step: { id: 'batch' }, tres: { consumed: { total: [{ type: 'energy', name: null, count: 5000 }] } } },
+        { step: { id: 'extern' }, tres: { consumed: { total: [{ type: 'energy', name: null, count: 7200 }] } } },
+      ],
+    };
+    expect(measuredEnergyJoules(withSteps)).toBe(7200);
+    expect(statusFromDb(withSteps, { nowSeconds: 0 }).energyJoules).toBe(7200);
+    const jobLevel: DbJob = { ...dbCancelled, tres: { allocated: [{ type: 'energy', name: null, count: 9000 }, { type: 'gres', name: 'gpu', count: 2 }] } };
+    expect(measuredEnergyJoules(jobLevel)).toBe(9000);
+  });
+});
+
+describe('submitBody', () => {
+  const spec: SchedulerJobSpec = {
+    portalJobId: 'job-7f3a',
+    name: 'train',
+    partition: 'h100',
+    gpus: 8,
+    nodes: 2,
+    walltimeSeconds: 3601,
+    account: 'contract-account',
+    user: 'alice',
+    image: 'nvcr.io/nvidia/pytorch:24.01-py3',
+    command: "python train.py --name 'it''s'",
+    env: { WANDB_MODE: 'offline' },
+  };
+
+  it('builds the v0.0.38 body the issue asks for', () => {
+    expect(submitBody(spec, { partition: 'gpu', jobDir: '/srv/jobs/', launcher: 'none' })).toEqual({
+      script: "#!/bin/bash\npython train.py --name 'it''s'\n",
+      job: {
+        name: 'job-7f3a',
+        account: 'contract-account',
+        partition: 'gpu',
+        time_limit: 61,
+        nodes: [2, 2],
+        tasks: 2,
+        tasks_per_node: 1,
+        gres: 'gpu:4',
+        requeue: false,
+        environment: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', WANDB_MODE: 'offline' },
+        current_working_directory: '/srv/jobs',
+        standard_output: '/srv/jobs/job-7f3a-%j.out',
+        comment: 'portal:job-7f3a',
+      },
+    });
+  });
+
+  it('leaves gres out for a job without GPUs, lets the spec set PATH, and names output files safely', () => {
+    const body = submitBody({ ...spec, portalJobId: 'a b/c', gpus: 0, nodes: 1, env: { PATH: '/opt/bin' } }, { partition: 'cpu', jobDir: '/j', launcher: 'none' });
+    expect(body.job).not.toHaveProperty('gres');
+    expect(body.job?.environment).toEqual({ PATH: '/opt/bin' });
+    expect(body.job?.standard_output).toBe('/j/a_b_c-%j.out');
+  });
+
+  it('launchers: apptainer and pyxis run the command in the image, one task per node', () => {
+    expect(jobScript(spec, 'apptainer')).toBe(
+      `#!/bin/bash\nexec srun apptainer exec --nv 'docker://nvcr.io/nvidia/pytorch:24.01-py3' /bin/bash -c ${shellQuote(spec.command)}\n`,
+    );
+    expect(jobScript({ ...spec, image: '/images/pt.sif' }, 'apptainer')).toContain(`apptainer exec --nv '/images/pt.sif'`);
+    expect(jobScript(spec, 'pyxis')).toBe(`#!/bin/bash\nexec srun --container-image='nvcr.io/nvidia/pytorch:24.01-py3' /bin/bash -c ${shellQuote(spec.command)}\n`);
+    expect(() => jobScript({ ...spec, image: 'x; rm -rf /' }, 'pyxis')).toThrow(/image/);
+  });
+
+  it('shellQuote makes one bash word of anything', () => {
+    expect(shellQuote("it's")).toBe(`'it'\\''s'`);
+  });
+
+  it('refuses what Slurm would misread', () => {
+    const opts = { partition: 'gpu', jobDir: '/j', launcher: 'none' as const };
+    expect(() => submitBody({ ...spec, gpus: 3 }, opts)).toThrow(/split evenly/);
+    expect(() => submitBody({ ...spec, nodes: 0 }, opts)).toThrow(/node count/);
+    expect(() => submitBody({ ...spec, walltimeSeconds: 0 }, opts)).toThrow(/walltime/);
+    expect(() => submitBody({ ...spec, portalJobId: 'a,b' }, opts)).toThrow(/','/);
+    expect(() => submitBody({ ...spec, env: { 'BAD-NAME': 'x' } }, opts)).toThrow(/environment/);
+    expect(() => submitBody(spec, { ...opts, jobDir: 'relative' })).toThrow(/absolute/);
+    expect(() => submitBody({ ...spec, command: ' ' }, opts)).toThrow(/command/);
+  });
+});

@@ -1,0 +1,486 @@
+// Pure mapping between Slurm 22.05's REST shapes (v0.0.38 / dbv0.0.38) and the SchedulerPort: states,
+// wait statuses, hostlists, GPU counts from GRES and TRES strings, the charge, and the submit body.
+// No I/O and no clock: the caller passes "now" where a running job's usage so far is wanted.
+import type { SchedulerJobSpec, SchedulerJobState, SchedulerJobStatus } from '~/server/core/scheduler/port';
+import { isFinalState } from '~/server/core/scheduler/port';
+import type { SlurmSubmitBody } from './client';
+import type { CtldJob, DbJob, TresEntry } from './schemas';
+
+// ---------------------------------------------------------------------------------------------------
+// States
+
+// The base states of Slurm's job_state (slurm.h JOB_*), mapped as the issue's table says. Anything with a
+// flag (COMPLETING, CONFIGURING, REQUEUED, STAGE_OUT…) is not final yet: the job still holds nodes or will
+// run again, so it stays RUNNING until the flag clears.
+const BASE_STATES: Record<string, SchedulerJobState> = {
+  PENDING: 'PENDING',
+  RUNNING: 'RUNNING',
+  SUSPENDED: 'RUNNING',
+  COMPLETED: 'COMPLETED',
+  FAILED: 'FAILED',
+  OUT_OF_MEMORY: 'FAILED',
+  TIMEOUT: 'TIMEOUT',
+  DEADLINE: 'TIMEOUT',
+  CANCELLED: 'CANCELLED',
+  PREEMPTED: 'CANCELLED',
+  REVOKED: 'CANCELLED',
+  NODE_FAIL: 'NODE_FAIL',
+  BOOT_FAIL: 'NODE_FAIL',
+};
+
+/** Flags job_state_string() shows instead of the base state in v0.0.38 (a single string). */
+const FLAG_STATES = new Set([
+  'COMPLETING',
+  'CONFIGURING',
+  'REQUEUED',
+  'REQUEUE_FED',
+  'REQUEUE_HOLD',
+  'RESIZING',
+  'RESV_DEL_HOLD',
+  'SIGNALING',
+  'SPECIAL_EXIT',
+  'STAGE_OUT',
+  'STOPPED',
+  'UPDATE_DB',
+  'POWER_UP_NODE',
+  'LAUNCH_FAILED',
+  'RECONFIG_FAIL',
+]);
+
+export interface ParsedJobState {
+  /** The portal state. */
+  state: SchedulerJobState;
+  /** Slurm's base state, e.g. RUNNING (null when Slurm sent only flags). */
+  base: string | null;
+  /** Flags beside the base state, e.g. COMPLETING. */
+  flags: string[];
+}
+
+/**
+ * jobState maps slurmctld's `job_state` ("RUNNING", "RUNNING+COMPLETING", "COMPLETING", or an array
+ * ["COMPLETED","COMPLETING"] in later API versions) or slurmdbd's `state.current` to the portal state.
+ * An unknown state is treated as not final (RUNNING), so nothing is settled on a state Slurm invents later.
+ */
+export function jobState(raw: string | readonly string[]): ParsedJobState {
+  const parts = (typeof raw === 'string' ? raw.split(/[+,]/) : raw).map((s) => s.trim().toUpperCase()).filter((s) => s !== '');
+  const base = parts.find((p) => p in BASE_STATES) ?? null;
+  const flags = parts.filter((p) => p !== base);
+  const mapped = base === null ? 'RUNNING' : BASE_STATES[base]!;
+  // A final state with a flag (COMPLETED+COMPLETING) is not final yet; PENDING with a flag stays PENDING.
+  const state = flags.length > 0 && isFinalState(mapped) ? 'RUNNING' : mapped;
+  return { state, base, flags };
+}
+
+/** slurmStateIsKnown tells whether every part of a job_state is a state or flag this module knows. */
+export function slurmStateIsKnown(raw: string | readonly string[]): boolean {
+  const parts = (typeof raw === 'string' ? raw.split(/[+,]/) : raw).map((s) => s.trim().toUpperCase()).filter((s) => s !== '');
+  return parts.length > 0 && parts.every((p) => p in BASE_STATES || FLAG_STATES.has(p));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Exit codes
+
+/**
+ * exitCodeFromWaitStatus turns slurmctld's `exit_code` (a POSIX wait status) into a shell-style exit
+ * code: 256 → 1 (exited 1), 15 → 143 (killed by SIGTERM: 128 + n). Null for no value.
+ */
+export function exitCodeFromWaitStatus(status: number | null | undefined): number | null {
+  if (status === null || status === undefined || !Number.isInteger(status) || status < 0) return null;
+  const signal = status & 0x7f;
+  if (signal !== 0 && signal !== 0x7f) return 128 + signal;
+  return (status >> 8) & 0xff;
+}
+
+type DbExitCode = DbJob['exit_code'];
+
+/**
+ * exitCodeFromDb reads dbv0.0.38's `{status, return_code, signal}`. It reports a plain non-zero exit as
+ * SUCCESS/0 (sacct shows 1:0), so SUCCESS/0 is trusted only for a COMPLETED job (Slurm marks a job
+ * COMPLETED only when it exited 0); otherwise it is unknown (null).
+ */
+export function exitCodeFromDb(exit: DbExitCode, state: SchedulerJobState): number | null {
+  if (!exit) return null;
+  const signal = exit.signal?.signal_id;
+  if (exit.status === 'SIGNALED' && typeof signal === 'number' && signal > 0) return 128 + signal;
+  if (typeof exit.return_code === 'number' && exit.return_code > 0) return exit.return_code;
+  if (state === 'COMPLETED') return 0;
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Hostlists, GRES and TRES
+
+/** Splits on commas that are not inside [] or (). */
+function splitTopLevel(s: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of s) {
+    if (ch === '[' || ch === '(') depth++;
+    if (ch === ']' || ch === ')') depth = Math.max(0, depth - 1);
+    if (ch === ',' && depth === 0) {
+      out.push(current);
+      current = '';
+    } else current += ch;
+  }
+  out.push(current);
+  return out.map((p) => p.trim()).filter((p) => p !== '');
+}
+
+function expandRange(spec: string): string[] {
+  const out: string[] = [];
+  for (const item of spec.split(',')) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(item.trim());
+    if (!m) throw new Error(`bad hostlist range: ${spec}`);
+    const [, from, to] = m;
+    const start = Number(from);
+    const end = to === undefined ? start : Number(to);
+    // Zero padding follows the first number ("01-03" → 01, 02, 03).
+    const width = from!.length;
+    for (let i = start; i <= end; i++) out.push(String(i).padStart(width, '0'));
+  }
+  return out;
+}
+
+function expandHost(host: string): string[] {
+  const open = host.indexOf('[');
+  if (open < 0) return [host];
+  const close = host.indexOf(']', open);
+  if (close < 0) throw new Error(`bad hostlist: ${host}`);
+  const prefix = host.slice(0, open);
+  const rest = expandHost(host.slice(close + 1));
+  return expandRange(host.slice(open + 1, close)).flatMap((n) => rest.map((r) => `${prefix}${n}${r}`));
+}
+
+/**
+ * expandHostlist expands a Slurm hostlist: "n[1-2],gpu[01-03,7]" → n1 n2 gpu01 gpu02 gpu03 gpu7.
+ * Empty, "(null)" and "None assigned" (a pending job in slurmdbd) give [].
+ */
+export function expandHostlist(list: string | null | undefined): string[] {
+  if (!list) return [];
+  const trimmed = list.trim();
+  if (trimmed === '' || trimmed === '(null)' || /^none/i.test(trimmed)) return [];
+  return splitTopLevel(trimmed).flatMap(expandHost);
+}
+
+/**
+ * gpusFromGres counts the GPUs in a GRES string: "gpu:4", "gres:gpu:2", "gpu:4(IDX:0-3)", "gpu:a100:2",
+ * "gpu:a100:2(S:0-1),gpu:v100:1" (3); a bare "gpu" is one. "N/A", "" and other GRES give 0.
+ */
+export function gpusFromGres(gres: string | null | undefined): number {
+  if (!gres) return 0;
+  let total = 0;
+  for (const item of splitTopLevel(gres)) {
+    const parts = item.replace(/\(.*\)$/, '').replace(/^gres[:/]/, '').split(':');
+    if (parts[0] !== 'gpu') continue;
+    const last = parts.length > 1 ? parts[parts.length - 1]! : '';
+    total += /^\d+$/.test(last) ? Number(last) : 1;
+  }
+  return total;
+}
+
+/**
+ * gpusFromTres reads the GPU count from a TRES string ("cpu=2,mem=1G,node=1,billing=2,gres/gpu=2" → 2).
+ * Typed entries (gres/gpu:a100=2) are counted only when the untyped total is missing.
+ */
+export function gpusFromTres(tres: string | null | undefined): number {
+  if (!tres) return 0;
+  let untyped: number | null = null;
+  let typed = 0;
+  for (const item of tres.split(',')) {
+    const [key, value] = item.split('=');
+    const count = Number(value);
+    if (!Number.isFinite(count)) continue;
+    if (key === 'gres/gpu') untyped = count;
+    else if (key?.startsWith('gres/gpu:')) typed += count;
+  }
+  return untyped ?? typed;
+}
+
+/** gpusFromTresList reads the GPU count from slurmdbd's TRES list ({type:'gres', name:'gpu', count}). */
+export function gpusFromTresList(list: readonly TresEntry[] | null | undefined): number {
+  if (!list) return 0;
+  const tres = list
+    .filter((t) => t.type === 'gres' && typeof t.count === 'number')
+    .map((t) => `gres/${t.name ?? ''}=${t.count}`)
+    .join(',');
+  return gpusFromTres(tres);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Times and the charge
+
+// Slurm's NO_VAL / INFINITE for 32-bit fields: "no limit".
+const NO_LIMIT_MINUTES = 0xfffffffe;
+
+/** timeLimitSeconds turns a time limit in minutes into seconds; unset or INFINITE is null. */
+export function timeLimitSeconds(minutes: number | null | undefined): number | null {
+  if (minutes === null || minutes === undefined || minutes <= 0 || minutes >= NO_LIMIT_MINUTES) return null;
+  return minutes * 60;
+}
+
+/**
+ * chargedGpuSeconds = GPUs × min(elapsed, time limit): Slurm ends a job a little after its limit (a
+ * 1-minute job hit TIMEOUT at 67 s), and the portal charges no more than the walltime it granted.
+ */
+export function chargedGpuSeconds(gpus: number, elapsedSeconds: number, limitSeconds: number | null): number {
+  const elapsed = Math.max(0, elapsedSeconds);
+  return gpus * (limitSeconds === null ? elapsed : Math.min(elapsed, limitSeconds));
+}
+
+function epoch(seconds: number | null | undefined): Date | null {
+  return typeof seconds === 'number' && seconds > 0 ? new Date(seconds * 1000) : null;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Status
+
+/**
+ * A job's status as Slurm reports it, in the port's terms, without siteId and energy in Wh (the adapter
+ * adds them), plus what the adapter needs to settle and model energy.
+ */
+export interface SlurmJobStatus extends Omit<SchedulerJobStatus, 'siteId' | 'energyWh' | 'energyMeasured'> {
+  account: string | null;
+  /** Slurm's partition name. */
+  partition: string | null;
+  gpus: number;
+  /** Run time so far (final once the state is final), not capped. */
+  elapsedSeconds: number;
+  timeLimitSeconds: number | null;
+  /** Measured energy in joules, only when Slurm measured some (> 0); else null (model it). */
+  energyJoules: number | null;
+}
+
+function pendingReason(state: SchedulerJobState, reason: string | null | undefined): string | null {
+  if (state !== 'PENDING' || !reason || reason === 'None') return null;
+  return reason;
+}
+
+interface StatusParts {
+  name: string;
+  jobId: number;
+  state: SchedulerJobState;
+  /** Whether the job got nodes and started (a pending or cancelled-while-pending job did not). */
+  ran: boolean;
+  reason: string | null | undefined;
+  start: number | null;
+  end: number | null;
+  exitCode: number | null;
+  nodeList: string[];
+  gpus: number;
+  elapsedSeconds: number;
+  limit: number | null;
+  account: string | null | undefined;
+  partition: string | null | undefined;
+  energyJoules: number | null;
+}
+
+// One rule for both sources: no start, exit code, usage or energy for a job that never ran; an end only
+// once final (a running job's end is a forecast).
+function buildStatus(p: StatusParts): SlurmJobStatus {
+  const final = isFinalState(p.state);
+  return {
+    portalJobId: p.name,
+    schedulerJobId: String(p.jobId),
+    state: p.state,
+    pendingReason: pendingReason(p.state, p.reason),
+    startedAt: p.ran ? epoch(p.start) : null,
+    endedAt: final ? epoch(p.end) : null,
+    exitCode: final && p.ran ? p.exitCode : null,
+    nodeList: p.nodeList,
+    gpuSeconds: p.ran ? chargedGpuSeconds(p.gpus, p.elapsedSeconds, p.limit) : 0,
+    account: p.account ?? null,
+    partition: p.partition ?? null,
+    gpus: p.gpus,
+    elapsedSeconds: p.elapsedSeconds,
+    timeLimitSeconds: p.limit,
+    energyJoules: p.ran ? p.energyJoules : null,
+  };
+}
+
+/**
+ * statusFromCtld maps a slurmctld job. `nowSeconds` gives a running job's elapsed time so far (its
+ * end_time is a forecast, so endedAt stays null until the state is final). A job cancelled while pending
+ * (start = end, no nodes) never started: startedAt null, 0 GPU-seconds, no exit code.
+ */
+export function statusFromCtld(job: CtldJob, nowSeconds: number): SlurmJobStatus {
+  const { state } = jobState(job.job_state);
+  const final = isFinalState(state);
+  const nodeList = state === 'PENDING' ? [] : expandHostlist(job.nodes);
+  const ran = state !== 'PENDING' && nodeList.length > 0 && typeof job.start_time === 'number' && job.start_time > 0;
+  const start = ran ? job.start_time! : null;
+  const end = final ? (job.end_time ?? null) : null;
+  const elapsedSeconds = start === null ? 0 : Math.max(0, (end ?? nowSeconds) - start);
+  // tres_alloc_str counts all nodes; without AccountingStorageTRES=gres/gpu it lacks GPUs, then
+  // per-node GRES × nodes.
+  const gpus = gpusFromTres(job.tres_alloc_str) || gpusFromGres(job.tres_per_node) * Math.max(1, job.node_count ?? nodeList.length);
+  return buildStatus({
+    name: job.name,
+    jobId: job.job_id,
+    state,
+    ran,
+    reason: job.state_reason,
+    start,
+    end,
+    exitCode: exitCodeFromWaitStatus(job.exit_code),
+    nodeList,
+    gpus,
+    elapsedSeconds,
+    limit: timeLimitSeconds(job.time_limit),
+    account: job.account,
+    partition: job.partition,
+    energyJoules: null,
+  });
+}
+
+function energyCount(list: readonly TresEntry[] | null | undefined): number {
+  const count = list?.find((t) => t.type === 'energy')?.count;
+  return typeof count === 'number' && count > 0 ? count : 0;
+}
+
+/**
+ * measuredEnergyJoules reads a record's energy: the job's own TRES if it has a value, else the largest
+ * step's (steps of one job measure the same nodes at the same time, so summing them would count twice).
+ * Null when nothing above 0 was measured (fake GPUs and clusters without an energy plugin report 0/null).
+ */
+export function measuredEnergyJoules(record: DbJob): number | null {
+  const job = energyCount(record.tres?.allocated);
+  if (job > 0) return job;
+  let best = 0;
+  for (const step of record.steps ?? []) {
+    const consumed = energyCount(step.tres?.consumed?.total);
+    const stat = step.statistics?.energy?.consumed;
+    best = Math.max(best, consumed, typeof stat === 'number' ? stat : 0);
+  }
+  return best > 0 ? best : null;
+}
+
+/**
+ * statusFromDb maps a slurmdbd record: its elapsed, GPUs, start and end are what sacct shows, so the
+ * charge settled from it equals sacct's. The exit code comes from slurmctld when known (`ctldExitCode`,
+ * already converted), since dbv0.0.38 reports exit 1 as SUCCESS/0.
+ */
+export function statusFromDb(record: DbJob, options: { nowSeconds: number; ctldExitCode?: number | null }): SlurmJobStatus {
+  const { state } = jobState(record.state.current);
+  const final = isFinalState(state);
+  const nodeList = state === 'PENDING' ? [] : expandHostlist(record.nodes);
+  const { time } = record;
+  const ran = state !== 'PENDING' && nodeList.length > 0 && typeof time.start === 'number' && time.start > 0;
+  // A final record's elapsed is sacct's; a running one's may lag behind, so it is at least now - start.
+  const recorded = typeof time.elapsed === 'number' ? Math.max(0, time.elapsed) : null;
+  const start = ran ? time.start! : 0;
+  const elapsedSeconds = !ran ? 0 : final ? (recorded ?? Math.max(0, (time.end ?? start) - start)) : Math.max(recorded ?? 0, options.nowSeconds - start);
+  const gpus = gpusFromTresList(record.tres?.allocated) || gpusFromTresList(record.tres?.requested);
+  const ctldExit = options.ctldExitCode;
+  return buildStatus({
+    name: record.name,
+    jobId: record.job_id,
+    state,
+    ran,
+    reason: record.state.reason,
+    start: ran ? start : null,
+    end: time.end ?? null,
+    exitCode: ctldExit !== undefined && ctldExit !== null ? ctldExit : exitCodeFromDb(record.exit_code, state),
+    nodeList,
+    gpus,
+    elapsedSeconds,
+    limit: timeLimitSeconds(time.limit),
+    account: record.account,
+    partition: record.partition,
+    energyJoules: measuredEnergyJoules(record),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Submit body
+
+/**
+ * How the job's command is started:
+ * - none: the batch script runs the command itself on the first node (CI, bare-metal software);
+ * - apptainer: `srun apptainer exec --nv docker://<image> /bin/bash -c <command>`, once per node;
+ * - pyxis: `srun --container-image=<image> /bin/bash -c <command>` (NVIDIA pyxis/enroot), once per node.
+ * The container launchers start one task per node (tasks = nodes, tasks_per_node = 1).
+ */
+export type SlurmLauncher = 'none' | 'apptainer' | 'pyxis';
+
+export const SLURM_LAUNCHERS: readonly SlurmLauncher[] = ['none', 'apptainer', 'pyxis'];
+
+/** The PATH every job gets unless the spec sets its own (slurmrestd requires a non-empty environment). */
+export const DEFAULT_JOB_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** shellQuote quotes a string for bash as one word. */
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+// Images are passed on a command line (quoted all the same): a reference, URI or path, never shell syntax.
+const IMAGE_RE = /^[A-Za-z0-9/][A-Za-z0-9._\-/:@#+]*$/;
+const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function apptainerImage(image: string): string {
+  // A URI (docker://, oras://, library://) or a .sif path is used as it is; a bare reference is Docker's.
+  return /^[a-z]+:\/\//.test(image) || image.startsWith('/') ? image : `docker://${image}`;
+}
+
+/** jobScript writes the batch script for a launcher. */
+export function jobScript(spec: Pick<SchedulerJobSpec, 'command' | 'image'>, launcher: SlurmLauncher): string {
+  if (spec.command.trim() === '') throw new Error('submitBody: the command is empty');
+  if (launcher === 'none') return `#!/bin/bash\n${spec.command}\n`;
+  if (!IMAGE_RE.test(spec.image)) {
+    throw new Error(`submitBody: not an image reference: ${JSON.stringify(spec.image)}`);
+  }
+  const command = shellQuote(spec.command);
+  if (launcher === 'apptainer') return `#!/bin/bash\nexec srun apptainer exec --nv ${shellQuote(apptainerImage(spec.image))} /bin/bash -c ${command}\n`;
+  return `#!/bin/bash\nexec srun --container-image=${shellQuote(spec.image)} /bin/bash -c ${command}\n`;
+}
+
+/** A file name made from the portal job id (it names the job's output file). */
+function fileSafe(s: string): string {
+  return s.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+export interface SubmitBodyOptions {
+  /** Slurm's partition for the spec's resource class. */
+  partition: string;
+  /** Where the job runs and writes its output (SLURM_JOB_DIR); must exist on the nodes. */
+  jobDir: string;
+  launcher: SlurmLauncher;
+}
+
+/**
+ * submitBody builds the v0.0.38 submit body. Every field is there for a reason found on a real Slurm:
+ * nodes [n, n] + tasks n + tasks_per_node 1 (without them 2 nodes silently ran on one), gres per node,
+ * requeue false (a requeue splits usage across records), a non-empty environment (else error 2127),
+ * name = the portal job id (retries look it up by name), comment `portal:<id>` for operators.
+ */
+export function submitBody(spec: SchedulerJobSpec, options: SubmitBodyOptions): SlurmSubmitBody {
+  const { nodes, gpus } = spec;
+  if (!Number.isInteger(nodes) || nodes < 1) throw new Error(`submitBody: bad node count ${nodes}`);
+  if (!Number.isInteger(gpus) || gpus < 0 || gpus % nodes !== 0) throw new Error(`submitBody: ${gpus} GPUs do not split evenly over ${nodes} nodes`);
+  if (!(spec.walltimeSeconds > 0)) throw new Error(`submitBody: bad walltime ${spec.walltimeSeconds}`);
+  if (spec.portalJobId === '' || spec.portalJobId.includes(',')) throw new Error(`submitBody: the portal job id must be non-empty and without ',' (it is looked up by name)`);
+  if (!options.jobDir.startsWith('/')) throw new Error(`submitBody: the job directory must be absolute: ${options.jobDir}`);
+  for (const name of Object.keys(spec.env)) {
+    if (!ENV_NAME_RE.test(name)) throw new Error(`submitBody: not an environment variable name: ${JSON.stringify(name)}`);
+  }
+  const dir = options.jobDir.replace(/\/+$/, '') || '/';
+  const perNode = gpus / nodes;
+  return {
+    script: jobScript(spec, options.launcher),
+    job: {
+      name: spec.portalJobId,
+      account: spec.account,
+      partition: options.partition,
+      time_limit: Math.ceil(spec.walltimeSeconds / 60),
+      nodes: [nodes, nodes],
+      tasks: nodes,
+      tasks_per_node: 1,
+      ...(perNode > 0 ? { gres: `gpu:${perNode}` } : {}),
+      requeue: false,
+      environment: { PATH: DEFAULT_JOB_PATH, ...spec.env },
+      current_working_directory: dir,
+      standard_output: `${dir}/${fileSafe(spec.portalJobId)}-%j.out`,
+      comment: `portal:${spec.portalJobId}`,
+    },
+  };
+}
