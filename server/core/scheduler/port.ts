@@ -107,8 +107,11 @@ export interface SchedulerBudget {
   gpuMinutes: number;
 }
 
-/** A budget as the scheduler holds it after a sync, with the usage it counts against it. */
-export interface SchedulerBudgetState extends SchedulerBudget {
+/** A budget as the scheduler holds it after a sync (gpuMinutes null: no limit there), with the usage it counts against it when it tells. */
+export interface SchedulerBudgetState {
+  account: string;
+  partition: string;
+  gpuMinutes: number | null;
   usedGpuMinutes: number | null;
 }
 

@@ -4,7 +4,8 @@
 // The same adapter runs the contract suite on a real Slurm (contract.slurm.test.ts).
 import { describe, expect, it } from 'vitest';
 import { SchedulerRefusedError, SchedulerUnavailableError, type SchedulerJobSpec, type SchedulerJobState } from '~/server/core/scheduler/port';
-import { createSlurmScheduler, type CtldJob, type DbJob, type SlurmApi } from './adapter';
+import { createSlurmPort, type CtldJob, type DbJob, type SlurmApi } from './adapter';
+import { submitBody } from './mapping';
 
 interface FakeJob {
   jobId: number;
@@ -74,9 +75,10 @@ function fakeSlurm() {
     },
     submit(body) {
       guard('submit');
-      const job = body.job as { name: string; time_limit: number; gres: string; nodes: [number, number] };
-      const perNode = Number(job.gres.split(':').at(-1));
-      const created: FakeJob = { jobId: nextId++, name: job.name, state: 'PENDING', gpus: perNode * job.nodes[0], nodes: ['n1', 'n2'].slice(0, job.nodes[0]), timeLimitSeconds: job.time_limit * 60, submittedAt: clock, startedAt: null, endedAt: null, exitCode: null, reason: 'Resources' };
+      const job = body.job!;
+      const perNode = Number(job.gres!.split(':').at(-1));
+      const nodes = job.nodes![0]!;
+      const created: FakeJob = { jobId: nextId++, name: job.name!, state: 'PENDING', gpus: perNode * nodes, nodes: ['n1', 'n2'].slice(0, nodes), timeLimitSeconds: job.time_limit! * 60, submittedAt: clock, startedAt: null, endedAt: null, exitCode: null, reason: 'Resources' };
       jobs.push(created);
       if (loseNextSubmitAnswer) {
         loseNextSubmitAnswer = false;
@@ -134,11 +136,11 @@ function fakeSlurm() {
 }
 
 function adapterOn(slurm: ReturnType<typeof fakeSlurm>) {
-  return createSlurmScheduler({
+  return createSlurmPort({
     api: slurm.api,
     partitions: { h100: 'gpu' },
     classes: [{ id: 'h100', siteId: 'de-jena', gpuModel: 'H100', gpusPerNode: 4, maxWalltimeSeconds: 86_400, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 1500 }],
-    submitBody: (spec, partition) => ({ script: `#!/bin/bash\n${spec.command}`, job: { name: spec.portalJobId, partition, time_limit: Math.ceil(spec.walltimeSeconds / 60), gres: `gpu:${spec.gpus / spec.nodes}`, nodes: [spec.nodes, spec.nodes] } }),
+    submitBody: (spec, partition) => submitBody(spec, { partition, jobDir: '/tmp', launcher: 'none' }),
     pollMs: 5000,
     now: slurm.now,
     assumedGpuUtilPercent: 90,
@@ -147,6 +149,8 @@ function adapterOn(slurm: ReturnType<typeof fakeSlurm>) {
 }
 
 const JOB = '0f9e6a52-3c2b-4d1e-9a7b-5c6d7e8f9a0b';
+/** A job submitted straight to Slurm (sbatch), not through the adapter. */
+const rawBody = (name: string, gpus: number) => submitBody(spec(1, { portalJobId: name, gpus }), { partition: 'gpu', jobDir: '/tmp', launcher: 'none' });
 function spec(attempt: number, overrides: Partial<SchedulerJobSpec> = {}): SchedulerJobSpec {
   return { portalJobId: JOB, attempt, name: 'train', partition: 'h100', gpus: 4, nodes: 1, walltimeSeconds: 600, account: 'acct', user: 'u', image: 'img', command: 'sleep 60', env: {}, ...overrides };
 }
@@ -210,8 +214,8 @@ describe('Slurm adapter: hand-over', () => {
   it('two Slurm jobs of one name: keeps the lowest id and cancels the other', async () => {
     const slurm = fakeSlurm();
     const port = adapterOn(slurm);
-    await slurm.api.submit({ script: '', job: { name: JOB, time_limit: 10, gres: 'gpu:4', nodes: [1, 1] } });
-    await slurm.api.submit({ script: '', job: { name: JOB, time_limit: 10, gres: 'gpu:4', nodes: [1, 1] } });
+    await slurm.api.submit(rawBody(JOB, 4));
+    await slurm.api.submit(rawBody(JOB, 4));
     const [status] = await port.jobs([JOB]);
     expect(status!.schedulerJobId).toBe('1');
     expect(slurm.jobs.map((j) => j.state)).toEqual(['PENDING', 'CANCELLED']);
@@ -320,7 +324,7 @@ describe('Slurm adapter: following jobs', () => {
     const slurm = fakeSlurm();
     const port = adapterOn(slurm);
     await port.submit(spec(1));
-    await slurm.api.submit({ script: '', job: { name: 'around-the-portal', time_limit: 10, gres: 'gpu:2', nodes: [1, 1] } });
+    await slurm.api.submit(rawBody('around-the-portal', 2));
     for (const j of slurm.jobs) j.reason = 'AssocGrpGRESMinutes';
     slurm.advance(6);
     const holds = await port.budgetHolds();

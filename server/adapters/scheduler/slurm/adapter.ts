@@ -16,6 +16,7 @@
 //   (1, 2, 4 … 60 s) so requests do not each wait for a timeout; refusals for good are
 //   SchedulerRefusedError, everything else SchedulerUnavailableError (the portal keeps the job).
 import { jobEnergyEstimateWh } from '~/server/core/jobs/estimates';
+import type { SlurmSubmitBody } from './client';
 import {
   isFinalState,
   SchedulerRefusedError,
@@ -102,14 +103,10 @@ export interface SlurmApi {
   nodes(): Promise<SlurmNode[]>;
   partitions(): Promise<SlurmPartition[]>;
   /** Applies GrpTRESMins=gres/gpu per (account, partition) for the service user, reads them back. */
-  syncBudgets?(budgets: { account: string; partition: string; gpuMinutes: number }[]): Promise<{ account: string; partition: string; gpuMinutes: number; usedGpuMinutes: number | null }[]>;
+  syncBudgets?(budgets: { account: string; partition: string; gpuMinutes: number }[]): Promise<{ account: string; partition: string; gpuMinutes: number | null; usedGpuMinutes: number | null }[]>;
 }
 
-/** The v0.0.38 submit body, as far as the portal fills it. */
-export interface SlurmSubmitBody {
-  script: string;
-  job: Record<string, unknown>;
-}
+export type { SlurmSubmitBody };
 
 /** The power model and site of a resource class (modelled energy when the hardware measures none). */
 export interface SlurmClassInfo {
@@ -149,8 +146,8 @@ const FINAL_CACHE_MAX = 20_000;
 
 export type SlurmScheduler = SchedulerPort & BudgetEnforcing;
 
-/** createSlurmScheduler returns the SchedulerPort (with budgets) on a Slurm reached through `api`. */
-export function createSlurmScheduler(options: SlurmAdapterOptions): SlurmScheduler {
+/** createSlurmPort returns the SchedulerPort (with budgets) on a Slurm reached through `api`. */
+export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
   const { api, now } = options;
   const log = options.log ?? ((line: string) => console.warn(line));
   const lookbackDays = options.lookbackDays ?? 30;

@@ -1,0 +1,156 @@
+// The adapter's view of slurmrestd (SlurmApi) on the typed client: answers mapped to the portal's terms
+// (mapping.ts), failures to the port's two errors — refused for good (SchedulerRefusedError) or not
+// answered (SchedulerUnavailableError) — and a refused token renewed once before giving up.
+import { isFinalState, SchedulerRefusedError, SchedulerUnavailableError, type SchedulerRefusalReason } from '~/server/core/scheduler/port';
+import type { CtldJob, DbJob, SlurmApi, SlurmNode, SlurmPartition } from './adapter';
+import type { SlurmClient } from './client';
+import { isSlurmError, SLURM_ERRNO, type SlurmError } from './errors';
+import { expandHostlist, gpusFromGres, statusFromCtld, statusFromDb, timeLimitSeconds } from './mapping';
+import { syncBudgetsRest, type SlurmBudget } from './limits';
+
+export interface SlurmApiOptions {
+  client: SlurmClient;
+  /** renews the service user's token (after slurmrestd refused it). */
+  renewToken: () => void;
+  /** A client for a Slurm admin (budgets), with its own token renewal; without it Slurm enforces no budgets. */
+  admin?: { client: SlurmClient; renewToken: () => void };
+  cluster: string;
+  serviceUser: string;
+  now: () => Date;
+}
+
+const REFUSAL: Record<number, SchedulerRefusalReason> = {
+  [SLURM_ERRNO.ESLURM_INVALID_PARTITION_NAME]: 'partition',
+  [SLURM_ERRNO.ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE]: 'resources',
+  [SLURM_ERRNO.ESLURM_INVALID_ACCOUNT]: 'account',
+  [SLURM_ERRNO.ESLURM_ACCOUNTING_POLICY]: 'limit',
+};
+
+/** toPortError turns a client failure into the port's errors. */
+export function toPortError(error: unknown): Error {
+  if (!isSlurmError(error)) return error instanceof Error ? error : new Error(String(error));
+  if (error.kind === 'permanent') return new SchedulerRefusedError(error.message, (error.code !== null ? REFUSAL[error.code] : undefined) ?? 'other', error.code);
+  return new SchedulerUnavailableError(error.message, { cause: error });
+}
+
+const DOWN = /DOWN|DRAIN|FAIL|NOT_RESPONDING|POWER/i;
+
+function epochDate(seconds: number | null | undefined): Date | null {
+  return typeof seconds === 'number' && seconds > 0 ? new Date(seconds * 1000) : null;
+}
+
+/** createSlurmApi builds the adapter's SlurmApi on a slurmrestd client. */
+export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
+  const { client } = options;
+  const nowSeconds = () => Math.floor(options.now().getTime() / 1000);
+
+  /** One call; a refused token is renewed and the call tried once more. */
+  async function run<T>(fn: (c: SlurmClient) => Promise<T>, target: { client: SlurmClient; renewToken: () => void } = options): Promise<T> {
+    try {
+      return await fn(target.client);
+    } catch (error) {
+      if (!isSlurmError(error, 'auth')) throw toPortError(error);
+      target.renewToken();
+      try {
+        return await fn(target.client);
+      } catch (again) {
+        throw toPortError(again);
+      }
+    }
+  }
+
+  const api: SlurmApi = {
+    async listJobs() {
+      const jobs = await run((c) => c.listJobs());
+      const now = nowSeconds();
+      return jobs.map((job): CtldJob => {
+        const s = statusFromCtld(job, now);
+        return {
+          jobId: job.job_id,
+          name: job.name,
+          account: s.account ?? '',
+          partition: s.partition ?? '',
+          state: s.state,
+          pendingReason: s.pendingReason,
+          exitCode: s.exitCode,
+          nodeList: s.nodeList,
+          gpus: s.gpus,
+          timeLimitSeconds: s.timeLimitSeconds,
+          submittedAt: epochDate(job.submit_time),
+          startedAt: s.startedAt,
+          endedAt: s.endedAt,
+        };
+      });
+    },
+
+    async submit(body) {
+      const { jobId } = await run((c) => c.submitJob(body));
+      return Number(jobId);
+    },
+
+    async signal(jobId, signal) {
+      try {
+        await run((c) => c.cancelJob(String(jobId), signal === 'TERM' ? { signal: 'TERM' } : undefined));
+      } catch (error) {
+        // Gone already: nothing to stop.
+        if (error instanceof SchedulerUnavailableError && isSlurmError(error.cause, 'not-found')) return;
+        throw error;
+      }
+    },
+
+    async dbJobsByName(names, days) {
+      const records = await run((c) => c.dbJobs({ names, startTime: `now-${days}days` }));
+      const now = nowSeconds();
+      return records.map((record): DbJob => {
+        const s = statusFromDb(record, { nowSeconds: now });
+        return {
+          jobId: record.job_id,
+          name: record.name,
+          account: s.account ?? '',
+          partition: s.partition ?? '',
+          state: s.state,
+          final: isFinalState(s.state) && s.endedAt !== null,
+          elapsedSeconds: s.elapsedSeconds,
+          gpus: s.gpus,
+          startedAt: s.startedAt,
+          endedAt: s.endedAt,
+          exitCode: s.exitCode,
+          nodeList: s.nodeList,
+          timeLimitSeconds: s.timeLimitSeconds,
+          energyJoules: s.energyJoules,
+        };
+      });
+    },
+
+    async dbdAgentQueueSize() {
+      const { dbdAgentQueueSize } = await run((c) => c.diag());
+      if (dbdAgentQueueSize === null) throw new SchedulerUnavailableError('slurmctld did not report its queue to slurmdbd (GET /diag)');
+      return dbdAgentQueueSize;
+    },
+
+    async nodes() {
+      const nodes = await run((c) => c.nodes());
+      return nodes.map(
+        (n): SlurmNode => ({
+          name: n.name,
+          partitions: n.partitions ?? [],
+          gpus: gpusFromGres(n.gres),
+          allocatedGpus: gpusFromGres(n.gres_used),
+          down: DOWN.test([n.state ?? '', ...(n.state_flags ?? [])].join(' ')),
+        }),
+      );
+    },
+
+    async partitions() {
+      const partitions = await run((c) => c.partitions());
+      return partitions.map((p): SlurmPartition => ({ name: p.name, nodes: expandHostlist(p.nodes), maxTimeSeconds: timeLimitSeconds(p.max_time_limit) }));
+    },
+  };
+  const admin = options.admin;
+  if (admin) {
+    api.syncBudgets = (budgets: SlurmBudget[]) => run((c) => syncBudgetsRest(c, options.cluster, options.serviceUser, budgets), admin);
+  }
+  return api;
+}
+
+export type { SlurmError };
