@@ -42,6 +42,8 @@ const schema = z
     DEMO_SEED: z.enum(['auto', 'off']).default('auto'),
     PORTAL_CATALOGUE: optionalString,
     VAT_PERMILLE: z.coerce.number().int().min(0).max(1000).default(190),
+    /** How often the worker hands every project's budget to a scheduler that enforces budgets itself (a missed change heals). */
+    SLURM_BUDGET_SYNC_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
   })
   .superRefine((env, ctx) => {
     if (env.PORTAL_ENV === 'production' && !env.NEXTAUTH_SECRET) {
