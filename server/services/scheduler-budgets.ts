@@ -148,13 +148,13 @@ export async function syncBudgetsAfterCommit(db: Db, sync: BudgetSyncStep | unde
  */
 export async function budgetSyncDue(db: DbOrTx, now: Date, everySeconds: number): Promise<boolean> {
   const [lastFull] = await db
-    .select({ at: schedulerBudgetSyncs.at })
+    .select({ id: schedulerBudgetSyncs.id, at: schedulerBudgetSyncs.at })
     .from(schedulerBudgetSyncs)
     .where(and(eq(schedulerBudgetSyncs.ok, true), isNull(schedulerBudgetSyncs.projectIds)))
-    .orderBy(desc(schedulerBudgetSyncs.at))
+    .orderBy(desc(schedulerBudgetSyncs.id))
     .limit(1);
   if (!lastFull || now.getTime() - lastFull.at.getTime() >= everySeconds * 1000) return true;
-  const [failed] = await db.select({ id: schedulerBudgetSyncs.id }).from(schedulerBudgetSyncs).where(and(eq(schedulerBudgetSyncs.ok, false), gt(schedulerBudgetSyncs.at, lastFull.at))).limit(1);
+  const [failed] = await db.select({ id: schedulerBudgetSyncs.id }).from(schedulerBudgetSyncs).where(and(eq(schedulerBudgetSyncs.ok, false), gt(schedulerBudgetSyncs.id, lastFull.id))).limit(1);
   return failed !== undefined;
 }
 
@@ -202,7 +202,7 @@ export interface SchedulerBudgetsView {
  */
 export async function schedulerBudgetsView(db: Db, scheduler: SchedulerPort, now: Date): Promise<SchedulerBudgetsView> {
   if (!isBudgetEnforcing(scheduler)) return { enforcing: false, lastSync: null, holds: null, unreachable: false };
-  const [last] = await db.select().from(schedulerBudgetSyncs).orderBy(desc(schedulerBudgetSyncs.at), desc(schedulerBudgetSyncs.id)).limit(1);
+  const [last] = await db.select().from(schedulerBudgetSyncs).orderBy(desc(schedulerBudgetSyncs.id)).limit(1);
   let holds: Awaited<ReturnType<typeof scheduler.budgetHolds>> | null = null;
   try {
     holds = await scheduler.budgetHolds();
