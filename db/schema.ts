@@ -572,6 +572,25 @@ export const clusterSamples = pgTable(
   (t) => [primaryKey({ columns: [t.at, t.partition] })],
 );
 
+/**
+ * Each sync of the budgets the scheduler enforces itself (server/services/scheduler-budgets.ts): when,
+ * for which projects (null = all), how many budgets, and what the scheduler read back differently
+ * (drift) or why it failed. Centre internals: the tenant role may not read it (drizzle/0028).
+ */
+export const schedulerBudgetSyncs = pgTable(
+  'scheduler_budget_syncs',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+    projectIds: jsonb('project_ids').$type<string[]>(),
+    ok: boolean('ok').notNull(),
+    budgets: integer('budgets').notNull(),
+    mismatches: jsonb('mismatches').$type<{ account: string; partition: string; asked: number; read: number | null }[]>().notNull(),
+    error: text('error'),
+  },
+  (t) => [index('scheduler_budget_syncs_at_idx').on(t.at)],
+);
+
 // ---- Usage, invoices ----
 
 /** Daily usage per tenant × project × user × resource class × job kind, maintained as jobs settle. */

@@ -68,6 +68,8 @@ const schema = z
     SLURM_POLL_SECONDS: z.coerce.number().int().min(1).max(600).default(5),
     /** A Slurm admin (AdminLevel=Admin) the portal writes budgets (GrpTRESMins) as; without it Slurm enforces none. */
     SLURM_ADMIN_USER: optionalString.pipe(z.string().regex(/^[a-z_][a-z0-9_.-]*$/, 'must be a Unix user name').optional()),
+    /** How often the worker hands every project's budget to a scheduler that enforces budgets itself (a missed change heals). */
+    SLURM_BUDGET_SYNC_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
   })
   .superRefine((env, ctx) => {
     if (env.SCHEDULER === 'slurm') {

@@ -1,17 +1,22 @@
 // Background work of the portal, started once per server process (and by `npm run worker`):
 // reconciling jobs with the scheduler and settling the ledger (every few seconds), sampling the
 // cluster (every minute), snapshotting the simulated cluster's engine, expiring allocations at the
-// end of their period and issuing last month's invoices. With several processes on one real
+// end of their period, handing the budgets to a scheduler that enforces them too, and issuing last
+// month's invoices. With several processes on one real
 // Postgres, an advisory lock lets only one of them act; the leader checks every round that its
 // connection is alive and still holds the lock, and steps down at once when it does not (a dropped
 // connection frees the lock for another process).
 import type { AdvisoryLease, DbHandle } from '~/db/client';
-import { isCheckpointing, SchedulerUnavailableError, type SchedulerPort } from './core/scheduler/port';
+import { isBudgetEnforcing, isCheckpointing, SchedulerUnavailableError, type SchedulerPort } from './core/scheduler/port';
 import { env } from './env.js';
 import { issueMonthlyInvoices } from './services/invoices';
 import { expireDueAllocations } from './services/ledger';
 import { reconcileOnce, recordClusterSample } from './services/reconciler';
 import { noteSchedulerOutcome } from './services/scheduler-status';
+import { budgetSyncDue, syncSchedulerBudgets } from './services/scheduler-budgets';
+
+/** How often the worker looks whether the budgets' full sync is due (it also is when a sync failed). */
+const BUDGET_CHECK_MS = 30_000;
 
 export const WORKER_LOCK_KEY = 7_260_001;
 
@@ -25,6 +30,8 @@ export interface WorkerOptions {
   reconcileMs?: number;
   now?: () => Date;
   log?: (line: string) => void;
+  /** Seconds between full syncs of the scheduler's budgets (default SLURM_BUDGET_SYNC_SECONDS). */
+  budgetSyncSeconds?: number;
 }
 
 const state: { worker?: Worker } = ((globalThis as { __portalWorker?: { worker?: Worker } }).__portalWorker ??= {});
@@ -34,11 +41,13 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
   if (state.worker) return state.worker;
   const now = options.now ?? (() => new Date());
   const log = options.log ?? ((line: string) => console.log(line));
+  const everySeconds = options.budgetSyncSeconds ?? env().SLURM_BUDGET_SYNC_SECONDS;
   let inFlight: Promise<void> | null = null;
   let lease: AdvisoryLease | null = null;
   let lastSample = 0;
   let lastExpiry = 0;
   let lastInvoicing = 0;
+  let lastBudgetCheck = 0;
   const round = async () => {
     try {
       if (lease && !(await lease.stillHeld())) {
@@ -71,8 +80,17 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
       if (isCheckpointing(scheduler)) await scheduler.checkpoint();
       if (at.getTime() - lastExpiry >= 60_000) {
         lastExpiry = at.getTime();
-        const expired = await expireDueAllocations(handle.db, at.toISOString().slice(0, 10));
+        const expired = await expireDueAllocations(handle.db, at.toISOString().slice(0, 10), { step: scheduler, now: at });
         if (expired.length) log(`[worker] expired ${expired.length} allocation(s) at the end of their period`);
+      }
+      // Every project's budget, when the full sync is due or a sync failed since: what heals a missed trigger.
+      if (isBudgetEnforcing(scheduler) && at.getTime() - lastBudgetCheck >= Math.min(BUDGET_CHECK_MS, everySeconds * 1000)) {
+        lastBudgetCheck = at.getTime();
+        if (await budgetSyncDue(handle.db, at, everySeconds)) {
+          const sync = await syncSchedulerBudgets(handle.db, scheduler, { now: at });
+          if (sync && !sync.ok) log(`[worker] syncing the scheduler's budgets failed: ${sync.error}`);
+          else if (sync?.mismatches.length) log(`[worker] the scheduler holds ${sync.mismatches.length} budget(s) other than asked`);
+        }
       }
       // After settling, so last month's finished jobs are in: issue last month's invoices once they are due.
       if (at.getTime() - lastInvoicing >= 60_000) {

@@ -554,6 +554,35 @@ export const clusterOut = z.object({
   scheduler: z.object({ reachable: z.boolean(), error: z.string().nullable(), unreachableSince: z.date().nullable(), lastOkAt: z.date().nullable() }),
 });
 
+const budgetMismatchOut = z.object({ account: z.string(), projectTitle: z.string().nullable(), partition: z.string(), asked: z.number().int(), read: z.number().int().nullable() });
+
+/** The scheduler's own budgets for staff: the last sync and the jobs it holds on a budget limit (server/services/scheduler-budgets.ts). */
+export const schedulerBudgetsOut = z.object({
+  enforcing: z.boolean(),
+  lastSync: z
+    .object({ at: z.date(), ok: z.boolean(), budgets: z.number().int(), projects: z.number().int().nullable(), mismatches: z.array(budgetMismatchOut), error: z.string().nullable() })
+    .nullable(),
+  holds: z
+    .array(
+      z.object({
+        schedulerJobId: z.string(),
+        portalJobId: z.string().nullable(),
+        account: z.string(),
+        projectTitle: z.string().nullable(),
+        orgName: z.string().nullable(),
+        partition: z.string(),
+        gpus: z.number().int(),
+        timeLimitSeconds: z.number().int(),
+        reason: z.string(),
+        submittedAt: z.date().nullable(),
+        portalHasBudget: z.boolean(),
+        drift: z.enum(['staleLimit', 'aroundPortal', 'agreed']),
+      }),
+    )
+    .nullable(),
+  unreachable: z.boolean(),
+});
+
 /** One tenant's usage for staff: who the tenant is, and the report its owner sees. */
 export const tenantUsageOut = z.object({
   org: z.object({ id: z.string(), name: z.string(), kind: z.enum(orgKind.enumValues), country: z.string(), residency: z.enum(residency.enumValues), status: z.enum(orgStatus.enumValues) }),

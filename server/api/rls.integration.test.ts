@@ -96,7 +96,7 @@ describe.each(dbTargets())('row-level security on %s', (target) => {
       return messages.join(' / ');
     };
     expect(await refusal(asA.readPasswordHashes())).toMatch(/permission denied for table users/);
-    for (const table of ['staff_roles', 'notifications', 'sessions', 'rate_limits', 'sim_cluster_state', 'sim_cluster_ops', 'sim_cluster_snapshots', 'sim_finished_jobs', 'document_counters', 'cluster_samples']) {
+    for (const table of ['staff_roles', 'notifications', 'sessions', 'rate_limits', 'sim_cluster_state', 'sim_cluster_ops', 'sim_cluster_snapshots', 'sim_finished_jobs', 'document_counters', 'cluster_samples', 'scheduler_budget_syncs']) {
       expect(await refusal(asA.readTable(table)), table).toMatch(new RegExp(`permission denied for table ${table}`));
     }
     // Names and e-mail addresses stay readable (member lists, project members).

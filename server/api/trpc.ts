@@ -21,6 +21,7 @@ import { loadActor } from '~/server/services/accounts';
 import { resolveTenant } from '~/server/services/organisations';
 import type { RateRuleName } from '~/server/core/rate-limits';
 import { limit } from '~/server/services/rate-limits';
+import type { BudgetSyncStep } from '~/server/services/scheduler-budgets';
 
 // 1. CONTEXT ------------------------------------------------------------------------------------
 
@@ -83,6 +84,17 @@ export function afterCommit(ctx: Pick<Context, 'scheduler'> & { commit: () => Pr
     const db = await ctx.commit();
     return { db, scheduler: await schedulerOf({ db, scheduler: ctx.scheduler }) };
   };
+}
+
+/**
+ * budgetSync is what a mutation hands the services so the scheduler's own budgets follow a change to
+ * allocations once it is committed (server/services/scheduler-budgets.ts): a tenant mutation's commit
+ * (afterCommit), or — for staff, whose services commit their own transactions — the portal's connection.
+ */
+export function budgetSync(ctx: Pick<Context, 'db' | 'scheduler' | 'now'> & { commit?: () => Promise<Db> }): BudgetSyncStep {
+  const commit = ctx.commit;
+  const step = commit ? afterCommit({ scheduler: ctx.scheduler, commit }) : async () => ({ db: ctx.db, scheduler: await schedulerOf(ctx) });
+  return { step, now: ctx.now() };
 }
 
 /** createContextInner builds a context without a request: used by the request handler and by tests. */

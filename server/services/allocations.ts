@@ -10,6 +10,7 @@ import { isStaff, type Actor, type TenantActor } from './actor';
 import { recordAudit } from './audit';
 import { balanceOfRow, dailyUsage, grantBudget } from './ledger';
 import { projectAccess } from './projects';
+import { syncBudgetsAfterCommit, type BudgetSyncStep } from './scheduler-budgets';
 import { inTransaction } from './transaction';
 import { creditLineLimits } from '~/server/core/applications';
 
@@ -61,10 +62,10 @@ export async function getAllocationOverview(db: DbOrTx, viewer: { tenant?: Tenan
   };
 }
 
-/** grantCreditLine gives a company project a credit line in euro cents for a period (staff admins). */
-export async function grantCreditLine(db: Db, staff: Actor, input: { projectId: string; amountCents: number; periodStart: string; periodEnd: string; reason: string }) {
+/** grantCreditLine gives a company project a credit line in euro cents for a period (staff admins); the scheduler's budgets follow (`budgets`). */
+export async function grantCreditLine(db: Db, staff: Actor, input: { projectId: string; amountCents: number; periodStart: string; periodEnd: string; reason: string }, budgets?: BudgetSyncStep) {
   if (input.periodEnd <= input.periodStart) throw new AppError('BAD_REQUEST', 'application.endBeforeStart', {}, 'periodEnd');
-  return inTransaction(db, async (tx) => {
+  const granted = await inTransaction(db, async (tx) => {
     const [project] = await tx
       .select({ id: projects.id, orgId: projects.orgId, kind: organisations.kind })
       .from(projects)
@@ -80,6 +81,8 @@ export async function grantCreditLine(db: Db, staff: Actor, input: { projectId: 
     await recordAudit(tx, { actorUserId: staff.userId, orgId: project.orgId, action: 'allocation.credit_granted', targetType: 'allocation', targetId: created!.id, reason: input.reason, data: { amountCents: input.amountCents, periodStart: input.periodStart, periodEnd: input.periodEnd }, isStaffAction: true });
     return { id: created!.id };
   });
+  await syncBudgetsAfterCommit(db, budgets, [input.projectId]);
+  return granted;
 }
 
 /** setAllocationLimits sets the concurrent limits of an allocation (staff), audited. */

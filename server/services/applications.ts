@@ -8,6 +8,7 @@ import { workingDaysBetween } from '~/server/core/working-days';
 import { AppError } from '~/server/errors';
 import type { MessageKey } from '~/server/i18n';
 import { isStaff, type Actor, type TenantActor } from './actor';
+import { syncBudgetsAfterCommit, type BudgetSyncStep } from './scheduler-budgets';
 import { inTransaction } from './transaction';
 import { recordAudit } from './audit';
 import { listResourceClasses } from './catalogue';
@@ -147,8 +148,9 @@ async function heldAllocations(db: DbOrTx, orgId: string) {
 /**
  * submitApplication sends a draft to review down the route core decides (reviewRouteFor): an instant
  * mode approves at once, once per tenant and period; a second request goes to a reviewer with the reason.
+ * An instant approval then hands the project's new budget to the scheduler (`budgets`, after the commit).
  */
-export async function submitApplication(db: Db, actor: TenantActor, applicationId: string, now: Date) {
+export async function submitApplication(db: Db, actor: TenantActor, applicationId: string, now: Date, budgets?: BudgetSyncStep) {
   const today = now.toISOString().slice(0, 10);
   const [existing] = await db.select().from(applications).where(and(eq(applications.id, applicationId), eq(applications.orgId, actor.org.id)));
   if (!existing) throw new AppError('NOT_FOUND', 'error.notFound');
@@ -156,7 +158,7 @@ export async function submitApplication(db: Db, actor: TenantActor, applicationI
   if (actor.org.status !== 'active') throw new AppError('FORBIDDEN', 'error.tenantNotActive', { org: actor.org.name });
   const lines = await linesOf(db, applicationId);
   const { mode, request } = await validateRequest(db, actor, { ...existing, baseAllocationId: existing.baseAllocationId ?? undefined, lines }, today);
-  return inTransaction(db, async (tx) => {
+  const submitted = await inTransaction(db, async (tx) => {
     // The organisation row first (the lock order): two drafts of one tenant submitted at once are
     // routed one after the other, so a second Playground request sees the first one's allocation.
     await tx.select({ id: organisations.id }).from(organisations).where(eq(organisations.id, actor.org.id)).for('no key update');
@@ -175,6 +177,8 @@ export async function submitApplication(db: Db, actor: TenantActor, applicationI
     await notify(tx, reviewers.map((r) => r.userId), 'notice.applicationSubmitted', { project: project!.title, org: actor.org.name }, `/staff/applications/${applicationId}`);
     return { status: 'submitted' as const, route };
   });
+  if (submitted.status === 'approved') await syncBudgetsAfterCommit(db, budgets, [existing.projectId]);
+  return submitted;
 }
 
 export interface DecisionInput {
@@ -237,11 +241,16 @@ async function decideInTx(tx: Tx, reviewer: Actor | null, app: typeof applicatio
   return { status: OUTCOME_STATUS[input.outcome], allocationIds };
 }
 
-/** decideApplication lets a reviewer approve (possibly less), reject or send back a submitted application. */
-export async function decideApplication(db: Db, reviewer: Actor, applicationId: string, input: DecisionInput, now: Date) {
+/**
+ * decideApplication lets a reviewer approve (possibly less), reject or send back a submitted application;
+ * an approval (a new grant or a top-up) then hands the project's budget to the scheduler (`budgets`).
+ */
+export async function decideApplication(db: Db, reviewer: Actor, applicationId: string, input: DecisionInput, now: Date, budgets?: BudgetSyncStep) {
   if (!isStaff(reviewer)) throw new AppError('FORBIDDEN', 'error.staffOnly');
-  return inTransaction(db, async (tx) => {
+  let projectId = '';
+  const decided = await inTransaction(db, async (tx) => {
     const app = await lockApplication(tx, applicationId);
+    projectId = app.projectId;
     const [ownTenant] = await tx.select({ orgId: memberships.orgId }).from(memberships).where(and(eq(memberships.orgId, app.orgId), eq(memberships.userId, reviewer.userId)));
     if (ownTenant) throw new AppError('FORBIDDEN', 'decision.ownTenant');
     const [mode] = await tx.select({ reviewPath: accessModes.reviewPath }).from(accessModes).where(eq(accessModes.id, app.accessModeId));
@@ -253,6 +262,8 @@ export async function decideApplication(db: Db, reviewer: Actor, applicationId: 
     if (problem) throw new AppError('BAD_REQUEST', problem.key, 'params' in problem ? problem.params : {}, problem.field);
     return decideInTx(tx, reviewer, app, input, now);
   });
+  if (decided.allocationIds.length) await syncBudgetsAfterCommit(db, budgets, [projectId]);
+  return decided;
 }
 
 /** getApplication returns an application with its lines and decisions, for its tenant (PI, managers, leads) or staff. */

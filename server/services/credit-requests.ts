@@ -9,6 +9,7 @@ import { isStaff, type Actor, type TenantActor } from './actor';
 import { recordAudit } from './audit';
 import { grantBudget, lockAllocation } from './ledger';
 import { notify, notifyMembers } from './notifications';
+import { projectIdsOfAllocations, syncBudgetsAfterCommit, type BudgetSyncStep } from './scheduler-budgets';
 import { inTransaction } from './transaction';
 
 const requestColumns = {
@@ -96,10 +97,11 @@ export async function creditRequestQueue(db: DbOrTx) {
  * decideCreditLineRequest lets a staff admin approve a request (the credit line is raised to the amount
  * asked for by a grant in the ledger) or reject it with a comment; audited, and the requester is told.
  */
-export async function decideCreditLineRequest(db: Db, staff: Actor, input: { requestId: string; outcome: 'approved' | 'rejected'; comment: string }, now: Date) {
+export async function decideCreditLineRequest(db: Db, staff: Actor, input: { requestId: string; outcome: 'approved' | 'rejected'; comment: string }, now: Date, budgets?: BudgetSyncStep) {
   if (!isStaff(staff, 'admin')) throw new AppError('FORBIDDEN', 'error.staffOnly');
   if (input.outcome === 'rejected' && !input.comment.trim()) throw new AppError('BAD_REQUEST', 'decision.commentRequired', {}, 'comment');
-  return inTransaction(db, async (tx) => {
+  let raisedLine: string | null = null;
+  const decided = await inTransaction(db, async (tx) => {
     const [request] = await tx.select().from(creditLineRequests).where(eq(creditLineRequests.id, input.requestId)).for('no key update');
     if (!request) throw new AppError('NOT_FOUND', 'error.notFound');
     const [ownTenant] = await tx.select({ orgId: memberships.orgId }).from(memberships).where(and(eq(memberships.orgId, request.orgId), eq(memberships.userId, staff.userId)));
@@ -111,6 +113,7 @@ export async function decideCreditLineRequest(db: Db, staff: Actor, input: { req
       if (line.status !== 'active') throw new AppError('PRECONDITION_FAILED', 'creditRequest.lineNotActive');
       // The line may have grown since it was asked (another grant): raise it to the amount asked for, never lower it.
       raisedByCents = Math.max(0, request.requestedCents - line.granted);
+      raisedLine = raisedByCents > 0 ? line.id : null;
       if (raisedByCents > 0) await grantBudget(tx, { allocationId: line.id, amount: raisedByCents, actorUserId: staff.userId, reason: `credit line raised on request: ${request.reason}` });
     }
     await tx.update(creditLineRequests).set({ status: input.outcome, decidedBy: staff.userId, decidedAt: now, decisionComment: input.comment || null }).where(eq(creditLineRequests.id, request.id));
@@ -134,4 +137,6 @@ export async function decideCreditLineRequest(db: Db, staff: Actor, input: { req
     );
     return { status: input.outcome, raisedByCents };
   });
+  if (raisedLine) await syncBudgetsAfterCommit(db, budgets, await projectIdsOfAllocations(db, [raisedLine]));
+  return decided;
 }

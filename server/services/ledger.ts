@@ -13,6 +13,7 @@ import type { Actor } from './actor';
 import { recordAudit } from './audit';
 import { stampAt } from './replay-clock';
 import { notifyMembers } from './notifications';
+import { projectIdsOfAllocations, syncBudgetsAfterCommit, type BudgetSyncStep } from './scheduler-budgets';
 import { inTransaction } from './transaction';
 
 type AllocationRow = typeof allocations.$inferSelect;
@@ -400,10 +401,15 @@ export async function grantBudget(tx: Tx, input: { allocationId: string; amount:
   return appendEntries(tx, row, [{ kind: 'grant', amount: input.amount, actorUserId: input.actorUserId, reason: input.reason }]);
 }
 
-/** adjustAllocation lets staff raise or lower a budget (never below what is used), audited with a reason. */
-export async function adjustAllocation(db: Db, staff: Actor, input: { allocationId: string; amount: number; reason: string }): Promise<Balance> {
-  return inTransaction(db, async (tx) => {
+/**
+ * adjustAllocation lets staff raise or lower a budget (never below what is used), audited with a reason;
+ * then the scheduler's budget of the project follows (`budgets`, after the commit).
+ */
+export async function adjustAllocation(db: Db, staff: Actor, input: { allocationId: string; amount: number; reason: string }, budgets?: BudgetSyncStep): Promise<Balance> {
+  let projectId = '';
+  const adjusted = await inTransaction(db, async (tx) => {
     const row = await lockAllocation(tx, input.allocationId);
+    projectId = row.projectId;
     const balance = await appendEntries(tx, row, [{ kind: 'adjust', amount: input.amount, actorUserId: staff.userId, reason: input.reason }], 'amount');
     await recordAudit(tx, {
       actorUserId: staff.userId,
@@ -417,6 +423,8 @@ export async function adjustAllocation(db: Db, staff: Actor, input: { allocation
     });
     return balance;
   });
+  await syncBudgetsAfterCommit(db, budgets, [projectId]);
+  return adjusted;
 }
 
 /** refundCharge lets staff give back charged budget (e.g. after a node failure), audited with a reason. */
@@ -453,9 +461,10 @@ export async function openReservations(db: DbOrTx, allocationId: string) {
  * expireDueAllocations ends every active allocation whose period is over: jobs still queued against
  * it are marked for cancellation (the reconciler stops them at the scheduler) and their reservations
  * released with the reason; running jobs keep theirs and are charged when they end; the rest of the
- * budget is written off as expired, and the people concerned are told. Returns the allocations expired.
+ * budget is written off as expired, and the people concerned are told; then the scheduler's budgets of
+ * their projects are lowered to what they used (`budgets`). Returns the allocations expired.
  */
-export async function expireDueAllocations(db: Db, today: string): Promise<string[]> {
+export async function expireDueAllocations(db: Db, today: string, budgets?: BudgetSyncStep): Promise<string[]> {
   const due = await db.select({ id: allocations.id }).from(allocations).where(and(eq(allocations.status, 'active'), lte(allocations.periodEnd, today)));
   const expired: string[] = [];
   for (const { id } of due) {
@@ -491,6 +500,7 @@ export async function expireDueAllocations(db: Db, today: string): Promise<strin
       expired.push(id);
     });
   }
+  if (budgets && expired.length) await syncBudgetsAfterCommit(db, budgets, await projectIdsOfAllocations(db, expired));
   return expired;
 }
 

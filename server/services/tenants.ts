@@ -7,6 +7,7 @@ import { AppError } from '~/server/errors';
 import type { Actor } from './actor';
 import { recordAudit } from './audit';
 import { notify } from './notifications';
+import { projectIdsOfTenant, syncBudgetsAfterCommit, type BudgetSyncStep } from './scheduler-budgets';
 import { inTransaction } from './transaction';
 
 /** listTenants lists every tenant (optionally of one status) with its member count. */
@@ -50,13 +51,17 @@ const AUDIT_ACTION: Record<TenantStatusAction, string> = {
   reactivate: 'tenant.reactivated',
 };
 
-/** changeTenantStatus applies a staff action to a tenant, audited with actor and reason. */
+/**
+ * changeTenantStatus applies a staff action to a tenant, audited with actor and reason; then the
+ * scheduler's budgets of its projects follow (`budgets`): frozen at what they used while suspended.
+ */
 export async function changeTenantStatus(
   db: Db,
   actor: Actor,
   input: { orgId: string; action: TenantStatusAction; reason: string },
+  budgets?: BudgetSyncStep,
 ): Promise<{ status: OrgStatus }> {
-  return inTransaction(db, async (tx) => {
+  const changed = await inTransaction(db, async (tx) => {
     const [org] = await tx
       .select({ id: organisations.id, status: organisations.status })
       .from(organisations)
@@ -90,4 +95,6 @@ export async function changeTenantStatus(
     await notify(tx, leads.map((l) => l.userId), NOTICE[input.action], { org: named?.name ?? '', reason: input.reason }, '/dashboard');
     return { status: next };
   });
+  if (budgets) await syncBudgetsAfterCommit(db, budgets, await projectIdsOfTenant(db, input.orgId));
+  return changed;
 }

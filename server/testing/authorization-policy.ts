@@ -127,6 +127,7 @@ export const POLICY: Record<string, Entry> = {
   'staff.auditActors': { access: 'staff' },
   'staff.audit': { access: 'staff' },
   'staff.cluster': { access: 'staff' },
+  'staff.schedulerBudgets': { access: 'staff' },
   'staff.applicationQueue': { access: 'staff' },
   'staff.application': { access: 'staff', input: (f) => ({ applicationId: f.applicationA }) },
   'staff.creditRequestQueue': { access: 'staff' },

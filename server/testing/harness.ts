@@ -138,10 +138,11 @@ export async function activeAllocation(
   db: Db,
   owner: { userId: string; orgId: string },
   reviewer: { userId: string },
-  options: { gpuHours: number; resourceClassId?: string; today: string; periodEnd?: string },
+  options: { gpuHours: number; resourceClassId?: string; today: string; periodEnd?: string; scheduler?: SchedulerPort },
 ) {
   const now = () => new Date(`${options.today}T12:00:00Z`);
-  const asOwner = callerFor(db, { userId: owner.userId, orgId: owner.orgId, now });
+  const scheduler = options.scheduler;
+  const asOwner = callerFor(db, { userId: owner.userId, orgId: owner.orgId, now, scheduler });
   const project = await asOwner.project.create({ title: `Project ${unique('p')}`, abstract: 'A project for integration tests.', fieldOfScience: 'Computer science', members: [] });
   const end = options.periodEnd ?? new Date(Date.parse(`${options.today}T00:00:00Z`) + 80 * 86_400_000).toISOString().slice(0, 10);
   const app = await asOwner.application.create({
@@ -153,7 +154,7 @@ export async function activeAllocation(
     lines: [{ resourceClassId: options.resourceClassId ?? 'h100', gpuHours: options.gpuHours }],
   });
   await asOwner.application.submit({ applicationId: app.id });
-  const decision = await callerFor(db, { userId: reviewer.userId, now }).staff.decide({
+  const decision = await callerFor(db, { userId: reviewer.userId, now, scheduler }).staff.decide({
     applicationId: app.id,
     outcome: 'approved',
     grantedLines: [{ resourceClassId: options.resourceClassId ?? 'h100', gpuHours: options.gpuHours }],

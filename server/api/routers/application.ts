@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { router, tenantProcedure, todayOf } from '~/server/api/trpc';
+import { budgetSync, router, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { catalogueIdField, dayField, gpuHoursField, resourceClassIdField, textField, uuidField } from '~/server/api/fields';
 import { applicationCreatedOut, applicationOut } from '~/server/api/outputs';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
@@ -45,7 +45,7 @@ export const applicationRouter = router({
     .output(z.object({ status: z.enum(['approved', 'submitted']) }))
     .mutation(async ({ ctx, input }) => {
       // Why a request went to review is on the application (application.get's reviewNote).
-      const { status } = await submitApplication(ctx.db, ctx.tenant, input.applicationId, ctx.now());
+      const { status } = await submitApplication(ctx.db, ctx.tenant, input.applicationId, ctx.now(), budgetSync(ctx));
       return { status };
     }),
 });

@@ -5,7 +5,7 @@ import { allocations, clusterSamples, organisations, projects } from '~/db/schem
 import { AppError } from '~/server/errors';
 import { periodField, periodOf } from './report';
 import { GROUP_BY, organisationUsage } from '~/server/services/reports';
-import { router, schedulerOf, staffProcedure, todayOf } from '~/server/api/trpc';
+import { budgetSync, router, schedulerOf, staffProcedure, todayOf } from '~/server/api/trpc';
 import { commentField, dayField, emailField, reasonField, resourceClassIdField, uuidField } from '~/server/api/fields';
 import {
   applicationOut,
@@ -16,6 +16,7 @@ import {
   creditLineRequestOut,
   nothing,
   reviewQueueRowOut,
+  schedulerBudgetsOut,
   staffAllocationOverviewOut,
   staffAllocationRowOut,
   tenantRowOut,
@@ -31,6 +32,7 @@ import { adjustAllocation, refundCharge } from '~/server/services/ledger';
 import { listAudit, listAuditActors } from '~/server/services/audit';
 import { liftSignInLockout } from '~/server/services/rate-limits';
 import { endSessionsByStaff } from '~/server/services/sessions';
+import { schedulerBudgetsView } from '~/server/services/scheduler-budgets';
 import { changeTenantStatus, listTenants, tenantStatusCounts } from '~/server/services/tenants';
 
 export const staffRouter = router({
@@ -56,7 +58,7 @@ export const staffRouter = router({
   changeTenantStatus: staffProcedure('admin')
     .input(z.object({ orgId: uuidField, action: z.enum(['verify', 'suspend', 'reactivate']), reason: reasonField }))
     .output(z.object({ status: z.enum(['pending_verification', 'active', 'suspended']) }))
-    .mutation(({ ctx, input }) => changeTenantStatus(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => changeTenantStatus(ctx.db, ctx.actor, input, budgetSync(ctx))),
 
   auditActors: staffProcedure()
     .output(z.array(z.object({ id: z.string(), name: z.string(), email: z.string() })))
@@ -105,6 +107,11 @@ export const staffRouter = router({
       };
     }),
 
+  /** The budgets a scheduler enforces itself: the last sync, and the jobs it holds on them (drift). */
+  schedulerBudgets: staffProcedure()
+    .output(schedulerBudgetsOut)
+    .query(async ({ ctx }) => schedulerBudgetsView(ctx.db, await schedulerOf(ctx), ctx.now())),
+
   applicationQueue: staffProcedure()
     .output(z.array(reviewQueueRowOut))
     .query(({ ctx }) => reviewQueue(ctx.db, ctx.now())),
@@ -123,7 +130,7 @@ export const staffRouter = router({
   decideCreditRequest: staffProcedure('admin')
     .input(z.object({ requestId: uuidField, outcome: z.enum(['approved', 'rejected']), comment: commentField.default('') }))
     .output(z.object({ status: z.enum(['approved', 'rejected']), raisedByCents: z.number().int() }))
-    .mutation(({ ctx, input }) => decideCreditLineRequest(ctx.db, ctx.actor, input, ctx.now())),
+    .mutation(({ ctx, input }) => decideCreditLineRequest(ctx.db, ctx.actor, input, ctx.now(), budgetSync(ctx))),
 
   decide: staffProcedure()
     .input(
@@ -140,7 +147,7 @@ export const staffRouter = router({
         outcome: input.outcome,
         comment: input.comment,
         grantedLines: input.grantedLines.map((l) => ({ resourceClassId: l.resourceClassId, gpuSeconds: gpuHoursToSeconds(l.gpuHours) })),
-      }, ctx.now()),
+      }, ctx.now(), budgetSync(ctx)),
     ),
 
   /** One tenant's usage, cost and energy in a period, for staff (the same figures the tenant sees). */
@@ -180,7 +187,7 @@ export const staffRouter = router({
     .output(balanceOut)
     .mutation(async ({ ctx, input }) => {
       const unit = await unitOf(ctx.db, input.allocationId);
-      return adjustAllocation(ctx.db, ctx.actor, { allocationId: input.allocationId, amount: unit === 'cents' ? input.amount * 100 : gpuHoursToSeconds(input.amount), reason: input.reason });
+      return adjustAllocation(ctx.db, ctx.actor, { allocationId: input.allocationId, amount: unit === 'cents' ? input.amount * 100 : gpuHoursToSeconds(input.amount), reason: input.reason }, budgetSync(ctx));
     }),
 
   refund: staffProcedure('admin')
@@ -209,7 +216,7 @@ export const staffRouter = router({
   grantCreditLine: staffProcedure('admin')
     .input(z.object({ projectId: uuidField, amountEuros: z.number().int().min(1).max(100_000_000), periodStart: dayField, periodEnd: dayField, reason: reasonField }))
     .output(z.object({ id: z.string() }))
-    .mutation(({ ctx, input }) => grantCreditLine(ctx.db, ctx.actor, { projectId: input.projectId, amountCents: input.amountEuros * 100, periodStart: input.periodStart, periodEnd: input.periodEnd, reason: input.reason })),
+    .mutation(({ ctx, input }) => grantCreditLine(ctx.db, ctx.actor, { projectId: input.projectId, amountCents: input.amountEuros * 100, periodStart: input.periodStart, periodEnd: input.periodEnd, reason: input.reason }, budgetSync(ctx))),
 
   setMonthlyCap: staffProcedure('admin')
     .input(z.object({ orgId: uuidField, capEuros: z.number().int().min(1).max(100_000_000).nullable(), reason: reasonField }))

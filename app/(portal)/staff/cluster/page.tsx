@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { PageHeader } from '~/app/_components/ui';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
+import { BudgetsView } from './budgets-view';
 import { ClusterView } from './cluster-view';
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -15,6 +16,7 @@ export default async function ClusterPage() {
     <div className="space-y-6">
       <PageHeader title={t('cluster.title')} subtitle={t('cluster.subtitle')} />
       <ClusterView />
+      <BudgetsView />
     </div>
   );
 }
