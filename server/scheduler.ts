@@ -2,6 +2,8 @@
 import type { Db } from '~/db/client';
 import { clusterConfigFromCatalogue } from './adapters/scheduler/cluster-config';
 import { createSimulatedScheduler } from './adapters/scheduler/simulated';
+import { createSlurmScheduler, slurmSettings } from './adapters/scheduler/slurm';
+import { resourceClasses } from '~/db/schema';
 import type { SchedulerPort } from './core/scheduler/port';
 import { env } from './env.js';
 
@@ -11,10 +13,12 @@ const state: { promise?: Promise<SchedulerPort> } = ((globalThis as { __portalSc
 export function getScheduler(db: Db): Promise<SchedulerPort> {
   state.promise ??= (async () => {
     const config = env();
-    if (config.SCHEDULER === 'slurm') {
-      throw new Error('SCHEDULER=slurm: the Slurm adapter is not part of this version yet; use SCHEDULER=simulated.');
-    }
     const cluster = await clusterConfigFromCatalogue(db);
+    if (config.SCHEDULER === 'slurm') {
+      // The resource classes' power model and site come from the catalogue; Slurm says how many nodes there are.
+      const classes = (await db.select().from(resourceClasses)).map((rc) => ({ id: rc.id, siteId: rc.siteId, gpuModel: rc.gpuModel, gpusPerNode: rc.gpusPerNode, maxWalltimeSeconds: rc.maxWalltimeSeconds, gpuIdlePowerW: rc.gpuIdlePowerW, gpuMaxPowerW: rc.gpuMaxPowerW, nodeBasePowerW: rc.nodeBasePowerW }));
+      return createSlurmScheduler(slurmSettings(config), classes);
+    }
     return createSimulatedScheduler({
       db,
       cluster,

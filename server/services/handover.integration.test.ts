@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
 import { allocations, jobEvents, jobs } from '~/db/schema';
-import { SchedulerRefusedError, SchedulerUnavailableError, type SchedulerJobSpec, type SchedulerJobStatus, type SchedulerPort } from '~/server/core/scheduler/port';
+import { SchedulerRefusedError, SchedulerUnavailableError, type SchedulerBudget, type SchedulerJobSpec, type SchedulerJobStatus, type SchedulerPort } from '~/server/core/scheduler/port';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { HANDOVER_LEASE_MS } from './jobs';
 import { reconcileOnce } from './reconciler';
@@ -202,5 +202,24 @@ describe.each(dbTargets())('hand-over on %s', (target) => {
     // The reconciler does not try it again.
     await reconcileOnce(db, scheduler.port, now);
     expect(scheduler.attempts).toHaveLength(1);
+  });
+
+  it('a project the scheduler does not know yet gets its budget (and account) synced, and the job goes on', async () => {
+    const scheduler = nonIdempotentScheduler();
+    const synced: string[] = [];
+    const port = {
+      ...scheduler.port,
+      syncBudgets: (budgets: SchedulerBudget[]) => {
+        synced.push(...budgets.map((b) => `${b.account}/${b.partition}=${b.gpuMinutes}`));
+        return Promise.resolve(budgets.map((b) => ({ ...b, usedGpuMinutes: null })));
+      },
+      budgetHolds: () => Promise.resolve([]),
+    };
+    scheduler.failOnce(new SchedulerRefusedError('Invalid account or account/partition combination specified', 'account', 2045));
+    const job = await asOwner(port).job.submit(input());
+    expect(job.state).toBe('PENDING');
+    const [row] = await db.select({ projectId: jobs.projectId }).from(jobs).where(eq(jobs.id, job.id));
+    expect(synced).toContain(`${row!.projectId}/h100=30000`); // the 500 GPU-hour allocation
+    expect(scheduler.of(job.id)).toHaveLength(1);
   });
 });

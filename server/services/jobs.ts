@@ -11,13 +11,14 @@ import { ASSUMED_GPU_UTIL_PERCENT, chargeFor, jobEnergyEstimateWh, jobReservatio
 import { reservationShortfalls, type ReservationRoom } from '~/server/core/jobs/fit';
 import { inferenceTraffic } from '~/server/core/jobs/inference';
 import { roleAtLeast } from '~/server/core/roles';
-import { SchedulerRefusedError, SchedulerUnavailableError, type SchedulerPort } from '~/server/core/scheduler/port';
+import { isBudgetEnforcing, SchedulerRefusedError, SchedulerUnavailableError, type SchedulerPort } from '~/server/core/scheduler/port';
 import { AppError } from '~/server/errors';
 import type { MessageKey } from '~/server/i18n';
 import type { TenantActor } from './actor';
 import { listResourceClasses } from './catalogue';
 import { confirmReservation, lockAllocation, lockOrganisation, monthSpendCents, releaseJobReservationInTx, startNewJobReservation } from './ledger';
 import { projectAccess } from './projects';
+import { syncSchedulerBudgets } from './scheduler-budgets';
 import { readSchedulerStatus } from './scheduler-status';
 import { inTransaction, isTransaction } from './transaction';
 
@@ -277,8 +278,8 @@ export async function claimHandover(db: Db, jobId: string, now: Date): Promise<J
  * the reconciler retries).
  */
 export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: JobRow, now: Date): Promise<QueuedFields | null> {
-  try {
-    const { schedulerJobId } = await scheduler.submit({
+  const submit = () =>
+    scheduler.submit({
       portalJobId: job.id,
       attempt: job.handoverAttempts,
       name: job.name,
@@ -293,6 +294,18 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
       env: job.env,
       simulation: job.simulation ?? undefined,
     });
+  try {
+    let schedulerJobId: string;
+    try {
+      ({ schedulerJobId } = await submit());
+    } catch (error) {
+      // A project's account is made in the scheduler when its budget is synced; if that sync has not
+      // happened yet (it failed, or the grant predates it), sync now and try once more.
+      if (!(error instanceof SchedulerRefusedError && error.reason === 'account' && isBudgetEnforcing(scheduler))) throw error;
+      const sync = await syncSchedulerBudgets(db, scheduler, { projectIds: [job.projectId], now });
+      if (!sync?.ok) throw error;
+      ({ schedulerJobId } = await submit());
+    }
     // One statement (one commit): the job moves to PENDING and its event is written, or neither.
     const queued = db
       .$with('queued')

@@ -90,7 +90,7 @@ export interface BudgetMismatch {
 
 /** budgetMismatches compares the budgets asked for with what the scheduler read back after the sync. */
 export function budgetMismatches(asked: readonly SchedulerBudget[], read: readonly SchedulerBudgetState[]): BudgetMismatch[] {
-  const key = (b: SchedulerBudget) => `${b.account}\u0000${b.partition}`;
+  const key = (b: { account: string; partition: string }) => `${b.account}\u0000${b.partition}`;
   const held = new Map(read.map((b) => [key(b), b.gpuMinutes]));
   return asked.filter((b) => held.get(key(b)) !== b.gpuMinutes).map((b) => ({ account: b.account, partition: b.partition, asked: b.gpuMinutes, read: held.get(key(b)) ?? null }));
 }

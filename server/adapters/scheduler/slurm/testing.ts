@@ -73,7 +73,7 @@ export function startCluster(): void {
 }
 
 /** sleep waits in real time. */
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** waitUntil polls the condition every second until it holds or maxSeconds have passed. */
 export async function waitUntil(condition: () => Promise<boolean> | boolean, maxSeconds: number): Promise<boolean> {
