@@ -62,6 +62,19 @@ describe('createSlurmClient', () => {
     expect(seen[0]!.url.pathname).toBe('/slurm/v0.0.38/job/submit');
   });
 
+  it('a held submit answers 2042 next to its job id: the job exists', async () => {
+    const { client } = fakeSlurm([{ body: JSON.stringify({ errors: [{ error_code: 2042, error: 'Job is in held state, pending scheduler release' }], job_id: 9 }) }]);
+    expect(await client.submitJob({ script: '#!/bin/bash\ntrue', job: { environment: { PATH: '/bin' }, hold: true } })).toEqual({ jobId: '9' });
+  });
+
+  it('postAssociations lets through only the entry it is told to accept', async () => {
+    const missingUser = JSON.stringify({ errors: [{ description: "Missing required field 'user'", source: '_parser_run' }] });
+    const { client } = fakeSlurm([{ body: missingUser }, { body: missingUser }]);
+    const assoc = { cluster: 'ci', account: 'p', parent_account: 'root' };
+    await client.postAssociations([assoc], { accept: (e) => e.source === '_parser_run' });
+    expect(await failure(client.postAssociations([assoc]))).toMatchObject({ kind: 'transient', status: 200 });
+  });
+
   it('a refused submit throws the classified error (2014 permanent)', async () => {
     const { client } = fakeSlurm([{ status: 500, body: fixtureText('08-submit-too-many-gpus.resp.json') }]);
     const error = await failure(client.submitJob({ script: '#!/bin/bash\ntrue', job: { environment: { PATH: '/bin' } } }));

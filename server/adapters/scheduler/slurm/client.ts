@@ -4,7 +4,7 @@
 // 200 answers that carry an `errors` entry (slurmdbd down, a token slurmdbd refuses).
 import createClient from 'openapi-fetch';
 import { type z } from 'zod';
-import { classify, SlurmError, toSlurmError } from './errors';
+import { classify, SLURM_ERRNO, SlurmError, toSlurmError, type SlurmErrorEntry } from './errors';
 import type { components, paths } from './openapi';
 import {
   accountsResponseSchema,
@@ -33,7 +33,7 @@ export type SlurmAccountInput = { name: string; description: string; organizatio
  * works in 22.05 (`max.tres.group.minutes`) is not in the published spec, and the documented
  * `max.tres.total` crashed slurmrestd; limits.ts builds the exact body.
  */
-export type SlurmAssociationInput = { account: string; cluster: string; user: string; partition?: string } & Record<string, unknown>;
+export type SlurmAssociationInput = { account: string; cluster: string; user?: string; partition?: string } & Record<string, unknown>;
 
 export type CancelSignal = 'TERM' | 'KILL';
 
@@ -75,9 +75,21 @@ export interface SlurmClient {
   accounts(): Promise<SlurmAccount[]>;
   /** postAccounts creates (or updates) accounts. */
   postAccounts(accounts: SlurmAccountInput[]): Promise<void>;
-  associations(query?: { account?: string; user?: string; partition?: string; cluster?: string }): Promise<SlurmAssociation[]>;
-  /** postAssociations creates or updates associations. */
-  postAssociations(associations: SlurmAssociationInput[]): Promise<void>;
+  /** deleteAccount removes an account with all its associations (tests clean up with it). */
+  deleteAccount(name: string): Promise<void>;
+  associations(query?: AssociationQuery): Promise<SlurmAssociation[]>;
+  /**
+   * postAssociations creates or updates associations. `accept` lets through an `errors` entry that this
+   * particular write is known to send on success (see limits.ts); every other entry still throws.
+   */
+  postAssociations(associations: SlurmAssociationInput[], options?: { accept?: (entry: SlurmErrorEntry) => boolean }): Promise<void>;
+}
+
+export interface AssociationQuery {
+  account?: string;
+  user?: string;
+  partition?: string;
+  cluster?: string;
 }
 
 /** What an openapi-fetch call resolves to, as far as the classifier needs it. */
@@ -116,7 +128,7 @@ export function createSlurmClient(options: SlurmClientOptions): SlurmClient {
 
   // Runs one call and returns its body: a thrown fetch (refused, timed out, dropped) is 'unreachable';
   // an answer is classified from its status and `errors` entries.
-  async function call(context: string, send: () => Promise<FetchResult>): Promise<unknown> {
+  async function call(context: string, send: () => Promise<FetchResult>, accept?: (entry: SlurmErrorEntry) => boolean): Promise<unknown> {
     let result: FetchResult;
     try {
       result = await send();
@@ -126,7 +138,7 @@ export function createSlurmClient(options: SlurmClientOptions): SlurmClient {
       throw toSlurmError(classify({ network: error })!, context, error);
     }
     const body = result.data ?? result.error;
-    const failure = classify({ status: result.response.status, body });
+    const failure = classify({ status: result.response.status, body, ...(accept ? { accept } : {}) });
     if (failure) throw toSlurmError(failure, context);
     return body;
   }
@@ -141,8 +153,8 @@ export function createSlurmClient(options: SlurmClientOptions): SlurmClient {
     return parsed.data;
   }
 
-  async function read<S extends z.ZodType>(context: string, schema: S, send: () => Promise<FetchResult>): Promise<z.infer<S>> {
-    return parse(context, schema, await call(context, send));
+  async function read<S extends z.ZodType>(context: string, schema: S, send: () => Promise<FetchResult>, accept?: (entry: SlurmErrorEntry) => boolean): Promise<z.infer<S>> {
+    return parse(context, schema, await call(context, send, accept));
   }
 
   return {
@@ -152,7 +164,9 @@ export function createSlurmClient(options: SlurmClientOptions): SlurmClient {
     },
 
     async submitJob(body) {
-      const answer = await read('submitJob', submitResponseSchema, async () => api.POST('/slurm/v0.0.38/job/submit', { ...(await init()), body }));
+      // A held submit answers 2042 next to its job_id: the job exists (the schema still wants the id).
+      const held = (e: SlurmErrorEntry) => e.code === SLURM_ERRNO.ESLURM_JOB_HELD;
+      const answer = await read('submitJob', submitResponseSchema, async () => api.POST('/slurm/v0.0.38/job/submit', { ...(await init()), body }), held);
       return { jobId: String(answer.job_id) };
     },
 
@@ -215,14 +229,18 @@ export function createSlurmClient(options: SlurmClientOptions): SlurmClient {
       await call('postAccounts', async () => api.POST('/slurmdb/v0.0.38/accounts', { ...(await init()), body: { accounts } }));
     },
 
+    async deleteAccount(name) {
+      await call(`deleteAccount ${name}`, async () => api.DELETE('/slurmdb/v0.0.38/account/{account_name}', { ...(await init()), params: { path: { account_name: name } } }));
+    },
+
     async associations(query = {}) {
       const body = await read('associations', associationsResponseSchema, async () => api.GET('/slurmdb/v0.0.38/associations', { ...(await init()), params: { query } }));
       return body.associations ?? [];
     },
 
-    async postAssociations(associations) {
+    async postAssociations(associations, post = {}) {
       const body = { associations } as unknown as components['schemas']['dbv0.0.38_associations_info'];
-      await call('postAssociations', async () => api.POST('/slurmdb/v0.0.38/associations', { ...(await init()), body }));
+      await call('postAssociations', async () => api.POST('/slurmdb/v0.0.38/associations', { ...(await init()), body }), post.accept);
     },
   };
 }
