@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSlurmClient } from './client';
 import { SlurmError } from './errors';
+import { mintSlurmToken } from './jwt';
 
 function fixtureText(name: string): string {
   return readFileSync(path.join(import.meta.dirname, 'fixtures', name), 'utf8');
@@ -195,6 +196,21 @@ describe('createSlurmClient', () => {
     expect(error).toMatchObject({ kind: 'auth' });
     expect(error.message).toContain('ENOENT');
     expect(seen).toHaveLength(0);
+  });
+
+  it('a generic -1 sent with an expired token is auth (recorded: GET /jobs with an expired token)', async () => {
+    const expiredJobs = JSON.stringify({ errors: [{ description: 'Failed while looking for jobs', error_number: -1, error: 'Unspecified error', source: 'slurm_load_jobs' }], jobs: [] });
+    const token = mintSlurmToken(Buffer.from('k'.repeat(32)), 'portal', 60, 1_000);
+    const answer = () => Promise.resolve(new Response(expiredJobs, { status: 500, headers: { 'content-type': 'application/json' } }));
+    const at = (nowMs: number) => createSlurmClient({ baseUrl: 'http://slurm.test', user: 'portal', token: () => token, fetch: answer, now: () => nowMs });
+    expect(await failure(at(2_000_000).listJobs())).toMatchObject({ kind: 'auth', code: -1, status: 500 });
+    // The same answer with a token still valid: slurmctld trouble, not the token.
+    expect(await failure(at(1_030_000).listJobs())).toMatchObject({ kind: 'transient', code: -1 });
+  });
+
+  it('"nothing found" with a 500 (GET /associations of a fresh account) is an empty list', async () => {
+    const { client } = fakeSlurm([{ status: 500, body: JSON.stringify({ errors: [{ description: 'Nothing found', error_number: 9003, error: 'Nothing found with query', source: 'slurmdb_associations_get' }] }) }]);
+    expect(await client.associations({ account: 'fresh' })).toEqual([]);
   });
 
   it('posts accounts and associations to slurmdbd', async () => {

@@ -164,7 +164,8 @@ export function errorEntries(body: unknown): SlurmErrorEntry[] {
   return errors.map((raw) => {
     const e = record(raw) ?? {};
     return {
-      code: numberOrNull(e.error_code) ?? numberOrNull(e.error_number),
+      // Submit uses error_code, most endpoints error_number, GET /nodes errno.
+      code: numberOrNull(e.error_code) ?? numberOrNull(e.error_number) ?? numberOrNull(e.errno),
       error: stringOrNull(e.error),
       description: stringOrNull(e.description),
       source: stringOrNull(e.source),
@@ -229,7 +230,9 @@ export function classify(outcome: SlurmOutcome): SlurmFailure | null {
     const decisive = entries[kinds.indexOf(kind)] ?? entries[0];
     return { kind, code: decisive?.code ?? null, status, entries, message: `slurmrestd ${status}: ${entries.map(describe).join('; ')}` };
   }
-  if (status >= 200 && status < 300) return null;
+  // "Nothing found" alone is an empty answer, also when slurmdbd sends it with a 500 (GET /associations
+  // of an account without any).
+  if ((status >= 200 && status < 300) || errorEntries(body).length > 0) return null;
   return { kind: kindFromStatus(status), code: null, status, entries: [], message: `slurmrestd answered HTTP ${status}` };
 }
 
