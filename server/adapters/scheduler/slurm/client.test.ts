@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSlurmClient } from './client';
 import { SlurmError } from './errors';
+import { mintSlurmToken } from './jwt';
 
 function fixtureText(name: string): string {
   return readFileSync(path.join(import.meta.dirname, 'fixtures', name), 'utf8');
@@ -60,6 +61,19 @@ describe('createSlurmClient', () => {
     expect(await client.submitJob(body)).toEqual({ jobId: '3' });
     expect(seen[0]).toMatchObject({ method: 'POST', body });
     expect(seen[0]!.url.pathname).toBe('/slurm/v0.0.38/job/submit');
+  });
+
+  it('a held submit answers 2042 next to its job id: the job exists', async () => {
+    const { client } = fakeSlurm([{ body: JSON.stringify({ errors: [{ error_code: 2042, error: 'Job is in held state, pending scheduler release' }], job_id: 9 }) }]);
+    expect(await client.submitJob({ script: '#!/bin/bash\ntrue', job: { environment: { PATH: '/bin' }, hold: true } })).toEqual({ jobId: '9' });
+  });
+
+  it('postAssociations lets through only the entry it is told to accept', async () => {
+    const missingUser = JSON.stringify({ errors: [{ description: "Missing required field 'user'", source: '_parser_run' }] });
+    const { client } = fakeSlurm([{ body: missingUser }, { body: missingUser }]);
+    const assoc = { cluster: 'ci', account: 'p', parent_account: 'root' };
+    await client.postAssociations([assoc], { accept: (e) => e.source === '_parser_run' });
+    expect(await failure(client.postAssociations([assoc]))).toMatchObject({ kind: 'transient', status: 200 });
   });
 
   it('a refused submit throws the classified error (2014 permanent)', async () => {
@@ -182,6 +196,21 @@ describe('createSlurmClient', () => {
     expect(error).toMatchObject({ kind: 'auth' });
     expect(error.message).toContain('ENOENT');
     expect(seen).toHaveLength(0);
+  });
+
+  it('a generic -1 sent with an expired token is auth (recorded: GET /jobs with an expired token)', async () => {
+    const expiredJobs = JSON.stringify({ errors: [{ description: 'Failed while looking for jobs', error_number: -1, error: 'Unspecified error', source: 'slurm_load_jobs' }], jobs: [] });
+    const token = mintSlurmToken(Buffer.from('k'.repeat(32)), 'portal', 60, 1_000);
+    const answer = () => Promise.resolve(new Response(expiredJobs, { status: 500, headers: { 'content-type': 'application/json' } }));
+    const at = (nowMs: number) => createSlurmClient({ baseUrl: 'http://slurm.test', user: 'portal', token: () => token, fetch: answer, now: () => nowMs });
+    expect(await failure(at(2_000_000).listJobs())).toMatchObject({ kind: 'auth', code: -1, status: 500 });
+    // The same answer with a token still valid: slurmctld trouble, not the token.
+    expect(await failure(at(1_030_000).listJobs())).toMatchObject({ kind: 'transient', code: -1 });
+  });
+
+  it('"nothing found" with a 500 (GET /associations of a fresh account) is an empty list', async () => {
+    const { client } = fakeSlurm([{ status: 500, body: JSON.stringify({ errors: [{ description: 'Nothing found', error_number: 9003, error: 'Nothing found with query', source: 'slurmdb_associations_get' }] }) }]);
+    expect(await client.associations({ account: 'fresh' })).toEqual([]);
   });
 
   it('posts accounts and associations to slurmdbd', async () => {

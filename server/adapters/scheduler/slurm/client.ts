@@ -4,7 +4,8 @@
 // 200 answers that carry an `errors` entry (slurmdbd down, a token slurmdbd refuses).
 import createClient from 'openapi-fetch';
 import { type z } from 'zod';
-import { classify, SlurmError, toSlurmError } from './errors';
+import { tokenExpired } from './jwt';
+import { classify, SLURM_ERRNO, SlurmError, toSlurmError, type SlurmErrorEntry } from './errors';
 import type { components, paths } from './openapi';
 import {
   accountsResponseSchema,
@@ -33,7 +34,7 @@ export type SlurmAccountInput = { name: string; description: string; organizatio
  * works in 22.05 (`max.tres.group.minutes`) is not in the published spec, and the documented
  * `max.tres.total` crashed slurmrestd; limits.ts builds the exact body.
  */
-export type SlurmAssociationInput = { account: string; cluster: string; user: string; partition?: string } & Record<string, unknown>;
+export type SlurmAssociationInput = { account: string; cluster: string; user?: string; partition?: string } & Record<string, unknown>;
 
 export type CancelSignal = 'TERM' | 'KILL';
 
@@ -48,6 +49,8 @@ export interface SlurmClientOptions {
   timeoutMs?: number;
   /** The fetch to use (tests wrap it, e.g. to drop answers). */
   fetch?: typeof globalThis.fetch;
+  /** The clock in milliseconds (default Date.now), to tell an expired token. */
+  now?: () => number;
 }
 
 export interface SlurmClient {
@@ -75,10 +78,28 @@ export interface SlurmClient {
   accounts(): Promise<SlurmAccount[]>;
   /** postAccounts creates (or updates) accounts. */
   postAccounts(accounts: SlurmAccountInput[]): Promise<void>;
-  associations(query?: { account?: string; user?: string; partition?: string; cluster?: string }): Promise<SlurmAssociation[]>;
-  /** postAssociations creates or updates associations. */
-  postAssociations(associations: SlurmAssociationInput[]): Promise<void>;
+  /** deleteAccount removes an account with all its associations (tests clean up with it). */
+  deleteAccount(name: string): Promise<void>;
+  associations(query?: AssociationQuery): Promise<SlurmAssociation[]>;
+  /**
+   * postAssociations creates or updates associations. `accept` lets through an `errors` entry that this
+   * particular write is known to send on success (see limits.ts); every other entry still throws.
+   */
+  postAssociations(associations: SlurmAssociationInput[], options?: { accept?: (entry: SlurmErrorEntry) => boolean }): Promise<void>;
 }
+
+export interface AssociationQuery {
+  account?: string;
+  user?: string;
+  partition?: string;
+  cluster?: string;
+}
+
+/** What every call sends besides its own parameters. */
+type CallInit = {
+  headers: Record<string, string>;
+  signal: AbortSignal;
+};
 
 /** What an openapi-fetch call resolves to, as far as the classifier needs it. */
 interface FetchResult {
@@ -101,34 +122,38 @@ function checkJobId(jobId: string): string {
 /** createSlurmClient builds a client for one slurmrestd and one user. */
 export function createSlurmClient(options: SlurmClientOptions): SlurmClient {
   const timeoutMs = options.timeoutMs ?? 20_000;
+  const now = options.now ?? Date.now;
   const api = createClient<paths>({ baseUrl: options.baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) });
 
-  async function init() {
-    let token: string;
+  async function token(): Promise<string> {
     try {
-      token = await options.token();
+      return await options.token();
     } catch (error) {
       // No token to send (an unreadable token or key file): as good as a refused one.
       throw new SlurmError('auth', `no Slurm token: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
-    return { headers: { 'X-SLURM-USER-NAME': options.user, 'X-SLURM-USER-TOKEN': token }, signal: AbortSignal.timeout(timeoutMs) };
   }
 
   // Runs one call and returns its body: a thrown fetch (refused, timed out, dropped) is 'unreachable';
   // an answer is classified from its status and `errors` entries.
-  async function call(context: string, send: () => Promise<FetchResult>): Promise<unknown> {
+  async function call(context: string, send: (init: CallInit) => Promise<FetchResult>, accept?: (entry: SlurmErrorEntry) => boolean): Promise<unknown> {
+    const jwt = await token();
+    const init: CallInit = { headers: { 'X-SLURM-USER-NAME': options.user, 'X-SLURM-USER-TOKEN': jwt }, signal: AbortSignal.timeout(timeoutMs) };
     let result: FetchResult;
     try {
-      result = await send();
+      result = await send(init);
     } catch (error) {
       if (error instanceof SlurmError) throw error;
       if (error instanceof SyntaxError) throw new SlurmError('transient', `${context}: slurmrestd sent no JSON`, { cause: error });
       throw toSlurmError(classify({ network: error })!, context, error);
     }
     const body = result.data ?? result.error;
-    const failure = classify({ status: result.response.status, body });
-    if (failure) throw toSlurmError(failure, context);
-    return body;
+    const failure = classify({ status: result.response.status, body, ...(accept ? { accept } : {}) });
+    if (!failure) return body;
+    // An expired token reads as a generic -1 on most slurmctld endpoints (only /ping names the config,
+    // the rest look like slurmctld trouble): the token's own exp tells.
+    if (failure.kind === 'transient' && tokenExpired(jwt, now() / 1000)) throw toSlurmError({ ...failure, kind: 'auth', message: `${failure.message} (the token has expired)` }, context);
+    throw toSlurmError(failure, context);
   }
 
   function parse<S extends z.ZodType>(context: string, schema: S, body: unknown): z.infer<S> {
@@ -141,30 +166,32 @@ export function createSlurmClient(options: SlurmClientOptions): SlurmClient {
     return parsed.data;
   }
 
-  async function read<S extends z.ZodType>(context: string, schema: S, send: () => Promise<FetchResult>): Promise<z.infer<S>> {
-    return parse(context, schema, await call(context, send));
+  async function read<S extends z.ZodType>(context: string, schema: S, send: (init: CallInit) => Promise<FetchResult>, accept?: (entry: SlurmErrorEntry) => boolean): Promise<z.infer<S>> {
+    return parse(context, schema, await call(context, send, accept));
   }
 
   return {
     async ping() {
-      const body = await read('ping', pingResponseSchema, async () => api.GET('/slurm/v0.0.38/ping', await init()));
+      const body = await read('ping', pingResponseSchema, (init) => api.GET('/slurm/v0.0.38/ping', init));
       return (body.pings ?? []).map((p) => ({ hostname: p.hostname ?? null, ping: p.ping ?? null, mode: p.mode ?? null }));
     },
 
     async submitJob(body) {
-      const answer = await read('submitJob', submitResponseSchema, async () => api.POST('/slurm/v0.0.38/job/submit', { ...(await init()), body }));
+      // A held submit answers 2042 next to its job_id: the job exists (the schema still wants the id).
+      const held = (e: SlurmErrorEntry) => e.code === SLURM_ERRNO.ESLURM_JOB_HELD;
+      const answer = await read('submitJob', submitResponseSchema, (init) => api.POST('/slurm/v0.0.38/job/submit', { ...init, body }), held);
       return { jobId: String(answer.job_id) };
     },
 
     async listJobs() {
-      const body = await read('listJobs', ctldJobsResponseSchema, async () => api.GET('/slurm/v0.0.38/jobs', await init()));
+      const body = await read('listJobs', ctldJobsResponseSchema, (init) => api.GET('/slurm/v0.0.38/jobs', init));
       return body.jobs ?? [];
     },
 
     async getJob(jobId) {
       const context = `getJob ${jobId}`;
       const job_id = checkJobId(jobId);
-      const body = await read(context, ctldJobsResponseSchema, async () => api.GET('/slurm/v0.0.38/job/{job_id}', { ...(await init()), params: { path: { job_id } } }));
+      const body = await read(context, ctldJobsResponseSchema, (init) => api.GET('/slurm/v0.0.38/job/{job_id}', { ...init, params: { path: { job_id } } }));
       const job = (body.jobs ?? []).find((j) => String(j.job_id) === jobId);
       if (!job) throw new SlurmError('not-found', `${context}: slurmctld answered without the job`, { status: 200 });
       return job;
@@ -173,7 +200,7 @@ export function createSlurmClient(options: SlurmClientOptions): SlurmClient {
     async cancelJob(jobId, cancel = {}) {
       const job_id = checkJobId(jobId);
       const query = cancel.signal ? { signal: cancel.signal } : undefined;
-      await call(`cancelJob ${jobId}`, async () => api.DELETE('/slurm/v0.0.38/job/{job_id}', { ...(await init()), params: { path: { job_id }, ...(query ? { query } : {}) } }));
+      await call(`cancelJob ${jobId}`, (init) => api.DELETE('/slurm/v0.0.38/job/{job_id}', { ...init, params: { path: { job_id }, ...(query ? { query } : {}) } }));
     },
 
     async dbJobs({ names, startTime = 'now-30days', cluster }) {
@@ -181,48 +208,52 @@ export function createSlurmClient(options: SlurmClientOptions): SlurmClient {
       if (names.length === 0) return [];
       // openapi-fetch encodes the value (',' → %2C): a raw ',' is a 400 "Unable to parse query".
       const query = { job_name: [...new Set(names.map(checkName))].join(','), start_time: startTime, ...(cluster ? { cluster } : {}) };
-      const body = await read('dbJobs', dbJobsResponseSchema, async () => api.GET('/slurmdb/v0.0.38/jobs', { ...(await init()), params: { query } }));
+      const body = await read('dbJobs', dbJobsResponseSchema, (init) => api.GET('/slurmdb/v0.0.38/jobs', { ...init, params: { query } }));
       return body.jobs ?? [];
     },
 
     async dbJob(jobId) {
       const job_id = checkJobId(jobId);
-      const body = await read(`dbJob ${jobId}`, dbJobsResponseSchema, async () => api.GET('/slurmdb/v0.0.38/job/{job_id}', { ...(await init()), params: { path: { job_id } } }));
+      const body = await read(`dbJob ${jobId}`, dbJobsResponseSchema, (init) => api.GET('/slurmdb/v0.0.38/job/{job_id}', { ...init, params: { path: { job_id } } }));
       return body.jobs ?? [];
     },
 
     async nodes() {
-      const body = await read('nodes', nodesResponseSchema, async () => api.GET('/slurm/v0.0.38/nodes', await init()));
+      const body = await read('nodes', nodesResponseSchema, (init) => api.GET('/slurm/v0.0.38/nodes', init));
       return body.nodes ?? [];
     },
 
     async partitions() {
-      const body = await read('partitions', partitionsResponseSchema, async () => api.GET('/slurm/v0.0.38/partitions', await init()));
+      const body = await read('partitions', partitionsResponseSchema, (init) => api.GET('/slurm/v0.0.38/partitions', init));
       return body.partitions ?? [];
     },
 
     async diag() {
-      const body = await read('diag', diagResponseSchema, async () => api.GET('/slurm/v0.0.38/diag', await init()));
+      const body = await read('diag', diagResponseSchema, (init) => api.GET('/slurm/v0.0.38/diag', init));
       return { dbdAgentQueueSize: body.statistics?.dbd_agent_queue_size ?? null };
     },
 
     async accounts() {
-      const body = await read('accounts', accountsResponseSchema, async () => api.GET('/slurmdb/v0.0.38/accounts', await init()));
+      const body = await read('accounts', accountsResponseSchema, (init) => api.GET('/slurmdb/v0.0.38/accounts', init));
       return body.accounts ?? [];
     },
 
     async postAccounts(accounts) {
-      await call('postAccounts', async () => api.POST('/slurmdb/v0.0.38/accounts', { ...(await init()), body: { accounts } }));
+      await call('postAccounts', (init) => api.POST('/slurmdb/v0.0.38/accounts', { ...init, body: { accounts } }));
+    },
+
+    async deleteAccount(name) {
+      await call(`deleteAccount ${name}`, (init) => api.DELETE('/slurmdb/v0.0.38/account/{account_name}', { ...init, params: { path: { account_name: name } } }));
     },
 
     async associations(query = {}) {
-      const body = await read('associations', associationsResponseSchema, async () => api.GET('/slurmdb/v0.0.38/associations', { ...(await init()), params: { query } }));
+      const body = await read('associations', associationsResponseSchema, (init) => api.GET('/slurmdb/v0.0.38/associations', { ...init, params: { query } }));
       return body.associations ?? [];
     },
 
-    async postAssociations(associations) {
+    async postAssociations(associations, post = {}) {
       const body = { associations } as unknown as components['schemas']['dbv0.0.38_associations_info'];
-      await call('postAssociations', async () => api.POST('/slurmdb/v0.0.38/associations', { ...(await init()), body }));
+      await call('postAssociations', (init) => api.POST('/slurmdb/v0.0.38/associations', { ...init, body }), post.accept);
     },
   };
 }

@@ -40,6 +40,8 @@ describe('classify: the table of the issue', () => {
     },
     { case: 'a 200 with any other error entry is a failure', status: 200, body: ctld([{ error_number: 2090, error: 'Internal error' }]), kind: 'transient', code: 2090 },
     { case: 'the auth entry outranks the rest', status: 500, body: ctld([{ error_code: 2014 }, { error_code: 5005 }]), kind: 'auth', code: 5005 },
+    { case: 'GET /nodes names the number errno', status: 500, body: ctld([{ error: 'Unspecified error', errno: -1 }]), kind: 'transient', code: -1 },
+    { case: 'only "nothing found", even with a 500', status: 500, body: ctld([{ error_number: 9003, error: 'Nothing found with query' }]), kind: null },
     { case: '401 without entries', status: 401, body: 'Authentication failure', kind: 'auth', code: null },
     { case: '400 (raw comma in a query) without entries', status: 400, body: 'Unable to parse query', kind: 'permanent', code: null },
     { case: '503 from a proxy', status: 503, body: '', kind: 'unreachable', code: null },

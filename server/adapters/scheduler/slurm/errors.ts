@@ -69,6 +69,8 @@ export const SLURM_ERRNO = {
   ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE: 2015,
   ESLURM_INVALID_JOB_ID: 2017,
   ESLURM_INVALID_ACCOUNT: 2045,
+  /** A held submit: the job exists (answered next to its job_id). */
+  ESLURM_JOB_HELD: 2042,
   ESLURM_ACCOUNTING_POLICY: 2050,
   ESLURM_INVALID_TIME_LIMIT: 2051,
   ESLURM_INVALID_QOS: 2066,
@@ -162,7 +164,8 @@ export function errorEntries(body: unknown): SlurmErrorEntry[] {
   return errors.map((raw) => {
     const e = record(raw) ?? {};
     return {
-      code: numberOrNull(e.error_code) ?? numberOrNull(e.error_number),
+      // Submit uses error_code, most endpoints error_number, GET /nodes errno.
+      code: numberOrNull(e.error_code) ?? numberOrNull(e.error_number) ?? numberOrNull(e.errno),
       error: stringOrNull(e.error),
       description: stringOrNull(e.description),
       source: stringOrNull(e.source),
@@ -189,7 +192,7 @@ function describe(entry: SlurmErrorEntry): string {
 }
 
 /** What classify is given: a failed request (no answer), or an answer's HTTP status and parsed body. */
-export type SlurmOutcome = { network: unknown } | { status: number; body: unknown };
+export type SlurmOutcome = { network: unknown } | { status: number; body: unknown; accept?: (entry: SlurmErrorEntry) => boolean };
 
 /** A classified failure; null from classify means the answer is a success. */
 export interface SlurmFailure {
@@ -218,15 +221,18 @@ export function classify(outcome: SlurmOutcome): SlurmFailure | null {
   if ('network' in outcome) {
     return { kind: 'unreachable', code: null, status: null, entries: [], message: `slurmrestd unreachable: ${networkMessage(outcome.network)}` };
   }
-  const { status, body } = outcome;
-  const entries = failingEntries(body);
+  const { status, body, accept } = outcome;
+  // `accept` lets one call take an entry Slurm sends on success (see the client's uses).
+  const entries = failingEntries(body).filter((e) => !accept?.(e));
   if (entries.length > 0) {
     const kinds = entries.map(classifyEntry);
     const kind = PRECEDENCE.find((k) => kinds.includes(k)) ?? 'transient';
     const decisive = entries[kinds.indexOf(kind)] ?? entries[0];
     return { kind, code: decisive?.code ?? null, status, entries, message: `slurmrestd ${status}: ${entries.map(describe).join('; ')}` };
   }
-  if (status >= 200 && status < 300) return null;
+  // "Nothing found" alone is an empty answer, also when slurmdbd sends it with a 500 (GET /associations
+  // of an account without any).
+  if ((status >= 200 && status < 300) || errorEntries(body).length > 0) return null;
   return { kind: kindFromStatus(status), code: null, status, entries: [], message: `slurmrestd answered HTTP ${status}` };
 }
 

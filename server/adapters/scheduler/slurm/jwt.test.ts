@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mintSlurmToken, tokenSource, tokenSourceFromEnv } from './jwt';
+import { mintSlurmToken, tokenExpired, tokenExpiresAt, tokenSource, tokenSourceFromEnv } from './jwt';
 
 const KEY = Buffer.from('0123456789abcdef0123456789abcdef', 'utf8');
 
@@ -29,6 +29,15 @@ describe('mintSlurmToken', () => {
     expect(await verifies(token, KEY)).toBe(true);
     expect(await verifies(token, Buffer.from('another key, another signature..'))).toBe(false);
     expect(token).not.toMatch(/[=+/]/);
+  });
+
+  it('tells when a token expires', () => {
+    const token = mintSlurmToken(KEY, 'portal', 60, 1_000);
+    expect(tokenExpiresAt(token)).toBe(1_060);
+    expect(tokenExpired(token, 1_059)).toBe(false);
+    expect(tokenExpired(token, 1_060)).toBe(true);
+    expect(tokenExpiresAt('not a jwt')).toBeNull();
+    expect(tokenExpired('a.b.c', 9e9)).toBe(false);
   });
 
   it('refuses an empty key, user or lifespan', () => {

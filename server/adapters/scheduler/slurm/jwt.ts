@@ -24,6 +24,24 @@ export function mintSlurmToken(key: Buffer, user: string, lifespanSeconds: numbe
   return `${header}.${payload}.${signature}`;
 }
 
+/** tokenExpiresAt reads a JWT's `exp` (seconds), without checking the signature; null when it has none. */
+export function tokenExpiresAt(token: string): number | null {
+  const payload = token.split('.')[1];
+  if (!payload) return null;
+  try {
+    const exp: unknown = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>).exp;
+    return typeof exp === 'number' ? exp : null;
+  } catch {
+    return null;
+  }
+}
+
+/** tokenExpired tells whether a JWT's `exp` has passed (a token without one is not known to be expired). */
+export function tokenExpired(token: string, nowSeconds: number): boolean {
+  const exp = tokenExpiresAt(token);
+  return exp !== null && exp <= nowSeconds;
+}
+
 /** A token getter for createSlurmClient, which can be told to drop its token (after an 'auth' failure). */
 export interface SlurmTokenSource {
   (): Promise<string>;

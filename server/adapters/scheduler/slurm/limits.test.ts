@@ -1,0 +1,146 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { SlurmAssociationInput, SlurmClient } from './client';
+import { SlurmError, type SlurmErrorEntry } from './errors';
+import { budgetHoldsFrom, groupGpuMinutes, limitAssociation, portalJobIdFromComment, syncBudgetsRest } from './limits';
+import { ctldJobsResponseSchema, type CtldJob, type SlurmAssociation } from './schemas';
+
+const MISSING_USER: SlurmErrorEntry = { code: null, error: null, description: "Missing required field 'user'", source: '_parser_run' };
+
+// An in-memory slurmdbd that behaves as 22.05 did on the test cluster: a user association needs the
+// account's own association first, and the account association answers the "missing user" entry.
+function fakeSlurmdbd(initial: { accounts?: string[]; associations?: SlurmAssociation[] } = {}) {
+  const accounts = new Set(initial.accounts ?? []);
+  const associations: SlurmAssociation[] = [...(initial.associations ?? [])];
+  const calls: string[] = [];
+  const client: Partial<SlurmClient> = {
+    accounts: () => {
+      calls.push('GET accounts');
+      return Promise.resolve([...accounts].map((name) => ({ name })));
+    },
+    postAccounts: (list) => {
+      calls.push(`POST accounts ${list.map((a) => a.name).join(',')}`);
+      list.forEach((a) => accounts.add(a.name));
+      return Promise.resolve();
+    },
+    associations: (q = {}) => {
+      calls.push(`GET associations ${q.account}${q.user ? `/${q.user}` : ''}`);
+      return Promise.resolve(associations.filter((a) => (!q.account || a.account === q.account) && (!q.user || a.user === q.user) && (!q.cluster || a.cluster === q.cluster)));
+    },
+    postAssociations: (list: SlurmAssociationInput[], options = {}) => {
+      calls.push(`POST associations ${list.map((a) => `${a.account}/${a.user ?? '-'}/${a.partition ?? '-'}`).join(',')}`);
+      for (const a of list) {
+        if (!accounts.has(a.account)) return Promise.reject(new SlurmError('transient', 'no such account', { code: -1 }));
+        if (!a.user) {
+          associations.push({ account: a.account, cluster: a.cluster, user: null, partition: null });
+          if (!options.accept?.(MISSING_USER)) return Promise.reject(new SlurmError('transient', "Missing required field 'user'"));
+          continue;
+        }
+        if (!associations.some((x) => x.account === a.account && !x.user)) return Promise.reject(new SlurmError('transient', 'Unspecified error', { code: -1 }));
+        const max = a.max as SlurmAssociation['max'];
+        const existing = associations.find((x) => x.account === a.account && x.user === a.user && x.partition === (a.partition ?? null));
+        if (existing) existing.max = max;
+        else associations.push({ account: a.account, cluster: a.cluster, user: a.user, partition: a.partition ?? null, max });
+      }
+      return Promise.resolve();
+    },
+  };
+  return { client: client as SlurmClient, calls, associations };
+}
+
+describe('syncBudgetsRest', () => {
+  it('creates the account, its association under root, then the limit, and reads it back', async () => {
+    const slurm = fakeSlurmdbd({ accounts: ['contract-account'] });
+    const applied = await syncBudgetsRest(slurm.client, 'ci', 'portal', [
+      { account: 'proj-a', partition: 'gpu', gpuMinutes: 120 },
+      { account: 'proj-a', partition: 'debug', gpuMinutes: 5 },
+    ]);
+    expect(applied).toEqual([
+      { account: 'proj-a', partition: 'gpu', gpuMinutes: 120, usedGpuMinutes: null },
+      { account: 'proj-a', partition: 'debug', gpuMinutes: 5, usedGpuMinutes: null },
+    ]);
+    expect(slurm.calls).toEqual([
+      'GET accounts',
+      'POST accounts proj-a',
+      'GET associations proj-a',
+      'POST associations proj-a/-/-',
+      'POST associations proj-a/portal/gpu,proj-a/portal/debug',
+      'GET associations proj-a/portal',
+    ]);
+  });
+
+  it('a top-up only rewrites the limit', async () => {
+    const slurm = fakeSlurmdbd();
+    await syncBudgetsRest(slurm.client, 'ci', 'portal', [{ account: 'proj-b', partition: 'gpu', gpuMinutes: 120 }]);
+    slurm.calls.length = 0;
+    expect(await syncBudgetsRest(slurm.client, 'ci', 'portal', [{ account: 'proj-b', partition: 'gpu', gpuMinutes: 180 }])).toEqual([
+      { account: 'proj-b', partition: 'gpu', gpuMinutes: 180, usedGpuMinutes: null },
+    ]);
+    expect(slurm.calls).toEqual(['GET accounts', 'GET associations proj-b', 'POST associations proj-b/portal/gpu', 'GET associations proj-b/portal']);
+    expect(slurm.associations.filter((a) => a.account === 'proj-b')).toHaveLength(2);
+  });
+
+  it('writes only max.tres.group.minutes gres/gpu (max.tres.total crashed slurmrestd)', () => {
+    expect(limitAssociation('ci', 'portal', { account: 'p', partition: 'gpu', gpuMinutes: 7 })).toEqual({
+      cluster: 'ci',
+      account: 'p',
+      user: 'portal',
+      partition: 'gpu',
+      max: { tres: { group: { minutes: [{ type: 'gres', name: 'gpu', count: 7 }] } } },
+    });
+  });
+
+  it('refuses names and amounts Slurm would misread, before writing anything', async () => {
+    const slurm = fakeSlurmdbd();
+    for (const bad of [
+      { account: 'Proj A', partition: 'gpu', gpuMinutes: 1 },
+      { account: 'p', partition: 'gpu,debug', gpuMinutes: 1 },
+      { account: 'p', partition: 'gpu', gpuMinutes: 1.5 },
+      { account: 'p', partition: 'gpu', gpuMinutes: -1 },
+    ]) {
+      await expect(syncBudgetsRest(slurm.client, 'ci', 'portal', [bad])).rejects.toMatchObject({ kind: 'permanent' });
+    }
+    await expect(
+      syncBudgetsRest(slurm.client, 'ci', 'portal', [
+        { account: 'p', partition: 'gpu', gpuMinutes: 1 },
+        { account: 'p', partition: 'gpu', gpuMinutes: 2 },
+      ]),
+    ).rejects.toThrow(/twice/);
+    expect(slurm.calls).toEqual([]);
+    expect(await syncBudgetsRest(slurm.client, 'ci', 'portal', [])).toEqual([]);
+  });
+
+  it('reads GrpTRESMins from an association as slurmdbd reports it', () => {
+    expect(groupGpuMinutes({ max: { tres: { group: { minutes: [{ type: 'gres', name: 'gpu', count: 180 }], active: [] } } } })).toBe(180);
+    expect(groupGpuMinutes({ max: { tres: { group: { minutes: [], active: [] } } } })).toBeNull();
+    expect(groupGpuMinutes({})).toBeNull();
+  });
+});
+
+describe('budgetHoldsFrom', () => {
+  const base = (ctldJobsResponseSchema.parse(JSON.parse(readFileSync(path.join(import.meta.dirname, 'fixtures', '03-job-get.resp.json'), 'utf8'))).jobs ?? [])[0]!;
+  const pending = (over: Partial<CtldJob>): CtldJob => ({ ...base, job_state: 'PENDING', nodes: '', tres_alloc_str: '', ...over });
+
+  it('lists pending jobs held on a GPU-minute limit, and only those', () => {
+    const jobs = [
+      pending({ job_id: 10, state_reason: 'AssocGrpGRESMinutes', comment: 'portal:job-1', account: 'proj-a', partition: 'gpu', tres_req_str: 'cpu=1,node=1,gres/gpu=4', time_limit: 2, submit_time: 1796030000 }),
+      pending({ job_id: 11, state_reason: 'QOSGrpTRESMinutes', comment: '', account: 'proj-a', partition: 'other', tres_req_str: 'cpu=1,node=2', tres_per_node: 'gres:gpu:2', node_count: 2 }),
+      pending({ job_id: 12, state_reason: 'Priority' }),
+      pending({ job_id: 13, state_reason: 'AssocGrpGRESRunMinutes' }),
+      { ...base, job_id: 14, job_state: 'RUNNING', state_reason: 'AssocGrpGRESMinutes' },
+    ];
+    const holds = budgetHoldsFrom(jobs, (p) => (p === 'gpu' ? 'h100' : null));
+    expect(holds).toEqual([
+      { schedulerJobId: '10', portalJobId: 'job-1', account: 'proj-a', partition: 'h100', reason: 'AssocGrpGRESMinutes', gpus: 4, timeLimitSeconds: 120, submittedAt: new Date(1796030000 * 1000) },
+      { schedulerJobId: '11', portalJobId: null, account: 'proj-a', partition: 'other', reason: 'QOSGrpTRESMinutes', gpus: 4, timeLimitSeconds: 300, submittedAt: new Date(base.submit_time! * 1000) },
+    ]);
+  });
+
+  it('reads the portal job id from the comment submitBody writes', () => {
+    expect(portalJobIdFromComment('portal:abc-1')).toBe('abc-1');
+    expect(portalJobIdFromComment('portal:run=42')).toBe('run=42');
+    expect(portalJobIdFromComment('something else')).toBeNull();
+    expect(portalJobIdFromComment(null)).toBeNull();
+  });
+});
