@@ -1,9 +1,8 @@
 // The process's scheduler adapter, chosen by configuration: the simulated cluster by default.
 import type { Db } from '~/db/client';
-import { clusterConfigFromCatalogue } from './adapters/scheduler/cluster-config';
+import { clusterConfigFromCatalogue, slurmClassesFromCatalogue } from './adapters/scheduler/cluster-config';
 import { createSimulatedScheduler } from './adapters/scheduler/simulated';
 import { createSlurmScheduler, slurmSettings } from './adapters/scheduler/slurm';
-import { resourceClasses } from '~/db/schema';
 import type { SchedulerPort } from './core/scheduler/port';
 import { env } from './env.js';
 
@@ -13,12 +12,11 @@ const state: { promise?: Promise<SchedulerPort> } = ((globalThis as { __portalSc
 export function getScheduler(db: Db): Promise<SchedulerPort> {
   state.promise ??= (async () => {
     const config = env();
-    const cluster = await clusterConfigFromCatalogue(db);
     if (config.SCHEDULER === 'slurm') {
       // The resource classes' power model and site come from the catalogue; Slurm says how many nodes there are.
-      const classes = (await db.select().from(resourceClasses)).map((rc) => ({ id: rc.id, siteId: rc.siteId, gpuModel: rc.gpuModel, gpusPerNode: rc.gpusPerNode, maxWalltimeSeconds: rc.maxWalltimeSeconds, gpuIdlePowerW: rc.gpuIdlePowerW, gpuMaxPowerW: rc.gpuMaxPowerW, nodeBasePowerW: rc.nodeBasePowerW }));
-      return createSlurmScheduler(slurmSettings(config), classes);
+      return createSlurmScheduler(slurmSettings(config), await slurmClassesFromCatalogue(db));
     }
+    const cluster = await clusterConfigFromCatalogue(db);
     return createSimulatedScheduler({
       db,
       cluster,

@@ -4,6 +4,7 @@ import { asc, eq } from 'drizzle-orm';
 import type { DbOrTx } from '~/db/client';
 import { resourceClasses, sites } from '~/db/schema';
 import type { ClusterConfig, Partition, Site } from '~/server/core/sim';
+import type { SlurmClassInfo } from './slurm/adapter';
 
 /** Documented default: CPU cores per GPU node (the catalogue does not describe CPUs). */
 export const DEFAULT_CPUS_PER_NODE = 96;
@@ -30,4 +31,10 @@ export async function clusterConfigFromCatalogue(db: DbOrTx): Promise<ClusterCon
     maxWalltimeSeconds: rc.maxWalltimeSeconds,
   }));
   return { sites: siteList, partitions };
+}
+
+/** slurmClassesFromCatalogue gives the Slurm adapter each resource class's site and power model (Slurm itself says how many nodes there are). */
+export async function slurmClassesFromCatalogue(db: DbOrTx): Promise<SlurmClassInfo[]> {
+  const rows = await db.select().from(resourceClasses).orderBy(asc(resourceClasses.id));
+  return rows.map((rc) => ({ id: rc.id, siteId: rc.siteId, gpuModel: rc.gpuModel, gpusPerNode: rc.gpusPerNode, maxWalltimeSeconds: rc.maxWalltimeSeconds, gpuIdlePowerW: rc.gpuIdlePowerW, gpuMaxPowerW: rc.gpuMaxPowerW, nodeBasePowerW: rc.nodeBasePowerW }));
 }

@@ -288,6 +288,29 @@ describe('Slurm adapter: following jobs', () => {
     await expect(port.jobs(['7b1c9d3e-0000-4000-8000-000000000000'])).rejects.toThrow(SchedulerUnavailableError);
   });
 
+  it('while slurmdbd is away, live jobs are followed and an ended one waits for its record', async () => {
+    const slurm = fakeSlurm();
+    const port = adapterOn(slurm);
+    const other = '5d2e8f1a-0000-4000-8000-000000000001';
+    await port.submit(spec(1));
+    await port.submit(spec(1, { portalJobId: other }));
+    slurm.start(JOB);
+    slurm.start(other);
+    slurm.advance(30);
+    slurm.end(JOB, 'COMPLETED', 0);
+    const dbJobsByName = slurm.api.dbJobsByName.bind(slurm.api);
+    slurm.api.dbJobsByName = () => Promise.reject(new SchedulerUnavailableError('slurmdbd: Unable to connect to database (7000)'));
+    slurm.advance(6);
+    const statuses = await port.jobs([JOB, other]);
+    expect(statuses.map((s) => [s.portalJobId, s.state])).toEqual([
+      [JOB, 'RUNNING'],
+      [other, 'RUNNING'],
+    ]);
+    slurm.api.dbJobsByName = dbJobsByName;
+    slurm.advance(61);
+    expect((await port.jobs([JOB]))[0]).toMatchObject({ state: 'COMPLETED', gpuSeconds: 120 });
+  });
+
   it('asks slurmctld once per poll for every read', async () => {
     const slurm = fakeSlurm();
     const port = adapterOn(slurm);

@@ -374,7 +374,15 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
         const list = ctld.get(id);
         return !list || isFinalState(list[0]!.state);
       });
-      const db = askDb.length ? await dbJobs(askDb) : new Map<string, DbJob[]>();
+      // slurmdbd away (slurmctld still answers): ended jobs wait for their record, live ones are followed.
+      let db = new Map<string, DbJob[]>();
+      let dbError: SchedulerUnavailableError | null = null;
+      try {
+        if (askDb.length) db = await dbJobs(askDb);
+      } catch (error) {
+        if (!(error instanceof SchedulerUnavailableError)) throw error;
+        dbError = error;
+      }
       let proven: boolean | null = null;
       const out: SchedulerJobStatus[] = [];
       for (const id of portalJobIds) {
@@ -396,6 +404,7 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
           out.push(liveStatus(id, recordAsCtld(record)));
         } else {
           // Unknown to both: left out only with proof that nothing is on its way to slurmdbd.
+          if (dbError) throw dbError;
           proven ??= (await call('slurmctld (GET /diag)', () => api.dbdAgentQueueSize())) === 0;
           if (!proven) throw new SchedulerUnavailableError(`cannot tell whether Slurm has job ${id}: records are still on their way to slurmdbd`);
         }

@@ -41,7 +41,6 @@ function epochDate(seconds: number | null | undefined): Date | null {
 
 /** createSlurmApi builds the adapter's SlurmApi on a slurmrestd client. */
 export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
-  const { client } = options;
   const nowSeconds = () => Math.floor(options.now().getTime() / 1000);
 
   /** One call; a refused token is renewed and the call tried once more. */
