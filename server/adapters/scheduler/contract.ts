@@ -295,8 +295,10 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
       expect(mine).toMatchObject({ nodes: h.nodes, gpusPerNode: h.gpusPerNode });
       expect(idle.nodes.filter((n) => n.partition === h.partition).every((n) => n.allocatedGpus === 0)).toBe(true);
 
-      const one = spec({ gpus: Math.max(1, Math.floor(h.gpusPerNode / 2)), nodes: 1, runtimeSeconds: LONG_RUN_SECONDS, walltimeSeconds: 2 * LONG_RUN_SECONDS });
-      const two = spec({ gpus: 2 * h.gpusPerNode, nodes: 2, runtimeSeconds: LONG_RUN_SECONDS, walltimeSeconds: 2 * LONG_RUN_SECONDS });
+      // Half a node, and half of each of two nodes: both fit together also on a partition of just two nodes.
+      const half = Math.max(1, Math.floor(h.gpusPerNode / 2));
+      const one = spec({ gpus: half, nodes: 1, runtimeSeconds: LONG_RUN_SECONDS, walltimeSeconds: 2 * LONG_RUN_SECONDS });
+      const two = spec({ gpus: 2 * half, nodes: 2, runtimeSeconds: LONG_RUN_SECONDS, walltimeSeconds: 2 * LONG_RUN_SECONDS });
       await h.port.submit(one);
       await h.port.submit(two);
       const running = await waitFor([one.portalJobId, two.portalJobId], (all) => all.every((s) => s.state === 'RUNNING'));
