@@ -99,7 +99,8 @@ describe('a job on a real Slurm, from the API to the ledger', () => {
     const job = await asOwner.job.submit(input('sleep 3', 1));
     // The request did not hear back: the job waits in the portal, although Slurm has it.
     expect(job.state).toBe('SUBMITTING');
-    await sleep(1500);
+    // slurmdbd hears of a new job a moment after slurmctld.
+    expect(await waitUntil(() => sacct(job.id).length > 0, 30), 'Slurm has the job whose answer was lost').toBe(true);
     expect(sacct(job.id)).toHaveLength(1);
     // Another process retries (a fresh adapter, no memory of the first submit): it finds the job by name.
     const other = createSlurmScheduler(testClusterSettings(), await slurmClassesFromCatalogue(db));
@@ -119,7 +120,7 @@ describe('a job on a real Slurm, from the API to the ledger', () => {
     const late = createSlurmScheduler(testClusterSettings(), await slurmClassesFromCatalogue(db));
     const again = await late.submit({ portalJobId: job.id, attempt: 3, name: 'retry', partition: 'h100', gpus: 1, nodes: 1, walltimeSeconds: 300, account: row.projectId, user: owner.userId, image: 'img', command: 'sleep 3', env: {} });
     expect(again.schedulerJobId).toBe(row.schedulerJobId);
-    await sleep(1500);
+    await sleep(3000); // a second job, had one been made, would be in slurmdbd by now
     expect(sacct(job.id)).toHaveLength(1);
     // And the job, asked for by id, is still the settled one, read from slurmdbd.
     const [status] = await late.jobs([job.id]);
