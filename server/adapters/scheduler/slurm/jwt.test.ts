@@ -110,7 +110,7 @@ describe('tokenSource', () => {
     const dir = tempDir();
     const keyFile = path.join(dir, 'key');
     writeFileSync(keyFile, KEY);
-    const source = tokenSourceFromEnv({ SLURM_JWT_KEY_FILE: keyFile, SLURM_REST_USER: 'svc', SLURM_JWT_LIFESPAN_SECONDS: '600' }, () => 5_000);
+    const source = tokenSourceFromEnv({ SLURM_JWT_KEY_FILE: keyFile, SLURM_REST_USER: 'svc', SLURM_TOKEN_LIFESPAN_SECONDS: '600' }, () => 5_000);
     expect(decode(await source()).payload).toEqual({ iat: 5, exp: 605, sun: 'svc' });
   });
 });

@@ -114,7 +114,7 @@ export function tokenSource(options: TokenSourceOptions): SlurmTokenSource {
 
 /** tokenSourceFromEnv builds the token source from SLURM_REST_TOKEN_FILE / SLURM_JWT_KEY_FILE / SLURM_REST_USER. */
 export function tokenSourceFromEnv(env: Record<string, string | undefined>, now?: () => number): SlurmTokenSource {
-  const lifespan = env.SLURM_JWT_LIFESPAN_SECONDS ? Number(env.SLURM_JWT_LIFESPAN_SECONDS) : undefined;
+  const lifespan = env.SLURM_TOKEN_LIFESPAN_SECONDS ? Number(env.SLURM_TOKEN_LIFESPAN_SECONDS) : undefined;
   return tokenSource({
     tokenFile: env.SLURM_REST_TOKEN_FILE || undefined,
     keyFile: env.SLURM_JWT_KEY_FILE || undefined,
