@@ -95,6 +95,10 @@ describe('budgetMismatches', () => {
       { account: 'p2', partition: 'h100', asked: 7, read: null },
     ]);
   });
+  it('leaves out a class the scheduler runs no jobs of (it enforces nothing there)', () => {
+    const asked = [{ account: 'p1', partition: 'h100-ch', gpuMinutes: 50 }];
+    expect(budgetMismatches(asked, [{ account: 'p1', partition: 'h100-ch', gpuMinutes: null, usedGpuMinutes: null, notEnforced: true }])).toEqual([]);
+  });
 });
 
 describe('roomGpuSeconds and holdDrift', () => {

@@ -92,7 +92,8 @@ export interface BudgetMismatch {
 export function budgetMismatches(asked: readonly SchedulerBudget[], read: readonly SchedulerBudgetState[]): BudgetMismatch[] {
   const key = (b: { account: string; partition: string }) => `${b.account}\u0000${b.partition}`;
   const held = new Map(read.map((b) => [key(b), b.gpuMinutes]));
-  return asked.filter((b) => held.get(key(b)) !== b.gpuMinutes).map((b) => ({ account: b.account, partition: b.partition, asked: b.gpuMinutes, read: held.get(key(b)) ?? null }));
+  const notEnforced = new Set(read.filter((b) => b.notEnforced).map(key));
+  return asked.filter((b) => !notEnforced.has(key(b)) && held.get(key(b)) !== b.gpuMinutes).map((b) => ({ account: b.account, partition: b.partition, asked: b.gpuMinutes, read: held.get(key(b)) ?? null }));
 }
 
 /**

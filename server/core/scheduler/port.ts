@@ -113,6 +113,8 @@ export interface SchedulerBudgetState {
   partition: string;
   gpuMinutes: number | null;
   usedGpuMinutes: number | null;
+  /** The scheduler runs no jobs of this class (no partition for it), so it enforces nothing there: not drift. */
+  notEnforced?: boolean;
 }
 
 /** A job the scheduler holds because its account's budget limit would be exceeded (Slurm: `AssocGrpGRESMinutes`). */
@@ -147,9 +149,12 @@ export function isBudgetEnforcing(port: SchedulerPort): port is SchedulerPort & 
  * credentials refused). Nothing is decided: the portal keeps the job and tries again later.
  */
 export class SchedulerUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  /** The scheduler answered, with a passing failure (it is up): callers need not back off. */
+  readonly transient: boolean;
+  constructor(message: string, options?: { cause?: unknown; transient?: boolean }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'SchedulerUnavailableError';
+    this.transient = options?.transient ?? false;
   }
 }
 

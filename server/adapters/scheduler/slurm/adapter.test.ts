@@ -343,6 +343,35 @@ describe('Slurm adapter: following jobs', () => {
     expect(await port.jobs([JOB])).toEqual([]);
   });
 
+  it('syncs budgets one at a time, skips classes without a partition, and a failed sync does not stop submissions', async () => {
+    const slurm = fakeSlurm();
+    let running = 0;
+    let overlapped = false;
+    const seen: string[] = [];
+    slurm.api.syncBudgets = async (rows) => {
+      running++;
+      overlapped ||= running > 1;
+      seen.push(...rows.map((r) => `${r.account}/${r.partition}`));
+      await new Promise((r) => setTimeout(r, 5));
+      running--;
+      if (rows[0]?.account === 'fails') throw new SchedulerUnavailableError('postAssociations: slurmrestd 400: -1 Unspecified error', { transient: true });
+      return rows.map((r) => ({ ...r, usedGpuMinutes: null }));
+    };
+    const port = adapterOn(slurm);
+    const [a, b, failed] = await Promise.allSettled([
+      port.syncBudgets([{ account: 'p1', partition: 'h100', gpuMinutes: 60 }, { account: 'p1', partition: 'b200', gpuMinutes: 60 }]),
+      port.syncBudgets([{ account: 'p2', partition: 'h100', gpuMinutes: 30 }]),
+      port.syncBudgets([{ account: 'fails', partition: 'h100', gpuMinutes: 1 }]),
+    ]);
+    expect(overlapped).toBe(false);
+    expect(seen).toEqual(['p1/gpu', 'p2/gpu', 'fails/gpu']);
+    expect(a).toMatchObject({ status: 'fulfilled', value: [{ account: 'p1', partition: 'h100', gpuMinutes: 60 }, { account: 'p1', partition: 'b200', gpuMinutes: null, notEnforced: true }] });
+    expect(b.status).toBe('fulfilled');
+    expect(failed.status).toBe('rejected');
+    // Slurm answered (with a passing failure): no back-off, the next submit goes out at once.
+    expect(await port.submit(spec(1))).toEqual({ schedulerJobId: '1' });
+  });
+
   it('lists the jobs Slurm holds on a budget limit, telling the portal’s from the others', async () => {
     const slurm = fakeSlurm();
     const port = adapterOn(slurm);

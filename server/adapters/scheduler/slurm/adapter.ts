@@ -166,6 +166,9 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
       failures = 0;
       return result;
     } catch (error) {
+      // Only a Slurm that does not answer (or refuses our token) opens the breaker; one that answered
+      // with a passing failure is simply asked again next time.
+      if (error instanceof SchedulerUnavailableError && error.transient) throw new SchedulerUnavailableError(`${what}: ${error.message}`, { cause: error, transient: true });
       if (error instanceof SchedulerUnavailableError) {
         failures += 1;
         lastFailure = error;
@@ -337,6 +340,8 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
     return { ...record, state: started ? 'RUNNING' : 'PENDING', pendingReason: started ? null : 'Accounting', exitCode: null, submittedAt: null, startedAt: started ? record.startedAt : null, endedAt: null };
   }
 
+  let budgetChain: Promise<unknown> = Promise.resolve();
+
   const port: SlurmScheduler = {
     async submit(spec) {
       const partition = partitionOf(spec.partition);
@@ -446,11 +451,18 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
       return out;
     },
 
-    async syncBudgets(budgets: SchedulerBudget[]): Promise<SchedulerBudgetState[]> {
-      if (!api.syncBudgets) throw new SchedulerUnavailableError('no Slurm admin is configured (SLURM_ADMIN_USER): Slurm enforces no budgets');
-      const rows = budgets.map((b) => ({ account: b.account, partition: partitionOf(b.partition), gpuMinutes: b.gpuMinutes }));
-      const applied = await call('slurmdbd (POST /slurmdb/associations)', () => api.syncBudgets!(rows));
-      return applied.map((a) => ({ ...a, partition: classOfPartition.get(a.partition) ?? a.partition }));
+    syncBudgets(budgets: SchedulerBudget[]): Promise<SchedulerBudgetState[]> {
+      const sync = api.syncBudgets?.bind(api);
+      if (!sync) return Promise.reject(new SchedulerUnavailableError('no Slurm admin is configured (SLURM_ADMIN_USER): Slurm enforces no budgets'));
+      const rows = budgets.filter((b) => options.partitions[b.partition]).map((b) => ({ account: b.account, partition: partitionOf(b.partition), gpuMinutes: b.gpuMinutes }));
+      // One sync at a time: slurmdbd refuses association writes that overlap (error -1).
+      const run = budgetChain.then(async () => {
+        const applied = rows.length ? await call('slurmdbd (POST /slurmdb/associations)', () => sync(rows)) : [];
+        const unmapped = budgets.filter((b) => !options.partitions[b.partition]).map((b) => ({ ...b, gpuMinutes: null, usedGpuMinutes: null, notEnforced: true }));
+        return [...applied.map((a) => ({ ...a, partition: classOfPartition.get(a.partition) ?? a.partition })), ...unmapped];
+      });
+      budgetChain = run.catch(() => undefined);
+      return run;
     },
 
     async budgetHolds(): Promise<BudgetHold[]> {

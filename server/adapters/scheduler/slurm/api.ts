@@ -30,7 +30,7 @@ const REFUSAL: Record<number, SchedulerRefusalReason> = {
 export function toPortError(error: unknown): Error {
   if (!isSlurmError(error)) return error instanceof Error ? error : new Error(String(error));
   if (error.kind === 'permanent') return new SchedulerRefusedError(error.message, (error.code !== null ? REFUSAL[error.code] : undefined) ?? 'other', error.code);
-  return new SchedulerUnavailableError(error.message, { cause: error });
+  return new SchedulerUnavailableError(error.message, { cause: error, transient: error.kind === 'transient' || error.kind === 'not-found' });
 }
 
 const DOWN = /DOWN|DRAIN|FAIL|NOT_RESPONDING|POWER/i;
