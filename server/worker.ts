@@ -7,7 +7,7 @@
 // connection is alive and still holds the lock, and steps down at once when it does not (a dropped
 // connection frees the lock for another process).
 import type { AdvisoryLease, DbHandle } from '~/db/client';
-import { isBudgetEnforcing, isCheckpointing, SchedulerUnavailableError, type SchedulerPort } from './core/scheduler/port';
+import { isBudgetEnforcing, isCheckpointing, isSchedulerUnavailable, type SchedulerPort } from './core/scheduler/port';
 import { env } from './env.js';
 import { issueMonthlyInvoices } from './services/invoices';
 import { expireDueAllocations } from './services/ledger';
@@ -71,7 +71,7 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
           await recordClusterSample(handle.db, scheduler, at);
           schedulerError = null;
         } catch (error) {
-          if (!(error instanceof SchedulerUnavailableError)) throw error;
+          if (!(isSchedulerUnavailable(error))) throw error;
           schedulerError = error;
         }
       }

@@ -11,7 +11,7 @@ import { ASSUMED_GPU_UTIL_PERCENT, chargeFor, jobEnergyEstimateWh, jobReservatio
 import { reservationShortfalls, type ReservationRoom } from '~/server/core/jobs/fit';
 import { inferenceTraffic } from '~/server/core/jobs/inference';
 import { roleAtLeast } from '~/server/core/roles';
-import { isBudgetEnforcing, SchedulerRefusedError, SchedulerUnavailableError, type SchedulerPort } from '~/server/core/scheduler/port';
+import { isBudgetEnforcing, isSchedulerRefused, isSchedulerUnavailable, type SchedulerPort } from '~/server/core/scheduler/port';
 import { AppError } from '~/server/errors';
 import type { MessageKey } from '~/server/i18n';
 import type { TenantActor } from './actor';
@@ -301,7 +301,7 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
     } catch (error) {
       // A project's account is made in the scheduler when its budget is synced; if that sync has not
       // happened yet (it failed, or the grant predates it), sync now and try once more.
-      if (!(error instanceof SchedulerRefusedError && error.reason === 'account' && isBudgetEnforcing(scheduler))) throw error;
+      if (!(isSchedulerRefused(error) && error.reason === 'account' && isBudgetEnforcing(scheduler))) throw error;
       const sync = await syncSchedulerBudgets(db, scheduler, { projectIds: [job.projectId], now });
       if (!sync?.ok) throw error;
       ({ schedulerJobId } = await submit());
@@ -340,14 +340,14 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
     }
     return { state: 'PENDING', schedulerJobId, handoverUntil: null, updatedAt: now };
   } catch (error) {
-    if (error instanceof SchedulerRefusedError) {
+    if (isSchedulerRefused(error)) {
       // Refused for good (no such partition, more than a node has, a hard limit): the job can never run
       // as asked, so it ends FAILED with nothing used and its reservation released.
       console.warn(`[jobs] the scheduler refused job ${job.id} (${error.reason}${error.code === null ? '' : `, ${error.code}`}): ${error.message}`);
       await endUnsubmitted(db, job.id, now, 'FAILED', 'job.event.refusedByScheduler', { reason: error.message });
       return {};
     }
-    if (error instanceof SchedulerUnavailableError) console.warn(`[jobs] the scheduler is unreachable; job ${job.id} waits to be handed over: ${error.message}`);
+    if (isSchedulerUnavailable(error)) console.warn(`[jobs] the scheduler is unreachable; job ${job.id} waits to be handed over: ${error.message}`);
     else console.error(`[jobs] handing job ${job.id} to the scheduler failed; the reconciler will retry:`, error);
     await db
       .update(jobs)

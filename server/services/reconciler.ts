@@ -6,7 +6,7 @@ import type { Db, Tx } from '~/db/client';
 import { clusterSamples, jobEvents, jobs, sites } from '~/db/schema';
 import { chargeFor } from '~/server/core/jobs/estimates';
 import { jobFootprint } from '~/server/core/usage/footprint';
-import { isFinalState, SchedulerUnavailableError, type SchedulerJobStatus, type SchedulerPort } from '~/server/core/scheduler/port';
+import { isFinalState, isSchedulerUnavailable, type SchedulerJobStatus, type SchedulerPort } from '~/server/core/scheduler/port';
 import { chargeReleasedJobInTx, lockAllocations, settleJobInTx } from './ledger';
 import { cancelSubmitting, claimHandover, handToScheduler } from './jobs';
 import { inTransaction } from './transaction';
@@ -196,7 +196,7 @@ export async function reconcileOnce(db: Db, scheduler: SchedulerPort, now: Date)
         await cancelSubmitting(db, scheduler, job, now);
       } catch (error) {
         // Nothing decided: the lease runs out and a later round tries again.
-        if (!(error instanceof SchedulerUnavailableError)) throw error;
+        if (!(isSchedulerUnavailable(error))) throw error;
         result.schedulerError = error;
       }
     } else if (await handToScheduler(db, scheduler, job, now)) result.submitted++; // null when it failed
@@ -204,7 +204,7 @@ export async function reconcileOnce(db: Db, scheduler: SchedulerPort, now: Date)
   try {
     await followScheduler(db, scheduler, now, result);
   } catch (error) {
-    if (!(error instanceof SchedulerUnavailableError)) throw error;
+    if (!(isSchedulerUnavailable(error))) throw error;
     result.schedulerError = error;
   }
   return result;

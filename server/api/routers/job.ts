@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { budgetUnit, jobKind, jobState, resourceClasses } from '~/db/schema';
-import { afterCommit, router, tenantProcedure, todayOf } from '~/server/api/trpc';
+import { afterCommit, router, schedulerOf, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { idempotencyKeyField, resourceClassIdField, textField, uuidField } from '~/server/api/fields';
 import { fineTuneEstimateOut, jobEstimateOut, jobRowOut, jobStateOut, jobTargetsOut } from '~/server/api/outputs';
 import { fineTuneEstimate } from '~/server/core/jobs/estimates';
@@ -99,6 +99,8 @@ const jobView = z.object({
   inference: z.object({ endpointUrl: z.string(), requests: z.number().int(), tokens: z.number().int() }).nullable(),
   events: z.array(z.object({ id: z.number(), jobId: z.string(), at: z.date(), state: z.enum(jobState.enumValues), message: z.string().nullable(), data: z.record(z.string(), z.unknown()).nullable() })),
   output: z.array(z.string()),
+  /** Where the scheduler writes the job's output on the cluster (Slurm), else null. */
+  outputLocation: z.string().nullable(),
 });
 
 export const jobRouter = router({
@@ -158,7 +160,10 @@ export const jobRouter = router({
     .query(async ({ ctx, input }) => {
       const job = await getJob(ctx.db, ctx.tenant, input.jobId);
       const elapsedSeconds = job.gpuSeconds !== null ? Math.round(job.gpuSeconds / job.gpus) : 0;
-      return { ...job, output: syntheticOutput({ jobId: job.id, kind: job.kind, image: job.image, nodeList: job.nodeList ?? [], gpus: job.gpus, state: job.state, elapsedSeconds, exitCode: job.exitCode }) };
+      // A real Slurm writes the job's output on the cluster (the portal does not copy it); the simulated cluster's is made up here.
+      const scheduler = await schedulerOf(ctx);
+      if (scheduler.outputLocation) return { ...job, output: [], outputLocation: job.schedulerJobId ? scheduler.outputLocation(job.id, job.schedulerJobId) : null };
+      return { ...job, output: syntheticOutput({ jobId: job.id, kind: job.kind, image: job.image, nodeList: job.nodeList ?? [], gpus: job.gpus, state: job.state, elapsedSeconds, exitCode: job.exitCode }), outputLocation: null };
     }),
 
   /** Where the actor may run jobs: active allocations of their projects, and the resource classes their tenant may use. */

@@ -23,7 +23,7 @@ import {
   tenantUsageOut,
 } from '~/server/api/outputs';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
-import { SchedulerUnavailableError } from '~/server/core/scheduler/port';
+import { isSchedulerUnavailable } from '~/server/core/scheduler/port';
 import { readSchedulerStatus } from '~/server/services/scheduler-status';
 import { getAllocationOverview, grantCreditLine, listAllocations, setAllocationLimits, setMonthlyCap } from '~/server/services/allocations';
 import { decideApplication, getApplication, reviewQueue } from '~/server/services/applications';
@@ -88,7 +88,7 @@ export const staffRouter = router({
         scheduler.describeCluster().then(
           (d) => ({ description: d, error: null }),
           (error: unknown) => {
-            if (!(error instanceof SchedulerUnavailableError)) throw error;
+            if (!(isSchedulerUnavailable(error))) throw error;
             return { description: null, error: error.message };
           },
         ),

@@ -94,6 +94,8 @@ export interface SchedulerPort {
   jobs(portalJobIds: string[]): Promise<SchedulerJobStatus[]>;
   /** describeCluster reports partitions, nodes (free, busy, down), queue and power now. */
   describeCluster(): Promise<ClusterDescription>;
+  /** Where a real scheduler writes a job's output on the cluster (a path), when it does; the simulated cluster has none. */
+  outputLocation?(portalJobId: string, schedulerJobId: string): string;
 }
 
 /**
@@ -174,6 +176,19 @@ export class SchedulerRefusedError extends Error {
     super(message);
     this.name = 'SchedulerRefusedError';
   }
+}
+
+// Told apart by name, not `instanceof`: Next.js bundles the worker (instrumentation) and the routes
+// separately, so an error from the process's one adapter may come from another copy of these classes.
+
+/** isSchedulerUnavailable tells whether an error means the scheduler did not answer (try again later). */
+export function isSchedulerUnavailable(error: unknown): error is SchedulerUnavailableError {
+  return error instanceof Error && error.name === 'SchedulerUnavailableError';
+}
+
+/** isSchedulerRefused tells whether an error means the scheduler refused the job for good. */
+export function isSchedulerRefused(error: unknown): error is SchedulerRefusedError {
+  return error instanceof Error && error.name === 'SchedulerRefusedError';
 }
 
 /** A scheduler with upkeep to do off the request path (the simulated cluster writes snapshots of its engine). */

@@ -229,8 +229,18 @@ export function JobDetail({ jobId }: { jobId: string }) {
       </Card>
       <Card title={t('jobs.output')}>
         {/* Focusable, so the log scrolls from the keyboard too. */}
-        <pre tabIndex={0} aria-label={t('jobs.output')} className="max-h-96 overflow-auto rounded-md bg-slate-900 p-4 font-mono text-xs text-slate-100 focus:ring-2 focus:ring-indigo-500 focus:outline-none" data-testid="job-output">{job.output.join('\n')}</pre>
-        <p className="mt-2 text-xs text-slate-500">{t('jobs.outputNote')}</p>
+        {job.output.length > 0 && (
+          <pre tabIndex={0} aria-label={t('jobs.output')} className="max-h-96 overflow-auto rounded-md bg-slate-900 p-4 font-mono text-xs text-slate-100 focus:ring-2 focus:ring-indigo-500 focus:outline-none" data-testid="job-output">{job.output.join('\n')}</pre>
+        )}
+        {job.outputLocation ? (
+          <p className="text-sm text-slate-700" data-testid="job-output-location">
+            {t('jobs.outputOnCluster')} <code className="font-mono text-xs break-all">{job.outputLocation}</code>
+          </p>
+        ) : job.output.length > 0 ? (
+          <p className="mt-2 text-xs text-slate-500">{t('jobs.outputNote')}</p>
+        ) : (
+          <p className="text-sm text-slate-500">{t('jobs.outputNotYet')}</p>
+        )}
       </Card>
       <Card title={t('jobs.command')}>
         <pre className="max-h-64 overflow-auto rounded-md bg-slate-50 p-3 font-mono text-xs whitespace-pre-wrap break-all">{job.command}</pre>

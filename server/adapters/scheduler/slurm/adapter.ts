@@ -19,6 +19,7 @@ import { jobEnergyEstimateWh } from '~/server/core/jobs/estimates';
 import type { SlurmSubmitBody } from './client';
 import {
   isFinalState,
+  isSchedulerUnavailable,
   SchedulerRefusedError,
   SchedulerUnavailableError,
   type BudgetEnforcing,
@@ -168,8 +169,8 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
     } catch (error) {
       // Only a Slurm that does not answer (or refuses our token) opens the breaker; one that answered
       // with a passing failure is simply asked again next time.
-      if (error instanceof SchedulerUnavailableError && error.transient) throw new SchedulerUnavailableError(`${what}: ${error.message}`, { cause: error, transient: true });
-      if (error instanceof SchedulerUnavailableError) {
+      if (isSchedulerUnavailable(error) && error.transient) throw new SchedulerUnavailableError(`${what}: ${error.message}`, { cause: error, transient: true });
+      if (isSchedulerUnavailable(error)) {
         failures += 1;
         lastFailure = error;
         blockedUntil = now().getTime() + Math.min(BREAKER_MAX_MS, 1000 * 2 ** (failures - 1));
@@ -385,7 +386,7 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
       try {
         if (askDb.length) db = await dbJobs(askDb);
       } catch (error) {
-        if (!(error instanceof SchedulerUnavailableError)) throw error;
+        if (!(isSchedulerUnavailable(error))) throw error;
         dbError = error;
       }
       let proven: boolean | null = null;

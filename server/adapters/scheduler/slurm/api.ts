@@ -1,7 +1,7 @@
 // The adapter's view of slurmrestd (SlurmApi) on the typed client: answers mapped to the portal's terms
 // (mapping.ts), failures to the port's two errors — refused for good (SchedulerRefusedError) or not
 // answered (SchedulerUnavailableError) — and a refused token renewed once before giving up.
-import { isFinalState, SchedulerRefusedError, SchedulerUnavailableError, type SchedulerRefusalReason } from '~/server/core/scheduler/port';
+import { isFinalState, isSchedulerUnavailable, SchedulerRefusedError, SchedulerUnavailableError, type SchedulerRefusalReason } from '~/server/core/scheduler/port';
 import type { CtldJob, DbJob, SlurmApi, SlurmNode, SlurmPartition } from './adapter';
 import type { SlurmClient } from './client';
 import { isSlurmError, SLURM_ERRNO, type SlurmError } from './errors';
@@ -92,7 +92,7 @@ export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
         await run((c) => c.cancelJob(String(jobId), signal === 'TERM' ? { signal: 'TERM' } : undefined));
       } catch (error) {
         // Gone already: nothing to stop.
-        if (error instanceof SchedulerUnavailableError && isSlurmError(error.cause, 'not-found')) return;
+        if (isSchedulerUnavailable(error) && isSlurmError(error.cause, 'not-found')) return;
         throw error;
       }
     },

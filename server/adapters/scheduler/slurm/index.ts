@@ -7,7 +7,7 @@ import { createSlurmPort, type SlurmClassInfo, type SlurmScheduler } from './ada
 import { createSlurmApi } from './api';
 import { createSlurmClient } from './client';
 import { tokenSource } from './jwt';
-import { shellQuote, submitBody, type SlurmLauncher } from './mapping';
+import { shellQuote, slurmOutputPath, submitBody, type SlurmLauncher } from './mapping';
 
 export interface SlurmSettings {
   restUrl: string;
@@ -77,7 +77,7 @@ export function createSlurmScheduler(settings: SlurmSettings, classes: SlurmClas
     serviceUser: settings.user,
     now,
   });
-  return createSlurmPort({
+  const port = createSlurmPort({
     api,
     partitions: settings.partitions,
     classes,
@@ -90,4 +90,6 @@ export function createSlurmScheduler(settings: SlurmSettings, classes: SlurmClas
     assumedGpuUtilPercent: ASSUMED_GPU_UTIL_PERCENT,
     ...(options.log ? { log: options.log } : {}),
   });
+  port.outputLocation = (portalJobId, schedulerJobId) => slurmOutputPath(settings.jobDir, portalJobId, schedulerJobId);
+  return port;
 }

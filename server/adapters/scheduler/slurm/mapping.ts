@@ -434,6 +434,11 @@ export function jobScript(spec: Pick<SchedulerJobSpec, 'command' | 'image'>, lau
   return `#!/bin/bash\nexec srun --container-image=${shellQuote(spec.image)} /bin/bash -c ${command}\n`;
 }
 
+/** slurmOutputPath is where Slurm writes a portal job's output (standard_output of submitBody, %j expanded). */
+export function slurmOutputPath(jobDir: string, portalJobId: string, schedulerJobId: string): string {
+  return `${jobDir.replace(/\/+$/, '') || ''}/${fileSafe(portalJobId)}-${schedulerJobId}.out`;
+}
+
 /** A file name made from the portal job id (it names the job's output file). */
 function fileSafe(s: string): string {
   return s.replace(/[^A-Za-z0-9._-]/g, '_');
