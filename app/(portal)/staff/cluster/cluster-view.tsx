@@ -71,16 +71,18 @@ export function ClusterView() {
           {scheduler.error && <p className="mt-2 font-mono text-xs break-words">{scheduler.error}</p>}
         </Alert>
       )}
-      <dl className="grid gap-4 sm:grid-cols-4">
-        {stats.map(([label, value]) => (
-          <div key={label} className="rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200">
-            <dt className="text-xs text-slate-500">{label}</dt>
-            <dd className="mt-1 text-lg font-semibold tabular-nums" data-testid={`cluster-${label}`}>
-              {value}
-            </dd>
-          </div>
-        ))}
-      </dl>
+      {stats.length > 0 && (
+        <dl className="grid gap-4 sm:grid-cols-4">
+          {stats.map(([label, value]) => (
+            <div key={label} className="rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200">
+              <dt className="text-xs text-slate-500">{label}</dt>
+              <dd className="mt-1 text-lg font-semibold tabular-nums" data-testid={`cluster-${label}`}>
+                {value}
+              </dd>
+            </div>
+          ))}
+        </dl>
+      )}
       <Card title={t('cluster.utilisationDay', { avg: formatPercent(locale, avg) })}>
         {points.length < 2 ? <p className="text-sm text-slate-500">{t('cluster.collecting')}</p> : <UtilisationChart points={points} label={t('cluster.utilisationDay', { avg: formatPercent(locale, avg) })} />}
       </Card>
