@@ -379,11 +379,34 @@ EOF
   chmod 0644 "$D/env.sh"
 }
 
+# One test cluster per machine (fixed ports): the folder of the running one is noted here, so a start
+# from another folder (a fresh CI clone) stops the one a previous checkout left behind.
+MARKER=/run/portal-slurm-test-cluster.dir
+
+stop_other_cluster() {
+  local other p
+  [ -f "$MARKER" ] || return 0
+  other=$(cat "$MARKER")
+  [ -n "$other" ] && [ "$other" != "$D" ] || return 0
+  echo "the test cluster of $other holds the ports: stopping it"
+  if [ -d "$other" ]; then SLURM_TEST_DIR="$other" "$SCRIPT" stop || true; fi
+  # whatever is left of it (its folder deleted under it)
+  for p in /proc/[0-9]*; do
+    tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF "$other/" || continue
+    kill -TERM "${p#/proc/}" 2>/dev/null || true
+  done
+  rm -f "$MARKER"
+  sleep 1
+}
+
 cmd_start() {
   need_root
   install_packages
   T0=$(now)   # timings below exclude package installation
+  stop_other_cluster
   create_users
+  local fresh=0
+  [ -d "$D/state/ctld" ] || fresh=1
   prepare_dirs
   write_configs
   if [ "$CONF_CHANGED" = 1 ] && running "$(pidfile slurmctld)" slurmctld; then
@@ -392,6 +415,8 @@ cmd_start() {
     stop_daemons
   fi
   start_mariadb
+  # A new state folder restarts job ids at 1: accounting left from an earlier cluster would collide.
+  if [ "$fresh" = 1 ]; then db -e "DROP DATABASE IF EXISTS $DB_NAME"; fi
   start_munged
   start_slurmdbd
   start_slurmctld
@@ -399,6 +424,7 @@ cmd_start() {
   start_slurmd
   start_slurmrestd
   write_env
+  echo "$D" >"$MARKER"
   cat <<EOF
 
 Slurm test cluster ready ($(sinfo -V)) in $(secs "$T0")s
@@ -451,6 +477,7 @@ cmd_stop() {
     echo "warning: MariaDB on $DB_HOST:$DB_PORT unreachable, database $DB_NAME not dropped" >&2
   fi
   rm -rf "$D"
+  if [ -f "$MARKER" ] && [ "$(cat "$MARKER")" = "$D" ]; then rm -f "$MARKER"; fi
   echo "purged $D ($(secs "$t")s)"
 }
 
