@@ -43,13 +43,18 @@ function epochDate(seconds: number | null | undefined): Date | null {
 export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
   const nowSeconds = () => Math.floor(options.now().getTime() / 1000);
 
-  /** One call; a refused token is renewed and the call tried once more. */
-  async function run<T>(fn: (c: SlurmClient) => Promise<T>, target: { client: SlurmClient; renewToken: () => void } = options): Promise<T> {
+  /**
+   * One call; a refused token is renewed and the call tried once more — except a submit: slurmctld's
+   * "refused" answers (5005 "Zero Bytes were transmitted or received") also come when it took the job
+   * and the answer was lost, so a submit is never sent twice here; the next hand-over looks it up first.
+   */
+  async function run<T>(fn: (c: SlurmClient) => Promise<T>, target: { client: SlurmClient; renewToken: () => void } = options, retry = true): Promise<T> {
     try {
       return await fn(target.client);
     } catch (error) {
       if (!isSlurmError(error, 'auth')) throw toPortError(error);
       target.renewToken();
+      if (!retry) throw toPortError(error);
       try {
         return await fn(target.client);
       } catch (again) {
@@ -83,7 +88,7 @@ export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
     },
 
     async submit(body) {
-      const { jobId } = await run((c) => c.submitJob(body));
+      const { jobId } = await run((c) => c.submitJob(body), options, false);
       return Number(jobId);
     },
 
