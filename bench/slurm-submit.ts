@@ -21,6 +21,7 @@ import { migrateDb, openDb, type DbHandle } from '~/db/client';
 import { slurmClassesFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
 import { createSlurmScheduler, slurmSettings } from '~/server/adapters/scheduler/slurm';
 import { DEFAULT_CATALOGUE } from '~/server/catalogue';
+import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { parseEnv } from '~/server/env.js';
 import { syncCatalogue } from '~/server/services/catalogue';
 import { activeAllocation, callerFor, createStaff, createTenant } from '~/server/testing/harness';
@@ -62,25 +63,32 @@ async function main() {
     const port = createSlurmScheduler(settings, await slurmClassesFromCatalogue(db));
     const today = new Date().toISOString().slice(0, 10);
     const admin = await createStaff(db, 'admin');
-    // One tenant per client, each with a project whose Slurm account the grant creates.
-    const clients = await Promise.all(
-      Array.from({ length: concurrency }, async (_, i) => {
-        const owner = await createTenant(db, { name: `Slurm bench ${i} ${randomUUID().slice(0, 6)}` });
-        const { allocationId, projectId } = await activeAllocation(db, owner, admin, { gpuHours: 100_000, today, scheduler: port });
-        accounts.push(projectId);
-        return { caller: callerFor(db, { userId: owner.userId, orgId: owner.orgId, scheduler: port }), allocationId };
-      }),
-    );
-    let turn = 0;
-    const submit = async () => {
-      const client = clients[turn++ % clients.length]!;
-      const job = await client.caller.job.submit({ allocationId: client.allocationId, resourceClassId: 'h100', name: 'bench', kind: 'training', gpus: 1, nodes: 1, walltimeMinutes: 10, image: 'img', command: 'sleep 600', env: {}, idempotencyKey: randomUUID() });
-      if (job.state !== 'PENDING') throw new Error(`the job is ${job.state}, not handed over`);
-      return job.id;
+    /** One tenant per client, each with a project (on Slurm the grant creates its account); submits round-robin. */
+    const portalClients = async (label: string, scheduler: SchedulerPort, handedOver: boolean) => {
+      const clients = await Promise.all(
+        Array.from({ length: concurrency }, async (_, i) => {
+          const owner = await createTenant(db, { name: `${label} ${i} ${randomUUID().slice(0, 6)}` });
+          const { allocationId, projectId } = await activeAllocation(db, owner, admin, { gpuHours: 100_000, today, scheduler });
+          return { caller: callerFor(db, { userId: owner.userId, orgId: owner.orgId, scheduler }), allocationId, projectId };
+        }),
+      );
+      let turn = 0;
+      const submit = async () => {
+        const client = clients[turn++ % clients.length]!;
+        const job = await client.caller.job.submit({ allocationId: client.allocationId, resourceClassId: 'h100', name: 'bench', kind: 'training', gpus: 1, nodes: 1, walltimeMinutes: 10, image: 'img', command: 'sleep 600', env: {}, idempotencyKey: randomUUID() });
+        if (handedOver && job.state !== 'PENDING') throw new Error(`the job is ${job.state}, not handed over`);
+        return job.id;
+      };
+      await Promise.all(clients.map(() => submit())); // warm every client's statements
+      return { accounts: clients.map((c) => c.projectId), submit };
     };
+    /** The adapter alone, as the portal would call it on a first hand-over (attempt 1) or a retry. */
+    const adapterSubmit = (id: string, attempt: number) => port.submit({ portalJobId: id, attempt, name: 'bench', partition: 'h100', gpus: 1, nodes: 1, walltimeSeconds: 600, account: benchEnv.account, user: 'bench', image: 'img', command: 'sleep 600', env: {} }).then((r) => r.schedulerJobId);
+    const portal = await portalClients('Slurm bench', port, true);
+    accounts.push(...portal.accounts);
     // The same jobs the portal submits, straight from the adapter (no database): Slurm's own cost of
     // taking a real job (it schedules it at once), the like-for-like baseline of the portal's rows.
-    const straight = (i: number) => port.submit({ portalJobId: `bench-straight-${process.pid}-${i}-${randomUUID().slice(0, 8)}`, attempt: 1, name: 'bench', partition: 'h100', gpus: 1, nodes: 1, walltimeSeconds: 600, account: benchEnv.account, user: 'bench', image: 'img', command: 'sleep 600', env: {} }).then((r) => r.schedulerJobId);
+    const straight = (i: number) => adapterSubmit(`bench-straight-${process.pid}-${i}-${randomUUID().slice(0, 8)}`, 1);
     // Every cell starts on an empty queue: slurmctld schedules each real job as it arrives, and a pass
     // over a longer queue takes more of the machine's two cores.
     const emptyQueue = async () => {
@@ -92,31 +100,16 @@ async function main() {
       await emptyQueue();
       results.push(await measurePath(STRAIGHT, jobs, c, straight));
     }
-    await Promise.all(clients.map(() => submit())); // warm every client's statements
     for (const c of [1, concurrency]) {
       await emptyQueue();
-      results.push(await measurePath(PORTAL, jobs, c, submit));
+      results.push(await measurePath(PORTAL, jobs, c, portal.submit));
     }
     await emptyQueue();
     // The portal's own share: the same submissions with a scheduler that does nothing (separate tenants).
-    const noop = createNoopScheduler(() => new Date());
-    const quiet = await Promise.all(
-      Array.from({ length: concurrency }, async (_, i) => {
-        const owner = await createTenant(db, { name: `Noop bench ${i} ${randomUUID().slice(0, 6)}` });
-        const { allocationId } = await activeAllocation(db, owner, admin, { gpuHours: 100_000, today });
-        return { caller: callerFor(db, { userId: owner.userId, orgId: owner.orgId, scheduler: noop }), allocationId };
-      }),
-    );
-    let quietTurn = 0;
-    const submitQuiet = async () => {
-      const client = quiet[quietTurn++ % quiet.length]!;
-      const job = await client.caller.job.submit({ allocationId: client.allocationId, resourceClassId: 'h100', name: 'bench', kind: 'training', gpus: 1, nodes: 1, walltimeMinutes: 10, image: 'img', command: 'sleep 600', env: {}, idempotencyKey: randomUUID() });
-      return job.id;
-    };
-    await Promise.all(quiet.map(() => submitQuiet()));
-    for (const c of [1, concurrency]) results.push(await measurePath(NOOP, jobs, c, submitQuiet));
+    const quiet = await portalClients('Noop bench', createNoopScheduler(() => new Date()), false);
+    for (const c of [1, concurrency]) results.push(await measurePath(NOOP, jobs, c, quiet.submit));
     // The lookup a retried hand-over makes before it may submit (slurmctld's jobs, slurmdbd, /diag).
-    const lookup = (i: number) => port.submit({ portalJobId: `bench-lookup-${process.pid}-${i}`, attempt: 2, name: 'bench', partition: 'h100', gpus: 1, nodes: 1, walltimeSeconds: 600, account: benchEnv.account, user: 'bench', image: 'img', command: 'sleep 600', env: {} }).then((r) => r.schedulerJobId);
+    const lookup = (i: number) => adapterSubmit(`bench-lookup-${process.pid}-${i}`, 2);
     results.push(await measurePath('adapter submit with the retry lookup', jobs, 1, lookup));
   } finally {
     // The raw and lookup rows answer Slurm job ids; the portal's jobs are cancelled by their accounts.
