@@ -1,7 +1,8 @@
 // The server-side caller for React server components: the same routers, no HTTP round trip.
 import { after } from 'next/server';
 import { cache } from 'react';
-import { resolveTenant } from '~/server/services/organisations';
+import { loadCaller } from '~/server/services/accounts';
+import { chooseTenant } from '~/server/services/organisations';
 import { PageTurn } from './page-turn';
 import { createCaller } from './root';
 import { createRequestContext } from './context';
@@ -20,8 +21,10 @@ export const api = cache(async () => {
   const ctx = await createRequestContext();
   const { gate, userId, memo } = ctx;
   if (!gate || !userId || !memo) return createCaller(ctx);
-  const resolved = await (memo.tenant ??= resolveTenant(ctx.db, userId, ctx.activeOrgId));
-  const turn = new PageTurn(await gate.enter(resolved.org?.id ?? `user:${userId}`, { maxHoldMs: PAGE_TURN_MAX_MS }));
+  // The caller is loaded once for the page: the gate's tenant now, the procedures' actor later.
+  const caller = await (memo.caller ??= loadCaller(ctx.db, userId, ctx.sessionId));
+  const org = caller ? chooseTenant(caller.tenants, ctx.activeOrgId).org : undefined;
+  const turn = new PageTurn(await gate.enter(org?.id ?? `user:${userId}`, { maxHoldMs: PAGE_TURN_MAX_MS }));
   try {
     after(() => turn.finish());
   } catch {

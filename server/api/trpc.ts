@@ -16,9 +16,9 @@ import { mutateAsTenant, readAsTenant } from './tenant-transaction';
 import type { PageTurn } from './page-turn';
 import { AppError, isStatementTimeout, isTransientDbError } from '~/server/errors';
 import { DEFAULT_LOCALE, isMessageKey, translate, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
-import { isStaff, type Actor, type TenantActor } from '~/server/services/actor';
-import { loadActor } from '~/server/services/accounts';
-import { resolveTenant } from '~/server/services/organisations';
+import { isStaff, type Actor, type Caller, type TenantActor } from '~/server/services/actor';
+import { loadCaller } from '~/server/services/accounts';
+import { chooseTenant } from '~/server/services/organisations';
 import type { RateRuleName } from '~/server/core/rate-limits';
 import { limit } from '~/server/services/rate-limits';
 import type { BudgetSyncStep } from '~/server/services/scheduler-budgets';
@@ -60,8 +60,8 @@ export async function rateLimit(ctx: Pick<Context, 'db' | 'limits' | 'now'>, nam
 
 /** What one request has already looked up about its caller. */
 export interface RequestMemo {
-  actor?: Promise<Actor | undefined>;
-  tenant?: Promise<Awaited<ReturnType<typeof resolveTenant>>>;
+  /** The person and the tenants they belong to, in one statement (server/services/accounts.ts loadCaller). */
+  caller?: Promise<Caller | undefined>;
 }
 
 /** todayOf returns the context's current UTC date as YYYY-MM-DD. */
@@ -252,10 +252,11 @@ export const publicProcedure = t.procedure.use(errorMapping).use(pageTurn);
 
 export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const userId = ctx.userId;
-  const load = (id: string) => loadActor(ctx.db, id, ctx.sessionId);
-  const actor: Actor | undefined = userId ? await (ctx.memo ? (ctx.memo.actor ??= load(userId)) : load(userId)) : undefined;
-  if (!actor) throw new AppError('UNAUTHORIZED', 'error.unauthorized');
-  return next({ ctx: { ...ctx, actor } });
+  const load = (id: string) => loadCaller(ctx.db, id, ctx.sessionId);
+  const caller = userId ? await (ctx.memo ? (ctx.memo.caller ??= load(userId)) : load(userId)) : undefined;
+  if (!caller) throw new AppError('UNAUTHORIZED', 'error.unauthorized');
+  const actor: Actor = caller.actor;
+  return next({ ctx: { ...ctx, actor, tenants: caller.tenants } });
 });
 
 /** A tenant read has no transaction of its own to end. */
@@ -267,8 +268,7 @@ const readsDoNotCommit = (): Promise<Db> => Promise.reject(new Error('commit() e
  */
 export function tenantProcedure(minRole: MemberRole = 'member', options: { rateLimit?: RateRuleName } = {}) {
   return authedProcedure.use(async ({ ctx, next, type }) => {
-    const resolve = () => resolveTenant(ctx.db, ctx.actor.userId, ctx.activeOrgId);
-    const resolved = await (ctx.memo ? (ctx.memo.tenant ??= resolve()) : resolve());
+    const resolved = chooseTenant(ctx.tenants, ctx.activeOrgId);
     if (!resolved.org) throw new AppError('FORBIDDEN', 'error.notMember');
     const tenant: TenantActor = { ...ctx.actor, org: resolved.org, role: resolved.role };
     if (!roleAtLeast(tenant.role, minRole)) {

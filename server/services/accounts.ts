@@ -1,11 +1,12 @@
 // People and their sign-up: a new user with a new organisation, or a new user joining by invitation;
 // sign-up answers alike whether or not an address has an account (requestSignUp).
-import { eq, sql } from 'drizzle-orm';
-import type { Db, Tx } from '~/db/client';
+import { eq, sql, type SQL } from 'drizzle-orm';
+import type { Db, DbOrTx, Tx } from '~/db/client';
+import { reusable } from '~/db/reusable';
 import { memberships, organisations, sessions, staffRoles, users, type OrgKind, type Residency, type StaffRole } from '~/db/schema';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '~/server/auth/password';
 import { AppError, isUniqueViolation } from '~/server/errors';
-import type { Actor } from './actor';
+import type { Actor, Caller, Membership } from './actor';
 import { recordAudit } from './audit';
 import { acceptInvitationInTx, previewInvitation } from './invitations';
 import { notify } from './notifications';
@@ -147,29 +148,42 @@ export async function verifyCredentials(db: Db, email: string, password: string)
   return user && ok ? { id: user.id, email: user.email, name: user.name } : null;
 }
 
-/**
- * loadActor loads a signed-in user with their staff roles; undefined if the account no longer exists
- * or, with a session id (every request has one), if that session was ended (server/services/sessions.ts).
- */
-export async function loadActor(db: Db, userId: string, sessionId?: string): Promise<Actor | undefined> {
-  // One query per request for who is calling: the user, their staff roles and their session together.
-  const [user] = await db
+const callerSelect = (db: DbOrTx, sessionSeen: SQL<string | null>) =>
+  db
     .select({
       id: users.id,
       email: users.email,
       name: users.name,
       staffRoles: sql<StaffRole[]>`coalesce((select jsonb_agg(${staffRoles.role} order by ${staffRoles.role}) from ${staffRoles} where ${staffRoles.userId} = ${users.id}), '[]'::jsonb)`,
-      sessionSeen: sessionId
-        ? sql<string | null>`(select ${sessions.lastSeenAt}::text from ${sessions} where ${sessions.id} = ${sessionId} and ${sessions.userId} = ${userId} and ${sessions.endedAt} is null)`
-        : sql<null>`null`,
+      // Written out with its tables named: in a one-table select drizzle leaves column names unqualified.
+      tenants: sql<Membership[]>`coalesce((select jsonb_agg(jsonb_build_object('id', o.id, 'name', o.name, 'kind', o.kind, 'status', o.status, 'role', m.role) order by o.name, o.id) from memberships m join organisations o on o.id = m.org_id where m.user_id = ${sql.placeholder('userId')}), '[]'::jsonb)`,
+      sessionSeen,
     })
     .from(users)
-    .where(eq(users.id, userId))
+    .where(eq(users.id, sql.placeholder('userId')))
     .limit(1);
+const callerStatement = reusable('caller', (db) => callerSelect(db, sql<null>`null`));
+const callerInSession = reusable('caller_in_session', (db) =>
+  callerSelect(db, sql<string | null>`(select ${sessions.lastSeenAt}::text from ${sessions} where ${sessions.id} = ${sql.placeholder('sessionId')} and ${sessions.userId} = ${sql.placeholder('userId')} and ${sessions.endedAt} is null)`),
+);
+
+/**
+ * loadCaller loads a signed-in user with their staff roles and the tenants they belong to (by name, as
+ * listMyOrganisations lists them); undefined if the account no longer exists or, with a session id
+ * (every request has one), if that session was ended (server/services/sessions.ts).
+ */
+export async function loadCaller(db: Db, userId: string, sessionId?: string): Promise<Caller | undefined> {
+  // One query per request for who is calling: the user, their staff roles, tenants and session together.
+  const [user] = await (sessionId ? callerInSession(db, { userId, sessionId }) : callerStatement(db, { userId }));
   if (!user) return undefined;
   if (sessionId) {
     if (!user.sessionSeen) return undefined;
     await touchSession(db, sessionId, new Date(user.sessionSeen));
   }
-  return { userId: user.id, email: user.email, name: user.name, staffRoles: user.staffRoles };
+  return { actor: { userId: user.id, email: user.email, name: user.name, staffRoles: user.staffRoles }, tenants: user.tenants };
+}
+
+/** loadActor loads a signed-in user with their staff roles (see loadCaller). */
+export async function loadActor(db: Db, userId: string, sessionId?: string): Promise<Actor | undefined> {
+  return (await loadCaller(db, userId, sessionId))?.actor;
 }

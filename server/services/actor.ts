@@ -15,6 +15,17 @@ export interface TenantRef {
   status: OrgStatus;
 }
 
+/** A tenant someone belongs to, with their role in it. */
+export interface Membership extends TenantRef {
+  role: MemberRole;
+}
+
+/** Who is calling, as a request loads it once: the person, and the tenants they belong to by name. */
+export interface Caller {
+  actor: Actor;
+  tenants: Membership[];
+}
+
 export interface TenantActor extends Actor {
   org: TenantRef;
   role: MemberRole;

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { TRPCError } from '@trpc/server';
 import { getErrorShape } from '@trpc/server/unstable-core-do-not-import';
-import { and, count, eq } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
 import { allocations, jobEvents, jobs, ledgerEntries, resourceClasses } from '~/db/schema';
@@ -240,6 +240,22 @@ describe.each(dbTargets())('jobs on %s', (target) => {
   });
 
   // ---- 2. exactly once ------------------------------------------------------------------------
+
+  it('keeps the estimate shown before submitting with the job, and no estimate as none', async () => {
+    const scheduler = newScheduler();
+    const estimate = { runtimeSeconds: 1200, maxCostCents: 720, note: 'ä "quoted"' };
+    const withEstimate = await submit(scheduler, a, jobInput(main.allocationId, { gpus: 1, estimate }));
+    const without = await submit(scheduler, a, jobInput(main.allocationId, { gpus: 1 }));
+    expect(withEstimate.estimate).toEqual(estimate);
+    expect(without.estimate).toBeNull();
+    // Stored as JSON and as SQL NULL (not a JSON null), as they were read back.
+    const [stored] = await db.select({ kind: sql<string>`jsonb_typeof(${jobs.estimate})`, missing: sql<boolean>`${jobs.estimate} is null` }).from(jobs).where(eq(jobs.id, withEstimate.id));
+    const [none] = await db.select({ missing: sql<boolean>`${jobs.estimate} is null` }).from(jobs).where(eq(jobs.id, without.id));
+    expect(stored).toEqual({ kind: 'object', missing: false });
+    expect(none).toEqual({ missing: true });
+    expect((await jobRow(withEstimate.id)).estimate).toEqual(estimate);
+    for (const id of [withEstimate.id, without.id]) await cancelJob(db, scheduler, await actorOf(a), id, now);
+  });
 
   it('settles exactly once: more rounds and a repeated settlement change nothing', async () => {
     expect(firstJobId).not.toBe('');

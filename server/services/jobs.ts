@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, isNull, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
+import { reusable } from '~/db/reusable';
 import { allocations, jobEvents, jobs, organisations, projectMembers, projects, resourceClasses, sites, tariffs } from '~/db/schema';
 import { admitJob } from '~/server/core/jobs/admission';
 import { available } from '~/server/core/ledger/balance';
@@ -45,43 +46,69 @@ async function findByKey(db: DbOrTx, userId: string, key: string): Promise<JobRo
   return job;
 }
 
-/** jobContext loads what admission and pricing need: the allocation (of the actor's tenant), its resource class, site and tariff. */
+/**
+ * jobContext loads what admission and pricing need: the allocation (of the actor's tenant) with the
+ * actor's role in its project, its resource class, site and tariff. Both statements go out together.
+ */
 async function jobContext(db: DbOrTx, actor: TenantActor, input: { allocationId: string; resourceClassId: string }) {
-  return jobContextOf(db, actor, input, await allocationOf(db, actor, input.allocationId));
+  const [target, offer] = await Promise.all([allocationOf(db, actor, input.allocationId), resourceClassOf(db, actor, input.resourceClassId)]);
+  return jobContextOf(actor, input, target, offer);
 }
 
 /**
- * allocationOf reads the allocation a job is for (of the actor's tenant) with its tenant's figures, and,
- * given an idempotency key, the job the actor already submitted with it: one statement for both.
+ * allocationOf reads the allocation a job is for (of the actor's tenant) with its tenant's figures and the
+ * actor's role in its project, and, given an idempotency key, the job the actor already submitted with
+ * it: one statement for all of them.
  */
 async function allocationOf(db: DbOrTx, actor: TenantActor, allocationId: string, idempotencyKey?: string) {
-  const [found] = await db
-    .select({
-      allocation: allocations,
-      org: { status: organisations.status, residency: organisations.residency, monthlyCapCents: organisations.monthlyCapCents },
-      projectResidency: projects.dataResidency,
-      knownJobId: idempotencyKey ? sql<string | null>`(select j.id from jobs j where j.user_id = ${actor.userId} and j.idempotency_key = ${idempotencyKey})` : sql<null>`null`,
-    })
-    .from(allocations)
-    .innerJoin(organisations, eq(organisations.id, allocations.orgId))
-    .innerJoin(projects, eq(projects.id, allocations.projectId))
-    .where(and(eq(allocations.id, allocationId), eq(allocations.orgId, actor.org.id)));
+  const values = { allocationId, orgId: actor.org.id, userId: actor.userId };
+  const [found] = await (idempotencyKey ? allocationWithKey(db, { ...values, idempotencyKey }) : allocationStatement(db, values));
   if (!found) throw new AppError('NOT_FOUND', 'job.unknownAllocation', {}, 'allocationId');
   return found;
 }
 
-async function jobContextOf(db: DbOrTx, actor: TenantActor, input: { resourceClassId: string }, { allocation, org, projectResidency }: Awaited<ReturnType<typeof allocationOf>>) {
-  const access = await projectAccess(db, actor, allocation.projectId).catch(() => {
-    throw new AppError('FORBIDDEN', 'job.notInProject', {}, 'allocationId');
-  });
-  const [rc] = await db
+const allocationSelect = (db: DbOrTx, knownJobId: SQL<string | null>) =>
+  db
+    .select({
+      allocation: allocations,
+      org: { status: organisations.status, residency: organisations.residency, monthlyCapCents: organisations.monthlyCapCents },
+      projectResidency: projects.dataResidency,
+      projectRole: projectMembers.role,
+      knownJobId,
+    })
+    .from(allocations)
+    .innerJoin(organisations, eq(organisations.id, allocations.orgId))
+    .innerJoin(projects, and(eq(projects.id, allocations.projectId), eq(projects.orgId, allocations.orgId)))
+    .leftJoin(projectMembers, and(eq(projectMembers.projectId, allocations.projectId), eq(projectMembers.userId, sql.placeholder('userId'))))
+    .where(and(eq(allocations.id, sql.placeholder('allocationId')), eq(allocations.orgId, sql.placeholder('orgId'))));
+const allocationStatement = reusable('job_allocation', (db) => allocationSelect(db, sql<null>`null`));
+const allocationWithKey = reusable('job_allocation_key', (db) =>
+  allocationSelect(db, sql<string | null>`(select j.id from jobs j where j.user_id = ${sql.placeholder('userId')} and j.idempotency_key = ${sql.placeholder('idempotencyKey')})`),
+);
+
+/** resourceClassOf reads an active resource class with its site and the tariff of the actor's kind of tenant. */
+async function resourceClassOf(db: DbOrTx, actor: TenantActor, resourceClassId: string) {
+  const [offer] = await resourceClassStatement(db, { resourceClassId, tenantKind: actor.org.kind });
+  return offer;
+}
+
+const resourceClassStatement = reusable('job_resource_class', (db) =>
+  db
     .select({ rc: resourceClasses, site: sites, centsPerGpuHour: tariffs.centsPerGpuHour })
     .from(resourceClasses)
     .innerJoin(sites, eq(sites.id, resourceClasses.siteId))
-    .innerJoin(tariffs, and(eq(tariffs.resourceClassId, resourceClasses.id), eq(tariffs.tenantKind, actor.org.kind)))
-    .where(and(eq(resourceClasses.id, input.resourceClassId), eq(resourceClasses.active, true)));
-  if (!rc) throw new AppError('BAD_REQUEST', 'job.unknownClass', { resourceClass: input.resourceClassId }, 'resourceClassId');
-  return { allocation, access, rc: rc.rc, site: rc.site, centsPerGpuHour: rc.centsPerGpuHour, org, projectResidency };
+    .innerJoin(tariffs, and(eq(tariffs.resourceClassId, resourceClasses.id), eq(tariffs.tenantKind, sql.placeholder('tenantKind'))))
+    .where(and(eq(resourceClasses.id, sql.placeholder('resourceClassId')), eq(resourceClasses.active, true))),
+);
+
+/**
+ * jobContextOf checks what was read: only the project's members and the tenant's leads submit to its
+ * allocations, and only to an active resource class.
+ */
+function jobContextOf(actor: TenantActor, input: { resourceClassId: string }, { allocation, org, projectResidency, projectRole }: Awaited<ReturnType<typeof allocationOf>>, offer: Awaited<ReturnType<typeof resourceClassOf>>) {
+  if (!projectRole && !roleAtLeast(actor.role, 'manager')) throw new AppError('FORBIDDEN', 'job.notInProject', {}, 'allocationId');
+  if (!offer) throw new AppError('BAD_REQUEST', 'job.unknownClass', { resourceClass: input.resourceClassId }, 'resourceClassId');
+  return { allocation, rc: offer.rc, site: offer.site, centsPerGpuHour: offer.centsPerGpuHour, org, projectResidency };
 }
 
 /**
@@ -128,17 +155,21 @@ type JobRow = typeof jobs.$inferSelect;
 
 /** activeUsage counts what an allocation has in flight besides the job being admitted: GPUs of active jobs and jobs still queued. */
 async function activeUsage(tx: DbOrTx, allocationId: string, exceptJobId?: string): Promise<{ gpus: number; queuedJobs: number }> {
-  const [row] = await tx
+  const [row] = await (exceptJobId ? activeUsageExcept(tx, { allocationId, exceptJobId }) : activeUsageStatement(tx, { allocationId }));
+  return { gpus: Number(row?.gpus ?? 0), queuedJobs: Number(row?.queued ?? 0) };
+}
+
+const activeUsageSelect = (db: DbOrTx, except?: SQL) =>
+  db
     .select({
       gpus: sql<string>`coalesce(sum(${jobs.gpus}), 0)`,
       queued: sql<string>`count(*) filter (where ${jobs.state} in ('SUBMITTING', 'PENDING'))`,
     })
     .from(jobs)
     // Active jobs are never settled: `settled_at is null` reads the allocation's open jobs only (jobs_allocation_open_idx).
-    .where(and(eq(jobs.allocationId, allocationId), isNull(jobs.settledAt), inArray(jobs.state, [...ACTIVE_STATES]), exceptJobId ? ne(jobs.id, exceptJobId) : undefined))
-    .execute();
-  return { gpus: Number(row?.gpus ?? 0), queuedJobs: Number(row?.queued ?? 0) };
-}
+    .where(and(eq(jobs.allocationId, sql.placeholder('allocationId')), isNull(jobs.settledAt), inArray(jobs.state, [...ACTIVE_STATES]), except));
+const activeUsageStatement = reusable('job_active_usage', (db) => activeUsageSelect(db));
+const activeUsageExcept = reusable('job_active_usage_except', (db) => activeUsageSelect(db, ne(jobs.id, sql.placeholder('exceptJobId'))));
 
 /**
  * After a service's transaction, what follows the commit runs on the portal's own connection: the
@@ -181,59 +212,54 @@ export async function submitJob(db: Db, step: SchedulerStep, actor: TenantActor,
  * with the same idempotency key as it is now, even if the same request would be refused now.
  */
 export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJobInput, now: Date): Promise<{ job: JobRow; isNew: boolean }> {
-  // The key is looked up with the allocation: a known key answers with its job before anything is checked.
-  const target = await allocationOf(db, actor, input.allocationId, input.idempotencyKey);
+  // The key is looked up with the allocation (the resource class goes out with them): a known key
+  // answers with its job before anything is checked.
+  const [target, offer] = await Promise.all([allocationOf(db, actor, input.allocationId, input.idempotencyKey), resourceClassOf(db, actor, input.resourceClassId)]);
   if (target.knownJobId) {
     const [first] = await db.select().from(jobs).where(eq(jobs.id, target.knownJobId));
     if (first) return { job: first, isNew: false };
   }
-  const { allocation, access, rc, site, centsPerGpuHour, org: tenant, projectResidency } = await jobContextOf(db, actor, input, target);
-  if (!access.projectRole && !roleAtLeast(actor.role, 'manager')) throw new AppError('FORBIDDEN', 'job.notInProject', {}, 'allocationId');
+  const { allocation, rc, site, centsPerGpuHour, org: tenant, projectResidency } = jobContextOf(actor, input, target, offer);
   const amount = jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour });
   const id = randomUUID();
   const simulation = simulatedOutcome({ jobId: id, kind: input.kind, walltimeSeconds: input.walltimeSeconds, estimatedRuntimeSeconds: input.estimate?.runtimeSeconds });
   const created = await inTransaction(db, async (tx) => {
     // Inserting the job takes only FOR KEY SHARE on its organisation and allocation, which the NO KEY
     // UPDATE lock neither waits for nor blocks. A refusal below rolls it back.
-    const insertJob = tx
-      .insert(jobs)
-      .values({
-        id,
-        orgId: actor.org.id,
-        projectId: allocation.projectId,
-        allocationId: allocation.id,
-        userId: actor.userId,
-        idempotencyKey: input.idempotencyKey,
-        name: input.name,
-        kind: input.kind,
-        resourceClassId: rc.id,
-        siteId: site.id,
-        gpus: input.gpus,
-        nodes: input.nodes,
-        walltimeSeconds: input.walltimeSeconds,
-        image: input.image,
-        command: input.command,
-        env: input.env,
-        estimate: input.estimate ?? null,
-        simulation,
-        reservedAmount: amount,
-        reservedUnit: allocation.unit,
-        centsPerGpuHour,
-        submittedAt: now,
-        updatedAt: now,
-        // This request hands the job over right after the commit: it holds the lease from the start.
-        handoverUntil: new Date(now.getTime() + HANDOVER_LEASE_MS),
-        handoverAttempts: 1,
-      })
-      .returning();
-    // Statements started with `.execute()` one after another go out in one write and Postgres runs
+    const values: NewJobValues = {
+      id,
+      orgId: actor.org.id,
+      projectId: allocation.projectId,
+      allocationId: allocation.id,
+      userId: actor.userId,
+      idempotencyKey: input.idempotencyKey,
+      name: input.name,
+      kind: input.kind,
+      resourceClassId: rc.id,
+      siteId: site.id,
+      gpus: input.gpus,
+      nodes: input.nodes,
+      walltimeSeconds: input.walltimeSeconds,
+      image: input.image,
+      command: input.command,
+      env: input.env,
+      estimate: input.estimate ? JSON.stringify(input.estimate) : null,
+      simulation,
+      reservedAmount: amount,
+      reservedUnit: allocation.unit,
+      centsPerGpuHour,
+      submittedAt: now,
+      // This request hands the job over right after the commit: it holds the lease from the start.
+      handoverUntil: new Date(now.getTime() + HANDOVER_LEASE_MS),
+    };
+    // Statements started one after another without waiting go out in one write and Postgres runs
     // them in that order (see startNewJobReservation): one round trip. Lock order (docs/ARCHITECTURE.md): organisation, then allocation, then the jobs in flight
     // counted under both locks; the job, its event and its reservation follow. The reservation is
     // written before it is decided (confirmReservation below): a refusal rolls it back, and the
     // allocation's lock is held for one round trip less.
     const reserve = { allocationId: allocation.id, orgId: actor.org.id, jobId: id, amount, actorUserId: actor.userId, today: now.toISOString().slice(0, 10), at: now, newJob: true };
     const locked = Promise.all([lockOrganisation(tx, actor.org.id, allocation.unit), lockAllocation(tx, allocation.id), activeUsage(tx, allocation.id, id)]);
-    const inserted = Promise.all([insertJob.execute(), tx.insert(jobEvents).values({ jobId: id, at: now, state: 'SUBMITTING', message: 'job.event.submitted' }).execute()]);
+    const inserted = Promise.all([insertJobStatement(tx, values), submittedEventStatement(tx, { jobId: id, at: now })]);
     const pending = startNewJobReservation(tx, reserve, allocation.unit, tenant.monthlyCapCents !== null);
     const [[org, row, inUse], [[job]]] = await Promise.all([locked, inserted, pending.monthSpent]);
     const refusal = admitJob({
@@ -249,6 +275,49 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
     return job!;
   });
   return { job: created, isNew: true };
+}
+
+/** The values of a new job's row (an estimate as JSON text or null: a placeholder's null would be written as JSON null). */
+type NewJobValues = Omit<typeof jobs.$inferInsert, 'estimate' | 'updatedAt' | 'handoverAttempts'> & Required<Pick<typeof jobs.$inferInsert, 'id' | 'env' | 'simulation' | 'handoverUntil'>> & { estimate: string | null; submittedAt: Date };
+
+/** A new job's row: created SUBMITTING by the request that hands it over (its first attempt), updated when submitted. */
+const insertJobStatement = reusable<ReturnType<typeof insertJobQuery>, NewJobValues>('job_insert', (db) => insertJobQuery(db));
+function insertJobQuery(db: DbOrTx) {
+  const p = (name: keyof NewJobValues) => sql.placeholder(name);
+  return db
+    .insert(jobs)
+    .values({
+      id: p('id'),
+      orgId: p('orgId'),
+      projectId: p('projectId'),
+      allocationId: p('allocationId'),
+      userId: p('userId'),
+      idempotencyKey: p('idempotencyKey'),
+      name: p('name'),
+      kind: p('kind'),
+      resourceClassId: p('resourceClassId'),
+      siteId: p('siteId'),
+      gpus: p('gpus'),
+      nodes: p('nodes'),
+      walltimeSeconds: p('walltimeSeconds'),
+      image: p('image'),
+      command: p('command'),
+      env: p('env'),
+      estimate: sql`${p('estimate')}::jsonb`,
+      simulation: p('simulation'),
+      reservedAmount: p('reservedAmount'),
+      reservedUnit: p('reservedUnit'),
+      centsPerGpuHour: p('centsPerGpuHour'),
+      submittedAt: p('submittedAt'),
+      updatedAt: p('submittedAt'),
+      handoverUntil: p('handoverUntil'),
+      handoverAttempts: 1,
+    })
+    .returning();
+}
+const submittedEventStatement = reusable<ReturnType<typeof submittedEventQuery>, { jobId: string; at: Date }>('job_event_submitted', (db) => submittedEventQuery(db));
+function submittedEventQuery(db: DbOrTx) {
+  return db.insert(jobEvents).values({ jobId: sql.placeholder('jobId'), at: sql.placeholder('at'), state: 'SUBMITTING', message: 'job.event.submitted' });
 }
 
 /** handOverCreated hands a job this process just created (and holds the lease of) to the scheduler and returns it as it is then. */
@@ -307,31 +376,7 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
       ({ schedulerJobId } = await submit());
     }
     // One statement (one commit): the job moves to PENDING and its event is written, or neither.
-    const queued = db
-      .$with('queued')
-      .as(
-        db
-          .update(jobs)
-          .set({ state: 'PENDING', schedulerJobId, handoverUntil: null, updatedAt: now })
-          .where(and(eq(jobs.id, job.id), eq(jobs.state, 'SUBMITTING')))
-          .returning({ id: jobs.id }),
-      );
-    const updated = await db
-      .with(queued)
-      .insert(jobEvents)
-      .select(
-        db
-          .select({
-            id: sql<number>`nextval(pg_get_serial_sequence('job_events', 'id'))`.as('id'),
-            jobId: queued.id,
-            at: sql`${now.toISOString()}::timestamptz`.as('at'),
-            state: sql`'PENDING'::job_state`.as('state'),
-            message: sql`'job.event.queued'`.as('message'),
-            data: sql`${JSON.stringify({ schedulerJobId })}::jsonb`.as('data'),
-          })
-          .from(queued),
-      )
-      .returning({ id: jobEvents.id });
+    const updated = await queuedStatement(db, { jobId: job.id, schedulerJobId, at: now.toISOString(), data: JSON.stringify({ schedulerJobId }) });
     if (updated.length === 0) {
       // Someone else moved it on (a cancellation, or a lease that ran out): only a cancelled job must not run.
       const [current] = await db.select({ cancelRequestedAt: jobs.cancelRequestedAt }).from(jobs).where(eq(jobs.id, job.id));
@@ -357,6 +402,35 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
     return null;
   }
 }
+
+/** A job handed over: PENDING with its scheduler's id, and the event that says so. */
+const queuedStatement = reusable('job_queued', (db) => {
+  const queued = db
+    .$with('queued')
+    .as(
+      db
+        .update(jobs)
+        .set({ state: 'PENDING', schedulerJobId: sql`${sql.placeholder('schedulerJobId')}::text`, handoverUntil: null, updatedAt: sql`${sql.placeholder('at')}::timestamptz` })
+        .where(and(eq(jobs.id, sql.placeholder('jobId')), eq(jobs.state, 'SUBMITTING')))
+        .returning({ id: jobs.id }),
+    );
+  return db
+    .with(queued)
+    .insert(jobEvents)
+    .select(
+      db
+        .select({
+          id: sql<number>`nextval(pg_get_serial_sequence('job_events', 'id'))`.as('id'),
+          jobId: queued.id,
+          at: sql`${sql.placeholder('at')}::timestamptz`.as('at'),
+          state: sql`'PENDING'::job_state`.as('state'),
+          message: sql`'job.event.queued'`.as('message'),
+          data: sql`${sql.placeholder('data')}::jsonb`.as('data'),
+        })
+        .from(queued),
+    )
+    .returning({ id: jobEvents.id });
+});
 
 /** canActOnJob tells whether the actor may cancel a job: its submitter, the project's PI or managers, or tenant leads. */
 function canActOnJob(job: typeof jobs.$inferSelect, actor: TenantActor, projectRole: string | null): boolean {

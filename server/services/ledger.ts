@@ -4,6 +4,7 @@
 import { and, eq, gte, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db, DbOrTx, Tx } from '~/db/client';
+import { reusable } from '~/db/reusable';
 import { allocations, jobEvents, jobs, ledgerEntries, memberships, organisations, projectMembers, projects } from '~/db/schema';
 import { applyEntry, available, settleAmounts, usedPermille, type Balance, type LedgerEntryValue, type LedgerKind, type LedgerRefusal } from '~/server/core/ledger/balance';
 import { thresholdsCrossed } from '~/server/core/ledger/burn-down';
@@ -34,10 +35,12 @@ export function displayAmount(unit: AllocationRow['unit'], amount: number): numb
  * deadlocked concurrent submissions). Lock order: docs/ARCHITECTURE.md, "Lock order".
  */
 export async function lockAllocation(tx: Tx, allocationId: string): Promise<AllocationRow> {
-  const [row] = await tx.select().from(allocations).where(eq(allocations.id, allocationId)).for('no key update').execute();
+  const [row] = await lockAllocationStatement(tx, { allocationId });
   if (!row) throw new AppError('NOT_FOUND', 'error.notFound');
   return row;
 }
+
+const lockAllocationStatement = reusable('ledger_lock_allocation', (db) => db.select().from(allocations).where(eq(allocations.id, sql.placeholder('allocationId'))).for('no key update'));
 
 /** lockAllocations locks several allocations in id order (the one order every transaction uses). */
 export async function lockAllocations(tx: Tx, allocationIds: string[]): Promise<void> {
@@ -61,15 +64,18 @@ export interface LockedOrganisation {
  * changes take NO KEY UPDATE and wait for both.
  */
 export async function lockOrganisation(tx: Tx, orgId: string, unit: AllocationRow['unit']): Promise<LockedOrganisation> {
-  const [org] = await tx
-    .select({ id: organisations.id, status: organisations.status, name: organisations.name, monthlyCapCents: organisations.monthlyCapCents })
-    .from(organisations)
-    .where(eq(organisations.id, orgId))
-    .for(unit === 'cents' ? 'no key update' : 'share')
-    .execute();
+  const [org] = await (unit === 'cents' ? lockOrganisationForUpdate : lockOrganisationForShare)(tx, { orgId });
   if (!org) throw new AppError('NOT_FOUND', 'error.notFound');
   return org;
 }
+
+const lockedOrganisation = (db: DbOrTx) =>
+  db
+    .select({ id: organisations.id, status: organisations.status, name: organisations.name, monthlyCapCents: organisations.monthlyCapCents })
+    .from(organisations)
+    .where(eq(organisations.id, sql.placeholder('orgId')));
+const lockOrganisationForUpdate = reusable('ledger_lock_organisation_update', (db) => lockedOrganisation(db).for('no key update'));
+const lockOrganisationForShare = reusable('ledger_lock_organisation_share', (db) => lockedOrganisation(db).for('share'));
 
 function refusalError(row: AllocationRow, refusal: LedgerRefusal, field?: string): AppError {
   switch (refusal.reason) {
@@ -278,25 +284,36 @@ export interface PendingReservation {
  */
 export function startNewJobReservation(tx: Tx, input: ReserveInput, unit: AllocationRow['unit'], capped: boolean): PendingReservation {
   const monthSpent = unit === 'cents' && capped ? monthSpendCents(tx, input.orgId, input.today) : Promise.resolve(null);
-  const appended = tx.$with('appended').as(
-    tx
-      .insert(ledgerEntries)
-      .values({ allocationId: input.allocationId, kind: 'reserve', amount: input.amount, jobId: input.jobId, actorUserId: input.actorUserId, ...(input.at ? { at: input.at } : {}) })
-      .returning({ id: ledgerEntries.id }),
-  );
-  const balance = tx
-    .with(appended)
-    .update(allocations)
-    .set({ reserved: sql`${allocations.reserved} + ${input.amount}` })
-    .where(eq(allocations.id, input.allocationId))
-    .returning({ granted: allocations.granted, charged: allocations.charged, reserved: allocations.reserved, expired: allocations.expired, overrun: allocations.overrun })
-    .execute()
+  const balance = reserveStatement(tx, { allocationId: input.allocationId, amount: input.amount, jobId: input.jobId, actorUserId: input.actorUserId, at: input.at?.toISOString() ?? null })
     .then(
       ([after]) => (after ? { ok: true as const, balance: after } : { ok: false as const, error: new AppError('NOT_FOUND', 'error.notFound') }),
       (error: unknown) => ({ ok: false as const, error }),
     );
   return { monthSpent, appended: balance };
 }
+
+/** The reservation's ledger row and the allocation's cached balance, in one statement (at: null = the transaction's time). */
+const reserveStatement = reusable('ledger_reserve_new_job', (tx) => {
+  const appended = tx.$with('appended').as(
+    tx
+      .insert(ledgerEntries)
+      .values({
+        allocationId: sql.placeholder('allocationId'),
+        kind: 'reserve',
+        amount: sql.placeholder('amount'),
+        jobId: sql.placeholder('jobId'),
+        actorUserId: sql.placeholder('actorUserId'),
+        at: sql`coalesce(${sql.placeholder('at')}::timestamptz, now())`,
+      })
+      .returning({ id: ledgerEntries.id }),
+  );
+  return tx
+    .with(appended)
+    .update(allocations)
+    .set({ reserved: sql`${allocations.reserved} + ${sql.placeholder('amount')}::bigint` })
+    .where(eq(allocations.id, sql.placeholder('allocationId')))
+    .returning({ granted: allocations.granted, charged: allocations.charged, reserved: allocations.reserved, expired: allocations.expired, overrun: allocations.overrun });
+});
 
 /**
  * confirmReservation decides a reservation started by startNewJobReservation, with the same rules as

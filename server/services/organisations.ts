@@ -4,7 +4,7 @@ import type { Db } from '~/db/client';
 import { memberships, organisations, users, type MemberRole } from '~/db/schema';
 import { checkRoleChange, type RoleChangeRefusal } from '~/server/core/roles';
 import { AppError } from '~/server/errors';
-import type { TenantActor, TenantRef } from './actor';
+import type { Membership, TenantActor, TenantRef } from './actor';
 import { inTransaction } from './transaction';
 import { recordAudit } from './audit';
 import { endSessionsIfUnattached } from './sessions';
@@ -30,16 +30,19 @@ export async function listMyOrganisations(db: Db, userId: string) {
     .from(memberships)
     .innerJoin(organisations, eq(organisations.id, memberships.orgId))
     .where(eq(memberships.userId, userId))
-    .orderBy(asc(organisations.name));
+    .orderBy(asc(organisations.name), asc(organisations.id));
 }
 
+/** The tenant a user acts for and their role in it, or why there is none. */
+export type ResolvedTenant = { org: TenantRef; role: MemberRole } | { org: undefined; requestedButNotMember: boolean };
+
 /** resolveTenant picks the tenant a user acts for: the requested one if they belong to it, else their first. */
-export async function resolveTenant(
-  db: Db,
-  userId: string,
-  requestedOrgId: string | undefined,
-): Promise<{ org: TenantRef; role: MemberRole } | { org: undefined; requestedButNotMember: boolean }> {
-  const mine = await listMyOrganisations(db, userId);
+export async function resolveTenant(db: Db, userId: string, requestedOrgId: string | undefined): Promise<ResolvedTenant> {
+  return chooseTenant(await listMyOrganisations(db, userId), requestedOrgId);
+}
+
+/** chooseTenant picks from a user's tenants (in listMyOrganisations' order) the one they act for: the requested one, else their first. */
+export function chooseTenant(mine: Membership[], requestedOrgId: string | undefined): ResolvedTenant {
   const chosen = requestedOrgId ? mine.find((o) => o.id === requestedOrgId) : mine[0];
   if (!chosen) return { org: undefined, requestedButNotMember: Boolean(requestedOrgId) };
   return { org: { id: chosen.id, name: chosen.name, kind: chosen.kind, status: chosen.status }, role: chosen.role };
