@@ -115,6 +115,30 @@ export interface PathResult {
   failures: number;
   firstError?: string;
   jobIds: string[];
+  /** Each successful call's latency in ms, in the order they ended. */
+  latencies: number[];
+}
+
+/** pooledResult merges rounds of one path at one concurrency: their calls, time and latencies together. */
+export function pooledResult(rounds: readonly PathResult[]): PathResult {
+  const first = rounds[0];
+  if (!first) throw new Error('pooledResult: no rounds');
+  const latencies = rounds.flatMap((r) => r.latencies);
+  const seconds = rounds.reduce((sum, r) => sum + r.seconds, 0);
+  const sorted = ascending(latencies);
+  return {
+    path: first.path,
+    jobs: rounds.reduce((sum, r) => sum + r.jobs, 0),
+    concurrency: first.concurrency,
+    seconds,
+    perSecond: latencies.length / seconds,
+    medianMs: median(sorted),
+    p95Ms: quantile(sorted, 0.95),
+    failures: rounds.reduce((sum, r) => sum + r.failures, 0),
+    firstError: rounds.find((r) => r.firstError)?.firstError,
+    jobIds: rounds.flatMap((r) => r.jobIds),
+    latencies,
+  };
 }
 
 /**
@@ -143,7 +167,7 @@ export async function measurePath(path: string, jobs: number, concurrency: numbe
   await Promise.all(Array.from({ length: Math.min(concurrency, jobs) }, client));
   const seconds = (performance.now() - start) / 1000;
   const sorted = ascending(latencies);
-  return { path, jobs, concurrency, seconds, perSecond: latencies.length / seconds, medianMs: median(sorted), p95Ms: quantile(sorted, 0.95), failures, firstError, jobIds };
+  return { path, jobs, concurrency, seconds, perSecond: latencies.length / seconds, medianMs: median(sorted), p95Ms: quantile(sorted, 0.95), failures, firstError, jobIds, latencies };
 }
 
 /** sbatchSubmitter submits a held one-line job with sbatch as the calling user (root) under the account. */

@@ -403,7 +403,13 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
   }
 }
 
-/** A job handed over: PENDING with its scheduler's id, and the event that says so. */
+/**
+ * A job handed over: PENDING with its scheduler's id, and the event that says so. Its commit does not
+ * wait for the disk (synchronous_commit off for this one transaction): should the database crash before
+ * the write reaches it, the job is SUBMITTING again and the reconciler's next hand-over finds the
+ * scheduler's job by name instead of submitting again (the port's retry rule), so nothing is lost that
+ * the scheduler does not still know. The job, its reservation and its ledger row were committed durably.
+ */
 const queuedStatement = reusable('job_queued', (db) => {
   const queued = db
     .$with('queued')
@@ -427,7 +433,8 @@ const queuedStatement = reusable('job_queued', (db) => {
           message: sql`'job.event.queued'`.as('message'),
           data: sql`${sql.placeholder('data')}::jsonb`.as('data'),
         })
-        .from(queued),
+        .from(queued)
+        .where(sql`set_config('synchronous_commit', 'off', true) = 'off'`),
     )
     .returning({ id: jobEvents.id });
 });
