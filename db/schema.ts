@@ -856,3 +856,45 @@ export const schedulerStatus = pgTable(
   },
   (t) => [check('scheduler_status_one_row_ck', sql`${t.id} = 1`)],
 );
+
+// ---- E-mail ----
+
+export const mailStatus = pgEnum('mail_status', ['pending', 'sent', 'failed']);
+
+/**
+ * The transactional outbox of e-mail: a mail is written in the same transaction as what it tells of,
+ * and the worker sends it afterwards (server/services/mail.ts), once, retrying with back-off while the
+ * SMTP server is away. Without an SMTP server configured the mails stay here, shown to staff.
+ */
+export const mailOutbox = pgTable(
+  'mail_outbox',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    /** What the mail is (invitation, password_reset, …): for staff and tests, not for sending. */
+    kind: text('kind').notNull(),
+    /** The tenant the mail is about, if any (a tenant's own writes may only add its own mails). */
+    orgId: uuid('org_id').references(() => organisations.id),
+    toUserId: uuid('to_user_id').references(() => users.id),
+    toAddress: text('to_address').notNull(),
+    locale: text('locale').notNull(),
+    subject: text('subject').notNull(),
+    textBody: text('text_body').notNull(),
+    htmlBody: text('html_body').notNull(),
+    /** Mails that must go out once per occasion (a reminder per person and day) carry a key; a second one is not written. */
+    dedupeKey: text('dedupe_key'),
+    status: mailStatus('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    /** A worker sending the mail holds it until then; a worker that died lets it go when it runs out. */
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    lastError: text('last_error'),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+    messageId: text('message_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('mail_outbox_dedupe_idx').on(t.dedupeKey),
+    index('mail_outbox_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index('mail_outbox_created_idx').on(t.createdAt),
+  ],
+);

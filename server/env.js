@@ -42,6 +42,11 @@ const schema = z
     DEMO_SEED: z.enum(['auto', 'off']).default('auto'),
     PORTAL_CATALOGUE: optionalString,
     VAT_PERMILLE: z.coerce.number().int().min(0).max(1000).default(190),
+    // ---- E-mail: without SMTP_URL mails are kept in the outbox (shown to staff) and none is sent ----
+    /** The SMTP server, e.g. smtps://user:password@mail.example.org:465 or smtp://relay.example.org:25. */
+    SMTP_URL: optionalString.pipe(z.url('must be an smtp:// or smtps:// URL, such as smtps://user:password@mail.example.org:465').startsWith('smtp', 'must be an smtp:// or smtps:// URL, such as smtps://user:password@mail.example.org:465').optional()),
+    /** The sender of every mail, e.g. "GPU Centre <portal@centre.example.org>". */
+    MAIL_FROM: z.string().trim().min(3).default('AI Factory Portal <portal@localhost>'),
     // ---- SCHEDULER=slurm: a real Slurm through slurmrestd (REST v0.0.38 + dbv0.0.38, Slurm 22.05) ----
     SLURM_REST_URL: optionalString.pipe(z.url('must be slurmrestd\'s URL, such as http://slurm-head:6820').optional()),
     /** The service user the portal's jobs run as (the token's user). */
@@ -133,4 +138,14 @@ let cached;
 export function env() {
   cached ??= parseEnv(process.env);
   return cached;
+}
+
+/**
+ * portalBaseUrl is the portal's own address for links that leave it (mails): PORTAL_URL, else this
+ * machine on PORT (local use).
+ * @returns {string}
+ */
+export function portalBaseUrl() {
+  const config = env();
+  return (config.PORTAL_URL ?? `http://localhost:${config.PORT}`).replace(/\/$/, '');
 }

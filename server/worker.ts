@@ -2,15 +2,18 @@
 // reconciling jobs with the scheduler and settling the ledger (every few seconds), sampling the
 // cluster (every minute), snapshotting the simulated cluster's engine, expiring allocations at the
 // end of their period, handing the budgets to a scheduler that enforces them too, and issuing last
-// month's invoices. With several processes on one real
+// month's invoices, and sending the e-mail outbox. With several processes on one real
 // Postgres, an advisory lock lets only one of them act; the leader checks every round that its
 // connection is alive and still holds the lock, and steps down at once when it does not (a dropped
 // connection frees the lock for another process).
 import type { AdvisoryLease, DbHandle } from '~/db/client';
+import { createSmtpTransport } from './adapters/mail/smtp';
+import type { MailTransport } from './core/mail/delivery';
 import { isBudgetEnforcing, isCheckpointing, isSchedulerUnavailable, type SchedulerPort } from './core/scheduler/port';
 import { env } from './env.js';
 import { issueMonthlyInvoices } from './services/invoices';
 import { expireDueAllocations } from './services/ledger';
+import { deliverDueMails } from './services/mail';
 import { reconcileOnce, recordClusterSample } from './services/reconciler';
 import { noteSchedulerOutcome } from './services/scheduler-status';
 import { budgetSyncDue, syncSchedulerBudgets } from './services/scheduler-budgets';
@@ -32,6 +35,14 @@ export interface WorkerOptions {
   log?: (line: string) => void;
   /** Seconds between full syncs of the scheduler's budgets (default SLURM_BUDGET_SYNC_SECONDS). */
   budgetSyncSeconds?: number;
+  /** Where mail goes (default: SMTP_URL's server from MAIL_FROM; null = keep the outbox, send nothing). */
+  mail?: { transport: MailTransport; from: string } | null;
+}
+
+/** mailFromEnv is the SMTP transport the configuration names, or null without SMTP_URL. */
+function mailFromEnv(): { transport: MailTransport; from: string } | null {
+  const { SMTP_URL, MAIL_FROM } = env();
+  return SMTP_URL ? { transport: createSmtpTransport(SMTP_URL), from: MAIL_FROM } : null;
 }
 
 const state: { worker?: Worker } = ((globalThis as { __portalWorker?: { worker?: Worker } }).__portalWorker ??= {});
@@ -48,6 +59,20 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
   let lastExpiry = 0;
   let lastInvoicing = 0;
   let lastBudgetCheck = 0;
+  const mail = options.mail === undefined ? mailFromEnv() : options.mail;
+  let mailInFlight: Promise<void> | null = null;
+  /** Sends what is due in the outbox, beside the rounds: a slow SMTP server must not hold up the reconciler. */
+  const sendMail = () => {
+    if (!mail) return;
+    mailInFlight ??= deliverDueMails(handle.db, mail.transport, { from: mail.from, now })
+      .then((sent) => {
+        if (sent.sent || sent.failed) log(`[worker] mail: ${sent.sent} sent, ${sent.failed} given up, ${sent.retrying} to retry`);
+      })
+      .catch((error: unknown) => console.error('[worker] sending mail failed:', error))
+      .finally(() => {
+        mailInFlight = null;
+      });
+  };
   const round = async () => {
     try {
       if (lease && !(await lease.stillHeld())) {
@@ -61,6 +86,7 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
         log('[worker] this process runs the reconciler');
       }
       const at = now();
+      sendMail();
       const round = await reconcileOnce(handle.db, scheduler, at);
       if (round.settled) log(`[worker] settled ${round.settled} finished job(s)`);
       let schedulerError = round.schedulerError;

@@ -38,6 +38,7 @@ export default async function PortalLayout({ children }: { children: ReactNode }
           { href: '/staff/invoices', label: t('nav.invoices') },
           { href: '/staff/tenants', label: t('nav.tenants') },
           { href: '/staff/audit', label: t('nav.audit') },
+          { href: '/staff/mail', label: t('nav.mail') },
         ]
       : []),
   ];

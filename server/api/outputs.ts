@@ -88,7 +88,8 @@ export const memberOut = z.object({ userId: z.string(), name: z.string(), email:
 
 export const openInvitationOut = z.object({ id: z.string(), email: z.string(), role: memberRoleOut, expiresAt: z.date(), createdAt: z.date() });
 
-export const createdInvitationOut = z.object({ id: z.string(), email: z.string(), role: memberRoleOut, expiresAt: z.date(), path: z.string() });
+/** A new invitation; `mailed` = an SMTP server is configured, so the mail with the link goes out (else it waits in the outbox). */
+export const createdInvitationOut = z.object({ id: z.string(), email: z.string(), role: memberRoleOut, expiresAt: z.date(), path: z.string(), mailed: z.boolean() });
 
 export const invitationPreviewOut = z.object({ orgName: z.string(), inviterName: z.string(), email: z.string(), role: memberRoleOut, expiresAt: z.date() });
 
@@ -522,6 +523,28 @@ export const creditNoteOut = z.object({
 });
 
 // ---- Staff ----
+
+export const mailOutboxOut = z.object({
+  /** Whether an SMTP server is configured (SMTP_URL): without one mails are kept here and none is sent. */
+  configured: z.boolean(),
+  from: z.string(),
+  counts: z.object({ pending: z.number().int(), sent: z.number().int(), failed: z.number().int() }),
+  mails: z.array(
+    z.object({
+      id: z.number().int(),
+      kind: z.string(),
+      toAddress: z.string(),
+      locale: z.string(),
+      subject: z.string(),
+      status: z.enum(['pending', 'sent', 'failed']),
+      attempts: z.number().int(),
+      nextAttemptAt: z.date(),
+      lastError: z.string().nullable(),
+      sentAt: z.date().nullable(),
+      createdAt: z.date(),
+    }),
+  ),
+});
 
 export const auditEventOut = z.object({
   id: z.number().int(),

@@ -1,5 +1,6 @@
 // The demo centre, seeded on the first start of an empty database in demo mode (and by `npm run db:seed`).
 // Never called when PORTAL_ENV=production.
+import { portalBaseUrl } from '~/server/env.js';
 import { count, eq } from 'drizzle-orm';
 import type { Db } from '~/db/client';
 import { organisations, staffRoles, users } from '~/db/schema';
@@ -55,7 +56,7 @@ export async function seedDemoCentre(db: Db, now: Date = new Date()): Promise<vo
     org: { id: uni.orgId, name: 'Rhine Valley University', kind: 'academic' as const, status: 'active' as const },
     role: 'owner' as const,
   };
-  const invite = await atDemoTime(db, ago(159, 8), () => createInvitation(db, piActor, { email: 'member@uni.example', role: 'member' }));
+  const invite = await atDemoTime(db, ago(159, 8), () => createInvitation(db, piActor, { email: 'member@uni.example', role: 'member' }, { locale: 'en', baseUrl: portalBaseUrl() }));
   await atDemoTime(db, ago(158, 13), () => signUp(db, { name: 'Max Member', email: 'member@uni.example', password: DEMO_PASSWORD, invitationToken: invite.token }));
 
   const company = await atDemoTime(db, ago(112, 15), () => signUp(db, {

@@ -1,10 +1,15 @@
 // Invitations to join a tenant: created by owners and managers, accepted by the invited address.
-// Only a hash of the token is stored; the link is shown to the inviter once mail is not configured.
+// Only a hash of the token is stored. The invited address gets the link by mail (the outbox, written in
+// the invitation's transaction); the inviter sees it once too, to pass on by hand when no mail goes out.
 import { createHash, randomBytes } from 'node:crypto';
 import { and, desc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db, Tx } from '~/db/client';
 import { invitations, memberships, organisations, users, type MemberRole } from '~/db/schema';
+import { composeMail } from './mail-compose';
 import { checkInvite } from '~/server/core/roles';
+import { formatDateTime } from '~/app/_lib/format';
+import { translate, type Locale } from '~/server/i18n';
+import { enqueueMail } from './mail';
 import { AppError } from '~/server/errors';
 import type { Actor, TenantActor } from './actor';
 import { inTransaction } from './transaction';
@@ -17,8 +22,18 @@ function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-/** createInvitation invites an e-mail address into the actor's tenant with a role and returns the one-time token. */
-export async function createInvitation(db: Db, actor: TenantActor, input: { email: string; role: MemberRole }) {
+/** How an invitation's mail is written: in the inviter's language, with links under the portal's address. */
+export interface InvitationMail {
+  locale: Locale;
+  /** The portal's address, e.g. https://portal.example.org (links in mails must be absolute). */
+  baseUrl: string;
+}
+
+/**
+ * createInvitation invites an e-mail address into the actor's tenant with a role, writes the mail with
+ * the link to the address, and returns the one-time token.
+ */
+export async function createInvitation(db: Db, actor: TenantActor, input: { email: string; role: MemberRole }, mail: InvitationMail) {
   const refusal = checkInvite(actor.role, input.role);
   if (refusal) throw refusalError(refusal, actor, 'role');
   const token = randomBytes(24).toString('base64url');
@@ -44,6 +59,13 @@ export async function createInvitation(db: Db, actor: TenantActor, input: { emai
       targetId: invitation.id,
       data: { email: input.email, role: input.role },
     });
+    const params = { inviter: actor.name, inviterEmail: actor.email, org: actor.org.name, role: translate(mail.locale, `role.${input.role}`), expires: formatDateTime(mail.locale, expiresAt) };
+    const composed = composeMail(mail.locale, {
+      subject: ['mail.invitation.subject', params],
+      paragraphs: [['mail.invitation.greeting'], ['mail.invitation.body', params], ['mail.invitation.expiry', params]],
+      action: { label: ['mail.invitation.action'], url: `${mail.baseUrl.replace(/\/$/, '')}/invitations/${token}` },
+    });
+    await enqueueMail(tx, [{ kind: 'invitation', orgId: actor.org.id, toAddress: input.email, locale: mail.locale, ...composed }]);
     return { ...invitation, token };
   });
 }

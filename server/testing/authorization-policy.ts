@@ -121,6 +121,7 @@ export const POLICY: Record<string, Entry> = {
 
   'staff.tenants': { access: 'staff' },
   'staff.tenantCounts': { access: 'staff' },
+  'staff.mailOutbox': { access: 'staff' },
   'staff.liftSignInLockout': { access: 'admin', input: (f) => ({ email: f.ownerBEmail, reason: 'Matrix check' }) },
   'staff.endSessions': { access: 'admin', input: (f) => ({ email: f.ownerBEmail, reason: 'Matrix check' }) },
   'staff.changeTenantStatus': { access: 'admin', input: (f) => ({ orgId: f.orgA, action: 'suspend', reason: 'Matrix check' }) },

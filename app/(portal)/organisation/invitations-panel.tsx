@@ -22,7 +22,7 @@ export function InvitationsPanel({ myRole, invitations }: { myRole: MemberRole; 
   const { t, locale } = useT();
   const trpc = useTRPC();
   const router = useRouter();
-  const [created, setCreated] = useState<{ email: string; link: string }>();
+  const [created, setCreated] = useState<{ email: string; link: string; mailed: boolean }>();
   const [copied, setCopied] = useState(false);
   const invite = useMutation(trpc.organisation.invite.mutationOptions());
   const revoke = useMutation(trpc.organisation.revokeInvitation.mutationOptions({ onSuccess: () => router.refresh() }));
@@ -34,7 +34,7 @@ export function InvitationsPanel({ myRole, invitations }: { myRole: MemberRole; 
       return { email: formValue(form, 'email'), role: formValue(form, 'role') as MemberRole };
     },
     fields: ['email', 'role'],
-    onDone: (result) => setCreated({ email: result.email, link: `${window.location.origin}${result.path}` }),
+    onDone: (result) => setCreated({ email: result.email, link: `${window.location.origin}${result.path}`, mailed: result.mailed }),
   });
 
   return (
@@ -61,7 +61,7 @@ export function InvitationsPanel({ myRole, invitations }: { myRole: MemberRole; 
           {errors.message && <Alert tone="error">{errors.message}</Alert>}
           {created && (
             <Alert tone="success">
-              <p>{t('org.inviteCreated', { email: created.email })}</p>
+              <p>{t(created.mailed ? 'org.inviteMailed' : 'org.inviteCreated', { email: created.email })}</p>
               <div className="mt-2 flex items-center gap-2">
                 <input readOnly value={created.link} aria-label="Invitation link" data-testid="invitation-link" className="w-full rounded border border-emerald-300 bg-white px-2 py-1 font-mono text-xs" onFocus={(e) => e.currentTarget.select()} />
                 <Button

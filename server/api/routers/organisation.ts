@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { router, tenantProcedure } from '~/server/api/trpc';
+import { env, portalBaseUrl } from '~/server/env.js';
 import { countryField, emailField, memberRoleField, reasonField, textField, uuidField } from '~/server/api/fields';
 import { billingProfileOut, createdInvitationOut, creditLineRequestOut, memberOut, nothing, openInvitationOut, organisationOut } from '~/server/api/outputs';
 import { creditLinesOf, requestLargerCreditLine } from '~/server/services/credit-requests';
@@ -58,8 +59,8 @@ export const organisationRouter = router({
     .input(z.object({ email: emailField, role: memberRoleField }))
     .output(createdInvitationOut)
     .mutation(async ({ ctx, input }) => {
-      const invitation = await createInvitation(ctx.db, ctx.tenant, input);
-      return { id: invitation.id, email: invitation.email, role: invitation.role, expiresAt: invitation.expiresAt, path: `/invitations/${invitation.token}` };
+      const invitation = await createInvitation(ctx.db, ctx.tenant, input, { locale: ctx.locale, baseUrl: portalBaseUrl() });
+      return { id: invitation.id, email: invitation.email, role: invitation.role, expiresAt: invitation.expiresAt, path: `/invitations/${invitation.token}`, mailed: Boolean(env().SMTP_URL) };
     }),
 
   revokeInvitation: tenantProcedure('manager')

@@ -14,6 +14,7 @@ import {
   clusterOut,
   companyProjectOut,
   creditLineRequestOut,
+  mailOutboxOut,
   nothing,
   reviewQueueRowOut,
   schedulerBudgetsOut,
@@ -31,6 +32,8 @@ import { creditRequestQueue, decideCreditLineRequest } from '~/server/services/c
 import { adjustAllocation, refundCharge } from '~/server/services/ledger';
 import { listAudit, listAuditActors } from '~/server/services/audit';
 import { liftSignInLockout } from '~/server/services/rate-limits';
+import { listOutbox, outboxCounts } from '~/server/services/mail';
+import { env } from '~/server/env.js';
 import { endSessionsByStaff } from '~/server/services/sessions';
 import { schedulerBudgetsView } from '~/server/services/scheduler-budgets';
 import { changeTenantStatus, listTenants, tenantStatusCounts } from '~/server/services/tenants';
@@ -44,6 +47,13 @@ export const staffRouter = router({
   tenantCounts: staffProcedure()
     .output(z.object({ pending_verification: z.number(), active: z.number(), suspended: z.number() }))
     .query(({ ctx }) => tenantStatusCounts(ctx.db)),
+
+  mailOutbox: staffProcedure()
+    .output(mailOutboxOut)
+    .query(async ({ ctx }) => {
+      const [mails, counts] = await Promise.all([listOutbox(ctx.db, 200), outboxCounts(ctx.db)]);
+      return { configured: Boolean(env().SMTP_URL), from: env().MAIL_FROM, counts, mails };
+    }),
 
   liftSignInLockout: staffProcedure('admin')
     .input(z.object({ email: emailField, reason: reasonField }))
