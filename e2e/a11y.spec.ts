@@ -34,7 +34,7 @@ test('a company’s pages have no accessibility violations', async ({ page }) =>
 test('the centre staff’s pages have no accessibility violations', async ({ page }) => {
   test.setTimeout(120_000);
   await signIn(page, 'en', 'admin@centre.example');
-  for (const path of ['/staff/centre', '/staff/applications', '/staff/cluster', '/staff/allocations', '/staff/invoices', '/staff/tenants', '/staff/audit']) await visit(page, path);
+  for (const path of ['/staff/centre', '/staff/applications', '/staff/cluster', '/staff/allocations', '/staff/invoices', '/staff/tenants', '/staff/audit', '/staff/mail']) await visit(page, path);
   await visit(page, '/staff/applications', /Alemannic/);
   await visit(page, '/staff/tenants', /^Example Robotics GmbH$/);
 });

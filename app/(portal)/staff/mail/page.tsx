@@ -48,15 +48,15 @@ export default async function MailPage() {
               {outbox.mails.map((m) => (
                 <tr key={m.id} data-testid="mail-row">
                   <Td className="whitespace-nowrap text-slate-600">{formatDateTime(locale, m.createdAt)}</Td>
-                  <Td>{m.toAddress}</Td>
-                  <Td className="max-w-md">
+                  <Td className="whitespace-nowrap">{m.toAddress}</Td>
+                  <Td className="min-w-64 max-w-md">
                     {m.subject} <span className="text-xs text-slate-500">({m.kind}, {m.locale})</span>
                   </Td>
                   <Td>
                     <Badge tone={TONE[m.status]}>{t(`staff.mail.state.${m.status}`)}</Badge>
                   </Td>
                   <Td className="text-right tabular-nums">{formatCount(locale, m.attempts)}</Td>
-                  <Td className="max-w-md text-slate-700">
+                  <Td className="min-w-48 max-w-md text-slate-700">
                     {m.status === 'sent' && m.sentAt
                       ? t('staff.mail.sentAt', { at: formatDateTime(locale, m.sentAt) })
                       : m.status === 'pending' && m.lastError
