@@ -20,11 +20,11 @@ import type { ClusterConfig } from '~/server/core/sim';
 import { AppError } from '~/server/errors';
 import { translate } from '~/server/i18n';
 import { accountOf, activeAllocation, addMember, callerFor, createStaff, createTenant, dbTargets, openTestDb, TEST_PASSWORD } from '~/server/testing/harness';
-import { loadActor } from './accounts';
+import { loadCaller } from './accounts';
 import type { TenantActor } from './actor';
 import { cancelJob, getJob, jobTargets, listJobs, submitJob, type SubmitJobInput } from './jobs';
 import { balanceOfRow, expireDueAllocations, ledgerSums } from './ledger';
-import { resolveTenant } from './organisations';
+import { chooseTenant } from './organisations';
 import { reconcileOnce, settleFinishedJob } from './reconciler';
 
 const H = 3600;
@@ -80,10 +80,10 @@ describe.each(dbTargets())('jobs on %s', (target) => {
 
   /** The TenantActor the tRPC tenantProcedure would build for a user acting for a tenant. */
   async function actorOf(who: Who): Promise<TenantActor> {
-    const actor = await loadActor(db, who.userId);
-    const resolved = await resolveTenant(db, who.userId, who.orgId);
-    if (!actor || !resolved.org) throw new Error(`no tenant actor for ${who.userId} in ${who.orgId}`);
-    return { ...actor, org: resolved.org, role: resolved.role };
+    const caller = await loadCaller(db, who.userId);
+    const resolved = caller ? chooseTenant(caller.tenants, who.orgId) : undefined;
+    if (!caller || !resolved?.org) throw new Error(`no tenant actor for ${who.userId} in ${who.orgId}`);
+    return { ...caller.actor, org: resolved.org, role: resolved.role };
   }
 
   /** A scheduler on a cluster of its own, so tests do not share GPUs. */

@@ -36,11 +36,6 @@ export async function listMyOrganisations(db: Db, userId: string) {
 /** The tenant a user acts for and their role in it, or why there is none. */
 export type ResolvedTenant = { org: TenantRef; role: MemberRole } | { org: undefined; requestedButNotMember: boolean };
 
-/** resolveTenant picks the tenant a user acts for: the requested one if they belong to it, else their first. */
-export async function resolveTenant(db: Db, userId: string, requestedOrgId: string | undefined): Promise<ResolvedTenant> {
-  return chooseTenant(await listMyOrganisations(db, userId), requestedOrgId);
-}
-
 /** chooseTenant picks from a user's tenants (in listMyOrganisations' order) the one they act for: the requested one, else their first. */
 export function chooseTenant(mine: Membership[], requestedOrgId: string | undefined): ResolvedTenant {
   const chosen = requestedOrgId ? mine.find((o) => o.id === requestedOrgId) : mine[0];
