@@ -34,8 +34,11 @@ export const users = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     email: text('email').notNull(),
     name: text('name').notNull(),
-    passwordHash: text('password_hash').notNull(),
+    /** Null for an account that signs in only through single sign-on (OIDC). */
+    passwordHash: text('password_hash'),
     locale: text('locale'),
+    /** When the person proved they receive mail at `email` (a link mailed to it, or an identity provider that vouches for it). */
+    emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('users_email_lower_idx').on(sql`lower(${t.email})`)],

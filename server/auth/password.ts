@@ -24,8 +24,16 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', N, R, P, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
-/** verifyPassword checks a password against a stored hash in constant time. */
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+/**
+ * verifyPassword checks a password against a stored hash in constant time. An account without a
+ * password (one that signs in through single sign-on only) is checked against a dummy hash and refused,
+ * in the same time.
+ */
+export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
+  if (stored === null) {
+    await verifyPassword(password, DUMMY_PASSWORD_HASH);
+    return false;
+  }
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');

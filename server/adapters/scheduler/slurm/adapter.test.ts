@@ -135,7 +135,7 @@ function fakeSlurm() {
   };
 }
 
-function adapterOn(slurm: ReturnType<typeof fakeSlurm>) {
+function adapterOn(slurm: ReturnType<typeof fakeSlurm>, sleep: (ms: number) => Promise<void> = () => Promise.resolve()) {
   return createSlurmPort({
     api: slurm.api,
     partitions: { h100: 'gpu' },
@@ -145,6 +145,7 @@ function adapterOn(slurm: ReturnType<typeof fakeSlurm>) {
     now: slurm.now,
     assumedGpuUtilPercent: 90,
     log: () => undefined,
+    sleep,
   });
 }
 
@@ -286,6 +287,21 @@ describe('Slurm adapter: following jobs', () => {
     slurm.setAgentQueue(2);
     slurm.advance(6);
     await expect(port.jobs(['7b1c9d3e-0000-4000-8000-000000000000'])).rejects.toThrow(SchedulerUnavailableError);
+  });
+
+  it('waits a moment for records on their way to slurmdbd before it cannot tell', async () => {
+    const slurm = fakeSlurm();
+    let slept = 0;
+    // The queue drains after the second wait (a record written just before, sent within a second).
+    const port = adapterOn(slurm, (ms) => {
+      slept += ms;
+      if (slept >= 500) slurm.setAgentQueue(0);
+      return Promise.resolve();
+    });
+    slurm.setAgentQueue(1);
+    expect(await port.jobs(['7b1c9d3e-0000-4000-8000-000000000000'])).toEqual([]);
+    expect(slept).toBe(500);
+    expect(slurm.calls.filter((c) => c === 'diag')).toHaveLength(3);
   });
 
   it('while slurmdbd is away, live jobs are followed and an ended one waits for its record', async () => {

@@ -136,6 +136,10 @@ export interface SlurmAdapterOptions {
   log?: (line: string) => void;
   /** How far back slurmdbd is asked for a job by name, in days; default 30. */
   lookbackDays?: number;
+  /** How long an unknown id waits for slurmctld's records to reach slurmdbd before the answer is "cannot tell", in ms; default 3000. */
+  agentQueueWaitMs?: number;
+  /** Waits `ms` (tests pass a fake). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 const BREAKER_MAX_MS = 60_000;
@@ -144,6 +148,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DB_NAMES_PER_QUERY = 100;
 /** Final slurmdbd records kept in memory (they never change). */
 const FINAL_CACHE_MAX = 20_000;
+/** How often slurmctld's queue to slurmdbd is looked at while an unknown id waits for it to drain. */
+const AGENT_QUEUE_POLL_MS = 250;
 
 export type SlurmScheduler = SchedulerPort & BudgetEnforcing;
 
@@ -152,6 +158,8 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
   const { api, now } = options;
   const log = options.log ?? ((line: string) => console.warn(line));
   const lookbackDays = options.lookbackDays ?? 30;
+  const agentQueueWaitMs = options.agentQueueWaitMs ?? 3000;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const classes = new Map(options.classes.map((c) => [c.id, c]));
   const classOfPartition = new Map(Object.entries(options.partitions).map(([cls, partition]) => [partition, cls]));
 
@@ -373,6 +381,15 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
     },
 
     async jobs(portalJobIds) {
+      // A record slurmctld has just written (a job submitted a moment ago) is usually with slurmdbd within
+      // a second: wait that long for proof before answering "cannot tell", which holds the reconciler back.
+      async function agentQueueDrains(): Promise<boolean> {
+        for (let waited = 0; ; waited += AGENT_QUEUE_POLL_MS) {
+          if ((await call('slurmctld (GET /diag)', () => api.dbdAgentQueueSize())) === 0) return true;
+          if (waited >= agentQueueWaitMs) return false;
+          await sleep(AGENT_QUEUE_POLL_MS);
+        }
+      }
       if (portalJobIds.length === 0) return [];
       const ctld = byName(await ctldJobs());
       // slurmdbd is asked for the names slurmctld no longer holds, and for those that ended.
@@ -411,7 +428,7 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
         } else {
           // Unknown to both: left out only with proof that nothing is on its way to slurmdbd.
           if (dbError) throw dbError;
-          proven ??= (await call('slurmctld (GET /diag)', () => api.dbdAgentQueueSize())) === 0;
+          proven ??= await agentQueueDrains();
           if (!proven) throw new SchedulerUnavailableError(`cannot tell whether Slurm has job ${id}: records are still on their way to slurmdbd`);
         }
       }
