@@ -1,6 +1,7 @@
 // The portal's tables. The only place that knows them; services import from here.
 import { sql } from 'drizzle-orm';
 import { REVIEW_PATHS, WORKLOAD_KINDS, type ReviewRoute } from '../server/core/applications';
+import { AUTH_TOKEN_PURPOSES } from '../server/core/auth/tokens';
 import {
   bigint,
   bigserial,
@@ -832,6 +833,37 @@ export const rateLimits = pgTable('rate_limits', {
   blockedUntil: timestamp('blocked_until', { withTimezone: true }),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+export const authTokenPurpose = pgEnum('auth_token_purpose', AUTH_TOKEN_PURPOSES);
+
+/**
+ * One-time links mailed to a person (server/services/auth-tokens.ts): a password reset, an address
+ * check. Only the SHA-256 of the token is stored, so a copy of the database opens no account. The
+ * newest link of a person and purpose is the only one that works: issuing another, or using one,
+ * voids the rest.
+ */
+export const authTokens = pgTable(
+  'auth_tokens',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    purpose: authTokenPurpose('purpose').notNull(),
+    /** SHA-256 of the token, hex. */
+    tokenHash: text('token_hash').notNull(),
+    /** The address the link was mailed to: a verification confirms that address and no other. */
+    email: text('email').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    /** A newer link of the same purpose, or a completed reset, voided this one. */
+    voidedAt: timestamp('voided_at', { withTimezone: true }),
+    /** The client address that asked for it, when a trusted proxy reports one (for the audit of abuse). */
+    requestedFrom: text('requested_from'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('auth_tokens_hash_idx').on(t.tokenHash), index('auth_tokens_user_idx').on(t.userId, t.purpose)],
+);
 
 export type User = typeof users.$inferSelect;
 export type Organisation = typeof organisations.$inferSelect;

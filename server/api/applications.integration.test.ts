@@ -11,7 +11,7 @@ import { allocations, applicationLines, applications, auditEvents, decisions, le
 import { appRouter } from '~/server/api/root';
 import { createContextInner } from '~/server/api/trpc';
 import { reserveBudget, settleJob } from '~/server/services/ledger';
-import { accountOf, activeAllocation, addMember, callerFor, createStaff, createTenant, dbTargets, openTestDb, TEST_PASSWORD } from '~/server/testing/harness';
+import { accountOf, activeAllocation, addMember, callerFor, confirmEmail, createStaff, createTenant, dbTargets, openTestDb, TEST_PASSWORD } from '~/server/testing/harness';
 
 const H = 3600;
 /** The fixed "now" of the tests: Tuesday 1 December 2026. */
@@ -355,6 +355,7 @@ describe.each(dbTargets())('applications and allocations on %s', (target) => {
 
     it('refuses a resource class the tenant’s residency forbids (EU tenant asking for Lugano)', async () => {
       await callerFor(db).account.signUp({ name: 'Eva Europe', email: 'eva@eu-lab.example', password: TEST_PASSWORD, organisation: { name: 'EU Data Lab', kind: 'academic', country: 'DE', residency: 'EU' } });
+      await confirmEmail(db, 'eva@eu-lab.example');
       const eu = await accountOf(db, 'eva@eu-lab.example');
       expect((await as(eu).catalogue.resourceClasses()).map((rc) => rc.id)).toEqual(['b200', 'h100']);
       const project = await newProject(eu, 'Sovereign data project');

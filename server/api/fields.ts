@@ -38,6 +38,8 @@ export const memberRoleField = z.enum(['owner', 'manager', 'member']);
 export const orgKindField = z.enum(['academic', 'company']);
 export const residencyField = z.enum(['any', 'EU', 'DE']);
 export const invitationTokenField = z.string().trim().min(20).max(100).regex(/^[A-Za-z0-9_-]+$/);
+/** A mailed link's token; its exact shape is checked where it is looked up, so a mangled one reads as unknown. */
+export const authTokenField = z.string().trim().min(1).max(200);
 export const dayField = z.iso.date();
 export const gpuHoursField = z.number().int().min(1).max(10_000_000);
 /** A catalogue id (resource class, access mode): letters, digits, dot, dash, underscore. */

@@ -36,7 +36,7 @@ describe.each(dbTargets())('price list on %s', (target) => {
   });
 
   it('charges each kind of tenant its own tariff and marks the sites a residency rule excludes', async () => {
-    const company = await signUp(handle.db, { name: 'Eva', email: 'eva@prices.example', password: TEST_PASSWORD, organisation: { name: 'Prices EU GmbH', kind: 'company', country: 'DE', residency: 'EU' } });
+    const company = await signUp(handle.db, { name: 'Eva', email: 'eva@prices.example', password: TEST_PASSWORD, organisation: { name: 'Prices EU GmbH', kind: 'company', country: 'DE', residency: 'EU' } }, { verified: true });
     const academic = await createTenant(handle.db, { name: 'Prices Academic' });
     const { rows: companyPrices } = await callerFor(handle.db, { userId: company.userId }).catalogue.priceList();
     const { rows: academicPrices } = await callerFor(handle.db, { userId: academic.userId }).catalogue.priceList();
@@ -51,7 +51,7 @@ describe.each(dbTargets())('price list on %s', (target) => {
 
   it('lets a verified company with a billing profile accept the price list and run a paid job without staff', async () => {
     const admin = await createStaff(handle.db, 'admin');
-    const company = await signUp(handle.db, { name: 'Paula', email: 'paula@payg.example', password: TEST_PASSWORD, organisation: { name: 'PAYG Robotics GmbH', kind: 'company', country: 'DE', residency: 'DE' } });
+    const company = await signUp(handle.db, { name: 'Paula', email: 'paula@payg.example', password: TEST_PASSWORD, organisation: { name: 'PAYG Robotics GmbH', kind: 'company', country: 'DE', residency: 'DE' } }, { verified: true });
     const owner = callerFor(handle.db, { userId: company.userId });
     const refusal = (call: Promise<unknown>) => call.then(() => 'answered', (error: { code?: string; message: string }) => `${error.code}: ${error.message}`);
     expect(await refusal(owner.organisation.startPayAsYouGo())).toMatch(/^PRECONDITION_FAILED: .*not verified/);

@@ -256,7 +256,7 @@ export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const caller = userId ? await (ctx.memo ? (ctx.memo.caller ??= load(userId)) : load(userId)) : undefined;
   if (!caller) throw new AppError('UNAUTHORIZED', 'error.unauthorized');
   const actor: Actor = caller.actor;
-  return next({ ctx: { ...ctx, actor, tenants: caller.tenants } });
+  return next({ ctx: { ...ctx, actor, tenants: caller.tenants, emailVerified: caller.emailVerified } });
 });
 
 /** A tenant read has no transaction of its own to end. */
@@ -264,7 +264,7 @@ const readsDoNotCommit = (): Promise<Db> => Promise.reject(new Error('commit() e
 
 /**
  * tenantProcedure resolves the tenant the caller acts for and requires a minimum role; suspended
- * tenants may read but not act. `rateLimit` counts the call against a rule per person first.
+ * tenants, and people who have not yet confirmed their e-mail address, may read but not act. `rateLimit` counts the call against a rule per person first.
  */
 export function tenantProcedure(minRole: MemberRole = 'member', options: { rateLimit?: RateRuleName } = {}) {
   return authedProcedure.use(async ({ ctx, next, type }) => {
@@ -276,6 +276,11 @@ export function tenantProcedure(minRole: MemberRole = 'member', options: { rateL
     }
     if (type === 'mutation' && tenant.org.status === 'suspended') {
       throw new AppError('FORBIDDEN', 'error.tenantSuspended', { org: tenant.org.name });
+    }
+    // An address nobody proved to receive mail could be anyone's: a sign-up with it may look around but
+    // spends nothing and invites nobody until the link mailed to it is opened (server/services/email-verification.ts).
+    if (type === 'mutation' && !ctx.emailVerified) {
+      throw new AppError('PRECONDITION_FAILED', 'error.emailUnverified', { email: tenant.email });
     }
     if (options.rateLimit) await rateLimit(ctx, options.rateLimit, tenant.userId);
     // Reads and writes run as the role portal_tenant with the tenant's id set (server/api/tenant-transaction.ts),

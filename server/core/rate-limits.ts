@@ -24,6 +24,16 @@ export const RATE_RULES = {
   invitation: { limit: 30, windowMs: 10 * MINUTE },
   /** Password changes (each checks the current password): 10 an hour per person. */
   passwordChange: { limit: 10, windowMs: 60 * MINUTE },
+  /**
+   * Password-reset mails asked for one e-mail address (known or not: counting only known ones would
+   * tell which exist), and from one client address.
+   */
+  passwordResetEmail: { limit: 3, windowMs: 60 * MINUTE },
+  passwordResetAddress: { limit: 20, windowMs: 60 * MINUTE },
+  /** Reset and verification links tried from one address (tokens must not be guessable by trying). */
+  authLink: { limit: 30, windowMs: 10 * MINUTE },
+  /** "Send the verification link again", per person. */
+  verificationResend: { limit: 3, windowMs: 60 * MINUTE },
   /** Jobs submitted by one person over the web (a script should use the API's own limits, issue #13). */
   jobSubmit: { limit: 120, windowMs: MINUTE },
 } as const satisfies Record<string, RateRule>;

@@ -1,5 +1,6 @@
 // People and their sign-up: a new user with a new organisation, or a new user joining by invitation;
-// sign-up answers alike whether or not an address has an account (requestSignUp).
+// sign-up answers alike whether or not an address has an account (requestSignUp). A new password
+// account starts with its address unverified and is mailed a link (server/services/email-verification.ts).
 import { eq, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
 import { reusable } from '~/db/reusable';
@@ -7,6 +8,8 @@ import { memberships, organisations, sessions, staffRoles, users, type OrgKind, 
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '~/server/auth/password';
 import { AppError, isUniqueViolation } from '~/server/errors';
 import type { Actor, Caller, Membership } from './actor';
+import { defaultAccountMail, type AccountMail } from './account-mail';
+import { mailVerificationLink } from './email-verification';
 import { recordAudit } from './audit';
 import { acceptInvitationInTx, previewInvitation } from './invitations';
 import { notify } from './notifications';
@@ -20,23 +23,42 @@ export interface SignUpInput {
   invitationToken?: string;
 }
 
+export interface SignUpOptions {
+  /** The language and links of the verification mail (default: English, the configured address). */
+  mail?: AccountMail;
+  /**
+   * The address is known to be the person's (the demo seed, test fixtures): no verification mail. Not
+   * reachable from the API, whose input has no such field.
+   */
+  verified?: boolean;
+  now?: Date;
+  /** The client address of the request (stored with the verification link). */
+  requestedFrom?: string | null;
+}
+
 export interface SignUpResult {
   userId: string;
   orgId: string;
 }
 
 /** signUp creates a user and either a new organisation it owns or its membership from an invitation, in one transaction. */
-export async function signUp(db: Db, input: SignUpInput): Promise<SignUpResult> {
+export async function signUp(db: Db, input: SignUpInput, options: SignUpOptions = {}): Promise<SignUpResult> {
   await checkInvitationEmail(db, input);
   const passwordHash = await hashPassword(input.password);
+  const now = options.now ?? new Date();
   try {
     return await db.transaction(async (tx) => {
       const [user] = await tx
         .insert(users)
-        .values({ name: input.name, email: input.email, passwordHash })
+        .values({ name: input.name, email: input.email, passwordHash, emailVerifiedAt: options.verified ? now : null })
         .returning({ id: users.id });
       if (!user) throw new Error('user insert returned nothing');
-      return joinOrFound(tx, { userId: user.id, email: input.email, name: input.name, staffRoles: [] }, input);
+      const result = await joinOrFound(tx, { userId: user.id, email: input.email, name: input.name, staffRoles: [] }, input);
+      // Joining by an invitation mailed to the address verified it (acceptInvitationInTx); founding did not.
+      if (!options.verified && !input.invitationToken) {
+        await mailVerificationLink(tx, { userId: user.id, email: input.email, name: input.name }, options.mail ?? defaultAccountMail(), now, options.requestedFrom);
+      }
+      return result;
     });
   } catch (error) {
     throw signUpConflict(error);
@@ -48,16 +70,16 @@ export async function signUp(db: Db, input: SignUpInput): Promise<SignUpResult> 
  * e-mail already has an account, so nobody can find out who has one. A new address gets its account;
  * a known one with that account's own password gets the new organisation (or the invitation) added to
  * the account; a known one with another password gets nothing, and the account's owner is told that
- * someone tried (in-app notice and audit row). Either way the next step is to sign in. Each path costs
+ * someone tried (in-app notice and audit row); the account keeps its verification state. Either way the next step is to sign in. Each path costs
  * one password hash or check, so the time taken does not tell them apart either.
  */
-export async function requestSignUp(db: Db, input: SignUpInput): Promise<{ next: 'signIn' }> {
+export async function requestSignUp(db: Db, input: SignUpInput, options: Omit<SignUpOptions, 'verified'> = {}): Promise<{ next: 'signIn' }> {
   const [known] = await db
     .select({ id: users.id, email: users.email, name: users.name, passwordHash: users.passwordHash })
     .from(users)
     .where(eq(sql`lower(${users.email})`, input.email.trim().toLowerCase()));
   if (!known) {
-    await signUp(db, input);
+    await signUp(db, input, options);
     return { next: 'signIn' };
   }
   await checkInvitationEmail(db, input);
@@ -154,6 +176,7 @@ const callerSelect = (db: DbOrTx, sessionSeen: SQL<string | null>) =>
       id: users.id,
       email: users.email,
       name: users.name,
+      emailVerified: sql<boolean>`${users.emailVerifiedAt} is not null`,
       staffRoles: sql<StaffRole[]>`coalesce((select jsonb_agg(${staffRoles.role} order by ${staffRoles.role}) from ${staffRoles} where ${staffRoles.userId} = ${users.id}), '[]'::jsonb)`,
       // Written out with its tables named: in a one-table select drizzle leaves column names unqualified.
       tenants: sql<Membership[]>`coalesce((select jsonb_agg(jsonb_build_object('id', o.id, 'name', o.name, 'kind', o.kind, 'status', o.status, 'role', m.role) order by o.name, o.id) from memberships m join organisations o on o.id = m.org_id where m.user_id = ${sql.placeholder('userId')}), '[]'::jsonb)`,
@@ -180,7 +203,7 @@ export async function loadCaller(db: Db, userId: string, sessionId?: string): Pr
     if (!user.sessionSeen) return undefined;
     await touchSession(db, sessionId, new Date(user.sessionSeen));
   }
-  return { actor: { userId: user.id, email: user.email, name: user.name, staffRoles: user.staffRoles }, tenants: user.tenants };
+  return { actor: { userId: user.id, email: user.email, name: user.name, staffRoles: user.staffRoles }, tenants: user.tenants, emailVerified: user.emailVerified };
 }
 
 /** loadActor loads a signed-in user with their staff roles (see loadCaller). */

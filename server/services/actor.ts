@@ -24,6 +24,8 @@ export interface Membership extends TenantRef {
 export interface Caller {
   actor: Actor;
   tenants: Membership[];
+  /** Whether the person proved their address (until then their tenant mutations are refused). */
+  emailVerified: boolean;
 }
 
 export interface TenantActor extends Actor {

@@ -134,7 +134,7 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
   ] as const) {
     const slug = name.toLowerCase().replace(/[^a-z]+/g, '-').replace(/^-|-$/g, '');
     const start = addDays(today, -75);
-    const created = await atDemoTime(db, at(addDays(start, -9), 11), () => signUp(db, { name: `PI of ${name}`, email: `pi@${slug}.example`, password: randomBytes(18).toString('base64url'), organisation: { name, kind: 'academic', country, residency: 'EU' } }));
+    const created = await atDemoTime(db, at(addDays(start, -9), 11), () => signUp(db, { name: `PI of ${name}`, email: `pi@${slug}.example`, password: randomBytes(18).toString('base64url'), organisation: { name, kind: 'academic', country, residency: 'EU' } }, { verified: true }));
     const lead = await tenantActor(db, `pi@${slug}.example`);
     const bigProject = await atDemoTime(db, at(addDays(start, -8), 14), () => createProject(db, lead, { title: `${field}: foundation model training`, abstract: `Large-scale training runs at ${name}.`, fieldOfScience: field, members: [] }));
     const app = await atDemoTime(db, at(addDays(start, -8), 15), () => createApplication(

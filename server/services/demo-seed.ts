@@ -27,6 +27,9 @@ const DAY_MS = 86_400_000;
  * seedDemoCentre creates the demo staff, a university tenant and a company tenant, dated months
  * before `now` (the university five months ago, the company verified in the summer) as the history expects.
  */
+// The demo's people are known: their addresses count as verified, and no verification mail is written.
+const DEMO_ACCOUNT = { verified: true } as const;
+
 export async function seedDemoCentre(db: Db, now: Date = new Date()): Promise<void> {
   const ago = (days: number, hourUtc: number) => {
     const day = new Date(now.getTime() - days * DAY_MS);
@@ -38,7 +41,7 @@ export async function seedDemoCentre(db: Db, now: Date = new Date()): Promise<vo
       ['admin@centre.example', 'Alex Admin', 'admin'],
       ['reviewer@centre.example', 'Robin Reviewer', 'reviewer'],
     ] as const) {
-      const [user] = await db.insert(users).values({ email, name, passwordHash }).returning({ id: users.id });
+      const [user] = await db.insert(users).values({ email, name, passwordHash, emailVerifiedAt: new Date() }).returning({ id: users.id });
       await db.insert(staffRoles).values({ userId: user!.id, role });
     }
   });
@@ -47,7 +50,7 @@ export async function seedDemoCentre(db: Db, now: Date = new Date()): Promise<vo
     email: 'pi@uni.example',
     password: DEMO_PASSWORD,
     organisation: { name: 'Rhine Valley University', kind: 'academic', country: 'DE', residency: 'EU' },
-  }));
+  }, DEMO_ACCOUNT));
   const piActor = {
     userId: uni.userId,
     email: 'pi@uni.example',
@@ -64,7 +67,7 @@ export async function seedDemoCentre(db: Db, now: Date = new Date()): Promise<vo
     email: 'owner@company.example',
     password: DEMO_PASSWORD,
     organisation: { name: 'Example Robotics GmbH', kind: 'company', country: 'DE', residency: 'DE' },
-  }));
+  }, DEMO_ACCOUNT));
   const [admin] = await db.select({ id: users.id }).from(users).where(eq(users.email, 'admin@centre.example'));
   await db.update(organisations).set({ status: 'active', statusReason: 'Commercial register entry and VAT ID checked' }).where(eq(organisations.id, company.orgId));
   await atDemoTime(db, ago(110, 11), () => recordAudit(db, {

@@ -15,6 +15,7 @@ import type { Actor, TenantActor } from './actor';
 import { inTransaction } from './transaction';
 import { recordAudit } from './audit';
 import { refusalError } from './organisations';
+import { markEmailVerified } from './email-verification';
 
 export const INVITATION_DAYS = 14;
 
@@ -146,6 +147,8 @@ export async function acceptInvitationInTx(tx: Tx, actor: Actor, token: string):
     .returning({ orgId: memberships.orgId });
   if (inserted.length === 0) throw new AppError('CONFLICT', 'error.alreadyMember', { email: row.email });
   await tx.update(invitations).set({ acceptedAt: new Date(), acceptedBy: actor.userId }).where(eq(invitations.id, row.id));
+  // The invitation was mailed to this address and its link opened by its owner: the address is theirs.
+  await markEmailVerified(tx, actor.userId, new Date());
   await recordAudit(tx, {
     actorUserId: actor.userId,
     orgId: row.orgId,

@@ -19,7 +19,7 @@ import type { SchedulerPort } from '~/server/core/scheduler/port';
 import type { ClusterConfig } from '~/server/core/sim';
 import { AppError } from '~/server/errors';
 import { translate } from '~/server/i18n';
-import { accountOf, activeAllocation, addMember, callerFor, createStaff, createTenant, dbTargets, openTestDb, TEST_PASSWORD } from '~/server/testing/harness';
+import { accountOf, activeAllocation, addMember, callerFor, confirmEmail, createStaff, createTenant, dbTargets, openTestDb, TEST_PASSWORD } from '~/server/testing/harness';
 import { loadCaller } from './accounts';
 import type { TenantActor } from './actor';
 import { cancelJob, getJob, jobTargets, listJobs, submitJob, type SubmitJobInput } from './jobs';
@@ -606,6 +606,7 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     const signUp = async (name: string, kind: 'academic' | 'company', residency: 'DE' | 'EU') => {
       const email = `owner-${randomUUID().slice(0, 8)}@example.org`;
       await callerFor(db, { now: clock }).account.signUp({ name: `Owner of ${name}`, email, password: TEST_PASSWORD, organisation: { name, kind, country: 'DE', residency } });
+      await confirmEmail(db, email);
       return accountOf(db, email);
     };
 

@@ -10,7 +10,7 @@ import { AppError } from '~/server/errors';
 import type { Actor } from './actor';
 import { recordAudit } from './audit';
 
-export type SessionEndReason = 'signed_out' | 'password_changed' | 'ended_by_user' | 'ended_by_staff' | 'removed';
+export type SessionEndReason = 'signed_out' | 'password_changed' | 'password_reset' | 'ended_by_user' | 'ended_by_staff' | 'removed';
 
 /** How often a session's "last seen" is written (at most once per this many ms). */
 export const LAST_SEEN_EVERY_MS = 5 * 60_000;

@@ -56,6 +56,11 @@ export const POLICY: Record<string, Entry> = {
   'account.endSession': { access: 'signedIn', input: () => ({ sessionId: uuid0 }) },
   'account.endOtherSessions': { access: 'signedIn' },
   'account.changePassword': { access: 'signedIn', input: () => ({ currentPassword: TEST_PASSWORD, newPassword: 'another-long-secret' }) },
+  'account.requestPasswordReset': { access: 'public', input: () => ({ email: 'nobody-matrix@example.org' }) },
+  'account.resetLinkUsable': { access: 'public', input: () => ({ token: 'A'.repeat(43) }) },
+  'account.resetPassword': { access: 'public', input: () => ({ token: 'A'.repeat(43), password: 'another-long-secret', passwordConfirm: 'another-long-secret' }) },
+  'account.verifyEmail': { access: 'public', input: () => ({ token: 'A'.repeat(43) }) },
+  'account.resendVerification': { access: 'signedIn' },
 
   'allocation.overview': { access: 'member', recordsOfA: true, input: (f) => ({ allocationId: f.allocationA }) },
   'allocation.setMonthlyCap': { access: 'owner', input: () => ({ capEuros: 1000 }) },

@@ -1,9 +1,9 @@
 // Integration-test harness: fresh migrated databases (PGlite always, real Postgres when
 // TEST_DATABASE_URL is set), callers for any actor, and factories for tenants and people.
 import { randomBytes } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, desc, eq, like } from 'drizzle-orm';
 import { migrateDb, openDb, type Db, type DbHandle } from '~/db/client';
-import { memberships, staffRoles, users, type StaffRole } from '~/db/schema';
+import { mailOutbox, memberships, staffRoles, users, type StaffRole } from '~/db/schema';
 import { createCaller } from '~/server/api/root';
 import { createContextInner } from '~/server/api/trpc';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
@@ -84,7 +84,10 @@ function unique(prefix: string): string {
 
 export const TEST_PASSWORD = 'correct-horse-battery';
 
-/** createTenant signs up an owner with a new organisation (company ones start pending verification). */
+/**
+ * createTenant signs up an owner with a new organisation (company ones start pending verification); the
+ * owner's e-mail address counts as verified, as if they had opened the link mailed to them.
+ */
 export async function createTenant(db: Db, options: { kind?: 'academic' | 'company'; name?: string } = {}) {
   const email = `${unique('owner')}@example.org`;
   const name = options.name ?? unique('Org');
@@ -93,7 +96,7 @@ export async function createTenant(db: Db, options: { kind?: 'academic' | 'compa
     email,
     password: TEST_PASSWORD,
     organisation: { name, kind: options.kind ?? 'academic', country: 'DE', residency: 'any' },
-  });
+  }, { verified: true });
   return { ...result, email, orgName: name };
 }
 
@@ -109,7 +112,7 @@ export async function addMember(db: Db, owner: { userId: string; orgId: string }
 /** createStaff creates a centre staff user with a role. */
 export async function createStaff(db: Db, role: StaffRole) {
   const email = `${unique(role)}@centre.example`;
-  const [user] = await db.insert(users).values({ email, name: `Staff ${role}`, passwordHash: 'x' }).returning({ id: users.id });
+  const [user] = await db.insert(users).values({ email, name: `Staff ${role}`, passwordHash: 'x', emailVerifiedAt: new Date() }).returning({ id: users.id });
   await db.insert(staffRoles).values({ userId: user!.id, role });
   return { userId: user!.id, email };
 }
@@ -125,6 +128,25 @@ export async function accountOf(db: Db, email: string): Promise<{ userId: string
     .limit(1);
   if (!row) throw new Error(`no account with a tenant for ${email}`);
   return row;
+}
+
+/** mailedLink finds the newest mail to an address in the outbox and the portal link under `path` in it. */
+export async function mailedLink(db: Db, toAddress: string, path: '/verify-email/' | '/reset-password/'): Promise<{ url: string; token: string }> {
+  const [mail] = await db
+    .select({ text: mailOutbox.textBody })
+    .from(mailOutbox)
+    .where(and(eq(mailOutbox.toAddress, toAddress), like(mailOutbox.textBody, `%${path}%`)))
+    .orderBy(desc(mailOutbox.id))
+    .limit(1);
+  const url = mail?.text.match(new RegExp(`https?://\\S+${path}([A-Za-z0-9_-]+)`));
+  if (!url) throw new Error(`no mail with a ${path} link to ${toAddress}`);
+  return { url: url[0], token: url[1]! };
+}
+
+/** confirmEmail opens the verification link mailed to an address, as its owner would after signing up. */
+export async function confirmEmail(db: Db, email: string): Promise<void> {
+  const { token } = await mailedLink(db, email, '/verify-email/');
+  await callerFor(db).account.verifyEmail({ token });
 }
 
 /** userExists tells whether an e-mail has an account. */

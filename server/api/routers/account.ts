@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { authedProcedure, publicProcedure, rateLimit, router } from '~/server/api/trpc';
-import { emailField, invitationTokenField, orgKindField, orgNameField, countryField, passwordField, personNameField, residencyField, uuidField } from '~/server/api/fields';
+import { portalBaseUrl } from '~/server/env.js';
+import { authTokenField, emailField, invitationTokenField, orgKindField, orgNameField, countryField, passwordField, personNameField, residencyField, uuidField } from '~/server/api/fields';
 import { meOut, myOrganisation, nothing, sessionOut } from '~/server/api/outputs';
 import { requestSignUp } from '~/server/services/accounts';
+import { resendVerification, verifyEmail } from '~/server/services/email-verification';
+import { requestPasswordReset, resetLinkUsable, resetPassword } from '~/server/services/password-reset';
 import { listMyOrganisations } from '~/server/services/organisations';
 import { changePassword, endAllSessions, endOwnSession, listSessions } from '~/server/services/sessions';
 
@@ -14,6 +17,10 @@ export const signUpInput = z.object({
   invitationToken: invitationTokenField.optional(),
 });
 
+export const resetPasswordInput = z
+  .object({ token: authTokenField, password: passwordField, passwordConfirm: z.string().max(200) })
+  .refine((input) => input.password === input.passwordConfirm, { message: 'auth.reset.mismatch', path: ['passwordConfirm'] });
+
 export const accountRouter = router({
   signUp: publicProcedure
     .input(signUpInput)
@@ -22,14 +29,49 @@ export const accountRouter = router({
     .mutation(async ({ ctx, input }) => {
       await rateLimit(ctx, 'signUpEmail', input.email);
       await rateLimit(ctx, 'signUpAddress', ctx.address);
-      return requestSignUp(ctx.db, input);
+      return requestSignUp(ctx.db, input, { mail: { locale: ctx.locale, baseUrl: portalBaseUrl() }, now: ctx.now(), requestedFrom: ctx.address });
     }),
+
+  // Password reset and address check by mailed links (server/services/password-reset.ts, email-verification.ts).
+  requestPasswordReset: publicProcedure
+    .input(z.object({ email: emailField }))
+    // The same answer whether or not the address has an account (no enumeration); limits count every address.
+    .output(z.object({ sent: z.literal(true) }))
+    .mutation(async ({ ctx, input }) => {
+      await rateLimit(ctx, 'passwordResetEmail', input.email);
+      await rateLimit(ctx, 'passwordResetAddress', ctx.address);
+      return requestPasswordReset(ctx.db, input.email, { locale: ctx.locale, baseUrl: portalBaseUrl(), now: ctx.now(), requestedFrom: ctx.address });
+    }),
+
+  resetLinkUsable: publicProcedure.input(z.object({ token: authTokenField })).output(z.boolean()).query(({ ctx, input }) => resetLinkUsable(ctx.db, input.token, ctx.now())),
+
+  resetPassword: publicProcedure
+    .input(resetPasswordInput)
+    .output(z.object({ email: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      await rateLimit(ctx, 'authLink', ctx.address);
+      return { email: (await resetPassword(ctx.db, input, ctx.now())).email };
+    }),
+
+  verifyEmail: publicProcedure
+    .input(z.object({ token: authTokenField }))
+    .output(z.object({ email: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      await rateLimit(ctx, 'authLink', ctx.address);
+      return verifyEmail(ctx.db, input.token, ctx.now());
+    }),
+
+  resendVerification: authedProcedure.output(z.object({ sent: z.boolean(), email: z.string() })).mutation(async ({ ctx }) => {
+    await rateLimit(ctx, 'verificationResend', ctx.actor.userId);
+    return resendVerification(ctx.db, ctx.actor, { locale: ctx.locale, baseUrl: portalBaseUrl() }, ctx.now(), ctx.address);
+  }),
 
   me: authedProcedure.output(meOut).query(({ ctx }) => ({
     userId: ctx.actor.userId,
     name: ctx.actor.name,
     email: ctx.actor.email,
     staffRoles: ctx.actor.staffRoles,
+    emailVerified: ctx.emailVerified,
   })),
 
   myOrganisations: authedProcedure.output(z.array(myOrganisation)).query(({ ctx }) => listMyOrganisations(ctx.db, ctx.actor.userId)),
