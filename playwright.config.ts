@@ -1,6 +1,11 @@
 import { defineConfig } from '@playwright/test';
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
+// The SMTP sink the portal sends its mail to (scripts/test-smtp-sink.mjs); journeys read it over HTTP.
+const SMTP_PORT = Number(process.env.TEST_SMTP_PORT ?? 2526);
+const SMTP_HTTP_PORT = Number(process.env.TEST_SMTP_HTTP_PORT ?? 3902);
+process.env.TEST_SMTP_PORT = String(SMTP_PORT);
+process.env.TEST_SMTP_HTTP_PORT = String(SMTP_HTTP_PORT);
 
 // Browser journeys against a production build on a fresh embedded database, in Debian's Chromium.
 export default defineConfig({
@@ -20,12 +25,22 @@ export default defineConfig({
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
     },
   },
-  webServer: {
-    command: `node scripts/e2e-server.mjs ${PORT}`,
-    url: `http://127.0.0.1:${PORT}/api/health`,
-    timeout: 180_000,
-    reuseExistingServer: false,
-    stdout: 'pipe',
-    stderr: 'pipe',
-  },
+  webServer: [
+    {
+      command: 'node scripts/test-smtp-sink.mjs',
+      url: `http://127.0.0.1:${SMTP_HTTP_PORT}/health`,
+      timeout: 30_000,
+      reuseExistingServer: false,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+    {
+      command: `node scripts/e2e-server.mjs ${PORT}`,
+      url: `http://127.0.0.1:${PORT}/api/health`,
+      timeout: 180_000,
+      reuseExistingServer: false,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+  ],
 });

@@ -3,7 +3,7 @@
 // what it wants to run; a company owner asks for a larger credit line and a staff admin approves it.
 import { expect, test, type Page } from '@playwright/test';
 import type { Locale } from '../server/i18n';
-import { signIn, signOut, texts, unique } from './helpers';
+import { openVerificationLink, signIn, signOut, texts, unique } from './helpers';
 
 const nav = (page: Page, locale: Locale) => page.getByRole('navigation', { name: texts(locale)('nav.main') });
 
@@ -34,6 +34,8 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await page.getByLabel(t('field.residency')).selectOption('any');
       await page.getByRole('button', { name: t('signUp.submit') }).click();
       await expect(page).toHaveURL(/\/dashboard$/);
+      await openVerificationLink(page, locale, email);
+      await page.goto('/dashboard');
 
       // Academic tenants keep the research form: abstract and field of science.
       const title = unique('Try-outs');

@@ -1,7 +1,7 @@
 // A company signs up, staff verify it, the owner invites a colleague who joins: in English and in German.
 import { expect, test } from '@playwright/test';
 import type { Locale } from '../server/i18n';
-import { signIn, signOut, texts, unique } from './helpers';
+import { openVerificationLink, signIn, signOut, texts, unique } from './helpers';
 
 for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
   test.describe(`company onboarding (${locale})`, () => {
@@ -26,6 +26,11 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await page.getByRole('button', { name: t('signUp.submit') }).click();
       await expect(page).toHaveURL(/\/dashboard$/);
       await expect(page.getByText(t('dashboard.pendingTitle'))).toBeVisible();
+      // The address is confirmed by the link mailed to it; until then the banner asks for it.
+      await expect(page.getByText(t('verify.banner', { email: ownerEmail }))).toBeVisible();
+      await openVerificationLink(page, locale, ownerEmail);
+      await page.goto('/dashboard');
+      await expect(page.getByText(t('verify.banner', { email: ownerEmail }))).toHaveCount(0);
       await signOut(page, locale);
 
       // 2. The staff admin verifies it, with a reason; the audit log shows who did it and why.

@@ -26,3 +26,58 @@ export async function signOut(page: Page, locale: Locale) {
   await page.getByRole('button', { name: texts(locale)('nav.signOut'), exact: true }).click();
   await expect(page).toHaveURL(/\/sign-in/);
 }
+
+// ---- mail: the portal sends to the test SMTP sink (scripts/test-smtp-sink.mjs) ----------------------
+
+export interface SinkMail {
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const sinkUrl = () => `http://127.0.0.1:${process.env.TEST_SMTP_HTTP_PORT ?? '3902'}/messages`;
+
+/** mailsTo lists what the SMTP sink received for an address so far, oldest first. */
+export async function mailsTo(address: string): Promise<SinkMail[]> {
+  const response = await fetch(`${sinkUrl()}?to=${encodeURIComponent(address)}`);
+  if (!response.ok) throw new Error(`the SMTP sink answered ${response.status}`);
+  return (await response.json()) as SinkMail[];
+}
+
+/**
+ * waitForMail waits until a mail to an address whose text contains `containing` arrived (the worker
+ * sends the outbox about once a second) and returns the newest such mail.
+ */
+export async function waitForMail(address: string, containing: string, timeoutMs = 20_000): Promise<SinkMail> {
+  let found: SinkMail | undefined;
+  await expect
+    .poll(
+      async () => {
+        found = (await mailsTo(address)).filter((m) => m.text.includes(containing)).at(-1);
+        return Boolean(found);
+      },
+      { timeout: timeoutMs, message: `a mail to ${address} with ${containing}` },
+    )
+    .toBe(true);
+  return found!;
+}
+
+/**
+ * linkIn pulls the portal link under `path` (such as /reset-password/) out of a mail's text and returns
+ * it as a path of the portal, so the browser opens it on the host under test; the HTML part must carry
+ * the same link.
+ */
+export function linkIn(mail: SinkMail, path: string): string {
+  const match = new RegExp(`https?://[^\\s/]+(${path}[A-Za-z0-9_-]+)`).exec(mail.text);
+  if (!match) throw new Error(`no ${path} link in the mail "${mail.subject}"`);
+  expect(mail.html).toContain(match[0]);
+  return match[1]!;
+}
+
+/** openVerificationLink opens the address-check link mailed to a new account, as its owner would. */
+export async function openVerificationLink(page: Page, locale: Locale, email: string): Promise<void> {
+  const mail = await waitForMail(email, '/verify-email/');
+  await page.goto(linkIn(mail, '/verify-email/'));
+  await expect(page.getByText(texts(locale)('verify.done', { email }))).toBeVisible();
+}

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
 import { extractText, getDocumentProxy } from 'unpdf';
 import type { Locale } from '../server/i18n';
-import { signIn, signOut, texts, unique } from './helpers';
+import { openVerificationLink, signIn, signOut, texts, unique } from './helpers';
 
 const ISSUER_VAT_ID = 'DE812345673'; // the demo centre's issuer (server/catalogue.ts)
 const PASSWORD = 'a-long-password-1';
@@ -49,6 +49,8 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
         await page.getByLabel(t('field.residency')).selectOption('EU');
         await page.getByRole('button', { name: t('signUp.submit') }).click();
         await expect(page).toHaveURL(/\/dashboard$/);
+        await openVerificationLink(page, locale, company.email);
+        await page.goto('/dashboard');
         await signOut(page, locale);
       }
 

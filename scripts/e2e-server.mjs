@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Serves the built portal for the browser tests on a fresh embedded database (demo centre seeded).
+// Serves the built portal for the browser tests on a fresh embedded database (demo centre seeded),
+// sending its mail to the test SMTP sink (scripts/test-smtp-sink.mjs, started beside it by playwright.config.ts).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -7,11 +8,12 @@ import path from 'node:path';
 const root = path.resolve(import.meta.dirname, '..');
 const port = process.argv[2] ?? '3100';
 const dataDir = path.join(root, '.data-e2e');
+const smtpPort = process.env.TEST_SMTP_PORT ?? '2526';
 fs.rmSync(dataDir, { recursive: true, force: true });
 const server = spawn(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-p', port, '-H', '127.0.0.1'], {
   cwd: root,
   stdio: 'inherit',
-  env: { ...process.env, PORTAL_DATA_DIR: dataDir, PORTAL_ENV: 'demo', DATABASE_URL: '', SIM_SPEED: process.env.E2E_SIM_SPEED ?? '600', SIM_NODE_MTBF_HOURS: '0', NEXT_TELEMETRY_DISABLED: '1' },
+  env: { ...process.env, PORTAL_DATA_DIR: dataDir, PORTAL_ENV: 'demo', DATABASE_URL: '', SIM_SPEED: process.env.E2E_SIM_SPEED ?? '600', SIM_NODE_MTBF_HOURS: '0', NEXT_TELEMETRY_DISABLED: '1', SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, MAIL_FROM: 'AI Factory Portal <portal@centre.example>' },
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
 server.on('exit', (code) => process.exit(code ?? 0));

@@ -4,6 +4,7 @@ import { LanguageSwitch } from '~/app/_components/language-switch';
 import { PortalNav } from '~/app/_components/nav-links';
 import { OrgSwitcher } from '~/app/_components/org-switcher';
 import { SignOutButton } from '~/app/_components/sign-out-button';
+import { VerifyEmailBanner } from '~/app/_components/verify-email-banner';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
@@ -68,6 +69,7 @@ export default async function PortalLayout({ children }: { children: ReactNode }
           </PortalNav>
         </div>
       </header>
+      {!me.emailVerified && <VerifyEmailBanner email={me.email} />}
       <main id="main" className="mx-auto max-w-6xl px-4 py-8 print:max-w-none print:p-0">
         {children}
       </main>

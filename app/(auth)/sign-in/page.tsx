@@ -10,9 +10,9 @@ export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('signIn.title') };
 }
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string; email?: string }> }) {
+export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string; email?: string; reset?: string }> }) {
   const params = await searchParams;
   const callbackUrl = safeLocalPath(params.callbackUrl);
   if (await currentUser()) redirect(callbackUrl);
-  return <SignInForm callbackUrl={callbackUrl} defaultEmail={params.email ?? ''} showDemoHint={env().PORTAL_ENV === 'demo'} />;
+  return <SignInForm callbackUrl={callbackUrl} defaultEmail={params.email ?? ''} showDemoHint={env().PORTAL_ENV === 'demo'} passwordReset={params.reset === 'done'} />;
 }

@@ -8,7 +8,7 @@ import { Field } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Button, Card } from '~/app/_components/ui';
 
-export function SignInForm({ callbackUrl, defaultEmail, showDemoHint }: { callbackUrl: string; defaultEmail: string; showDemoHint: boolean }) {
+export function SignInForm({ callbackUrl, defaultEmail, showDemoHint, passwordReset = false }: { callbackUrl: string; defaultEmail: string; showDemoHint: boolean; passwordReset?: boolean }) {
   const { t } = useT();
   const router = useRouter();
   const [error, setError] = useState<string>();
@@ -43,12 +43,18 @@ export function SignInForm({ callbackUrl, defaultEmail, showDemoHint }: { callba
       <h1 className="mb-6 text-xl font-semibold">{t('signIn.title')}</h1>
       <form onSubmit={onSubmit} className="space-y-4" noValidate>
         {error && <Alert tone="error">{error}</Alert>}
+        {passwordReset && !error && <Alert tone="success">{t('signIn.passwordReset')}</Alert>}
         <Field label={t('field.email')}>
           <input name="email" type="email" autoComplete="email" required defaultValue={defaultEmail} autoFocus={!defaultEmail} />
         </Field>
         <Field label={t('field.password')}>
           <input name="password" type="password" autoComplete="current-password" required autoFocus={Boolean(defaultEmail)} />
         </Field>
+        <p className="-mt-2 text-right text-sm">
+          <Link href="/forgot-password" className="text-indigo-700 hover:underline">
+            {t('signIn.forgotPassword')}
+          </Link>
+        </p>
         <Button type="submit" disabled={pending} className="w-full">
           {pending ? t('common.working') : t('signIn.submit')}
         </Button>
