@@ -58,12 +58,12 @@ test.describe('password reset and e-mail verification (en)', () => {
     await page.goto(link);
     await expect(page.getByRole('heading', { name: t('reset.title') })).toBeVisible();
     // Two different passwords: refused on the second field, and the link still works.
-    await page.getByLabel(t('reset.newPassword')).fill('a-brand-new-passphrase');
-    await page.getByLabel(t('reset.confirmPassword')).fill('a-different-passphrase');
+    await page.getByLabel(t('reset.newPassword'), { exact: true }).fill('a-brand-new-passphrase');
+    await page.getByLabel(t('reset.confirmPassword'), { exact: true }).fill('a-different-passphrase');
     await page.getByRole('button', { name: t('reset.submit') }).click();
     await expect(page.getByText(t('auth.reset.mismatch'))).toBeVisible();
-    await page.getByLabel(t('reset.newPassword')).fill('a-brand-new-passphrase');
-    await page.getByLabel(t('reset.confirmPassword')).fill('a-brand-new-passphrase');
+    await page.getByLabel(t('reset.newPassword'), { exact: true }).fill('a-brand-new-passphrase');
+    await page.getByLabel(t('reset.confirmPassword'), { exact: true }).fill('a-brand-new-passphrase');
     await page.getByRole('button', { name: t('reset.submit') }).click();
 
     // Sent to sign in, told what happened.
