@@ -536,6 +536,8 @@ export const mailOutboxOut = z.object({
       toAddress: z.string(),
       locale: z.string(),
       subject: z.string(),
+      /** The mail's text, in the demo without SMTP only (its links can then be opened from here). */
+      text: z.string().optional(),
       status: z.enum(['pending', 'sent', 'failed']),
       attempts: z.number().int(),
       nextAttemptAt: z.date(),

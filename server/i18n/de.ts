@@ -209,6 +209,7 @@ export const de: Record<MessageKey, string> = {
   'staff.mail.notConfiguredTitle': 'Kein SMTP-Server eingerichtet',
   'staff.mail.notConfigured': 'Setzen Sie SMTP_URL (und MAIL_FROM), um E-Mails zu versenden. Bis dahin bleibt jede E-Mail des Portals hier, keine wird versendet und keine geht verloren: Sobald ein Server eingerichtet ist, gehen die wartenden E-Mails hinaus.',
   'staff.mail.empty': 'Das Portal hat noch keine E-Mail geschrieben.',
+  'staff.mail.showText': 'Text zeigen (Demo ohne SMTP: den Link von hier öffnen)',
   'staff.mail.written': 'Geschrieben',
   'staff.mail.to': 'An',
   'staff.mail.subject': 'Betreff',

@@ -208,6 +208,7 @@ export const en = {
   'staff.mail.notConfiguredTitle': 'No SMTP server configured',
   'staff.mail.notConfigured': 'Set SMTP_URL (and MAIL_FROM) to send mail. Until then every mail the portal writes is kept here, none is sent, and nothing is lost: once a server is configured, the waiting mails go out.',
   'staff.mail.empty': 'The portal has not written any mail yet.',
+  'staff.mail.showText': 'Show the text (demo without SMTP: open its link from here)',
   'staff.mail.written': 'Written',
   'staff.mail.to': 'To',
   'staff.mail.subject': 'Subject',

@@ -110,15 +110,16 @@ export async function outboxCounts(db: DbOrTx): Promise<Record<'pending' | 'sent
   return counts;
 }
 
-/** listOutbox lists the newest mails with their state (staff). */
-export async function listOutbox(db: DbOrTx, limit = 100) {
-  return db
+/** listOutbox lists the newest mails with their state (staff), and their text when asked to. */
+export async function listOutbox(db: DbOrTx, limit = 100, options: { withText?: boolean } = {}) {
+  const rows = await db
     .select({
       id: mailOutbox.id,
       kind: mailOutbox.kind,
       toAddress: mailOutbox.toAddress,
       locale: mailOutbox.locale,
       subject: mailOutbox.subject,
+      textBody: mailOutbox.textBody,
       status: mailOutbox.status,
       attempts: mailOutbox.attempts,
       nextAttemptAt: mailOutbox.nextAttemptAt,
@@ -129,4 +130,5 @@ export async function listOutbox(db: DbOrTx, limit = 100) {
     .from(mailOutbox)
     .orderBy(desc(mailOutbox.createdAt), desc(mailOutbox.id))
     .limit(limit);
+  return rows.map(({ textBody, ...mail }) => (options.withText ? { ...mail, text: textBody } : mail));
 }

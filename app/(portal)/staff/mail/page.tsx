@@ -51,6 +51,12 @@ export default async function MailPage() {
                   <Td className="whitespace-nowrap">{m.toAddress}</Td>
                   <Td className="min-w-64 max-w-md">
                     {m.subject} <span className="text-xs text-slate-500">({m.kind}, {m.locale})</span>
+                    {m.text && (
+                      <details className="mt-1">
+                        <summary className="cursor-pointer text-xs text-indigo-700">{t('staff.mail.showText')}</summary>
+                        <pre className="mt-1 text-xs break-words whitespace-pre-wrap text-slate-700">{m.text}</pre>
+                      </details>
+                    )}
                   </Td>
                   <Td>
                     <Badge tone={TONE[m.status]}>{t(`staff.mail.state.${m.status}`)}</Badge>
