@@ -101,8 +101,19 @@ async function inPool<T, R>(items: readonly T[], limit: number, work: (item: T, 
 const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 /**
+ * confirmAddress opens the verification link mailed to a new owner (until then their tenant may not
+ * act), read as the demo admin reads it on Staff → Mail: the bench server has no SMTP server.
+ */
+async function confirmAddress(base: string, admin: Session, email: string): Promise<void> {
+  const outbox = await admin.must<{ mails: { toAddress: string; text?: string }[] }>('staff.mailOutbox', undefined, 'query');
+  const token = outbox.mails.find((m) => m.toAddress === email && m.text?.includes('/verify-email/'))?.text?.match(/\/verify-email\/([A-Za-z0-9_-]+)/)?.[1];
+  if (!token) throw new Error(`no verification mail to ${email} on Staff → Mail (is SMTP_URL set for the bench server?)`);
+  await new Session(base).must('account.verifyEmail', { token });
+}
+
+/**
  * signUpPeople creates the load's tenants over HTTP as people would: an owner signs up with a new
- * (academic, so active) organisation, invites the others, who sign up with the invitation; the owner
+ * (academic, so active) organisation and confirms its address, invites the others, who sign up with the invitation; the owner
  * creates a project with all of them and applies for an allocation that the demo admin approves
  * (limits lifted above the load); then everyone signs in.
  */
@@ -117,6 +128,7 @@ async function signUpPeople(base: string, o: Options): Promise<Person[]> {
     const size = Math.min(perTenant, o.users - people.length);
     const ownerEmail = `owner-${t}-${tag}@bench.example`;
     await new Session(base).must('account.signUp', { name: `Owner ${t}`, email: ownerEmail, password: PASSWORD, organisation: { name: `Bench Load Institute ${t} ${tag}`, kind: 'academic', country: 'DE', residency: 'any' } });
+    await confirmAddress(base, admin, ownerEmail);
     const owner = new Session(base);
     await owner.signIn(ownerEmail, PASSWORD);
     const members = await inPool(

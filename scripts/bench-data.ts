@@ -744,13 +744,13 @@ async function insertCentre(db: Db, tenants: Tenant[], historyStartMs: number, t
       })),
     ),
   );
-  const userRows = tenants.flatMap((t) => t.users.map((u, i) => ({ id: u.id, email: u.email, name: u.name, passwordHash, locale: i % 3 === 0 ? 'de' : 'en', createdAt: createdOf(t, 20) })));
+  const userRows = tenants.flatMap((t) => t.users.map((u, i) => ({ id: u.id, email: u.email, name: u.name, passwordHash, locale: i % 3 === 0 ? 'de' : 'en', emailVerifiedAt: createdOf(t, 20), createdAt: createdOf(t, 20) })));
   await insertChunked(userRows, 2000, (chunk) => db.insert(users).values(chunk));
   const memberRows = tenants.flatMap((t) => t.users.map((u, i) => ({ orgId: t.id, userId: u.id, role: i === 0 ? ('owner' as const) : i === 1 && t.users.length > 2 ? ('manager' as const) : ('member' as const), createdAt: createdOf(t, 20) })));
   await insertChunked(memberRows, 3000, (chunk) => db.insert(memberships).values(chunk));
   const [admin] = await db
     .insert(users)
-    .values({ email: 'bench-admin@centre.example', name: 'Bench Admin', passwordHash })
+    .values({ email: 'bench-admin@centre.example', name: 'Bench Admin', passwordHash, emailVerifiedAt: new Date() })
     .returning({ id: users.id });
   await db.insert(staffRoles).values({ userId: admin!.id, role: 'admin' });
   const projectRows = tenants.flatMap((t) =>

@@ -264,7 +264,8 @@ const readsDoNotCommit = (): Promise<Db> => Promise.reject(new Error('commit() e
 
 /**
  * tenantProcedure resolves the tenant the caller acts for and requires a minimum role; suspended
- * tenants, and people who have not yet confirmed their e-mail address, may read but not act. `rateLimit` counts the call against a rule per person first.
+ * tenants, and people who have not yet confirmed their e-mail address, may read but not act.
+ * `rateLimit` counts the call against a rule per person first.
  */
 export function tenantProcedure(minRole: MemberRole = 'member', options: { rateLimit?: RateRuleName } = {}) {
   return authedProcedure.use(async ({ ctx, next, type }) => {
@@ -278,7 +279,8 @@ export function tenantProcedure(minRole: MemberRole = 'member', options: { rateL
       throw new AppError('FORBIDDEN', 'error.tenantSuspended', { org: tenant.org.name });
     }
     // An address nobody proved to receive mail could be anyone's: a sign-up with it may look around but
-    // spends nothing and invites nobody until the link mailed to it is opened (server/services/email-verification.ts).
+    // spends nothing and invites nobody until the link mailed to it is opened
+    // (server/services/email-verification.ts).
     if (type === 'mutation' && !ctx.emailVerified) {
       throw new AppError('PRECONDITION_FAILED', 'error.emailUnverified', { email: tenant.email });
     }

@@ -70,8 +70,9 @@ export async function signUp(db: Db, input: SignUpInput, options: SignUpOptions 
  * e-mail already has an account, so nobody can find out who has one. A new address gets its account;
  * a known one with that account's own password gets the new organisation (or the invitation) added to
  * the account; a known one with another password gets nothing, and the account's owner is told that
- * someone tried (in-app notice and audit row); the account keeps its verification state. Either way the next step is to sign in. Each path costs
- * one password hash or check, so the time taken does not tell them apart either.
+ * someone tried (in-app notice and audit row); the account keeps its verification state. Either way
+ * the next step is to sign in. Each path costs one password hash or check, so the time taken does not
+ * tell them apart either.
  */
 export async function requestSignUp(db: Db, input: SignUpInput, options: Omit<SignUpOptions, 'verified'> = {}): Promise<{ next: 'signIn' }> {
   const [known] = await db
