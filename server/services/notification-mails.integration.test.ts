@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
-import { jobs, mailOutbox, notifications, resourceClasses, users } from '~/db/schema';
+import { jobs, mailOutbox, notificationPreferences, notifications, resourceClasses, users } from '~/db/schema';
 import { createSmtpTransport } from '~/server/adapters/mail/smtp';
 import { portalBaseUrl } from '~/server/env.js';
 import { attachmentRenderer } from '~/server/mail-attachments';
@@ -14,6 +14,7 @@ import { activeAllocation, addMember, callerFor, createStaff, createTenant, dbTa
 import { startSmtpSink, type SmtpSink } from '~/server/testing/smtp-sink';
 import { issueInvoice } from './invoices';
 import { reserveBudget, settleJob } from './ledger';
+import { actAsTenant } from './transaction';
 import { deliverDueMails } from './mail';
 import { settleFinishedJob } from './reconciler';
 import { sendExpiryReminders } from './reminders';
@@ -208,5 +209,44 @@ describe.each(dbTargets())('notification mails on %s', (target) => {
     await deliver();
     const [suspendedMail] = received(owner.email).filter((m) => m.subject === `${owner.orgName} was suspended`);
     expect(suspendedMail!.text).toContain(`${owner.orgName} was suspended by the centre: Unpaid invoices`);
+  });
+
+  it('tells a company’s owners once a month that its cap is reached, from the tenant’s own transaction', async () => {
+    const owner = await createTenant(db, { kind: 'company', name: `Capped Models ${randomUUID().slice(0, 6)}` });
+    const asAdmin = callerFor(db, { userId: admin.userId });
+    await asAdmin.staff.changeTenantStatus({ orgId: owner.orgId, action: 'verify', reason: 'Company checked' });
+    const project = await callerFor(db, { userId: owner.userId, orgId: owner.orgId }).project.create({ title: 'Capped models', abstract: 'Training models within a cap.', workloadKind: 'training', members: [] });
+    const credit = await asAdmin.staff.grantCreditLine({ projectId: project.id, amountEuros: 10_000, periodStart: '2025-01-01', periodEnd: '2028-12-31', reason: 'Credit line for tests' });
+    await callerFor(db, { userId: owner.userId, orgId: owner.orgId }).allocation.setMonthlyCap({ capEuros: 100, reason: 'Keep it small' });
+    // As a submission reserves: in the tenant's own transaction (portal_tenant, row-level security).
+    const reserve = (amountCents: number) =>
+      db.transaction(async (tx) => {
+        await actAsTenant(tx, owner.orgId, 'write');
+        await reserveBudget(tx, { allocationId: credit.id, orgId: owner.orgId, jobId: randomUUID(), amount: amountCents, actorUserId: owner.userId, today: TODAY, at: new Date(`${TODAY}T12:00:00Z`) });
+      });
+    await reserve(4_000); // 60 € left: another 40 € fits
+    expect(await notices(owner.userId, 'notice.monthlyCapReached')).toHaveLength(0);
+    await reserve(4_000); // 20 € left: the next 40 € would not fit
+    await reserve(1_000);
+    expect(await notices(owner.userId, 'notice.monthlyCapReached')).toHaveLength(1);
+    const rows = await outbox(owner.userId, 'monthly_cap_reached');
+    expect(rows.map((r) => [r.orgId, r.dedupeKey, r.subject])).toEqual([[owner.orgId, `monthly-cap:${owner.orgId}:2026-12:${owner.userId}`, `${owner.orgName} has reached its monthly cap`]]);
+  });
+
+  it('lets a tenant’s transaction read the mail choices of its own members and of staff only, and change none', async () => {
+    const a = await createTenant(db);
+    const b = await createTenant(db);
+    for (const who of [a, b, admin]) await callerFor(db, { userId: who.userId }).notification.setPreferences({ choices: [{ kind: 'job_finished', email: true }] });
+    const seen = await db.transaction(async (tx) => {
+      await actAsTenant(tx, a.orgId, 'read');
+      return tx.select({ userId: notificationPreferences.userId }).from(notificationPreferences).where(inArray(notificationPreferences.userId, [a.userId, b.userId, admin.userId]));
+    });
+    expect(seen.map((r) => r.userId).sort()).toEqual([a.userId, admin.userId].sort());
+    await expect(
+      db.transaction(async (tx) => {
+        await actAsTenant(tx, a.orgId, 'write');
+        await tx.insert(notificationPreferences).values({ userId: a.userId, kind: 'tenant_status', email: false });
+      }),
+    ).rejects.toThrow();
   });
 });
