@@ -64,6 +64,7 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
   let lastBudgetCheck = 0;
   /** The UTC day whose expiry reminders this process has seen done: a round asks the database once a day. */
   let remindedDay = '';
+  let lastReminderTry = 0;
   const mail = options.mail === undefined ? mailFromEnv() : options.mail;
   let mailInFlight: Promise<void> | null = null;
   /** Sends what is due in the outbox, beside the rounds: a slow SMTP server must not hold up the reconciler. */
@@ -123,12 +124,18 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
           else if (sync?.mismatches.length) log(`[worker] the scheduler holds ${sync.mismatches.length} budget(s) other than asked`);
         }
       }
-      // Once per UTC day (the claim row makes it once across processes too).
+      // Once per UTC day (the claim row makes it once across processes too); a failure is tried again a
+      // minute later and does not hold up the rest of the round.
       const today = at.toISOString().slice(0, 10);
-      if (remindedDay !== today) {
-        const reminded = await sendExpiryReminders(handle.db, at);
-        remindedDay = today;
-        if (reminded.people) log(`[worker] reminded ${reminded.people} person(s) of ${reminded.allocations} allocation(s) ending soon`);
+      if (remindedDay !== today && at.getTime() - lastReminderTry >= 60_000) {
+        lastReminderTry = at.getTime();
+        try {
+          const reminded = await sendExpiryReminders(handle.db, at);
+          remindedDay = today;
+          if (reminded.people) log(`[worker] reminded ${reminded.people} person(s) of ${reminded.allocations} allocation(s) ending soon`);
+        } catch (error) {
+          console.error('[worker] expiry reminders failed (tried again in a minute):', error);
+        }
       }
       // After settling, so last month's finished jobs are in: issue last month's invoices once they are due.
       if (at.getTime() - lastInvoicing >= 60_000) {
