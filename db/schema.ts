@@ -2,6 +2,8 @@
 import { sql } from 'drizzle-orm';
 import { REVIEW_PATHS, WORKLOAD_KINDS, type ReviewRoute } from '../server/core/applications';
 import { AUTH_TOKEN_PURPOSES } from '../server/core/auth/tokens';
+import type { MailAttachmentRef } from '../server/core/mail/delivery';
+import { MAIL_KIND_NAMES } from '../server/core/mail/kinds';
 import {
   bigint,
   bigserial,
@@ -57,6 +59,8 @@ export const organisations = pgTable(
     statusReason: text('status_reason'),
     /** Company tenants: most they may spend in a calendar month, in euro cents; null = no cap. */
     monthlyCapCents: bigint('monthly_cap_cents', { mode: 'number' }),
+    /** The month (its first day) whose cap was last reported reached: the notice and mail go out once per month. */
+    capReachedNoticedMonth: date('cap_reached_noticed_month'),
     /** Company tenants: when and by whom the price list was accepted to start paying as they go (issue #10). */
     priceListAcceptedAt: timestamp('price_list_accepted_at', { withTimezone: true }),
     priceListAcceptedBy: uuid('price_list_accepted_by').references(() => users.id),
@@ -925,6 +929,8 @@ export const mailOutbox = pgTable(
     lastError: text('last_error'),
     sentAt: timestamp('sent_at', { withTimezone: true }),
     messageId: text('message_id'),
+    /** Files rendered when the mail is sent (an invoice's PDF), named here so the outbox stays small. */
+    attachments: jsonb('attachments').$type<MailAttachmentRef[]>(),
     createdAt: createdAt(),
   },
   (t) => [
@@ -932,4 +938,37 @@ export const mailOutbox = pgTable(
     index('mail_outbox_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('mail_outbox_created_idx').on(t.createdAt),
   ],
+);
+
+export const mailKind = pgEnum('mail_kind', MAIL_KIND_NAMES);
+
+/**
+ * A person's choice of mail per kind (server/core/mail/kinds.ts); a kind without a row gets its
+ * default. The in-app notice is written either way.
+ */
+export const notificationPreferences = pgTable(
+  'notification_preferences',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    kind: mailKind('kind').notNull(),
+    email: boolean('email').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.kind] })],
+);
+
+/**
+ * Work the worker does once per UTC day (the expiry reminders): the row claims the day, in the same
+ * transaction as the work, so a second run or a second worker at the same moment does nothing.
+ */
+export const dailyTaskRuns = pgTable(
+  'daily_task_runs',
+  {
+    task: text('task').notNull(),
+    day: date('day').notNull(),
+    doneAt: timestamp('done_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.task, t.day] })],
 );

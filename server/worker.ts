@@ -2,7 +2,8 @@
 // reconciling jobs with the scheduler and settling the ledger (every few seconds), sampling the
 // cluster (every minute), snapshotting the simulated cluster's engine, expiring allocations at the
 // end of their period, handing the budgets to a scheduler that enforces them too, and issuing last
-// month's invoices, and sending the e-mail outbox. With several processes on one real
+// month's invoices, reminding people of allocations that end soon (once a day), and sending the
+// e-mail outbox. With several processes on one real
 // Postgres, an advisory lock lets only one of them act; the leader checks every round that its
 // connection is alive and still holds the lock, and steps down at once when it does not (a dropped
 // connection frees the lock for another process).
@@ -14,6 +15,8 @@ import { env } from './env.js';
 import { issueMonthlyInvoices } from './services/invoices';
 import { expireDueAllocations } from './services/ledger';
 import { deliverDueMails } from './services/mail';
+import { attachmentRenderer } from './mail-attachments';
+import { sendExpiryReminders } from './services/reminders';
 import { reconcileOnce, recordClusterSample } from './services/reconciler';
 import { noteSchedulerOutcome } from './services/scheduler-status';
 import { budgetSyncDue, syncSchedulerBudgets } from './services/scheduler-budgets';
@@ -59,12 +62,15 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
   let lastExpiry = 0;
   let lastInvoicing = 0;
   let lastBudgetCheck = 0;
+  /** The UTC day whose expiry reminders this process has seen done: a round asks the database once a day. */
+  let remindedDay = '';
+  let lastReminderTry = 0;
   const mail = options.mail === undefined ? mailFromEnv() : options.mail;
   let mailInFlight: Promise<void> | null = null;
   /** Sends what is due in the outbox, beside the rounds: a slow SMTP server must not hold up the reconciler. */
   const sendMail = () => {
     if (!mail) return;
-    mailInFlight ??= deliverDueMails(handle.db, mail.transport, { from: mail.from, now })
+    mailInFlight ??= deliverDueMails(handle.db, mail.transport, { from: mail.from, now, renderAttachment: attachmentRenderer(handle.db) })
       .then((sent) => {
         if (sent.sent || sent.failed) log(`[worker] mail: ${sent.sent} sent, ${sent.failed} given up, ${sent.retrying} to retry`);
       })
@@ -116,6 +122,19 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
           const sync = await syncSchedulerBudgets(handle.db, scheduler, { now: at });
           if (sync && !sync.ok) log(`[worker] syncing the scheduler's budgets failed: ${sync.error}`);
           else if (sync?.mismatches.length) log(`[worker] the scheduler holds ${sync.mismatches.length} budget(s) other than asked`);
+        }
+      }
+      // Once per UTC day (the claim row makes it once across processes too); a failure is tried again a
+      // minute later and does not hold up the rest of the round.
+      const today = at.toISOString().slice(0, 10);
+      if (remindedDay !== today && at.getTime() - lastReminderTry >= 60_000) {
+        lastReminderTry = at.getTime();
+        try {
+          const reminded = await sendExpiryReminders(handle.db, at);
+          remindedDay = today;
+          if (reminded.people) log(`[worker] reminded ${reminded.people} person(s) of ${reminded.allocations} allocation(s) ending soon`);
+        } catch (error) {
+          console.error('[worker] expiry reminders failed (tried again in a minute):', error);
         }
       }
       // After settling, so last month's finished jobs are in: issue last month's invoices once they are due.

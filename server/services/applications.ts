@@ -174,7 +174,7 @@ export async function submitApplication(db: Db, actor: TenantActor, applicationI
     // Who is staff is out of a tenant's reach except through this function (drizzle/0018).
     const reviewers = await tx.select({ userId: users.id }).from(users).where(sql`${users.id} in (select portal_staff_ids())`);
     const [project] = await tx.select({ title: projects.title }).from(projects).where(eq(projects.id, app.projectId));
-    await notify(tx, reviewers.map((r) => r.userId), 'notice.applicationSubmitted', { project: project!.title, org: actor.org.name }, `/staff/applications/${applicationId}`);
+    await notify(tx, reviewers.map((r) => r.userId), 'notice.applicationSubmitted', { project: project!.title, org: actor.org.name }, `/staff/applications/${applicationId}`, { orgId: actor.org.id });
     return { status: 'submitted' as const, route };
   });
   if (submitted.status === 'approved') await syncBudgetsAfterCommit(db, budgets, [existing.projectId]);

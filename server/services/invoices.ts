@@ -12,7 +12,7 @@
 // credit notes never change (database triggers); corrections are credit notes.
 import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
-import { billingProfiles, creditNotes, documentCounters, invoiceLines as invoiceLinesTable, invoices, jobs, organisations, resourceClasses, users, type InvoiceRecipient } from '~/db/schema';
+import { billingProfiles, creditNotes, documentCounters, invoiceLines as invoiceLinesTable, invoices, jobs, memberships, organisations, resourceClasses, users, type InvoiceRecipient } from '~/db/schema';
 import { configuredCatalogue, type Issuer } from '~/server/catalogue';
 import { dueDate, vatTreatmentFor } from '~/server/core/billing/vat-treatment';
 import {
@@ -35,6 +35,7 @@ import { roleAtLeast } from '~/server/core/roles';
 import { AppError, isUniqueViolation } from '~/server/errors';
 import { isStaff, type Actor, type TenantActor } from './actor';
 import { recordAudit } from './audit';
+import { notify } from './notifications';
 import { inTransaction } from './transaction';
 
 export type Invoice = typeof invoices.$inferSelect;
@@ -172,6 +173,16 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
         data: { number, month, closing: Boolean(input.closing), ...totals, vatPermille: vat.vatPermille, vatTreatment: vat.treatment, lines: lines.length },
         isStaffAction: Boolean(input.actorUserId),
       });
+      // The owners hear of it, by mail with the PDF (rendered when the mail is sent, in each reader's language).
+      const owners = await tx.select({ userId: memberships.userId }).from(memberships).where(and(eq(memberships.orgId, orgId), eq(memberships.role, 'owner')));
+      await notify(
+        tx,
+        owners.map((o) => o.userId),
+        'notice.invoiceIssued',
+        { number, month, gross: invoice.grossCents / 100, due: invoice.dueDate ?? '' },
+        `/invoices/${invoice.id}`,
+        { orgId, dedupeKey: `invoice:${invoice.id}`, attachments: (locale) => [{ kind: 'invoice-pdf', invoiceId: invoice.id, locale }], paragraphs: [['mail.invoiceIssued.attached']] },
+      );
       return { ...invoice, lines: lineRows.sort((a, b) => a.lineNo - b.lineNo), created: true };
     });
   } catch (error) {
@@ -372,6 +383,20 @@ export async function getInvoice(db: DbOrTx, viewer: { tenant?: TenantActor; sta
   } else if (!viewer.staff || !isStaff(viewer.staff)) {
     throw new AppError('NOT_FOUND', 'error.notFound');
   }
+  return invoiceView(db, invoice);
+}
+
+/**
+ * loadInvoiceForMail loads an invoice as its page shows it, for the PDF its mail carries. The worker
+ * calls it when sending a mail the issuing transaction addressed to the tenant's owners; no viewer.
+ */
+export async function loadInvoiceForMail(db: DbOrTx, invoiceId: string) {
+  const [invoice] = await db.select().from(invoices).where(eq(invoices.id, invoiceId));
+  if (!invoice) throw new AppError('NOT_FOUND', 'error.notFound');
+  return invoiceView(db, invoice);
+}
+
+async function invoiceView(db: DbOrTx, invoice: Invoice) {
   const [lines, notes] = await Promise.all([
     linesOf(db, invoice.id),
     db

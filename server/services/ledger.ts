@@ -7,6 +7,7 @@ import type { Db, DbOrTx, Tx } from '~/db/client';
 import { reusable } from '~/db/reusable';
 import { allocations, jobEvents, jobs, ledgerEntries, memberships, organisations, projectMembers, projects } from '~/db/schema';
 import { applyEntry, available, settleAmounts, usedPermille, type Balance, type LedgerEntryValue, type LedgerKind, type LedgerRefusal } from '~/server/core/ledger/balance';
+import { capMonth, monthlyCapReached } from '~/server/core/billing/monthly-cap';
 import { thresholdsCrossed } from '~/server/core/ledger/burn-down';
 import { gpuSecondsToHours } from '~/server/core/ledger/units';
 import { AppError } from '~/server/errors';
@@ -54,6 +55,7 @@ export interface LockedOrganisation {
   status: (typeof organisations.$inferSelect)['status'];
   name: string;
   monthlyCapCents: number | null;
+  capReachedNoticedMonth: string | null;
 }
 
 /**
@@ -71,7 +73,7 @@ export async function lockOrganisation(tx: Tx, orgId: string, unit: AllocationRo
 
 const lockedOrganisation = (db: DbOrTx) =>
   db
-    .select({ id: organisations.id, status: organisations.status, name: organisations.name, monthlyCapCents: organisations.monthlyCapCents })
+    .select({ id: organisations.id, status: organisations.status, name: organisations.name, monthlyCapCents: organisations.monthlyCapCents, capReachedNoticedMonth: organisations.capReachedNoticedMonth })
     .from(organisations)
     .where(eq(organisations.id, sql.placeholder('orgId')));
 const lockOrganisationForUpdate = reusable('ledger_lock_organisation_update', (db) => lockedOrganisation(db).for('no key update'));
@@ -152,6 +154,32 @@ async function noticeUsage(tx: Tx, row: AllocationRow, balance: Balance): Promis
     highest >= 1000 ? 'notice.budgetExhausted' : 'notice.budget80',
     { project: project?.title ?? '' },
     `/allocations/${row.id}`,
+    // noticedPermille (only ever raised) makes the notice once per threshold; the key makes its mail once whatever happens.
+    { dedupeKey: `budget:${row.id}:${highest}` },
+  );
+}
+
+/**
+ * Tells the tenant's owners once a month that its monthly cap is reached (core monthlyCapReached). The
+ * organisation row is locked NO KEY UPDATE by every credit-line reservation (lock order, step 1), so
+ * marking the month on it is safe and two reservations cannot both report it.
+ */
+async function noticeMonthlyCap(tx: Tx, org: LockedOrganisation, spent: number | null, input: ReserveInput): Promise<void> {
+  if (spent === null || org.monthlyCapCents === null) return;
+  const month = capMonth(input.today);
+  if (org.capReachedNoticedMonth === month) return;
+  if (!monthlyCapReached({ capCents: org.monthlyCapCents, spentBeforeCents: spent, amountCents: input.amount })) return;
+  await tx.update(organisations).set({ capReachedNoticedMonth: month }).where(eq(organisations.id, org.id));
+  org.capReachedNoticedMonth = month;
+  const owners = await tx.select({ userId: memberships.userId }).from(memberships).where(and(eq(memberships.orgId, org.id), eq(memberships.role, 'owner')));
+  await notifyMembers(
+    tx,
+    org.id,
+    owners.map((o) => o.userId),
+    'notice.monthlyCapReached',
+    { org: org.name, cap: org.monthlyCapCents / 100, month: month.slice(0, 7) },
+    '/organisation',
+    { dedupeKey: `monthly-cap:${org.id}:${month.slice(0, 7)}` },
   );
 }
 
@@ -229,6 +257,7 @@ export async function reserveOnLocked(tx: Tx, org: LockedOrganisation, row: Allo
   const spent = row.unit === 'cents' && org.monthlyCapCents !== null ? await monthSpendCents(tx, org.id, input.today) : null;
   checkReservation(org, row, input, spent);
   const balance = await appendEntries(tx, row, [{ kind: 'reserve', amount: input.amount, jobId: input.jobId, actorUserId: input.actorUserId, at: input.at }]);
+  await noticeMonthlyCap(tx, org, spent, input);
   return { reserved: input.amount, available: available(balance) };
 }
 
@@ -334,6 +363,7 @@ export async function confirmReservation(tx: Tx, org: LockedOrganisation, row: A
     throw new Error(`ledger: allocation ${row.id} holds ${JSON.stringify(after)} after a reservation, the rules give ${JSON.stringify(expected)}`);
   }
   await noticeUsage(tx, row, after);
+  await noticeMonthlyCap(tx, org, row.unit === 'cents' ? spent : null, input);
   return { reserved: input.amount, available: available(after) };
 }
 

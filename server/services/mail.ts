@@ -8,7 +8,7 @@
 import { and, count, desc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
 import { mailOutbox } from '~/db/schema';
-import { afterFailure, type MailTransport } from '~/server/core/mail/delivery';
+import { afterFailure, type MailAttachment, type MailAttachmentRef, type MailTransport } from '~/server/core/mail/delivery';
 import type { Locale } from '~/server/i18n';
 
 /** A worker holds a mail it is sending this long; one that dies lets it go when it runs out. */
@@ -26,7 +26,12 @@ export interface OutgoingMail {
   html: string;
   /** A mail with a key is written once: another with the same key is dropped (a reminder per person and day). */
   dedupeKey?: string;
+  /** Files rendered at send time (deliverDueMails' renderAttachment). */
+  attachments?: MailAttachmentRef[];
 }
+
+/** renders an attachment named in the outbox when its mail is sent (the composition root supplies it: the invoice PDF code). */
+export type AttachmentRenderer = (ref: MailAttachmentRef) => Promise<MailAttachment>;
 
 /**
  * enqueueMail writes mails into the outbox in the caller's transaction (a keyed one already there is not
@@ -48,6 +53,7 @@ export async function enqueueMail(db: DbOrTx, mails: readonly OutgoingMail[], at
         textBody: m.text,
         htmlBody: m.html,
         dedupeKey: m.dedupeKey ?? null,
+        attachments: m.attachments?.length ? m.attachments : null,
         ...(at ? { createdAt: at, nextAttemptAt: at } : {}),
       })),
     )
@@ -67,7 +73,7 @@ export interface DeliveryRound {
  * takes them under a lease first (its own short transaction), so a second worker at the same moment
  * takes other mails or none.
  */
-export async function deliverDueMails(db: Db, transport: MailTransport, options: { from: string; now?: () => Date; limit?: number }): Promise<DeliveryRound> {
+export async function deliverDueMails(db: Db, transport: MailTransport, options: { from: string; now?: () => Date; limit?: number; renderAttachment?: AttachmentRenderer }): Promise<DeliveryRound> {
   const now = options.now ?? (() => new Date());
   const at = now();
   const due = db
@@ -88,7 +94,8 @@ export async function deliverDueMails(db: Db, transport: MailTransport, options:
     // Only the holder of this lease records the outcome (a lease that ran out may have passed to another worker).
     const mine = and(eq(mailOutbox.id, mail.id), eq(mailOutbox.leaseUntil, leaseUntil), eq(mailOutbox.status, 'pending'));
     try {
-      const { messageId } = await transport.send({ from: options.from, to: mail.toAddress, subject: mail.subject, text: mail.textBody, html: mail.htmlBody });
+      const attachments = await renderAttachments(mail.attachments, options.renderAttachment);
+      const { messageId } = await transport.send({ from: options.from, to: mail.toAddress, subject: mail.subject, text: mail.textBody, html: mail.htmlBody, ...(attachments ? { attachments } : {}) });
       await db.update(mailOutbox).set({ status: 'sent', sentAt: now(), messageId, leaseUntil: null, lastError: null }).where(mine);
       round.sent++;
     } catch (error) {
@@ -100,6 +107,13 @@ export async function deliverDueMails(db: Db, transport: MailTransport, options:
     }
   }
   return round;
+}
+
+/** Renders a mail's attachments; a mail that names some while no renderer is given fails its attempt (and is tried again later). */
+async function renderAttachments(refs: MailAttachmentRef[] | null, render: AttachmentRenderer | undefined): Promise<MailAttachment[] | undefined> {
+  if (!refs?.length) return undefined;
+  if (!render) throw new Error('this mail carries attachments, but the sender was given no way to render them');
+  return Promise.all(refs.map(render));
 }
 
 /** outboxCounts counts the outbox's mails by state (staff). */

@@ -6,9 +6,11 @@ import type { Db, Tx } from '~/db/client';
 import { clusterSamples, jobEvents, jobs, sites } from '~/db/schema';
 import { chargeFor } from '~/server/core/jobs/estimates';
 import { jobFootprint } from '~/server/core/usage/footprint';
+import { translate } from '~/server/i18n';
 import { isFinalState, isSchedulerUnavailable, type SchedulerJobStatus, type SchedulerPort } from '~/server/core/scheduler/port';
 import { chargeReleasedJobInTx, lockAllocations, settleJobInTx } from './ledger';
 import { cancelSubmitting, claimHandover, handToScheduler } from './jobs';
+import { mailPeople, portalLink } from './notifications';
 import { inTransaction } from './transaction';
 import { addToRollups, rollupParts, type RollupRow } from './usage';
 
@@ -59,19 +61,50 @@ async function settleBatch(db: Db, items: { job: OpenJob; status: SchedulerJobSt
       .where(inArray(sites.id, siteIds));
     const siteById = new Map(siteRows.map((r) => [r.id, r]));
     const parts: RollupRow[] = [];
-    let settled = 0;
+    const done: { job: OpenJob; status: SchedulerJobStatus }[] = [];
     for (const { job, status } of sorted) {
       const jobParts = await settleInTx(tx, job, status, siteById.get(job.siteId)!, now);
       if (!jobParts) continue;
       parts.push(...jobParts);
-      settled++;
+      done.push({ job, status });
     }
     await addToRollups(tx, parts);
-    return settled;
+    await mailFinishedJobs(tx, done);
+    return done.length;
   });
 }
 
 type SiteFigures = Parameters<typeof jobFootprint>[1];
+
+/**
+ * mailFinishedJobs mails the submitters who asked for it (job_finished is opt-in) that their jobs ended,
+ * in the settling transaction: one statement reads the batch's submitters and their choice. No bell
+ * notice: a busy group's bell would fill with one per job; the job list shows them.
+ */
+async function mailFinishedJobs(tx: Tx, done: readonly { job: OpenJob; status: SchedulerJobStatus }[]): Promise<void> {
+  await mailPeople(
+    tx,
+    'job_finished',
+    done.map(({ job, status }) => ({
+      userId: job.userId,
+      orgId: job.orgId,
+      dedupeKey: `job:${job.id}`,
+      content: (reader) => {
+        const params = {
+          name: job.name,
+          state: translate(reader.locale, `jobState.${status.state}`),
+          gpuHours: Math.round((status.gpuSeconds / 3600) * 100) / 100,
+          exitCode: status.exitCode ?? '—',
+        };
+        return {
+          subject: ['mail.jobFinished.subject', params],
+          paragraphs: [['mail.greeting', { name: reader.name }], [status.state === 'COMPLETED' ? 'mail.jobFinished.completed' : 'mail.jobFinished.ended', params]],
+          action: { label: ['mail.jobFinished.action'], url: portalLink(`/jobs/${job.id}`) },
+        };
+      },
+    })),
+  );
+}
 
 function endOf(status: SchedulerJobStatus, now: Date): Date {
   return status.endedAt ?? now;

@@ -92,7 +92,7 @@ export async function changeTenantStatus(
       .select({ userId: memberships.userId })
       .from(memberships)
       .where(and(eq(memberships.orgId, org.id), inArray(memberships.role, ['owner', 'manager'])));
-    await notify(tx, leads.map((l) => l.userId), NOTICE[input.action], { org: named?.name ?? '', reason: input.reason }, '/dashboard');
+    await notify(tx, leads.map((l) => l.userId), NOTICE[input.action], { org: named?.name ?? '', reason: input.reason }, '/dashboard', { orgId: org.id });
     return { status: next };
   });
   if (budgets) await syncBudgetsAfterCommit(db, budgets, await projectIdsOfTenant(db, input.orgId));

@@ -100,6 +100,8 @@ export const POLICY: Record<string, Entry> = {
   'notification.list': { access: 'signedIn' },
   'notification.unreadCount': { access: 'signedIn' },
   'notification.markRead': { access: 'signedIn', input: () => ({ ids: [] }) },
+  'notification.preferences': { access: 'signedIn' },
+  'notification.setPreferences': { access: 'signedIn', input: () => ({ choices: [{ kind: 'job_finished', email: true }] }) },
 
   'organisation.current': { access: 'member' },
   'organisation.members': { access: 'member' },

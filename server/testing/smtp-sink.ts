@@ -12,6 +12,7 @@ export interface ReceivedMail {
   text: string;
   html: string;
   messageId: string;
+  attachments: { filename: string; contentType: string; content: Buffer }[];
 }
 
 export interface SmtpSink {
@@ -48,6 +49,7 @@ export async function startSmtpSink(port = 0): Promise<SmtpSink> {
                 text: parsed.text ?? '',
                 html: typeof parsed.html === 'string' ? parsed.html : '',
                 messageId: parsed.messageId ?? '',
+                attachments: parsed.attachments.map((a) => ({ filename: a.filename ?? '', contentType: a.contentType, content: a.content })),
               });
               callback();
             })

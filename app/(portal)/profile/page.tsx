@@ -4,6 +4,7 @@ import { formatDateTime } from '~/app/_lib/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
+import { MailPreferences } from './mail-preferences';
 import { ChangePassword, EndOtherSessions, EndSession } from './session-actions';
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -23,6 +24,7 @@ export default async function ProfilePage() {
   const { t, locale } = await getT();
   const caller = await api();
   const sessions = await caller.account.sessions();
+  const mailPreferences = await caller.notification.preferences();
   return (
     <div className="space-y-6">
       <PageHeader title={t('profile.title')} subtitle={`${me.name} · ${me.email}`} />
@@ -57,6 +59,7 @@ export default async function ProfilePage() {
         </Table>
       </Card>
       <ChangePassword />
+      <MailPreferences preferences={mailPreferences} />
     </div>
   );
 }

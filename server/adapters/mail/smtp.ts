@@ -11,7 +11,8 @@ export function createSmtpTransport(url: string): MailTransport & { close(): voi
   const transporter = nodemailer.createTransport(url, { connectionTimeout: TIMEOUT_MS, greetingTimeout: TIMEOUT_MS, socketTimeout: TIMEOUT_MS });
   return {
     async send(message) {
-      const info = await transporter.sendMail({ from: message.from, to: message.to, subject: message.subject, text: message.text, html: message.html });
+      const attachments = message.attachments?.map((a) => ({ filename: a.filename, contentType: a.contentType, content: Buffer.from(a.content) }));
+      const info = await transporter.sendMail({ from: message.from, to: message.to, subject: message.subject, text: message.text, html: message.html, attachments });
       return { messageId: info.messageId };
     },
     close: () => transporter.close(),

@@ -3,7 +3,10 @@ import { authedProcedure, router } from '~/server/api/trpc';
 import { uuidField } from '~/server/api/fields';
 import { nothing, notificationOut } from '~/server/api/outputs';
 import { translate, isMessageKey } from '~/server/i18n';
-import { listNotifications, markRead, unreadCount } from '~/server/services/notifications';
+import { MAIL_KIND_NAMES } from '~/server/core/mail/kinds';
+import { listNotifications, markRead, notificationPreferencesOf, setNotificationPreferences, unreadCount } from '~/server/services/notifications';
+
+const preferencesOut = z.array(z.object({ kind: z.enum(MAIL_KIND_NAMES), email: z.boolean(), adjustable: z.boolean(), emailByDefault: z.boolean() }));
 
 export const notificationRouter = router({
   list: authedProcedure.output(z.array(notificationOut)).query(async ({ ctx }) => {
@@ -17,4 +20,12 @@ export const notificationRouter = router({
     .input(z.object({ ids: z.array(uuidField).max(500).optional() }))
     .output(nothing)
     .mutation(({ ctx, input }) => markRead(ctx.db, ctx.actor.userId, input.ids)),
+
+  /** Which kinds of notice also come by e-mail to the caller (their choices, else the defaults). */
+  preferences: authedProcedure.output(preferencesOut).query(({ ctx }) => notificationPreferencesOf(ctx.db, ctx.actor)),
+
+  setPreferences: authedProcedure
+    .input(z.object({ choices: z.array(z.object({ kind: z.enum(MAIL_KIND_NAMES), email: z.boolean() })).max(MAIL_KIND_NAMES.length) }))
+    .output(preferencesOut)
+    .mutation(({ ctx, input }) => setNotificationPreferences(ctx.db, ctx.actor, input.choices, ctx.now())),
 });

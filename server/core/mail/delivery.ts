@@ -1,6 +1,19 @@
 // The rules of sending a mail from the outbox: how long to wait after a failed attempt, when to give up,
 // and which failures are final. Pure; the outbox service (server/services/mail.ts) applies them.
 
+/**
+ * A file a mail carries, named in the outbox and rendered only when the mail is sent (an invoice's PDF
+ * is tens of kilobytes; the outbox keeps the reference). `locale` is the reader's language.
+ */
+export type MailAttachmentRef = { kind: 'invoice-pdf'; invoiceId: string; locale: string };
+
+/** A rendered attachment, as the transport sends it. */
+export interface MailAttachment {
+  filename: string;
+  contentType: string;
+  content: Uint8Array;
+}
+
 /** What the portal hands its mail transport: one message to one recipient. */
 export interface MailMessage {
   from: string;
@@ -8,6 +21,7 @@ export interface MailMessage {
   subject: string;
   text: string;
   html: string;
+  attachments?: MailAttachment[];
 }
 
 /** MailTransport sends one message and answers the id the server gave it; it throws when the server did not take it. */
