@@ -146,6 +146,9 @@ export async function acceptInvitationInTx(tx: Tx, actor: Actor, token: string):
     .returning({ orgId: memberships.orgId });
   if (inserted.length === 0) throw new AppError('CONFLICT', 'error.alreadyMember', { email: row.email });
   await tx.update(invitations).set({ acceptedAt: new Date(), acceptedBy: actor.userId }).where(eq(invitations.id, row.id));
+  // The link reached the invited address, so the account's address is proved (an account made through
+  // a provider that did not vouch for it, say).
+  await tx.update(users).set({ emailVerifiedAt: new Date() }).where(and(eq(users.id, actor.userId), isNull(users.emailVerifiedAt)));
   await recordAudit(tx, {
     actorUserId: actor.userId,
     orgId: row.orgId,

@@ -55,6 +55,8 @@ export const POLICY: Record<string, Entry> = {
   'account.sessions': { access: 'signedIn' },
   'account.endSession': { access: 'signedIn', input: () => ({ sessionId: uuid0 }) },
   'account.endOtherSessions': { access: 'signedIn' },
+  'account.identities': { access: 'signedIn' },
+  'account.unlinkIdentity': { access: 'signedIn', input: () => ({ identityId: uuid0 }) },
   'account.changePassword': { access: 'signedIn', input: () => ({ currentPassword: TEST_PASSWORD, newPassword: 'another-long-secret' }) },
 
   'allocation.overview': { access: 'member', recordsOfA: true, input: (f) => ({ allocationId: f.allocationA }) },
@@ -124,6 +126,8 @@ export const POLICY: Record<string, Entry> = {
   'staff.mailOutbox': { access: 'staff' },
   'staff.liftSignInLockout': { access: 'admin', input: (f) => ({ email: f.ownerBEmail, reason: 'Matrix check' }) },
   'staff.endSessions': { access: 'admin', input: (f) => ({ email: f.ownerBEmail, reason: 'Matrix check' }) },
+  'staff.tenantSignIn': { access: 'staff', input: (f) => ({ orgId: f.orgA }) },
+  'staff.setRequireSso': { access: 'admin', input: (f) => ({ orgId: f.orgA, requireSso: false, reason: 'Matrix check' }) },
   'staff.changeTenantStatus': { access: 'admin', input: (f) => ({ orgId: f.orgA, action: 'suspend', reason: 'Matrix check' }) },
   'staff.auditActors': { access: 'staff' },
   'staff.audit': { access: 'staff' },
