@@ -1,6 +1,8 @@
 import { defineConfig } from '@playwright/test';
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
+// The test OpenID Provider the portal's "Sign in with Test IdP" goes to (scripts/test-oidc-provider.mjs).
+const OIDC_PORT = Number(process.env.TEST_OIDC_PORT ?? 3901);
 
 // Browser journeys against a production build on a fresh embedded database, in Debian's Chromium.
 export default defineConfig({
@@ -20,12 +22,24 @@ export default defineConfig({
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
     },
   },
-  webServer: {
-    command: `node scripts/e2e-server.mjs ${PORT}`,
-    url: `http://127.0.0.1:${PORT}/api/health`,
-    timeout: 180_000,
-    reuseExistingServer: false,
-    stdout: 'pipe',
-    stderr: 'pipe',
-  },
+  webServer: [
+    {
+      command: 'node scripts/test-oidc-provider.mjs',
+      url: `http://127.0.0.1:${OIDC_PORT}/.well-known/openid-configuration`,
+      env: { TEST_OIDC_PORT: String(OIDC_PORT), E2E_PORT: String(PORT) },
+      timeout: 30_000,
+      reuseExistingServer: false,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+    {
+      command: `node scripts/e2e-server.mjs ${PORT}`,
+      url: `http://127.0.0.1:${PORT}/api/health`,
+      env: { TEST_OIDC_PORT: String(OIDC_PORT) },
+      timeout: 180_000,
+      reuseExistingServer: false,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+  ],
 });
