@@ -112,8 +112,12 @@ test.describe.serial('single sign-on (en)', () => {
     await expect(page.getByText(t('signIn.ssoRequired', { org: orgName }))).toBeVisible();
     await expect(page).toHaveURL(/\/sign-in/);
 
-    // The provider still lets them in.
-    await page.getByRole('button', { name: t('signIn.with', { provider: PROVIDER }) }).click();
+    // The provider still lets them in, from the keyboard: its button comes just before the e-mail field.
+    await page.goto('/sign-in');
+    await expect(page.getByLabel(t('field.email'))).toBeFocused();
+    await page.keyboard.press('Shift+Tab');
+    await expect(page.getByRole('button', { name: t('signIn.with', { provider: PROVIDER }) })).toBeFocused();
+    await page.keyboard.press('Enter');
     await loginAtProvider(page, 'linked', 'idp-password-2');
     await expect(page).toHaveURL(/\/dashboard$/);
   });
