@@ -2,6 +2,7 @@
 // playwright.config.ts): a newcomer's account from the provider accepts an invitation; an existing
 // password account links its provider identity only with its password; staff require single sign-on
 // of a tenant and its member's password sign-in is refused, naming the organisation.
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { signIn, signOut, texts, unique } from './helpers';
 
@@ -9,6 +10,12 @@ const t = texts('en');
 const PROVIDER = 'Test IdP';
 const LINKED_EMAIL = 'linked@idp.test';
 const LINKED_PASSWORD = 'a-long-password-1';
+
+/** The new pages and cards pass axe (WCAG 2.1 A/AA) like the rest of the portal (e2e/a11y.spec.ts). */
+async function expectNoViolations(page: Page, what: string) {
+  const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  expect(axe.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), `${what}: axe`).toEqual([]);
+}
 
 /** At the provider's own login page: a username and password it checks. */
 async function loginAtProvider(page: Page, username: string, password: string) {
@@ -34,6 +41,7 @@ test.describe.serial('single sign-on (en)', () => {
 
     // The invitation offers the provider; its login page checks the password (a wrong one is refused there).
     await page.goto(link);
+    await expectNoViolations(page, 'invitation with single sign-on');
     await page.getByRole('button', { name: t('signIn.with', { provider: PROVIDER }) }).click();
     await loginAtProvider(page, 'newcomer', 'not-the-password');
     await expect(page.getByRole('alert')).toHaveText('Wrong username or password.');
@@ -52,6 +60,7 @@ test.describe.serial('single sign-on (en)', () => {
     await expect(identity).toContainText('newcomer@idp.test');
     await identity.getByRole('button', { name: t('profile.identityRemoveLabel', { provider: PROVIDER }) }).click();
     await expect(identity.getByText(t('profile.identityLastWayIn'))).toBeVisible();
+    await expectNoViolations(page, 'profile with an identity');
     await expect(page.getByTestId('identity')).toHaveCount(1);
   });
 
@@ -74,6 +83,7 @@ test.describe.serial('single sign-on (en)', () => {
     await loginAtProvider(page, 'linked', 'idp-password-2');
     await expect(page).toHaveURL(/\/sign-in\/link\?token=/);
     await expect(page.getByText(t('link.body', { email: LINKED_EMAIL, provider: PROVIDER }))).toBeVisible();
+    await expectNoViolations(page, 'link page');
     await page.getByLabel(t('field.password')).fill('a-wrong-password');
     await page.getByRole('button', { name: t('link.submit') }).click();
     await expect(page.getByText(t('link.wrongPassword'))).toBeVisible();
@@ -103,6 +113,7 @@ test.describe.serial('single sign-on (en)', () => {
     await page.getByLabel(t('staff.tenants.ssoReason', { org: orgName })).fill('Members use the university login');
     await page.getByRole('button', { name: t('staff.tenants.requireSso') }).click();
     await expect(page.getByTestId('sso-status')).toHaveText(t('staff.tenants.ssoRequiredNow'));
+    await expectNoViolations(page, 'staff tenant page');
     await signOut(page, 'en');
 
     await page.goto('/sign-in');
@@ -110,6 +121,7 @@ test.describe.serial('single sign-on (en)', () => {
     await page.getByLabel(t('field.password')).fill(LINKED_PASSWORD);
     await page.getByRole('button', { name: t('signIn.submit'), exact: true }).click();
     await expect(page.getByText(t('signIn.ssoRequired', { org: orgName }))).toBeVisible();
+    await expectNoViolations(page, 'sign-in page with providers');
     await expect(page).toHaveURL(/\/sign-in/);
 
     // The provider still lets them in, from the keyboard: its button comes just before the e-mail field.
