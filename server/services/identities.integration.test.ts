@@ -61,6 +61,18 @@ describe.each(dbTargets())('single sign-on on %s', (target: TargetName) => {
     await expect(resolveSsoSignIn(handle.db, profile({ email: null }), [])).rejects.toThrow('signIn.ssoNoEmail');
   });
 
+  it('lets a new account from a provider accept an invitation to its address, which proves the address', async () => {
+    const owner = await createTenant(handle.db);
+    const invited = `invited-${Date.now()}@idp.example`;
+    const invitation = await callerFor(handle.db, { userId: owner.userId, orgId: owner.orgId }).organisation.invite({ email: invited, role: 'member' });
+    const outcome = await resolveSsoSignIn(handle.db, profile({ email: invited, emailVerified: false }), []);
+    if (outcome.kind !== 'signedIn') throw new Error('expected a sign-in');
+    const verifiedAt = async () => (await handle.db.select({ at: users.emailVerifiedAt }).from(users).where(eq(users.id, outcome.user.id)))[0]?.at;
+    expect(await verifiedAt()).toBeNull();
+    expect(await callerFor(handle.db, { userId: outcome.user.id }).invitation.accept({ token: invitation.path.split('/').pop()! })).toEqual({ orgId: owner.orgId, orgName: owner.orgName });
+    expect(await verifiedAt()).toBeInstanceOf(Date);
+  });
+
   it('does not link an address that has an account until that account’s password is given; wrong ones count towards the lockout', async () => {
     const owner = await createTenant(handle.db);
     const person = profile({ email: owner.email.toLowerCase() });
