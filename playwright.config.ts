@@ -6,6 +6,8 @@ const SMTP_PORT = Number(process.env.TEST_SMTP_PORT ?? 2526);
 const SMTP_HTTP_PORT = Number(process.env.TEST_SMTP_HTTP_PORT ?? 3902);
 process.env.TEST_SMTP_PORT = String(SMTP_PORT);
 process.env.TEST_SMTP_HTTP_PORT = String(SMTP_HTTP_PORT);
+// The test OpenID Provider the portal's "Sign in with Test IdP" goes to (scripts/test-oidc-provider.mjs).
+const OIDC_PORT = Number(process.env.TEST_OIDC_PORT ?? 3901);
 
 // Browser journeys against a production build on a fresh embedded database, in Debian's Chromium.
 export default defineConfig({
@@ -35,8 +37,18 @@ export default defineConfig({
       stderr: 'pipe',
     },
     {
+      command: 'node scripts/test-oidc-provider.mjs',
+      url: `http://127.0.0.1:${OIDC_PORT}/.well-known/openid-configuration`,
+      env: { TEST_OIDC_PORT: String(OIDC_PORT), E2E_PORT: String(PORT) },
+      timeout: 30_000,
+      reuseExistingServer: false,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+    {
       command: `node scripts/e2e-server.mjs ${PORT}`,
       url: `http://127.0.0.1:${PORT}/api/health`,
+      env: { TEST_OIDC_PORT: String(OIDC_PORT) },
       timeout: 180_000,
       reuseExistingServer: false,
       stdout: 'pipe',

@@ -64,6 +64,8 @@ export const organisations = pgTable(
     /** Company tenants: when and by whom the price list was accepted to start paying as they go (issue #10). */
     priceListAcceptedAt: timestamp('price_list_accepted_at', { withTimezone: true }),
     priceListAcceptedBy: uuid('price_list_accepted_by').references(() => users.id),
+    /** Members must sign in through single sign-on (OIDC): the password sign-in refuses them (set by staff). */
+    requireSso: boolean('require_sso').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('organisations_name_lower_idx').on(sql`lower(${t.name})`)],
@@ -822,6 +824,26 @@ export const sessions = pgTable(
     endReason: text('end_reason'),
   },
   (t) => [index('sessions_user_idx').on(t.userId, t.endedAt)],
+);
+
+/**
+ * Identities at OIDC providers linked to an account: who signs in as (provider, subject) is that user.
+ * `provider` is the id in OIDC_PROVIDERS; `email` is what the provider said when the link was made.
+ */
+export const userIdentities = pgTable(
+  'user_identities',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    provider: text('provider').notNull(),
+    subject: text('subject').notNull(),
+    email: text('email'),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('user_identities_provider_subject_idx').on(t.provider, t.subject), index('user_identities_user_idx').on(t.userId)],
 );
 
 /**

@@ -10,10 +10,25 @@ const port = process.argv[2] ?? '3100';
 const dataDir = path.join(root, '.data-e2e');
 const smtpPort = process.env.TEST_SMTP_PORT ?? '2526';
 fs.rmSync(dataDir, { recursive: true, force: true });
+// Single sign-on through the test OpenID Provider that playwright.config.ts starts beside the portal.
+const oidcProviders =
+  process.env.OIDC_PROVIDERS ??
+  JSON.stringify([{ id: 'test-idp', name: 'Test IdP', issuer: `http://127.0.0.1:${process.env.TEST_OIDC_PORT ?? '3901'}`, clientId: 'portal-e2e', clientSecret: 'portal-e2e-secret' }]);
 const server = spawn(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-p', port, '-H', '127.0.0.1'], {
   cwd: root,
   stdio: 'inherit',
-  env: { ...process.env, PORTAL_DATA_DIR: dataDir, PORTAL_ENV: 'demo', DATABASE_URL: '', SIM_SPEED: process.env.E2E_SIM_SPEED ?? '600', SIM_NODE_MTBF_HOURS: '0', NEXT_TELEMETRY_DISABLED: '1', SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, MAIL_FROM: 'AI Factory Portal <portal@centre.example>' },
+  env: {
+    ...process.env,
+    PORTAL_DATA_DIR: dataDir,
+    PORTAL_ENV: 'demo',
+    DATABASE_URL: '',
+    SIM_SPEED: process.env.E2E_SIM_SPEED ?? '600',
+    SIM_NODE_MTBF_HOURS: '0',
+    NEXT_TELEMETRY_DISABLED: '1',
+    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    MAIL_FROM: 'AI Factory Portal <portal@centre.example>',
+    OIDC_PROVIDERS: oidcProviders,
+  },
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
 server.on('exit', (code) => process.exit(code ?? 0));

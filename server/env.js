@@ -10,6 +10,46 @@ const optionalString = z
   .transform((v) => (v === '' ? undefined : v))
   .optional();
 
+/** One identity provider of OIDC_PROVIDERS (README, "Single sign-on (OIDC)"). */
+const oidcProvider = z
+  .object({
+    /** In the callback path /api/auth/callback/<id>; "credentials" and "sso-link" are the portal's own. */
+    id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'id must be lower-case letters, digits, - or _').refine((id) => id !== 'credentials' && id !== 'sso-link', 'id is reserved'),
+    name: z.string().trim().min(1).max(60),
+    issuer: z.url('issuer must be an absolute URL').transform((v) => v.replace(/\/$/, '')),
+    clientId: z.string().min(1),
+    clientSecret: z.string().min(1),
+    scopes: z.string().trim().min(1).default('openid email profile').refine((v) => v.split(/\s+/).includes('openid'), 'scopes must include openid'),
+    claims: z
+      .object({ email: z.string().min(1).default('email'), name: z.string().min(1).default('name'), entitlements: z.string().min(1).default('eduPersonEntitlement') })
+      .strict()
+      .default({ email: 'email', name: 'name', entitlements: 'eduPersonEntitlement' }),
+    entitlements: z
+      .array(z.object({ value: z.string().min(1), org: z.string().trim().min(1), role: z.enum(['owner', 'manager', 'member']) }).strict())
+      .default([]),
+  })
+  .strict();
+
+const oidcProviders = optionalString.pipe(
+  z
+    .string()
+    .transform((v, ctx) => {
+      try {
+        return /** @type {unknown} */ (JSON.parse(v));
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON array of providers such as [{"id":"keycloak","name":"Keycloak","issuer":"https://…","clientId":"…","clientSecret":"…"}]' });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z
+        .array(oidcProvider)
+        .refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'provider ids must be unique')
+        .default([]),
+    )
+    .optional(),
+).transform((v) => v ?? []);
+
 const schema = z
   .object({
     PORTAL_ENV: z.enum(['demo', 'production']).default('demo'),
@@ -42,6 +82,8 @@ const schema = z
     DEMO_SEED: z.enum(['auto', 'off']).default('auto'),
     PORTAL_CATALOGUE: optionalString,
     VAT_PERMILLE: z.coerce.number().int().min(0).max(1000).default(190),
+    /** Single sign-on: a JSON array of OpenID Connect providers (README, "Single sign-on (OIDC)"); empty: passwords only. */
+    OIDC_PROVIDERS: oidcProviders,
     // ---- E-mail: without SMTP_URL mails are kept in the outbox (shown to staff) and none is sent ----
     /** The SMTP server, e.g. smtps://user:password@mail.example.org:465 or smtp://relay.example.org:25. */
     SMTP_URL: optionalString.pipe(z.url('must be an smtp:// or smtps:// URL, such as smtps://user:password@mail.example.org:465').startsWith('smtp', 'must be an smtp:// or smtps:// URL, such as smtps://user:password@mail.example.org:465').optional()),
@@ -118,7 +160,8 @@ export function parseEnv(source) {
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => {
     const name = issue.path.join('.') || '(environment)';
-    const got = typeof issue.path[0] === 'string' ? source[issue.path[0]] : undefined;
+    // OIDC_PROVIDERS holds client secrets: its value is never repeated into logs.
+    const got = typeof issue.path[0] === 'string' && issue.path[0] !== 'OIDC_PROVIDERS' ? source[issue.path[0]] : undefined;
     return `  ${name}: ${issue.message}${got !== undefined ? ` (got "${got}")` : ''}`;
   });
   return /** @type {never} */ (

@@ -28,4 +28,33 @@ describe('parseEnv', () => {
     expect(() => parseEnv(source)).toThrow(ConfigError);
     expect(() => parseEnv(source)).toThrow(message);
   });
+
+  it('reads OIDC_PROVIDERS with their defaults, and none when unset', () => {
+    expect(parseEnv({}).OIDC_PROVIDERS).toEqual([]);
+    const [kc] = parseEnv({ OIDC_PROVIDERS: JSON.stringify([{ id: 'kc', name: 'Keycloak', issuer: 'https://sso.example.org/realms/hpc/', clientId: 'portal', clientSecret: 's3cret' }]) }).OIDC_PROVIDERS;
+    expect(kc).toEqual({
+      id: 'kc',
+      name: 'Keycloak',
+      issuer: 'https://sso.example.org/realms/hpc',
+      clientId: 'portal',
+      clientSecret: 's3cret',
+      scopes: 'openid email profile',
+      claims: { email: 'email', name: 'name', entitlements: 'eduPersonEntitlement' },
+      entitlements: [],
+    });
+  });
+  const provider = { id: 'kc', name: 'Keycloak', issuer: 'https://sso.example.org', clientId: 'portal', clientSecret: 'never-printed' };
+  it.each([
+    ['[{', /OIDC_PROVIDERS: must be a JSON array/],
+    [JSON.stringify(provider), /OIDC_PROVIDERS: .*expected array/],
+    [JSON.stringify([{ ...provider, id: 'Key Cloak' }]), /OIDC_PROVIDERS\.0\.id: id must be lower-case/],
+    [JSON.stringify([{ ...provider, id: 'credentials' }]), /OIDC_PROVIDERS\.0\.id: id is reserved/],
+    [JSON.stringify([provider, provider]), /OIDC_PROVIDERS: provider ids must be unique/],
+    [JSON.stringify([{ ...provider, issuer: 'sso.example.org' }]), /OIDC_PROVIDERS\.0\.issuer/],
+    [JSON.stringify([{ ...provider, scopes: 'email profile' }]), /scopes must include openid/],
+    [JSON.stringify([{ ...provider, entitlements: [{ value: 'urn:x', org: 'Lab', role: 'admin' }] }]), /OIDC_PROVIDERS\.0\.entitlements\.0\.role/],
+  ])('refuses OIDC_PROVIDERS=%s naming the variable and never printing the secret', (value, message) => {
+    expect(() => parseEnv({ OIDC_PROVIDERS: value })).toThrow(message);
+    expect(() => parseEnv({ OIDC_PROVIDERS: value })).not.toThrow(/never-printed/);
+  });
 });

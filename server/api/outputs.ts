@@ -35,6 +35,9 @@ export const meOut = z.object({ userId: z.string(), name: z.string(), email: z.s
 
 export const sessionOut = z.object({ id: z.string(), current: z.boolean(), createdAt: z.date(), lastSeenAt: z.date(), userAgent: z.string().nullable(), address: z.string().nullable() });
 
+/** A provider identity linked to the caller's account (the profile page). */
+export const identityOut = z.object({ id: z.string(), provider: z.string(), providerName: z.string(), email: z.string().nullable(), createdAt: z.date(), lastUsedAt: z.date() });
+
 export const notificationOut = z.object({ id: z.string(), text: z.string(), link: z.string().nullable(), read: z.boolean(), createdAt: z.date() });
 
 /** A tenant as everyone who may see it sees it. */

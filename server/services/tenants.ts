@@ -98,3 +98,35 @@ export async function changeTenantStatus(
   if (budgets) await syncBudgetsAfterCommit(db, budgets, await projectIdsOfTenant(db, input.orgId));
   return changed;
 }
+
+/** tenantSignIn tells staff how a tenant's members must sign in. */
+export async function tenantSignIn(db: Db, orgId: string): Promise<{ requireSso: boolean }> {
+  const [org] = await db.select({ requireSso: organisations.requireSso }).from(organisations).where(eq(organisations.id, orgId));
+  if (!org) throw new AppError('NOT_FOUND', 'error.notFound');
+  return org;
+}
+
+/**
+ * setRequireSso makes a tenant's members sign in through single sign-on (their password sign-in is
+ * refused from then on) or lets passwords in again; audited with the staff member's reason.
+ */
+export async function setRequireSso(db: Db, actor: Actor, input: { orgId: string; requireSso: boolean; reason: string }): Promise<{ requireSso: boolean }> {
+  return inTransaction(db, async (tx) => {
+    const [org] = await tx
+      .update(organisations)
+      .set({ requireSso: input.requireSso })
+      .where(eq(organisations.id, input.orgId))
+      .returning({ id: organisations.id, requireSso: organisations.requireSso });
+    if (!org) throw new AppError('NOT_FOUND', 'error.notFound');
+    await recordAudit(tx, {
+      actorUserId: actor.userId,
+      orgId: org.id,
+      action: input.requireSso ? 'tenant.sso_required' : 'tenant.sso_optional',
+      targetType: 'organisation',
+      targetId: org.id,
+      reason: input.reason,
+      isStaffAction: true,
+    });
+    return { requireSso: org.requireSso };
+  });
+}

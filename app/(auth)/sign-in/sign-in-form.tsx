@@ -7,11 +7,34 @@ import { formValue } from '~/app/_lib/form-value';
 import { Field } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Button, Card } from '~/app/_components/ui';
+import type { SsoProviderRef } from '~/server/auth/sso-providers';
+import { signInErrorMessage } from './sign-in-errors';
+import { SsoButtons } from './sso-buttons';
 
-export function SignInForm({ callbackUrl, defaultEmail, showDemoHint, passwordReset = false }: { callbackUrl: string; defaultEmail: string; showDemoHint: boolean; passwordReset?: boolean }) {
+export function SignInForm({
+  callbackUrl,
+  defaultEmail,
+  showDemoHint,
+  passwordReset = false,
+  providers,
+  initialError,
+}: {
+  callbackUrl: string;
+  defaultEmail: string;
+  showDemoHint: boolean;
+  /** Back from a password reset: say the new password is set. */
+  passwordReset?: boolean;
+  providers: SsoProviderRef[];
+  /** The error a redirect brought back (`?error=`), e.g. from a provider's sign-in. */
+  initialError?: string;
+}) {
   const { t } = useT();
   const router = useRouter();
-  const [error, setError] = useState<string>();
+  const message = (code: string | undefined) => {
+    const found = signInErrorMessage(code);
+    return found ? t(...found) : undefined;
+  };
+  const [error, setError] = useState<string | undefined>(() => message(initialError));
   const [pending, setPending] = useState(false);
 
   async function onSubmit(event: React.FormEvent<HTMLFormElement>) {
@@ -25,13 +48,8 @@ export function SignInForm({ callbackUrl, defaultEmail, showDemoHint, passwordRe
       redirect: false,
     });
     setPending(false);
-    const locked = /^RateLimited:(\d+)$/.exec(result?.error ?? '');
-    if (locked) {
-      setError(t('signIn.lockedOut', { minutes: Math.max(1, Math.ceil(Number(locked[1]) / 60)) }));
-      return;
-    }
     if (!result || result.error) {
-      setError(t('signIn.wrongCredentials'));
+      setError(message(result?.error ?? 'CredentialsSignin'));
       return;
     }
     router.replace(callbackUrl);
@@ -41,8 +59,18 @@ export function SignInForm({ callbackUrl, defaultEmail, showDemoHint, passwordRe
   return (
     <Card>
       <h1 className="mb-6 text-xl font-semibold">{t('signIn.title')}</h1>
+      {error && (
+        <div className="mb-4">
+          <Alert tone="error">{error}</Alert>
+        </div>
+      )}
+      {providers.length > 0 && (
+        <div className="mb-6 space-y-4">
+          <SsoButtons providers={providers} callbackUrl={callbackUrl} />
+          <p className="text-center text-sm text-slate-600">{t('signIn.orWithPassword')}</p>
+        </div>
+      )}
       <form onSubmit={onSubmit} className="space-y-4" noValidate>
-        {error && <Alert tone="error">{error}</Alert>}
         {passwordReset && !error && <Alert tone="success">{t('signIn.passwordReset')}</Alert>}
         <Field label={t('field.email')}>
           <input name="email" type="email" autoComplete="email" required defaultValue={defaultEmail} autoFocus={!defaultEmail} />

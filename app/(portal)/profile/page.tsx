@@ -4,6 +4,7 @@ import { formatDateTime } from '~/app/_lib/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
+import { RemoveIdentity } from './identity-actions';
 import { MailPreferences } from './mail-preferences';
 import { ChangePassword, EndOtherSessions, EndSession } from './session-actions';
 
@@ -23,8 +24,7 @@ export default async function ProfilePage() {
   const me = await requireUser();
   const { t, locale } = await getT();
   const caller = await api();
-  const sessions = await caller.account.sessions();
-  const mailPreferences = await caller.notification.preferences();
+  const [sessions, identities, mailPreferences] = await Promise.all([caller.account.sessions(), caller.account.identities(), caller.notification.preferences()]);
   return (
     <div className="space-y-6">
       <PageHeader title={t('profile.title')} subtitle={`${me.name} · ${me.email}`} />
@@ -57,6 +57,37 @@ export default async function ProfilePage() {
             ))}
           </tbody>
         </Table>
+      </Card>
+      <Card title={t('profile.identitiesTitle')}>
+        <p className="mb-3 text-sm text-slate-600">{identities.length === 0 ? t('profile.identitiesNone') : t('profile.identitiesIntro')}</p>
+        {identities.length > 0 && (
+          <Table>
+            <thead>
+              <tr>
+                <Th>{t('profile.identityProvider')}</Th>
+                <Th className="hidden sm:table-cell">{t('profile.identityEmail')}</Th>
+                <Th className="hidden sm:table-cell">{t('profile.identityLinked')}</Th>
+                <Th>{t('profile.identityLastUsed')}</Th>
+                <Th>
+                  <span className="sr-only">{t('profile.identityRemove')}</span>
+                </Th>
+              </tr>
+            </thead>
+            <tbody>
+              {identities.map((i) => (
+                <tr key={i.id} data-testid="identity">
+                  <Td>{i.providerName}</Td>
+                  <Td className="hidden sm:table-cell">{i.email ?? '—'}</Td>
+                  <Td className="hidden sm:table-cell">{formatDateTime(locale, i.createdAt)}</Td>
+                  <Td>{formatDateTime(locale, i.lastUsedAt)}</Td>
+                  <Td>
+                    <RemoveIdentity identityId={i.id} providerName={i.providerName} />
+                  </Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
       </Card>
       <ChangePassword />
       <MailPreferences preferences={mailPreferences} />

@@ -5,6 +5,8 @@ import { Alert, Card } from '~/app/_components/ui';
 import { getT } from '~/app/_lib/i18n-server';
 import { currentUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
+import { ssoProviders } from '~/server/auth/sso-providers';
+import { SsoButtons } from '~/app/(auth)/sign-in/sso-buttons';
 import { AcceptInvitation } from './accept-invitation';
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -53,6 +55,8 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
                         {t('nav.signUp')}
                       </Link>
                     </div>
+                    {/* A provider's account with the invited address comes back here to accept. */}
+                    <SsoButtons providers={ssoProviders()} callbackUrl={`/invitations/${token}`} />
                   </>
                 )}
               </div>

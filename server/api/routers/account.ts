@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { authedProcedure, publicProcedure, rateLimit, router } from '~/server/api/trpc';
 import { portalBaseUrl } from '~/server/env.js';
 import { authTokenField, emailField, invitationTokenField, orgKindField, orgNameField, countryField, passwordField, personNameField, residencyField, uuidField } from '~/server/api/fields';
-import { meOut, myOrganisation, nothing, sessionOut } from '~/server/api/outputs';
+import { identityOut, meOut, myOrganisation, nothing, sessionOut } from '~/server/api/outputs';
+import { ssoProviderName } from '~/server/auth/sso-providers';
+import { listIdentities, unlinkIdentity } from '~/server/services/identities';
 import { requestSignUp } from '~/server/services/accounts';
 import { resendVerification, verifyEmail } from '~/server/services/email-verification';
 import { requestPasswordReset, resetLinkUsable, resetPassword } from '~/server/services/password-reset';
@@ -84,6 +86,11 @@ export const accountRouter = router({
   endSession: authedProcedure.input(z.object({ sessionId: uuidField })).output(nothing).mutation(({ ctx, input }) => endOwnSession(ctx.db, ctx.actor, input.sessionId)),
 
   endOtherSessions: authedProcedure.output(z.object({ endedSessions: z.number() })).mutation(async ({ ctx }) => ({ endedSessions: await endAllSessions(ctx.db, ctx.actor.userId, 'ended_by_user', ctx.sessionId) })),
+
+  /** The identity providers linked to the account (single sign-on). */
+  identities: authedProcedure.output(z.array(identityOut)).query(({ ctx }) => listIdentities(ctx.db, ctx.actor.userId, ssoProviderName)),
+
+  unlinkIdentity: authedProcedure.input(z.object({ identityId: uuidField })).output(nothing).mutation(({ ctx, input }) => unlinkIdentity(ctx.db, ctx.actor, input.identityId)),
 
   changePassword: authedProcedure
     .input(z.object({ currentPassword: z.string().min(1).max(200), newPassword: passwordField }))

@@ -36,7 +36,7 @@ import { listOutbox, outboxCounts } from '~/server/services/mail';
 import { env } from '~/server/env.js';
 import { endSessionsByStaff } from '~/server/services/sessions';
 import { schedulerBudgetsView } from '~/server/services/scheduler-budgets';
-import { changeTenantStatus, listTenants, tenantStatusCounts } from '~/server/services/tenants';
+import { changeTenantStatus, listTenants, setRequireSso, tenantSignIn, tenantStatusCounts } from '~/server/services/tenants';
 
 export const staffRouter = router({
   tenants: staffProcedure()
@@ -72,6 +72,14 @@ export const staffRouter = router({
     .input(z.object({ orgId: uuidField, action: z.enum(['verify', 'suspend', 'reactivate']), reason: reasonField }))
     .output(z.object({ status: z.enum(['pending_verification', 'active', 'suspended']) }))
     .mutation(({ ctx, input }) => changeTenantStatus(ctx.db, ctx.actor, input, budgetSync(ctx))),
+
+  /** How a tenant's members must sign in. */
+  tenantSignIn: staffProcedure().input(z.object({ orgId: uuidField })).output(z.object({ requireSso: z.boolean() })).query(({ ctx, input }) => tenantSignIn(ctx.db, input.orgId)),
+
+  setRequireSso: staffProcedure('admin')
+    .input(z.object({ orgId: uuidField, requireSso: z.boolean(), reason: reasonField }))
+    .output(z.object({ requireSso: z.boolean() }))
+    .mutation(({ ctx, input }) => setRequireSso(ctx.db, ctx.actor, input)),
 
   auditActors: staffProcedure()
     .output(z.array(z.object({ id: z.string(), name: z.string(), email: z.string() })))

@@ -8,6 +8,7 @@ import { UsageSummary } from '~/app/_components/usage-summary';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
+import { RequireSsoForm } from './require-sso-form';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('staff.tenants.title') };
@@ -15,7 +16,7 @@ export async function generateMetadata(): Promise<Metadata> {
 
 /** One tenant as staff see it: status, usage, cost and energy of a month, and its allocations. */
 export default async function StaffTenantPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ month?: string }> }) {
-  await requireStaff();
+  const me = await requireStaff();
   const { id } = await params;
   const { month: requested } = await searchParams;
   const { t, locale } = await getT();
@@ -23,7 +24,7 @@ export default async function StaffTenantPage({ params, searchParams }: { params
   const caller = await api();
   const data = await caller.staff.tenantUsage({ orgId: id, period: { month }, groupBy: 'project' }).catch(() => undefined);
   if (!data) notFound();
-  const allocations = await caller.staff.allocations({ orgId: id });
+  const [allocations, signIn] = await Promise.all([caller.staff.allocations({ orgId: id }), caller.staff.tenantSignIn({ orgId: id })]);
   const { org, report } = data;
   return (
     <div className="space-y-6">
@@ -47,6 +48,12 @@ export default async function StaffTenantPage({ params, searchParams }: { params
         </Link>
       </div>
       <UsageSummary report={report} t={t} locale={locale} />
+      <Card title={t('staff.tenants.signInTitle')}>
+        <p className="mb-3 text-sm text-slate-700" data-testid="sso-status">
+          {signIn.requireSso ? t('staff.tenants.ssoRequiredNow') : t('staff.tenants.ssoOptionalNow')}
+        </p>
+        {me.staffRoles.includes('admin') && <RequireSsoForm orgId={org.id} orgName={org.name} requireSso={signIn.requireSso} />}
+      </Card>
       <Card title={t('project.allocations')}>
         {allocations.length === 0 ? (
           <p className="text-sm text-slate-600">{t('project.noAllocations')}</p>
