@@ -42,6 +42,14 @@ export default tseslint.config(
     },
   },
   {
+    // Arrows point down: the server never reaches into the pages (formatting lives in server/i18n/format.ts).
+    files: ['server/**/*.ts', 'db/**/*.ts'],
+    ignores: ['server/core/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['~/app/*', '**/app/*'], message: 'server/ and db/ must not import from app/: move what both need into server/.' }] }],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },

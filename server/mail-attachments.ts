@@ -2,8 +2,8 @@
 // in the reader's language), this renders it with the same content and PDF code as the invoice page's
 // download (app/(portal)/invoices), so the attachment says what the page says.
 import type { Db } from '~/db/client';
-import { invoiceContent } from '~/app/(portal)/invoices/invoice-content';
-import { renderInvoicePdf } from '~/app/(portal)/invoices/invoice-pdf';
+import { invoiceContent } from '~/server/documents/invoice-content';
+import { renderInvoicePdf } from '~/server/documents/invoice-pdf';
 import { invoiceOut } from './api/outputs';
 import type { MailAttachment, MailAttachmentRef } from './core/mail/delivery';
 import { isLocale, translate, type Locale, type MessageKey, type MessageParams } from './i18n';

@@ -1,6 +1,6 @@
 // The staff list of allocations: project, (tenant), class, period, usage bar, status.
 import Link from 'next/link';
-import { formatAmount, formatDay } from '~/app/_lib/format';
+import { formatAmount, formatDay } from '~/server/i18n/format';
 import type { RouterOutputs } from '~/app/_lib/types';
 import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
 import { BudgetBar } from './burn-down-chart';

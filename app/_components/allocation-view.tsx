@@ -1,6 +1,6 @@
 // An allocation's balance, burn-down chart, projection and ledger: shared by tenant and staff pages.
 import { formatNumber, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
-import { formatAmount, formatDateTime, formatDay, formatDayShort } from '~/app/_lib/format';
+import { formatAmount, formatDateTime, formatDay, formatDayShort } from '~/server/i18n/format';
 import { BudgetBar, BurnDownChart } from './burn-down-chart';
 import { AllocationStatusBadge } from './status-badges';
 import { Alert, Card, Table, Td, Th } from './ui';

@@ -7,7 +7,7 @@ import { Field, inputClass } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Button, Card, cx } from '~/app/_components/ui';
 import { formErrors, type FormErrors } from '~/app/_lib/errors';
-import { formatDay, formatEuros } from '~/app/_lib/format';
+import { formatDay, formatEuros } from '~/server/i18n/format';
 import { useTRPC } from '~/app/_lib/trpc';
 import { addDays, daysBetween } from '~/server/core/working-days';
 

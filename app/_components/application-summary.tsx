@@ -1,7 +1,7 @@
 // What an application asks for and what was decided: shared by the applicant's and the reviewer's pages.
 import Link from 'next/link';
 import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
-import { formatDateTime, formatDay, formatGpuHours } from '~/app/_lib/format';
+import { formatDateTime, formatDay, formatGpuHours } from '~/server/i18n/format';
 import { ApplicationStatusBadge } from './status-badges';
 import { Card, Table, Td, Th } from './ui';
 

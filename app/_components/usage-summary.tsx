@@ -2,7 +2,7 @@
 // shared by the tenant's Usage page and the staff view of one tenant.
 import { colourOf, HorizontalBars, StackedBars } from '~/app/_components/charts';
 import { Card, Table, Td, Th } from '~/app/_components/ui';
-import { formatDay, formatDayShort, formatCo2eKg, formatEuros, formatGpuHours, formatKwh } from '~/app/_lib/format';
+import { formatDay, formatDayShort, formatCo2eKg, formatEuros, formatGpuHours, formatKwh } from '~/server/i18n/format';
 import type { RouterOutputs } from '~/app/_lib/types';
 import { fillDays } from '~/server/core/ledger/burn-down';
 import { formatNumber, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';

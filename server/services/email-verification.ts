@@ -5,7 +5,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
 import { users } from '~/db/schema';
-import { formatDateTime } from '~/app/_lib/format';
+import { formatDateTime } from '~/server/i18n/format';
 import type { Actor } from './actor';
 import { accountLink, readerLocale, type AccountMail } from './account-mail';
 import { recordAudit } from './audit';

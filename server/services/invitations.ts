@@ -7,7 +7,7 @@ import type { Db, Tx } from '~/db/client';
 import { invitations, memberships, organisations, users, type MemberRole } from '~/db/schema';
 import { composeMail } from './mail-compose';
 import { checkInvite } from '~/server/core/roles';
-import { formatDateTime } from '~/app/_lib/format';
+import { formatDateTime } from '~/server/i18n/format';
 import { translate, type Locale } from '~/server/i18n';
 import { enqueueMail } from './mail';
 import { AppError } from '~/server/errors';

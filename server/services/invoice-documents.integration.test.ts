@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { creditNoteContent, invoiceContent, type InvoiceContent } from '~/app/(portal)/invoices/invoice-content';
-import { renderInvoicePdf } from '~/app/(portal)/invoices/invoice-pdf';
+import { creditNoteContent, invoiceContent, type InvoiceContent } from '~/server/documents/invoice-content';
+import { renderInvoicePdf } from '~/server/documents/invoice-pdf';
 import type { Db, DbHandle } from '~/db/client';
 import { jobs } from '~/db/schema';
 import { DEMO_ISSUER } from '~/server/catalogue';

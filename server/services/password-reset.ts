@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '~/db/client';
 import { users } from '~/db/schema';
-import { formatDateTime } from '~/app/_lib/format';
+import { formatDateTime } from '~/server/i18n/format';
 import { hashPassword } from '~/server/auth/password';
 import { accountLink, readerLocale, type AccountMail } from './account-mail';
 import { recordAudit } from './audit';

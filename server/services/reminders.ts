@@ -11,7 +11,7 @@ import type { Db } from '~/db/client';
 import { allocations, dailyTaskRuns, memberships, projectMembers, projects, resourceClasses } from '~/db/schema';
 import { allocationsAtMark, lastUsableDay, markedPeriodEnds, remindersByPerson } from '~/server/core/mail/reminders';
 import type { MessageKey } from '~/server/i18n';
-import { formatDay } from '~/app/_lib/format';
+import { formatDay } from '~/server/i18n/format';
 import { mailPeople, notify, portalLink } from './notifications';
 import { inTransaction } from './transaction';
 

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { BudgetBar } from '~/app/_components/burn-down-chart';
 import { Alert, Badge, Card, PageHeader, STATUS_TONE } from '~/app/_components/ui';
-import { formatAmount, formatCount } from '~/app/_lib/format';
+import { formatAmount, formatCount } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';

@@ -1,9 +1,9 @@
 // The list of invoices: the tenant's own, or all of them for staff (with the tenant's name).
 import Link from 'next/link';
 import { Table, Td, Th } from '~/app/_components/ui';
-import { formatDay, formatEuros } from '~/app/_lib/format';
+import { formatDay, formatEuros } from '~/server/i18n/format';
 import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
-import { formatMonth } from './invoice-format';
+import { formatMonth } from '~/server/documents/invoice-format';
 
 export interface InvoiceRow {
   id: string;

@@ -7,7 +7,7 @@ import { inputClass } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { JobStateBadge } from '~/app/_components/job-state-badge';
 import { Card, Table, Td, Th, cx } from '~/app/_components/ui';
-import { formatDateTime, formatEuros, formatGpuHours } from '~/app/_lib/format';
+import { formatDateTime, formatEuros, formatGpuHours } from '~/server/i18n/format';
 import { useTRPC } from '~/app/_lib/trpc';
 
 type Status = 'all' | 'active' | 'finished';

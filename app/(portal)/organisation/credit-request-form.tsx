@@ -3,7 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import { Field } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Badge, Button, Card } from '~/app/_components/ui';
-import { formatDateTime, formatDay, formatEuros } from '~/app/_lib/format';
+import { formatDateTime, formatDay, formatEuros } from '~/server/i18n/format';
 import { formValue } from '~/app/_lib/form-value';
 import { useTRPC } from '~/app/_lib/trpc';
 import { useFormMutation } from '~/app/_lib/use-form-mutation';

@@ -9,7 +9,7 @@ import { formValue } from '~/app/_lib/form-value';
 import { useTRPC } from '~/app/_lib/trpc';
 import { useFormMutation } from '~/app/_lib/use-form-mutation';
 import type { MemberRole } from '~/server/core/roles';
-import { formatDate } from '~/app/_lib/format';
+import { formatDate } from '~/server/i18n/format';
 
 interface OpenInvitation {
   id: string;

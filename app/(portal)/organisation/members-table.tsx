@@ -8,7 +8,7 @@ import { Alert, Button, Table, Td, Th } from '~/app/_components/ui';
 import { formErrors } from '~/app/_lib/errors';
 import { useTRPC } from '~/app/_lib/trpc';
 import type { MemberRole } from '~/server/core/roles';
-import { formatDate } from '~/app/_lib/format';
+import { formatDate } from '~/server/i18n/format';
 
 interface Member {
   userId: string;

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import Link from 'next/link';
 import { Alert, Badge, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
-import { formatDay, formatEuros } from '~/app/_lib/format';
+import { formatDay, formatEuros } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';

@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Button } from '~/app/_components/ui';
 import { formErrors, type FormErrors } from '~/app/_lib/errors';
-import { formatEuros } from '~/app/_lib/format';
+import { formatEuros } from '~/server/i18n/format';
 import { useTRPC } from '~/app/_lib/trpc';
 
 /** The owner accepts the price list: the credit line is there at once. */

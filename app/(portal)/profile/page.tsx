@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
-import { formatDateTime } from '~/app/_lib/format';
+import { formatDateTime } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { BudgetBar } from '~/app/_components/burn-down-chart';
 import { Card, PageHeader } from '~/app/_components/ui';
-import { formatAmount } from '~/app/_lib/format';
+import { formatAmount } from '~/server/i18n/format';
 import { purposeLine } from '~/app/_lib/project-purpose';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { UsageSummary } from '~/app/_components/usage-summary';
 import { inputClass } from '~/app/_components/field';
 import { Alert, Button, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
-import { formatDateTime, formatCo2eKg, formatDay, formatEuros, formatGpuHours, formatKwh } from '~/app/_lib/format';
+import { formatDateTime, formatCo2eKg, formatDay, formatEuros, formatGpuHours, formatKwh } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';

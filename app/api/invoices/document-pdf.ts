@@ -2,8 +2,8 @@
 // procedures the invoice page calls (a tenant's owners and managers their own, staff every one).
 import { TRPCError } from '@trpc/server';
 import { NextResponse } from 'next/server';
-import type { InvoiceContent, InvoiceView } from '~/app/(portal)/invoices/invoice-content';
-import { renderInvoicePdf } from '~/app/(portal)/invoices/invoice-pdf';
+import type { InvoiceContent, InvoiceView } from '~/server/documents/invoice-content';
+import { renderInvoicePdf } from '~/server/documents/invoice-pdf';
 import { createRequestContext, requestLocale } from '~/server/api/context';
 import { createCaller } from '~/server/api/root';
 import { translate, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';

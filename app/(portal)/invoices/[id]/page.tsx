@@ -3,11 +3,11 @@ import Link from 'next/link';
 import { Fragment } from 'react';
 import { notFound } from 'next/navigation';
 import { Card, Table, Td, Th } from '~/app/_components/ui';
-import { formatEuros } from '~/app/_lib/format';
+import { formatEuros } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
-import { invoiceContent, type PartyBlock } from '../invoice-content';
+import { invoiceContent, type PartyBlock } from '~/server/documents/invoice-content';
 import { CreditNoteForm } from './credit-note-form';
 import { PrintButton } from './print-button';
 

@@ -10,7 +10,7 @@ import { useT } from '~/app/_components/i18n';
 import { JobStateBadge } from '~/app/_components/job-state-badge';
 import { Alert, Button, Card, PageHeader } from '~/app/_components/ui';
 import { formErrors } from '~/app/_lib/errors';
-import { formatAmount, formatCo2eKg, formatCount, formatDateTime, formatDuration, formatEuros, formatGpuHours, formatKwh, formatPercent } from '~/app/_lib/format';
+import { formatAmount, formatCo2eKg, formatCount, formatDateTime, formatDuration, formatEuros, formatGpuHours, formatKwh, formatPercent } from '~/server/i18n/format';
 import { useTRPC } from '~/app/_lib/trpc';
 import type { RouterOutputs } from '~/app/_lib/types';
 import { isMessageKey } from '~/server/i18n';

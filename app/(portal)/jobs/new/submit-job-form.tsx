@@ -10,7 +10,7 @@ import { Field } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Button, Card, cx } from '~/app/_components/ui';
 import { formErrors, type FormErrors } from '~/app/_lib/errors';
-import { formatAmount, formatDuration, formatEuros, formatGpuHours, formatKwh, formatScientific } from '~/app/_lib/format';
+import { formatAmount, formatDuration, formatEuros, formatGpuHours, formatKwh, formatScientific } from '~/server/i18n/format';
 import { useTRPC } from '~/app/_lib/trpc';
 import type { RouterOutputs } from '~/app/_lib/types';
 import { residencyAllowsSite } from '~/server/core/jobs/admission';

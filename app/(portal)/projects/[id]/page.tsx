@@ -4,7 +4,7 @@ import { notFound } from 'next/navigation';
 import { BudgetBar } from '~/app/_components/burn-down-chart';
 import { AllocationStatusBadge, ApplicationStatusBadge } from '~/app/_components/status-badges';
 import { Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
-import { formatAmount, formatDay } from '~/app/_lib/format';
+import { formatAmount, formatDay } from '~/server/i18n/format';
 import { purposeLine } from '~/app/_lib/project-purpose';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { Badge, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
-import { formatDateTime, formatEuros, formatGpuHours } from '~/app/_lib/format';
+import { formatDateTime, formatEuros, formatGpuHours } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';

@@ -5,7 +5,7 @@ import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
 import { isMessageKey } from '~/server/i18n';
-import { formatDateTime } from '~/app/_lib/format';
+import { formatDateTime } from '~/server/i18n/format';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('staff.audit.title') };

@@ -5,7 +5,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Badge, Card, Table, Td, Th } from '~/app/_components/ui';
-import { formatCount, formatDateTime } from '~/app/_lib/format';
+import { formatCount, formatDateTime } from '~/server/i18n/format';
 import { useTRPC } from '~/app/_lib/trpc';
 
 const DRIFT_TONE = { staleLimit: 'red', aroundPortal: 'amber', agreed: 'slate' } as const;

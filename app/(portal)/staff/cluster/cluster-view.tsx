@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Card, cx } from '~/app/_components/ui';
-import { formatDateTime, formatPercent } from '~/app/_lib/format';
+import { formatDateTime, formatPercent } from '~/server/i18n/format';
 import { useTRPC } from '~/app/_lib/trpc';
 
 const NODE_STYLE = { idle: 'bg-emerald-100 ring-emerald-300', allocated: 'bg-indigo-500 ring-indigo-600', down: 'bg-red-400 ring-red-500' } as const;

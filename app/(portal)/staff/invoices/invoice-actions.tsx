@@ -9,7 +9,7 @@ import { Alert, Button } from '~/app/_components/ui';
 import { formErrors } from '~/app/_lib/errors';
 import { formValue } from '~/app/_lib/form-value';
 import { useTRPC } from '~/app/_lib/trpc';
-import { formatMonth } from '../../invoices/invoice-format';
+import { formatMonth } from '~/server/documents/invoice-format';
 
 export function IssueMonthlyButton() {
   const { t, locale } = useT();

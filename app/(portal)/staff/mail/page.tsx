@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { Alert, Badge, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
-import { formatDateTime, formatCount } from '~/app/_lib/format';
+import { formatDateTime, formatCount } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';

@@ -7,7 +7,7 @@ import { api } from '~/server/api/server-caller';
 import { ORG_STATUSES, type OrgStatus } from '~/server/core/roles';
 import { SignInActions } from './sign-in-actions';
 import { TenantActions } from './tenant-actions';
-import { formatDate } from '~/app/_lib/format';
+import { formatDate } from '~/server/i18n/format';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('staff.tenants.title') };

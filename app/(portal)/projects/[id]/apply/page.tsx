@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { ApplicationForm } from '~/app/_components/application-form';
 import { PageHeader } from '~/app/_components/ui';
-import { formatDay } from '~/app/_lib/format';
+import { formatDay } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';

@@ -1,5 +1,5 @@
 import type { NextRequest } from 'next/server';
-import { invoiceContent } from '~/app/(portal)/invoices/invoice-content';
+import { invoiceContent } from '~/server/documents/invoice-content';
 import { documentPdf } from '../../document-pdf';
 
 export const dynamic = 'force-dynamic';

@@ -1,5 +1,5 @@
 import type { NextRequest } from 'next/server';
-import { creditNoteContent } from '~/app/(portal)/invoices/invoice-content';
+import { creditNoteContent } from '~/server/documents/invoice-content';
 import { documentPdf } from '../../../../document-pdf';
 
 export const dynamic = 'force-dynamic';

@@ -1,7 +1,7 @@
 // What an invoice says, in the reader's language: one source for the page and the PDF, so the two
 // cannot drift apart. Plain strings in blocks; the page lays them out in HTML, the PDF with pdfkit.
 import type { z } from 'zod';
-import { formatDay, formatEuros } from '~/app/_lib/format';
+import { formatDay, formatEuros } from '~/server/i18n/format';
 import type { invoiceOut } from '~/server/api/outputs';
 import { formatIban } from '~/server/core/billing/iban';
 import { lineVatCents } from '~/server/core/invoicing';
