@@ -160,6 +160,12 @@ function signUpConflict(error: unknown): unknown {
   return error;
 }
 
+/** hasPassword says whether an account can sign in with a password (one made through single sign-on has none until it sets one). */
+export async function hasPassword(db: DbOrTx, userId: string): Promise<boolean> {
+  const [row] = await db.select({ set: sql<boolean>`${users.passwordHash} is not null` }).from(users).where(eq(users.id, userId));
+  return row?.set ?? false;
+}
+
 /** verifyCredentials returns the user for a correct e-mail and password, else null (in similar time either way). */
 export async function verifyCredentials(db: Db, email: string, password: string) {
   const [user] = await db

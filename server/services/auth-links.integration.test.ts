@@ -91,6 +91,19 @@ describe.each(dbTargets())('password reset and e-mail verification on %s', (targ
       expect(audit.map((a) => a.action)).toEqual(expect.arrayContaining(['account.password_reset_requested', 'account.password_reset']));
     });
 
+    it('lets an account made through single sign-on set its first password by the mailed link', async () => {
+      const owner = await createTenant(db);
+      await db.update(users).set({ passwordHash: null }).where(eq(users.id, owner.userId));
+      const me = callerFor(db, { userId: owner.userId });
+      expect(await me.account.hasPassword()).toBe(false);
+      await callerFor(db).account.requestPasswordReset({ email: owner.email });
+      const [mail] = await delivered(owner.email);
+      const token = linkIn(mail!, '/reset-password/');
+      await callerFor(db).account.resetPassword({ token, password: NEW_PASSWORD, passwordConfirm: NEW_PASSWORD });
+      expect(await verifyCredentials(db, owner.email, NEW_PASSWORD)).toMatchObject({ id: owner.userId });
+      expect(await me.account.hasPassword()).toBe(true);
+    });
+
     it('gives an unknown address the same answer in about the same time, and mails nothing', async () => {
       const owner = await createTenant(db);
       const nobody = `nobody-${randomUUID().slice(0, 8)}@example.org`;

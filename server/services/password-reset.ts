@@ -26,9 +26,9 @@ import { inTransaction } from './transaction';
 export const RESET_ANSWER_MS = 300;
 
 /**
- * requestPasswordReset mails a reset link to the address if it belongs to an account with a password;
- * the answer is the same either way. An account that signs in only through single sign-on has no
- * password to reset (its identity provider owns it), so it gets no link either.
+ * requestPasswordReset mails a reset link to the address if it belongs to an account; the answer is the
+ * same either way. An account that so far signs in only through single sign-on sets its first password
+ * this way (the link proves the mailbox, as for a reset), so removing a provider never locks it out.
  */
 export async function requestPasswordReset(
   db: Db,
@@ -38,11 +38,11 @@ export async function requestPasswordReset(
   const started = performance.now();
   try {
     const [person] = await db
-      .select({ id: users.id, email: users.email, name: users.name, locale: users.locale, hasPassword: sql<boolean>`${users.passwordHash} is not null` })
+      .select({ id: users.id, email: users.email, name: users.name, locale: users.locale })
       .from(users)
       .where(eq(sql`lower(${users.email})`, email.trim().toLowerCase()))
       .limit(1);
-    if (person?.hasPassword) {
+    if (person) {
       await inTransaction(db, async (tx) => {
         const { token, expiresAt } = await issueAuthToken(tx, { userId: person.id, email: person.email, purpose: 'password_reset', now: mail.now, requestedFrom: mail.requestedFrom });
         const locale = readerLocale(person.locale, mail);

@@ -53,6 +53,7 @@ export const POLICY: Record<string, Entry> = {
   'account.me': { access: 'signedIn' },
   'account.myOrganisations': { access: 'signedIn' },
   'account.sessions': { access: 'signedIn' },
+  'account.hasPassword': { access: 'signedIn' },
   'account.endSession': { access: 'signedIn', input: () => ({ sessionId: uuid0 }) },
   'account.endOtherSessions': { access: 'signedIn' },
   'account.identities': { access: 'signedIn' },

@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
 import { formatDateTime } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
@@ -24,7 +25,7 @@ export default async function ProfilePage() {
   const me = await requireUser();
   const { t, locale } = await getT();
   const caller = await api();
-  const [sessions, identities, mailPreferences] = await Promise.all([caller.account.sessions(), caller.account.identities(), caller.notification.preferences()]);
+  const [sessions, identities, mailPreferences, hasPassword] = await Promise.all([caller.account.sessions(), caller.account.identities(), caller.notification.preferences(), caller.account.hasPassword()]);
   return (
     <div className="space-y-6">
       <PageHeader title={t('profile.title')} subtitle={`${me.name} · ${me.email}`} />
@@ -89,7 +90,16 @@ export default async function ProfilePage() {
           </Table>
         )}
       </Card>
-      <ChangePassword />
+      {hasPassword ? (
+        <ChangePassword />
+      ) : (
+        <Card title={t('profile.setPasswordTitle')}>
+          <p className="mb-3 text-sm text-slate-600">{t('profile.setPasswordIntro')}</p>
+          <Link className="text-sm font-medium text-indigo-700 hover:underline" href={`/forgot-password?email=${encodeURIComponent(me.email)}`}>
+            {t('profile.setPasswordAction')}
+          </Link>
+        </Card>
+      )}
       <MailPreferences preferences={mailPreferences} />
     </div>
   );

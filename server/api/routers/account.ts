@@ -5,7 +5,7 @@ import { authTokenField, emailField, invitationTokenField, orgKindField, orgName
 import { identityOut, meOut, myOrganisation, nothing, sessionOut } from '~/server/api/outputs';
 import { ssoProviderName } from '~/server/auth/sso-providers';
 import { listIdentities, unlinkIdentity } from '~/server/services/identities';
-import { requestSignUp } from '~/server/services/accounts';
+import { hasPassword, requestSignUp } from '~/server/services/accounts';
 import { resendVerification, verifyEmail } from '~/server/services/email-verification';
 import { requestPasswordReset, resetLinkUsable, resetPassword } from '~/server/services/password-reset';
 import { listMyOrganisations } from '~/server/services/organisations';
@@ -86,6 +86,9 @@ export const accountRouter = router({
   endSession: authedProcedure.input(z.object({ sessionId: uuidField })).output(nothing).mutation(({ ctx, input }) => endOwnSession(ctx.db, ctx.actor, input.sessionId)),
 
   endOtherSessions: authedProcedure.output(z.object({ endedSessions: z.number() })).mutation(async ({ ctx }) => ({ endedSessions: await endAllSessions(ctx.db, ctx.actor.userId, 'ended_by_user', ctx.sessionId) })),
+
+  /** Whether the account has a password (the profile offers to change it, or to set a first one by mail). */
+  hasPassword: authedProcedure.output(z.boolean()).query(({ ctx }) => hasPassword(ctx.db, ctx.actor.userId)),
 
   /** The identity providers linked to the account (single sign-on). */
   identities: authedProcedure.output(z.array(identityOut)).query(({ ctx }) => listIdentities(ctx.db, ctx.actor.userId, ssoProviderName)),
