@@ -156,7 +156,7 @@ describe.each(dbTargets())('notification mails on %s', (target) => {
     const failed = await runJob('loud-run', 'FAILED');
     const rows = await outbox(owner.userId, 'job_finished');
     expect(rows.map((r) => r.subject)).toEqual(['Job loud-run: Failed']);
-    expect(rows[0]!.textBody).toContain('Your job loud-run has ended: Failed (exit code 3). It used 0.5 GPU-hours.');
+    expect(rows[0]!.textBody).toContain('Your job loud-run has ended: Failed (exit code 3). It used 0.5 GPU-h and cost €1.45.');
     expect(rows[0]!.textBody).toContain(`${portalBaseUrl()}/jobs/${failed}`);
   });
 

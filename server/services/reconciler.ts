@@ -7,6 +7,7 @@ import { clusterSamples, jobEvents, jobs, sites } from '~/db/schema';
 import { chargeFor } from '~/server/core/jobs/estimates';
 import { jobFootprint } from '~/server/core/usage/footprint';
 import { translate } from '~/server/i18n';
+import { formatEuros, formatGpuHours } from '~/server/i18n/format';
 import { isFinalState, isSchedulerUnavailable, type SchedulerJobStatus, type SchedulerPort } from '~/server/core/scheduler/port';
 import { chargeReleasedJobInTx, lockAllocations, settleJobInTx } from './ledger';
 import { cancelSubmitting, claimHandover, handToScheduler } from './jobs';
@@ -93,7 +94,9 @@ async function mailFinishedJobs(tx: Tx, done: readonly { job: OpenJob; status: S
         const params = {
           name: job.name,
           state: translate(reader.locale, `jobState.${status.state}`),
-          gpuHours: Math.round((status.gpuSeconds / 3600) * 100) / 100,
+          // The same figures, formatted the same way, as the job page shows once the job is settled.
+          gpuHours: formatGpuHours(reader.locale, status.gpuSeconds),
+          cost: formatEuros(reader.locale, chargeFor({ unit: 'cents', gpuSeconds: status.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour })),
           exitCode: status.exitCode ?? '—',
         };
         return {
