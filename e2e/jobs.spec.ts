@@ -1,6 +1,6 @@
 // Jobs in the browser on the simulated cluster (600× speed): submit, watch, cancel, refusals, templates.
 import { expect, test, type Page } from '@playwright/test';
-import { signIn, texts, unique } from './helpers';
+import { signIn, texts, unique, waitForMail } from './helpers';
 
 const t = texts('en');
 const nav = (page: Page) => page.getByRole('navigation', { name: t('nav.main') });
@@ -109,4 +109,28 @@ test('a company fine-tunes from the template: estimate before, actual cost after
   const value = (text: string) => Number(text.replace(/[^\d.]/g, ''));
   expect(Math.abs(value(cost) - value(expected))).toBeLessThanOrEqual(value(expected) * 0.11 + 0.01);
   await expect(page.getByTestId('job-charged')).toHaveText(cost);
+});
+
+test('a company owner who asks for job mails gets one with the GPU-hours and cost the job page shows', async ({ page }) => {
+  await signIn(page, 'en', 'owner@company.example');
+  await page.goto('/profile');
+  const choices = page.getByTestId('mail-preferences');
+  await choices.getByLabel(t('mailKind.job_finished')).check();
+  await choices.getByRole('button', { name: t('profile.mailSave') }).click();
+  await expect(choices.getByText(t('profile.mailSaved'))).toBeVisible();
+  await page.reload();
+  await expect(page.getByTestId('mail-preferences').getByLabel(t('mailKind.job_finished'))).toBeChecked();
+
+  await nav(page).getByRole('link', { name: t('nav.jobs') }).click();
+  await page.getByRole('link', { name: t('jobs.templateFineTune') }).click();
+  const name = unique('mailed fine-tune');
+  await page.getByLabel(t('jobs.name')).fill(name);
+  await page.getByRole('button', { name: t('jobs.submit') }).click();
+  await expect(page.getByTestId('job-state')).toHaveAttribute('data-state', 'COMPLETED', { timeout: 30_000 });
+  const gpuHours = await page.getByTestId('job-gpu-hours').innerText();
+  const cost = await page.getByTestId('job-cost').innerText();
+  const mail = await waitForMail('owner@company.example', name);
+  expect(mail.subject).toBe(`Job ${name}: ${t('jobState.COMPLETED')}`);
+  expect(mail.text).toContain(`It used ${gpuHours} and cost ${cost}.`);
+  expect(mail.text).toContain(new URL(page.url()).pathname);
 });
