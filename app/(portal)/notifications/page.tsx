@@ -27,7 +27,7 @@ export default async function NotificationsPage() {
             {items.map((n) => (
               <li key={n.id} className="flex items-start justify-between gap-4 py-3" data-testid="notification">
                 <div>
-                  {!n.read && <span className="mr-2 inline-block h-2 w-2 rounded-full bg-indigo-600" aria-label={t('notifications.unread')} />}
+                  {!n.read && <span role="img" className="mr-2 inline-block h-2 w-2 rounded-full bg-indigo-600" aria-label={t('notifications.unread')} />}
                   {n.link ? (
                     <Link href={n.link} className="text-sm text-slate-800 hover:text-indigo-700 hover:underline">
                       {n.text}
