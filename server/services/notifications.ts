@@ -127,7 +127,7 @@ export interface Letter {
  * transaction may: users' id, e-mail, name and locale, and the preferences of its members and of staff.
  */
 export async function mailPeople(db: DbOrTx, kind: MailKind, letters: readonly Letter[], at?: Date): Promise<number> {
-  // A replayed history (the demo seed) mails nothing: it would tell of months past, to made-up addresses.
+  // A replayed history (the demo seed) mails nothing (enqueueMail would drop it): skip the read too.
   if (letters.length === 0 || replayedTime()) return 0;
   const ids = [...new Set(letters.map((l) => l.userId))];
   const people = await db
