@@ -75,9 +75,10 @@ export function linkIn(mail: SinkMail, path: string): string {
   return match[1]!;
 }
 
-/** openVerificationLink opens the address-check link mailed to a new account, as its owner would. */
+/** openVerificationLink opens the address-check link mailed to a new account and confirms, as its owner would. */
 export async function openVerificationLink(page: Page, locale: Locale, email: string): Promise<void> {
   const mail = await waitForMail(email, '/verify-email/');
   await page.goto(linkIn(mail, '/verify-email/'));
+  await page.getByRole('button', { name: texts(locale)('verify.confirm') }).click();
   await expect(page.getByText(texts(locale)('verify.done', { email }))).toBeVisible();
 }

@@ -202,6 +202,8 @@ export const de: Record<MessageKey, string> = {
   'reset.invalid': 'Dieser Link funktioniert nicht mehr – fordern Sie einen neuen an. Ein Link gilt einmal, eine Stunde lang, und nur der zuletzt an Sie geschickte.',
   'reset.askAgain': 'Neuen Link anfordern',
   'verify.title': 'E-Mail-Adresse bestätigen',
+  'verify.intro': 'Bestätigen Sie, dass dies Ihre Adresse ist, um Ihr Konto fertig einzurichten. (Die Schaltfläche bestätigt sie, nicht schon das Öffnen des Links: auch Mail-Scanner öffnen Links.)',
+  'verify.confirm': 'Meine Adresse bestätigen',
   'verify.done': 'Danke: {email} ist bestätigt. Ihre Organisation kann jetzt im Portal handeln.',
   'verify.invalid': 'Dieser Link funktioniert nicht mehr – fordern Sie einen neuen an. Ein Link gilt einmal, sieben Tage lang, und nur der zuletzt an Sie geschickte: Melden Sie sich an und lassen Sie über den Hinweis oben auf der Seite einen neuen senden.',
   'verify.continue': 'Zum Portal',

@@ -201,6 +201,8 @@ export const en = {
   'reset.invalid': 'This link no longer works — ask for a new one. A link works once, for one hour, and only the newest one sent to you.',
   'reset.askAgain': 'Ask for a new link',
   'verify.title': 'Confirm your e-mail address',
+  'verify.intro': 'Confirm that this is your address to finish setting up your account. (The button, not opening the link, confirms it: mail scanners open links too.)',
+  'verify.confirm': 'Confirm my address',
   'verify.done': 'Thank you: {email} is confirmed. Your organisation can now act in the portal.',
   'verify.invalid': 'This link no longer works — ask for a new one. A link works once, for seven days, and only the newest one sent to you: sign in and send a new one from the banner at the top of the page.',
   'verify.continue': 'Go to the portal',

@@ -239,8 +239,13 @@ describe.each(dbTargets())('password reset and e-mail verification on %s', (targ
       expect(more).toEqual([]);
       expect(mail!.subject).toBe('Confirm your e-mail address for the AI Factory Portal');
       const token = linkIn(mail!, '/verify-email/');
+      // Looking at the link (its page, a mail scanner) uses nothing: only the confirmation does.
+      expect(await callerFor(db).account.verificationLinkUsable({ token })).toBe(true);
+      expect(await callerFor(db).account.verificationLinkUsable({ token })).toBe(true);
+      expect((await asVera.account.me()).emailVerified).toBe(false);
       expect(await callerFor(db).account.verifyEmail({ token })).toEqual({ email });
       expect((await asVera.account.me()).emailVerified).toBe(true);
+      expect(await callerFor(db).account.verificationLinkUsable({ token })).toBe(false);
       expect(await outcome(asVera.project.create(newProject))).toBe('OK');
       // Single use.
       expect(await outcome(callerFor(db).account.verifyEmail({ token }))).toBe('NOT_FOUND: This link no longer works — ask for a new one.');

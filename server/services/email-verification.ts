@@ -9,7 +9,7 @@ import { formatDateTime } from '~/server/i18n/format';
 import type { Actor } from './actor';
 import { accountLink, readerLocale, type AccountMail } from './account-mail';
 import { recordAudit } from './audit';
-import { issueAuthToken, takeAuthToken, voidAuthTokens } from './auth-tokens';
+import { authTokenUsable, issueAuthToken, takeAuthToken, voidAuthTokens } from './auth-tokens';
 import { enqueueMail } from './mail';
 import { composeMail } from './mail-compose';
 import { inTransaction } from './transaction';
@@ -45,6 +45,11 @@ export async function markEmailVerified(tx: DbOrTx, userId: string, now: Date): 
     .returning({ id: users.id });
   if (changed.length > 0) await voidAuthTokens(tx, userId, 'email_verification', now);
   return changed.length > 0;
+}
+
+/** verificationLinkUsable says whether a verification link would still work (its page offers the button, or says it does not). */
+export function verificationLinkUsable(db: Db, token: string, now: Date): Promise<boolean> {
+  return authTokenUsable(db, token, 'email_verification', now);
 }
 
 /** verifyEmail uses a verification link: the address it was mailed to is the person's, verified now. */

@@ -61,6 +61,7 @@ export const POLICY: Record<string, Entry> = {
   'account.changePassword': { access: 'signedIn', input: () => ({ currentPassword: TEST_PASSWORD, newPassword: 'another-long-secret' }) },
   'account.requestPasswordReset': { access: 'public', input: () => ({ email: 'nobody-matrix@example.org' }) },
   'account.resetLinkUsable': { access: 'public', input: () => ({ token: 'A'.repeat(43) }) },
+  'account.verificationLinkUsable': { access: 'public', input: () => ({ token: 'A'.repeat(43) }) },
   'account.resetPassword': { access: 'public', input: () => ({ token: 'A'.repeat(43), password: 'another-long-secret', passwordConfirm: 'another-long-secret' }) },
   'account.verifyEmail': { access: 'public', input: () => ({ token: 'A'.repeat(43) }) },
   'account.resendVerification': { access: 'signedIn' },

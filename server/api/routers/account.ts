@@ -6,7 +6,7 @@ import { identityOut, meOut, myOrganisation, nothing, sessionOut } from '~/serve
 import { ssoProviderName } from '~/server/auth/sso-providers';
 import { listIdentities, unlinkIdentity } from '~/server/services/identities';
 import { hasPassword, requestSignUp } from '~/server/services/accounts';
-import { resendVerification, verifyEmail } from '~/server/services/email-verification';
+import { resendVerification, verificationLinkUsable, verifyEmail } from '~/server/services/email-verification';
 import { requestPasswordReset, resetLinkUsable, resetPassword } from '~/server/services/password-reset';
 import { listMyOrganisations } from '~/server/services/organisations';
 import { changePassword, endAllSessions, endOwnSession, listSessions } from '~/server/services/sessions';
@@ -54,6 +54,8 @@ export const accountRouter = router({
       await rateLimit(ctx, 'authLink', ctx.address);
       return { email: (await resetPassword(ctx.db, input, ctx.now())).email };
     }),
+
+  verificationLinkUsable: publicProcedure.input(z.object({ token: authTokenField })).output(z.boolean()).query(({ ctx, input }) => verificationLinkUsable(ctx.db, input.token, ctx.now())),
 
   verifyEmail: publicProcedure
     .input(z.object({ token: authTokenField }))
