@@ -14,7 +14,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
   }
 }
 
-const PUBLIC_PROCEDURES = new Set(['account.signUp', 'account.requestPasswordReset', 'account.resetLinkUsable', 'account.resetPassword', 'account.verifyEmail', 'invitation.preview']);
+const PUBLIC_PROCEDURES = new Set(['account.signUp', 'account.requestPasswordReset', 'account.resetLinkUsable', 'account.resetPassword', 'account.verificationLinkUsable', 'account.verifyEmail', 'invitation.preview']);
 
 describe.each(dbTargets())('access rules on %s', (target) => {
   let handle: DbHandle;
