@@ -1,16 +1,9 @@
 // Every page a company and the centre's staff use, at a desktop width: axe (WCAG 2.1 A/AA) finds nothing.
 // The phone-sized run is e2e/phone.spec.ts.
-import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
-import { signIn } from './helpers';
+import { test, type Page } from '@playwright/test';
+import { expectNoViolations, signIn } from './helpers';
 
 test.use({ viewport: { width: 1366, height: 900 } });
-
-async function expectNoViolations(page: Page, what: string) {
-  await page.waitForLoadState('networkidle');
-  const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  expect(axe.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), `${what}: axe`).toEqual([]);
-}
 
 /** visit opens a page (or the first entry of a list page) and checks it. */
 async function visit(page: Page, path: string, firstLink?: RegExp) {

@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page } from '@playwright/test';
 import { translate, type Locale, type MessageKey, type MessageParams } from '../server/i18n';
 
@@ -81,4 +82,11 @@ export async function openVerificationLink(page: Page, locale: Locale, email: st
   await page.goto(linkIn(mail, '/verify-email/'));
   await page.getByRole('button', { name: texts(locale)('verify.confirm') }).click();
   await expect(page.getByText(texts(locale)('verify.done', { email }))).toBeVisible();
+}
+
+/** expectNoViolations checks the page as it stands with axe (WCAG 2.1 A/AA), once the network is quiet. */
+export async function expectNoViolations(page: Page, what: string) {
+  await page.waitForLoadState('networkidle');
+  const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  expect(axe.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), `${what}: axe`).toEqual([]);
 }

@@ -3,7 +3,7 @@
 // A forgotten password is reset by the mailed link, which then no longer works; an unknown address gets
 // the same answer and no mail; a new sign-up can look around but not act until it opens its link.
 import { expect, test, type Page } from '@playwright/test';
-import { linkIn, mailsTo, signIn, signOut, texts, unique, waitForMail } from './helpers';
+import { expectNoViolations, linkIn, mailsTo, signIn, signOut, texts, unique, waitForMail } from './helpers';
 
 const locale = 'en' as const;
 const t = texts(locale);
@@ -37,6 +37,7 @@ async function askForReset(page: Page, email: string) {
   await page.goto('/sign-in');
   await page.getByRole('link', { name: t('signIn.forgotPassword') }).click();
   await expect(page).toHaveURL(/\/forgot-password$/);
+  await expectNoViolations(page, 'the forgot-password page');
   await page.getByLabel(t('field.email')).fill(email);
   await page.getByRole('button', { name: t('forgot.submit') }).click();
   await expect(page.getByText(t('forgot.sent', { email }))).toBeVisible();
@@ -57,6 +58,7 @@ test.describe('password reset and e-mail verification (en)', () => {
 
     await page.goto(link);
     await expect(page.getByRole('heading', { name: t('reset.title') })).toBeVisible();
+    await expectNoViolations(page, 'the reset page');
     // Two different passwords: refused on the second field, and the link still works.
     await page.getByLabel(t('reset.newPassword'), { exact: true }).fill('a-brand-new-passphrase');
     await page.getByLabel(t('reset.confirmPassword'), { exact: true }).fill('a-different-passphrase');
@@ -124,6 +126,7 @@ test.describe('password reset and e-mail verification (en)', () => {
     await page.goto('/dashboard');
     await expect(page.getByText(t('verify.banner', { email }))).toBeVisible();
     await page.goto(second);
+    await expectNoViolations(page, 'the address check page');
     await page.getByRole('button', { name: t('verify.confirm') }).click();
     await expect(page.getByText(t('verify.done', { email }))).toBeVisible();
 

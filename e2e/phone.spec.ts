@@ -1,9 +1,8 @@
 // Phone-sized screens (390 × 844): the navigation collapses behind a menu button, no page scrolls
 // sideways (tables scroll inside their card, charts scale), and axe finds no WCAG A/AA violations.
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import type { Locale } from '../server/i18n';
-import { signIn, texts } from './helpers';
+import { expectNoViolations, signIn, texts } from './helpers';
 
 test.use({ viewport: { width: 390, height: 844 } });
 
@@ -12,9 +11,7 @@ async function expectPhoneFriendly(page: Page, what: string) {
   await page.waitForLoadState('networkidle');
   const widths = await page.evaluate(() => ({ document: document.documentElement.scrollWidth, viewport: window.innerWidth }));
   expect(widths.document, `${what}: the page scrolls sideways (document ${widths.document} px, viewport ${widths.viewport} px)`).toBeLessThanOrEqual(widths.viewport);
-  const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  const violations = axe.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-  expect(violations, `${what}: axe`).toEqual([]);
+  await expectNoViolations(page, what);
 }
 
 /** openFromMenu opens the collapsed menu and follows one of its links. */

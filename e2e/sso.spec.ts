@@ -2,20 +2,13 @@
 // playwright.config.ts): a newcomer's account from the provider accepts an invitation; an existing
 // password account links its provider identity only with its password; staff require single sign-on
 // of a tenant and its member's password sign-in is refused, naming the organisation.
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { signIn, signOut, texts, unique } from './helpers';
+import { expectNoViolations, signIn, signOut, texts, unique } from './helpers';
 
 const t = texts('en');
 const PROVIDER = 'Test IdP';
 const LINKED_EMAIL = 'linked@idp.test';
 const LINKED_PASSWORD = 'a-long-password-1';
-
-/** The new pages and cards pass axe (WCAG 2.1 A/AA) like the rest of the portal (e2e/a11y.spec.ts). */
-async function expectNoViolations(page: Page, what: string) {
-  const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  expect(axe.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), `${what}: axe`).toEqual([]);
-}
 
 /** At the provider's own login page: a username and password it checks. */
 async function loginAtProvider(page: Page, username: string, password: string) {

@@ -1,7 +1,6 @@
 'use client';
 import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Button } from '~/app/_components/ui';
@@ -12,7 +11,6 @@ import { useTRPC } from '~/app/_lib/trpc';
 export function ConfirmEmail({ token }: { token: string }) {
   const { t } = useT();
   const trpc = useTRPC();
-  const router = useRouter();
   const verify = useMutation(trpc.account.verifyEmail.mutationOptions());
   const [error, setError] = useState<string>();
   const [confirmed, setConfirmed] = useState<string>();
@@ -20,8 +18,8 @@ export function ConfirmEmail({ token }: { token: string }) {
   async function confirm() {
     setError(undefined);
     try {
+      // No refresh: this page, rendered again, would find its link used and say it no longer works.
       setConfirmed((await verify.mutateAsync({ token })).email);
-      router.refresh();
     } catch (e) {
       setError(formErrors(e, []).message);
     }
