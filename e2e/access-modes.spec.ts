@@ -3,7 +3,7 @@
 // what it wants to run; a company owner asks for a larger credit line and a staff admin approves it.
 import { expect, test, type Page } from '@playwright/test';
 import type { Locale } from '../server/i18n';
-import { openVerificationLink, signIn, signOut, texts, unique } from './helpers';
+import { openVerificationLink, signIn, signOut, signUpInBrowser, texts, unique } from './helpers';
 
 const nav = (page: Page, locale: Locale) => page.getByRole('navigation', { name: texts(locale)('nav.main') });
 
@@ -24,16 +24,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       // A new research group: academic tenants are active at once.
       const orgName = unique('Playground Lab');
       const email = `pi.${Date.now()}.${locale}@playground-lab.example`;
-      await page.goto('/sign-up');
-      await page.getByLabel(t('field.name')).fill('Pia Playground');
-      await page.getByLabel(t('field.email')).fill(email);
-      await page.getByLabel(t('field.password')).fill('a-long-password-1');
-      await page.getByLabel(t('field.orgName')).fill(orgName);
-      await page.getByLabel(t('field.orgKind')).selectOption('academic');
-      await page.getByLabel(t('field.country')).selectOption('DE');
-      await page.getByLabel(t('field.residency')).selectOption('any');
-      await page.getByRole('button', { name: t('signUp.submit') }).click();
-      await expect(page).toHaveURL(/\/dashboard$/);
+      await signUpInBrowser(page, locale, { name: 'Pia Playground', email, password: 'a-long-password-1', org: { name: orgName, kind: 'academic', country: 'DE', residency: 'any' } });
       await openVerificationLink(page, locale, email);
       await page.goto('/dashboard');
 

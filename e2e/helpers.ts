@@ -23,6 +23,25 @@ export async function signIn(page: Page, locale: Locale, email: string, password
   await expect(page).toHaveURL(/\/dashboard$/);
 }
 
+/** signUpInBrowser makes an account and its organisation through the sign-up form; the browser is signed in after it. */
+export async function signUpInBrowser(
+  page: Page,
+  locale: Locale,
+  person: { name: string; email: string; password: string; org: { name: string; kind: 'academic' | 'company'; country: string; residency?: 'any' | 'EU' | 'DE' } },
+) {
+  const t = texts(locale);
+  await page.goto('/sign-up');
+  await page.getByLabel(t('field.name')).fill(person.name);
+  await page.getByLabel(t('field.email')).fill(person.email);
+  await page.getByLabel(t('field.password')).fill(person.password);
+  await page.getByLabel(t('field.orgName')).fill(person.org.name);
+  await page.getByLabel(t('field.orgKind')).selectOption(person.org.kind);
+  await page.getByLabel(t('field.country')).selectOption(person.org.country);
+  if (person.org.residency) await page.getByLabel(t('field.residency')).selectOption(person.org.residency);
+  await page.getByRole('button', { name: t('signUp.submit') }).click();
+  await expect(page).toHaveURL(/\/dashboard$/);
+}
+
 export async function signOut(page: Page, locale: Locale) {
   await page.getByRole('button', { name: texts(locale)('nav.signOut'), exact: true }).click();
   await expect(page).toHaveURL(/\/sign-in/);

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
 import { extractText, getDocumentProxy } from 'unpdf';
 import type { Locale } from '../server/i18n';
-import { openVerificationLink, signIn, signOut, texts, unique } from './helpers';
+import { openVerificationLink, signIn, signOut, signUpInBrowser, texts, unique } from './helpers';
 
 const ISSUER_VAT_ID = 'DE812345673'; // the demo centre's issuer (server/catalogue.ts)
 const PASSWORD = 'a-long-password-1';
@@ -39,16 +39,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
 
       // 1. Both companies sign up on their own.
       for (const company of [german, austrian]) {
-        await page.goto('/sign-up');
-        await page.getByLabel(t('field.name')).fill(`Owner of ${company.orgName}`);
-        await page.getByLabel(t('field.email')).fill(company.email);
-        await page.getByLabel(t('field.password')).fill(PASSWORD);
-        await page.getByLabel(t('field.orgName')).fill(company.orgName);
-        await page.getByLabel(t('field.orgKind')).selectOption('company');
-        await page.getByLabel(t('field.country')).selectOption(company.country);
-        await page.getByLabel(t('field.residency')).selectOption('EU');
-        await page.getByRole('button', { name: t('signUp.submit') }).click();
-        await expect(page).toHaveURL(/\/dashboard$/);
+        await signUpInBrowser(page, locale, { name: `Owner of ${company.orgName}`, email: company.email, password: PASSWORD, org: { name: company.orgName, kind: 'company', country: company.country, residency: 'EU' } });
         await openVerificationLink(page, locale, company.email);
         await page.goto('/dashboard');
         await signOut(page, locale);

@@ -3,7 +3,7 @@
 // A forgotten password is reset by the mailed link, which then no longer works; an unknown address gets
 // the same answer and no mail; a new sign-up can look around but not act until it opens its link.
 import { expect, test, type Page } from '@playwright/test';
-import { expectNoViolations, linkIn, mailsTo, signIn, signOut, texts, unique, waitForMail } from './helpers';
+import { expectNoViolations, linkIn, signUpInBrowser, mailsTo, signIn, signOut, texts, unique, waitForMail } from './helpers';
 
 const locale = 'en' as const;
 const t = texts(locale);
@@ -12,16 +12,7 @@ const nav = (page: Page) => page.getByRole('navigation', { name: t('nav.main') }
 
 /** signUp creates a research group's account through the form; the browser is signed in after it. */
 async function signUp(page: Page, email: string, orgName: string) {
-  await page.goto('/sign-up');
-  await page.getByLabel(t('field.name')).fill('Rosa Reset');
-  await page.getByLabel(t('field.email')).fill(email);
-  await page.getByLabel(t('field.password')).fill(PASSWORD);
-  await page.getByLabel(t('field.orgName')).fill(orgName);
-  await page.getByLabel(t('field.orgKind')).selectOption('academic');
-  await page.getByLabel(t('field.country')).selectOption('DE');
-  await page.getByLabel(t('field.residency')).selectOption('any');
-  await page.getByRole('button', { name: t('signUp.submit') }).click();
-  await expect(page).toHaveURL(/\/dashboard$/);
+  await signUpInBrowser(page, locale, { name: 'Rosa Reset', email, password: PASSWORD, org: { name: orgName, kind: 'academic', country: 'DE', residency: 'any' } });
 }
 
 async function createProject(page: Page, title: string) {

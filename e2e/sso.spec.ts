@@ -3,7 +3,7 @@
 // password account links its provider identity only with its password; staff require single sign-on
 // of a tenant and its member's password sign-in is refused, naming the organisation.
 import { expect, test, type Page } from '@playwright/test';
-import { expectNoViolations, signIn, signOut, texts, unique } from './helpers';
+import { expectNoViolations, signIn, signOut, signUpInBrowser, texts, unique } from './helpers';
 
 const t = texts('en');
 const PROVIDER = 'Test IdP';
@@ -59,15 +59,7 @@ test.describe.serial('single sign-on (en)', () => {
 
   test('an existing password account links its provider identity only with its password', async ({ page }) => {
     orgName = unique('SSO Lab');
-    await page.goto('/sign-up');
-    await page.getByLabel(t('field.name')).fill('Lina Linked');
-    await page.getByLabel(t('field.email')).fill(LINKED_EMAIL);
-    await page.getByLabel(t('field.password')).fill(LINKED_PASSWORD);
-    await page.getByLabel(t('field.orgName')).fill(orgName);
-    await page.getByLabel(t('field.orgKind')).selectOption('academic');
-    await page.getByLabel(t('field.country')).selectOption('DE');
-    await page.getByRole('button', { name: t('signUp.submit') }).click();
-    await expect(page).toHaveURL(/\/dashboard$/);
+    await signUpInBrowser(page, 'en', { name: 'Lina Linked', email: LINKED_EMAIL, password: LINKED_PASSWORD, org: { name: orgName, kind: 'academic', country: 'DE' } });
     await signOut(page, 'en');
 
     // The provider says the same address: the portal asks for the account's password instead of linking.
