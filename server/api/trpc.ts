@@ -6,6 +6,7 @@
  */
 import { initTRPC, TRPCError } from '@trpc/server';
 import superjson from 'superjson';
+import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Db } from '~/db/client';
 import type { MemberRole, StaffRole } from '~/db/schema';
 import { roleAtLeast } from '~/server/core/roles';
@@ -20,6 +21,7 @@ import { isStaff, type Actor, type Caller, type TenantActor } from '~/server/ser
 import { loadCaller } from '~/server/services/accounts';
 import { chooseTenant } from '~/server/services/organisations';
 import type { RateRuleName } from '~/server/core/rate-limits';
+import type { ApiTokenAuth, TokenScope } from '~/server/core/api/scopes';
 import { limit } from '~/server/services/rate-limits';
 import type { BudgetSyncStep } from '~/server/services/scheduler-budgets';
 
@@ -51,7 +53,15 @@ export interface Context {
   limits?: boolean;
   /** The caller's address as the reverse proxy reports it (server/core/rate-limits.ts `clientAddress`). */
   address?: string;
+  /** The personal API token the call authenticated with (REST `/api/v1`); it fixes the user, the tenant and the scopes. */
+  token?: ApiTokenAuth;
 }
+
+/**
+ * What a procedure declares about itself: `openapi` exposes it at `/api/v1` (trpc-to-openapi), `scope`
+ * is the token scope it needs (server/core/api/scopes.ts `scopeNeeded`).
+ */
+export type PortalMeta = OpenApiMeta & { scope?: TokenScope };
 
 /** rateLimit counts a request of `subject` against a named rule and refuses it with 429 beyond it. */
 export async function rateLimit(ctx: Pick<Context, 'db' | 'limits' | 'now'>, name: RateRuleName, subject: string | undefined): Promise<void> {
@@ -183,7 +193,7 @@ const transformer = {
   output: superjson,
 };
 
-const t = initTRPC.context<Context>().create({
+const t = initTRPC.context<Context>().meta<PortalMeta>().create({
   transformer,
   errorFormatter({ shape, error, ctx }) {
     const locale = ctx?.locale ?? DEFAULT_LOCALE;
