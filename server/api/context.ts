@@ -44,7 +44,7 @@ export async function createRequestContext(): Promise<Context> {
 const gateState: { gate?: FairGate } = ((globalThis as { __portalGate?: { gate?: FairGate } }).__portalGate ??= {});
 
 /** requestGate returns the process's fair gate for tenant calls, configured once from the environment. */
-function requestGate(): FairGate {
+export function requestGate(): FairGate {
   const config = env();
   gateState.gate ??= new FairGate({
     maxInFlight: config.PORTAL_MAX_CONCURRENT_CALLS ?? Math.max(4, 2 * availableParallelism()),

@@ -167,6 +167,11 @@ export const allocationOverviewOut = z.object({
   ),
 });
 
+/** A row of a tenant's allocation list (the REST API's `/allocations`): the page's head and balance, no chart or ledger. */
+export const allocationRowOut = allocationOverviewOut
+  .pick({ id: true, projectId: true, projectTitle: true, resourceClassName: true, unit: true, periodStart: true, periodEnd: true, status: true, statusReason: true, maxGpusAtOnce: true, maxWalltimeSeconds: true, maxQueuedJobs: true, balance: true })
+  .extend({ resourceClassId: z.string().nullable() });
+
 /** The same page for staff, who also see whose allocation it is. */
 export const staffAllocationOverviewOut = allocationOverviewOut.extend({ orgName: z.string() });
 

@@ -1,4 +1,5 @@
 import { accountRouter } from './routers/account';
+import { apiRouter } from './routers/api';
 import { allocationRouter } from './routers/allocation';
 import { applicationRouter } from './routers/application';
 import { catalogueRouter } from './routers/catalogue';
@@ -27,6 +28,7 @@ export const appRouter = router({
   report: reportRouter,
   invoice: invoiceRouter,
   centre: centreRouter,
+  api: apiRouter,
 });
 
 export type AppRouter = typeof appRouter;

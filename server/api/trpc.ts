@@ -159,6 +159,13 @@ function validationIssues(cause: unknown): ValidationIssue[] | undefined {
   return undefined;
 }
 
+/** describeFieldErrors is the one-line message of an input's field errors ("gpus: Must be at most 8."). */
+export function describeFieldErrors(fieldErrors: Record<string, string>): string {
+  return Object.entries(fieldErrors)
+    .map(([field, text]) => (field === '_' ? text : `${field}: ${text}`))
+    .join(' ');
+}
+
 /** Deepest nesting an input may have; the portal's own inputs stay under 10. */
 const MAX_INPUT_DEPTH = 32;
 
@@ -204,9 +211,7 @@ const t = initTRPC.context<Context>().meta<PortalMeta>().create({
     if (issues) {
       fieldErrors = {};
       for (const issue of issues) fieldErrors[issuePath(issue) || '_'] ??= issueMessage(locale, issue);
-      message = Object.entries(fieldErrors)
-        .map(([field, text]) => (field === '_' ? text : `${field}: ${text}`))
-        .join(' ');
+      message = describeFieldErrors(fieldErrors);
     } else if (cause instanceof AppError) {
       message = translate(locale, cause.key, cause.params);
       if (cause.field) fieldErrors = { [cause.field]: message };

@@ -36,9 +36,16 @@ export const RATE_RULES = {
   verificationResend: { limit: 3, windowMs: 60 * MINUTE },
   /** Jobs submitted by one person over the web (a script should use the API's own limits, issue #13). */
   jobSubmit: { limit: 120, windowMs: MINUTE },
+  /** REST API requests per personal API token (the limit is configurable: API_RATE_LIMIT_PER_MINUTE, see apiTokenRule). */
+  apiToken: { limit: 600, windowMs: MINUTE },
 } as const satisfies Record<string, RateRule>;
 
 export type RateRuleName = keyof typeof RATE_RULES;
+
+/** apiTokenRule is the REST API's per-token rule with the configured number of requests a minute. */
+export function apiTokenRule(perMinute: number): RateRule {
+  return { ...RATE_RULES.apiToken, limit: perMinute };
+}
 
 /** lockoutMs is how long the n-th lockout in a row lasts (n ≥ 1): base × 2^(n−1), at most the maximum. */
 export function lockoutMs(rule: RateRule, n: number): number {

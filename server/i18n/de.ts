@@ -1132,4 +1132,8 @@ export const de: Record<MessageKey, string> = {
   'mailKind.job_finished': 'Jeder Ihrer Jobs beendet oder fehlgeschlagen',
   'mailKind.invoice_issued': 'Ausgestellte Rechnungen, mit PDF (Inhaber)',
   'mailKind.tenant_status': 'Organisation geprüft, gesperrt oder wieder aktiviert',
+  'api.cursorInvalid': "Diesen Cursor hat diese API nicht ausgegeben. Beginnen Sie ohne Cursor und übergeben Sie dann jeweils nextCursor der Antwort.",
+  'api.rateLimited': "Zu viele Anfragen mit diesem Token: höchstens {limit} pro Minute. Versuchen Sie es in {seconds} s erneut.",
+  'api.unknownPath': "{method} {path} gibt es in dieser API nicht. Das OpenAPI-Dokument unter /api/v1/openapi.json nennt alle Pfade.",
+  'api.bodyNotJson': "Der Inhalt der Anfrage ist kein gültiges JSON.",
 };

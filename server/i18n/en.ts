@@ -1131,6 +1131,10 @@ export const en = {
   'mailKind.job_finished': 'Each of your jobs finished or failed',
   'mailKind.invoice_issued': 'Invoices issued, with the PDF (owners)',
   'mailKind.tenant_status': 'The organisation verified, suspended or reactivated',
+  'api.cursorInvalid': "This cursor is not one this API handed out. Start again without a cursor, then pass each answer's nextCursor.",
+  'api.rateLimited': "Too many requests with this token: at most {limit} a minute. Try again in {seconds} s.",
+  'api.unknownPath': "There is no {method} {path} in this API. The OpenAPI document at /api/v1/openapi.json lists every path.",
+  'api.bodyNotJson': "The request body is not valid JSON.",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -1,8 +1,9 @@
 // Allocations as people see them (balance, burn-down, ledger) and what staff do to them.
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
-import { allocations, ledgerEntries, organisations, projects, resourceClasses, users } from '~/db/schema';
+import { allocations, ledgerEntries, organisations, projectMembers, projects, resourceClasses, users } from '~/db/schema';
 import { available } from '~/server/core/ledger/balance';
+import { roleAtLeast } from '~/server/core/roles';
 import { fillDays, projectExhaustion, unusedAtEnd } from '~/server/core/ledger/burn-down';
 import { addDays } from '~/server/core/working-days';
 import { AppError } from '~/server/errors';
@@ -60,6 +61,28 @@ export async function getAllocationOverview(db: DbOrTx, viewer: { tenant?: Tenan
     },
     entries,
   };
+}
+
+/**
+ * listTenantAllocations lists the tenant's allocations the actor may see (managers and owners all,
+ * members those of their projects), newest first, each with its balance as the allocation page shows it.
+ */
+export async function listTenantAllocations(db: DbOrTx, actor: TenantActor) {
+  const conditions: SQL[] = [eq(allocations.orgId, actor.org.id)];
+  if (!roleAtLeast(actor.role, 'manager')) {
+    conditions.push(inArray(allocations.projectId, db.select({ projectId: projectMembers.projectId }).from(projectMembers).where(eq(projectMembers.userId, actor.userId))));
+  }
+  const rows = await db
+    .select({ allocation: allocations, projectTitle: projects.title, resourceClassName: resourceClasses.name })
+    .from(allocations)
+    .innerJoin(projects, eq(projects.id, allocations.projectId))
+    .leftJoin(resourceClasses, eq(resourceClasses.id, allocations.resourceClassId))
+    .where(and(...conditions))
+    .orderBy(desc(allocations.createdAt), desc(allocations.id));
+  return rows.map(({ allocation: a, projectTitle, resourceClassName }) => {
+    const balance = balanceOfRow(a);
+    return { ...a, projectTitle, resourceClassName, balance: { ...balance, available: available(balance) } };
+  });
 }
 
 /** grantCreditLine gives a company project a credit line in euro cents for a period (staff admins); the scheduler's budgets follow (`budgets`). */

@@ -581,10 +581,14 @@ export interface JobFilter {
   status: 'active' | 'finished' | 'all';
   projectId?: string;
   kind?: JobKind;
+  /** One state only (the REST API's `state=`). */
+  state?: (typeof jobs.$inferSelect)['state'];
+  /** Only jobs after this one in the list's order (newest first): a page's cursor. */
+  after?: { submittedAt: Date; id: string };
   limit: number;
 }
 
-/** listJobs lists the tenant's jobs the actor may see, newest first. */
+/** listJobs lists the tenant's jobs the actor may see, newest first (ties by id, so pages never skip or repeat one). */
 export async function listJobs(db: DbOrTx, actor: TenantActor, filter: JobFilter) {
   const conditions: SQL[] = [eq(jobs.orgId, actor.org.id)];
   if (!roleAtLeast(actor.role, 'manager')) {
@@ -595,6 +599,8 @@ export async function listJobs(db: DbOrTx, actor: TenantActor, filter: JobFilter
   if (filter.status === 'finished') conditions.push(sql`${jobs.state} not in ('SUBMITTING', 'PENDING', 'RUNNING')`);
   if (filter.projectId) conditions.push(eq(jobs.projectId, filter.projectId));
   if (filter.kind) conditions.push(eq(jobs.kind, filter.kind));
+  if (filter.state) conditions.push(eq(jobs.state, filter.state));
+  if (filter.after) conditions.push(sql`(${jobs.submittedAt}, ${jobs.id}) < (${filter.after.submittedAt.toISOString()}::timestamptz, ${filter.after.id}::uuid)`);
   return db
     .select({
       id: jobs.id,
@@ -622,7 +628,7 @@ export async function listJobs(db: DbOrTx, actor: TenantActor, filter: JobFilter
     .from(jobs)
     .innerJoin(resourceClasses, eq(resourceClasses.id, jobs.resourceClassId))
     .where(and(...conditions))
-    .orderBy(desc(jobs.submittedAt))
+    .orderBy(desc(jobs.submittedAt), desc(jobs.id))
     .limit(filter.limit);
 }
 

@@ -66,6 +66,11 @@ export const POLICY: Record<string, Entry> = {
   'account.verifyEmail': { access: 'public', input: () => ({ token: 'A'.repeat(43) }) },
   'account.resendVerification': { access: 'signedIn' },
 
+  'api.jobs': { access: 'member', input: () => ({}) },
+  'api.allocations': { access: 'member' },
+  'api.usage': { access: 'member', input: (f) => period(f), alsoRefused: { roles: ['memberA'], why: 'usage reports: owners, managers and the leads of a project only' } },
+  'api.invoices': { access: 'manager' },
+
   'allocation.overview': { access: 'member', recordsOfA: true, input: (f) => ({ allocationId: f.allocationA }) },
   'allocation.setMonthlyCap': { access: 'owner', input: () => ({ capEuros: 1000 }) },
 

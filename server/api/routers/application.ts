@@ -27,6 +27,7 @@ export const applicationRouter = router({
     .query(({ ctx, input }) => getApplication(ctx.db, { tenant: ctx.tenant }, input.applicationId)),
 
   create: tenantProcedure('member')
+    .meta({ openapi: { method: 'POST', path: '/applications', tags: ['applications'], summary: 'Create a draft application for compute time', protect: true }, scope: 'applications:write' })
     .input(z.object({ projectId: uuidField, ...applicationFields }))
     .output(applicationCreatedOut)
     .mutation(({ ctx, input }) => createApplication(ctx.db, ctx.tenant, toSeconds(input), todayOf(ctx))),
@@ -41,11 +42,12 @@ export const applicationRouter = router({
     }),
 
   submit: tenantProcedure('member')
+    .meta({ openapi: { method: 'POST', path: '/applications/{applicationId}/submit', tags: ['applications'], summary: 'Submit a draft application for review (an instant access mode approves it at once)', protect: true }, scope: 'applications:write' })
     .input(z.object({ applicationId: uuidField }))
-    .output(z.object({ status: z.enum(['approved', 'submitted']) }))
+    .output(z.object({ id: z.string(), status: z.enum(['approved', 'submitted']) }))
     .mutation(async ({ ctx, input }) => {
       // Why a request went to review is on the application (application.get's reviewNote).
       const { status } = await submitApplication(ctx.db, ctx.tenant, input.applicationId, ctx.now(), budgetSync(ctx));
-      return { status };
+      return { id: input.applicationId, status };
     }),
 });

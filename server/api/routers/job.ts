@@ -105,6 +105,7 @@ const jobView = z.object({
 
 export const jobRouter = router({
   estimate: tenantProcedure('member')
+    .meta({ openapi: { method: 'POST', path: '/jobs/estimate', tags: ['jobs'], summary: 'Estimate a job: reservation, cost and energy, and every limit it would break', protect: true } })
     .input(z.object({ ...shape, runtimeSeconds: z.number().int().positive().optional() }))
     .output(jobEstimateOut)
     .query(({ ctx, input }) => estimateJob(ctx.db, ctx.tenant, { ...input, walltimeSeconds: input.walltimeMinutes * 60 }, todayOf(ctx))),
@@ -128,6 +129,17 @@ export const jobRouter = router({
     }),
 
   submit: tenantProcedure('member', { rateLimit: 'jobSubmit' })
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/jobs',
+        tags: ['jobs'],
+        summary: 'Submit a job (the same key in Idempotency-Key again answers the same job)',
+        protect: true,
+        requestHeaders: z.object({ 'idempotency-key': idempotencyKeyField.optional() }),
+      },
+      scope: 'jobs:write',
+    })
     .input(submitJobInput)
     .output(z.object({ id: z.string(), state: jobStateOut }))
     .mutation(async ({ ctx, input }) => {
@@ -136,9 +148,10 @@ export const jobRouter = router({
     }),
 
   cancel: tenantProcedure('member')
+    .meta({ openapi: { method: 'POST', path: '/jobs/{jobId}/cancel', tags: ['jobs'], summary: 'Cancel a job (an inference service is stopped)', protect: true }, scope: 'jobs:write' })
     .input(z.object({ jobId: uuidField }))
-    .output(z.object({ state: jobStateOut }))
-    .mutation(({ ctx, input }) => cancelJob(ctx.db, afterCommit(ctx), ctx.tenant, input.jobId, ctx.now())),
+    .output(z.object({ id: z.string(), state: jobStateOut }))
+    .mutation(async ({ ctx, input }) => ({ id: input.jobId, ...(await cancelJob(ctx.db, afterCommit(ctx), ctx.tenant, input.jobId, ctx.now())) })),
 
   list: tenantProcedure('member')
     .input(
@@ -155,6 +168,7 @@ export const jobRouter = router({
     .query(({ ctx, input }) => listJobs(ctx.db, ctx.tenant, input)),
 
   get: tenantProcedure('member')
+    .meta({ openapi: { method: 'GET', path: '/jobs/{jobId}', tags: ['jobs'], summary: 'A job with its events, figures and output', protect: true } })
     .input(z.object({ jobId: uuidField }))
     .output(jobView)
     .query(async ({ ctx, input }) => {

@@ -1,0 +1,29 @@
+// The REST API (issue #13): server/api/rest.ts, with the process's database, token check and fair gate.
+import { requestGate } from '~/server/api/context';
+import { createRestHandler } from '~/server/api/rest';
+import { getDb } from '~/server/db';
+import { env, portalBaseUrl } from '~/server/env.js';
+import { authenticateToken } from '~/server/services/api-tokens';
+
+export const dynamic = 'force-dynamic';
+
+let handler: ((req: Request) => Promise<Response>) | undefined;
+
+function rest(req: Request): Promise<Response> {
+  const config = env();
+  handler ??= createRestHandler({
+    db: getDb,
+    authenticate: authenticateToken,
+    portalUrl: portalBaseUrl(),
+    perMinute: config.API_RATE_LIMIT_PER_MINUTE,
+    trustProxy: config.PORTAL_TRUST_PROXY,
+    gate: requestGate(),
+  });
+  return handler(req);
+}
+
+export const GET = rest;
+export const POST = rest;
+export const PUT = rest;
+export const PATCH = rest;
+export const DELETE = rest;
