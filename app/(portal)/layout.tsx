@@ -28,6 +28,7 @@ export default async function PortalLayout({ children }: { children: ReactNode }
           { href: '/prices', label: t('nav.prices') },
           ...(active?.kind === 'company' ? [{ href: '/invoices', label: t('nav.invoices') }] : []),
           { href: '/organisation', label: t('nav.organisation') },
+          { href: '/developers/api', label: t('nav.developers') },
         ]
       : []),
     ...(me.staffRoles.length

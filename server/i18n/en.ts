@@ -1135,6 +1135,23 @@ export const en = {
   'api.rateLimited': "Too many requests with this token: at most {limit} a minute. Try again in {seconds} s.",
   'api.unknownPath': "There is no {method} {path} in this API. The OpenAPI document at /api/v1/openapi.json lists every path.",
   'api.bodyNotJson': "The request body is not valid JSON.",
+  'developers.title': "REST API",
+  'developers.subtitle': "Use the portal from scripts, notebooks and pipelines.",
+  'developers.startTitle': "Getting started",
+  'developers.stepToken': "Make a personal API token for one organisation, with the scopes the script needs (read, jobs:write, applications:write). It is shown once.",
+  'developers.profileLink': "Tokens on your profile",
+  'developers.stepHeader': "Send it with every request: Authorization: Bearer afp_… The token decides the organisation; no cookie is read.",
+  'developers.stepErrors': "Every refusal is JSON of one shape, {\"error\": {\"code\", \"message\", \"fields\", \"requestId\"}}; fields names the inputs at fault. Dates are ISO-8601 strings.",
+  'developers.stepLimits': "Each token may make a limited number of requests a minute (X-RateLimit-Limit, -Remaining, -Reset); beyond it the answer is 429 with Retry-After. Send an Idempotency-Key with a submission so a retry never makes a second job.",
+  'developers.curlTokenComment': "from your profile, shown once",
+  'developers.curlSubmitComment': "submit a job; the same Idempotency-Key again answers the same job",
+  'developers.pythonPagesComment': "all jobs, page by page",
+  'developers.documentIntro': "The OpenAPI 3.1 document, for code generators and API clients:",
+  'developers.referenceTitle': "Reference",
+  'developers.needsScript': "The reference needs JavaScript; the OpenAPI document above has the same content.",
+  'nav.developers': "API",
+  'profile.apiLink': "Scripts and pipelines can use the portal through its REST API with a personal token:",
+  'profile.apiLinkText': "REST API and examples",
 } as const;
 
 export type MessageKey = keyof typeof en;
