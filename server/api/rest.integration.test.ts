@@ -137,10 +137,12 @@ describe.each(dbTargets())('REST API /api/v1 on %s', (target) => {
     const revoked = await tokens.mint(a, ['read']);
     expect((await call('GET', '/jobs', { token: revoked })).status).toBe(200);
     await tokens.revoke(a, revoked);
-    const expired = await tokens.mint(a, ['read'], { expiredAgo: true });
+    const expiring = await tokens.mint(a, ['read'], { expiresInDays: 1 });
+    const twoDaysOn = createRestHandler({ db: () => Promise.resolve(db), authenticate: tokens.authenticate, portalUrl: 'http://portal.test', perMinute: 1000, now: () => new Date(Date.now() + 2 * 86_400_000) });
+    expect((await call('GET', '/jobs', { token: expiring })).status).toBe(200);
     for (const request of [
       { token: revoked },
-      { token: expired },
+      { token: expiring, via: twoDaysOn },
       { token: 'afp_not-a-token' },
       { headers: { cookie: `portal-org=${a.orgId}; next-auth.session-token=anything` } },
     ]) {
@@ -155,7 +157,9 @@ describe.each(dbTargets())('REST API /api/v1 on %s', (target) => {
     const before = await db.select({ id: jobs.id }).from(jobs);
     const response = await call('POST', '/jobs', { token, body: submitBody('not allowed') });
     expect(response.status).toBe(403);
-    expect((await refusal(response)).code).toBe('FORBIDDEN');
+    const error = await refusal(response);
+    expect(error.code).toBe('FORBIDDEN');
+    expect(error.message).toContain('jobs:write');
     expect(await db.select({ id: jobs.id }).from(jobs)).toHaveLength(before.length);
   });
 

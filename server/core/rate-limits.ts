@@ -38,6 +38,8 @@ export const RATE_RULES = {
   jobSubmit: { limit: 120, windowMs: MINUTE },
   /** REST API requests per personal API token (the limit is configurable: API_RATE_LIMIT_PER_MINUTE, see apiTokenRule). */
   apiToken: { limit: 600, windowMs: MINUTE },
+  /** Personal API tokens made by one person. */
+  apiTokenCreate: { limit: 20, windowMs: 60 * MINUTE },
 } as const satisfies Record<string, RateRule>;
 
 export type RateRuleName = keyof typeof RATE_RULES;

@@ -1,28 +1,29 @@
-// Personal API tokens for the REST tests. TEMPORARY stand-in until the lead's
-// server/services/api-tokens.ts is on main: the same contract (authenticate throws
-// AppError('UNAUTHORIZED') for unknown, revoked and expired tokens), tokens kept in memory.
-import { randomBytes } from 'node:crypto';
+// Personal API tokens for the REST tests, made and revoked through the service as the profile page does.
 import type { Db } from '~/db/client';
-import type { ApiTokenAuth, TokenScope } from '~/server/core/api/scopes';
-import { AppError } from '~/server/errors';
+import type { TokenScope } from '~/server/core/api/scopes';
+import { loadActor } from '~/server/services/accounts';
+import { authenticateToken, createApiToken, revokeApiToken } from '~/server/services/api-tokens';
 
-export function apiTokens(_db: Db) {
-  const known = new Map<string, { auth: ApiTokenAuth; revoked: boolean; expiresAt: Date }>();
+/** apiTokens mints, revokes and checks real tokens of a test database. */
+export function apiTokens(db: Db) {
+  let made = 0;
+  const actorOf = async (userId: string) => {
+    const actor = await loadActor(db, userId);
+    if (!actor) throw new Error(`no person ${userId}`);
+    return actor;
+  };
   return {
-    async mint(who: { userId: string; orgId: string }, scopes: TokenScope[], options: { expiredAgo?: boolean } = {}): Promise<string> {
-      const token = `afp_${randomBytes(24).toString('base64url')}`;
-      const expiresAt = new Date(Date.now() + (options.expiredAgo ? -60_000 : 86_400_000));
-      known.set(token, { auth: { id: randomBytes(8).toString('hex'), name: 'test', userId: who.userId, orgId: who.orgId, scopes }, revoked: false, expiresAt });
-      return Promise.resolve(token);
+    /** mint makes a token of a person for their tenant (the plaintext `afp_…`, shown once). */
+    async mint(who: { userId: string; orgId: string }, scopes: TokenScope[], options: { expiresInDays?: number } = {}): Promise<string> {
+      made += 1;
+      const { token } = await createApiToken(db, await actorOf(who.userId), { name: `test token ${made}`, orgId: who.orgId, scopes, expiresInDays: options.expiresInDays ?? 30 }, new Date());
+      return token;
     },
-    async revoke(_who: { userId: string; orgId: string }, token: string): Promise<void> {
-      known.get(token)!.revoked = true;
-      return Promise.resolve();
+    /** revoke revokes a token as its owner would on the profile page. */
+    async revoke(who: { userId: string }, token: string): Promise<void> {
+      const { id } = await authenticateToken(db, `Bearer ${token}`, { now: new Date() });
+      await revokeApiToken(db, await actorOf(who.userId), id, new Date());
     },
-    authenticate: (_db: Db, authorization: string | null, options: { now: Date }): Promise<ApiTokenAuth> => {
-      const row = known.get(authorization?.replace(/^Bearer /, '') ?? '');
-      if (!row || row.revoked || row.expiresAt <= options.now) return Promise.reject(new AppError('UNAUTHORIZED', 'error.unauthorized'));
-      return Promise.resolve(row.auth);
-    },
+    authenticate: authenticateToken,
   };
 }

@@ -33,6 +33,7 @@ export const applicationRouter = router({
     .mutation(({ ctx, input }) => createApplication(ctx.db, ctx.tenant, toSeconds(input), todayOf(ctx))),
 
   update: tenantProcedure('member')
+    .meta({ scope: 'applications:write' })
     .input(z.object({ applicationId: uuidField, ...applicationFields }))
     .output(z.object({ id: z.string() }))
     .mutation(async ({ ctx, input }) => {
