@@ -44,11 +44,11 @@ describe.each(dbTargets())('access modes and credit-line requests on %s', (targe
       const project = await pi.project.create({ title: 'Trying things', abstract: 'Small experiments on the new partition.', fieldOfScience: 'Computer science', members: [] });
       const request = { projectId: project.id, accessModeId: 'playground', periodStart: TODAY, periodEnd: '2026-12-31', justification: JUSTIFICATION, lines: [{ resourceClassId: 'b200', gpuHours: 50 }] };
       const first = await pi.application.create(request);
-      expect(await pi.application.submit({ applicationId: first.id })).toEqual({ status: 'approved' });
+      expect(await pi.application.submit({ applicationId: first.id })).toEqual({ id: first.id, status: 'approved' });
       expect((await pi.application.get({ applicationId: first.id })).reviewNote).toBeNull();
 
       const second = await pi.application.create({ ...request, lines: [{ resourceClassId: 'b200', gpuHours: 40 }] });
-      expect(await pi.application.submit({ applicationId: second.id })).toEqual({ status: 'submitted' });
+      expect(await pi.application.submit({ applicationId: second.id })).toEqual({ id: second.id, status: 'submitted' });
       const seen = await pi.application.get({ applicationId: second.id });
       expect(seen).toMatchObject({ status: 'submitted', reviewPath: 'single', reviewNote: { reason: 'instantOnceActive', activeUntil: '2026-12-31' }, targetDays: 5 });
       expect(seen.allocations).toEqual([]);
@@ -79,7 +79,7 @@ describe.each(dbTargets())('access modes and credit-line requests on %s', (targe
       const other = await createTenant(handle.db, { name: 'Other Playground Lab' });
       const project = await as(other).project.create({ title: 'Other trials', abstract: 'Small experiments elsewhere.', fieldOfScience: 'Physics', members: [] });
       const app = await as(other).application.create({ projectId: project.id, accessModeId: 'playground', periodStart: TODAY, periodEnd: '2026-12-31', justification: JUSTIFICATION, lines: [{ resourceClassId: 'b200', gpuHours: 50 }] });
-      expect(await as(other).application.submit({ applicationId: app.id })).toEqual({ status: 'approved' });
+      expect(await as(other).application.submit({ applicationId: app.id })).toEqual({ id: app.id, status: 'approved' });
     });
   });
 

@@ -116,7 +116,7 @@ describe.each(dbTargets())('applications and allocations on %s', (target) => {
     const draft = await pi.application.create(developmentRequest(project.id, 500));
     expect(draft).toMatchObject({ status: 'draft', accessModeId: 'development', periodStart: TODAY, periodEnd: IN_THREE_MONTHS });
     expect((await pi.application.get({ applicationId: draft.id })).canEdit).toBe(true);
-    expect(await pi.application.submit({ applicationId: draft.id })).toEqual({ status: 'submitted' });
+    expect(await pi.application.submit({ applicationId: draft.id })).toEqual({ id: draft.id, status: 'submitted' });
 
     // The reviewer's queue ages the application in working days (Mon–Fri) by the clock; the target is 5.
     const queueAt = async (now: string) => (await asStaff(reviewer, now).staff.applicationQueue()).find((q) => q.id === draft.id);
@@ -181,7 +181,7 @@ describe.each(dbTargets())('applications and allocations on %s', (target) => {
     const project = await newProject(a, 'Quick playground test');
     const pi = as(a);
     const draft = await pi.application.create({ projectId: project.id, accessModeId: 'playground', periodStart: TODAY, periodEnd: '2026-12-31', justification: JUSTIFICATION, lines: [{ resourceClassId: 'b200', gpuHours: 50 }] });
-    expect(await pi.application.submit({ applicationId: draft.id })).toEqual({ status: 'approved' });
+    expect(await pi.application.submit({ applicationId: draft.id })).toEqual({ id: draft.id, status: 'approved' });
 
     const seen = await pi.project.get({ projectId: project.id });
     expect(seen.allocations).toHaveLength(1);
@@ -216,7 +216,7 @@ describe.each(dbTargets())('applications and allocations on %s', (target) => {
     app = await pi.application.get({ applicationId });
     expect(app).toMatchObject({ status: 'changes_requested', periodEnd: '2027-02-28', justification: `${JUSTIFICATION} Scaling plot attached.` });
     expect(app.lines.map((l) => [l.resourceClassId, l.gpuSeconds])).toEqual([['h100', 250 * H]]);
-    expect(await pi.application.submit({ applicationId })).toEqual({ status: 'submitted' });
+    expect(await pi.application.submit({ applicationId })).toEqual({ id: applicationId, status: 'submitted' });
     expect((await asStaff(reviewer).staff.applicationQueue()).find((q) => q.id === applicationId)?.requestedGpuSeconds).toBe(250 * H);
 
     const no = 'Rejected: the project duplicates an allocation held elsewhere.';
@@ -294,7 +294,7 @@ describe.each(dbTargets())('applications and allocations on %s', (target) => {
     const project = await newProject(a, 'Foundation model pretraining');
     const pi = as(a);
     const draft = await pi.application.create({ projectId: project.id, accessModeId: 'large-scale', periodStart: TODAY, periodEnd: '2027-11-30', justification: JUSTIFICATION, lines: [{ resourceClassId: 'h100', gpuHours: 50_000 }, { resourceClassId: 'b200', gpuHours: 20_000 }] });
-    expect(await pi.application.submit({ applicationId: draft.id })).toEqual({ status: 'submitted' });
+    expect(await pi.application.submit({ applicationId: draft.id })).toEqual({ id: draft.id, status: 'submitted' });
     const queued = (await asStaff(reviewer).staff.applicationQueue()).find((q) => q.id === draft.id);
     expect(queued).toMatchObject({ reviewPath: 'full', targetDays: 30, requestedGpuSeconds: 70_000 * H });
 

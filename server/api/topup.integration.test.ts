@@ -27,7 +27,7 @@ describe.each(dbTargets())('top-ups and renewals on %s', (target) => {
   it('adds a reviewed top-up to the same allocation and its ledger', async () => {
     const pi = callerFor(handle.db, { userId: owner.userId, now });
     const app = await pi.application.create({ projectId: base.projectId, accessModeId: 'development', kind: 'top_up', baseAllocationId: base.allocationId, periodStart: TODAY, periodEnd: '2027-02-01', justification: 'The ablations need another 200 GPU-hours.', lines: [{ resourceClassId: 'h100', gpuHours: 200 }] });
-    expect(await pi.application.submit({ applicationId: app.id })).toEqual({ status: 'submitted' });
+    expect(await pi.application.submit({ applicationId: app.id })).toEqual({ id: app.id, status: 'submitted' });
     const decided = await callerFor(handle.db, { userId: reviewer.userId, now }).staff.decide({ applicationId: app.id, outcome: 'approved', grantedLines: [{ resourceClassId: 'h100', gpuHours: 150 }], comment: 'Granted 150 of 200 for now.' });
     expect(decided.allocationIds).toEqual([base.allocationId]);
     const [row] = await handle.db.select().from(allocations).where(eq(allocations.id, base.allocationId));

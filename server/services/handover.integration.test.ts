@@ -152,7 +152,7 @@ describe.each(dbTargets())('hand-over on %s', (target) => {
     await waitFor(() => scheduler.created.length === 1);
     const portalJobId = scheduler.created[0]!.portalJobId;
     // The cancel cannot take the lease: it is recorded and left to the hand-over and the reconciler.
-    expect(await asOwner(scheduler.port).job.cancel({ jobId: portalJobId })).toEqual({ state: 'SUBMITTING' });
+    expect(await asOwner(scheduler.port).job.cancel({ jobId: portalJobId })).toEqual({ id: portalJobId, state: 'SUBMITTING' });
     scheduler.release();
     await submitting;
     await reconcileOnce(db, scheduler.port, now);
