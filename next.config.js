@@ -16,7 +16,10 @@ try {
 const config = {
   reactStrictMode: true,
   poweredByHeader: false,
-  serverExternalPackages: ['@electric-sql/pglite', 'postgres', 'pdfkit'], // pdfkit reads its font metrics (AFM) from its own folder at run time
+  // pdfkit reads its font metrics (AFM) from its own folder at run time. trpc-to-openapi asks
+  // `'coerce' in z` and bundling drops that export from zod's namespace, so the REST API would neither
+  // coerce query parameters nor build its OpenAPI document (500); loaded by Node it sees all of zod.
+  serverExternalPackages: ['@electric-sql/pglite', 'postgres', 'pdfkit', 'trpc-to-openapi', 'zod-openapi'],
   experimental: { authInterrupts: true },
   typescript: { ignoreBuildErrors: true }, // `npm run typecheck` is the gate; the build stays fast
   outputFileTracingRoot: import.meta.dirname,
