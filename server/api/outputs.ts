@@ -26,6 +26,9 @@ import {
 import { GROUP_BY } from '~/server/services/reports';
 
 /** A mutation that answers nothing. */
+/** A point in time: a Date to tRPC (superjson), an ISO-8601 string in the REST API's JSON, documented so. */
+export const isoDateOut = z.date().meta({ format: 'date-time' });
+
 export const nothing = z.void();
 
 export const memberRoleOut = z.enum(memberRole.enumValues);
@@ -34,10 +37,10 @@ export const myOrganisation = z.object({ id: z.string(), name: z.string(), kind:
 
 export const meOut = z.object({ userId: z.string(), name: z.string(), email: z.string(), staffRoles: z.array(z.enum(staffRole.enumValues)), emailVerified: z.boolean() });
 
-export const sessionOut = z.object({ id: z.string(), current: z.boolean(), createdAt: z.date(), lastSeenAt: z.date(), userAgent: z.string().nullable(), address: z.string().nullable() });
+export const sessionOut = z.object({ id: z.string(), current: z.boolean(), createdAt: isoDateOut, lastSeenAt: isoDateOut, userAgent: z.string().nullable(), address: z.string().nullable() });
 
 /** A provider identity linked to the caller's account (the profile page). */
-export const identityOut = z.object({ id: z.string(), provider: z.string(), providerName: z.string(), email: z.string().nullable(), createdAt: z.date(), lastUsedAt: z.date() });
+export const identityOut = z.object({ id: z.string(), provider: z.string(), providerName: z.string(), email: z.string().nullable(), createdAt: isoDateOut, lastUsedAt: isoDateOut });
 
 /** A personal API token as its owner sees it (never the token itself, which is shown once when made). */
 export const apiTokenOut = z.object({
@@ -47,15 +50,15 @@ export const apiTokenOut = z.object({
   orgId: z.string().nullable(),
   orgName: z.string().nullable(),
   scopes: z.array(z.enum(TOKEN_SCOPES)),
-  createdAt: z.date(),
-  expiresAt: z.date(),
-  lastUsedAt: z.date().nullable(),
+  createdAt: isoDateOut,
+  expiresAt: isoDateOut,
+  lastUsedAt: isoDateOut.nullable(),
   lastUsedFrom: z.string().nullable(),
-  revokedAt: z.date().nullable(),
+  revokedAt: isoDateOut.nullable(),
   state: z.enum(['active', 'expired', 'revoked']),
 });
 
-export const notificationOut = z.object({ id: z.string(), text: z.string(), link: z.string().nullable(), read: z.boolean(), createdAt: z.date() });
+export const notificationOut = z.object({ id: z.string(), text: z.string(), link: z.string().nullable(), read: z.boolean(), createdAt: isoDateOut });
 
 /** A tenant as everyone who may see it sees it. */
 const tenantOut = z.object({
@@ -66,12 +69,12 @@ const tenantOut = z.object({
   residency: z.enum(residency.enumValues),
   status: z.enum(orgStatus.enumValues),
   statusReason: z.string().nullable(),
-  createdAt: z.date(),
+  createdAt: isoDateOut,
   memberCount: z.number(),
 });
 
 /** The caller's own tenant, with its cap and the caller's role. */
-export const organisationOut = tenantOut.extend({ monthlyCapCents: z.number().nullable(), priceListAcceptedAt: z.date().nullable(), myRole: memberRoleOut });
+export const organisationOut = tenantOut.extend({ monthlyCapCents: z.number().nullable(), priceListAcceptedAt: isoDateOut.nullable(), myRole: memberRoleOut });
 
 /** A row of the price list: one GPU-hour of a resource class for the caller's kind of tenant. */
 export const priceListRowOut = z.object({
@@ -101,17 +104,17 @@ export const billingProfileOut = z.object({
   vatId: z.string().nullable(),
   billingEmail: z.string(),
   purchaseOrder: z.string().nullable(),
-  updatedAt: z.date(),
+  updatedAt: isoDateOut,
 });
 
-export const memberOut = z.object({ userId: z.string(), name: z.string(), email: z.string(), role: memberRoleOut, since: z.date() });
+export const memberOut = z.object({ userId: z.string(), name: z.string(), email: z.string(), role: memberRoleOut, since: isoDateOut });
 
-export const openInvitationOut = z.object({ id: z.string(), email: z.string(), role: memberRoleOut, expiresAt: z.date(), createdAt: z.date() });
+export const openInvitationOut = z.object({ id: z.string(), email: z.string(), role: memberRoleOut, expiresAt: isoDateOut, createdAt: isoDateOut });
 
 /** A new invitation; `mailed` = an SMTP server is configured, so the mail with the link goes out (else it waits in the outbox). */
-export const createdInvitationOut = z.object({ id: z.string(), email: z.string(), role: memberRoleOut, expiresAt: z.date(), path: z.string(), mailed: z.boolean() });
+export const createdInvitationOut = z.object({ id: z.string(), email: z.string(), role: memberRoleOut, expiresAt: isoDateOut, path: z.string(), mailed: z.boolean() });
 
-export const invitationPreviewOut = z.object({ orgName: z.string(), inviterName: z.string(), email: z.string(), role: memberRoleOut, expiresAt: z.date() });
+export const invitationPreviewOut = z.object({ orgName: z.string(), inviterName: z.string(), email: z.string(), role: memberRoleOut, expiresAt: isoDateOut });
 
 export const jobStateOut = z.enum(jobState.enumValues);
 
@@ -121,7 +124,7 @@ export const tenantRowOut = tenantOut;
 /** What a project says it is for: research its field of science, a company its workload and data residency. */
 export const projectPurposeOut = z.object({ fieldOfScience: z.string().nullable(), workloadKind: z.enum(workloadKind.enumValues).nullable(), dataResidency: z.enum(residency.enumValues).nullable() });
 
-export const projectCreatedOut = z.object({ id: z.string(), orgId: z.string(), title: z.string(), abstract: z.string(), ...projectPurposeOut.shape, createdBy: z.string(), createdAt: z.date() });
+export const projectCreatedOut = z.object({ id: z.string(), orgId: z.string(), title: z.string(), abstract: z.string(), ...projectPurposeOut.shape, createdBy: z.string(), createdAt: isoDateOut });
 
 /** An allocation's balance after a staff change (the ledger's cached sums, in its unit). */
 export const balanceOut = z.object({ granted: z.number(), charged: z.number(), reserved: z.number(), expired: z.number(), overrun: z.number() });
@@ -178,7 +181,7 @@ export const allocationOverviewOut = z.object({
       overrun: z.number().int(),
       jobId: z.string().nullable(),
       reason: z.string().nullable(),
-      at: z.date(),
+      at: isoDateOut,
       actorName: z.string().nullable(),
     }),
   ),
@@ -243,7 +246,7 @@ export const applicationOut = z.object({
   periodEnd: z.string(),
   justification: z.string(),
   applicantName: z.string(),
-  submittedAt: z.date().nullable(),
+  submittedAt: isoDateOut.nullable(),
   canEdit: z.boolean(),
   lines: z.array(z.object({ resourceClassId: z.string(), name: z.string(), gpuSeconds: z.number().int() })),
   decisions: z.array(
@@ -252,7 +255,7 @@ export const applicationOut = z.object({
       outcome: z.enum(decisionOutcome.enumValues),
       comment: z.string(),
       grantedLines: z.array(z.object({ resourceClassId: z.string(), gpuSeconds: z.number().int() })).nullable(),
-      decidedAt: z.date(),
+      decidedAt: isoDateOut,
       reviewerName: z.string().nullable(),
     }),
   ),
@@ -262,7 +265,7 @@ export const applicationOut = z.object({
 /** A row of the reviewers' queue, aged in working days against the access mode's target. */
 export const reviewQueueRowOut = z.object({
   id: z.string(),
-  submittedAt: z.date().nullable(),
+  submittedAt: isoDateOut.nullable(),
   kind: z.enum(applicationKind.enumValues),
   projectTitle: z.string(),
   orgId: z.string(),
@@ -302,7 +305,7 @@ export const projectPageOut = z.object({
     }),
   ),
   applications: z.array(
-    z.object({ id: z.string(), kind: z.enum(applicationKind.enumValues), status: z.enum(applicationStatus.enumValues), periodStart: z.string(), periodEnd: z.string(), createdAt: z.date() }),
+    z.object({ id: z.string(), kind: z.enum(applicationKind.enumValues), status: z.enum(applicationStatus.enumValues), periodStart: z.string(), periodEnd: z.string(), createdAt: isoDateOut }),
   ),
 });
 
@@ -358,9 +361,9 @@ export const jobRowOut = z.object({
   siteId: z.string(),
   gpus: z.number().int(),
   nodes: z.number().int(),
-  submittedAt: z.date(),
-  startedAt: z.date().nullable(),
-  endedAt: z.date().nullable(),
+  submittedAt: isoDateOut,
+  startedAt: isoDateOut.nullable(),
+  endedAt: isoDateOut.nullable(),
   gpuSeconds: z.number().int().nullable(),
   costCents: z.number().int().nullable(),
   energyWh: z.number().int().nullable(),
@@ -408,9 +411,9 @@ export const reportJobOut = z.object({
   siteId: z.string(),
   kind: z.enum(jobKind.enumValues),
   state: jobStateOut,
-  submittedAt: z.date(),
-  startedAt: z.date().nullable(),
-  endedAt: z.date().nullable(),
+  submittedAt: isoDateOut,
+  startedAt: isoDateOut.nullable(),
+  endedAt: isoDateOut.nullable(),
   waitSeconds: z.number().int().nullable(),
   gpus: z.number().int(),
   gpuSeconds: z.number().int().nullable(),
@@ -460,7 +463,7 @@ export const invoiceRowOut = z.object({
   id: z.string(),
   number: z.string(),
   periodMonth: z.string(),
-  issuedAt: z.date(),
+  issuedAt: isoDateOut,
   recipient: recipientOut,
   netCents: z.number().int(),
   vatCents: z.number().int(),
@@ -480,11 +483,11 @@ export const invoiceOut = z.object({
   periodMonth: z.string(),
   periodLastDay: z.string(),
   /** The usage covered: jobs that ended in [coversFrom, coversUntil). */
-  coversFrom: z.date(),
-  coversUntil: z.date(),
+  coversFrom: isoDateOut,
+  coversUntil: isoDateOut,
   /** True when the invoice ends before its month does (a closing invoice). */
   closing: z.boolean(),
-  issuedAt: z.date(),
+  issuedAt: isoDateOut,
   dueDate: z.string().nullable(),
   recipient: recipientOut,
   issuer: issuerOut.nullable(),
@@ -504,7 +507,7 @@ export const invoiceOut = z.object({
       netCents: z.number().int(),
     }),
   ),
-  creditNotes: z.array(z.object({ id: z.string(), number: z.string(), issuedAt: z.date(), reason: z.string(), netCents: z.number().int(), vatCents: z.number().int(), grossCents: z.number().int() })),
+  creditNotes: z.array(z.object({ id: z.string(), number: z.string(), issuedAt: isoDateOut, reason: z.string(), netCents: z.number().int(), vatCents: z.number().int(), grossCents: z.number().int() })),
   creditedNetCents: z.number().int(),
   remainingNetCents: z.number().int(),
 });
@@ -517,7 +520,7 @@ export const issueInvoiceOut = z.object({
       number: z.string(),
       orgId: z.string(),
       periodMonth: z.string(),
-      issuedAt: z.date(),
+      issuedAt: isoDateOut,
       netCents: z.number().int(),
       vatCents: z.number().int(),
       grossCents: z.number().int(),
@@ -539,7 +542,7 @@ export const creditNoteOut = z.object({
   number: z.string(),
   invoiceId: z.string(),
   orgId: z.string(),
-  issuedAt: z.date(),
+  issuedAt: isoDateOut,
   reason: z.string(),
   issuedBy: z.string(),
   netCents: z.number().int(),
@@ -565,17 +568,17 @@ export const mailOutboxOut = z.object({
       text: z.string().optional(),
       status: z.enum(['pending', 'sent', 'failed']),
       attempts: z.number().int(),
-      nextAttemptAt: z.date(),
+      nextAttemptAt: isoDateOut,
       lastError: z.string().nullable(),
-      sentAt: z.date().nullable(),
-      createdAt: z.date(),
+      sentAt: isoDateOut.nullable(),
+      createdAt: isoDateOut,
     }),
   ),
 });
 
 export const auditEventOut = z.object({
   id: z.number().int(),
-  at: z.date(),
+  at: isoDateOut,
   action: z.string(),
   targetType: z.string(),
   targetId: z.string(),
@@ -592,16 +595,16 @@ export const auditEventOut = z.object({
 /** The cluster now as the scheduler describes it, and the last day's samples for the utilisation chart. */
 export const clusterOut = z.object({
   description: z.object({
-    at: z.date(),
+    at: isoDateOut,
     partitions: z.array(z.object({ name: z.string(), siteId: z.string(), gpuModel: z.string(), nodes: z.number().int(), gpusPerNode: z.number().int(), maxWalltimeSeconds: z.number().int() })),
     nodes: z.array(z.object({ name: z.string(), partition: z.string(), state: z.enum(['idle', 'allocated', 'down']), gpus: z.number().int(), allocatedGpus: z.number().int(), powerW: z.number() })),
     pendingJobs: z.number().int(),
     runningJobs: z.number().int(),
     powerW: z.number(),
   }).nullable(),
-  samples: z.array(z.object({ at: z.date(), partition: z.string(), totalGpus: z.number().int(), allocatedGpus: z.number().int() })),
+  samples: z.array(z.object({ at: isoDateOut, partition: z.string(), totalGpus: z.number().int(), allocatedGpus: z.number().int() })),
   /** Whether the scheduler answered now; while it does not, since when (as the worker saw it) and why. */
-  scheduler: z.object({ reachable: z.boolean(), error: z.string().nullable(), unreachableSince: z.date().nullable(), lastOkAt: z.date().nullable() }),
+  scheduler: z.object({ reachable: z.boolean(), error: z.string().nullable(), unreachableSince: isoDateOut.nullable(), lastOkAt: isoDateOut.nullable() }),
 });
 
 const budgetMismatchOut = z.object({ account: z.string(), projectTitle: z.string().nullable(), partition: z.string(), asked: z.number().int(), read: z.number().int().nullable() });
@@ -610,7 +613,7 @@ const budgetMismatchOut = z.object({ account: z.string(), projectTitle: z.string
 export const schedulerBudgetsOut = z.object({
   enforcing: z.boolean(),
   lastSync: z
-    .object({ at: z.date(), ok: z.boolean(), budgets: z.number().int(), projects: z.number().int().nullable(), mismatches: z.array(budgetMismatchOut), error: z.string().nullable() })
+    .object({ at: isoDateOut, ok: z.boolean(), budgets: z.number().int(), projects: z.number().int().nullable(), mismatches: z.array(budgetMismatchOut), error: z.string().nullable() })
     .nullable(),
   holds: z
     .array(
@@ -624,7 +627,7 @@ export const schedulerBudgetsOut = z.object({
         gpus: z.number().int(),
         timeLimitSeconds: z.number().int(),
         reason: z.string(),
-        submittedAt: z.date().nullable(),
+        submittedAt: isoDateOut.nullable(),
         portalHasBudget: z.boolean(),
         drift: z.enum(['staleLimit', 'aroundPortal', 'agreed']),
       }),
@@ -724,7 +727,7 @@ export const creditLineRequestOut = z.object({
   reason: z.string(),
   status: z.enum(creditRequestStatus.enumValues),
   requestedByName: z.string(),
-  createdAt: z.date(),
-  decidedAt: z.date().nullable(),
+  createdAt: isoDateOut,
+  decidedAt: isoDateOut.nullable(),
   decisionComment: z.string().nullable(),
 });

@@ -35,6 +35,7 @@ export function schemaProblems(schema: Schema, value: unknown, at = '$'): string
     if (typeof s.minLength === 'number' && value.length < s.minLength) problems.push(`${at}: shorter than ${s.minLength}`);
     if (typeof s.maxLength === 'number' && value.length > s.maxLength) problems.push(`${at}: longer than ${s.maxLength}`);
     if (typeof s.pattern === 'string' && !new RegExp(s.pattern, 'u').test(value)) problems.push(`${at}: does not match ${s.pattern}`);
+    if (s.format === 'date-time' && !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value)) problems.push(`${at}: ${value} is not an ISO-8601 date-time`);
   }
   if (typeof value === 'number') {
     if (typeof s.minimum === 'number' && value < s.minimum) problems.push(`${at}: below ${s.minimum}`);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { budgetUnit, jobKind, jobState, resourceClasses } from '~/db/schema';
 import { afterCommit, router, schedulerOf, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { idempotencyKeyField, resourceClassIdField, textField, uuidField } from '~/server/api/fields';
-import { fineTuneEstimateOut, jobEstimateOut, jobRowOut, jobStateOut, jobTargetsOut } from '~/server/api/outputs';
+import { fineTuneEstimateOut, isoDateOut, jobEstimateOut, jobRowOut, jobStateOut, jobTargetsOut } from '~/server/api/outputs';
 import { fineTuneEstimate } from '~/server/core/jobs/estimates';
 import { AppError } from '~/server/errors';
 import { syntheticOutput } from '~/server/core/jobs/synthetic-output';
@@ -70,9 +70,9 @@ const jobView = z.object({
   reservedAmount: z.number(),
   reservedUnit: z.enum(budgetUnit.enumValues),
   centsPerGpuHour: z.number(),
-  submittedAt: z.date(),
-  startedAt: z.date().nullable(),
-  endedAt: z.date().nullable(),
+  submittedAt: isoDateOut,
+  startedAt: isoDateOut.nullable(),
+  endedAt: isoDateOut.nullable(),
   exitCode: z.number().nullable(),
   nodeList: z.array(z.string()).nullable(),
   gpuSeconds: z.number().nullable(),
@@ -84,9 +84,9 @@ const jobView = z.object({
   heatReusedWh: z.number().nullable(),
   co2eGrams: z.number().nullable(),
   waitSeconds: z.number().nullable(),
-  settledAt: z.date().nullable(),
-  cancelRequestedAt: z.date().nullable(),
-  updatedAt: z.date(),
+  settledAt: isoDateOut.nullable(),
+  cancelRequestedAt: isoDateOut.nullable(),
+  updatedAt: isoDateOut,
   canCancel: z.boolean(),
   /** A submitted job not yet at the scheduler while the scheduler does not answer: it waits, safe. */
   waitingForScheduler: z.boolean(),
@@ -97,7 +97,7 @@ const jobView = z.object({
   efficiency: z.object({ runSeconds: z.number().int(), walltimeUsedPercent: z.number().int(), meanGpuUtilPercent: z.number().int().nullable() }).nullable(),
   costSoFarCents: z.number().int().nullable(),
   inference: z.object({ endpointUrl: z.string(), requests: z.number().int(), tokens: z.number().int() }).nullable(),
-  events: z.array(z.object({ id: z.number(), jobId: z.string(), at: z.date(), state: z.enum(jobState.enumValues), message: z.string().nullable(), data: z.record(z.string(), z.unknown()).nullable() })),
+  events: z.array(z.object({ id: z.number(), jobId: z.string(), at: isoDateOut, state: z.enum(jobState.enumValues), message: z.string().nullable(), data: z.record(z.string(), z.unknown()).nullable() })),
   output: z.array(z.string()),
   /** Where the scheduler writes the job's output on the cluster (Slurm), else null. */
   outputLocation: z.string().nullable(),
