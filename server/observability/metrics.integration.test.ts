@@ -140,6 +140,7 @@ describe.each(dbTargets())('/api/metrics on %s', (target) => {
     // Submissions and refusals by reason.
     expect(submitted(samples) - submitted(before)).toBe(2);
     expect(refused(samples) - refused(before)).toBe(1);
+    for (const kind of jobs.kind.enumValues) expect(valueOf(samples, 'portal_job_submissions_total', { kind }), kind).toBeGreaterThanOrEqual(0);
     // Jobs by state: what the database holds open, state by state.
     const open = await db.select({ state: jobs.state, n: count() }).from(jobs).where(isNull(jobs.settledAt)).groupBy(jobs.state);
     expect(open.reduce((s, r) => s + r.n, 0)).toBe(2);

@@ -5,12 +5,20 @@
 // (server/observability/scrape.ts). Labels are bounded sets only: route templates, procedure paths,
 // message keys, states, partitions — never ids.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { jobKind } from '~/db/schema';
 
 /** Seconds: from a fast API answer to the scheduler's 20 s time-out. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20];
 
 function createMetrics() {
   const registry = new Registry();
+  const metrics = createFamilies(registry);
+  // Every kind from the start at 0, so rate() sees the first submission of a kind as an increase.
+  for (const kind of jobKind.enumValues) metrics.submissions.inc({ kind }, 0);
+  return metrics;
+}
+
+function createFamilies(registry: Registry) {
   // The Node process's own (CPU, memory, event-loop lag, GC), under their usual names.
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
