@@ -3,13 +3,15 @@ import { requestGate } from '~/server/api/context';
 import { createRestHandler } from '~/server/api/rest';
 import { getDb } from '~/server/db';
 import { env, portalBaseUrl } from '~/server/env.js';
+import { instrumentRoute } from '~/server/observability/metrics';
 import { authenticateToken } from '~/server/services/api-tokens';
 
 export const dynamic = 'force-dynamic';
 
 let handler: ((req: Request) => Promise<Response>) | undefined;
 
-function rest(req: Request): Promise<Response> {
+// Recorded under one route label: the request scope and X-Request-Id are the REST handler's own (it adds the token).
+const rest = instrumentRoute('/api/v1', (req: Request): Promise<Response> => {
   const config = env();
   handler ??= createRestHandler({
     db: getDb,
@@ -20,7 +22,7 @@ function rest(req: Request): Promise<Response> {
     gate: requestGate(),
   });
   return handler(req);
-}
+});
 
 export const GET = rest;
 export const POST = rest;
