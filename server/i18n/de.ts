@@ -1198,6 +1198,4 @@ export const de: Record<MessageKey, string> = {
   'developers.referenceTitle': "Referenz",
   'developers.needsScript': "Die Referenz braucht JavaScript; das OpenAPI-Dokument oben hat denselben Inhalt.",
   'nav.developers': "API",
-  'profile.apiLink': "Skripte und Pipelines können das Portal über seine REST-API mit einem persönlichen Token nutzen:",
-  'profile.apiLinkText': "REST-API und Beispiele",
 };

@@ -1197,8 +1197,6 @@ export const en = {
   'developers.referenceTitle': "Reference",
   'developers.needsScript': "The reference needs JavaScript; the OpenAPI document above has the same content.",
   'nav.developers': "API",
-  'profile.apiLink': "Scripts and pipelines can use the portal through its REST API with a personal token:",
-  'profile.apiLinkText': "REST API and examples",
 } as const;
 
 export type MessageKey = keyof typeof en;

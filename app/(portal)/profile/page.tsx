@@ -38,12 +38,6 @@ export default async function ProfilePage() {
   return (
     <div className="space-y-6">
       <PageHeader title={t('profile.title')} subtitle={`${me.name} · ${me.email}`} />
-      <p className="text-sm text-slate-600">
-        {t('profile.apiLink')}{' '}
-        <Link href="/developers/api" className="text-indigo-700 underline">
-          {t('profile.apiLinkText')}
-        </Link>
-      </p>
       <Card title={t('profile.sessionsTitle')} actions={sessions.length > 1 && <EndOtherSessions />}>
         <p className="mb-3 text-sm text-slate-600">{t('profile.sessionsIntro')}</p>
         <Table>
