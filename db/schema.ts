@@ -994,3 +994,35 @@ export const dailyTaskRuns = pgTable(
   },
   (t) => [primaryKey({ columns: [t.task, t.day] })],
 );
+
+/**
+ * Personal API tokens (issue #13): a person's key for scripts, for one tenant, with scopes and an
+ * expiry. Only the SHA-256 of the token is stored; `prefix` (its first characters) lets the person
+ * tell their tokens apart. Out of the tenant role's reach (drizzle/0035): the portal's own connection
+ * authenticates them.
+ */
+export const apiTokens = pgTable(
+  'api_tokens',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The tenant the token acts for; null only for a staff-only token. */
+    orgId: uuid('org_id').references(() => organisations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** SHA-256 of the token, hex. */
+    tokenHash: text('token_hash').notNull(),
+    /** The token's first characters (`afp_` and six more), shown in lists. */
+    prefix: text('prefix').notNull(),
+    scopes: text('scopes').array().notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+    lastUsedFrom: text('last_used_from'),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    /** Who revoked it: the owner, or staff (null when it was the owner or nobody). */
+    revokedBy: uuid('revoked_by').references(() => users.id),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('api_tokens_hash_idx').on(t.tokenHash), index('api_tokens_user_idx').on(t.userId, t.createdAt)],
+);

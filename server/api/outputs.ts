@@ -1,6 +1,7 @@
 // Output shapes shared by the routers (`.output()`): what a procedure answers, and nothing else —
 // zod drops any field a schema does not name, so a column added to a table does not leak to the
 // browser by accident. Issue #9 asks for one on every procedure; test: server/api/outputs.test.ts.
+import { TOKEN_SCOPES } from '~/server/core/api/scopes';
 import { z } from 'zod';
 import { VAT_TREATMENTS } from '~/server/core/billing/vat-treatment';
 import {
@@ -37,6 +38,22 @@ export const sessionOut = z.object({ id: z.string(), current: z.boolean(), creat
 
 /** A provider identity linked to the caller's account (the profile page). */
 export const identityOut = z.object({ id: z.string(), provider: z.string(), providerName: z.string(), email: z.string().nullable(), createdAt: z.date(), lastUsedAt: z.date() });
+
+/** A personal API token as its owner sees it (never the token itself, which is shown once when made). */
+export const apiTokenOut = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  orgId: z.string().nullable(),
+  orgName: z.string().nullable(),
+  scopes: z.array(z.enum(TOKEN_SCOPES)),
+  createdAt: z.date(),
+  expiresAt: z.date(),
+  lastUsedAt: z.date().nullable(),
+  lastUsedFrom: z.string().nullable(),
+  revokedAt: z.date().nullable(),
+  state: z.enum(['active', 'expired', 'revoked']),
+});
 
 export const notificationOut = z.object({ id: z.string(), text: z.string(), link: z.string().nullable(), read: z.boolean(), createdAt: z.date() });
 

@@ -21,7 +21,8 @@ import { isStaff, type Actor, type Caller, type TenantActor } from '~/server/ser
 import { loadCaller } from '~/server/services/accounts';
 import { chooseTenant } from '~/server/services/organisations';
 import type { RateRuleName } from '~/server/core/rate-limits';
-import type { ApiTokenAuth, TokenScope } from '~/server/core/api/scopes';
+import { scopeNeeded, type ApiTokenAuth, type TokenScope } from '~/server/core/api/scopes';
+import { recordAudit } from '~/server/services/audit';
 import { limit } from '~/server/services/rate-limits';
 import type { BudgetSyncStep } from '~/server/services/scheduler-budgets';
 
@@ -260,7 +261,8 @@ const pageTurn = t.middleware(async ({ ctx, next }) => {
 
 export const publicProcedure = t.procedure.use(errorMapping).use(pageTurn);
 
-export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+/** The signed-in person (session or API token), loaded once per request; the builders below add their checks. */
+const signedInProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const userId = ctx.userId;
   const load = (id: string) => loadCaller(ctx.db, id, ctx.sessionId);
   const caller = userId ? await (ctx.memo ? (ctx.memo.caller ??= load(userId)) : load(userId)) : undefined;
@@ -268,6 +270,23 @@ export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const actor: Actor = caller.actor;
   return next({ ctx: { ...ctx, actor, tenants: caller.tenants, emailVerified: caller.emailVerified } });
 });
+
+/**
+ * A call made with a personal API token needs the scope its procedure asks for (server/core/api/scopes.ts
+ * `scopeNeeded`): reads `read` (staff reads `staff:read`), a mutation the scope it declares — one that
+ * declares none (changing a password, making another token) is never open to a token.
+ */
+function tokenScope(kind: 'tenant' | 'staff' | 'account') {
+  return t.middleware(({ ctx, meta, type, next }) => {
+    if (!ctx.token) return next();
+    const needed = scopeNeeded(kind, type, meta?.scope);
+    if (!needed) throw new AppError('FORBIDDEN', 'apiToken.notForTokens');
+    if (!ctx.token.scopes.includes(needed)) throw new AppError('FORBIDDEN', 'apiToken.scopeMissing', { scope: needed });
+    return next();
+  });
+}
+
+export const authedProcedure = signedInProcedure.use(tokenScope('account'));
 
 /** A tenant read has no transaction of its own to end. */
 const readsDoNotCommit = (): Promise<Db> => Promise.reject(new Error('commit() ends a tenant mutation’s transaction; a read has none'));
@@ -278,9 +297,11 @@ const readsDoNotCommit = (): Promise<Db> => Promise.reject(new Error('commit() e
  * `rateLimit` counts the call against a rule per person first.
  */
 export function tenantProcedure(minRole: MemberRole = 'member', options: { rateLimit?: RateRuleName } = {}) {
-  return authedProcedure.use(async ({ ctx, next, type }) => {
-    const resolved = chooseTenant(ctx.tenants, ctx.activeOrgId);
-    if (!resolved.org) throw new AppError('FORBIDDEN', 'error.notMember');
+  return signedInProcedure.use(tokenScope('tenant')).use(async ({ ctx, next, type, path }) => {
+    // A token acts for its own tenant and no other: the cookie is not read, and a token whose person
+    // left that tenant acts for none.
+    const resolved = chooseTenant(ctx.tenants, ctx.token ? (ctx.token.orgId ?? undefined) : ctx.activeOrgId);
+    if (!resolved.org || (ctx.token && resolved.org.id !== ctx.token.orgId)) throw new AppError('FORBIDDEN', 'error.notMember');
     const tenant: TenantActor = { ...ctx.actor, org: resolved.org, role: resolved.role };
     if (!roleAtLeast(tenant.role, minRole)) {
       throw new AppError('FORBIDDEN', 'error.roleTooLow', { role: translate(ctx.locale, `role.${minRole}`), org: tenant.org.name });
@@ -299,10 +320,16 @@ export function tenantProcedure(minRole: MemberRole = 'member', options: { rateL
     // so Postgres row-level security (drizzle/0009, 0018) keeps every other tenant's rows out of reach
     // even of a query that forgot its tenant filter. A mutation's transaction is the request's: the
     // services join it, and it commits when the call succeeds or when it calls `ctx.commit()`.
+    const token = ctx.token;
     const call = () =>
       type === 'query'
         ? readAsTenant(ctx.db, tenant.org.id, (db) => next({ ctx: { ...ctx, tenant, db, commit: readsDoNotCommit } }))
-        : mutateAsTenant(ctx.db, tenant.org.id, (db, commit) => next({ ctx: { ...ctx, tenant, db, commit } }));
+        : mutateAsTenant(ctx.db, tenant.org.id, async (db, commit) => {
+            // What a token changes is audited under its name, in the change's own transaction (rolled
+            // back with it when the change fails).
+            if (token) await recordAudit(db, { actorUserId: tenant.userId, orgId: tenant.org.id, action: 'api.call', targetType: 'procedure', targetId: path, data: { apiToken: token.name, apiTokenId: token.id } });
+            return next({ ctx: { ...ctx, tenant, db, commit } });
+          });
     // The tenant's turn first (server/api/fair-gate.ts), so one tenant's burst cannot slow the others.
     return ctx.gate ? ctx.gate.run(tenant.org.id, call) : call();
   });
@@ -310,7 +337,7 @@ export function tenantProcedure(minRole: MemberRole = 'member', options: { rateL
 
 /** staffProcedure requires a centre staff role (any, or the one given). */
 export function staffProcedure(role?: StaffRole) {
-  return authedProcedure.use(({ ctx, next }) => {
+  return signedInProcedure.use(tokenScope('staff')).use(({ ctx, next }) => {
     if (!isStaff(ctx.actor, role)) {
       throw new AppError('FORBIDDEN', role === 'admin' ? 'error.adminOnly' : 'error.staffOnly');
     }

@@ -36,6 +36,8 @@ export const RATE_RULES = {
   verificationResend: { limit: 3, windowMs: 60 * MINUTE },
   /** Jobs submitted by one person over the web (a script should use the API's own limits, issue #13). */
   jobSubmit: { limit: 120, windowMs: MINUTE },
+  /** Personal API tokens made by one person. */
+  apiTokenCreate: { limit: 20, windowMs: 60 * MINUTE },
 } as const satisfies Record<string, RateRule>;
 
 export type RateRuleName = keyof typeof RATE_RULES;

@@ -3,6 +3,7 @@ import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '~/db/client';
 import { auditEvents, organisations, users } from '~/db/schema';
+import { requestScope } from '~/server/request-scope';
 import { stampAt } from './replay-clock';
 
 export interface AuditInput {
@@ -18,6 +19,9 @@ export interface AuditInput {
 
 /** recordAudit appends one audit event; call it inside the transaction that makes the change. */
 export async function recordAudit(db: DbOrTx, event: AuditInput): Promise<void> {
+  // A change made with a personal API token names the token (server/request-scope.ts).
+  const token = requestScope()?.token;
+  const data = token ? { ...event.data, apiToken: token.name, apiTokenId: token.id } : (event.data ?? null);
   await db.insert(auditEvents).values({
     actorUserId: event.actorUserId,
     orgId: event.orgId,
@@ -25,7 +29,7 @@ export async function recordAudit(db: DbOrTx, event: AuditInput): Promise<void> 
     targetType: event.targetType,
     targetId: event.targetId,
     reason: event.reason ?? null,
-    data: event.data ?? null,
+    data,
     isStaffAction: event.isStaffAction ?? false,
     ...stampAt(),
   });

@@ -65,6 +65,9 @@ export const POLICY: Record<string, Entry> = {
   'account.resetPassword': { access: 'public', input: () => ({ token: 'A'.repeat(43), password: 'another-long-secret', passwordConfirm: 'another-long-secret' }) },
   'account.verifyEmail': { access: 'public', input: () => ({ token: 'A'.repeat(43) }) },
   'account.resendVerification': { access: 'signedIn' },
+  'account.apiTokens': { access: 'signedIn' },
+  'account.createApiToken': { access: 'signedIn', input: () => ({ name: 'matrix', orgId: null, scopes: ['read'], expiresInDays: 30 }) },
+  'account.revokeApiToken': { access: 'signedIn', input: () => ({ tokenId: uuid0 }) },
 
   'allocation.overview': { access: 'member', recordsOfA: true, input: (f) => ({ allocationId: f.allocationA }) },
   'allocation.setMonthlyCap': { access: 'owner', input: () => ({ capEuros: 1000 }) },

@@ -6,6 +6,7 @@ import { migrateDb, openDb, type Db, type DbHandle } from '~/db/client';
 import { mailOutbox, memberships, staffRoles, users, type StaffRole } from '~/db/schema';
 import { createCaller } from '~/server/api/root';
 import { createContextInner } from '~/server/api/trpc';
+import type { ApiTokenAuth } from '~/server/core/api/scopes';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
 import type { Locale } from '~/server/i18n';
 import { DEFAULT_CATALOGUE } from '~/server/catalogue';
@@ -62,12 +63,13 @@ export function testDbUrl(handle: DbHandle): string {
 }
 
 /** callerFor returns an API caller acting as a user (or anonymously) for an optional tenant. */
-export function callerFor(db: Db, as: { userId?: string | null; orgId?: string; locale?: Locale; now?: () => Date; scheduler?: SchedulerPort; sessionId?: string } = {}) {
+export function callerFor(db: Db, as: { userId?: string | null; orgId?: string; locale?: Locale; now?: () => Date; scheduler?: SchedulerPort; sessionId?: string; token?: ApiTokenAuth } = {}) {
   return createCaller(
     createContextInner({
       db,
-      userId: as.userId ?? null,
+      userId: as.token?.userId ?? as.userId ?? null,
       activeOrgId: as.orgId,
+      ...(as.token ? { token: as.token } : {}),
       locale: as.locale ?? 'en',
       ...(as.now ? { now: as.now } : {}),
       ...(as.scheduler ? { scheduler: as.scheduler } : {}),

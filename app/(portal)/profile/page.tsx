@@ -1,10 +1,11 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
+import { Badge, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
 import { formatDateTime } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
+import { CreateApiToken, RevokeApiToken } from './api-tokens';
 import { RemoveIdentity } from './identity-actions';
 import { MailPreferences } from './mail-preferences';
 import { ChangePassword, EndOtherSessions, EndSession } from './session-actions';
@@ -25,7 +26,15 @@ export default async function ProfilePage() {
   const me = await requireUser();
   const { t, locale } = await getT();
   const caller = await api();
-  const [sessions, identities, mailPreferences, hasPassword] = await Promise.all([caller.account.sessions(), caller.account.identities(), caller.notification.preferences(), caller.account.hasPassword()]);
+  const [sessions, identities, mailPreferences, hasPassword, tokens, organisations] = await Promise.all([
+    caller.account.sessions(),
+    caller.account.identities(),
+    caller.notification.preferences(),
+    caller.account.hasPassword(),
+    caller.account.apiTokens(),
+    caller.account.myOrganisations(),
+  ]);
+  const tokenTone = { active: 'green', expired: 'slate', revoked: 'red' } as const;
   return (
     <div className="space-y-6">
       <PageHeader title={t('profile.title')} subtitle={`${me.name} · ${me.email}`} />
@@ -101,6 +110,60 @@ export default async function ProfilePage() {
         </Card>
       )}
       <MailPreferences preferences={mailPreferences} />
+      <Card
+        title={t('profile.tokensTitle')}
+        actions={
+          <Link className="text-sm font-medium text-indigo-700 hover:underline" href="/developers/api">
+            {t('profile.tokensReference')}
+          </Link>
+        }
+      >
+        <p className="mb-3 text-sm text-slate-600">{t('profile.tokensIntro')}</p>
+        <CreateApiToken organisations={organisations.map((o) => ({ id: o.id, name: o.name }))} isStaff={me.staffRoles.length > 0} />
+        <div className="mt-5">
+          {tokens.length === 0 ? (
+            <p className="text-sm text-slate-600">{t('profile.tokensNone')}</p>
+          ) : (
+            <Table>
+              <thead>
+                <tr>
+                  <Th>{t('profile.tokenName')}</Th>
+                  <Th className="hidden md:table-cell">{t('profile.tokenScopes')}</Th>
+                  <Th className="hidden sm:table-cell">{t('profile.tokenExpires')}</Th>
+                  <Th>{t('profile.tokenLastUsed')}</Th>
+                  <Th>
+                    <span className="sr-only">{t('profile.tokenRevoke')}</span>
+                  </Th>
+                </tr>
+              </thead>
+              <tbody>
+                {tokens.map((token) => (
+                  <tr key={token.id} data-testid="api-token">
+                    <Td>
+                      <div className="font-medium text-slate-900">{token.name}</div>
+                      <div className="text-xs text-slate-500">
+                        <code className="font-mono">{token.prefix}…</code> · {token.orgName ?? t('profile.tokenOrgNone')}
+                      </div>
+                      <div className="mt-1">
+                        <Badge tone={tokenTone[token.state]}>{t(`profile.tokenState.${token.state}`)}</Badge>
+                      </div>
+                    </Td>
+                    <Td className="hidden md:table-cell">
+                      <span className="font-mono text-xs">{token.scopes.join(' ')}</span>
+                    </Td>
+                    <Td className="hidden sm:table-cell">{formatDateTime(locale, token.expiresAt)}</Td>
+                    <Td>
+                      {token.lastUsedAt ? formatDateTime(locale, token.lastUsedAt) : t('profile.tokenNeverUsed')}
+                      {token.lastUsedFrom && <div className="text-xs text-slate-500">{token.lastUsedFrom}</div>}
+                    </Td>
+                    <Td>{token.state === 'active' && <RevokeApiToken tokenId={token.id} name={token.name} />}</Td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+          )}
+        </div>
+      </Card>
     </div>
   );
 }

@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import { authedProcedure, publicProcedure, rateLimit, router } from '~/server/api/trpc';
 import { portalBaseUrl } from '~/server/env.js';
-import { authTokenField, emailField, invitationTokenField, orgKindField, orgNameField, countryField, passwordField, personNameField, residencyField, uuidField } from '~/server/api/fields';
-import { identityOut, meOut, myOrganisation, nothing, sessionOut } from '~/server/api/outputs';
+import { authTokenField, emailField, textField, invitationTokenField, orgKindField, orgNameField, countryField, passwordField, personNameField, residencyField, uuidField } from '~/server/api/fields';
+import { apiTokenOut, identityOut, meOut, myOrganisation, nothing, sessionOut } from '~/server/api/outputs';
 import { ssoProviderName } from '~/server/auth/sso-providers';
 import { listIdentities, unlinkIdentity } from '~/server/services/identities';
+import { createApiToken, listApiTokens, revokeApiToken } from '~/server/services/api-tokens';
+import { API_TOKEN_MAX_DAYS } from '~/server/core/api/tokens';
+import { TOKEN_SCOPES } from '~/server/core/api/scopes';
 import { hasPassword, requestSignUp } from '~/server/services/accounts';
 import { resendVerification, verificationLinkUsable, verifyEmail } from '~/server/services/email-verification';
 import { requestPasswordReset, resetLinkUsable, resetPassword } from '~/server/services/password-reset';
@@ -104,4 +107,24 @@ export const accountRouter = router({
       await rateLimit(ctx, 'passwordChange', ctx.actor.userId);
       return changePassword(ctx.db, ctx.actor, { ...input, sessionId: ctx.sessionId });
     }),
+
+  // Personal API tokens (server/services/api-tokens.ts): made, listed and revoked here, never by a token.
+  apiTokens: authedProcedure.output(z.array(apiTokenOut)).query(({ ctx }) => listApiTokens(ctx.db, ctx.actor.userId, ctx.now())),
+
+  createApiToken: authedProcedure
+    .input(
+      z.object({
+        name: textField(1, 80),
+        orgId: uuidField.nullable(),
+        scopes: z.array(z.enum(TOKEN_SCOPES)).min(1, 'apiToken.scopesNeeded').max(TOKEN_SCOPES.length),
+        expiresInDays: z.number().int().min(1, 'apiToken.expiryRange').max(API_TOKEN_MAX_DAYS, 'apiToken.expiryRange'),
+      }),
+    )
+    .output(z.object({ token: z.string(), view: apiTokenOut }))
+    .mutation(async ({ ctx, input }) => {
+      await rateLimit(ctx, 'apiTokenCreate', ctx.actor.userId);
+      return createApiToken(ctx.db, ctx.actor, input, ctx.now());
+    }),
+
+  revokeApiToken: authedProcedure.input(z.object({ tokenId: uuidField })).output(nothing).mutation(({ ctx, input }) => revokeApiToken(ctx.db, ctx.actor, input.tokenId, ctx.now())),
 });

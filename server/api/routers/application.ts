@@ -27,11 +27,13 @@ export const applicationRouter = router({
     .query(({ ctx, input }) => getApplication(ctx.db, { tenant: ctx.tenant }, input.applicationId)),
 
   create: tenantProcedure('member')
+    .meta({ scope: 'applications:write' })
     .input(z.object({ projectId: uuidField, ...applicationFields }))
     .output(applicationCreatedOut)
     .mutation(({ ctx, input }) => createApplication(ctx.db, ctx.tenant, toSeconds(input), todayOf(ctx))),
 
   update: tenantProcedure('member')
+    .meta({ scope: 'applications:write' })
     .input(z.object({ applicationId: uuidField, ...applicationFields }))
     .output(z.object({ id: z.string() }))
     .mutation(async ({ ctx, input }) => {
@@ -41,6 +43,7 @@ export const applicationRouter = router({
     }),
 
   submit: tenantProcedure('member')
+    .meta({ scope: 'applications:write' })
     .input(z.object({ applicationId: uuidField }))
     .output(z.object({ status: z.enum(['approved', 'submitted']) }))
     .mutation(async ({ ctx, input }) => {

@@ -128,6 +128,7 @@ export const jobRouter = router({
     }),
 
   submit: tenantProcedure('member', { rateLimit: 'jobSubmit' })
+    .meta({ scope: 'jobs:write' })
     .input(submitJobInput)
     .output(z.object({ id: z.string(), state: jobStateOut }))
     .mutation(async ({ ctx, input }) => {
@@ -136,6 +137,7 @@ export const jobRouter = router({
     }),
 
   cancel: tenantProcedure('member')
+    .meta({ scope: 'jobs:write' })
     .input(z.object({ jobId: uuidField }))
     .output(z.object({ state: jobStateOut }))
     .mutation(({ ctx, input }) => cancelJob(ctx.db, afterCommit(ctx), ctx.tenant, input.jobId, ctx.now())),
