@@ -46,6 +46,7 @@ export async function logout({ io, options }) {
   if (options.json) writeJson(io, { removed, configFile: file });
   else if (removed) io.stdout.write(`Signed out: removed ${file}.\nThe token itself stays valid until it expires; revoke it on your profile page if it may have leaked.\n`);
   else io.stdout.write(`Not signed in (no ${file}).\n`);
+  if (io.env.PORTAL_TOKEN && !options.json) io.stderr.write('Note: PORTAL_TOKEN is set in this environment, and commands keep using it.\n');
   return EXIT.OK;
 }
 
@@ -110,7 +111,8 @@ export async function jobsList({ io, options, client }) {
   const items = [];
   let cursor;
   do {
-    const page = await api.request('GET', '/jobs', { query: { limit: options.limit ?? 50, state: options.state, cursor } });
+    // No limit unless asked: the API's page size (50) is the default.
+    const page = await api.request('GET', '/jobs', { query: { limit: options.limit, state: options.state, cursor } });
     items.push(...page.items);
     cursor = page.nextCursor ?? undefined;
   } while (options.all && cursor);

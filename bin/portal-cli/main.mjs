@@ -23,7 +23,8 @@ const HANDLERS = {
 export function errorText(error) {
   let text = `error: ${error.message}`;
   if (error instanceof ApiError) {
-    const fields = Object.entries(error.fields ?? {});
+    // The portal's message may already name its fields ("limit: …"); each is said once.
+    const fields = Object.entries(error.fields ?? {}).filter(([field, message]) => !error.message.includes(`${field}: ${message}`));
     if (fields.length > 0) text += ` (${fields.map(([field, message]) => `${field}: ${message}`).join('; ')})`;
     if (error.status === 401) text += '\nThe token was not accepted (unknown, expired or revoked): run `portal-cli login` with a valid one.';
     if (error.status === 403) text += '\nThe token’s scopes do not allow this: create a token with the scope needed on your profile page, then run `portal-cli login`.';
