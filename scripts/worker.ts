@@ -3,13 +3,14 @@
 import { DataDirLockedError } from '~/db/lock';
 import { startAppDb } from '~/server/db';
 import { ConfigError } from '~/server/env.js';
+import { logger } from '~/server/observability/log';
 import { getScheduler } from '~/server/scheduler';
 import { startWorker } from '~/server/worker';
 
 async function main() {
   const handle = await startAppDb({ command: 'npm run worker', seed: false });
   const worker = startWorker(handle, await getScheduler(handle.db));
-  console.log('[worker] running; Ctrl+C stops it');
+  logger().info({ component: 'worker' }, 'running; Ctrl+C stops it');
   const stop = () => {
     worker.stop();
     void handle.close().then(() => process.exit(0));

@@ -117,6 +117,11 @@ const schema = z
     SLURM_ADMIN_USER: optionalString.pipe(z.string().regex(/^[a-z_][a-z0-9_.-]*$/, 'must be a Unix user name').optional()),
     /** How often the worker hands every project's budget to a scheduler that enforces budgets itself (a missed change heals). */
     SLURM_BUDGET_SYNC_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
+    // ---- Monitoring ----
+    /** The bearer secret Prometheus sends to /api/metrics (Authorization: Bearer …); unset: /api/metrics answers 404. */
+    METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters (generate one with `openssl rand -hex 32`)').optional()),
+    /** How much the JSON logs on stdout say (pino levels); unset: info, and nothing under vitest. */
+    LOG_LEVEL: optionalString.pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional()),
   })
   .superRefine((env, ctx) => {
     if (env.SCHEDULER === 'slurm') {
@@ -142,6 +147,9 @@ const schema = z
 
 /** @typedef {z.infer<typeof schema>} PortalEnv */
 
+/** Variables whose values a configuration error must not print. */
+const SECRET_VARIABLES = ['OIDC_PROVIDERS', 'METRICS_TOKEN'];
+
 export class ConfigError extends Error {
   /** @param {string} message */
   constructor(message) {
@@ -160,8 +168,8 @@ export function parseEnv(source) {
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => {
     const name = issue.path.join('.') || '(environment)';
-    // OIDC_PROVIDERS holds client secrets: its value is never repeated into logs.
-    const got = typeof issue.path[0] === 'string' && issue.path[0] !== 'OIDC_PROVIDERS' ? source[issue.path[0]] : undefined;
+    // OIDC_PROVIDERS and METRICS_TOKEN hold secrets: their values are never repeated into logs.
+    const got = typeof issue.path[0] === 'string' && !SECRET_VARIABLES.includes(issue.path[0]) ? source[issue.path[0]] : undefined;
     return `  ${name}: ${issue.message}${got !== undefined ? ` (got "${got}")` : ''}`;
   });
   return /** @type {never} */ (

@@ -58,3 +58,18 @@ describe('parseEnv', () => {
     expect(() => parseEnv({ OIDC_PROVIDERS: value })).not.toThrow(/never-printed/);
   });
 });
+
+describe('monitoring settings', () => {
+  it('leaves METRICS_TOKEN and LOG_LEVEL unset by default and reads them when given', () => {
+    const defaults = parseEnv({ METRICS_TOKEN: '', LOG_LEVEL: '' });
+    expect(defaults.METRICS_TOKEN).toBeUndefined();
+    expect(defaults.LOG_LEVEL).toBeUndefined();
+    expect(parseEnv({ METRICS_TOKEN: 'a-long-enough-metrics-secret', LOG_LEVEL: 'warn' })).toMatchObject({ METRICS_TOKEN: 'a-long-enough-metrics-secret', LOG_LEVEL: 'warn' });
+  });
+
+  it('refuses a short METRICS_TOKEN without printing it, and an unknown LOG_LEVEL', () => {
+    expect(() => parseEnv({ METRICS_TOKEN: 'short-secret' })).toThrow(/METRICS_TOKEN: must be at least 16 characters/);
+    expect(() => parseEnv({ METRICS_TOKEN: 'short-secret' })).not.toThrow(/short-secret/);
+    expect(() => parseEnv({ LOG_LEVEL: 'verbose' })).toThrow(/LOG_LEVEL/);
+  });
+});

@@ -5,6 +5,7 @@ import { startAppDb } from './db';
 import { getScheduler } from './scheduler';
 import { startWorker } from './worker';
 import { ConfigError, env } from './env.js';
+import { logger } from './observability/log';
 
 /** startPortal prepares the process's database and reports what it runs on. */
 export async function startPortal(): Promise<void> {
@@ -12,8 +13,9 @@ export async function startPortal(): Promise<void> {
     const config = env();
     const handle = await startAppDb({ command: 'portal server (npm start)' });
     startWorker(handle, await getScheduler(handle.db));
-    console.log(
-      `[portal] database: ${handle.driver === 'pglite' ? `embedded PGlite in ${config.PORTAL_DATA_DIR}/` : 'Postgres (DATABASE_URL)'}; scheduler: ${config.SCHEDULER}; mode: ${config.PORTAL_ENV}`,
+    logger().info(
+      { component: 'portal', database: handle.driver, scheduler: config.SCHEDULER, mode: config.PORTAL_ENV },
+      `database: ${handle.driver === 'pglite' ? `embedded PGlite in ${config.PORTAL_DATA_DIR}/` : 'Postgres (DATABASE_URL)'}; scheduler: ${config.SCHEDULER}; mode: ${config.PORTAL_ENV}`,
     );
   } catch (error) {
     if (error instanceof ConfigError || error instanceof DataDirLockedError) {

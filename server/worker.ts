@@ -12,6 +12,7 @@ import { createSmtpTransport } from './adapters/mail/smtp';
 import type { MailTransport } from './core/mail/delivery';
 import { isBudgetEnforcing, isCheckpointing, isSchedulerUnavailable, type SchedulerPort } from './core/scheduler/port';
 import { env } from './env.js';
+import { logger } from './observability/log';
 import { issueMonthlyInvoices } from './services/invoices';
 import { expireDueAllocations } from './services/ledger';
 import { deliverDueMails } from './services/mail';
@@ -54,7 +55,9 @@ const state: { worker?: Worker } = ((globalThis as { __portalWorker?: { worker?:
 export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options: WorkerOptions = {}): Worker {
   if (state.worker) return state.worker;
   const now = options.now ?? (() => new Date());
-  const log = options.log ?? ((line: string) => console.log(line));
+  // JSON lines on stdout (server/observability/log.ts); tests pass their own `log` to read what it says.
+  const log = options.log ?? ((line: string) => logger().info({ component: 'worker' }, line.replace(/^\[worker\] /, '')));
+  const fail = (message: string, error: unknown) => logger().error({ component: 'worker', err: error }, message);
   const everySeconds = options.budgetSyncSeconds ?? env().SLURM_BUDGET_SYNC_SECONDS;
   let inFlight: Promise<void> | null = null;
   let lease: AdvisoryLease | null = null;
@@ -74,7 +77,7 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
       .then((sent) => {
         if (sent.sent || sent.failed) log(`[worker] mail: ${sent.sent} sent, ${sent.failed} given up, ${sent.retrying} to retry`);
       })
-      .catch((error: unknown) => console.error('[worker] sending mail failed:', error))
+      .catch((error: unknown) => fail('sending mail failed', error))
       .finally(() => {
         mailInFlight = null;
       });
@@ -134,7 +137,7 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
           remindedDay = today;
           if (reminded.people) log(`[worker] reminded ${reminded.people} person(s) of ${reminded.allocations} allocation(s) ending soon`);
         } catch (error) {
-          console.error('[worker] expiry reminders failed (tried again in a minute):', error);
+          fail('expiry reminders failed (tried again in a minute)', error);
         }
       }
       // After settling, so last month's finished jobs are in: issue last month's invoices once they are due.
@@ -144,7 +147,7 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
         if (run.issued.length) log(`[worker] issued ${run.issued.length} invoice(s) for ${run.month}`);
       }
     } catch (error) {
-      console.error('[worker] round failed:', error);
+      fail('round failed', error);
     }
   };
   // One round at a time: a tick during a round waits for that round instead of starting another.

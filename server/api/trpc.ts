@@ -5,6 +5,7 @@
  * 3. procedures — public, authed, tenant(minRole) and staff(role): tenancy is resolved here and nowhere else.
  */
 import { initTRPC, TRPCError } from '@trpc/server';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import superjson from 'superjson';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Db } from '~/db/client';
@@ -16,6 +17,8 @@ import type { FairGate } from './fair-gate';
 import { mutateAsTenant, readAsTenant } from './tenant-transaction';
 import type { PageTurn } from './page-turn';
 import { AppError, isStatementTimeout, isTransientDbError } from '~/server/errors';
+import { logger } from '~/server/observability/log';
+import { metrics } from '~/server/observability/metrics';
 import { DEFAULT_LOCALE, isMessageKey, translate, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
 import { isStaff, type Actor, type Caller, type TenantActor } from '~/server/services/actor';
 import { loadCaller } from '~/server/services/accounts';
@@ -239,11 +242,11 @@ const errorMapping = t.middleware(async ({ ctx, next, path }) => {
     }
     // Contention that outlasted the service's retries (or a statement timeout): busy, not broken.
     if (isTransientDbError(cause) || isStatementTimeout(cause)) {
-      console.warn(`[trpc] ${path}: database busy:`, cause);
+      logger().warn({ err: cause, procedure: path }, 'database busy');
       const busy = new AppError('SERVICE_UNAVAILABLE', 'error.busy');
       throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: translate(ctx.locale, busy.key), cause: busy });
     }
-    if (result.error.code === 'INTERNAL_SERVER_ERROR') console.error(`[trpc] ${path} failed:`, result.error.cause ?? result.error);
+    if (result.error.code === 'INTERNAL_SERVER_ERROR') logger().error({ err: result.error.cause ?? result.error, procedure: path }, 'procedure failed');
   }
   return result;
 });
@@ -259,7 +262,15 @@ const pageTurn = t.middleware(async ({ ctx, next }) => {
   }
 });
 
-export const publicProcedure = t.procedure.use(errorMapping).use(pageTurn);
+/** Every call's duration and outcome, per procedure, for /api/metrics (the outcome as errorMapping left it). */
+const callMetrics = t.middleware(async ({ next, path, type }) => {
+  const stop = metrics().procedureDuration.startTimer({ procedure: path, type });
+  const result = await next();
+  stop({ status: String(result.ok ? 200 : getHTTPStatusCodeFromError(result.error)) });
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(callMetrics).use(errorMapping).use(pageTurn);
 
 /** The signed-in person (session or API token), loaded once per request; the builders below add their checks. */
 const signedInProcedure = publicProcedure.use(async ({ ctx, next }) => {

@@ -14,6 +14,8 @@ import { inferenceTraffic } from '~/server/core/jobs/inference';
 import { roleAtLeast } from '~/server/core/roles';
 import { isBudgetEnforcing, isSchedulerRefused, isSchedulerUnavailable, type SchedulerPort } from '~/server/core/scheduler/port';
 import { AppError } from '~/server/errors';
+import { logger } from '~/server/observability/log';
+import { countRefusal, countSubmission } from '~/server/observability/metrics';
 import type { MessageKey } from '~/server/i18n';
 import type { TenantActor } from './actor';
 import { listResourceClasses } from './catalogue';
@@ -197,6 +199,8 @@ export async function submitJob(db: Db, step: SchedulerStep, actor: TenantActor,
   try {
     created = await createJob(db, actor, input, now);
   } catch (error) {
+    // Refusals by reason for /api/metrics (a domain refusal; contention is retried, not refused).
+    if (error instanceof AppError) countRefusal(error.key);
     // Outside a request's transaction, a request racing with its own retry lost on the unique index
     // of (user, key): the first job is the answer. In a request's transaction, the request runs again.
     const first = isTransaction(db) ? undefined : await findByKey(db, actor.userId, input.idempotencyKey);
@@ -204,7 +208,9 @@ export async function submitJob(db: Db, step: SchedulerStep, actor: TenantActor,
     throw error;
   }
   const after = await stepAfterCommit(db, step);
-  return created.isNew ? handOverCreated(after.db, after.scheduler, created.job, now) : created.job;
+  if (!created.isNew) return created.job;
+  countSubmission(created.job.kind); // committed: counted once, however often the request was retried
+  return handOverCreated(after.db, after.scheduler, created.job, now);
 }
 
 /**
@@ -388,12 +394,12 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
     if (isSchedulerRefused(error)) {
       // Refused for good (no such partition, more than a node has, a hard limit): the job can never run
       // as asked, so it ends FAILED with nothing used and its reservation released.
-      console.warn(`[jobs] the scheduler refused job ${job.id} (${error.reason}${error.code === null ? '' : `, ${error.code}`}): ${error.message}`);
+      logger().warn({ jobId: job.id, reason: error.reason, code: error.code, err: error }, 'the scheduler refused the job');
       await endUnsubmitted(db, job.id, now, 'FAILED', 'job.event.refusedByScheduler', { reason: error.message });
       return {};
     }
-    if (isSchedulerUnavailable(error)) console.warn(`[jobs] the scheduler is unreachable; job ${job.id} waits to be handed over: ${error.message}`);
-    else console.error(`[jobs] handing job ${job.id} to the scheduler failed; the reconciler will retry:`, error);
+    if (isSchedulerUnavailable(error)) logger().warn({ jobId: job.id, err: error }, 'the scheduler is unreachable; the job waits to be handed over');
+    else logger().error({ jobId: job.id, err: error }, 'handing the job to the scheduler failed; the reconciler will retry');
     await db
       .update(jobs)
       .set({ handoverUntil: null })

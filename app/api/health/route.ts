@@ -1,9 +1,10 @@
 import { NextResponse } from 'next/server';
+import { instrumentRoute } from '~/server/observability/metrics';
 import { checkHealth } from '~/server/services/health';
 
 export const dynamic = 'force-dynamic';
 
-export async function GET() {
+export const GET = instrumentRoute('/api/health', async () => {
   const health = await checkHealth();
   return NextResponse.json(health, { status: health.status === 'ok' ? 200 : 503 });
-}
+});

@@ -79,6 +79,8 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                     <Td>
                       <span className="font-medium">{isMessageKey(key) ? t(key) : e.action}</span>
                       {e.isStaffAction && <span className="ml-2 text-xs text-indigo-700">{t('nav.staff')}</span>}
+                      {e.action === 'api.call' && <span className="ml-2 font-mono text-xs text-slate-600">{e.targetId}</span>}
+                      {typeof e.data?.apiToken === 'string' && <div className="text-xs text-slate-600">{t('staff.audit.viaToken', { name: e.data.apiToken })}</div>}
                     </Td>
                     <Td>{e.orgName ?? '—'}</Td>
                     <Td className="max-w-md text-slate-700">{e.reason ?? ''}</Td>

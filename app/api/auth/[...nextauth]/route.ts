@@ -3,6 +3,7 @@ import { authOptions } from '~/server/auth/options';
 import { clientAddress } from '~/server/core/rate-limits';
 import { getDb } from '~/server/db';
 import { env } from '~/server/env.js';
+import { instrumentRoute } from '~/server/observability/metrics';
 import { signInBlocked } from '~/server/services/rate-limits';
 
 export const dynamic = 'force-dynamic';
@@ -28,11 +29,11 @@ async function lockedOut(req: Request, ctx: RouteContext): Promise<Response | nu
   return Response.json({ url: url.toString() }, { status: 429, headers: { 'retry-after': String(verdict.retryAfterSeconds) } });
 }
 
-async function handler(req: Request, ctx: RouteContext) {
+const handler = instrumentRoute('/api/auth/[...nextauth]', async (req: Request, ctx: RouteContext) => {
   const refused = await lockedOut(req, ctx);
   if (refused) return refused;
   const nextAuth = NextAuth(authOptions()) as (req: Request, ctx: RouteContext) => Promise<Response>;
   return nextAuth(req, ctx);
-}
+});
 
 export { handler as GET, handler as POST };

@@ -4,6 +4,7 @@ import { createRequestContext } from '~/server/api/context';
 import { createCaller } from '~/server/api/root';
 import { centreRefusal, type centreCsvInput } from '~/server/api/routers/centre';
 import { defaultRange } from '~/server/core/usage/percentiles';
+import { instrumentRoute } from '~/server/observability/metrics';
 import type { z } from 'zod';
 
 export const dynamic = 'force-dynamic';
@@ -12,7 +13,7 @@ function plain(status: number, message: string): Response {
   return new Response(`${message}\n`, { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' } });
 }
 
-export async function GET(request: Request) {
+export const GET = instrumentRoute('/api/centre/csv', async (request: Request) => {
   const params = new URL(request.url).searchParams;
   const given = (name: string) => params.get(name)?.trim() || undefined;
   const range = defaultRange(new Date().toISOString().slice(0, 10));
@@ -40,4 +41,4 @@ export async function GET(request: Request) {
     if (refusal) return plain(refusal.status, refusal.message);
     throw error;
   }
-}
+});

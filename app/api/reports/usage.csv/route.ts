@@ -2,11 +2,13 @@ import { NextResponse, type NextRequest } from 'next/server';
 import { TRPCError } from '@trpc/server';
 import { createCaller } from '~/server/api/root';
 import { createRequestContext } from '~/server/api/context';
+import { logger } from '~/server/observability/log';
+import { instrumentRoute } from '~/server/observability/metrics';
 
 export const dynamic = 'force-dynamic';
 
 /** GET /api/reports/usage.csv?from=YYYY-MM-DD&to=YYYY-MM-DD (or ?month=YYYY-MM, ?quarter=YYYY-Qn): the per-job usage table as CSV. */
-export async function GET(request: NextRequest) {
+export const GET = instrumentRoute('/api/reports/usage.csv', async (request: NextRequest) => {
   const q = request.nextUrl.searchParams;
   const period = q.get('month') ? { month: q.get('month')! } : q.get('quarter') ? { quarter: q.get('quarter')! } : { from: q.get('from') ?? '', to: q.get('to') ?? '' };
   try {
@@ -20,7 +22,7 @@ export async function GET(request: NextRequest) {
       const status = { BAD_REQUEST: 400, UNAUTHORIZED: 401, FORBIDDEN: 403, NOT_FOUND: 404 }[error.code as string] ?? 400;
       return new NextResponse(`${error.message}\n`, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
     }
-    console.error('[usage.csv]', error);
+    logger().error({ err: error, route: '/api/reports/usage.csv' }, 'usage CSV failed');
     return new NextResponse('Something went wrong on our side.\n', { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' } });
   }
-}
+});

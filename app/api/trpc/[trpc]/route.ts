@@ -4,6 +4,8 @@ import { createRequestContext, requestLocale } from '~/server/api/context';
 import { MAX_BATCH_SIZE, MAX_BODY_BYTES, originAllowed, readBody, refusal } from '~/server/api/http-guard';
 import { env } from '~/server/env.js';
 import { AppError } from '~/server/errors';
+import { instrumentRoute } from '~/server/observability/metrics';
+import { withRequestId } from '~/server/observability/request-id';
 
 export const dynamic = 'force-dynamic';
 
@@ -29,16 +31,19 @@ function trpc(req: Request) {
   });
 }
 
-export function GET(req: Request) {
-  return trpc(req);
-}
+// Each request runs in its own scope (its id in every log line below it) and answers with X-Request-Id.
+export const GET = instrumentRoute('/api/trpc', (req: Request) => withRequestId(req, () => trpc(req)));
 
 /** Mutations: from the portal's own pages only (cross-site requests refused), bodies of at most 1 MiB. */
-export async function POST(req: Request) {
-  if (!originAllowed(req.headers, req.url, env().PORTAL_URL || undefined)) {
-    return refusal(await requestLocale(), 403, 'error.crossOrigin', batchSize(req));
-  }
-  const body = await readBody(req, MAX_BODY_BYTES);
-  if (body === null) return refusal(await requestLocale(), 413, 'error.bodyTooLarge', batchSize(req));
-  return trpc(new Request(req.url, { method: 'POST', headers: req.headers, body }));
-}
+export const POST = instrumentRoute(
+  '/api/trpc',
+  (req: Request) =>
+    withRequestId(req, async () => {
+      if (!originAllowed(req.headers, req.url, env().PORTAL_URL || undefined)) {
+        return refusal(await requestLocale(), 403, 'error.crossOrigin', batchSize(req));
+      }
+      const body = await readBody(req, MAX_BODY_BYTES);
+      if (body === null) return refusal(await requestLocale(), 413, 'error.bodyTooLarge', batchSize(req));
+      return trpc(new Request(req.url, { method: 'POST', headers: req.headers, body }));
+    }),
+);
