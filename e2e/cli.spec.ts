@@ -120,9 +120,15 @@ env:
   expect(new Set(states).size).toBe(states.length); // each change once
   expect(lines.at(-1)).toMatch(/^Job completed with exit code 0/);
 
-  const listed = await cli(['jobs', 'list', '--state', 'COMPLETED', '--json'], env);
+  // Pages of two, followed to the end: the demo's history holds more than one page of the PI's finished jobs.
+  const listed = await cli(['jobs', 'list', '--state', 'COMPLETED', '--limit', '2', '--all', '--json'], env);
   expect(listed.code, listed.stderr).toBe(0);
-  expect((JSON.parse(listed.stdout.toString()) as { items: { id: string; name: string }[] }).items).toContainEqual(expect.objectContaining({ id: jobId, name }));
+  const { items: jobs, nextCursor } = JSON.parse(listed.stdout.toString()) as { items: { id: string; name: string; state: string }[]; nextCursor: string | null };
+  expect(jobs.length).toBeGreaterThan(2);
+  expect(new Set(jobs.map((j) => j.id)).size).toBe(jobs.length);
+  expect(jobs.every((j) => j.state === 'COMPLETED')).toBe(true);
+  expect(jobs).toContainEqual(expect.objectContaining({ id: jobId, name }));
+  expect(nextCursor).toBeNull();
 
   // The browser shows the same job.
   await page.goto(`/jobs/${jobId}`);
