@@ -12,7 +12,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['server/**/*.test.ts', 'db/**/*.test.ts', 'scripts/**/*.test.ts'],
+          include: ['server/**/*.test.ts', 'db/**/*.test.ts', 'scripts/**/*.test.ts', 'bin/**/*.test.ts'],
           exclude: ['**/*.integration.test.ts', '**/*.slurm.test.ts', 'node_modules/**'],
           environment: 'node',
         },

@@ -1,0 +1,140 @@
+// The command line: which command, its flags and its arguments. One table of commands drives the
+// parsing, the per-command checks and the help, so a flag cannot be accepted but undocumented.
+import { parseArgs } from 'node:util';
+import { EXIT_CODES_HELP, UsageError } from './exit-codes.mjs';
+
+export const JOB_STATES = ['SUBMITTING', 'PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL'];
+/** The states a job does not leave (server/core/scheduler/port.ts FINAL_STATES). */
+export const FINAL_STATES = ['COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL'];
+
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  json: { type: 'boolean' },
+  url: { type: 'string' },
+  token: { type: 'string' },
+  file: { type: 'string', short: 'f' },
+  yes: { type: 'boolean', short: 'y' },
+  state: { type: 'string' },
+  limit: { type: 'string' },
+  all: { type: 'boolean' },
+  interval: { type: 'string' },
+  month: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  csv: { type: 'boolean' },
+};
+/** Flags every command takes. */
+const GLOBAL = ['help', 'json', 'url'];
+
+/** The commands: their words, flags, the argument they take (if any), a usage line and what they do. */
+export const COMMANDS = {
+  login: { flags: ['token'], usage: 'login [--url URL] [--token afp_…]', summary: 'check a personal API token and store it with the portal’s address' },
+  logout: { flags: [], usage: 'logout', summary: 'forget the stored token' },
+  'jobs submit': { flags: ['file', 'yes'], usage: 'jobs submit --file job.yaml [--yes]', summary: 'show the estimate, confirm, submit; prints the job id' },
+  'jobs list': { flags: ['state', 'limit', 'all'], usage: 'jobs list [--state STATE] [--limit N] [--all]', summary: 'your tenant’s jobs, newest first (--all follows every page)' },
+  'jobs get': { flags: [], argument: 'ID', usage: 'jobs get ID', summary: 'one job: state, resources, times, usage, events' },
+  'jobs watch': { flags: ['interval'], argument: 'ID', usage: 'jobs watch ID [--interval SECONDS]', summary: 'print each state change until the job ends; exit 0 only for COMPLETED' },
+  'jobs cancel': { flags: [], argument: 'ID', usage: 'jobs cancel ID', summary: 'cancel a job (its unused reservation is released)' },
+  usage: { flags: ['month', 'from', 'to', 'csv'], usage: 'usage --month YYYY-MM [--csv]  |  usage --from YYYY-MM-DD --to YYYY-MM-DD [--csv]', summary: 'usage, cost and energy for a period; --csv writes the usage page’s CSV' },
+  allocations: { flags: [], usage: 'allocations', summary: 'your allocations with their balances' },
+};
+
+export const HELP = `portal-cli — the AI factory portal from a terminal or a script
+
+Usage: portal-cli <command> [flags]
+
+Commands:
+${Object.values(COMMANDS)
+  .map((c) => `  ${c.usage}\n      ${c.summary}`)
+  .join('\n')}
+
+Flags for every command:
+  --json        machine-readable output on stdout (errors as JSON on stderr)
+  --url URL     the portal's address (overrides PORTAL_URL and the stored one)
+  -h, --help    this help
+
+Job file (YAML or JSON), the submit form's fields:
+  name: nightly fine-tune
+  kind: fine_tuning            # training | fine_tuning | inference | batch
+  allocationId: 0b7e…          # see \`portal-cli allocations\`
+  resourceClassId: h100
+  gpus: 8
+  nodes: 1                     # optional, 1 by default
+  walltimeMinutes: 240
+  image: nvcr.io/nvidia/pytorch:24.05-py3
+  command: |
+    torchrun --nproc-per-node 8 train.py
+  env:                         # optional
+    WANDB_MODE: offline
+
+Environment:
+  PORTAL_URL, PORTAL_TOKEN   override the stored address and token (for CI)
+  PORTAL_CLI_CONFIG          where login stores them (default ~/.config/portal-cli/config.json, mode 0600)
+
+${EXIT_CODES_HELP}
+`;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function positiveInteger(flag, value, max) {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > max) throw new UsageError(`--${flag} must be a whole number from 1 to ${max}, not "${value}"`);
+  return Number(value);
+}
+
+/**
+ * parseCommandLine reads argv (without node and the script) into { command, options, id }, or
+ * { command: 'help', topic } for --help. Throws UsageError for anything it cannot read.
+ */
+export function parseCommandLine(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error.message.replace(/\. To specify a positional argument.*$/s, ''));
+  }
+  const { values: options, positionals } = parsed;
+  const words = positionals[0] === 'jobs' ? 2 : 1;
+  const name = positionals.slice(0, words).join(' ');
+  const rest = positionals.slice(words);
+  if (positionals.length === 0 || positionals[0] === 'help') return { command: 'help', topic: positionals.slice(1).join(' ') || undefined, options };
+  const spec = COMMANDS[name];
+  if (!spec) {
+    if (positionals[0] === 'jobs') throw new UsageError(`unknown jobs command "${positionals[1] ?? ''}": use ${Object.keys(COMMANDS).filter((c) => c.startsWith('jobs ')).join(', ')}`);
+    throw new UsageError(`unknown command "${positionals[0]}"`);
+  }
+  if (options.help) return { command: 'help', topic: name, options };
+
+  const allowed = new Set([...GLOBAL, ...spec.flags]);
+  const stray = Object.keys(options).filter((flag) => !allowed.has(flag));
+  if (stray.length > 0) throw new UsageError(`${name} does not take ${stray.map((f) => `--${f}`).join(', ')} (usage: portal-cli ${spec.usage})`);
+  if (spec.argument ? rest.length !== 1 : rest.length !== 0) throw new UsageError(`usage: portal-cli ${spec.usage}`);
+
+  const result = { command: name, options: { ...options } };
+  if (spec.argument) {
+    if (!UUID.test(rest[0])) throw new UsageError(`"${rest[0]}" is not a job id (a UUID, as \`portal-cli jobs list\` shows)`);
+    result.id = rest[0].toLowerCase();
+  }
+  if (name === 'jobs submit' && !options.file) throw new UsageError('jobs submit needs --file job.yaml (or --file - to read it from stdin)');
+  if (options.limit !== undefined) result.options.limit = positiveInteger('limit', options.limit, 500);
+  if (options.interval !== undefined) result.options.interval = positiveInteger('interval', options.interval, 3600);
+  if (options.state !== undefined) {
+    const state = options.state.toUpperCase();
+    if (!JOB_STATES.includes(state)) throw new UsageError(`--state must be one of ${JOB_STATES.join(', ')}`);
+    result.options.state = state;
+  }
+  if (name === 'usage') {
+    if (options.month !== undefined && !/^\d{4}-(0[1-9]|1[0-2])$/.test(options.month)) throw new UsageError(`--month must look like 2026-11, not "${options.month}"`);
+    for (const flag of ['from', 'to']) if (options[flag] !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(options[flag])) throw new UsageError(`--${flag} must look like 2026-11-01, not "${options[flag]}"`);
+    const range = options.from !== undefined || options.to !== undefined;
+    if (options.month !== undefined && range) throw new UsageError('give either --month or --from and --to, not both');
+    if (options.month === undefined && !(options.from && options.to)) throw new UsageError('usage needs --month YYYY-MM, or --from and --to');
+  }
+  return result;
+}
+
+/** helpFor renders the help for one command, or the whole help. */
+export function helpFor(topic) {
+  const spec = topic ? COMMANDS[topic] : undefined;
+  if (!spec) return HELP;
+  return `Usage: portal-cli ${spec.usage}\n\n${spec.summary[0].toUpperCase()}${spec.summary.slice(1)}.\n\n${EXIT_CODES_HELP}\n`;
+}

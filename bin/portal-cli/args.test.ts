@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { helpFor, parseCommandLine } from './args.mjs';
+import { UsageError } from './exit-codes.mjs';
+
+const ID = '3f2c0d9e-1111-4aaa-8bbb-000000000001';
+
+describe('parseCommandLine', () => {
+  it.each([
+    [['jobs', 'list'], { command: 'jobs list', options: {} }],
+    [['jobs', 'list', '--state', 'running', '--limit', '20', '--all', '--json'], { command: 'jobs list', options: { state: 'RUNNING', limit: 20, all: true, json: true } }],
+    [['--json', 'jobs', 'get', ID.toUpperCase()], { command: 'jobs get', id: ID, options: { json: true } }],
+    [['jobs', 'watch', ID, '--interval', '5'], { command: 'jobs watch', id: ID, options: { interval: 5 } }],
+    [['jobs', 'submit', '-f', 'job.yaml', '-y'], { command: 'jobs submit', options: { file: 'job.yaml', yes: true } }],
+    [['login', '--url', 'https://portal.example', '--token', 'afp_x'], { command: 'login', options: { url: 'https://portal.example', token: 'afp_x' } }],
+    [['usage', '--month', '2026-11', '--csv'], { command: 'usage', options: { month: '2026-11', csv: true } }],
+    [['usage', '--from', '2026-11-01', '--to', '2026-11-15'], { command: 'usage', options: { from: '2026-11-01', to: '2026-11-15' } }],
+    [['allocations', '--url', 'http://localhost:3000'], { command: 'allocations', options: { url: 'http://localhost:3000' } }],
+  ])('%j', (argv, expected) => {
+    expect(parseCommandLine(argv)).toEqual(expected);
+  });
+
+  it.each([
+    [[], undefined],
+    [['help'], undefined],
+    [['help', 'jobs', 'submit'], 'jobs submit'],
+    [['jobs', 'submit', '--help'], 'jobs submit'],
+    [['--help'], undefined],
+  ])('%j asks for help', (argv, topic) => {
+    expect(parseCommandLine(argv)).toMatchObject({ command: 'help', topic });
+  });
+
+  it.each([
+    [['frobnicate'], /unknown command "frobnicate"/],
+    [['jobs', 'delete', ID], /unknown jobs command "delete"/],
+    [['jobs', 'list', '--file', 'x'], /jobs list does not take --file/],
+    [['jobs', 'list', '--bogus'], /Unknown option '--bogus'/],
+    [['jobs', 'list', '--limit', '0'], /--limit must be a whole number from 1 to 500/],
+    [['jobs', 'list', '--limit', 'ten'], /--limit must be a whole number/],
+    [['jobs', 'list', '--state', 'DONE'], /--state must be one of SUBMITTING, PENDING/],
+    [['jobs', 'get'], /usage: portal-cli jobs get ID/],
+    [['jobs', 'get', ID, ID], /usage: portal-cli jobs get ID/],
+    [['jobs', 'get', '42'], /"42" is not a job id/],
+    [['jobs', 'submit'], /needs --file/],
+    [['jobs', 'list', '--url'], /--url/],
+    [['usage'], /needs --month/],
+    [['usage', '--month', '2026-13'], /--month must look like 2026-11/],
+    [['usage', '--month', '2026-11', '--from', '2026-11-01'], /either --month or --from and --to/],
+    [['usage', '--from', '2026-11-01'], /needs --month YYYY-MM, or --from and --to/],
+  ])('%j is a usage error', (argv, message) => {
+    expect(() => parseCommandLine(argv)).toThrow(UsageError);
+    expect(() => parseCommandLine(argv)).toThrow(message);
+  });
+});
+
+describe('helpFor', () => {
+  it('documents every exit code and every command', () => {
+    const help = helpFor(undefined);
+    for (const code of ['0  ok', '2  usage error', '3  not authenticated', '4  not found', '5  refused', '6  server error']) expect(help).toContain(code);
+    for (const usage of ['login [--url URL]', 'jobs submit --file', 'jobs watch ID', 'usage --month YYYY-MM [--csv]', 'allocations']) expect(help).toContain(usage);
+  });
+
+  it('shows one command’s usage', () => {
+    expect(helpFor('jobs watch')).toMatch(/^Usage: portal-cli jobs watch ID \[--interval SECONDS\]\n\nPrint each state change/);
+  });
+});

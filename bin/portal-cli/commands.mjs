@@ -1,0 +1,284 @@
+// The commands. Each takes the context (parsed flags, the io, a lazily made API client) and returns
+// its exit code; human output goes through format.mjs, --json writes what the API answered.
+import { ApiError, NetworkError, apiBase } from './api.mjs';
+import { FINAL_STATES } from './args.mjs';
+import { configPath, readConfig, removeConfig, writeConfig } from './config.mjs';
+import { EXIT, UsageError } from './exit-codes.mjs';
+import * as f from './format.mjs';
+import { parseJobFile } from './job-file.mjs';
+
+const writeJson = (io, value) => io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+const clip = (text, max) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+// ---- login, logout ----------------------------------------------------------------------------
+
+export async function login({ io, options, warn }) {
+  const file = configPath(io.env, io.homedir);
+  const stored = readConfig(file, warn);
+  const url = (options.url ?? (io.env.PORTAL_URL || undefined) ?? stored.url)?.replace(/\/+$/, '');
+  if (!url) throw new UsageError('login needs the portal’s address: portal-cli login --url https://portal.example');
+  if (!apiBase(url)) throw new UsageError(`the portal’s address must be an http(s) URL, not "${url}"`);
+  let token = options.token;
+  if (token === undefined) {
+    // A terminal is asked without echo; a pipe is read (`pass show portal | portal-cli login`), so the token stays out of the shell's history.
+    token = io.stdinIsTTY ? await io.promptSecret(`Personal API token for ${url} (afp_…, not shown): `) : await io.readStdin();
+  }
+  token = token.trim();
+  if (!/^afp_[\x21-\x7E]+$/.test(token)) throw new UsageError('that is not a personal API token: they start with afp_ (create one on your profile page in the portal)');
+
+  // Check the token before storing it: a read every token with the `read` scope may make.
+  let note = 'it can read your tenant';
+  try {
+    await io.client({ url, token }).request('GET', '/allocations');
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 403)) throw error;
+    note = 'it is valid but has no `read` scope, so only what its scopes allow will work';
+  }
+  writeConfig(file, { url, token });
+  if (options.json) writeJson(io, { url, configFile: file, readable: note.startsWith('it can') });
+  else io.stdout.write(`Signed in to ${url}: the token works (${note}).\nStored in ${file}, readable only by you.\n`);
+  return EXIT.OK;
+}
+
+export async function logout({ io, options }) {
+  const file = configPath(io.env, io.homedir);
+  const removed = removeConfig(file);
+  if (options.json) writeJson(io, { removed, configFile: file });
+  else if (removed) io.stdout.write(`Signed out: removed ${file}.\nThe token itself stays valid until it expires; revoke it on your profile page if it may have leaked.\n`);
+  else io.stdout.write(`Not signed in (no ${file}).\n`);
+  if (io.env.PORTAL_TOKEN && !options.json) io.stderr.write('Note: PORTAL_TOKEN is set in this environment, and commands keep using it.\n');
+  return EXIT.OK;
+}
+
+// ---- jobs -------------------------------------------------------------------------------------
+
+function shortfallText(s) {
+  if (s.limit === 'gpusAtOnce') return `at most ${s.limitGpus} GPUs at once (${s.inUseGpus} in use now)`;
+  const what = s.limit === 'budget' ? 'the allocation’s budget' : 'the monthly cap';
+  return `${what}: needs ${f.amount(s.unit, s.needed)}, ${f.amount(s.unit, s.left)} left`;
+}
+
+/** estimateText is what `jobs submit` shows before asking: the reservation, the cost at the tenant's tariff, the energy, what is left. */
+export function estimateText(job, e) {
+  const lines = [
+    `Job "${job.name}" (${job.kind}): ${job.gpus} GPU${job.gpus === 1 ? '' : 's'} of ${job.resourceClassId} on ${job.nodes} node${job.nodes === 1 ? '' : 's'} for at most ${f.duration(job.walltimeMinutes * 60)}`,
+    f
+      .keyValues([
+        ['Reservation', e.unit === 'cents' ? `${f.euros(e.reservation)} (${f.gpuHours(e.reservedGpuSeconds)})` : f.gpuHours(e.reservation)],
+        ['Cost', `at most ${f.euros(e.maxCostCents)} at ${f.euros(e.centsPerGpuHour)} per GPU-h`],
+        ['Energy', `at most ${f.kwh(e.maxEnergyWh)} (expected ${f.kwh(e.expectedEnergyWh)} at ${e.assumedGpuUtilPercent} % GPU utilisation)`],
+        ['Left', `${f.amount(e.room.unit, Math.max(0, e.room.available))}${e.room.monthCapLeftCents !== null ? `, ${f.euros(e.room.monthCapLeftCents)} under the monthly cap` : ''}`],
+      ])
+      .replace(/^/gm, '  ')
+      .trimEnd(),
+  ];
+  for (const s of e.shortfalls) lines.push(`  Does not fit: ${shortfallText(s)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export async function jobsSubmit({ io, options, client }) {
+  const fromStdin = options.file === '-';
+  // Refuse before reading anything when no one could answer the question.
+  if (!options.yes && (fromStdin || !io.stdinIsTTY))
+    throw new UsageError(`${fromStdin ? 'the job comes from stdin' : 'stdin is not a terminal'}, so no one can confirm the submission: pass --yes to submit without asking`);
+  let text;
+  try {
+    text = fromStdin ? await io.readStdin() : io.readFile(options.file);
+  } catch (error) {
+    throw new UsageError(`cannot read the job file ${options.file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
+  }
+  const job = parseJobFile(text, fromStdin ? 'stdin' : options.file);
+  const api = client();
+  const { allocationId, resourceClassId, gpus, nodes, walltimeMinutes } = job;
+  const estimate = await api.request('POST', '/jobs/estimate', { body: { allocationId, resourceClassId, gpus, nodes, walltimeMinutes } });
+  if (!options.json || !options.yes) io.stderr.write(estimateText(job, estimate));
+  if (!options.yes && !(await io.confirm(estimate.shortfalls.length > 0 ? 'It will probably be refused. Submit anyway? [y/N] ' : 'Submit this job? [y/N] '))) {
+    io.stderr.write('Not submitted.\n');
+    return EXIT.FAILED;
+  }
+  // One key for this invocation: the client's retries after a lost answer find the job made by the first try.
+  const created = await api.request('POST', '/jobs', { body: job, headers: { 'idempotency-key': io.randomUUID() } });
+  if (options.json) writeJson(io, { job: created, estimate });
+  else {
+    io.stderr.write(`Submitted: ${created.state}. Follow it with: portal-cli jobs watch ${created.id}\n`);
+    io.stdout.write(`${created.id}\n`);
+  }
+  return EXIT.OK;
+}
+
+export async function jobsList({ io, options, client }) {
+  const api = client();
+  const items = [];
+  let cursor;
+  do {
+    // No limit unless asked: the API's page size (50) is the default.
+    const page = await api.request('GET', '/jobs', { query: { limit: options.limit, state: options.state, cursor } });
+    items.push(...page.items);
+    cursor = page.nextCursor ?? undefined;
+  } while (options.all && cursor);
+  if (options.json) {
+    writeJson(io, { items, nextCursor: cursor ?? null });
+    return EXIT.OK;
+  }
+  if (items.length === 0) io.stdout.write(options.state ? `No ${options.state} jobs.\n` : 'No jobs yet.\n');
+  else
+    io.stdout.write(
+      f.table(
+        ['ID', 'NAME', 'STATE', 'KIND', { header: 'GPUS', right: true }, 'CLASS', 'SUBMITTED (UTC)', { header: 'USED', right: true }, { header: 'COST', right: true }, { header: 'ENERGY', right: true }],
+        items.map((j) => [j.id, clip(j.name, 32), j.state, j.kind, j.gpus, j.resourceClassName ?? j.resourceClassId, f.dateTime(j.submittedAt, { short: true }), f.gpuHours(j.gpuSeconds), f.euros(j.costCents), f.kwh(j.energyWh)]),
+      ),
+    );
+  if (cursor) io.stderr.write(`More jobs than shown: add --all for every page, or --limit N.\n`);
+  return EXIT.OK;
+}
+
+export async function jobsGet({ io, options, client, id }) {
+  const job = await client().request('GET', `/jobs/${id}`);
+  if (options.json) {
+    writeJson(io, job);
+    return EXIT.OK;
+  }
+  const reserved = job.reservedUnit ? f.amount(job.reservedUnit, job.reservedAmount) : undefined;
+  io.stdout.write(
+    f.keyValues([
+      ['Job', `${job.name} (${job.id})`],
+      ['Project', job.projectTitle],
+      ['State', job.pendingReason && job.state === 'PENDING' ? `${job.state} (${job.pendingReason})` : job.state],
+      ['Kind', job.kind],
+      ['Resources', `${job.gpus} × ${job.gpuModel ?? 'GPU'} on ${job.nodes} node${job.nodes === 1 ? '' : 's'} of ${job.resourceClassName ?? job.resourceClassId}${job.siteName ? ` (${job.siteName})` : ''}`],
+      ['Walltime', f.duration(job.walltimeSeconds)],
+      ['Image', job.image],
+      ['Submitted', f.dateTime(job.submittedAt)],
+      ['Started', f.dateTime(job.startedAt)],
+      ['Ended', f.dateTime(job.endedAt)],
+      ['Exit code', job.exitCode ?? null],
+      ['Reserved', reserved],
+      ['Used', f.gpuHours(job.gpuSeconds)],
+      ['Cost', job.costCents !== null ? f.euros(job.costCents) : job.costSoFarCents !== null && job.costSoFarCents !== undefined ? `${f.euros(job.costSoFarCents)} so far` : null],
+      ['Energy', f.kwh(job.energyWh)],
+      ['Nodes', job.nodeList?.join(', ') ?? null],
+    ]),
+  );
+  const events = job.events ?? [];
+  if (events.length > 0) io.stdout.write(`\nEvents:\n${f.table(['AT (UTC)', 'STATE', 'NOTE'], events.map((e) => [f.dateTime(e.at).replace(' UTC', ''), e.state, e.message ?? '']))}`);
+  return EXIT.OK;
+}
+
+const transient = (error) => error instanceof NetworkError || (error instanceof ApiError && error.status >= 500);
+
+/**
+ * jobsWatch polls the job and prints each state change with its time (the portal's event times,
+ * so a late first poll still shows when things happened) until a final state. A transient failure
+ * (network, 5xx) is retried for a while: a watch is often left running through a portal restart.
+ */
+export async function jobsWatch({ io, options, client, id }) {
+  const api = client();
+  const intervalMs = (options.interval ?? 2) * 1000;
+  const seen = new Set();
+  let last = null;
+  let failures = 0;
+  const show = (at, state, note) => {
+    if (options.json) io.stdout.write(`${JSON.stringify({ at, state, ...(note ? { note } : {}) })}\n`);
+    else io.stdout.write(`${f.dateTime(at)}  ${state}${note ? `  ${note}` : ''}\n`);
+  };
+  for (;;) {
+    let job;
+    try {
+      job = await api.request('GET', `/jobs/${id}`);
+      failures = 0;
+    } catch (error) {
+      if (!transient(error) || ++failures > 30) throw error;
+      io.stderr.write(`warning: ${error.message}; trying again\n`);
+      await io.sleep(intervalMs);
+      continue;
+    }
+    for (const event of [...(job.events ?? [])].sort((a, b) => a.id - b.id)) {
+      if (seen.has(event.id)) continue;
+      seen.add(event.id);
+      if (event.state !== last) show(event.at, (last = event.state), event.state === 'PENDING' ? job.pendingReason : null);
+    }
+    if (job.state !== last) show(io.now().toISOString(), (last = job.state), job.state === 'PENDING' ? job.pendingReason : null);
+    if (FINAL_STATES.includes(job.state)) {
+      if (!options.json) {
+        const figures = [job.gpuSeconds !== null ? f.gpuHours(job.gpuSeconds) : null, job.costCents !== null ? f.euros(job.costCents) : null, job.energyWh !== null ? f.kwh(job.energyWh) : null].filter(Boolean);
+        io.stdout.write(`Job ${job.state.toLowerCase()}${job.exitCode !== null && job.exitCode !== undefined ? ` with exit code ${job.exitCode}` : ''}${figures.length ? `: ${figures.join(', ')}` : ''}.\n`);
+      }
+      return job.state === 'COMPLETED' ? EXIT.OK : EXIT.FAILED;
+    }
+    await io.sleep(intervalMs);
+  }
+}
+
+export async function jobsCancel({ io, options, client, id }) {
+  const answer = await client().request('POST', `/jobs/${id}/cancel`);
+  if (options.json) writeJson(io, answer);
+  else if (answer.state === 'CANCELLED') io.stdout.write(`Job ${id} is cancelled.\n`);
+  else if (FINAL_STATES.includes(answer.state)) io.stdout.write(`Job ${id} had already ended: ${answer.state}.\n`);
+  else io.stdout.write(`Cancel requested for job ${id} (now ${answer.state}); \`portal-cli jobs watch ${id}\` shows when it stops.\n`);
+  return EXIT.OK;
+}
+
+// ---- usage, allocations -----------------------------------------------------------------------
+
+export async function usage({ io, options, client }) {
+  const query = options.month ? { month: options.month } : { from: options.from, to: options.to };
+  if (options.csv) {
+    // The bytes as the API sends them (byte-order mark, CRLF): the same file as the usage page's download.
+    io.stdout.write(await client().request('GET', '/usage.csv', { query, accept: 'csv' }));
+    return EXIT.OK;
+  }
+  const report = await client().request('GET', '/usage', { query });
+  if (options.json) {
+    writeJson(io, report);
+    return EXIT.OK;
+  }
+  const t = report.totals;
+  io.stdout.write(`Usage ${report.period.from} to ${report.period.to}\n\n`);
+  io.stdout.write(
+    f.keyValues([
+      ['Jobs', f.count(t.jobs)],
+      ['GPU time', f.gpuHours(t.gpuSeconds)],
+      ['Cost', f.euros(t.costCents)],
+      ['Energy (IT)', f.kwh(t.energyWh)],
+      ['Energy (facility)', f.kwh(t.facilityEnergyWh)],
+      ['CO2e', `${f.count(Math.round(t.co2eGrams / 1000))} kg`],
+    ]),
+  );
+  if (report.groups.length > 0)
+    io.stdout.write(
+      `\n${f.table(
+        [(report.groupBy ?? 'group').toUpperCase(), { header: 'JOBS', right: true }, { header: 'GPU TIME', right: true }, { header: 'COST', right: true }, { header: 'ENERGY', right: true }],
+        report.groups.map((g) => [clip(g.label, 48), f.count(g.jobs), f.gpuHours(g.gpuSeconds), f.euros(g.costCents), f.kwh(g.energyWh)]),
+      )}`,
+    );
+  return EXIT.OK;
+}
+
+export async function allocations({ io, options, client }) {
+  const { items } = await client().request('GET', '/allocations');
+  if (options.json) {
+    writeJson(io, { items });
+    return EXIT.OK;
+  }
+  if (items.length === 0) {
+    io.stdout.write('No allocations: apply for one in the portal.\n');
+    return EXIT.OK;
+  }
+  io.stdout.write(
+    f.table(
+      ['ID', 'PROJECT', 'CLASS', 'PERIOD', 'STATUS', { header: 'GRANTED', right: true }, { header: 'USED', right: true }, { header: 'RESERVED', right: true }, { header: 'AVAILABLE', right: true }],
+      items.map((a) => [
+        a.id,
+        clip(a.projectTitle, 36),
+        a.resourceClassId ?? 'any',
+        `${a.periodStart} – ${a.periodEnd}`,
+        a.status,
+        f.amount(a.unit, a.balance.granted),
+        f.amount(a.unit, a.balance.charged),
+        f.amount(a.unit, a.balance.reserved),
+        f.amount(a.unit, a.balance.available),
+      ]),
+    ),
+  );
+  return EXIT.OK;
+}

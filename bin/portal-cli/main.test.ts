@@ -1,0 +1,404 @@
+// The whole CLI through main(), with a fake portal behind a fake fetch: what a person or a script
+// sees on stdout and stderr, and the exit code, for each command and each kind of failure.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { clientFactory, main } from './main.mjs';
+
+const JOB_ID = '3f2c0d9e-1111-4aaa-8bbb-000000000001';
+const ALLOCATION_ID = '5a6b7c8d-2222-4ccc-8ddd-000000000002';
+
+type Reply = { status?: number; json?: unknown; text?: string | Buffer; headers?: Record<string, string> } | Error;
+type Call = { method: string; url: URL; headers: Record<string, string>; body: unknown };
+type Route = (call: Call) => Reply;
+
+/** fakePortal answers requests by "METHOD /path" (path without /api/v1); it records every call. */
+function fakePortal(routes: Record<string, Route | Reply | Reply[]>) {
+  const calls: Call[] = [];
+  const fetch = (input: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<Response> => {
+    const url = new URL(input);
+    const call = { method: init.method, url, headers: init.headers, body: init.body === undefined ? undefined : (JSON.parse(init.body) as unknown) };
+    calls.push(call);
+    const key = `${init.method} ${url.pathname.replace(/^\/api\/v1/, '')}`;
+    const route = routes[key];
+    if (route === undefined) return Promise.resolve(Response.json({ error: { code: 'NOT_FOUND', message: `no route ${key}` } }, { status: 404 }));
+    const reply = typeof route === 'function' ? route(call) : Array.isArray(route) ? (route.length > 1 ? route.shift()! : route[0]!) : route;
+    if (reply instanceof Error) return Promise.reject(reply);
+    const headers = new Headers(reply.headers);
+    if (reply.json !== undefined) return Promise.resolve(Response.json(reply.json, { status: reply.status ?? 200, headers }));
+    const body = typeof reply.text === 'string' ? reply.text : reply.text === undefined ? '' : new Uint8Array(reply.text);
+    return Promise.resolve(new Response(body, { status: reply.status ?? 200, headers }));
+  };
+  return { calls, fetch };
+}
+
+function fakeIo(portal: ReturnType<typeof fakePortal>, options: { env?: Record<string, string>; tty?: boolean; confirm?: boolean; files?: Record<string, string>; stdin?: string } = {}) {
+  const out: (string | Buffer)[] = [];
+  const err: string[] = [];
+  let clock = Date.parse('2026-12-02T08:00:00Z');
+  let uuids = 0;
+  const io = {
+    stdout: { write: (chunk: string | Buffer) => out.push(chunk) },
+    stderr: { write: (chunk: string) => err.push(chunk) },
+    stdinIsTTY: options.tty ?? false,
+    env: { PORTAL_URL: 'http://portal.test', PORTAL_TOKEN: 'afp_test', ...options.env },
+    homedir: '/nonexistent-home',
+    now: () => new Date(clock),
+    sleep: (ms: number) => {
+      clock += ms;
+      return Promise.resolve();
+    },
+    // A new value each call, so a test sees whether a retry reused its key.
+    randomUUID: () => `aaaaaaaa-0000-4000-8000-${String(++uuids).padStart(12, '0')}`,
+    readFile: (file: string) => {
+      const text = options.files?.[file];
+      if (text === undefined) throw Object.assign(new Error('nope'), { code: 'ENOENT' });
+      return text;
+    },
+    readStdin: () => Promise.resolve(options.stdin ?? ''),
+    promptSecret: () => Promise.resolve(options.stdin ?? ''),
+    confirm: () => Promise.resolve(options.confirm ?? false),
+    client: clientFactory({ fetch: portal.fetch, sleep: async () => {} }),
+  };
+  return {
+    io,
+    stdout: () => out.map(String).join(''),
+    stdoutBytes: () => Buffer.concat(out.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))),
+    stderr: () => err.join(''),
+  };
+}
+
+const jobFile = `name: train
+kind: training
+allocationId: ${ALLOCATION_ID}
+resourceClassId: h100
+gpus: 4
+walltimeMinutes: 60
+image: pytorch:24.05
+command: python train.py
+`;
+
+const estimate = {
+  room: { unit: 'gpu_seconds', available: 360_000, monthCapLeftCents: null, gpusAtOnce: null },
+  shortfalls: [],
+  unit: 'gpu_seconds',
+  reservation: 14_400,
+  reservedGpuSeconds: 14_400,
+  maxCostCents: 720,
+  expectedCostCents: 576,
+  centsPerGpuHour: 180,
+  maxEnergyWh: 2800,
+  expectedEnergyWh: 2240,
+  assumedGpuUtilPercent: 80,
+};
+
+const jobRow = (n: number, state = 'COMPLETED') => ({
+  id: `3f2c0d9e-1111-4aaa-8bbb-00000000000${n}`,
+  name: `job ${n}`,
+  kind: 'training',
+  state,
+  pendingReason: null,
+  projectId: 'p',
+  resourceClassId: 'h100',
+  resourceClassName: 'H100 partition (Jena)',
+  siteId: 'jena',
+  gpus: 4,
+  nodes: 1,
+  submittedAt: '2026-12-01T10:00:00.000Z',
+  startedAt: null,
+  endedAt: null,
+  gpuSeconds: 14_400,
+  costCents: 720,
+  energyWh: 2240,
+});
+
+describe('jobs submit', () => {
+  it('shows the estimate, asks, submits once with an Idempotency-Key and prints the id', async () => {
+    const portal = fakePortal({ 'POST /jobs/estimate': { json: estimate }, 'POST /jobs': { status: 201, json: { id: JOB_ID, state: 'PENDING' } } });
+    const run = fakeIo(portal, { tty: true, confirm: true, files: { 'job.yaml': jobFile } });
+    expect(await main(['jobs', 'submit', '--file', 'job.yaml'], run.io)).toBe(0);
+    expect(run.stdout()).toBe(`${JOB_ID}\n`);
+    expect(run.stderr()).toContain('Reservation:  4 GPU-h');
+    expect(run.stderr()).toContain('Cost:         at most €7.20 at €1.80 per GPU-h');
+    expect(run.stderr()).toContain('Energy:       at most 2.8 kWh');
+    const [estimateCall, submitCall] = portal.calls;
+    expect(estimateCall!.body).toEqual({ allocationId: ALLOCATION_ID, resourceClassId: 'h100', gpus: 4, nodes: 1, walltimeMinutes: 60 });
+    expect(submitCall!.headers['idempotency-key']).toBe('aaaaaaaa-0000-4000-8000-000000000001');
+    expect(submitCall!.headers.authorization).toBe('Bearer afp_test');
+    expect(submitCall!.body).toMatchObject({ name: 'train', kind: 'training', gpus: 4, env: {} });
+  });
+
+  it('sends the same key again when the first answer was lost, so the retry finds the same job', async () => {
+    const portal = fakePortal({ 'POST /jobs/estimate': { json: estimate }, 'POST /jobs': [new TypeError('fetch failed'), { json: { id: JOB_ID, state: 'PENDING' } }] });
+    const run = fakeIo(portal, { files: { 'job.yaml': jobFile } });
+    expect(await main(['jobs', 'submit', '--file', 'job.yaml', '--yes'], run.io)).toBe(0);
+    const submits = portal.calls.filter((c) => c.url.pathname === '/api/v1/jobs');
+    expect(submits).toHaveLength(2);
+    expect(new Set(submits.map((c) => c.headers['idempotency-key'])).size).toBe(1);
+  });
+
+  it('refuses to submit without a terminal and without --yes, before asking the portal anything', async () => {
+    const portal = fakePortal({});
+    const run = fakeIo(portal, { tty: false, files: { 'job.yaml': jobFile } });
+    expect(await main(['jobs', 'submit', '--file', 'job.yaml'], run.io)).toBe(2);
+    expect(run.stderr()).toMatch(/stdin is not a terminal, so no one can confirm the submission: pass --yes/);
+    expect(portal.calls).toHaveLength(0);
+  });
+
+  it('submits nothing when the person says no', async () => {
+    const portal = fakePortal({ 'POST /jobs/estimate': { json: estimate } });
+    const run = fakeIo(portal, { tty: true, confirm: false, files: { 'job.yaml': jobFile } });
+    expect(await main(['jobs', 'submit', '--file', 'job.yaml'], run.io)).toBe(1);
+    expect(run.stderr()).toContain('Not submitted.');
+    expect(portal.calls.map((c) => c.url.pathname)).toEqual(['/api/v1/jobs/estimate']);
+  });
+
+  it('--json prints the created job and the estimate, nothing else', async () => {
+    const portal = fakePortal({ 'POST /jobs/estimate': { json: estimate }, 'POST /jobs': { json: { id: JOB_ID, state: 'PENDING' } } });
+    const run = fakeIo(portal, { files: { 'job.yaml': jobFile } });
+    expect(await main(['jobs', 'submit', '--file', 'job.yaml', '--yes', '--json'], run.io)).toBe(0);
+    expect(JSON.parse(run.stdout())).toEqual({ job: { id: JOB_ID, state: 'PENDING' }, estimate });
+    expect(run.stderr()).toBe('');
+  });
+
+  it('a bad job file is a usage error naming the file', async () => {
+    const run = fakeIo(fakePortal({}), { files: { 'job.yaml': 'name: x\n' } });
+    expect(await main(['jobs', 'submit', '--file', 'job.yaml', '--yes'], run.io)).toBe(2);
+    expect(run.stderr()).toMatch(/^error: job.yaml: missing fields: kind/);
+    expect(await main(['jobs', 'submit', '--file', 'missing.yaml', '--yes'], run.io)).toBe(2);
+    expect(run.stderr()).toContain('cannot read the job file missing.yaml: no such file');
+  });
+});
+
+describe('errors and exit codes', () => {
+  it.each([
+    [401, 'UNAUTHORIZED', 3, /run `portal-cli login`/],
+    [403, 'FORBIDDEN', 3, /scopes do not allow this/],
+    [404, 'NOT_FOUND', 4, /error: Job not found/],
+    [409, 'CONFLICT', 5, /error: Job not found/],
+    [422, 'UNPROCESSABLE_CONTENT', 5, /error: Job not found/],
+    [500, 'INTERNAL_SERVER_ERROR', 6, /error: Job not found/],
+  ])('HTTP %i → exit %i', async (status, code, exit, message) => {
+    const portal = fakePortal({ [`GET /jobs/${JOB_ID}`]: { status, json: { error: { code, message: 'Job not found', requestId: 'req-1' } } } });
+    const run = fakeIo(portal);
+    expect(await main(['jobs', 'get', JOB_ID], run.io)).toBe(exit);
+    expect(run.stderr()).toMatch(message);
+    expect(run.stderr()).toContain('(request id req-1)');
+  });
+
+  it('a refusal names its fields: "error: message (field: …)", exit 5', async () => {
+    const fields = { gpus: 'At most 8 GPUs per node', walltimeMinutes: 'Too long' };
+    const portal = fakePortal({ 'POST /jobs/estimate': { status: 400, json: { error: { code: 'BAD_REQUEST', message: 'Check the highlighted fields', fields } } } });
+    const run = fakeIo(portal, { files: { 'job.yaml': jobFile } });
+    expect(await main(['jobs', 'submit', '--file', 'job.yaml', '--yes'], run.io)).toBe(5);
+    expect(run.stderr()).toBe('error: Check the highlighted fields (gpus: At most 8 GPUs per node; walltimeMinutes: Too long)\n');
+  });
+
+  it('a field the message already names is not said twice', async () => {
+    const portal = fakePortal({ 'GET /jobs': { status: 400, json: { error: { code: 'BAD_REQUEST', message: 'limit: Too big.', fields: { limit: 'Too big.', state: 'Unknown.' } } } } });
+    const run = fakeIo(portal);
+    expect(await main(['jobs', 'list'], run.io)).toBe(5);
+    expect(run.stderr()).toBe('error: limit: Too big. (state: Unknown.)\n');
+  });
+
+  it('--json reports the error as JSON on stderr with the same exit code', async () => {
+    const portal = fakePortal({ 'POST /jobs/estimate': { status: 400, json: { error: { code: 'BAD_REQUEST', message: 'Check the fields', fields: { gpus: 'x' } } } } });
+    const run = fakeIo(portal, { files: { 'job.yaml': jobFile } });
+    expect(await main(['jobs', 'submit', '--file', 'job.yaml', '--yes', '--json'], run.io)).toBe(5);
+    expect(JSON.parse(run.stderr())).toEqual({ error: { code: 'BAD_REQUEST', message: 'Check the fields', fields: { gpus: 'x' }, status: 400, exitCode: 5 } });
+    expect(run.stdout()).toBe('');
+  });
+
+  it('429 is retried after Retry-After, then reported with the wait', async () => {
+    const limited = { status: 429, headers: { 'retry-after': '2' }, json: { error: { code: 'TOO_MANY_REQUESTS', message: 'Too many requests' } } };
+    const portal = fakePortal({ 'GET /allocations': limited });
+    const run = fakeIo(portal);
+    expect(await main(['allocations'], run.io)).toBe(5);
+    expect(portal.calls).toHaveLength(3);
+    expect(run.stderr()).toContain('try again in 2 s');
+  });
+
+  it('an unreachable portal names the URL, exit 6', async () => {
+    const refused = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+    const run = fakeIo(fakePortal({ 'GET /allocations': refused }));
+    expect(await main(['allocations'], run.io)).toBe(6);
+    expect(run.stderr()).toBe('error: cannot reach http://portal.test/api/v1/allocations: ECONNREFUSED\n');
+  });
+
+  it('an HTML page instead of the API says the address is likely wrong, exit 6', async () => {
+    const run = fakeIo(fakePortal({ 'GET /allocations': { status: 404, text: '<html>', headers: { 'content-type': 'text/html' } } }));
+    expect(await main(['allocations'], run.io)).toBe(6);
+    expect(run.stderr()).toMatch(/http:\/\/portal.test\/api\/v1\/allocations answered HTTP 404 \(text\/html\), not the portal's API/);
+  });
+
+  it('without a token it says to log in, exit 3, and asks nothing of the network', async () => {
+    const portal = fakePortal({});
+    const run = fakeIo(portal, { env: { PORTAL_TOKEN: '' } });
+    expect(await main(['jobs', 'list'], run.io)).toBe(3);
+    expect(run.stderr()).toBe('error: not signed in: run `portal-cli login` (or set PORTAL_TOKEN)\n');
+    expect(portal.calls).toHaveLength(0);
+  });
+});
+
+describe('jobs list, get, cancel', () => {
+  it('--all follows nextCursor to the last page', async () => {
+    const portal = fakePortal({
+      'GET /jobs': ({ url }) => (url.searchParams.get('cursor') === 'c2' ? { json: { items: [jobRow(3)], nextCursor: null } } : { json: { items: [jobRow(1), jobRow(2)], nextCursor: 'c2' } }),
+    });
+    const run = fakeIo(portal);
+    expect(await main(['jobs', 'list', '--all', '--limit', '2', '--state', 'completed', '--json'], run.io)).toBe(0);
+    expect((JSON.parse(run.stdout()) as { items: { name: string }[] }).items.map((j) => j.name)).toEqual(['job 1', 'job 2', 'job 3']);
+    expect(portal.calls.map((c) => c.url.search)).toEqual(['?limit=2&state=COMPLETED', '?limit=2&state=COMPLETED&cursor=c2']);
+  });
+
+  it('without --all shows one page as a table and says there is more', async () => {
+    const portal = fakePortal({ 'GET /jobs': { json: { items: [jobRow(1, 'RUNNING')], nextCursor: 'c2' } } });
+    const run = fakeIo(portal);
+    expect(await main(['jobs', 'list'], run.io)).toBe(0);
+    const [header, row] = run.stdout().split('\n');
+    expect(header).toMatch(/^ID\s+NAME\s+STATE\s+KIND\s+GPUS\s+CLASS\s+SUBMITTED \(UTC\)\s+USED\s+COST\s+ENERGY$/);
+    expect(row).toBe('3f2c0d9e-1111-4aaa-8bbb-000000000001  job 1  RUNNING  training     4  H100 partition (Jena)  2026-12-01 10:00  4 GPU-h  €7.20  2.2 kWh');
+    expect(run.stderr()).toContain('add --all');
+    expect(portal.calls.map((c) => c.url.search)).toEqual(['']); // the API's own page size
+  });
+
+  it('cancel says what happened', async () => {
+    const portal = fakePortal({ [`POST /jobs/${JOB_ID}/cancel`]: { json: { id: JOB_ID, state: 'CANCELLED' } } });
+    const run = fakeIo(portal);
+    expect(await main(['jobs', 'cancel', JOB_ID], run.io)).toBe(0);
+    expect(run.stdout()).toBe(`Job ${JOB_ID} is cancelled.\n`);
+  });
+});
+
+describe('jobs watch', () => {
+  const at = (s: number) => new Date(Date.parse('2026-12-02T08:00:00Z') + s * 1000).toISOString();
+  const event = (id: number, state: string, s: number) => ({ id, jobId: JOB_ID, at: at(s), state, message: null, data: null });
+  const job = (state: string, events: unknown[], extra = {}) => ({ json: { ...jobRow(1, state), id: JOB_ID, exitCode: null, events, ...extra } });
+
+  it('prints each state change once with the portal’s times and exits 0 for COMPLETED', async () => {
+    const portal = fakePortal({
+      [`GET /jobs/${JOB_ID}`]: [
+        job('PENDING', [event(1, 'SUBMITTING', 0), event(2, 'PENDING', 1)], { pendingReason: 'Resources' }),
+        job('PENDING', [event(1, 'SUBMITTING', 0), event(2, 'PENDING', 1)], { pendingReason: 'Resources' }),
+        job('RUNNING', [event(1, 'SUBMITTING', 0), event(2, 'PENDING', 1), event(3, 'RUNNING', 5)]),
+        job('COMPLETED', [event(1, 'SUBMITTING', 0), event(2, 'PENDING', 1), event(3, 'RUNNING', 5), event(4, 'COMPLETED', 9), event(5, 'COMPLETED', 10)], { exitCode: 0 }),
+      ],
+    });
+    const run = fakeIo(portal);
+    expect(await main(['jobs', 'watch', JOB_ID, '--interval', '1'], run.io)).toBe(0);
+    expect(run.stdout()).toBe(
+      [
+        '2026-12-02 08:00:00 UTC  SUBMITTING',
+        '2026-12-02 08:00:01 UTC  PENDING  Resources',
+        '2026-12-02 08:00:05 UTC  RUNNING',
+        '2026-12-02 08:00:09 UTC  COMPLETED',
+        'Job completed with exit code 0: 4 GPU-h, €7.20, 2.2 kWh.',
+        '',
+      ].join('\n'),
+    );
+    expect(portal.calls).toHaveLength(4);
+  });
+
+  it('exits 1 when the job ends otherwise, and --json prints one line per change', async () => {
+    const portal = fakePortal({ [`GET /jobs/${JOB_ID}`]: job('FAILED', [event(1, 'RUNNING', 0), event(2, 'FAILED', 3)], { exitCode: 1 }) });
+    const run = fakeIo(portal);
+    expect(await main(['jobs', 'watch', JOB_ID, '--json'], run.io)).toBe(1);
+    expect(run.stdout().trim().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual([
+      { at: at(0), state: 'RUNNING' },
+      { at: at(3), state: 'FAILED' },
+    ]);
+  });
+
+  it('keeps watching through a portal restart (5xx, connection refused)', async () => {
+    const portal = fakePortal({
+      [`GET /jobs/${JOB_ID}`]: [job('RUNNING', [event(1, 'RUNNING', 0)]), { status: 503, json: { error: { code: 'UNAVAILABLE', message: 'restarting' } } }, new TypeError('fetch failed'), job('COMPLETED', [event(1, 'RUNNING', 0), event(2, 'COMPLETED', 60)])],
+    });
+    const run = fakeIo(portal);
+    expect(await main(['jobs', 'watch', JOB_ID], run.io)).toBe(0);
+    expect(run.stdout()).toContain('08:01:00 UTC  COMPLETED');
+  });
+});
+
+describe('usage and allocations', () => {
+  it('--csv writes the API’s bytes unchanged (byte-order mark, CRLF)', async () => {
+    const csv = Buffer.from('\uFEFFjob_id,project,cost_cents\r\n1,Müller “AI”,720\r\n');
+    const portal = fakePortal({ 'GET /usage.csv': { text: csv, headers: { 'content-type': 'text/csv; charset=utf-8' } } });
+    const run = fakeIo(portal);
+    expect(await main(['usage', '--month', '2026-11', '--csv'], run.io)).toBe(0);
+    expect(run.stdoutBytes().equals(csv)).toBe(true);
+    expect(portal.calls[0]!.url.search).toBe('?month=2026-11');
+  });
+
+  it('shows the totals with units and one row per group', async () => {
+    const figures = { jobs: 3, gpuSeconds: 36_000, avgWaitSeconds: 60, costCents: 1800, energyWh: 5600, facilityEnergyWh: 6700, heatReusedWh: 0, co2eGrams: 2400 };
+    const report = { period: { from: '2026-11-01', to: '2026-11-30' }, groupBy: 'project', totals: figures, groups: [{ ...figures, key: 'p', label: 'Protein structure prediction' }], series: [], projects: [] };
+    const run = fakeIo(fakePortal({ 'GET /usage': { json: report } }));
+    expect(await main(['usage', '--from', '2026-11-01', '--to', '2026-11-30'], run.io)).toBe(0);
+    expect(run.stdout()).toContain('Usage 2026-11-01 to 2026-11-30');
+    expect(run.stdout()).toContain('GPU time:           10 GPU-h');
+    expect(run.stdout()).toContain('Cost:               €18.00');
+    expect(run.stdout()).toMatch(/Protein structure prediction\s+3\s+10 GPU-h\s+€18.00\s+5.6 kWh/);
+  });
+
+  it('lists allocations with balances in their unit', async () => {
+    const balance = { granted: 360_000, charged: 36_000, reserved: 14_400, expired: 0, overrun: 0, available: 309_600 };
+    const allocation = { id: ALLOCATION_ID, projectId: 'p', projectTitle: 'Protein structure prediction', resourceClassId: 'h100', resourceClassName: 'H100', unit: 'gpu_seconds', periodStart: '2026-01-01', periodEnd: '2026-12-31', status: 'active', statusReason: null, maxGpusAtOnce: null, maxWalltimeSeconds: null, maxQueuedJobs: null, balance };
+    const run = fakeIo(fakePortal({ 'GET /allocations': { json: { items: [allocation] } } }));
+    expect(await main(['allocations'], run.io)).toBe(0);
+    expect(run.stdout()).toMatch(new RegExp(`${ALLOCATION_ID}\\s+Protein structure prediction\\s+h100\\s+2026-01-01 – 2026-12-31\\s+active\\s+100 GPU-h\\s+10 GPU-h\\s+4 GPU-h\\s+86 GPU-h`));
+  });
+});
+
+describe('login and logout', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-cli-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('checks the token, then stores it with the address in a file only its owner can read', async () => {
+    const file = path.join(dir, 'sub', 'config.json');
+    const portal = fakePortal({ 'GET /allocations': { json: { items: [] } } });
+    const run = fakeIo(portal, { env: { PORTAL_CLI_CONFIG: file, PORTAL_URL: '', PORTAL_TOKEN: '' }, tty: true, stdin: ' afp_secret \n' });
+    expect(await main(['login', '--url', 'http://portal.test/'], run.io)).toBe(0);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ url: 'http://portal.test', token: 'afp_secret' });
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(portal.calls[0]!.headers.authorization).toBe('Bearer afp_secret');
+    expect(run.stdout()).not.toContain('afp_secret');
+
+    // The stored token is used by the next command; logout removes it.
+    const next = fakeIo(portal, { env: { PORTAL_CLI_CONFIG: file, PORTAL_URL: '', PORTAL_TOKEN: '' } });
+    expect(await main(['allocations', '--json'], next.io)).toBe(0);
+    expect(portal.calls[1]!.url.href).toBe('http://portal.test/api/v1/allocations');
+    expect(await main(['logout'], next.io)).toBe(0);
+    expect(fs.existsSync(file)).toBe(false);
+  });
+
+  it('does not store a token the portal refuses', async () => {
+    const file = path.join(dir, 'config.json');
+    const portal = fakePortal({ 'GET /allocations': { status: 401, json: { error: { code: 'UNAUTHORIZED', message: 'The token is not valid' } } } });
+    const run = fakeIo(portal, { env: { PORTAL_CLI_CONFIG: file } });
+    expect(await main(['login', '--token', 'afp_revoked'], run.io)).toBe(3);
+    expect(fs.existsSync(file)).toBe(false);
+    expect(run.stderr()).toContain('error: The token is not valid');
+  });
+
+  it('refuses what is not a personal API token without asking the portal', async () => {
+    const portal = fakePortal({});
+    const run = fakeIo(portal, { env: { PORTAL_CLI_CONFIG: path.join(dir, 'c.json') } });
+    expect(await main(['login', '--token', 'ghp_123'], run.io)).toBe(2);
+    expect(run.stderr()).toContain('they start with afp_');
+    expect(portal.calls).toHaveLength(0);
+  });
+
+  it('the environment overrides the stored address and token', async () => {
+    const file = path.join(dir, 'config.json');
+    fs.writeFileSync(file, JSON.stringify({ url: 'http://stored.test', token: 'afp_stored' }), { mode: 0o600 });
+    const portal = fakePortal({ 'GET /allocations': { json: { items: [] } } });
+    const run = fakeIo(portal, { env: { PORTAL_CLI_CONFIG: file, PORTAL_URL: 'http://env.test', PORTAL_TOKEN: 'afp_env' } });
+    expect(await main(['allocations'], run.io)).toBe(0);
+    expect(portal.calls[0]!.url.origin).toBe('http://env.test');
+    expect(portal.calls[0]!.headers.authorization).toBe('Bearer afp_env');
+  });
+});
