@@ -25,10 +25,10 @@ import {
 } from '~/db/schema';
 import { GROUP_BY } from '~/server/services/reports';
 
-/** A mutation that answers nothing. */
 /** A point in time: a Date to tRPC (superjson), an ISO-8601 string in the REST API's JSON, documented so. */
 export const isoDateOut = z.date().meta({ format: 'date-time' });
 
+/** A mutation that answers nothing. */
 export const nothing = z.void();
 
 export const memberRoleOut = z.enum(memberRole.enumValues);
