@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { catalogueSchema, DEFAULT_CATALOGUE, DEMO_ISSUER, issuerSchema } from './catalogue';
+import { overheadSharesCents, tcoAt } from './core/tco';
 
 describe('the catalogue’s invoice issuer', () => {
   it('the demo centre’s issuer passes its own checks, and a catalogue without one gets it', () => {
@@ -23,5 +24,28 @@ describe('the catalogue’s invoice issuer', () => {
     const result = issuerSchema.safeParse({ ...DEMO_ISSUER, ...change });
     expect(result.success).toBe(false);
     expect(result.error?.issues[0]?.path).toEqual([field]);
+  });
+});
+
+describe('the catalogue’s cost-of-ownership figures', () => {
+  it('a catalogue without them is still valid', () => {
+    const bare = { ...DEFAULT_CATALOGUE, sites: DEFAULT_CATALOGUE.sites.map(({ energyPriceEurPerMwh: _p, heatValueEurPerMwh: _h, overheadPerYearEur: _o, ...s }) => s), resourceClasses: DEFAULT_CATALOGUE.resourceClasses.map(({ capitalCostPerNodeEur: _c, depreciationYears: _d, maintenancePerNodePerYearEur: _m, ...rc }) => rc) };
+    expect(catalogueSchema.safeParse(bare).success).toBe(true);
+  });
+
+  it('the demo centre’s figures are complete and give a plausible cost (€1–€10 per GPU-hour at 70 %)', () => {
+    for (const rc of DEFAULT_CATALOGUE.resourceClasses) {
+      const site = DEFAULT_CATALOGUE.sites.find((s) => s.id === rc.siteId)!;
+      const siteGpus = DEFAULT_CATALOGUE.resourceClasses.filter((c) => c.siteId === site.id).map((c) => c.nodes * c.gpusPerNode);
+      const share = overheadSharesCents(site.overheadPerYearEur!, siteGpus)[DEFAULT_CATALOGUE.resourceClasses.filter((c) => c.siteId === site.id).indexOf(rc)]!;
+      const at = tcoAt(
+        { ...rc, capitalCostPerNodeEur: rc.capitalCostPerNodeEur!, depreciationYears: rc.depreciationYears!, maintenancePerNodePerYearEur: rc.maintenancePerNodePerYearEur! },
+        { ...site, energyPriceEurPerMwh: site.energyPriceEurPerMwh!, heatValueEurPerMwh: site.heatValueEurPerMwh!, overheadPerYearEur: site.overheadPerYearEur! },
+        share,
+        7000,
+      );
+      expect(at.perGpuHour!.totalCents).toBeGreaterThan(100);
+      expect(at.perGpuHour!.totalCents).toBeLessThan(1000);
+    }
   });
 });

@@ -74,6 +74,14 @@ export const catalogueSchema = z.object({
         pueMilli: z.number().int().min(1000).max(3000),
         gridGco2PerKwh: z.number().int().min(0).max(2000),
         heatReusePermille: z.number().int().min(0).max(1000),
+        // Cost of ownership (server/core/tco.ts). Optional: a catalogue without them shows the TCO page
+        // as "not configured" for the site's classes; nothing else reads them.
+        /** Industrial electricity price at the meter, whole € per MWh (= 0.1 cent per kWh). */
+        energyPriceEurPerMwh: z.number().int().min(0).max(10_000).optional(),
+        /** What a MWh of reused heat is worth to the site (sold to district heating or displacing its own heating), whole €. */
+        heatValueEurPerMwh: z.number().int().min(0).max(10_000).optional(),
+        /** Floor space, building services and staff of the site per year, whole €; apportioned to its classes by GPU count. */
+        overheadPerYearEur: z.number().int().min(0).max(1_000_000_000).optional(),
       }),
     )
     .min(1),
@@ -92,6 +100,13 @@ export const catalogueSchema = z.object({
         nodeBasePowerW: z.number().int().min(0).max(50_000),
         peakTflops: z.number().int().min(1).max(100_000),
         tariffs: z.object({ academic: z.number().int().min(0), company: z.number().int().min(0) }),
+        // Cost of ownership (server/core/tco.ts), optional like the site's figures.
+        /** Purchase price of one node, whole € (servers, GPUs, its share of network and storage). */
+        capitalCostPerNodeEur: z.number().int().min(0).max(100_000_000).optional(),
+        /** Years over which the capital is written off (straight line). */
+        depreciationYears: z.number().int().min(1).max(20).optional(),
+        /** Maintenance and support contracts per node and year, whole €. */
+        maintenancePerNodePerYearEur: z.number().int().min(0).max(10_000_000).optional(),
       }),
     )
     .min(1),
@@ -120,17 +135,26 @@ export type Catalogue = z.infer<typeof catalogueSchema>;
  * The demo centre. Figures: H100 SXM ~700 W, B200 ~1,000 W at full load (vendor data sheets);
  * dense BF16 peak 989 and 2,250 TFLOP/s; PUE and grid intensity typical of warm-water cooled
  * sites in Germany (~380 g/kWh grid) and Finland (largely hydro and wind).
+ *
+ * Cost of ownership (plausible round figures, not quotes): an 8-GPU H100 SXM server (HGX/DGX H100
+ * class) ~€300,000 and an 8-GPU B200 (DGX B200 class) ~€450,000 including its share of InfiniBand
+ * and storage, a 4-GPU H100 node ~€160,000; written off over 5 years; support contracts ~8 % of the
+ * price per year. Electricity: industrial prices incl. non-recoverable levies (Eurostat
+ * nrg_pc_205, non-household band ID, 2024: Germany ~€190/MWh, Finland ~€90/MWh; Switzerland ElCom
+ * 2024 tariffs ~€160/MWh). Reused heat: roughly what a district-heating network pays for
+ * low-temperature waste heat (€30–40/MWh); Lugano reuses none. Overhead: a few staff (~€110,000 a
+ * year each) and floor space per site.
  */
 export const DEFAULT_CATALOGUE: Catalogue = {
   sites: [
-    { id: 'de-jena', name: 'Jena, Germany (warm-water cooled)', country: 'DE', inEu: true, pueMilli: 1080, gridGco2PerKwh: 380, heatReusePermille: 700 },
-    { id: 'fi-kajaani', name: 'Kajaani, Finland (free cooling)', country: 'FI', inEu: true, pueMilli: 1040, gridGco2PerKwh: 60, heatReusePermille: 500 },
-    { id: 'ch-lugano', name: 'Lugano, Switzerland (lake water cooled)', country: 'CH', inEu: false, pueMilli: 1200, gridGco2PerKwh: 40, heatReusePermille: 0 },
+    { id: 'de-jena', name: 'Jena, Germany (warm-water cooled)', country: 'DE', inEu: true, pueMilli: 1080, gridGco2PerKwh: 380, heatReusePermille: 700, energyPriceEurPerMwh: 190, heatValueEurPerMwh: 40, overheadPerYearEur: 600_000 },
+    { id: 'fi-kajaani', name: 'Kajaani, Finland (free cooling)', country: 'FI', inEu: true, pueMilli: 1040, gridGco2PerKwh: 60, heatReusePermille: 500, energyPriceEurPerMwh: 90, heatValueEurPerMwh: 30, overheadPerYearEur: 400_000 },
+    { id: 'ch-lugano', name: 'Lugano, Switzerland (lake water cooled)', country: 'CH', inEu: false, pueMilli: 1200, gridGco2PerKwh: 40, heatReusePermille: 0, energyPriceEurPerMwh: 160, heatValueEurPerMwh: 0, overheadPerYearEur: 300_000 },
   ],
   resourceClasses: [
-    { id: 'h100', name: 'H100 partition (Jena)', siteId: 'de-jena', gpuModel: 'NVIDIA H100 SXM 80 GB', gpusPerNode: 8, nodes: 16, maxWalltimeSeconds: 48 * 3600, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 1500, peakTflops: 989, tariffs: { academic: 180, company: 290 } },
-    { id: 'b200', name: 'B200 partition (Kajaani)', siteId: 'fi-kajaani', gpuModel: 'NVIDIA B200 180 GB', gpusPerNode: 8, nodes: 8, maxWalltimeSeconds: 48 * 3600, gpuIdlePowerW: 120, gpuMaxPowerW: 1000, nodeBasePowerW: 2000, peakTflops: 2250, tariffs: { academic: 300, company: 490 } },
-    { id: 'h100-ch', name: 'H100 partition (Lugano)', siteId: 'ch-lugano', gpuModel: 'NVIDIA H100 SXM 80 GB', gpusPerNode: 4, nodes: 8, maxWalltimeSeconds: 24 * 3600, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 900, peakTflops: 989, tariffs: { academic: 170, company: 260 } },
+    { id: 'h100', name: 'H100 partition (Jena)', siteId: 'de-jena', gpuModel: 'NVIDIA H100 SXM 80 GB', gpusPerNode: 8, nodes: 16, maxWalltimeSeconds: 48 * 3600, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 1500, peakTflops: 989, tariffs: { academic: 180, company: 290 }, capitalCostPerNodeEur: 300_000, depreciationYears: 5, maintenancePerNodePerYearEur: 24_000 },
+    { id: 'b200', name: 'B200 partition (Kajaani)', siteId: 'fi-kajaani', gpuModel: 'NVIDIA B200 180 GB', gpusPerNode: 8, nodes: 8, maxWalltimeSeconds: 48 * 3600, gpuIdlePowerW: 120, gpuMaxPowerW: 1000, nodeBasePowerW: 2000, peakTflops: 2250, tariffs: { academic: 300, company: 490 }, capitalCostPerNodeEur: 450_000, depreciationYears: 5, maintenancePerNodePerYearEur: 36_000 },
+    { id: 'h100-ch', name: 'H100 partition (Lugano)', siteId: 'ch-lugano', gpuModel: 'NVIDIA H100 SXM 80 GB', gpusPerNode: 4, nodes: 8, maxWalltimeSeconds: 24 * 3600, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 900, peakTflops: 989, tariffs: { academic: 170, company: 260 }, capitalCostPerNodeEur: 160_000, depreciationYears: 5, maintenancePerNodePerYearEur: 13_000 },
   ],
   accessModes: [
     { id: 'playground', name: 'Playground', maxGpuHours: 100, durationDays: 30, reviewPath: 'instant', targetDecisionWorkingDays: 0 },
