@@ -713,6 +713,58 @@ export const centreDashboardOut = z.object({
 /** A dashboard table as CSV text with its download name. */
 export const centreCsvOut = z.object({ filename: z.string(), body: z.string() });
 
+// ---- TCO per GPU-hour ----
+
+const int = z.number().int();
+const tcoAtOut = z.object({
+  utilisationBp: int,
+  yearly: z.object({ capitalCents: int, maintenanceCents: int, electricityCents: int, heatCreditCents: int, energyCents: int, overheadCents: int, totalCents: int, itEnergyWh: int, facilityEnergyWh: int, heatReusedWh: int }),
+  deliveredGpuSeconds: int,
+  perGpuHour: z.object({ capitalCents: int, maintenanceCents: int, energyCents: int, overheadCents: int, totalCents: int }).nullable(),
+});
+
+/** The TCO page (server/services/tco.ts TcoReport): cost per delivered GPU-hour per resource class, money in cents, utilisation in bp. */
+export const tcoReportOut = z.object({
+  period: z.enum(['last30Days', 'last90Days']),
+  range: z.object({ from: z.string(), to: z.string(), days: int }),
+  whatIfBp: int.nullable(),
+  classes: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      siteId: z.string(),
+      siteName: z.string(),
+      gpus: int,
+      measured: z.object({ usedGpuSeconds: int, capacityGpuSeconds: int, utilisation: z.number(), utilisationBp: int }),
+      missing: z.array(z.string()),
+      costs: z
+        .object({
+          inputs: z.object({
+            nodes: int,
+            gpusPerNode: int,
+            gpuIdlePowerW: int,
+            gpuMaxPowerW: int,
+            nodeBasePowerW: int,
+            capitalCostPerNodeEur: int,
+            depreciationYears: int,
+            maintenancePerNodePerYearEur: int,
+            pueMilli: int,
+            heatReusePermille: int,
+            energyPriceEurPerMwh: int,
+            heatValueEurPerMwh: int,
+            overheadPerYearEur: int,
+            overheadShareCents: int,
+          }),
+          atMeasured: tcoAtOut,
+          atWhatIf: tcoAtOut.nullable(),
+          tariffs: z.array(z.object({ kind: z.enum(['academic', 'company']), centsPerGpuHour: int, breakEvenBp: int.nullable() })),
+          curve: z.array(z.object({ utilisationBp: int, totalCents: int })),
+        })
+        .nullable(),
+    }),
+  ),
+});
+
 // ---- Credit-line requests ----
 
 /** A company's request for a larger credit line, as its owner and the reviewers see it (amounts in cents). */

@@ -354,6 +354,16 @@ function withTotals(kinds: KindRevenue[], energy: Omit<UsageTotals, 'itKwhPerGpu
   };
 }
 
+/**
+ * partitionUtilisation is the dashboard's utilisation per partition for a range (no other filter),
+ * the very figures of `centreDashboard(...).partitions`; the TCO page reads it (server/services/tco.ts).
+ */
+export async function partitionUtilisation(db: Db, range: { from: string; to: string }): Promise<PartitionSeries[]> {
+  const classes = await checkScope(db, range);
+  const scope: Scope = { from: range.from, to: range.to };
+  return series(classes, await dailyUse(db, scope), scope);
+}
+
 /** centreDashboard gathers every figure of the staff centre dashboard for a range of days and optional filters. */
 export async function centreDashboard(db: Db, input: CentreFilters): Promise<CentreDashboard> {
   const classes = await checkScope(db, input);

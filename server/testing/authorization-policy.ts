@@ -148,6 +148,7 @@ export const POLICY: Record<string, Entry> = {
   'staff.changeTenantStatus': { access: 'admin', input: (f) => ({ orgId: f.orgA, action: 'suspend', reason: 'Matrix check' }) },
   'staff.auditActors': { access: 'staff' },
   'staff.audit': { access: 'staff' },
+  'staff.tco': { access: 'staff', input: () => ({ period: 'last30Days', whatIfPercent: 70 }) },
   'staff.cluster': { access: 'staff' },
   'staff.schedulerBudgets': { access: 'staff' },
   'staff.applicationQueue': { access: 'staff' },

@@ -22,7 +22,10 @@ import {
   staffAllocationRowOut,
   tenantRowOut,
   tenantUsageOut,
+  tcoReportOut,
 } from '~/server/api/outputs';
+import { configuredCatalogue } from '~/server/catalogue';
+import { TCO_PERIODS, tcoReport } from '~/server/services/tco';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
 import { isSchedulerUnavailable } from '~/server/core/scheduler/port';
 import { readSchedulerStatus } from '~/server/services/scheduler-status';
@@ -37,6 +40,12 @@ import { env } from '~/server/env.js';
 import { endSessionsByStaff } from '~/server/services/sessions';
 import { schedulerBudgetsView } from '~/server/services/scheduler-budgets';
 import { changeTenantStatus, listTenants, setRequireSso, tenantSignIn, tenantStatusCounts } from '~/server/services/tenants';
+
+/** The TCO page’s question: the period of measured utilisation, and optionally another utilisation in percent (rounded to 0.01). */
+export const tcoInput = z.object({
+  period: z.enum(TCO_PERIODS).default('last30Days'),
+  whatIfPercent: z.number().min(1).max(100).optional(),
+});
 
 export const staffRouter = router({
   tenants: staffProcedure()
@@ -98,6 +107,12 @@ export const staffRouter = router({
     )
     .output(z.array(auditEventOut))
     .query(({ ctx, input }) => listAudit(ctx.db, input)),
+
+  /** TCO per delivered GPU-hour per resource class at the measured (and a what-if) utilisation, beside the tariffs. */
+  tco: staffProcedure()
+    .input(tcoInput)
+    .output(tcoReportOut)
+    .query(({ ctx, input }) => tcoReport(ctx.db, configuredCatalogue(), { period: input.period, today: todayOf(ctx), whatIfBp: input.whatIfPercent === undefined ? undefined : Math.round(input.whatIfPercent * 100) })),
 
   cluster: staffProcedure()
     .output(clusterOut)
