@@ -31,6 +31,16 @@ export function formatPercent(locale: Locale, fraction: number): string {
   return numberFormat(locale, { style: 'percent', maximumFractionDigits: 0 }).format(fraction);
 }
 
+/** formatBasisPoints renders a utilisation in basis points (10,000 = 100 %) as a percentage with up to one decimal, e.g. "46.7 %". */
+export function formatBasisPoints(locale: Locale, bp: number): string {
+  return numberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(bp / 10_000);
+}
+
+/** formatDecimal renders a number with at most `digits` decimals in the reader's style (no unit). */
+export function formatDecimal(locale: Locale, value: number, digits: number): string {
+  return numberFormat(locale, { maximumFractionDigits: digits }).format(value);
+}
+
 /** formatDay renders a YYYY-MM-DD date in the reader's style. */
 export function formatDay(locale: Locale, day: string): string {
   return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
