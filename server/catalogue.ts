@@ -8,6 +8,8 @@ import { isValidIban, normaliseIban } from './core/billing/iban';
 import { checkVatId } from './core/billing/vat-id';
 import { env } from './env.js';
 import { accessModeConfigProblem } from './core/applications';
+import { isTimeZone } from './core/carbon/local-time';
+import { isHourlyProfile, profileSum } from './core/carbon/profiles';
 
 const id = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lower-case letters, digits and dashes');
 const line = z.string().trim().min(1).max(200);
@@ -74,6 +76,15 @@ export const catalogueSchema = z.object({
         pueMilli: z.number().int().min(1000).max(3000),
         gridGco2PerKwh: z.number().int().min(0).max(2000),
         heatReusePermille: z.number().int().min(0).max(1000),
+        /** Mean energy price at the meter, €/MWh (integer); without it, no energy cost is shown. */
+        energyPriceEurPerMwh: z.number().int().min(0).max(10_000).optional(),
+        /** IANA time zone of the grid profile's hours; default from the country (server/core/carbon/profiles.ts). */
+        timeZone: z.string().refine(isTimeZone, 'not a time zone the runtime knows').optional(),
+        /**
+         * The site's hourly grid intensity, g CO2e/kWh, 12 months × 24 local hours; its mean must be
+         * `gridGco2PerKwh` (±5 %). Without it: the country's demo profile scaled to that mean, or flat.
+         */
+        gridProfile: z.array(z.array(z.number().int().min(0).max(2000))).refine(isHourlyProfile, '12 rows of 24 integers').optional(),
       }),
     )
     .min(1),
@@ -123,9 +134,9 @@ export type Catalogue = z.infer<typeof catalogueSchema>;
  */
 export const DEFAULT_CATALOGUE: Catalogue = {
   sites: [
-    { id: 'de-jena', name: 'Jena, Germany (warm-water cooled)', country: 'DE', inEu: true, pueMilli: 1080, gridGco2PerKwh: 380, heatReusePermille: 700 },
-    { id: 'fi-kajaani', name: 'Kajaani, Finland (free cooling)', country: 'FI', inEu: true, pueMilli: 1040, gridGco2PerKwh: 60, heatReusePermille: 500 },
-    { id: 'ch-lugano', name: 'Lugano, Switzerland (lake water cooled)', country: 'CH', inEu: false, pueMilli: 1200, gridGco2PerKwh: 40, heatReusePermille: 0 },
+    { id: 'de-jena', name: 'Jena, Germany (warm-water cooled)', country: 'DE', inEu: true, pueMilli: 1080, gridGco2PerKwh: 380, heatReusePermille: 700, energyPriceEurPerMwh: 190 },
+    { id: 'fi-kajaani', name: 'Kajaani, Finland (free cooling)', country: 'FI', inEu: true, pueMilli: 1040, gridGco2PerKwh: 60, heatReusePermille: 500, energyPriceEurPerMwh: 90 },
+    { id: 'ch-lugano', name: 'Lugano, Switzerland (lake water cooled)', country: 'CH', inEu: false, pueMilli: 1200, gridGco2PerKwh: 40, heatReusePermille: 0, energyPriceEurPerMwh: 160 },
   ],
   resourceClasses: [
     { id: 'h100', name: 'H100 partition (Jena)', siteId: 'de-jena', gpuModel: 'NVIDIA H100 SXM 80 GB', gpusPerNode: 8, nodes: 16, maxWalltimeSeconds: 48 * 3600, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 1500, peakTflops: 989, tariffs: { academic: 180, company: 290 } },
@@ -157,6 +168,12 @@ export function loadCatalogue(file: string | undefined): Catalogue {
   }
   const catalogue = parsed.data;
   const siteIds = new Set(catalogue.sites.map((s) => s.id));
+  for (const site of catalogue.sites) {
+    // The profile shapes the day; the annual figure is what CO2e is settled with: they must agree.
+    if (site.gridProfile && Math.abs(profileSum(site.gridProfile) / 288 - site.gridGco2PerKwh) > site.gridGco2PerKwh * 0.05 + 1) {
+      throw new Error(`PORTAL_CATALOGUE: ${file}: site ${site.id}: the mean of gridProfile (${Math.round(profileSum(site.gridProfile) / 288)}) is not gridGco2PerKwh (${site.gridGco2PerKwh}) ±5 %`);
+    }
+  }
   for (const rc of catalogue.resourceClasses) {
     if (!siteIds.has(rc.siteId)) throw new Error(`PORTAL_CATALOGUE: resource class ${rc.id} names unknown site ${rc.siteId}`);
   }
