@@ -2,6 +2,7 @@
 // hourly grid profile (server/core/carbon), for the job as the form describes it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '~/db/client';
+import { co2eSavedForJob } from '~/server/services/carbon';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 
 describe.each(dbTargets())('job.lowCarbonStart on %s', (target) => {
@@ -39,6 +40,7 @@ describe.each(dbTargets())('job.lowCarbonStart on %s', (target) => {
     // 14.25 kWh at a mean of €190/MWh is about €2.71: the evening is dearer, the night cheaper.
     expect(start.energyCostNowCents!).toBeGreaterThan(271);
     expect(start.energyCostAtBeginCents!).toBeLessThan(271);
+    expect([start.energyCostNowCents, start.energyCostAtBeginCents]).toEqual([291, 256]);
 
     // A runtime estimate shorter than the walltime is what the run is weighed over; no window: now.
     expect((await caller.job.lowCarbonStart({ ...job, runtimeSeconds: 3600, windowHours: 12 })).runtimeSeconds).toBe(3600);
@@ -63,5 +65,15 @@ describe.each(dbTargets())('job.lowCarbonStart on %s', (target) => {
     const { allocationId } = await activeAllocation(handle.db, owner, staff, { gpuHours: 10, today });
     const caller = callerFor(handle.db, { userId: other.userId, orgId: other.orgId, now });
     await expect(caller.job.lowCarbonStart({ allocationId, resourceClassId: 'h100', gpus: 1, nodes: 1, walltimeMinutes: 60, windowHours: 12 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('the job page: a job that waited for its begin saved CO2e against starting at once, by the same profile', () => {
+    const jena = { id: 'de-jena', country: 'DE', gridGco2PerKwh: 380 };
+    // 7,124 W for 2 h = 14,248 Wh; from 18:00: 14,248 × 1,063 / 2,000 = 7,572.8 g; from 02:00 (its begin): 5,891.5 g.
+    const waited = { begin: new Date('2026-01-15T01:00:00Z'), submittedAt: now(), startedAt: null, facilityEnergyWh: 14_248, runSeconds: 7200 };
+    expect(co2eSavedForJob(jena, waited)).toEqual({ co2eAtOnceGrams: 7573, co2eAsRunGrams: 5892, savedGrams: 1681 });
+    // Started later than its begin (the cluster was busy): from when it ran, 03:00 + 04:00 = 411 + 416.
+    expect(co2eSavedForJob(jena, { ...waited, startedAt: new Date('2026-01-15T02:00:00Z') })?.co2eAsRunGrams).toBe(5892);
+    expect(co2eSavedForJob(jena, { ...waited, begin: null })).toBeNull();
   });
 });
