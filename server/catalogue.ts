@@ -8,6 +8,8 @@ import { isValidIban, normaliseIban } from './core/billing/iban';
 import { checkVatId } from './core/billing/vat-id';
 import { env } from './env.js';
 import { accessModeConfigProblem } from './core/applications';
+import { isTimeZone } from './core/carbon/local-time';
+import { isHourlyProfile, profileSum } from './core/carbon/profiles';
 
 const id = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lower-case letters, digits and dashes');
 const line = z.string().trim().min(1).max(200);
@@ -75,13 +77,20 @@ export const catalogueSchema = z.object({
         gridGco2PerKwh: z.number().int().min(0).max(2000),
         heatReusePermille: z.number().int().min(0).max(1000),
         // Cost of ownership (server/core/tco.ts). Optional: a catalogue without them shows the TCO page
-        // as "not configured" for the site's classes; nothing else reads them.
+        // as "not configured" for the site's classes. The energy price also prices the low-carbon start suggestion (server/core/carbon).
         /** Industrial electricity price at the meter, whole € per MWh (= 0.1 cent per kWh). */
         energyPriceEurPerMwh: z.number().int().min(0).max(10_000).optional(),
         /** What a MWh of reused heat is worth to the site (sold to district heating or displacing its own heating), whole €. */
         heatValueEurPerMwh: z.number().int().min(0).max(10_000).optional(),
         /** Floor space, building services and staff of the site per year, whole €; apportioned to its classes by GPU count. */
         overheadPerYearEur: z.number().int().min(0).max(1_000_000_000).optional(),
+        /** IANA time zone of the grid profile's hours; default from the country (server/core/carbon/profiles.ts). */
+        timeZone: z.string().refine(isTimeZone, 'not a time zone the runtime knows').optional(),
+        /**
+         * The site's hourly grid intensity, g CO2e/kWh, 12 months × 24 local hours; its mean must be
+         * `gridGco2PerKwh` (±5 %). Without it: the country's demo profile scaled to that mean, or flat.
+         */
+        gridProfile: z.array(z.array(z.number().int().min(0).max(2000))).refine(isHourlyProfile, '12 rows of 24 integers').optional(),
       }),
     )
     .min(1),
@@ -181,6 +190,12 @@ export function loadCatalogue(file: string | undefined): Catalogue {
   }
   const catalogue = parsed.data;
   const siteIds = new Set(catalogue.sites.map((s) => s.id));
+  for (const site of catalogue.sites) {
+    // The profile shapes the day; the annual figure is what CO2e is settled with: they must agree.
+    if (site.gridProfile && Math.abs(profileSum(site.gridProfile) / 288 - site.gridGco2PerKwh) > site.gridGco2PerKwh * 0.05 + 1) {
+      throw new Error(`PORTAL_CATALOGUE: ${file}: site ${site.id}: the mean of gridProfile (${Math.round(profileSum(site.gridProfile) / 288)}) is not gridGco2PerKwh (${site.gridGco2PerKwh}) ±5 %`);
+    }
+  }
   for (const rc of catalogue.resourceClasses) {
     if (!siteIds.has(rc.siteId)) throw new Error(`PORTAL_CATALOGUE: resource class ${rc.id} names unknown site ${rc.siteId}`);
   }

@@ -337,6 +337,24 @@ export const jobEstimateOut = z.object({
   assumedGpuUtilPercent: z.number().int(),
 });
 
+/** `job.lowCarbonStart`: the start in the window with the least CO2e at the job's site, and what it saves against now. */
+export const lowCarbonStartOut = z.object({
+  begin: isoDateOut,
+  startsNow: z.boolean(),
+  /** The site's time zone, the one its grid profile's hours are in. */
+  timeZone: z.string(),
+  co2eNowGrams: z.number().int(),
+  co2eAtBeginGrams: z.number().int(),
+  savedGrams: z.number().int(),
+  savedPercent: z.number().int(),
+  /** Null when the site has no energy price in the catalogue. */
+  energyCostNowCents: z.number().int().nullable(),
+  energyCostAtBeginCents: z.number().int().nullable(),
+  facilityPowerW: z.number().int(),
+  runtimeSeconds: z.number().int(),
+  assumedGpuUtilPercent: z.number().int(),
+});
+
 /** The fine-tuning template's estimate. Products of the caller's decimals, so no integer checks: FLOPs exceed 2^53. */
 export const fineTuneEstimateOut = z.object({
   totalFlops: z.number(),

@@ -86,6 +86,15 @@ export function formatDateTime(locale: Locale, at: Date): string {
   return `${new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(at)} UTC`;
 }
 
+/**
+ * formatTimeIn renders an instant's weekday and time of day in a given time zone ("Thu 02:00"), with
+ * the zone's place name ("Berlin"): a site's local hour, the clock its grid profile is in.
+ */
+export function formatTimeIn(locale: Locale, at: Date, timeZone: string): { time: string; zone: string } {
+  const time = new Intl.DateTimeFormat(locale, { weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone }).format(at);
+  return { time, zone: (timeZone.split('/').pop() ?? timeZone).replaceAll('_', ' ') };
+}
+
 /** formatKwh renders watt-hours as kWh to one decimal, as the usage page does, e.g. "1,234.5 kWh". */
 export function formatKwh(locale: Locale, wh: number): string {
   return `${numberFormat(locale, { maximumFractionDigits: 1 }).format(Math.round(wh / 100) / 10)} kWh`;

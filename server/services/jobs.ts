@@ -52,7 +52,7 @@ async function findByKey(db: DbOrTx, userId: string, key: string): Promise<JobRo
  * jobContext loads what admission and pricing need: the allocation (of the actor's tenant) with the
  * actor's role in its project, its resource class, site and tariff. Both statements go out together.
  */
-async function jobContext(db: DbOrTx, actor: TenantActor, input: { allocationId: string; resourceClassId: string }) {
+export async function jobContext(db: DbOrTx, actor: TenantActor, input: { allocationId: string; resourceClassId: string }) {
   const [target, offer] = await Promise.all([allocationOf(db, actor, input.allocationId), resourceClassOf(db, actor, input.resourceClassId)]);
   return jobContextOf(actor, input, target, offer);
 }

@@ -102,6 +102,7 @@ export const POLICY: Record<string, Entry> = {
   'invoice.creditNote': { access: 'admin', input: () => ({ invoiceId: uuid0, netCents: 100, reason: 'Matrix check' }) },
 
   'job.estimate': { access: 'member', recordsOfA: true, input: (f) => ({ allocationId: f.allocationA, resourceClassId: 'h100', gpus: 1, nodes: 1, walltimeMinutes: 60 }) },
+  'job.lowCarbonStart': { access: 'member', recordsOfA: true, input: (f) => ({ allocationId: f.allocationA, resourceClassId: 'h100', gpus: 1, nodes: 1, walltimeMinutes: 60, windowHours: 12 }) },
   'job.fineTuneEstimate': { access: 'member', input: () => ({ resourceClassId: 'h100', paramsBillions: 7, tokensBillions: 1, gpus: 8 }) },
   'job.submit': { access: 'member', recordsOfA: true, input: (f) => ({ allocationId: f.allocationA, resourceClassId: 'h100', gpus: 1, nodes: 1, walltimeMinutes: 60, name: 'matrix', kind: 'training', image: 'pytorch:2', command: 'python x.py', idempotencyKey: `matrix-${Math.random()}` }) },
   'job.cancel': { access: 'member', recordsOfA: true, input: (f) => ({ jobId: f.jobA }) },

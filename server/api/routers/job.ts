@@ -3,10 +3,11 @@ import { z } from 'zod';
 import { budgetUnit, jobKind, jobState, resourceClasses } from '~/db/schema';
 import { afterCommit, router, schedulerOf, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { idempotencyKeyField, resourceClassIdField, textField, uuidField } from '~/server/api/fields';
-import { fineTuneEstimateOut, isoDateOut, jobEstimateOut, jobRowOut, jobStateOut, jobTargetsOut } from '~/server/api/outputs';
+import { fineTuneEstimateOut, isoDateOut, jobEstimateOut, lowCarbonStartOut, jobRowOut, jobStateOut, jobTargetsOut } from '~/server/api/outputs';
 import { fineTuneEstimate } from '~/server/core/jobs/estimates';
 import { AppError } from '~/server/errors';
 import { syntheticOutput } from '~/server/core/jobs/synthetic-output';
+import { MAX_WINDOW_HOURS, suggestLowCarbonStart } from '~/server/services/carbon';
 import { cancelJob, estimateJob, getJob, jobTargets, listJobs, submitJob } from '~/server/services/jobs';
 
 export const MAX_SCRIPT_CHARS = 100_000;
@@ -109,6 +110,12 @@ export const jobRouter = router({
     .input(z.object({ ...shape, runtimeSeconds: z.number().int().positive().optional() }))
     .output(jobEstimateOut)
     .query(({ ctx, input }) => estimateJob(ctx.db, ctx.tenant, { ...input, walltimeSeconds: input.walltimeMinutes * 60 }, todayOf(ctx))),
+
+  /** When a job that may wait `windowHours` should start for the least CO2e at its site, and what that saves. */
+  lowCarbonStart: tenantProcedure('member')
+    .input(z.object({ ...shape, runtimeSeconds: z.number().int().positive().optional(), windowHours: z.number().int().min(0).max(MAX_WINDOW_HOURS) }))
+    .output(lowCarbonStartOut)
+    .query(({ ctx, input }) => suggestLowCarbonStart(ctx.db, ctx.tenant, { ...input, walltimeSeconds: input.walltimeMinutes * 60 }, ctx.now())),
 
   /** The fine-tuning template's runtime estimate: 6 × parameters × tokens FLOPs over peak × utilisation. */
   fineTuneEstimate: tenantProcedure('member')
