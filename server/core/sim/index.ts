@@ -5,6 +5,7 @@ export * from './random';
 export * from './policy';
 export * from './cluster';
 export * from './energy';
+export * from './power';
 export * from './fairshare';
 export * from './priority';
 export * from './limits';
