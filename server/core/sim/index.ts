@@ -19,4 +19,5 @@ export * from './trace';
 export * from './swf';
 export * from './alibaba';
 export * from './replay';
+export * from './replay-power';
 export * from './metrics';

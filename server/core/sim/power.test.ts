@@ -8,7 +8,10 @@ import { createEngine, restoreEngine, type ClusterEngine } from './engine';
 import { randomJobs, testCluster, testJob, testPartition } from './fixtures';
 import { policyFromName } from './policy';
 import { capItCentiW, facilityPowerW, jobPowerCentiW } from './power';
+import { replayTrace } from './replay';
+import { replayTraceCapped } from './replay-power';
 import { parseSwf } from './swf';
+import { traceFromJobs } from './trace';
 import type { ClusterConfig, JobSpec, PolicyName } from './types';
 
 function capped(capW: number, pueMilli = 1000, cluster: ClusterConfig = testCluster()): ClusterConfig {
@@ -206,4 +209,68 @@ describe.skipIf(!KTH)('KTH SP2 trace with a power cap (skipped when /work/shared
     const wait = (e: ClusterEngine): number => e.snapshot().jobs.reduce((s, j) => s + (j.startTimeSeconds! - j.submitTimeSeconds), 0);
     expect(wait(engine)).toBeGreaterThan(wait(uncapped));
   }, 600_000);
+});
+
+describe('fast replay under a power cap', () => {
+  // 4 GPUs, 100 W idle each, +600 W busy (100 %): idle 400 W; cap 1,600 W IT ⇒ 1,200 W free ⇒ 2 busy GPUs at a time.
+  const trace = traceFromJobs(
+    [
+      { submitSeconds: 0, runtimeSeconds: 100, estimateSeconds: 100, processors: 1 },
+      { submitSeconds: 0, runtimeSeconds: 100, estimateSeconds: 100, processors: 2 }, // fits in GPUs (3 free), not in power ⇒ delayed
+      { submitSeconds: 10, runtimeSeconds: 50, estimateSeconds: 50, processors: 1 }, // ends by 60 ≤ shadow 100 ⇒ backfills
+      { submitSeconds: 20, runtimeSeconds: 300, estimateSeconds: 300, processors: 1 }, // runs past 100, no power extra ⇒ delayed
+    ],
+    4,
+  );
+  const power = { capCentiW: 160_000, idleCentiW: 40_000, jobCentiW: Float64Array.from([1, 2, 1, 1], (g) => g * 60_000) };
+
+  it('holds a job that fits in GPUs but not in power, backfills only what keeps the head, never draws above the cap', () => {
+    const r = replayTraceCapped(trace, 'easy', power);
+    expect(Array.from(r.start)).toEqual([0, 100, 10, 200]);
+    expect(Array.from(r.delayed)).toEqual([0, 1, 0, 1]);
+    expect(r.peakCentiW).toBe(160_000);
+    // FIFO: job 2 waits behind job 1 (100–200), which takes all the power; jobs 2 and 3 start at 200.
+    expect(Array.from(replayTraceCapped(trace, 'fifo', power).start)).toEqual([0, 100, 200, 200]);
+  });
+
+  it('with a cap that never binds it is the uncapped replay', () => {
+    const loose = { ...power, capCentiW: 1e9 };
+    for (const policy of ['fifo', 'easy'] as const) {
+      const r = replayTraceCapped(trace, policy, loose);
+      expect(Array.from(r.start)).toEqual(Array.from(replayTrace(trace, policy)));
+      expect(Array.from(r.delayed)).toEqual([0, 0, 0, 0]);
+    }
+  });
+
+  it.skipIf(!KTH)('agrees with the node engine under the same cap on the first 3,000 KTH jobs', () => {
+    const { trace: kth } = parseSwf(gunzipSync(readFileSync(KTH!)).toString('utf8'));
+    // 100 one-GPU nodes, idle 10 kW, +300 W per busy GPU (50 %); cap 25 kW ⇒ 50 busy GPUs; larger jobs left out.
+    const capW = 25_000;
+    const jobs = Array.from({ length: 3000 }, (_, i) => i)
+      .filter((i) => kth.processors[i]! <= 50)
+      .map((i) => ({ submitSeconds: kth.submitSeconds[i]!, runtimeSeconds: kth.runtimeSeconds[i]!, estimateSeconds: kth.estimateSeconds[i]!, processors: kth.processors[i]! }));
+    const part = traceFromJobs(jobs, kth.machineSize);
+    const n = part.jobCount;
+    const jobCentiW = Float64Array.from({ length: n }, (_, i) => part.processors[i]! * 30_000);
+    const cluster = capped(capW, 1000, testCluster([testPartition({ nodes: kth.machineSize, gpusPerNode: 1, nodeBasePowerW: 0, maxWalltimeSeconds: 1e9 })]));
+    for (const policy of ['fifo', 'easy'] as const) {
+      const replayed = replayTraceCapped(part, policy, { capCentiW: capW * 100, idleCentiW: 1_000_000, jobCentiW });
+      const engine = createEngine({ cluster, policy: policyFromName(policy), seed: 1 });
+      for (let i = 0; i < n; i++) {
+        engine.submit(
+          testJob(`j${i}`, {
+            submitTimeSeconds: part.submitSeconds[i]!,
+            gpus: part.processors[i]!,
+            nodes: part.processors[i]!,
+            runtimeSeconds: part.runtimeSeconds[i]!,
+            walltimeLimitSeconds: part.estimateSeconds[i]!,
+          }),
+        );
+      }
+      engine.runToCompletion();
+      expect(Array.from(replayed.start, (_, i) => engine.job(`j${i}`)!.startTimeSeconds)).toEqual(Array.from(replayed.start));
+      expect(replayed.delayed.some((d) => d === 1)).toBe(true);
+      expect(replayed.peakCentiW).toBeLessThanOrEqual(capW * 100);
+    }
+  }, 120_000);
 });
