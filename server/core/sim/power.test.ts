@@ -9,7 +9,7 @@ import { randomJobs, testCluster, testJob, testPartition } from './fixtures';
 import { policyFromName } from './policy';
 import { capItCentiW, facilityPowerW, jobPowerCentiW } from './power';
 import { replayTrace } from './replay';
-import { replayTraceCapped } from './replay-power';
+import { replayFacilityEnergyWh, replayTraceCapped, selectJobs } from './replay-power';
 import { parseSwf } from './swf';
 import { traceFromJobs } from './trace';
 import type { ClusterConfig, JobSpec, PolicyName } from './types';
@@ -231,6 +231,15 @@ describe('fast replay under a power cap', () => {
     expect(r.peakCentiW).toBe(160_000);
     // FIFO: job 2 waits behind job 1 (100–200), which takes all the power; jobs 2 and 3 start at 200.
     expect(Array.from(replayTraceCapped(trace, 'fifo', power).start)).toEqual([0, 100, 200, 200]);
+  });
+
+  it('facility energy over the span: (idle 400 W × 500 s + 390,000 W·s of jobs) × PUE 1.2 = 196.7 ⇒ 197 Wh; selectJobs keeps order', () => {
+    const r = replayTraceCapped(trace, 'easy', power);
+    // Jobs: 600 W × 100 + 1,200 W × 100 + 600 W × 50 + 600 W × 300 = 390,000 W·s; last end 200 + 300 = 500.
+    expect(replayFacilityEnergyWh(trace, r.start, power, 1200)).toBe(197);
+    const picked = selectJobs(trace, (i) => i !== 1);
+    expect(Array.from(picked.processors)).toEqual([1, 1, 1]);
+    expect(Array.from(picked.submitSeconds)).toEqual([0, 10, 20]);
   });
 
   it('with a cap that never binds it is the uncapped replay', () => {

@@ -195,3 +195,39 @@ export function replayTraceCapped(trace: ReplayTrace, policy: ReplayPolicy, powe
   }
   return { start, delayed, peakCentiW: peak };
 }
+
+/** replayFacilityEnergyWh is the pool's facility energy from the first submit to the last end: (idle draw × span + Σ job increment × runtime) × PUE, in whole Wh. */
+export function replayFacilityEnergyWh(trace: ReplayTrace, start: Float64Array, power: ReplayPower, pueMilli: number): number {
+  const n = trace.jobCount;
+  if (n === 0) return 0;
+  let first = Infinity;
+  let last = -Infinity;
+  let jobsCentiWs = 0;
+  for (let i = 0; i < n; i++) {
+    first = Math.min(first, trace.submitSeconds[i]!);
+    last = Math.max(last, start[i]! + trace.runtimeSeconds[i]!);
+    jobsCentiWs += power.jobCentiW[i]! * trace.runtimeSeconds[i]!;
+  }
+  const itCentiWs = power.idleCentiW * (last - first) + jobsCentiWs;
+  return Math.round((itCentiWs * pueMilli) / (1000 * 100 * 3600));
+}
+
+/** selectJobs returns the trace's jobs for which keep(i) holds, in the same order. */
+export function selectJobs(trace: ReplayTrace, keep: (i: number) => boolean): ReplayTrace {
+  const idx: number[] = [];
+  for (let i = 0; i < trace.jobCount; i++) if (keep(i)) idx.push(i);
+  const pick = <T extends Float64Array | Int32Array>(a: T, make: (n: number) => T): T => {
+    const out = make(idx.length);
+    idx.forEach((src, k) => (out[k] = a[src]!));
+    return out;
+  };
+  return {
+    jobCount: idx.length,
+    machineSize: trace.machineSize,
+    submitSeconds: pick(trace.submitSeconds, (k) => new Float64Array(k)),
+    runtimeSeconds: pick(trace.runtimeSeconds, (k) => new Float64Array(k)),
+    estimateSeconds: pick(trace.estimateSeconds, (k) => new Float64Array(k)),
+    processors: pick(trace.processors, (k) => new Int32Array(k)),
+    jobNumber: pick(trace.jobNumber, (k) => new Int32Array(k)),
+  };
+}
