@@ -74,6 +74,8 @@ export const catalogueSchema = z.object({
         pueMilli: z.number().int().min(1000).max(3000),
         gridGco2PerKwh: z.number().int().min(0).max(2000),
         heatReusePermille: z.number().int().min(0).max(1000),
+        /** Facility power cap at the meter in kW (IT × PUE); the simulated cluster holds jobs with PowerCap above it. Unset: no cap. */
+        powerCapKw: z.number().positive().max(1_000_000).optional(),
       }),
     )
     .min(1),

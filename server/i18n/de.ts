@@ -612,6 +612,8 @@ export const de: Record<MessageKey, string> = {
   'pendingReason.QOSMaxGRESPerUser': "Sie haben so viele GPUs in Betrieb, wie Ihre Grenze erlaubt.",
   'pendingReason.AssocGrpGRESMinutes': "Die GPU-Zeit-Grenze des Projekts beim Scheduler ist erreicht.",
   'pendingReason.PartitionTimeLimit': "Die Laufzeit überschreitet die Grenze der Partition.",
+  'pendingReason.PowerCap': "Der Standort ist an seiner Leistungsgrenze: Der Job wartet, bis laufende Jobs enden und genug Leistung frei wird.",
+  'pendingReason.BeginTime': "Der Job soll nicht vor seiner Startzeit beginnen.",
   'pendingReason.AllocationExpired': "Der Zeitraum der Zuteilung ist abgelaufen; der Job wird abgebrochen.",
   'pendingReason.None': "Startet gleich.",
   'job.envName': "Variablennamen bestehen aus Buchstaben, Ziffern und Unterstrichen und beginnen nicht mit einer Ziffer.",

@@ -611,6 +611,8 @@ export const en = {
   'pendingReason.QOSMaxGRESPerUser': "You have as many GPUs running as your limit allows.",
   'pendingReason.AssocGrpGRESMinutes': "The project's GPU-time limit at the scheduler is reached.",
   'pendingReason.PartitionTimeLimit': "The walltime is over the partition's limit.",
+  'pendingReason.PowerCap': "The site is at its power limit: the job waits until running jobs end and leave enough power.",
+  'pendingReason.BeginTime': "The job was asked not to start before its begin time.",
   'pendingReason.AllocationExpired': "The allocation's period ended; the job is being cancelled.",
   'pendingReason.None': "About to start.",
   'job.envName': "Variable names use letters, digits and underscores and do not start with a digit.",
