@@ -66,4 +66,28 @@ describe.each(dbTargets())('simulated scheduler under a power cap on %s', (targe
     expect(b2).toMatchObject({ state: 'RUNNING', pendingReason: null });
     expect(b2!.startedAt!.getTime()).toBeGreaterThanOrEqual(a2!.endedAt!.getTime());
   }, 120_000);
+
+  it('a job submitted with begin waits with BeginTime, does not block the queue and starts no earlier than begin', async () => {
+    let simSeconds = 0;
+    const now = () => new Date(START_MS + Math.ceil((simSeconds * 1000) / SPEED));
+    const port = createSimulatedScheduler({ db: handle.db, cluster: testCluster([testPartition()]), speed: SPEED, now, clusterId: 'begin' });
+    // 1,000 simulated seconds ahead (+ 7 ms, not a whole simulated second: rounded up).
+    const begin = new Date(START_MS + Math.ceil((1000 * 1000) / SPEED) + 7);
+    await port.submit({ ...job('late'), begin });
+    await port.submit(job('now'));
+    simSeconds = 10;
+    await port.advance();
+    const [late, early] = await port.jobs(['late', 'now']);
+    expect(late).toMatchObject({ state: 'PENDING', pendingReason: 'BeginTime' });
+    expect(early).toMatchObject({ state: 'RUNNING' });
+    simSeconds = 999;
+    await port.advance();
+    expect((await port.jobs(['late']))[0]).toMatchObject({ state: 'PENDING', pendingReason: 'BeginTime' });
+    simSeconds = 1100;
+    await port.advance();
+    const [started] = await port.jobs(['late']);
+    expect(started).toMatchObject({ state: 'RUNNING' });
+    expect(started!.startedAt!.getTime()).toBeGreaterThanOrEqual(begin.getTime());
+    expect(started!.startedAt!.getTime() - begin.getTime()).toBeLessThan(1000);
+  }, 120_000);
 });
