@@ -32,6 +32,7 @@ import {
   validateCluster,
   type ClusterConfig,
   type PowerModel,
+  type ReplayMetrics,
   type ReplayPolicy,
   type ReplayTrace,
 } from '../server/core/sim/index';
@@ -171,6 +172,39 @@ function fmt(n: number, digits = 2): string {
   return n.toLocaleString('en-GB', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
 
+/** What one replay measured, for `jsonResult`. */
+interface Result {
+  opts: Options;
+  loaded: Loaded;
+  trace: ReplayTrace;
+  m: ReplayMetrics;
+  wallSeconds: number;
+  jobsPerSecond: number | null;
+  parseSeconds: number;
+}
+
+/** jsonResult is the `--json` object of a replay (its keys in this order). */
+function jsonResult({ opts, loaded, trace, m, wallSeconds, jobsPerSecond, parseSeconds }: Result) {
+  return {
+    jobs: m.jobs,
+    utilization: m.utilization,
+    avgWaitSeconds: m.avgWaitSeconds,
+    avgBoundedSlowdown: m.avgBoundedSlowdown,
+    makespanSeconds: m.makespanSeconds,
+    wallSeconds,
+    jobsPerSecond,
+    policy: opts.policy,
+    trace: basename(opts.trace),
+    format: loaded.format,
+    machineSize: trace.machineSize,
+    repeat: opts.repeat,
+    records: loaded.records,
+    dropped: loaded.dropped,
+    drops: loaded.drops,
+    parseSeconds,
+  };
+}
+
 function main(argv: string[]): number {
   const opts = parseArgs(argv);
   if (opts === 'help') {
@@ -191,25 +225,7 @@ function main(argv: string[]): number {
   const jobsPerSecond = wallSeconds > 0 ? Math.round(m.jobs / wallSeconds) : null;
 
   if (opts.json) {
-    const out = {
-      jobs: m.jobs,
-      utilization: m.utilization,
-      avgWaitSeconds: m.avgWaitSeconds,
-      avgBoundedSlowdown: m.avgBoundedSlowdown,
-      makespanSeconds: m.makespanSeconds,
-      wallSeconds,
-      jobsPerSecond,
-      policy: opts.policy,
-      trace: basename(opts.trace),
-      format: loaded.format,
-      machineSize: trace.machineSize,
-      repeat: opts.repeat,
-      records: loaded.records,
-      dropped: loaded.dropped,
-      drops: loaded.drops,
-      parseSeconds,
-    };
-    process.stdout.write(`${JSON.stringify(out)}\n`);
+    process.stdout.write(`${JSON.stringify(jsonResult({ opts, loaded, trace, m, wallSeconds, jobsPerSecond, parseSeconds }))}\n`);
     return 0;
   }
   const lines = [
@@ -255,22 +271,9 @@ function mainCapped(opts: Options, loaded: Loaded, all: ReplayTrace, parseSecond
 
   if (opts.json) {
     const out = {
-      jobs: m.jobs,
-      utilization: m.utilization,
-      avgWaitSeconds: m.avgWaitSeconds,
-      avgBoundedSlowdown: m.avgBoundedSlowdown,
-      makespanSeconds: m.makespanSeconds,
-      wallSeconds,
-      jobsPerSecond,
-      policy: opts.policy,
-      trace: basename(opts.trace),
-      format: loaded.format,
-      machineSize: trace.machineSize,
-      repeat: opts.repeat,
-      records: loaded.records,
+      ...jsonResult({ opts, loaded, trace, m, wallSeconds, jobsPerSecond, parseSeconds }),
       dropped: loaded.dropped + powerDropped,
       drops: { ...loaded.drops, powerCap: powerDropped },
-      parseSeconds,
       powerCapW: capW,
       pue: opts.pue,
       peakFacilityPowerW,

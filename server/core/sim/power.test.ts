@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createEngine, restoreEngine, type ClusterEngine } from './engine';
-import { randomJobs, testCluster, testJob, testPartition } from './fixtures';
+import { randomJobs, testCluster, testJob, testPartition, traceJob } from './fixtures';
 import { policyFromName } from './policy';
 import { capItCentiW, facilityPowerW, jobPowerCentiW } from './power';
 import { replayTrace } from './replay';
@@ -182,15 +182,7 @@ describe.skipIf(!KTH)('KTH SP2 trace with a power cap (skipped when /work/shared
     const cluster = testCluster([testPartition({ nodes: trace.machineSize, gpusPerNode: 1, nodeBasePowerW: 0, maxWalltimeSeconds: 1e9 })]);
     // A job of more than 80 GPUs could never run under this cap, even alone (it would wait with PowerCap for ever): left out.
     const fits = Array.from({ length: Math.min(n, trace.jobCount) }, (_, i) => i).filter((i) => trace.processors[i]! <= 80);
-    const jobs = fits.map((i) =>
-      testJob(`j${i}`, {
-        submitTimeSeconds: trace.submitSeconds[i]!,
-        gpus: trace.processors[i]!,
-        nodes: trace.processors[i]!,
-        runtimeSeconds: trace.runtimeSeconds[i]!,
-        walltimeLimitSeconds: trace.estimateSeconds[i]!,
-      }),
-    );
+    const jobs = fits.map((i) => traceJob(trace, i));
     const engine = run(capped(40_800, 1200, cluster), 'easy', jobs);
     let peak = 0;
     let events = 0;
@@ -265,17 +257,7 @@ describe('fast replay under a power cap', () => {
     for (const policy of ['fifo', 'easy'] as const) {
       const replayed = replayTraceCapped(part, policy, { capCentiW: capW * 100, idleCentiW: 1_000_000, jobCentiW });
       const engine = createEngine({ cluster, policy: policyFromName(policy), seed: 1 });
-      for (let i = 0; i < n; i++) {
-        engine.submit(
-          testJob(`j${i}`, {
-            submitTimeSeconds: part.submitSeconds[i]!,
-            gpus: part.processors[i]!,
-            nodes: part.processors[i]!,
-            runtimeSeconds: part.runtimeSeconds[i]!,
-            walltimeLimitSeconds: part.estimateSeconds[i]!,
-          }),
-        );
-      }
+      for (let i = 0; i < n; i++) engine.submit(traceJob(part, i));
       engine.runToCompletion();
       expect(Array.from(replayed.start, (_, i) => engine.job(`j${i}`)!.startTimeSeconds)).toEqual(Array.from(replayed.start));
       expect(replayed.delayed.some((d) => d === 1)).toBe(true);
