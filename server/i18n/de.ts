@@ -618,6 +618,8 @@ export const de: Record<MessageKey, string> = {
   'pendingReason.None': "Startet gleich.",
   'job.envName': "Variablennamen bestehen aus Buchstaben, Ziffern und Unterstrichen und beginnen nicht mit einer Ziffer.",
   'job.envTooMany': "Höchstens 50 Umgebungsvariablen.",
+  'job.beginFormat': "Die Startzeit muss ein Datum mit Uhrzeit und Zeitzone sein.",
+  'job.beginOutOfRange': "Die Startzeit darf nicht in der Vergangenheit und höchstens {days} Tage voraus liegen.",
   'job.imageFormat': "Geben Sie ein Container-Image an, etwa nvcr.io/nvidia/pytorch:24.05-py3.",
   'nav.jobs': "Jobs",
   'nav.cluster': "Cluster",

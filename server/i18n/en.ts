@@ -617,6 +617,8 @@ export const en = {
   'pendingReason.None': "About to start.",
   'job.envName': "Variable names use letters, digits and underscores and do not start with a digit.",
   'job.envTooMany': "At most 50 environment variables.",
+  'job.beginFormat': "The start time must be a date and time with a time zone.",
+  'job.beginOutOfRange': "The start time must not be in the past and at most {days} days ahead.",
   'job.imageFormat': "Give a container image such as nvcr.io/nvidia/pytorch:24.05-py3.",
   'nav.jobs': "Jobs",
   'nav.cluster': "Cluster",
