@@ -1,6 +1,7 @@
 /**
  * Simulator replay benchmark: replays the KTH SP2 trace with FIFO and EASY,
- * a 10× KTH trace with EASY, and the Alibaba GPU pods with EASY; reports the
+ * a 10× KTH trace with EASY, and the Alibaba GPU pods with EASY, and KTH / KTH ×10
+ * with EASY under a facility power cap against the same without; reports the
  * median wall time of the simulation alone (parsing excluded) and writes the
  * "## Simulator replay" section of BENCHMARKS.md (other sections untouched).
  *
@@ -17,12 +18,17 @@ import { gunzipSync } from 'node:zlib';
 import { cpuModel, writeSection } from './markdown';
 import {
   alibabaNodeGpus,
+  capItCentiW,
+  jobPowerCentiW,
   parseAlibabaPods,
   parseSwf,
   repeatTrace,
   replayMetrics,
   replayTrace,
+  replayTraceCapped,
+  selectJobs,
   type ReplayMetrics,
+  type ReplayPower,
   type ReplayPolicy,
   type ReplayTrace,
 } from '../server/core/sim/index';
@@ -74,11 +80,62 @@ function measure(label: string, trace: ReplayTrace, policy: ReplayPolicy, reps: 
   return { label, policy, metrics: replayMetrics(trace, starts), medianMs: median(times), minMs: Math.min(...times), reps };
 }
 
+// The power-cap rows: 100 W idle / 700 W busy per processor (100 %), cap 60 kW at PUE 1.2 (50 kW IT ⇒ 66 busy of 100);
+// jobs too large for the cap even alone are left out of both runs, so capped and uncapped replay the same jobs.
+const CAP = { capW: 60_000, pueMilli: 1200, idleW: 100, maxW: 700 };
+
+interface CapRow {
+  label: string;
+  jobs: number;
+  uncappedMs: number;
+  cappedMs: number;
+  delayed: number;
+  peakFacilityW: number;
+}
+
+function measureCap(label: string, all: ReplayTrace, reps: number, warmup: number): CapRow {
+  const model = { gpusPerNode: 1, gpuIdlePowerW: CAP.idleW, gpuMaxPowerW: CAP.maxW, nodeBasePowerW: 0 };
+  const capCentiW = capItCentiW({ powerCapW: CAP.capW, pueMilli: CAP.pueMilli })!;
+  const idleCentiW = all.machineSize * CAP.idleW * 100;
+  const trace = selectJobs(all, (i) => idleCentiW + jobPowerCentiW(model, all.processors[i]!, 100) <= capCentiW);
+  const power: ReplayPower = { capCentiW, idleCentiW, jobCentiW: Float64Array.from(trace.processors, (g) => jobPowerCentiW(model, g, 100)) };
+  const time = (run: () => unknown): number => {
+    for (let i = 0; i < warmup; i++) run();
+    const times: number[] = [];
+    for (let i = 0; i < reps; i++) {
+      const t0 = performance.now();
+      run();
+      times.push(performance.now() - t0);
+    }
+    return median(times);
+  };
+  const uncappedMs = time(() => replayTrace(trace, 'easy'));
+  const cappedMs = time(() => replayTraceCapped(trace, 'easy', power));
+  const r = replayTraceCapped(trace, 'easy', power);
+  let delayed = 0;
+  for (const d of r.delayed) delayed += d;
+  return { label, jobs: trace.jobCount, uncappedMs, cappedMs, delayed, peakFacilityW: Math.round((r.peakCentiW * CAP.pueMilli) / 100_000) };
+}
+
+function capSection(rows: CapRow[]): string[] {
+  return [
+    '### Under a facility power cap',
+    '',
+    `EASY replay with and without a ${CAP.capW / 1000} kW cap at PUE ${CAP.pueMilli / 1000} (\`replayTraceCapped\` vs \`replayTrace\`, same jobs; ${CAP.idleW} W idle / ${CAP.maxW} W busy per processor). Target: the cap costs ≤ 2× the time.`,
+    '',
+    '| trace | jobs | uncapped median (ms) | capped median (ms) | ratio | jobs delayed by the cap | peak facility power (W) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map((r) => `| ${r.label} | ${num(r.jobs)} | ${num(r.uncappedMs, 2)} | ${num(r.cappedMs, 2)} | ${num(r.cappedMs / r.uncappedMs, 2)}× | ${num(r.delayed)} | ${num(r.peakFacilityW)} |`),
+    '',
+    `Target ≤ 2× — ${rows.every((r) => r.cappedMs <= 2 * r.uncappedMs) ? 'met' : 'NOT met'}.`,
+    '',
+  ];
+}
 
 const num = (n: number, digits = 0): string =>
   n.toLocaleString('en-GB', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-function section(rows: Row[], warmup: number): string {
+function section(rows: Row[], warmup: number, capRows: CapRow[]): string {
   const date = new Date().toISOString().slice(0, 10);
   const ramGiB = totalmem() / 1024 ** 3;
   const lines = [
@@ -119,6 +176,7 @@ function section(rows: Row[], warmup: number): string {
     '- Alibaba: cluster-trace-gpu-v2023 pods (CC-BY-4.0) on a flat pool of all GPUs of its node list; GPUs = ceil(num_gpu × gpu_milli / 1000), runtime = deletion − scheduled, submit = creation, estimate = runtime; pods with no GPU or no schedule time dropped. The pod list is a sample, so the machine is nearly idle.',
     '- Semantics: ends, then arrivals, then one scheduling pass per instant; jobs run their actual runtime; EASY reservation from estimated ends. See `server/core/sim/README.md`.',
     '',
+    ...capSection(capRows),
   );
   return lines.join('\n');
 }
@@ -146,7 +204,8 @@ function main(): void {
     const pods = parseAlibabaPods(readFileSync(join(dir, PODS_FILE), 'utf8'), gpus).trace;
     rows.push(measure(`Alibaba GPU pods (${num(gpus)} GPUs)`, pods, 'easy', reps, warmup));
   }
-  const text = section(rows, warmup);
+  const capRows = [measureCap('KTH SP2 (100 procs)', kth, reps, warmup), measureCap('KTH SP2 ×10 (100 procs)', kth10, Math.max(5, Math.ceil(reps / 2)), warmup)];
+  const text = section(rows, warmup, capRows);
   process.stdout.write(`${text}\n`);
   if (!process.argv.includes('--no-write')) process.stdout.write(`wrote ${writeSection(root, SECTION, text)}\n`);
 }

@@ -449,6 +449,8 @@ export const jobs = pgTable(
     /** Tariff at submission, cents per GPU-hour. */
     centsPerGpuHour: integer('cents_per_gpu_hour').notNull(),
     submittedAt: timestamp('submitted_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Earliest start asked for (Slurm's --begin); null: as soon as possible. */
+    beginAt: timestamp('begin_at', { withTimezone: true }),
     startedAt: timestamp('started_at', { withTimezone: true }),
     endedAt: timestamp('ended_at', { withTimezone: true }),
     exitCode: integer('exit_code'),

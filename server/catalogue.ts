@@ -76,6 +76,8 @@ export const catalogueSchema = z.object({
         pueMilli: z.number().int().min(1000).max(3000),
         gridGco2PerKwh: z.number().int().min(0).max(2000),
         heatReusePermille: z.number().int().min(0).max(1000),
+        /** Facility power cap at the meter in kW (IT × PUE); the simulated cluster holds jobs with PowerCap above it. Unset: no cap. */
+        powerCapKw: z.number().positive().max(1_000_000).optional(),
         // Cost of ownership (server/core/tco.ts). Optional: a catalogue without them shows the TCO page
         // as "not configured" for the site's classes. The energy price also prices the low-carbon start suggestion (server/core/carbon).
         /** Industrial electricity price at the meter, whole € per MWh (= 0.1 cent per kWh). */

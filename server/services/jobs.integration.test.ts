@@ -241,6 +241,22 @@ describe.each(dbTargets())('jobs on %s', (target) => {
 
   // ---- 2. exactly once ------------------------------------------------------------------------
 
+  it('a job submitted with begin is stored with it, waits with BeginTime and starts no earlier; a begin out of range is refused', async () => {
+    const scheduler = newScheduler();
+    const begin = new Date(now.getTime() + 10 * 60_000); // 10 wall minutes ahead
+    const job = await submit(scheduler, a, jobInput(main.allocationId, { gpus: 1, walltimeSeconds: H, begin: begin.toISOString() }));
+    expect(job.beginAt?.toISOString()).toBe(begin.toISOString());
+    expect(job).toMatchObject({ state: 'PENDING' });
+    await reconcileOnce(db, scheduler, now);
+    expect(await jobRow(job.id)).toMatchObject({ state: 'PENDING', pendingReason: 'BeginTime' });
+    const done = await settle(scheduler, job.id);
+    expect(done.startedAt!.getTime()).toBeGreaterThanOrEqual(begin.getTime());
+
+    expect(await refusal(submit(scheduler, a, jobInput(main.allocationId, { begin: new Date(now.getTime() - 2 * 60_000).toISOString() })))).toMatchObject({ key: 'job.beginOutOfRange', field: 'begin' });
+    expect(await refusal(submit(scheduler, a, jobInput(main.allocationId, { begin: new Date(now.getTime() + 31 * 86_400_000).toISOString() })))).toMatchObject({ key: 'job.beginOutOfRange', field: 'begin' });
+    expect(await routerRefusal(asUser(a).job.submit(routerInput(main.allocationId, { begin: 'tomorrow' })))).toMatchObject({ code: 'BAD_REQUEST' });
+  });
+
   it('keeps the estimate shown before submitting with the job, and no estimate as none', async () => {
     const scheduler = newScheduler();
     const estimate = { runtimeSeconds: 1200, maxCostCents: 720, note: 'ä "quoted"' };

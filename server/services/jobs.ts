@@ -37,6 +37,8 @@ export interface SubmitJobInput {
   command: string;
   env: Record<string, string>;
   idempotencyKey: string;
+  /** Earliest start, ISO date-time (Slurm's --begin): not more than a minute ago, at most 30 days ahead. */
+  begin?: string;
   /** The estimate shown before submitting, kept with the job. */
   estimate?: Record<string, unknown> & { runtimeSeconds?: number };
 }
@@ -226,6 +228,7 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
     if (first) return { job: first, isNew: false };
   }
   const { allocation, rc, site, centsPerGpuHour, org: tenant, projectResidency } = jobContextOf(actor, input, target, offer);
+  const beginAt = beginOf(input.begin, now);
   const amount = jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour });
   const id = randomUUID();
   const simulation = simulatedOutcome({ jobId: id, kind: input.kind, walltimeSeconds: input.walltimeSeconds, estimatedRuntimeSeconds: input.estimate?.runtimeSeconds });
@@ -255,6 +258,7 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
       reservedUnit: allocation.unit,
       centsPerGpuHour,
       submittedAt: now,
+      beginAt: beginAt?.toISOString() ?? null,
       // This request hands the job over right after the commit: it holds the lease from the start.
       handoverUntil: new Date(now.getTime() + HANDOVER_LEASE_MS),
     };
@@ -283,8 +287,21 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
   return { job: created, isNew: true };
 }
 
-/** The values of a new job's row (an estimate as JSON text or null: a placeholder's null would be written as JSON null). */
-type NewJobValues = Omit<typeof jobs.$inferInsert, 'estimate' | 'updatedAt' | 'handoverAttempts'> & Required<Pick<typeof jobs.$inferInsert, 'id' | 'env' | 'simulation' | 'handoverUntil'>> & { estimate: string | null; submittedAt: Date };
+/** The values of a new job's row (an estimate as JSON text or null: a placeholder's null would be written as JSON null; the begin time as ISO text or null). */
+type NewJobValues = Omit<typeof jobs.$inferInsert, 'estimate' | 'beginAt' | 'updatedAt' | 'handoverAttempts'> & Required<Pick<typeof jobs.$inferInsert, 'id' | 'env' | 'simulation' | 'handoverUntil'>> & { estimate: string | null; submittedAt: Date; beginAt: string | null };
+
+/** How far a begin time may lie in the past (a form filled in a minute ago) and in the future. */
+const BEGIN_PAST_MS = 60_000;
+const BEGIN_FUTURE_MS = 30 * 86_400_000;
+
+/** beginOf checks a requested earliest start against the clock: not more than a minute ago, at most 30 days ahead. */
+function beginOf(begin: string | undefined, now: Date): Date | null {
+  if (begin === undefined) return null;
+  const at = new Date(begin);
+  const offset = at.getTime() - now.getTime();
+  if (!(offset >= -BEGIN_PAST_MS && offset <= BEGIN_FUTURE_MS)) throw new AppError('BAD_REQUEST', 'job.beginOutOfRange', { days: 30 }, 'begin');
+  return at;
+}
 
 /** A new job's row: created SUBMITTING by the request that hands it over (its first attempt), updated when submitted. */
 const insertJobStatement = reusable<ReturnType<typeof insertJobQuery>, NewJobValues>('job_insert', (db) => insertJobQuery(db));
@@ -315,6 +332,7 @@ function insertJobQuery(db: DbOrTx) {
       reservedUnit: p('reservedUnit'),
       centsPerGpuHour: p('centsPerGpuHour'),
       submittedAt: p('submittedAt'),
+      beginAt: sql`${p('beginAt')}::timestamptz`,
       updatedAt: p('submittedAt'),
       handoverUntil: p('handoverUntil'),
       handoverAttempts: 1,
@@ -367,6 +385,7 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
       image: job.image,
       command: job.command,
       env: job.env,
+      ...(job.beginAt ? { begin: job.beginAt } : {}),
       simulation: job.simulation ?? undefined,
     });
   try {

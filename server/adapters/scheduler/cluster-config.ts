@@ -3,6 +3,7 @@
 import { asc, eq } from 'drizzle-orm';
 import type { DbOrTx } from '~/db/client';
 import { resourceClasses, sites } from '~/db/schema';
+import { configuredCatalogue, type Catalogue } from '~/server/catalogue';
 import type { ClusterConfig, Partition, Site } from '~/server/core/sim';
 import type { SlurmClassInfo } from './slurm/adapter';
 
@@ -16,7 +17,7 @@ export async function clusterConfigFromCatalogue(db: DbOrTx): Promise<ClusterCon
   // One query after the other: on a transaction (or PGlite) there is a single connection anyway.
   const siteRows = await db.select({ id: sites.id, country: sites.country, inEu: sites.inEu }).from(sites).orderBy(asc(sites.id));
   const classRows = await db.select().from(resourceClasses).where(eq(resourceClasses.active, true)).orderBy(asc(resourceClasses.id));
-  const siteList: Site[] = siteRows.map((s) => ({ id: s.id, country: s.country, eu: s.inEu }));
+  const siteList: Site[] = siteRows.map((s) => withPowerCap({ id: s.id, country: s.country, eu: s.inEu }));
   const partitions: Partition[] = classRows.map((rc) => ({
     name: rc.id,
     siteId: rc.siteId,
@@ -31,6 +32,14 @@ export async function clusterConfigFromCatalogue(db: DbOrTx): Promise<ClusterCon
     maxWalltimeSeconds: rc.maxWalltimeSeconds,
   }));
   return { sites: siteList, partitions };
+}
+
+// The cap is read from the catalogue at run time, not from the sites table; a site without one stays exactly as before.
+/** withPowerCap adds the catalogue's facility power cap (kW → W) and the site's PUE to a site that has a cap. */
+export function withPowerCap(site: Site, catalogue: Catalogue = configuredCatalogue()): Site {
+  const entry = catalogue.sites.find((s) => s.id === site.id);
+  if (entry?.powerCapKw === undefined) return site;
+  return { ...site, powerCapW: Math.round(entry.powerCapKw * 1000), pueMilli: entry.pueMilli };
 }
 
 /** slurmClassesFromCatalogue gives the Slurm adapter each resource class's site and power model (Slurm itself says how many nodes there are). */

@@ -144,6 +144,8 @@ interface FinishedRow {
 interface PlanContext {
   engine: ClusterEngine;
   atSeconds: number;
+  /** The clock the call runs under (to turn wall-clock times such as `begin` into simulated seconds). */
+  clock: SimClock;
   /** The job the call asked to look up in `sim_finished_jobs` (read under the lock), if it is there. */
   finished: FinishedRow | undefined;
 }
@@ -181,6 +183,11 @@ type StoredStatus = Omit<SchedulerJobStatus, 'startedAt' | 'endedAt'> & { starte
 
 function simSecondsAt(clock: SimClock, wallMs: number): number {
   return clock.simAnchorSeconds + Math.floor(((wallMs - clock.wallAnchorMs) * clock.speed) / MS_PER_SECOND);
+}
+
+// Rounded up, so the simulated time maps back (wallDateAt) to no earlier than the wall-clock time.
+function simSecondsNotBefore(clock: SimClock, wallMs: number): number {
+  return clock.simAnchorSeconds + Math.ceil(((wallMs - clock.wallAnchorMs) * clock.speed) / MS_PER_SECOND);
 }
 
 function wallDateAt(clock: SimClock, simSeconds: number): Date {
@@ -224,7 +231,7 @@ function fromStored(stored: StoredStatus): SchedulerJobStatus {
   };
 }
 
-function jobSpecFor(spec: SchedulerJobSpec, submitTimeSeconds: number): JobSpec {
+function jobSpecFor(spec: SchedulerJobSpec, submitTimeSeconds: number, clock: SimClock): JobSpec {
   const sim = spec.simulation ?? { runtimeSeconds: spec.walltimeSeconds + 1, gpuUtilPercent: 90, exitCode: 0 };
   return {
     id: spec.portalJobId,
@@ -238,6 +245,7 @@ function jobSpecFor(spec: SchedulerJobSpec, submitTimeSeconds: number): JobSpec 
     runtimeSeconds: sim.runtimeSeconds,
     gpuUtilPercent: sim.gpuUtilPercent,
     exitCode: sim.exitCode,
+    ...(spec.begin ? { beginTimeSeconds: Math.max(0, simSecondsNotBefore(clock, spec.begin.getTime())) } : {}),
   };
 }
 
@@ -477,7 +485,7 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
         const applies: [Queued, Apply<unknown>][] = [];
         for (const q of batch) {
           try {
-            applies.push([q, q.plan({ engine, atSeconds, finished: q.finishedId === undefined ? undefined : finished.get(q.finishedId) })]);
+            applies.push([q, q.plan({ engine, atSeconds, clock, finished: q.finishedId === undefined ? undefined : finished.get(q.finishedId) })]);
           } catch (error) {
             outcomes.set(q, { error });
           }
@@ -536,7 +544,7 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
 
   async function submit(spec: SchedulerJobSpec): Promise<{ schedulerJobId: string }> {
     const id = spec.portalJobId;
-    return enqueue<{ schedulerJobId: string }>(({ engine, atSeconds, finished }) => {
+    return enqueue<{ schedulerJobId: string }>(({ engine, atSeconds, clock, finished }) => {
       const held = engine.job(id);
       if (held) return () => ({ value: () => ({ schedulerJobId: schedulerJobIdOf(held) }) });
       // Not in the engine and not new: it ended and was retired before this call took the lock.
@@ -546,7 +554,7 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
         }
         return () => ({ value: () => ({ schedulerJobId: finished.status.schedulerJobId }) });
       }
-      const job = jobSpecFor(spec, atSeconds);
+      const job = jobSpecFor(spec, atSeconds, clock);
       try {
         engine.validate(job);
       } catch (error) {

@@ -34,6 +34,8 @@ export const submitJobInput = z.object({
   command: textField(1, MAX_SCRIPT_CHARS, { multiline: true }),
   env: envField,
   idempotencyKey: idempotencyKeyField,
+  /** Earliest start (ISO date-time); checked against the clock in the service (createJob). */
+  begin: z.iso.datetime({ offset: true, message: 'job.beginFormat' }).optional(),
   estimate: z
     .object({
       runtimeSeconds: z.number().int().positive().optional(),

@@ -33,6 +33,8 @@ export interface SchedulerJobSpec {
   image: string;
   command: string;
   env: Record<string, string>;
+  /** Earliest start (Slurm's --begin): the job stays PENDING with reason BeginTime until then. */
+  begin?: Date;
   /**
    * What the simulated cluster should pretend happens (ignored by a real scheduler):
    * the runtime the job would need, its mean GPU utilisation and its exit code.

@@ -13,6 +13,10 @@ export function validateCluster(cluster: ClusterConfig): void {
   }
   if (cluster.partitions.length === 0) throw new SimInputError('cluster config has no partitions');
   const siteIds = new Set(cluster.sites.map((s) => s.id));
+  for (const site of cluster.sites) {
+    if (site.powerCapW !== undefined && !isWhole(site.powerCapW, 0)) throw new SimInputError(`site "${site.id}": powerCapW must be an integer ≥ 0`);
+    if (site.pueMilli !== undefined && !isWhole(site.pueMilli, 1000)) throw new SimInputError(`site "${site.id}": pueMilli must be an integer ≥ 1000`);
+  }
   const names = new Set<string>();
   for (const p of cluster.partitions) {
     if (names.has(p.name)) throw new SimInputError(`duplicate partition "${p.name}"`);

@@ -8,19 +8,23 @@
  *   2. Order     — compute priorities, sort the queue (submit order or multifactor);
  *                  with a queue depth, only the first jobs of each partition (order.ts).
  *   3. Walk      — for each job in order, per partition:
+ *        3·. begin time not reached → BeginTime (skipped);
  *        3a. partition time limit  → PartitionTimeLimit (skipped);
  *        3b. account limits         → QOSMaxGRESPerUser / AssocGrpGRESMinutes (skipped);
- *        3c. partition still open   → start if it fits now; otherwise the
- *            partition is blocked, the job waits for Resources and (EASY)
- *            gets a reservation;
+ *        3c. partition still open   → start if it fits now (GPUs, and at a
+ *            capped site power: power.ts); otherwise the partition is blocked,
+ *            the job waits for Resources (PowerCap when only power is short)
+ *            and (EASY) gets a reservation;
  *        3d. partition blocked      → EASY: backfill if it keeps the
- *            reservation; otherwise (and always under FIFO) wait for Priority.
+ *            reservation (GPUs and power); otherwise (and always under FIFO)
+ *            wait for Priority (PowerCap when only power forbids the backfill).
  *   4. Emit      — starts and pending reasons.
  */
 import { fairShareFactor } from './fairshare';
 import { limitReason } from './limits';
 import { mergedQueue, sortedQueue, type QueuedJob } from './order';
 import { placeJob } from './placement';
+import { chargePower, powerAllows, powerReservation, type PowerStep, type SitePowerGate } from './power';
 import { multifactorPriority } from './priority';
 import { backfillKeepsReservation, easyReservation, type HeadShape, type Release, type Reservation } from './reservation';
 import type { AccountLimits, Partition, PendingReason, PolicyConfig } from './types';
@@ -43,6 +47,8 @@ export interface CycleRunningJob {
   nodeIndices: readonly number[];
   walltimeLimitSeconds: number;
   startTimeSeconds: number;
+  /** IT power increment in centiW (power.ts); only read at capped sites. */
+  powerCentiW?: number;
 }
 
 /** A pending job as the cycle sees it. */
@@ -56,6 +62,10 @@ export interface CyclePendingJob {
   gpus: number;
   nodes: number;
   walltimeLimitSeconds: number;
+  /** IT power increment in centiW (power.ts); only read at capped sites. */
+  powerCentiW?: number;
+  /** Earliest start (BeginTime until then). */
+  beginSeconds?: number;
 }
 
 /** One partition's pending jobs of one account, in arrival order (submit time, then seq); read lazily. */
@@ -85,6 +95,16 @@ export interface CycleInput {
   /** With `policy.queueDepth`: the pending jobs split by partition and account, so the cycle reads only what it needs. */
   queues?: readonly CycleQueue[];
   accounts: ReadonlyMap<string, CycleAccount>;
+  /** Power caps; unset when no site has one (then power is never looked at). */
+  power?: CyclePower;
+}
+
+/** The sites' power as the cycle sees it (IT centiwatts, power.ts). */
+export interface CyclePower {
+  /** The site index of each partition. */
+  partitionSite: readonly number[];
+  /** Per site: its cap as IT power and its IT draw now; null when the site has no cap. */
+  sites: readonly ({ capCentiW: number; drawCentiW: number } | null)[];
 }
 
 /** A decision to start a job on these nodes. */
@@ -117,6 +137,12 @@ interface PartitionGate {
   blocked: boolean;
   head: HeadShape | null;
   reservation: Reservation | null;
+}
+
+/** A capped site's power gate for one cycle, and the node repairs that raise its draw. */
+interface SiteGate extends SitePowerGate {
+  members: Set<number>;
+  repairs: PowerStep[];
 }
 
 /** fairShareFactors computes each account's fair-share factor from decayed usage and shares. */
@@ -152,6 +178,21 @@ export function scheduleCycle(input: CycleInput): CycleDecision {
   };
   for (const r of running) chargeStart(r);
 
+  const power = input.power;
+  const siteGates: (SiteGate | null)[] = (power?.sites ?? []).map((site) =>
+    site ? { capCentiW: site.capCentiW, drawCentiW: site.drawCentiW, reservations: [], members: new Set<number>(), repairs: [] } : null,
+  );
+  if (power) {
+    power.partitionSite.forEach((siteIndex, partition) => siteGates[siteIndex]?.members.add(partition));
+    input.nodes.forEach((n) => {
+      const gate = siteGates[power.partitionSite[n.partition] ?? -1];
+      const p = partitions[n.partition];
+      if (!gate || !p || !n.down || n.repairAtSeconds === null) return;
+      gate.repairs.push({ atSeconds: n.repairAtSeconds, deltaCentiW: (p.nodeBasePowerW + p.gpusPerNode * p.gpuIdlePowerW) * 100 });
+    });
+  }
+  const siteGateOf = (partition: number): SiteGate | null => (power ? (siteGates[power.partitionSite[partition] ?? -1] ?? null) : null);
+
   // Phase 2: order.
   const factors = policy.order === 'multifactor' ? fairShareFactors(input.accounts) : null;
   const priorityOf = (job: CyclePendingJob): number =>
@@ -169,6 +210,8 @@ export function scheduleCycle(input: CycleInput): CycleDecision {
   const waits: CycleWait[] = [];
   const startedIn = new Set<number>();
   const start = (job: CyclePendingJob, nodeIndices: number[], perNode: number): void => {
+    const site = siteGateOf(job.partition);
+    if (site) chargePower(site, job.powerCentiW ?? 0, now + job.walltimeLimitSeconds);
     for (const node of nodeIndices) free[node] = (free[node] ?? 0) - perNode;
     starts.push({ id: job.id, nodeIndices });
     startedIn.add(job.partition);
@@ -186,6 +229,11 @@ export function scheduleCycle(input: CycleInput): CycleDecision {
       waits.push({ id: job.id, reason, priority });
     };
 
+    // 3·.
+    if (job.beginSeconds !== undefined && job.beginSeconds > now) {
+      wait('BeginTime');
+      continue;
+    }
     // 3a.
     if (job.walltimeLimitSeconds > partition.maxWalltimeSeconds) {
       wait('PartitionTimeLimit');
@@ -208,35 +256,56 @@ export function scheduleCycle(input: CycleInput): CycleDecision {
     }
 
     const perNode = job.gpus / job.nodes;
+    const site = siteGateOf(job.partition);
+    const jobPower = job.powerCentiW ?? 0;
+    const estimatedEnd = now + job.walltimeLimitSeconds;
     // 3c.
     if (!gate.blocked) {
       const placement = placeJob(free, nodesOfPartition, job.nodes, perNode);
-      if (placement) {
+      const powerOk = !site || powerAllows(site, jobPower, estimatedEnd);
+      if (placement && powerOk) {
         start(job, placement, perNode);
         continue;
       }
       gate.blocked = true;
       if (policy.backfill === 'easy') {
         gate.head = { partitionNodes: nodesOfPartition, nodeCount: job.nodes, gpusPerNode: perNode };
-        gate.reservation = easyReservation(free, gate.head, partitionReleases(input, running, job.partition), now);
+        const releases = partitionReleases(input, running, job.partition);
+        if (site) {
+          const head = {
+            drawCentiW: site.drawCentiW,
+            capCentiW: site.capCentiW,
+            powerCentiW: jobPower,
+            walltimeSeconds: job.walltimeLimitSeconds,
+            steps: sitePowerSteps(site, running),
+          };
+          const reserved = powerReservation(free, gate.head, releases, head, now);
+          gate.reservation = reserved?.gpu ?? null;
+          if (reserved) site.reservations.push(reserved.power);
+        } else {
+          gate.reservation = easyReservation(free, gate.head, releases, now);
+        }
       }
-      wait('Resources');
+      wait(placement ? 'PowerCap' : 'Resources');
       continue;
     }
     // 3d.
     const placement = policy.backfill === 'easy' ? placeJob(free, nodesOfPartition, job.nodes, perNode) : null;
     if (placement) {
-      if (!gate.reservation || !gate.head) {
-        start(job, placement, perNode);
-        continue;
-      }
-      const after = backfillKeepsReservation(gate.reservation, gate.head, {
-        nodeIndices: placement,
-        gpusPerNode: perNode,
-        estimatedEndSeconds: now + job.walltimeLimitSeconds,
-      });
-      if (after) {
-        gate.reservation = { shadowSeconds: gate.reservation.shadowSeconds, freeAtShadow: after };
+      const after =
+        gate.reservation && gate.head
+          ? backfillKeepsReservation(gate.reservation, gate.head, {
+              nodeIndices: placement,
+              gpusPerNode: perNode,
+              estimatedEndSeconds: estimatedEnd,
+            })
+          : undefined;
+      if (after !== null) {
+        if (site && !powerAllows(site, jobPower, estimatedEnd)) {
+          wait('PowerCap');
+          continue;
+        }
+        if (after && gate.reservation) gate.reservation = { shadowSeconds: gate.reservation.shadowSeconds, freeAtShadow: after };
         start(job, placement, perNode);
         continue;
       }
@@ -247,6 +316,19 @@ export function scheduleCycle(input: CycleInput): CycleDecision {
   // Phase 4: emit.
   const rerun = [...cut].some((partition) => startedIn.has(partition));
   return { starts, waits, priorities, rerun };
+}
+
+/** sitePowerSteps lists how a capped site's draw will change: running jobs of its partitions end, nodes are repaired, reserved heads start and end. */
+function sitePowerSteps(site: SiteGate, running: readonly CycleRunningJob[]): PowerStep[] {
+  const steps: PowerStep[] = site.repairs.slice();
+  for (const r of running) {
+    if (!site.members.has(r.partition)) continue;
+    steps.push({ atSeconds: r.startTimeSeconds + r.walltimeLimitSeconds, deltaCentiW: -(r.powerCentiW ?? 0) });
+  }
+  for (const res of site.reservations) {
+    steps.push({ atSeconds: res.shadowSeconds, deltaCentiW: res.powerCentiW }, { atSeconds: res.endSeconds, deltaCentiW: -res.powerCentiW });
+  }
+  return steps;
 }
 
 /** partitionReleases lists when a partition's GPUs come back: running jobs at start + walltime limit, down nodes at repair. */

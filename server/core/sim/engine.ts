@@ -17,8 +17,9 @@
  * `policy.queueDepth` a cycle reads only the head of each partition's queue.
  */
 import { clusterGpuCount, nodeName, validateCluster } from './cluster';
-import { scheduleCycle, fairShareFactors, type CycleAccount, type CycleDecision, type CycleInput, type CyclePendingJob, type CycleQueue } from './cycle';
+import { scheduleCycle, fairShareFactors, type CycleAccount, type CyclePower, type CycleDecision, type CycleInput, type CyclePendingJob, type CycleQueue } from './cycle';
 import { jobEnergyWh, nodePowerCentiW, type GpuAllocation } from './energy';
+import { capItCentiW, facilityPowerW, jobPowerCentiW, sitePueMilli } from './power';
 import { SimInputError } from './errors';
 import { EventKind, peekEvent, popEvent, pushEvent, type SimEvent } from './events';
 import { accrueUsage } from './fairshare';
@@ -79,6 +80,14 @@ export interface ClusterView {
   pendingJobs: number;
   runningJobs: number;
   totalGpus: number;
+}
+
+/** A site's power as shown to callers: IT draw, facility draw (IT × PUE) and its cap, in W. */
+export interface SitePowerView {
+  siteId: string;
+  itPowerW: number;
+  facilityPowerW: number;
+  powerCapW: number | null;
 }
 
 /** What `snapshot` returns. Jobs not yet submitted by the clock are left out. */
@@ -162,6 +171,8 @@ export interface ClusterEngine {
   snapshot(): EngineSnapshot;
   /** clusterView returns the nodes, power and queue sizes at the clock (cost independent of the jobs held). */
   clusterView(): ClusterView;
+  /** sitePower returns each site's IT and facility power and its cap at the clock (cost: the nodes). */
+  sitePower(): SitePowerView[];
   /** endedJobs returns the views of the jobs that have ended and are not pruned yet. */
   endedJobs(): JobView[];
   /** job returns one job's view, or undefined. */
@@ -204,12 +215,17 @@ class Engine implements ClusterEngine {
   private readonly accounts = new Map<string, AccountRecord>();
   private readonly partitionIndex = new Map<string, number>();
   private readonly nodeIndex = new Map<string, number>();
+  private readonly siteIndex = new Map<string, number>();
+  /** Whether any site has a power cap (else the cycle never looks at power). */
+  private readonly capped: boolean;
   private progressEvents = 0;
 
   constructor(state: EngineState) {
     this.s = state;
     validateCluster(state.config.cluster);
     state.config.cluster.partitions.forEach((p, i) => this.partitionIndex.set(p.name, i));
+    state.config.cluster.sites.forEach((site, i) => this.siteIndex.set(site.id, i));
+    this.capped = state.config.cluster.sites.some((site) => site.powerCapW !== undefined);
     state.nodes.forEach((n, i) => this.nodeIndex.set(n.id, i));
     for (const j of state.jobs) {
       this.jobs.set(j.spec.id, j);
@@ -243,6 +259,10 @@ class Engine implements ClusterEngine {
     };
     this.jobs.set(spec.id, record);
     this.push({ atSeconds: spec.submitTimeSeconds, kind: EventKind.JobArrival, ref: spec.id });
+    // Wake the scheduler when the job may start (nothing else may happen at that instant).
+    if (spec.beginTimeSeconds !== undefined && spec.beginTimeSeconds > spec.submitTimeSeconds) {
+      this.push({ atSeconds: spec.beginTimeSeconds, kind: EventKind.Wake, ref: spec.id });
+    }
   }
 
   validate(spec: JobSpec): void {
@@ -342,6 +362,28 @@ class Engine implements ClusterEngine {
       runningJobs: this.s.runningIds.length,
       totalGpus: clusterGpuCount(this.s.config.cluster),
     };
+  }
+
+  sitePower(): SitePowerView[] {
+    const sites = this.s.config.cluster.sites;
+    const draw = this.siteDrawCentiW();
+    return sites.map((site, i): SitePowerView => ({
+      siteId: site.id,
+      itPowerW: Math.round((draw[i] ?? 0) / 100),
+      facilityPowerW: facilityPowerW(draw[i] ?? 0, sitePueMilli(site)),
+      powerCapW: site.powerCapW ?? null,
+    }));
+  }
+
+  /** Each site's IT draw in centiW, in the order of `cluster.sites`. */
+  private siteDrawCentiW(): number[] {
+    const draw = this.s.config.cluster.sites.map(() => 0);
+    for (const n of this.s.nodes) {
+      const p = this.partition(n.partition);
+      const site = this.siteIndex.get(p.siteId)!;
+      draw[site] = (draw[site] ?? 0) + nodePowerCentiW(p, this.allocations(n), n.down);
+    }
+    return draw;
   }
 
   endedJobs(): JobView[] {
@@ -526,12 +568,31 @@ class Engine implements ClusterEngine {
           nodeIndices: j.nodeIndices,
           walltimeLimitSeconds: j.spec.walltimeLimitSeconds,
           startTimeSeconds: j.startTimeSeconds ?? t,
+          powerCentiW: this.capped ? this.jobPower(j) : undefined,
         };
       }),
       pending: bounded ? [] : [...this.pending].map((id) => this.pendingJob(id)),
       queues: bounded ? [...this.queues.values()].map((q): CycleQueue => ({ partition: q.partition, account: q.account, jobs: this.pendingJobs(q.ids) })) : undefined,
       accounts: this.usageAt(t),
+      power: this.capped ? this.cyclePower() : undefined,
     };
+  }
+
+  private cyclePower(): CyclePower {
+    const { sites, partitions } = this.s.config.cluster;
+    const draw = this.siteDrawCentiW();
+    return {
+      partitionSite: partitions.map((p) => this.siteIndex.get(p.siteId)!),
+      sites: sites.map((site, i) => {
+        const cap = capItCentiW(site);
+        return cap === null ? null : { capCentiW: cap, drawCentiW: draw[i] ?? 0 };
+      }),
+    };
+  }
+
+  private jobPower(j: JobRecord): number {
+    const p = this.partition(this.partitionIndex.get(j.spec.partition)!);
+    return jobPowerCentiW(p, j.spec.gpus, j.spec.gpuUtilPercent);
   }
 
   private pendingJob(id: string): CyclePendingJob {
@@ -546,6 +607,8 @@ class Engine implements ClusterEngine {
       gpus: j.spec.gpus,
       nodes: j.spec.nodes,
       walltimeLimitSeconds: j.spec.walltimeLimitSeconds,
+      powerCentiW: this.capped ? this.jobPower(j) : undefined,
+      beginSeconds: j.spec.beginTimeSeconds,
     };
   }
 
@@ -732,6 +795,7 @@ class Engine implements ClusterEngine {
     if (!isWhole(spec.gpuUtilPercent, 0) || spec.gpuUtilPercent > 100) bad('GPU utilisation must be an integer percent 0..100');
     if (!Number.isInteger(spec.exitCode)) bad('exit code must be an integer');
     if (typeof spec.user !== 'string' || typeof spec.account !== 'string') bad('user and account must be strings');
+    if (spec.beginTimeSeconds !== undefined && !isWhole(spec.beginTimeSeconds, 0)) bad('begin time must be a whole second ≥ 0');
   }
 }
 

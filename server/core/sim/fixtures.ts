@@ -1,5 +1,6 @@
 /** Small clusters and job builders shared by the simulator's tests. */
 import { createRng, nextInt } from './random';
+import type { ReplayTrace } from './trace';
 import type { ClusterConfig, JobSpec, Partition } from './types';
 
 /** testPartition builds a partition with test defaults (4 GPUs/node, 100 W idle, 700 W max, 1,000 W base). */
@@ -41,6 +42,17 @@ export function testJob(id: string, overrides: Partial<JobSpec> = {}): JobSpec {
     exitCode: 0,
     ...overrides,
   };
+}
+
+/** traceJob turns job i of a replay trace into a job on one-GPU nodes (GPUs = nodes = its size; limit = its estimate). */
+export function traceJob(trace: ReplayTrace, i: number, id = `j${i}`): JobSpec {
+  return testJob(id, {
+    submitTimeSeconds: trace.submitSeconds[i]!,
+    gpus: trace.processors[i]!,
+    nodes: trace.processors[i]!,
+    runtimeSeconds: trace.runtimeSeconds[i]!,
+    walltimeLimitSeconds: trace.estimateSeconds[i]!,
+  });
 }
 
 /** swfLine formats one SWF record from its first nine fields (the rest −1). */

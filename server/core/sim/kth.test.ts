@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createEngine } from './engine';
-import { testCluster, testJob, testPartition } from './fixtures';
+import { testCluster, testPartition, traceJob } from './fixtures';
 import { policyFromName } from './policy';
 import { replayMetrics } from './metrics';
 import { replayTrace } from './replay';
@@ -37,17 +37,7 @@ describe.skipIf(!KTH)('KTH SP2 trace (skipped when /work/shared/traces is absent
         policy: policyFromName(policy),
         seed: 1,
       });
-      for (let i = 0; i < n; i++) {
-        engine.submit(
-          testJob(`j${i}`, {
-            submitTimeSeconds: trace.submitSeconds[i]!,
-            gpus: trace.processors[i]!,
-            nodes: trace.processors[i]!,
-            runtimeSeconds: trace.runtimeSeconds[i]!,
-            walltimeLimitSeconds: trace.estimateSeconds[i]!,
-          }),
-        );
-      }
+      for (let i = 0; i < n; i++) engine.submit(traceJob(trace, i));
       engine.runToCompletion();
       expect(replayed.map((_, i) => engine.job(`j${i}`)!.startTimeSeconds)).toEqual(replayed);
     }

@@ -8,6 +8,13 @@ export interface Site {
   id: string;
   country: string;
   eu: boolean;
+  /**
+   * Facility power cap in W at the meter (IT power × PUE). Unset: no cap. A job starts only if the
+   * site's projected facility power stays ≤ the cap (see power.ts).
+   */
+  powerCapW?: number;
+  /** Power usage effectiveness × 1000 (1.2 → 1200); facility power = IT power × pueMilli / 1000. Default 1000. */
+  pueMilli?: number;
 }
 
 /** A Slurm-like partition: a set of identical nodes at one site. */
@@ -44,7 +51,9 @@ export type PendingReason =
   | 'Resources'
   | 'QOSMaxGRESPerUser'
   | 'AssocGrpGRESMinutes'
-  | 'PartitionTimeLimit';
+  | 'PartitionTimeLimit'
+  | 'PowerCap'
+  | 'BeginTime';
 
 /**
  * A job as submitted. `runtimeSeconds` is how long it would really run (known
@@ -66,6 +75,8 @@ export interface JobSpec {
   gpuUtilPercent: number;
   /** Exit code when the job ends by itself: 0 ⇒ COMPLETED, otherwise FAILED. */
   exitCode: number;
+  /** Earliest start (Slurm's --begin); before it the job waits with `BeginTime` and does not block the queue. */
+  beginTimeSeconds?: number;
 }
 
 /** Per-account quota limits (checked before a job may start). */

@@ -320,6 +320,13 @@ describe('submitBody', () => {
     expect(body.job?.standard_output).toBe('/j/a_b_c-%j.out');
   });
 
+  it('maps begin to begin_time in epoch seconds, rounded up (never earlier); without begin there is none', () => {
+    const opts = { partition: 'gpu', jobDir: '/j', launcher: 'none' as const };
+    expect(submitBody({ ...spec, begin: new Date('2026-12-02T02:00:00.250Z') }, opts).job?.begin_time).toBe(Date.parse('2026-12-02T02:00:01Z') / 1000);
+    expect(submitBody({ ...spec, begin: new Date('2026-12-02T02:00:00Z') }, opts).job?.begin_time).toBe(Date.parse('2026-12-02T02:00:00Z') / 1000);
+    expect(submitBody(spec, opts).job).not.toHaveProperty('begin_time');
+  });
+
   it('launchers: apptainer and pyxis run the command in the image, one task per node', () => {
     expect(jobScript(spec, 'apptainer')).toBe(
       `#!/bin/bash\nexec srun apptainer exec --nv 'docker://nvcr.io/nvidia/pytorch:24.01-py3' /bin/bash -c ${shellQuote(spec.command)}\n`,

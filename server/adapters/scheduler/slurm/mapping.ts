@@ -477,6 +477,8 @@ export function submitBody(spec: SchedulerJobSpec, options: SubmitBodyOptions): 
       account: spec.account,
       partition: options.partition,
       time_limit: Math.ceil(spec.walltimeSeconds / 60),
+      // Slurm's --begin: epoch seconds, rounded up so the job never starts before the asked time.
+      ...(spec.begin ? { begin_time: Math.ceil(spec.begin.getTime() / 1000) } : {}),
       nodes: [nodes, nodes],
       tasks: nodes,
       tasks_per_node: 1,

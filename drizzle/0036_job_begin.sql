@@ -1,0 +1,1 @@
+ALTER TABLE "jobs" ADD COLUMN "begin_at" timestamp with time zone;

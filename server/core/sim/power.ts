@@ -1,0 +1,137 @@
+/**
+ * Facility power cap per site (pure). Facility power = IT power × PUE; a site's
+ * cap bounds it. All amounts here are IT power in centiwatts (W × 100), the
+ * unit of energy.ts, so every comparison is exact in integers: facility ≤ cap
+ * ⟺ IT centiW × pueMilli ≤ capW × 100,000 ⟺ IT centiW ≤ floor(capW × 100,000 / pueMilli).
+ *
+ * A job's power is its *increment*: its GPUs go from idle to busy at the job's
+ * utilisation, (max − idle) × util per GPU. Node base power and idle GPUs count
+ * nothing extra because nodes are always on (they are already in the site's draw).
+ *
+ * EASY with power as a second resource: a head job blocked at a capped site gets
+ * a shadow time at which it fits in GPUs AND under the cap from then on (judged
+ * by the running jobs' estimated ends, repaired nodes coming back at idle draw,
+ * and the other heads' reservations at the site). A later job that would run past
+ * a reservation's shadow time may only take power from that reservation's
+ * headroom (the cap minus the head job and the highest projected draw after the
+ * shadow time), so it never delays the head job.
+ */
+import { gpuPowerCentiW, type PowerModel } from './energy';
+import { canPlace } from './placement';
+import type { HeadShape, Release, Reservation } from './reservation';
+import type { Site } from './types';
+
+/** jobPowerCentiW is a job's IT power increment in centiwatts: its GPUs from idle to busy at its utilisation. */
+export function jobPowerCentiW(model: PowerModel, gpus: number, gpuUtilPercent: number): number {
+  return gpus * (gpuPowerCentiW(model, gpuUtilPercent) - model.gpuIdlePowerW * 100);
+}
+
+/** sitePueMilli is a site's PUE × 1000 (1000 when unset). */
+export function sitePueMilli(site: Pick<Site, 'pueMilli'>): number {
+  return site.pueMilli ?? 1000;
+}
+
+/** capItCentiW is the most IT power (centiW) a capped site may draw, or null when it has no cap. */
+export function capItCentiW(site: Pick<Site, 'powerCapW' | 'pueMilli'>): number | null {
+  if (site.powerCapW === undefined) return null;
+  return Math.floor((site.powerCapW * 100_000) / sitePueMilli(site));
+}
+
+/** facilityPowerW is IT centiwatts × PUE in whole watts (rounded half up). */
+export function facilityPowerW(itCentiW: number, pueMilli: number): number {
+  return Math.round((itCentiW * pueMilli) / 100_000);
+}
+
+/** A change of a site's projected IT draw at a time (a running job ending: negative; a node repaired or a reserved head starting: positive). */
+export interface PowerStep {
+  atSeconds: number;
+  deltaCentiW: number;
+}
+
+/** A head job's power reservation at a site: its shadow time and the IT power later jobs may still take past it. */
+export interface PowerReservation {
+  shadowSeconds: number;
+  endSeconds: number;
+  powerCentiW: number;
+  headroomCentiW: number;
+}
+
+/** Inputs of `powerReservation`. */
+export interface PowerHead {
+  /** The site's IT draw now (centiW), including jobs started in this cycle. */
+  drawCentiW: number;
+  capCentiW: number;
+  powerCentiW: number;
+  walltimeSeconds: number;
+  steps: readonly PowerStep[];
+}
+
+/**
+ * powerReservation finds the earliest time ≥ now at which the head job fits in GPUs (as `easyReservation`)
+ * and its power fits under the cap at every later projected step; null when no such time is known.
+ */
+export function powerReservation(
+  freeGpus: readonly number[],
+  head: HeadShape,
+  releases: readonly Release[],
+  power: PowerHead,
+  nowSeconds: number,
+): { gpu: Reservation; power: PowerReservation } | null {
+  const steps = power.steps.map((s) => ({ atSeconds: Math.max(s.atSeconds, nowSeconds), deltaCentiW: s.deltaCentiW })).sort((a, b) => a.atSeconds - b.atSeconds);
+  const gpuReleases = releases.map((r) => ({ ...r, atSeconds: Math.max(r.atSeconds, nowSeconds) })).sort((a, b) => a.atSeconds - b.atSeconds);
+  const times = [...new Set([nowSeconds, ...steps.map((s) => s.atSeconds), ...gpuReleases.map((r) => r.atSeconds)])].sort((a, b) => a - b);
+  // Projected draw after each time and the highest draw from that time on.
+  const drawAfter: number[] = [];
+  let draw = power.drawCentiW;
+  let si = 0;
+  for (const t of times) {
+    while (si < steps.length && steps[si]!.atSeconds <= t) draw += steps[si++]!.deltaCentiW;
+    drawAfter.push(draw);
+  }
+  const maxFrom: number[] = new Array<number>(times.length);
+  let max = -Infinity;
+  for (let i = times.length - 1; i >= 0; i--) {
+    max = Math.max(max, drawAfter[i]!);
+    maxFrom[i] = max;
+  }
+  const free = freeGpus.slice();
+  let ri = 0;
+  for (let i = 0; i < times.length; i++) {
+    const t = times[i]!;
+    while (ri < gpuReleases.length && gpuReleases[ri]!.atSeconds <= t) {
+      const r = gpuReleases[ri++]!;
+      for (const node of r.nodeIndices) free[node] = r.repair ? r.gpusPerNode : (free[node] ?? 0) + r.gpusPerNode;
+    }
+    if (!canPlace(free, head.partitionNodes, head.nodeCount, head.gpusPerNode)) continue;
+    const headroom = power.capCentiW - power.powerCentiW - maxFrom[i]!;
+    if (headroom < 0) continue;
+    return {
+      gpu: { shadowSeconds: t, freeAtShadow: free },
+      power: { shadowSeconds: t, endSeconds: t + power.walltimeSeconds, powerCentiW: power.powerCentiW, headroomCentiW: headroom },
+    };
+  }
+  return null;
+}
+
+/** The power state of one capped site during a cycle. */
+export interface SitePowerGate {
+  capCentiW: number;
+  drawCentiW: number;
+  reservations: PowerReservation[];
+}
+
+/**
+ * powerAllows tells whether a job of `powerCentiW` estimated to end at `endSeconds` may start now at the site:
+ * under the cap now, and within the headroom of every reservation whose shadow time it runs past.
+ */
+export function powerAllows(gate: SitePowerGate, powerCentiW: number, endSeconds: number): boolean {
+  if (gate.drawCentiW + powerCentiW > gate.capCentiW) return false;
+  for (const r of gate.reservations) if (endSeconds > r.shadowSeconds && powerCentiW > r.headroomCentiW) return false;
+  return true;
+}
+
+/** chargePower records a start allowed by `powerAllows`. */
+export function chargePower(gate: SitePowerGate, powerCentiW: number, endSeconds: number): void {
+  gate.drawCentiW += powerCentiW;
+  for (const r of gate.reservations) if (endSeconds > r.shadowSeconds) r.headroomCentiW -= powerCentiW;
+}
