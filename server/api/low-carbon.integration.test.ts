@@ -1,8 +1,14 @@
 // The job form's low-carbon suggestion: the start in the window with the least CO2e under the site's
 // hourly grid profile (server/core/carbon), for the job as the form describes it.
+import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '~/db/client';
+import { jobs } from '~/db/schema';
+import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
+import { createSimulatedScheduler } from '~/server/adapters/scheduler/simulated';
 import { co2eSavedForJob } from '~/server/services/carbon';
+import { reconcileOnce } from '~/server/services/reconciler';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 
 describe.each(dbTargets())('job.lowCarbonStart on %s', (target) => {
@@ -75,5 +81,34 @@ describe.each(dbTargets())('job.lowCarbonStart on %s', (target) => {
     // Started later than its begin (the cluster was busy): from when it ran, 03:00 + 04:00 = 411 + 416.
     expect(co2eSavedForJob(jena, { ...waited, startedAt: new Date('2026-01-15T02:00:00Z') })?.co2eAsRunGrams).toBe(5892);
     expect(co2eSavedForJob(jena, { ...waited, begin: null })).toBeNull();
+  });
+
+  it('a job submitted with the suggested begin starts no earlier than it, and its page shows what waiting saved', async () => {
+    const tenant = await createTenant(handle.db);
+    const staff = await createStaff(handle.db, 'admin');
+    let clock = now();
+    const scheduler = createSimulatedScheduler({ db: handle.db, cluster: await clusterConfigFromCatalogue(handle.db), speed: 60, now: () => clock, clusterId: `low-carbon-${randomUUID().slice(0, 8)}` });
+    const { allocationId } = await activeAllocation(handle.db, tenant, staff, { gpuHours: 100, today, scheduler });
+    const caller = callerFor(handle.db, { userId: tenant.userId, orgId: tenant.orgId, now: () => clock, scheduler });
+    const shape = { allocationId, resourceClassId: 'h100', gpus: 8, nodes: 1, walltimeMinutes: 120 };
+    const { begin, startsNow } = await caller.job.lowCarbonStart({ ...shape, windowHours: 12 });
+    expect(startsNow).toBe(false);
+    const submitted = await caller.job.submit({ ...shape, name: 'overnight run', kind: 'training', image: 'python:3.12', command: 'python train.py', env: {}, idempotencyKey: randomUUID(), begin: begin.toISOString() });
+
+    // The cluster is idle, yet the job waits for its begin.
+    await reconcileOnce(handle.db, scheduler, clock);
+    expect(await caller.job.get({ jobId: submitted.id })).toMatchObject({ state: 'PENDING', pendingReason: 'BeginTime', beginAt: begin });
+    let row = (await handle.db.select().from(jobs).where(eq(jobs.id, submitted.id)))[0]!;
+    for (let i = 0; i < 300 && !row.settledAt; i++) {
+      clock = new Date(clock.getTime() + 5 * 60_000);
+      await reconcileOnce(handle.db, scheduler, clock);
+      row = (await handle.db.select().from(jobs).where(eq(jobs.id, submitted.id)))[0]!;
+    }
+    expect(row.settledAt, 'the job ran and was settled').not.toBeNull();
+    expect(row.startedAt!.getTime()).toBeGreaterThanOrEqual(begin.getTime());
+    const page = await caller.job.get({ jobId: submitted.id });
+    expect(page.co2eSaved).not.toBeNull();
+    expect(page.co2eSaved!.co2eAsRunGrams).toBeLessThan(page.co2eSaved!.co2eAtOnceGrams);
+    expect(page.co2eSaved!.savedGrams).toBe(page.co2eSaved!.co2eAtOnceGrams - page.co2eSaved!.co2eAsRunGrams);
   });
 });

@@ -715,6 +715,7 @@ export const de: Record<MessageKey, string> = {
   'jobs.walltimeUsed': "{percent} der angeforderten Laufzeitgrenze von {walltime}",
   'jobs.walltimeRequested': "Angeforderte Laufzeitgrenze",
   'jobs.costSoFar': "Kosten bisher",
+  'jobs.beginAt': 'Startet frühestens',
   'jobs.footprint': "Fußabdruck",
   'jobs.footprintSoFar': "Der Fußabdruck wird bei der Abrechnung des Jobs festgeschrieben.",
   'jobs.pue': "PUE des Standorts",

@@ -714,6 +714,7 @@ export const en = {
   'jobs.walltimeUsed': "{percent} of the {walltime} walltime requested",
   'jobs.walltimeRequested': "Walltime requested",
   'jobs.costSoFar': "Cost so far",
+  'jobs.beginAt': 'Starts no earlier than',
   'jobs.footprint': "Footprint",
   'jobs.footprintSoFar': "The footprint is fixed when the job is settled.",
   'jobs.pue': "PUE of the site",

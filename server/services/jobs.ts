@@ -18,6 +18,7 @@ import { logger } from '~/server/observability/log';
 import { countRefusal, countSubmission } from '~/server/observability/metrics';
 import type { MessageKey } from '~/server/i18n';
 import type { TenantActor } from './actor';
+import { co2eSavedForJob } from './carbon';
 import { listResourceClasses } from './catalogue';
 import { confirmReservation, lockAllocation, lockOrganisation, monthSpendCents, releaseJobReservationInTx, startNewJobReservation } from './ledger';
 import { projectAccess } from './projects';
@@ -569,6 +570,7 @@ export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string) {
         gpuMaxPowerW: resourceClasses.gpuMaxPowerW,
         nodeBasePowerW: resourceClasses.nodeBasePowerW,
         siteName: sites.name,
+        country: sites.country,
         pueMilli: sites.pueMilli,
         heatReusePermille: sites.heatReusePermille,
         gridGco2PerKwh: sites.gridGco2PerKwh,
@@ -589,6 +591,13 @@ export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string) {
     siteName: where?.siteName ?? job.siteId,
     site: where ? { pueMilli: where.pueMilli, heatReusePermille: where.heatReusePermille, gridGco2PerKwh: where.gridGco2PerKwh } : null,
     efficiency,
+    /** A job asked to wait for a cleaner hour (`begin`): what that saved against starting at once, once it ran. */
+    co2eSaved: where
+      ? co2eSavedForJob(
+          { id: job.siteId, country: where.country, gridGco2PerKwh: where.gridGco2PerKwh },
+          { begin: job.beginAt, submittedAt: job.submittedAt, startedAt: job.startedAt, facilityEnergyWh: job.facilityEnergyWh, runSeconds: efficiency?.runSeconds ?? null },
+        )
+      : null,
     /** What the job has cost so far at its tariff (the settled cost once it ended). */
     costSoFarCents: job.costCents ?? (job.gpuSeconds !== null ? chargeFor({ unit: 'cents', gpuSeconds: job.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour }) : null),
     inference: job.kind === 'inference' ? inferenceTraffic({ jobId: job.id, siteId: job.siteId, gpus: job.gpus, runSeconds: efficiency?.runSeconds ?? 0 }) : null,

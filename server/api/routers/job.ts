@@ -74,6 +74,8 @@ const jobView = z.object({
   reservedUnit: z.enum(budgetUnit.enumValues),
   centsPerGpuHour: z.number(),
   submittedAt: isoDateOut,
+  /** Asked to start no earlier than this (Slurm's --begin), or null. */
+  beginAt: isoDateOut.nullable(),
   startedAt: isoDateOut.nullable(),
   endedAt: isoDateOut.nullable(),
   exitCode: z.number().nullable(),
@@ -99,6 +101,8 @@ const jobView = z.object({
   site: z.object({ pueMilli: z.number().int(), heatReusePermille: z.number().int(), gridGco2PerKwh: z.number().int() }).nullable(),
   efficiency: z.object({ runSeconds: z.number().int(), walltimeUsedPercent: z.number().int(), meanGpuUtilPercent: z.number().int().nullable() }).nullable(),
   costSoFarCents: z.number().int().nullable(),
+  /** When the job waited for its `begin`: CO2e as run against starting at once (server/services/carbon.ts). */
+  co2eSaved: z.object({ co2eAtOnceGrams: z.number().int(), co2eAsRunGrams: z.number().int(), savedGrams: z.number().int() }).nullable(),
   inference: z.object({ endpointUrl: z.string(), requests: z.number().int(), tokens: z.number().int() }).nullable(),
   events: z.array(z.object({ id: z.number(), jobId: z.string(), at: isoDateOut, state: z.enum(jobState.enumValues), message: z.string().nullable(), data: z.record(z.string(), z.unknown()).nullable() })),
   output: z.array(z.string()),

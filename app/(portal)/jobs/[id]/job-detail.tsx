@@ -14,6 +14,7 @@ import { formatAmount, formatCo2eKg, formatCount, formatDateTime, formatDuration
 import { useTRPC } from '~/app/_lib/trpc';
 import type { RouterOutputs } from '~/app/_lib/types';
 import { isMessageKey } from '~/server/i18n';
+import { Co2eSaved } from './co2e-saved';
 import { ConfirmDialog } from './confirm-dialog';
 
 type Job = RouterOutputs['job']['get'];
@@ -136,6 +137,11 @@ export function JobDetail({ jobId }: { jobId: string }) {
               <span data-value={job.gpus}>{job.gpus}</span> × {job.gpuModel} ({job.nodes} {t('jobs.nodesShort')})
             </Row>
             <Row label={t('jobs.walltimeRequested')}>{formatDuration(job.walltimeSeconds)}</Row>
+            {job.beginAt && (
+              <Row label={t('jobs.beginAt')} testId="job-begin">
+                {formatDateTime(locale, new Date(job.beginAt))}
+              </Row>
+            )}
             <Row wrap label={t('jobs.nodeList')}>
               <span className="font-mono text-xs break-all">{job.nodeList?.join(', ') || dash}</span>
             </Row>
@@ -185,6 +191,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
             </Row>
           </dl>
           {!settled && <p className="mt-3 text-xs text-slate-500">{t('jobs.footprintSoFar')}</p>}
+          <Co2eSaved saved={job.co2eSaved} />
         </Card>
         <Card title={t('jobs.efficiency')}>
           <dl className="space-y-3 text-sm" data-testid="job-efficiency">

@@ -199,7 +199,6 @@ export function SubmitJobForm({
         command: template === 'fine-tune' && !command.includes('finetune') ? `python finetune.py --model-size ${params}B --tokens ${tokens}B` : command,
         env: envVars,
         idempotencyKey,
-        // TODO(lead, issue 14): job.submit takes `begin` from helper "powercap"; until then the server drops it.
         ...(begin && kind !== 'inference' ? { begin: begin.toISOString() } : {}),
         estimate:
           template === 'fine-tune' && fineTune.data
