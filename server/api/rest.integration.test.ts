@@ -2,14 +2,15 @@
 // jobs with the same estimate and reservation as the browser, sees nothing of tenant B, is refused when
 // revoked, expired or without the scope, deduplicates by Idempotency-Key, is rate limited, and every
 // refusal has the one error shape.
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
-import { jobs, ledgerEntries } from '~/db/schema';
+import { allocations, jobs, ledgerEntries } from '~/db/schema';
 import { createRestHandler, type RestError } from '~/server/api/rest';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { acceptingScheduler } from '~/server/testing/authorization-policy';
 import { apiTokens } from '~/server/testing/api-tokens';
+import { balanceOfRow, ledgerSums } from '~/server/services/ledger';
 
 const today = new Date().toISOString().slice(0, 10);
 const month = today.slice(0, 7);
@@ -120,6 +121,23 @@ describe.each(dbTargets())('REST API /api/v1 on %s', (target) => {
     expect(again.status).toBe(200);
     expect(((await again.json()) as { id: string }).id).toBe(first.id);
     expect(await db.select({ id: jobs.id }).from(jobs).where(eq(jobs.name, 'once'))).toHaveLength(1);
+  });
+
+  it('takes many submissions at once through the whole path: one job per key, every reservation in the ledger, nothing lost', async () => {
+    const keys = Array.from({ length: 8 }, (_, i) => `concurrent-burst-key-${i}`);
+    const tokensOfA = await Promise.all([tokens.mint(a, ['jobs:write']), tokens.mint(a, ['jobs:write'])]);
+    // Each key sent twice at the same moment, by two different tokens of the same person.
+    const answers = await Promise.all(
+      keys.flatMap((key, i) => [0, 1].map((k) => call('POST', '/jobs', { token: tokensOfA[k]!, body: submitBody(`burst ${i}`), headers: { 'idempotency-key': key } }))),
+    );
+    expect(answers.map((r) => r.status)).toEqual(answers.map(() => 200));
+    const ids = (await Promise.all(answers.map(async (r) => ((await r.json()) as { id: string }).id)));
+    for (let i = 0; i < keys.length; i++) expect(ids[2 * i]).toBe(ids[2 * i + 1]);
+    expect(new Set(ids).size).toBe(keys.length);
+    const made = await db.select({ id: jobs.id, reserved: jobs.reservedAmount }).from(jobs).where(inArray(jobs.id, [...new Set(ids)]));
+    expect(made).toHaveLength(keys.length);
+    const [row] = await db.select().from(allocations).where(eq(allocations.id, allocA));
+    expect(await ledgerSums(db, allocA)).toEqual(balanceOfRow(row!));
   });
 
   it("answers 404 for tenant B's job, as for one that does not exist", async () => {
