@@ -12,6 +12,7 @@ import { apiTokenRule, clientAddress } from '~/server/core/rate-limits';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { AppError } from '~/server/errors';
 import { negotiateLocale, translate, type Locale } from '~/server/i18n';
+import { logger } from '~/server/observability/log';
 import { inRequestScope, requestIdFrom } from '~/server/request-scope';
 import { hit } from '~/server/services/rate-limits';
 import type { FairGate } from './fair-gate';
@@ -104,7 +105,7 @@ function errorOfCall(answer: Answer, error: unknown, locale: Locale): Response {
     const fields = cause instanceof AppError && cause.field ? { [cause.field]: error.message } : undefined;
     return refuse(answer, error.code, error.message, fields);
   }
-  console.error('[rest] call failed:', error);
+  logger().error({ err: error }, 'a REST call failed');
   return refuse(answer, 'INTERNAL_SERVER_ERROR', translate(locale, 'common.unexpectedError'));
 }
 
@@ -209,7 +210,7 @@ export function createRestHandler(deps: RestDeps): (req: Request) => Promise<Res
           createContext: () => Promise.resolve(ctx),
           onError: ({ error, path: procedurePath }) => {
             failure = { error, matched: procedurePath !== undefined };
-            if (error.code === 'INTERNAL_SERVER_ERROR') console.error(`[rest] ${req.method} ${path} failed:`, error.cause ?? error);
+            if (error.code === 'INTERNAL_SERVER_ERROR') logger().error({ err: error.cause ?? error, method: req.method, path }, 'a REST call failed');
           },
         });
         for (const [name, value] of answer.headers) response.headers.set(name, value);
