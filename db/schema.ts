@@ -1028,3 +1028,38 @@ export const apiTokens = pgTable(
   },
   (t) => [uniqueIndex('api_tokens_hash_idx').on(t.tokenHash), index('api_tokens_user_idx').on(t.userId, t.createdAt)],
 );
+
+export const whatIfStatus = pgEnum('what_if_status', ['queued', 'running', 'done', 'failed']);
+
+/**
+ * What-if planning runs (issue #14): a period of the centre's own history replayed in the worker on
+ * the current machine and on a proposed one (server/services/what-if.ts). `changes` is the proposal
+ * (server/core/whatif/machine.ts `WhatIfChange[]`), `result` both outcomes side by side once done.
+ * A worker holds a run while `lease_until` is ahead; a run whose lease ran out is taken again.
+ * Centre internals: out of the tenant role's reach (drizzle/0037).
+ */
+export const whatIfRuns = pgTable(
+  'what_if_runs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    title: text('title').notNull(),
+    createdBy: uuid('created_by')
+      .notNull()
+      .references(() => users.id),
+    createdAt: createdAt(),
+    /** The history replayed: jobs submitted in [from, to] (whole UTC days). */
+    fromDay: date('from_day').notNull(),
+    toDay: date('to_day').notNull(),
+    changes: jsonb('changes').$type<unknown[]>().notNull(),
+    status: whatIfStatus('status').notNull().default('queued'),
+    /** Per-mille of the work done (both replays). */
+    progressPermille: integer('progress_permille').notNull().default(0),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    attempts: integer('attempts').notNull().default(0),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+    error: text('error'),
+    result: jsonb('result').$type<Record<string, unknown>>(),
+  },
+  (t) => [index('what_if_runs_created_idx').on(t.createdAt), index('what_if_runs_open_idx').on(t.createdAt).where(sql`status in ('queued', 'running')`)],
+);

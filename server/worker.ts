@@ -3,7 +3,7 @@
 // cluster (every minute), snapshotting the simulated cluster's engine, expiring allocations at the
 // end of their period, handing the budgets to a scheduler that enforces them too, and issuing last
 // month's invoices, reminding people of allocations that end soon (once a day), and sending the
-// e-mail outbox. With several processes on one real
+// e-mail outbox, and replaying staff's what-if runs. With several processes on one real
 // Postgres, an advisory lock lets only one of them act; the leader checks every round that its
 // connection is alive and still holds the lock, and steps down at once when it does not (a dropped
 // connection frees the lock for another process).
@@ -21,6 +21,7 @@ import { sendExpiryReminders } from './services/reminders';
 import { reconcileOnce, recordClusterSample } from './services/reconciler';
 import { noteSchedulerOutcome } from './services/scheduler-status';
 import { budgetSyncDue, syncSchedulerBudgets } from './services/scheduler-budgets';
+import { runDueWhatIf } from './services/what-if';
 
 /** How often the worker looks whether the budgets' full sync is due (it also is when a sync failed). */
 const BUDGET_CHECK_MS = 30_000;
@@ -82,6 +83,20 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
         mailInFlight = null;
       });
   };
+  let whatIfInFlight: Promise<void> | null = null;
+  let lastWhatIfCheck = 0;
+  /** Staff's what-if runs, beside the rounds: a replay yields between slices, so the reconciler goes on meanwhile. */
+  const runWhatIf = (at: Date) => {
+    if (whatIfInFlight || at.getTime() - lastWhatIfCheck < 2000) return;
+    lastWhatIfCheck = at.getTime();
+    whatIfInFlight = (async () => {
+      for (let id = await runDueWhatIf(handle.db, now); id; id = await runDueWhatIf(handle.db, now)) log(`[worker] what-if run ${id} finished`);
+    })()
+      .catch((error: unknown) => fail('what-if run failed', error))
+      .finally(() => {
+        whatIfInFlight = null;
+      });
+  };
   const round = async () => {
     try {
       if (lease && !(await lease.stillHeld())) {
@@ -96,6 +111,7 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
       }
       const at = now();
       sendMail();
+      runWhatIf(at);
       const round = await reconcileOnce(handle.db, scheduler, at);
       if (round.settled) log(`[worker] settled ${round.settled} finished job(s)`);
       let schedulerError = round.schedulerError;

@@ -124,6 +124,8 @@ describe.each(dbTargets())('row-level security on %s', (target) => {
     for (const table of tenantOwned) expect(rows.find((r) => r.name === table), table).toMatchObject({ enabled: true, forced: true, service: true });
     // Not a tenant's, but behind the same wall: the mailed reset and verification links (drizzle/0032).
     expect(rows.find((r) => r.name === 'auth_tokens'), 'auth_tokens').toMatchObject({ enabled: true, forced: true, service: true });
+    // And the centre's own planning: what-if runs (drizzle/0037).
+    expect(rows.find((r) => r.name === 'what_if_runs'), 'what_if_runs').toMatchObject({ enabled: true, forced: true, service: true });
   });
 
   describe('writes', () => {

@@ -12,6 +12,7 @@ import { invoiceRouter } from './routers/invoice';
 import { jobRouter } from './routers/job';
 import { organisationRouter } from './routers/organisation';
 import { staffRouter } from './routers/staff';
+import { whatIfRouter } from './routers/what-if';
 import { createCallerFactory, router } from './trpc';
 
 export const appRouter = router({
@@ -19,6 +20,7 @@ export const appRouter = router({
   organisation: organisationRouter,
   invitation: invitationRouter,
   staff: staffRouter,
+  whatIf: whatIfRouter,
   catalogue: catalogueRouter,
   project: projectRouter,
   application: applicationRouter,

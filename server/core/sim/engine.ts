@@ -46,6 +46,8 @@ export interface JobView {
   nodeList: string[];
   exitCode: number | null;
   energyWh: number | null;
+  /** True once the job has waited with PowerCap at least once (what-if planning counts these); absent otherwise. */
+  heldByPowerCap?: true;
 }
 
 /** Node states as shown to callers (a partly used node counts as allocated). */
@@ -108,6 +110,8 @@ export interface JobRecord {
   endTimeSeconds: number | null;
   nodeIndices: number[];
   energyWh: number | null;
+  /** Set once the job has waited with PowerCap (only capped sites ever set it). */
+  heldByPowerCap?: true;
 }
 
 /** A node inside the serialised state. */
@@ -541,7 +545,11 @@ class Engine implements ClusterEngine {
       this.push({ atSeconds: this.plannedEnd(j), kind: EventKind.JobEnd, ref: j.spec.id });
     }
     for (const [id, priority] of decision.priorities) this.jobs.get(id)!.priority = priority;
-    for (const w of decision.waits) this.jobs.get(w.id)!.pendingReason = w.reason;
+    for (const w of decision.waits) {
+      const j = this.jobs.get(w.id)!;
+      j.pendingReason = w.reason;
+      if (w.reason === 'PowerCap') j.heldByPowerCap = true;
+    }
     return decision;
   }
 
@@ -772,6 +780,7 @@ class Engine implements ClusterEngine {
       nodeList: j.nodeIndices.map((i) => this.s.nodes[i]!.id),
       exitCode: selfEnded ? j.spec.exitCode : null,
       energyWh,
+      ...(j.heldByPowerCap ? { heldByPowerCap: true as const } : {}),
     };
   }
 

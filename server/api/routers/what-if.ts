@@ -1,0 +1,44 @@
+// What-if planning for staff (server/services/what-if.ts): queue a replay of a period of the centre's
+// history on a proposed machine, list the runs, read one with its result.
+import { z } from 'zod';
+import { router, staffProcedure, todayOf } from '~/server/api/trpc';
+import { dayField, uuidField } from '~/server/api/fields';
+import { whatIfRunOut, whatIfRunSummaryOut } from '~/server/api/outputs';
+import { createWhatIfRun, getWhatIfRun, listWhatIfRuns } from '~/server/services/what-if';
+
+const idField = z.string().trim().min(1).max(64);
+
+/** A proposed change (server/core/whatif/machine.ts WhatIfChange). */
+export const whatIfChangeInput = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('nodes'), classId: idField, delta: z.number().int().min(-10_000).max(10_000) }),
+  z.object({
+    kind: z.literal('newClass'),
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'Use 1 to 32 lower-case letters, digits and hyphens, starting with a letter or digit.'),
+    siteId: idField,
+    templateClassId: idField,
+    nodes: z.number().int().min(1).max(10_000),
+    gpusPerNode: z.number().int().min(1).max(16),
+    fromClassId: idField,
+    sharePercent: z.number().int().min(1).max(100),
+  }),
+  z.object({ kind: z.literal('powerCap'), siteId: idField, capKw: z.number().positive().max(1_000_000).nullable() }),
+  z.object({ kind: z.literal('pue'), siteId: idField, pueMilli: z.number().int().min(1000).max(3000) }),
+  z.object({ kind: z.literal('grid'), siteId: idField, gco2PerKwh: z.number().int().min(0).max(2000) }),
+  z.object({ kind: z.literal('policy'), policy: z.enum(['fifo', 'easy', 'multifactor']) }),
+]);
+
+export const whatIfRouter = router({
+  list: staffProcedure()
+    .output(z.array(whatIfRunSummaryOut))
+    .query(({ ctx }) => listWhatIfRuns(ctx.db)),
+
+  get: staffProcedure()
+    .input(z.object({ id: uuidField }))
+    .output(whatIfRunOut)
+    .query(({ ctx, input }) => getWhatIfRun(ctx.db, input.id)),
+
+  create: staffProcedure()
+    .input(z.object({ title: z.string().trim().min(1).max(120), from: dayField, to: dayField, changes: z.array(whatIfChangeInput).min(1).max(6) }))
+    .output(z.object({ id: z.string() }))
+    .mutation(({ ctx, input }) => createWhatIfRun(ctx.db, ctx.actor, input, todayOf(ctx))),
+});
