@@ -208,6 +208,12 @@ export function loadCatalogue(file: string | undefined): Catalogue {
   return catalogue;
 }
 
+/** sitePowerCapW is a site's facility power cap in whole W (the catalogue's kW), or null when it has none. */
+export function sitePowerCapW(catalogue: Catalogue, siteId: string): number | null {
+  const kw = catalogue.sites.find((s) => s.id === siteId)?.powerCapKw;
+  return kw === undefined ? null : Math.round(kw * 1000);
+}
+
 let loaded: { file: string | undefined; catalogue: Catalogue } | undefined;
 
 /** configuredCatalogue is the process's catalogue (PORTAL_CATALOGUE, else the demo centre), read once. */

@@ -3,7 +3,7 @@
 // daily bars are far smaller than the budget). Rendered on the server in ChartFrames, which stretch
 // to the card's width; a visually hidden table carries the same figures for screen readers.
 import { niceTicks } from '~/server/core/charts/nice-ticks';
-import { ChartFrame, ChartTable, dayTicks, PLOT, plotY } from './chart-frame';
+import { ChartFrame, ChartTable, dayTicks, LegendItem, PLOT, plotY } from './chart-frame';
 
 export interface BurnDownChartProps {
   days: { day: string; amount: number }[];
@@ -57,15 +57,9 @@ export function BurnDownChart({ days, granted, format, formatDay, formatAxisDay,
         </div>
       </div>
       <figcaption className="mt-2 flex flex-wrap gap-4 text-xs text-slate-600">
-        <span className="flex items-center gap-1">
-          <span className="inline-block h-0.5 w-3 bg-indigo-700" aria-hidden /> {labels.cumulative}
-        </span>
-        <span className="flex items-center gap-1">
-          <span className="inline-block h-0.5 w-3 border-t border-dashed border-red-400" aria-hidden /> {labels.budget}
-        </span>
-        <span className="flex items-center gap-1">
-          <span className="inline-block h-2 w-3 bg-indigo-300" aria-hidden /> {labels.daily}
-        </span>
+        <LegendItem swatch="h-0.5 w-3 bg-indigo-700">{labels.cumulative}</LegendItem>
+        <LegendItem swatch="h-0.5 w-3 border-t border-dashed border-red-400">{labels.budget}</LegendItem>
+        <LegendItem swatch="h-2 w-3 bg-indigo-300">{labels.daily}</LegendItem>
       </figcaption>
       <ChartTable caption={labels.title} columns={[labels.day, labels.daily, labels.cumulative]} rows={days.map((d, i) => ({ key: d.day, cells: [formatDay(d.day), format(d.amount), format(cumulative[i]!)] }))} />
     </figure>

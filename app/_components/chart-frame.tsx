@@ -72,6 +72,15 @@ export function dayTicks(days: string[], formatDay: (day: string) => string, lay
   return shown.map(({ day, i }, n) => ({ pos: pos(i), label: formatDay(day), wideOnly: n % 2 === 1 }));
 }
 
+/** LegendItem is one entry of a chart's legend: a swatch (its size and colour classes) and what it stands for. */
+export function LegendItem({ swatch, children }: { swatch: string; children: ReactNode }) {
+  return (
+    <span className="flex items-center gap-1">
+      <span className={`inline-block ${swatch}`} aria-hidden /> {children}
+    </span>
+  );
+}
+
 /**
  * ChartTable is a chart's figures as a table for screen readers: the first cell of each row is its
  * header. In a clipped box, because a table grows to its content and would widen the page on a phone.

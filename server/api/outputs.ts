@@ -326,6 +326,8 @@ export const jobEstimateOut = z.object({
     gpusAtOnce: z.object({ limit: z.number().int(), inUse: z.number().int() }).nullable(),
   }),
   shortfalls: z.array(reservationShortfallOut),
+  /** Set when the job could never start under its site's facility power cap (admission refuses it): the cap, the GPUs asked for and the most that fit. */
+  powerCap: z.object({ capKw: z.number(), requestedGpus: z.number().int(), maxGpus: z.number().int() }).nullable(),
   unit: z.enum(budgetUnit.enumValues),
   reservation: z.number().int(),
   reservedGpuSeconds: z.number().int(),
@@ -610,7 +612,7 @@ export const auditEventOut = z.object({
   orgName: z.string().nullable(),
 });
 
-/** The cluster now as the scheduler describes it, and the last day's samples for the utilisation chart. */
+/** The cluster now as the scheduler describes it, the last day's samples for the utilisation chart, and each site's facility power against its cap. */
 export const clusterOut = z.object({
   description: z.object({
     at: isoDateOut,
@@ -621,6 +623,17 @@ export const clusterOut = z.object({
     powerW: z.number(),
   }).nullable(),
   samples: z.array(z.object({ at: isoDateOut, partition: z.string(), totalGpus: z.number().int(), allocatedGpus: z.number().int() })),
+  /** Per site: facility power (IT × PUE, W) at each sample time of the last day and now (null: the scheduler did not answer), and its cap (null: none). */
+  sitePower: z.array(
+    z.object({
+      siteId: z.string(),
+      siteName: z.string(),
+      pueMilli: z.number().int(),
+      capW: z.number().int().nullable(),
+      points: z.array(z.object({ at: isoDateOut, facilityW: z.number().int() })),
+      nowW: z.number().int().nullable(),
+    }),
+  ),
   /** Whether the scheduler answered now; while it does not, since when (as the worker saw it) and why. */
   scheduler: z.object({ reachable: z.boolean(), error: z.string().nullable(), unreachableSince: isoDateOut.nullable(), lastOkAt: isoDateOut.nullable() }),
 });

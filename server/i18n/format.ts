@@ -95,6 +95,16 @@ export function formatTimeIn(locale: Locale, at: Date, timeZone: string): { time
   return { time, zone: (timeZone.split('/').pop() ?? timeZone).replaceAll('_', ' ') };
 }
 
+/** formatKw renders watts as kW to one decimal, e.g. "412.5 kW" (power; energy is formatKwh). */
+export function formatKw(locale: Locale, w: number): string {
+  return `${numberFormat(locale, { maximumFractionDigits: 1 }).format(Math.round(w / 100) / 10)} kW`;
+}
+
+/** formatClockUtc renders an instant's time of day in UTC, 24-hour ("14:05"): a time axis under a heading that says UTC. */
+export function formatClockUtc(locale: Locale, at: Date): string {
+  return new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' }).format(at);
+}
+
 /** formatKwh renders watt-hours as kWh to one decimal, as the usage page does, e.g. "1,234.5 kWh". */
 export function formatKwh(locale: Locale, wh: number): string {
   return `${numberFormat(locale, { maximumFractionDigits: 1 }).format(Math.round(wh / 100) / 10)} kWh`;

@@ -5,7 +5,7 @@ import { and, desc, eq, inArray, isNull, lte, ne, or, sql, type SQL } from 'driz
 import type { Db, DbOrTx, Tx } from '~/db/client';
 import { reusable } from '~/db/reusable';
 import { allocations, jobEvents, jobs, organisations, projectMembers, projects, resourceClasses, sites, tariffs } from '~/db/schema';
-import { admitJob } from '~/server/core/jobs/admission';
+import { admitJob, powerCapShortfall, type SitePowerCap } from '~/server/core/jobs/admission';
 import { available } from '~/server/core/ledger/balance';
 import { jobEfficiency } from '~/server/core/jobs/efficiency';
 import { ASSUMED_GPU_UTIL_PERCENT, chargeFor, jobEnergyEstimateWh, jobReservation, simulatedOutcome, type JobKind } from '~/server/core/jobs/estimates';
@@ -13,6 +13,8 @@ import { reservationShortfalls, type ReservationRoom } from '~/server/core/jobs/
 import { inferenceTraffic } from '~/server/core/jobs/inference';
 import { roleAtLeast } from '~/server/core/roles';
 import { isBudgetEnforcing, isSchedulerRefused, isSchedulerUnavailable, type SchedulerPort } from '~/server/core/scheduler/port';
+import { configuredCatalogue, sitePowerCapW, type Catalogue } from '~/server/catalogue';
+import { siteIdleCentiW } from '~/server/core/sim/power';
 import { AppError } from '~/server/errors';
 import { logger } from '~/server/observability/log';
 import { countRefusal, countSubmission } from '~/server/observability/metrics';
@@ -117,9 +119,22 @@ function jobContextOf(actor: TenantActor, input: { resourceClassId: string }, { 
 }
 
 /**
- * estimateJob returns what a job would reserve, cost and consume, without submitting it, and every
- * limit its reservation would break now (budget, monthly cap, GPUs at once) with what would fit:
- * the form warns before submitting. The submission decides again under its locks.
+ * sitePowerCapOf is the facility power cap of a class's site as admission needs it, or null without one. The
+ * cap, the PUE and the site's classes (its idle draw) are the catalogue's, as the simulated cluster's (`withPowerCap`).
+ */
+function sitePowerCapOf(catalogue: Catalogue, rc: SitePowerCap['model'] & { siteId: string }): SitePowerCap | null {
+  const capW = sitePowerCapW(catalogue, rc.siteId);
+  if (capW === null) return null;
+  const site = catalogue.sites.find((s) => s.id === rc.siteId)!;
+  const model = { gpusPerNode: rc.gpusPerNode, gpuIdlePowerW: rc.gpuIdlePowerW, gpuMaxPowerW: rc.gpuMaxPowerW, nodeBasePowerW: rc.nodeBasePowerW };
+  return { capW, pueMilli: site.pueMilli, idleCentiW: siteIdleCentiW(catalogue.resourceClasses.filter((c) => c.siteId === rc.siteId)), model };
+}
+
+/**
+ * estimateJob returns what a job would reserve, cost and consume, without submitting it, every
+ * limit its reservation would break now (budget, monthly cap, GPUs at once) with what would fit, and
+ * whether it is too large for its site's power cap: the form warns before submitting. The submission
+ * decides again under its locks.
  */
 export async function estimateJob(db: DbOrTx, actor: TenantActor, input: Pick<SubmitJobInput, 'allocationId' | 'resourceClassId' | 'gpus' | 'walltimeSeconds'> & { runtimeSeconds?: number }, today: string) {
   const { allocation, rc, centsPerGpuHour, org } = await jobContext(db, actor, input);
@@ -138,6 +153,8 @@ export async function estimateJob(db: DbOrTx, actor: TenantActor, input: Pick<Su
   return {
     room,
     shortfalls: reservationShortfalls(room, { gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour }),
+    /** Set when the job could never start under its site's power cap (admission refuses it). */
+    powerCap: powerCapShortfall(sitePowerCapOf(configuredCatalogue(), rc), input.gpus),
     unit: allocation.unit,
     reservation: jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour }),
     reservedGpuSeconds: input.gpus * input.walltimeSeconds,
@@ -230,6 +247,7 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
   }
   const { allocation, rc, site, centsPerGpuHour, org: tenant, projectResidency } = jobContextOf(actor, input, target, offer);
   const beginAt = beginOf(input.begin, now);
+  const powerCap = sitePowerCapOf(configuredCatalogue(), rc);
   const amount = jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour });
   const id = randomUUID();
   const simulation = simulatedOutcome({ jobId: id, kind: input.kind, walltimeSeconds: input.walltimeSeconds, estimatedRuntimeSeconds: input.estimate?.runtimeSeconds });
@@ -280,6 +298,7 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
       allocation: row,
       inUse,
       request: input,
+      powerCap,
     });
     if (refusal) throw new AppError(refusal.code, refusal.key as MessageKey, refusal.params, refusal.field ?? undefined);
     await confirmReservation(tx, org, row, reserve, pending);

@@ -3,7 +3,7 @@
 import { asc, eq } from 'drizzle-orm';
 import type { DbOrTx } from '~/db/client';
 import { resourceClasses, sites } from '~/db/schema';
-import { configuredCatalogue, type Catalogue } from '~/server/catalogue';
+import { configuredCatalogue, sitePowerCapW, type Catalogue } from '~/server/catalogue';
 import type { ClusterConfig, Partition, Site } from '~/server/core/sim';
 import type { SlurmClassInfo } from './slurm/adapter';
 
@@ -37,9 +37,9 @@ export async function clusterConfigFromCatalogue(db: DbOrTx): Promise<ClusterCon
 // The cap is read from the catalogue at run time, not from the sites table; a site without one stays exactly as before.
 /** withPowerCap adds the catalogue's facility power cap (kW → W) and the site's PUE to a site that has a cap. */
 export function withPowerCap(site: Site, catalogue: Catalogue = configuredCatalogue()): Site {
-  const entry = catalogue.sites.find((s) => s.id === site.id);
-  if (entry?.powerCapKw === undefined) return site;
-  return { ...site, powerCapW: Math.round(entry.powerCapKw * 1000), pueMilli: entry.pueMilli };
+  const capW = sitePowerCapW(catalogue, site.id);
+  if (capW === null) return site;
+  return { ...site, powerCapW: capW, pueMilli: catalogue.sites.find((s) => s.id === site.id)!.pueMilli };
 }
 
 /** slurmClassesFromCatalogue gives the Slurm adapter each resource class's site and power model (Slurm itself says how many nodes there are). */

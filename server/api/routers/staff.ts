@@ -1,7 +1,7 @@
-import { and, asc, eq, gte } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '~/db/client';
-import { allocations, clusterSamples, organisations, projects } from '~/db/schema';
+import { allocations, organisations, projects } from '~/db/schema';
 import { AppError } from '~/server/errors';
 import { periodField, periodOf } from './report';
 import { GROUP_BY, organisationUsage } from '~/server/services/reports';
@@ -27,8 +27,7 @@ import {
 import { configuredCatalogue } from '~/server/catalogue';
 import { TCO_PERIODS, tcoReport } from '~/server/services/tco';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
-import { isSchedulerUnavailable } from '~/server/core/scheduler/port';
-import { readSchedulerStatus } from '~/server/services/scheduler-status';
+import { clusterView } from '~/server/services/cluster';
 import { getAllocationOverview, grantCreditLine, listAllocations, setAllocationLimits, setMonthlyCap } from '~/server/services/allocations';
 import { decideApplication, getApplication, reviewQueue } from '~/server/services/applications';
 import { creditRequestQueue, decideCreditLineRequest } from '~/server/services/credit-requests';
@@ -114,34 +113,10 @@ export const staffRouter = router({
     .output(tcoReportOut)
     .query(({ ctx, input }) => tcoReport(ctx.db, configuredCatalogue(), { period: input.period, today: todayOf(ctx), whatIfBp: input.whatIfPercent === undefined ? undefined : Math.round(input.whatIfPercent * 100) })),
 
+  /** The cluster now, the last day's samples, and each site's facility power against its cap. */
   cluster: staffProcedure()
     .output(clusterOut)
-    .query(async ({ ctx }) => {
-      const scheduler = await schedulerOf(ctx);
-      const since = new Date(ctx.now().getTime() - 86_400_000);
-      // An unreachable scheduler is news for the page, not an error: it shows since when, and the history.
-      const [description, samples, status] = await Promise.all([
-        scheduler.describeCluster().then(
-          (d) => ({ description: d, error: null }),
-          (error: unknown) => {
-            if (!(isSchedulerUnavailable(error))) throw error;
-            return { description: null, error: error.message };
-          },
-        ),
-        ctx.db.select().from(clusterSamples).where(gte(clusterSamples.at, since)).orderBy(asc(clusterSamples.at)),
-        readSchedulerStatus(ctx.db),
-      ]);
-      return {
-        description: description.description,
-        samples,
-        scheduler: {
-          reachable: description.error === null,
-          error: description.error,
-          unreachableSince: description.error === null ? null : (status?.unreachableSince ?? null),
-          lastOkAt: status?.lastOkAt ?? null,
-        },
-      };
-    }),
+    .query(async ({ ctx }) => clusterView(ctx.db, await schedulerOf(ctx), configuredCatalogue(), ctx.now())),
 
   /** The budgets a scheduler enforces itself: the last sync, and the jobs it holds on them (drift). */
   schedulerBudgets: staffProcedure()

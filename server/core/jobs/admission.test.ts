@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admitJob, type AdmissionInput } from './admission';
+import { admitJob, powerCapShortfall, type AdmissionInput, type SitePowerCap } from './admission';
 
 const base: AdmissionInput = {
   tenant: { status: 'active', residency: 'any' },
@@ -30,5 +30,29 @@ describe('admitJob', () => {
     const refusal = admitJob({ ...base, ...override });
     expect(refusal?.key).toBe(key);
     expect(refusal?.params).toEqual(params);
+  });
+
+  // The demo's Jena site: 16 H100 nodes, each 1,500 W base + 8 × 70 W idle = 2,060 W, so 32,960 W IT idle;
+  // a GPU at 100 % adds 700 − 70 = 630 W. Cap 45 kW at PUE 1.08 ⇒ 41,666.66 W IT: (41,666.66 − 32,960) / 630 = 13.8 ⇒ 13 GPUs.
+  const h100 = { gpusPerNode: 8, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 1500 };
+  const jena: SitePowerCap = { capW: 45_000, pueMilli: 1080, idleCentiW: 3_296_000, model: h100 };
+
+  it('refuses a job that could never start under its site’s power cap, naming the GPUs and the most that fit', () => {
+    const refusal = admitJob({ ...base, powerCap: jena, request: { gpus: 16, nodes: 2, walltimeSeconds: 3600 } });
+    expect(refusal).toEqual({ code: 'BAD_REQUEST', field: 'gpus', key: 'job.overPowerCap', params: { requested: 16, capKw: 45, max: 13 } });
+    expect(admitJob({ ...base, powerCap: jena })).toBeNull();
+    // Below the idle draw (32,960 × 1.08 = 35,596.8 W) nothing fits.
+    expect(admitJob({ ...base, powerCap: { ...jena, capW: 35_596 } })).toEqual({ code: 'BAD_REQUEST', field: 'gpus', key: 'job.overPowerCapIdle', params: { capKw: 35.596 } });
+  });
+
+  it.each([
+    // gpus, cap, expected
+    ['13 GPUs: 41,150 W × 1.08 = 44,442 W ≤ 45 kW', 13, jena, null],
+    ['14 GPUs: 41,780 W × 1.08 = 45,122.4 W > 45 kW', 14, jena, { capKw: 45, requestedGpus: 14, maxGpus: 13 }],
+    ['no cap', 128, null, null],
+    ['the idle site exactly at the cap: 35,596.8 W ≤ 35,596.8 W, no GPU more', 1, { ...jena, capW: 35_596.8 }, { capKw: 35.5968, requestedGpus: 1, maxGpus: 0 }],
+    ['GPUs that draw no more busy than idle', 128, { ...jena, model: { ...h100, gpuMaxPowerW: 70 } }, null],
+  ] as const)('powerCapShortfall: %s', (_label, gpus, cap, expected) => {
+    expect(powerCapShortfall(cap, gpus)).toEqual(expected);
   });
 });

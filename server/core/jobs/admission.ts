@@ -1,6 +1,7 @@
 // Admission of a job: every limit a submission must respect, checked before anything is written.
 // Pure; the refusal names the limit and by how much it is exceeded. The budget itself (GPUs ×
 // walltime, the monthly cap) is checked by the ledger when it reserves, in the same transaction.
+import { capItCentiW, maxGpusUnderCap } from '../sim/power';
 
 export type Residency = 'any' | 'EU' | 'DE';
 
@@ -19,6 +20,25 @@ export interface AdmissionInput {
   /** GPUs of the allocation's jobs that are pending or running now, and how many are pending. */
   inUse: { gpus: number; queuedJobs: number };
   request: { gpus: number; nodes: number; walltimeSeconds: number };
+  /** The facility power cap of the class's site, when it has one. */
+  powerCap?: SitePowerCap | null;
+}
+
+/** A site's facility power cap as admission needs it, with the class's GPU power. */
+export interface SitePowerCap {
+  capW: number;
+  pueMilli: number;
+  /** The site's IT draw with every node up and idle (`siteIdleCentiW`). */
+  idleCentiW: number;
+  /** The class's GPU and node power model. */
+  model: { gpusPerNode: number; gpuIdlePowerW: number; gpuMaxPowerW: number; nodeBasePowerW: number };
+}
+
+/** A job that can never start under its site's power cap: the cap (kW), the GPUs asked for and the most that fit. */
+export interface PowerCapShortfall {
+  capKw: number;
+  requestedGpus: number;
+  maxGpus: number;
 }
 
 export type AdmissionRefusal = {
@@ -35,6 +55,17 @@ export function residencyAllowsSite(residency: Residency, site: { country: strin
   if (residency === 'DE') return site.country === 'DE';
   if (residency === 'EU') return site.inEu;
   return true;
+}
+
+/**
+ * powerCapShortfall tells whether a job can never start under its site's facility power cap: the site idle
+ * with the job's GPUs at 100 % utilisation, × PUE, is over the cap (a scheduler holding power would keep it
+ * waiting for ever); null when it fits or the site has no cap. 100 %: what a job draws is not known before it runs.
+ */
+export function powerCapShortfall(cap: SitePowerCap | null | undefined, gpus: number): PowerCapShortfall | null {
+  if (!cap) return null;
+  const maxGpus = maxGpusUnderCap(capItCentiW({ powerCapW: cap.capW, pueMilli: cap.pueMilli })!, cap.idleCentiW, cap.model);
+  return gpus > maxGpus ? { capKw: cap.capW / 1000, requestedGpus: gpus, maxGpus } : null;
 }
 
 /** admitJob returns the first limit a job submission breaks, or null when it may be submitted. */
@@ -58,6 +89,12 @@ export function admitJob(input: AdmissionInput): AdmissionRefusal | null {
   const perNode = r.gpus / r.nodes;
   if (perNode > rc.gpusPerNode) {
     return { code: 'BAD_REQUEST', field: 'gpus', key: 'job.tooManyGpusPerNode', params: { perNode, max: rc.gpusPerNode, minNodes: Math.ceil(r.gpus / rc.gpusPerNode) } };
+  }
+  const power = powerCapShortfall(input.powerCap, r.gpus);
+  if (power) {
+    return power.maxGpus > 0
+      ? { code: 'BAD_REQUEST', field: 'gpus', key: 'job.overPowerCap', params: { requested: power.requestedGpus, capKw: power.capKw, max: power.maxGpus } }
+      : { code: 'BAD_REQUEST', field: 'gpus', key: 'job.overPowerCapIdle', params: { capKw: power.capKw } };
   }
   if (r.walltimeSeconds > rc.maxWalltimeSeconds) {
     return { code: 'BAD_REQUEST', field: 'walltimeMinutes', key: 'job.walltimeOverPartition', params: { requested: hours(r.walltimeSeconds), max: hours(rc.maxWalltimeSeconds), over: hours(r.walltimeSeconds - rc.maxWalltimeSeconds) } };

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createEngine, restoreEngine, type ClusterEngine } from './engine';
 import { randomJobs, testCluster, testJob, testPartition, traceJob } from './fixtures';
 import { policyFromName } from './policy';
-import { capItCentiW, facilityPowerW, jobPowerCentiW } from './power';
+import { capItCentiW, facilityPowerW, jobPowerCentiW, maxGpusUnderCap, siteIdleCentiW } from './power';
 import { replayTrace } from './replay';
 import { replayFacilityEnergyWh, replayTraceCapped, selectJobs } from './replay-power';
 import { parseSwf } from './swf';
@@ -264,4 +264,21 @@ describe('fast replay under a power cap', () => {
       expect(replayed.peakCentiW).toBeLessThanOrEqual(capW * 100);
     }
   }, 120_000);
+});
+
+describe('site idle draw and the most GPUs under a cap', () => {
+  const h100 = { gpusPerNode: 8, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 1500 };
+  it('sums every node idle: base power and idle GPUs', () => {
+    // 16 × (1,500 + 8 × 70) + 2 × (900 + 4 × 70) = 32,960 + 2,360 W.
+    expect(siteIdleCentiW([{ ...h100, nodes: 16 }, { gpusPerNode: 4, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 900, nodes: 2 }])).toBe(3_532_000);
+  });
+  it.each([
+    // cap IT centiW, idle centiW, most GPUs: (cap − idle) / 63,000 per GPU at 100 %, rounded down
+    [4_166_666, 3_296_000, 13],
+    [3_296_000 + 63_000, 3_296_000, 1],
+    [3_296_000 + 62_999, 3_296_000, 0],
+    [3_295_999, 3_296_000, 0],
+  ])('cap %i, idle %i: %i GPUs', (cap, idle, gpus) => {
+    expect(maxGpusUnderCap(cap, idle, h100)).toBe(gpus);
+  });
 });

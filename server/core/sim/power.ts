@@ -16,7 +16,7 @@
  * headroom (the cap minus the head job and the highest projected draw after the
  * shadow time), so it never delays the head job.
  */
-import { gpuPowerCentiW, type PowerModel } from './energy';
+import { gpuPowerCentiW, nodePowerCentiW, type PowerModel } from './energy';
 import { canPlace } from './placement';
 import type { HeadShape, Release, Reservation } from './reservation';
 import type { Site } from './types';
@@ -40,6 +40,23 @@ export function capItCentiW(site: Pick<Site, 'powerCapW' | 'pueMilli'>): number 
 /** facilityPowerW is IT centiwatts × PUE in whole watts (rounded half up). */
 export function facilityPowerW(itCentiW: number, pueMilli: number): number {
   return Math.round((itCentiW * pueMilli) / 100_000);
+}
+
+/** siteIdleCentiW is a site's IT draw with every node up and idle (node base power and idle GPUs), in centiwatts. */
+export function siteIdleCentiW(partitions: readonly (PowerModel & { nodes: number })[]): number {
+  return partitions.reduce((sum, p) => sum + p.nodes * nodePowerCentiW(p, [], false), 0);
+}
+
+/**
+ * maxGpusUnderCap is the most GPUs of a partition that one job at 100 % utilisation may take with the rest
+ * of its site idle and stay within `capCentiW` (IT): 0 when even the idle site is over it, Infinity when a
+ * busy GPU draws no more than an idle one and the idle site fits.
+ */
+export function maxGpusUnderCap(capCentiW: number, idleCentiW: number, model: PowerModel): number {
+  const headroom = capCentiW - idleCentiW;
+  if (headroom < 0) return 0;
+  const perGpu = jobPowerCentiW(model, 1, 100);
+  return perGpu <= 0 ? Infinity : Math.floor(headroom / perGpu);
 }
 
 /** A change of a site's projected IT draw at a time (a running job ending: negative; a node repaired or a reserved head starting: positive). */

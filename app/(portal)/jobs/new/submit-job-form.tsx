@@ -1,8 +1,9 @@
 'use client';
 // The job form: where, how big, how long, what to run — with the reservation, cost and energy shown
-// before submitting, a warning when the reservation does not fit what is left (and what would), and
-// a fine-tuning template that estimates the runtime from model and data size. The values are kept
-// as a draft of this visit (sessionStorage, its id in the URL), so Back after a submit finds them.
+// before submitting, a warning when the reservation does not fit what is left (and what would) or the
+// job is too large for its site's power cap, and a fine-tuning template that estimates the runtime
+// from model and data size. The values are kept as a draft of this visit (sessionStorage, its id in
+// the URL), so Back after a submit finds them.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useEffect, useMemo, useState } from 'react';
@@ -364,6 +365,15 @@ export function SubmitJobForm({
             </dl>
           ) : (
             <p className="text-sm text-slate-500">{estimate.isFetching ? t('common.working') : t('jobs.fillToEstimate')}</p>
+          )}
+          {estimate.data?.powerCap && (
+            <div className="mt-4" data-testid="power-cap-warning">
+              <Alert tone="error" title={t('jobs.powerCap.title')}>
+                {estimate.data.powerCap.maxGpus > 0
+                  ? t('job.overPowerCap', { requested: estimate.data.powerCap.requestedGpus, capKw: estimate.data.powerCap.capKw, max: estimate.data.powerCap.maxGpus })
+                  : t('job.overPowerCapIdle', { capKw: estimate.data.powerCap.capKw })}
+              </Alert>
+            </div>
           )}
           {shortfalls.length > 0 && (
             <div className="mt-4" data-testid="reservation-warning">

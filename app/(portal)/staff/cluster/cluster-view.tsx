@@ -3,8 +3,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Card, cx } from '~/app/_components/ui';
-import { formatDateTime, formatPercent } from '~/server/i18n/format';
+import { formatClockUtc, formatDateTime, formatDecimal, formatKw, formatPercent } from '~/server/i18n/format';
 import { useTRPC } from '~/app/_lib/trpc';
+import { FacilityPowerChart } from './facility-power-chart';
 
 const NODE_STYLE = { idle: 'bg-emerald-100 ring-emerald-300', allocated: 'bg-indigo-500 ring-indigo-600', down: 'bg-red-400 ring-red-500' } as const;
 
@@ -39,7 +40,7 @@ export function ClusterView() {
   const trpc = useTRPC();
   const query = useQuery({ ...trpc.staff.cluster.queryOptions(), refetchInterval: 3000 });
   if (!query.data) return <p className="text-sm text-slate-500">{t('common.working')}</p>;
-  const { description: c, samples, scheduler } = query.data;
+  const { description: c, samples, sitePower, scheduler } = query.data;
   const total = c ? c.nodes.reduce((s, n) => s + n.gpus, 0) : 0;
   const allocated = c ? c.nodes.reduce((s, n) => s + n.allocatedGpus, 0) : 0;
   const byTime = new Map<number, { total: number; allocated: number }>();
@@ -56,7 +57,7 @@ export function ClusterView() {
     ? [
         [t('cluster.gpusInUse'), `${allocated} / ${total} (${formatPercent(locale, total ? allocated / total : 0)})`],
         [t('cluster.queue'), `${c.pendingJobs} ${t('cluster.pending')} · ${c.runningJobs} ${t('cluster.running')}`],
-        [t('cluster.powerNow'), `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(c.powerW / 1000)} kW`],
+        [t('cluster.powerNow'), formatKw(locale, c.powerW)],
         [t('cluster.nodesDown'), String(c.nodes.filter((n) => n.state === 'down').length)],
       ]
     : [];
@@ -86,6 +87,44 @@ export function ClusterView() {
       <Card title={t('cluster.utilisationDay', { avg: formatPercent(locale, avg) })}>
         {points.length < 2 ? <p className="text-sm text-slate-500">{t('cluster.collecting')}</p> : <UtilisationChart points={points} label={t('cluster.utilisationDay', { avg: formatPercent(locale, avg) })} />}
       </Card>
+      {sitePower.length > 0 && (
+        <Card title={t('cluster.facilityPower.title')}>
+          <p className="text-sm text-slate-600">{t('cluster.facilityPower.intro')}</p>
+          <div className="mt-4 space-y-6">
+            {sitePower.map((site) => {
+              const kw = (w: number) => formatKw(locale, w);
+              const peakW = Math.max(0, ...site.points.map((p) => p.facilityW));
+              const cap = site.capW === null ? null : kw(site.capW);
+              return (
+                <section key={site.siteId} data-testid={`facility-power-${site.siteId}`}>
+                  <h3 className="text-sm font-semibold">{site.siteName}</h3>
+                  <p className="text-lg font-semibold tabular-nums">
+                    {site.nowW === null ? t('cluster.facilityPower.nowUnknown') : cap === null ? t('cluster.facilityPower.nowNoCap', { now: kw(site.nowW) }) : t('cluster.facilityPower.nowOfCap', { now: kw(site.nowW), cap })}
+                  </p>
+                  {site.points.length < 2 ? (
+                    <p className="text-sm text-slate-500">{t('cluster.collecting')}</p>
+                  ) : (
+                    <FacilityPowerChart
+                      points={site.points.map((p) => ({ at: new Date(p.at), facilityW: p.facilityW }))}
+                      capW={site.capW}
+                      formatKw={kw}
+                      formatTick={(v) => formatDecimal(locale, v, 1)}
+                      formatClock={(at) => formatClockUtc(locale, at)}
+                      labels={{
+                        title: cap === null ? t('cluster.facilityPower.ariaNoCap', { site: site.siteName, peak: kw(peakW) }) : t('cluster.facilityPower.ariaCap', { site: site.siteName, peak: kw(peakW), cap }),
+                        axis: t('cluster.facilityPower.axis'),
+                        time: t('cluster.facilityPower.time'),
+                        line: t('cluster.facilityPower.line', { pue: formatDecimal(locale, site.pueMilli / 1000, 2) }),
+                        cap: cap === null ? null : t('cluster.facilityPower.cap', { cap }),
+                      }}
+                    />
+                  )}
+                </section>
+              );
+            })}
+          </div>
+        </Card>
+      )}
       {c?.partitions.map((p) => {
         const nodes = c.nodes.filter((n) => n.partition === p.name);
         return (
