@@ -9,7 +9,7 @@
  * estimate's model: the same work at the new class's speed). Moved jobs keep their price per
  * GPU-hour.
  */
-import { nodePowerCentiW, jobPowerCentiW, capItCentiW, type Partition, type PolicyName } from '../sim';
+import { capItCentiW, jobPowerCentiW, siteIdleCentiW as idleOf, type Partition, type PolicyName } from '../sim';
 
 /** A site as the what-if sees it: its power figures and, optionally, a facility cap. */
 export interface WhatIfSite {
@@ -161,9 +161,7 @@ export function applyChanges(machine: WhatIfMachine, jobs: readonly WhatIfJob[],
 
 /** siteIdleCentiW is a site's IT draw with every node up and idle, in centiW. */
 export function siteIdleCentiW(machine: WhatIfMachine, siteId: string): number {
-  let total = 0;
-  for (const p of machine.partitions) if (p.siteId === siteId) total += p.nodes * nodePowerCentiW(p, [], false);
-  return total;
+  return idleOf(machine.partitions.filter((p) => p.siteId === siteId));
 }
 
 /** Why a job can never run on a machine, or null when it can (alone, on the idle machine). */
