@@ -35,6 +35,7 @@ export default async function PortalLayout({ children }: { children: ReactNode }
       ? [
           { href: '/staff/centre', label: t('nav.centre') },
           { href: '/staff/tco', label: t('nav.tco') },
+          { href: '/staff/what-if', label: t('nav.whatIf') },
           { href: '/staff/applications', label: t('nav.reviews') },
           { href: '/staff/cluster', label: t('nav.cluster') },
           { href: '/staff/allocations', label: t('nav.allocations') },

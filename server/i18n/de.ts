@@ -1083,6 +1083,7 @@ export const de: Record<MessageKey, string> = {
   'whatIf.classes.class': "Klasse",
   'whatIf.power.label': "Stündliche Spitzenleistung am Zähler in {site}: heutige Maschine und Vorschlag, mit der Grenze",
   'whatIf.power.heading': "Leistung am Zähler in {site}",
+  'whatIf.power.day': "Tag (Tagesspitze)",
   'whatIf.power.cap': "Grenze {cap}",
   'whatIf.power.peak': "Spitze: heute {current}, Vorschlag {proposed}",
   'whatIf.note': "Das Nachspielen nutzt den Scheduler des laufenden Clusters (Multifaktor-Priorität mit EASY-Backfilling, sofern der Vorschlag die Strategie nicht ändert) mit den echten Laufzeiten, GPU-Auslastungen und Startzeitpunkten der Jobs; Auslastung und Erlös zählen nur die GPU-Stunden im Zeitraum, Wartezeiten folgen jedem Job bis zu seinem Start. Die Energie zählt alle Knoten, auch leerlaufende, über den Zeitraum. Eine neue Klasse übernimmt einen gleichmäßig verteilten Anteil der Jobs einer Klasse, jeden nur, wo er passt, mit der Geschwindigkeit der neuen GPUs nach Spitzen-TFLOP/s.",

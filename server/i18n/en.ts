@@ -1082,6 +1082,7 @@ export const en = {
   'whatIf.classes.class': "Class",
   'whatIf.power.label': "Hourly peak facility power at {site}: current machine and proposal, with the cap",
   'whatIf.power.heading': "Facility power at {site}",
+  'whatIf.power.day': "Day (daily peak)",
   'whatIf.power.cap': "Cap {cap}",
   'whatIf.power.peak': "Peak: current {current}, proposed {proposed}",
   'whatIf.note': "The replay uses the live cluster's scheduler (multifactor priority with EASY backfilling unless the proposal changes the policy) with the jobs' real run times, GPU utilisation and begin times; utilisation and revenue count only the GPU-hours inside the period, waits follow every job until it starts. Energy counts every node, idle ones too, over the period. A new class takes an even share of a class's jobs, each only where it fits, running at the new GPUs' speed by peak TFLOP/s.",

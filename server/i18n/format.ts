@@ -110,6 +110,18 @@ export function formatKwh(locale: Locale, wh: number): string {
   return `${numberFormat(locale, { maximumFractionDigits: 1 }).format(Math.round(wh / 100) / 10)} kWh`;
 }
 
+/** formatEnergyWh renders watt-hours as kWh below 10 MWh and as MWh from there, to one decimal ("1,234.5 kWh", "222.8 MWh"). */
+export function formatEnergyWh(locale: Locale, wh: number): string {
+  if (Math.abs(wh) < 10_000_000) return formatKwh(locale, wh);
+  return `${numberFormat(locale, { maximumFractionDigits: 1 }).format(Math.round(wh / 100_000) / 10)} MWh`;
+}
+
+/** formatCo2e renders grams CO2e as kg below 10 t and as tonnes from there, to one decimal ("12.3 kg", "52.4 t"). */
+export function formatCo2e(locale: Locale, grams: number): string {
+  if (Math.abs(grams) < 10_000_000) return formatCo2eKg(locale, grams);
+  return `${numberFormat(locale, { maximumFractionDigits: 1 }).format(Math.round(grams / 100_000) / 10)} t`;
+}
+
 /** formatCo2eKg renders grams CO2e as kilograms to one decimal, as the usage page does, e.g. "12.3 kg". */
 export function formatCo2eKg(locale: Locale, grams: number): string {
   return `${numberFormat(locale, { maximumFractionDigits: 1 }).format(Math.round(grams / 100) / 10)} kg`;

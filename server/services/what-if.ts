@@ -72,6 +72,18 @@ export async function currentMachine(db: DbOrTx, catalogue: Catalogue = configur
   };
 }
 
+/** What the proposal form offers: the classes and sites of the current machine, with their names. */
+export async function whatIfMachineView(db: Db) {
+  const machine = await currentMachine(db);
+  const [classNames, siteNames] = [await db.select({ id: resourceClasses.id, name: resourceClasses.name }).from(resourceClasses), await db.select({ id: sites.id, name: sites.name }).from(sites)];
+  const nameOf = (rows: { id: string; name: string }[], id: string) => rows.find((r) => r.id === id)?.name ?? id;
+  return {
+    classes: machine.partitions.map((p) => ({ id: p.name, name: nameOf(classNames, p.name), siteId: p.siteId, nodes: p.nodes, gpusPerNode: p.gpusPerNode, gpuModel: p.gpuModel })),
+    sites: machine.sites.map((s) => ({ id: s.id, name: nameOf(siteNames, s.id), powerCapW: s.powerCapW, pueMilli: s.pueMilli, gridGco2PerKwh: s.gridGco2PerKwh })),
+    policy: machine.policy,
+  };
+}
+
 const dayStart = (day: string) => new Date(`${day}T00:00:00Z`);
 
 /**

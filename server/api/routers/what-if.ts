@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { router, staffProcedure, todayOf } from '~/server/api/trpc';
 import { dayField, uuidField } from '~/server/api/fields';
 import { whatIfRunOut, whatIfRunSummaryOut } from '~/server/api/outputs';
-import { createWhatIfRun, getWhatIfRun, listWhatIfRuns } from '~/server/services/what-if';
+import { createWhatIfRun, getWhatIfRun, listWhatIfRuns, whatIfMachineView } from '~/server/services/what-if';
 
 const idField = z.string().trim().min(1).max(64);
 
@@ -28,6 +28,17 @@ export const whatIfChangeInput = z.discriminatedUnion('kind', [
 ]);
 
 export const whatIfRouter = router({
+  /** The current machine's classes and sites, for the proposal form. */
+  machine: staffProcedure()
+    .output(
+      z.object({
+        classes: z.array(z.object({ id: z.string(), name: z.string(), siteId: z.string(), nodes: z.number().int(), gpusPerNode: z.number().int(), gpuModel: z.string() })),
+        sites: z.array(z.object({ id: z.string(), name: z.string(), powerCapW: z.number().int().nullable(), pueMilli: z.number().int(), gridGco2PerKwh: z.number().int() })),
+        policy: z.enum(['fifo', 'easy', 'multifactor']),
+      }),
+    )
+    .query(({ ctx }) => whatIfMachineView(ctx.db)),
+
   list: staffProcedure()
     .output(z.array(whatIfRunSummaryOut))
     .query(({ ctx }) => listWhatIfRuns(ctx.db)),
