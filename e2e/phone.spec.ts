@@ -61,5 +61,18 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await expect(page).toHaveURL(/\/staff\/centre/);
       await expectPhoneFriendly(page, 'centre dashboard');
     });
+
+    test('the staff planning pages fit a phone', async ({ page }) => {
+      const t = texts(locale);
+      await signIn(page, locale, 'admin@centre.example');
+      await openFromMenu(page, locale, t('nav.tco'));
+      await expect(page.getByRole('heading', { name: t('tco.title') })).toBeVisible();
+      await expectPhoneFriendly(page, 'cost per GPU-hour');
+      await openFromMenu(page, locale, t('nav.cluster'));
+      await expectPhoneFriendly(page, 'cluster');
+      await openFromMenu(page, locale, t('nav.whatIf'));
+      await expect(page.getByRole('heading', { name: t('whatIf.title') })).toBeVisible();
+      await expectPhoneFriendly(page, 'what-if planning');
+    });
   });
 }

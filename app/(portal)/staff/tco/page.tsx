@@ -142,7 +142,7 @@ function Costs({ rc, costs, whatIfBp, t, bp, euros, perHour, mwh }: { rc: TcoCla
   const curveLast = costs.curve.at(-1)!;
   const tariffOf = (kind: 'academic' | 'company') => costs.tariffs.find((x) => x.kind === kind)!.centsPerGpuHour;
   return (
-    <div className="grid gap-6 xl:grid-cols-2">
+    <div className="grid grid-cols-1 gap-6 xl:grid-cols-2">
       <div className="space-y-4">
         <Table>
           <caption className="sr-only">{t('tco.breakdown.caption')}</caption>

@@ -9,7 +9,7 @@ import { Alert, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
 import type { RouterOutputs } from '~/app/_lib/types';
 import { useTRPC } from '~/app/_lib/trpc';
 import { addDays } from '~/server/core/working-days';
-import { formatBasisPoints, formatCo2e, formatCount, formatDay, formatDecimal, formatDuration, formatEnergyWh, formatEuros, formatKw, formatPercent } from '~/server/i18n/format';
+import { formatBasisPoints, formatCo2e, formatCount, formatDay, formatDayShort, formatDecimal, formatDuration, formatEnergyWh, formatEuros, formatKw, formatPercent } from '~/server/i18n/format';
 import { describeChange } from '../describe';
 import { WhatIfPowerChart } from './power-chart';
 
@@ -93,7 +93,7 @@ function Result({ run, result }: { run: Run; result: NonNullable<Run['result']> 
   const kw = (w: number) => formatKw(locale, w);
   return (
     <>
-      <p className="max-w-3xl text-sm text-slate-700">
+      <p className="max-w-3xl text-sm text-slate-700" data-testid="whatif-history">
         {t('whatIf.run.history', {
           replayed: count(history.replayed),
           submitted: count(history.submitted),
@@ -118,8 +118,10 @@ function Result({ run, result }: { run: Run; result: NonNullable<Run['result']> 
           </thead>
           <tbody>
             {rows.map((r) => (
-              <tr key={r.key}>
-                <Th className="font-normal text-slate-800">{r.label}</Th>
+              <tr key={r.key} data-testid={`whatif-${r.key}`}>
+                <th scope="row" className="px-3 py-2 text-left text-xs font-semibold text-slate-800">
+                  {r.label}
+                </th>
                 <Td className="text-right tabular-nums">{r.current}</Td>
                 <Td className="text-right tabular-nums">{r.proposed}</Td>
                 <Td className="text-right tabular-nums text-slate-600">{r.difference}</Td>
@@ -145,7 +147,9 @@ function Result({ run, result }: { run: Run; result: NonNullable<Run['result']> 
               const pair = (a: string | undefined, b: string) => (a === undefined ? b : a === b ? a : `${a} → ${b}`);
               return (
                 <tr key={p.id}>
-                  <Th className="font-normal text-slate-800">{`${p.id} · ${p.siteId}`}</Th>
+                  <th scope="row" className="whitespace-nowrap px-3 py-2 text-left text-xs font-semibold text-slate-800">
+                    {`${p.id} · ${p.siteId}`}
+                  </th>
                   <Td className="text-right tabular-nums">{pair(c && count(c.gpus), count(p.gpus))}</Td>
                   <Td className="text-right tabular-nums">{pair(c && formatBasisPoints(locale, c.utilisationBp), formatBasisPoints(locale, p.utilisationBp))}</Td>
                   <Td className="text-right tabular-nums">{pair(c && formatDuration(c.waitP50Seconds), formatDuration(p.waitP50Seconds))}</Td>
@@ -165,7 +169,7 @@ function Result({ run, result }: { run: Run; result: NonNullable<Run['result']> 
             proposed={dailyPeaks(p.hourlyPeakW)}
             currentCapW={c.powerCapW}
             proposedCapW={p.powerCapW}
-            formatDay={(day) => formatDay(locale, day)}
+            formatDay={(day) => formatDayShort(locale, day)}
             formatKw={kw}
             formatTick={(v) => formatDecimal(locale, v, 0)}
             labels={{
