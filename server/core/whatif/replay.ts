@@ -7,14 +7,15 @@
  *   that ran (a job still waiting when the period ends is followed until it runs);
  * - bounded slowdown: mean of max(1, (wait + run) ÷ max(run, 10 s));
  * - jobs delayed by the cap: those that waited with PowerCap at least once;
- * - energy: the sites' IT draw (idle nodes too) integrated over the period; facility = IT × PUE;
+ * - energy: the sites' IT draw (idle nodes too, from the jobs' starts and ends by the engine's power
+ *   model) integrated over the period; facility = IT × PUE;
  *   heat reused and CO2e from facility energy by the site's figures, as settlement books a job;
  * - revenue: each job's GPU-seconds inside the period at its price per GPU-hour.
  *
  * Jobs that can never run on the machine (`neverRuns`) are left out of the replay and counted.
  * `step` advances a bounded number of events so a caller can report progress between steps.
  */
-import { createEngine, policyFromName, type ClusterEngine, type ClusterConfig } from '../sim';
+import { createEngine, facilityPowerW, jobPowerCentiW, policyFromName, siteIdleCentiW, type ClusterConfig, type ClusterEngine } from '../sim';
 import { neverRuns, type WhatIfJob, type WhatIfMachine } from './machine';
 
 /** The replay's measures of one machine. */
@@ -60,12 +61,6 @@ export class WhatIfReplay {
   private readonly engine: ClusterEngine;
   private readonly run: WhatIfJob[];
   private readonly never = { partition: 0, nodes: 0, walltime: 0, power: 0 };
-  private readonly hours: number;
-  private last: number;
-  private power: { it: number[]; facility: number[] };
-  private readonly energyWs: { it: Float64Array; facility: Float64Array };
-  private readonly peak: number[];
-  private readonly hourly: number[][];
   private finished = false;
 
   constructor(
@@ -102,40 +97,6 @@ export class WhatIfReplay {
         ...(job.beginSeconds !== null && job.beginSeconds > job.submitSeconds ? { beginTimeSeconds: job.beginSeconds } : {}),
       });
     }
-    const n = machine.sites.length;
-    this.hours = Math.max(1, Math.ceil((period.toSeconds - period.fromSeconds) / 3600));
-    this.last = period.fromSeconds;
-    this.power = this.readPower();
-    this.energyWs = { it: new Float64Array(n), facility: new Float64Array(n) };
-    this.peak = new Array<number>(n).fill(0);
-    this.hourly = machine.sites.map(() => new Array<number>(this.hours).fill(0));
-  }
-
-  private readPower(): { it: number[]; facility: number[] } {
-    const view = new Map(this.engine.sitePower().map((s) => [s.siteId, s]));
-    return {
-      it: this.machine.sites.map((s) => view.get(s.id)?.itPowerW ?? 0),
-      facility: this.machine.sites.map((s) => view.get(s.id)?.facilityPowerW ?? 0),
-    };
-  }
-
-  /** Integrates the power held since the last event up to `t` (inside the period only). */
-  private integrate(t: number): void {
-    const from = Math.max(this.last, this.period.fromSeconds);
-    const to = Math.min(t, this.period.toSeconds);
-    if (to > from) {
-      const firstHour = Math.floor((from - this.period.fromSeconds) / 3600);
-      const lastHour = Math.floor((to - 1 - this.period.fromSeconds) / 3600);
-      for (let i = 0; i < this.machine.sites.length; i++) {
-        const w = this.power.facility[i]!;
-        this.energyWs.it[i]! += this.power.it[i]! * (to - from);
-        this.energyWs.facility[i]! += w * (to - from);
-        if (w > this.peak[i]!) this.peak[i] = w;
-        const hourly = this.hourly[i]!;
-        for (let h = firstHour; h <= lastHour; h++) if (w > hourly[h]!) hourly[h] = w;
-      }
-    }
-    this.last = Math.max(this.last, t);
   }
 
   /** The share of the replay done, 0..1 (by simulated time through the period; the tail after it counts as the last step). */
@@ -149,16 +110,57 @@ export class WhatIfReplay {
   step(maxEvents = 500): boolean {
     for (let k = 0; k < maxEvents && !this.finished; k++) {
       const next = this.engine.nextEventSeconds();
-      if (next === null) {
-        this.integrate(this.period.toSeconds);
-        this.finished = true;
-        break;
-      }
-      this.integrate(next);
-      this.engine.advanceTo(next);
-      this.power = this.readPower();
+      if (next === null) this.finished = true;
+      else this.engine.advanceTo(next);
     }
     return this.finished;
+  }
+
+  /**
+   * The sites' power through the period, from the jobs' starts and ends: a site draws its idle power
+   * (every node up; the replay has no failures) plus the increment of each job running there, as the
+   * engine's power model has it. Returns each site's IT energy (centiW·s), highest facility draw and
+   * hourly highest facility draw (W).
+   */
+  private sitePower(starts: Map<string, { start: number; end: number }>) {
+    const { fromSeconds: from, toSeconds: to } = this.period;
+    const hours = Math.max(1, Math.ceil((to - from) / 3600));
+    return this.machine.sites.map((site) => {
+      const partitions = this.machine.partitions.filter((p) => p.siteId === site.id);
+      const idle = siteIdleCentiW(partitions);
+      const steps: { at: number; delta: number }[] = [];
+      for (const job of this.run) {
+        const p = partitions.find((q) => q.name === job.partition);
+        const ran = starts.get(job.id);
+        if (!p || !ran) continue;
+        const power = jobPowerCentiW(p, job.gpus, job.gpuUtilPercent);
+        steps.push({ at: ran.start, delta: power }, { at: ran.end, delta: -power });
+      }
+      // An end before a start at the same instant, as the engine frees before it starts.
+      steps.sort((a, b) => a.at - b.at || a.delta - b.delta);
+      let draw = idle;
+      let last = from;
+      let energy = 0;
+      let peak = 0;
+      const hourly = new Array<number>(hours).fill(0);
+      const hold = (until: number) => {
+        const a = Math.max(last, from);
+        const b = Math.min(until, to);
+        if (b > a) {
+          energy += draw * (b - a);
+          const w = facilityPowerW(draw, site.pueMilli);
+          if (w > peak) peak = w;
+          for (let h = Math.floor((a - from) / 3600); h <= Math.floor((b - 1 - from) / 3600); h++) if (w > hourly[h]!) hourly[h] = w;
+        }
+        last = Math.max(last, until);
+      };
+      for (const step of steps) {
+        if (step.at !== last) hold(step.at);
+        draw += step.delta;
+      }
+      hold(to);
+      return { itCentiWs: energy, peakW: peak, hourly };
+    });
   }
 
   /** outcome measures the finished replay. */
@@ -169,6 +171,7 @@ export class WhatIfReplay {
     const waits: number[] = [];
     const byClass = new Map<string, { waits: number[]; gpuSeconds: number }>();
     for (const p of this.machine.partitions) byClass.set(p.name, { waits: [], gpuSeconds: 0 });
+    const ran = new Map<string, { start: number; end: number }>();
     let delivered = 0;
     let revenue = 0;
     let slowdown = 0;
@@ -177,6 +180,7 @@ export class WhatIfReplay {
       const view = this.engine.job(job.id)!;
       if (view.heldByPowerCap) delayed++;
       if (view.startTimeSeconds === null || view.endTimeSeconds === null) continue;
+      ran.set(job.id, { start: view.startTimeSeconds, end: view.endTimeSeconds });
       const runSeconds = view.endTimeSeconds - view.startTimeSeconds;
       const ready = Math.max(view.submitTimeSeconds, job.beginSeconds ?? 0);
       const wait = Math.max(0, view.startTimeSeconds - ready);
@@ -191,14 +195,15 @@ export class WhatIfReplay {
     }
     waits.sort((a, b) => a - b);
     const gpus = this.machine.partitions.reduce((s, p) => s + p.nodes * p.gpusPerNode, 0);
-    const wh = (ws: number) => Math.round(ws / 3600);
+    const power = this.sitePower(ran);
     let itWh = 0;
     let facilityWh = 0;
     let heatWh = 0;
     let co2e = 0;
     this.machine.sites.forEach((site, i) => {
-      const facility = wh(this.energyWs.facility[i]!);
-      itWh += wh(this.energyWs.it[i]!);
+      const itCentiWs = power[i]!.itCentiWs;
+      const facility = Math.round((itCentiWs * site.pueMilli) / (1000 * 100 * 3600));
+      itWh += Math.round(itCentiWs / (100 * 3600));
       facilityWh += facility;
       heatWh += Math.round((facility * site.heatReusePermille) / 1000);
       co2e += Math.round((facility * site.gridGco2PerKwh) / 1000);
@@ -225,7 +230,7 @@ export class WhatIfReplay {
         const classGpus = p.nodes * p.gpusPerNode;
         return { id: p.name, siteId: p.siteId, gpus: classGpus, jobs: c.waits.length, waitP50Seconds: nearestRank(c.waits, 50), waitP90Seconds: nearestRank(c.waits, 90), utilisationBp: classGpus && span > 0 ? Math.round((c.gpuSeconds * 10_000) / (classGpus * span)) : 0 };
       }),
-      sites: this.machine.sites.map((s, i) => ({ id: s.id, peakFacilityPowerW: this.peak[i]!, powerCapW: s.powerCapW, hourlyPeakW: this.hourly[i]! })),
+      sites: this.machine.sites.map((s, i) => ({ id: s.id, peakFacilityPowerW: power[i]!.peakW, powerCapW: s.powerCapW, hourlyPeakW: power[i]!.hourly })),
     };
   }
 }

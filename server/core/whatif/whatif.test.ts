@@ -1,6 +1,6 @@
 // What-if planning on hand-computed machines: one site, 4-GPU nodes, 100 W per busy GPU and nothing idle.
 import { describe, expect, it } from 'vitest';
-import type { Partition } from '../sim';
+import { createEngine, policyFromName, type Partition } from '../sim';
 import { applyChanges, changeProblems, neverRuns, takesShare, type WhatIfJob, type WhatIfMachine } from './machine';
 import { nearestRank, WhatIfReplay } from './replay';
 
@@ -103,6 +103,58 @@ describe('what-if replay', () => {
     expect(neverRuns(m, job('lost', { partition: 'nope' }))).toBe('partition');
     const out = new WhatIfReplay(m, [job('big'), job('ok', { gpus: 1 })], PERIOD).outcome();
     expect(out).toMatchObject({ jobs: 2, jobsRun: 1, jobsNeverRun: { power: 1, nodes: 0, walltime: 0, partition: 0 } });
+  });
+
+  it('draws the power the engine itself reports, at every event (peak, hourly peaks, energy)', () => {
+    // Two partitions at one capped site; jobs of mixed sizes and utilisations arriving over a day.
+    const m = machine({
+      sites: [{ id: 'here', country: 'DE', eu: true, pueMilli: 1250, gridGco2PerKwh: 0, heatReusePermille: 0, powerCapW: 3_000 }],
+      partitions: [part({ nodes: 3, gpuIdlePowerW: 50, gpuMaxPowerW: 400, nodeBasePowerW: 300 }), part({ name: 'other', nodes: 2, gpusPerNode: 2, gpuIdlePowerW: 30, gpuMaxPowerW: 300, nodeBasePowerW: 100 })],
+      peakTflops: { gpu: 1000, other: 500 },
+    });
+    let seed = 7;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const jobs = Array.from({ length: 60 }, (_, i) => {
+      const other = random() < 0.3;
+      const gpus = other ? 1 + Math.floor(random() * 2) : [1, 2, 4, 8][Math.floor(random() * 4)]!;
+      const runtime = 600 + Math.floor(random() * 7200);
+      return job(`j${i}`, { partition: other ? 'other' : 'gpu', gpus, nodes: gpus > 4 ? 2 : 1, submitSeconds: Math.floor(random() * 86_400), runtimeSeconds: runtime, walltimeSeconds: runtime + 600, gpuUtilPercent: 40 + Math.floor(random() * 61) });
+    });
+    const period = { fromSeconds: 0, toSeconds: 2 * 86_400 };
+    const out = new WhatIfReplay(m, jobs, period).outcome();
+    expect(out.jobsDelayedByPowerCap).toBeGreaterThan(0);
+    // The large jobs cannot run under the cap even alone: left out (in the engine they would wait for ever and block the queue).
+    const runnable = jobs.filter((j) => neverRuns(m, j) === null);
+    expect(out.jobsNeverRun.power).toBe(jobs.length - runnable.length);
+    expect(out.jobsNeverRun.power).toBeGreaterThan(0);
+    // The engine's own view, event by event.
+    const engine = createEngine({ cluster: { sites: [{ id: 'here', country: 'DE', eu: true, pueMilli: 1250, powerCapW: 3_000 }], partitions: m.partitions }, policy: policyFromName('easy'), seed: 1, startTimeSeconds: 0, nodeFailures: null });
+    for (const j of runnable) engine.submit({ id: j.id, submitTimeSeconds: j.submitSeconds, user: j.user, account: j.account, partition: j.partition, gpus: j.gpus, nodes: j.nodes, walltimeLimitSeconds: j.walltimeSeconds, runtimeSeconds: j.runtimeSeconds, gpuUtilPercent: j.gpuUtilPercent, exitCode: 0 });
+    let last = 0;
+    let facilityW = engine.sitePower()[0]!.facilityPowerW;
+    let peak = 0;
+    const hourly = new Array<number>(48).fill(0);
+    let facilityWs = 0;
+    for (let next = engine.nextEventSeconds(); next !== null && last < period.toSeconds; next = engine.nextEventSeconds()) {
+      const until = Math.min(next, period.toSeconds);
+      if (until > last) {
+        facilityWs += facilityW * (until - last);
+        peak = Math.max(peak, facilityW);
+        for (let h = Math.floor(last / 3600); h <= Math.floor((until - 1) / 3600); h++) hourly[h] = Math.max(hourly[h]!, facilityW);
+      }
+      last = until;
+      engine.advanceTo(next);
+      facilityW = engine.sitePower()[0]!.facilityPowerW;
+    }
+    if (last < period.toSeconds) {
+      facilityWs += facilityW * (period.toSeconds - last);
+      for (let h = Math.floor(last / 3600); h < 48; h++) hourly[h] = Math.max(hourly[h]!, facilityW);
+    }
+    expect(out.sites[0]!.peakFacilityPowerW).toBe(peak);
+    expect(peak).toBeLessThanOrEqual(3_000);
+    expect(out.sites[0]!.hourlyPeakW).toEqual(hourly);
+    // Energy: the engine rounds each instant's facility draw to whole W, the sweep rounds once.
+    expect(Math.abs(out.facilityEnergyWh - facilityWs / 3600)).toBeLessThan(2);
   });
 
   it('reports progress until it is done', () => {
