@@ -7,7 +7,7 @@ import { and, asc, desc, eq, gte, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
 import { jobs, resourceClasses, sites, users, whatIfRuns } from '~/db/schema';
 import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
-import { configuredCatalogue, type Catalogue } from '~/server/catalogue';
+import { configuredCatalogue, sitePowerCapW, type Catalogue } from '~/server/catalogue';
 import { meanGpuUtilPercent } from '~/server/core/jobs/efficiency';
 import { applyChanges, changeProblems, type WhatIfChange, type WhatIfJob, type WhatIfMachine } from '~/server/core/whatif/machine';
 import { nearestRank, WhatIfReplay, type WhatIfOutcome } from '~/server/core/whatif/replay';
@@ -62,10 +62,7 @@ export async function currentMachine(db: DbOrTx, catalogue: Catalogue = configur
   const siteRows = await db.select().from(sites).orderBy(asc(sites.id));
   const peaks = await db.select({ id: resourceClasses.id, peakTflops: resourceClasses.peakTflops }).from(resourceClasses);
   return {
-    sites: siteRows.map((s) => {
-      const capKw = catalogue.sites.find((c) => c.id === s.id)?.powerCapKw;
-      return { id: s.id, country: s.country, eu: s.inEu, pueMilli: s.pueMilli, gridGco2PerKwh: s.gridGco2PerKwh, heatReusePermille: s.heatReusePermille, powerCapW: capKw === undefined ? null : Math.round(capKw * 1000) };
-    }),
+    sites: siteRows.map((s) => ({ id: s.id, country: s.country, eu: s.inEu, pueMilli: s.pueMilli, gridGco2PerKwh: s.gridGco2PerKwh, heatReusePermille: s.heatReusePermille, powerCapW: sitePowerCapW(catalogue, s.id) })),
     partitions: cluster.partitions,
     peakTflops: Object.fromEntries(peaks.map((p) => [p.id, Number(p.peakTflops ?? 0)])),
     policy: CURRENT_POLICY,
