@@ -75,6 +75,20 @@ export function replayTraceCapped(trace: ReplayTrace, policy: ReplayPolicy, powe
     else qTail = p;
   };
 
+  // EASY's backfill pass must find, in queue order, each job that starts and each not yet marked job to mark. A marked
+  // job needs no visit unless it can start, so the pass walks only the unmarked pending jobs (a list in submit order,
+  // `up` being the one before j, −1 for the first) and asks `marked` for the first marked job that can start now.
+  const uNext = new Int32Array(easy ? n : 0);
+  let uHead = -1;
+  let uTail = -1;
+  const marked = new MarkedJobs(size, watts, estimate, delayed, qNext);
+  const leaveUnmarked = (j: number, up: number): void => {
+    const x = uNext[j]!;
+    if (up >= 0) uNext[up] = x;
+    else uHead = x;
+    if (uTail === j) uTail = up;
+  };
+
   const startJob = (j: number, now: number): void => {
     start[j] = now;
     free -= size[j]!;
@@ -132,15 +146,33 @@ export function replayTraceCapped(trace: ReplayTrace, policy: ReplayPolicy, powe
       if (qTail >= 0) qNext[qTail] = j;
       else qHead = j;
       qTail = j;
+      if (easy) {
+        uNext[j] = -1;
+        if (uTail >= 0) uNext[uTail] = j;
+        else uHead = j;
+        uTail = j;
+        marked.cover(qHead, j);
+      }
     }
     // 3. One scheduling pass.
     if (qHead < 0) continue;
+    // The head, when unmarked, is the first unmarked job.
     while (qHead >= 0 && size[qHead]! <= free && watts[qHead]! <= freePower) {
       const j = qHead;
       unlink(j);
+      if (easy) {
+        if (delayed[j]) marked.remove(j);
+        else leaveUnmarked(j, -1);
+      }
       startJob(j, now);
     }
-    if (qHead >= 0 && size[qHead]! <= free) delayed[qHead] = 1;
+    if (qHead >= 0 && size[qHead]! <= free && !delayed[qHead]) {
+      delayed[qHead] = 1;
+      if (easy) {
+        leaveUnmarked(qHead, -1);
+        marked.add(qHead);
+      }
+    }
     if (easy && qHead >= 0 && free > 0) {
       // EASY: shadow time and extra GPUs and power for the head job.
       const need = size[qHead]!;
@@ -168,32 +200,167 @@ export function replayTraceCapped(trace: ReplayTrace, policy: ReplayPolicy, powe
       let extra = avail - need;
       let extraPower = availPower - needPower;
 
-      for (let j = qNext[qHead]!; j >= 0 && free > 0; ) {
-        const next = qNext[j]!;
-        const s = size[j]!;
-        const w = watts[j]!;
-        if (s <= free) {
+      // The jobs behind the head in queue order, visiting only the unmarked ones (u) and the marked ones that can start (m):
+      // a marked job that cannot start would only be marked again. A start lowers what is free, so m is looked up again,
+      // from m on when an unmarked job before it started (nothing between could start with more free).
+      const last = nextArrival - 1;
+      let up = -1;
+      let u = uHead;
+      if (u === qHead) {
+        up = u;
+        u = uNext[u]!;
+      }
+      let m = marked.firstStartable(qHead + 1, last, now, shadow, free, freePower, extra, extraPower);
+      while (free > 0 && (u >= 0 || m >= 0)) {
+        if (m < 0 || (u >= 0 && u < m)) {
+          const j = u;
+          u = uNext[j]!;
+          const s = size[j]!;
           const short = now + estimate[j]! <= shadow;
-          if (short || s <= extra) {
-            if (w > freePower || (!short && w > extraPower)) {
-              delayed[j] = 1;
-            } else {
-              if (!short) {
-                extra -= s;
-                extraPower -= w;
-              }
-              unlink(j);
-              startJob(j, now);
-            }
+          if (s > free || (!short && s > extra)) {
+            up = j;
+            continue;
           }
+          const w = watts[j]!;
+          leaveUnmarked(j, up);
+          if (w > freePower || (!short && w > extraPower)) {
+            delayed[j] = 1;
+            marked.add(j);
+            continue;
+          }
+          if (!short) {
+            extra -= s;
+            extraPower -= w;
+          }
+          unlink(j);
+          startJob(j, now);
+          if (m >= 0) m = marked.firstStartable(m, last, now, shadow, free, freePower, extra, extraPower);
+        } else {
+          const j = m;
+          if (now + estimate[j]! > shadow) {
+            extra -= size[j]!;
+            extraPower -= watts[j]!;
+          }
+          unlink(j);
+          marked.remove(j);
+          startJob(j, now);
+          m = marked.firstStartable(j + 1, last, now, shadow, free, freePower, extra, extraPower);
         }
-        j = next;
       }
     }
     const draw = power.capCentiW - freePower;
     if (draw > peak) peak = draw;
   }
   return { start, delayed, peakCentiW: peak };
+}
+
+/**
+ * The pending jobs already marked delayed, in a min-tree of their GPUs, power and estimate over a ring of slots (job j
+ * in slot j mod the ring's size, which always covers the pending jobs from the head to the last arrival, so slot order
+ * from a job on is queue order): `firstStartable` finds the first one from a job on that can start now without
+ * walking the others. A subtree is entered only if its smallest GPUs, power and estimate could let one of its jobs
+ * start; at a leaf the test is exactly the pass's. The ring doubles (and is refilled from the queue) when the pending
+ * span outgrows it, so its size follows the longest queue, not the trace.
+ */
+class MarkedJobs {
+  private leaves = 0;
+  private gpus = new Float64Array(0);
+  private power = new Float64Array(0);
+  private est = new Float64Array(0);
+
+  constructor(
+    private readonly size: Int32Array,
+    private readonly watts: Float64Array,
+    private readonly estimate: Float64Array,
+    private readonly delayed: Uint8Array,
+    private readonly qNext: Int32Array,
+  ) {
+    this.resize(64);
+  }
+
+  /** cover makes the ring hold every job from first (the queue's head) to last, refilling it from the queue if it must grow. */
+  cover(first: number, last: number): void {
+    if (last - first < this.leaves) return;
+    let leaves = this.leaves;
+    while (last - first >= leaves) leaves *= 2;
+    this.resize(leaves);
+    for (let j = first; j >= 0; j = this.qNext[j]!) if (this.delayed[j]) this.add(j);
+  }
+
+  private resize(leaves: number): void {
+    this.leaves = leaves;
+    this.gpus = new Float64Array(2 * leaves).fill(Infinity);
+    this.power = new Float64Array(2 * leaves).fill(Infinity);
+    this.est = new Float64Array(2 * leaves).fill(Infinity);
+  }
+
+  add(j: number): void {
+    this.set(j, this.size[j]!, this.watts[j]!, this.estimate[j]!);
+  }
+
+  remove(j: number): void {
+    this.set(j, Infinity, Infinity, Infinity);
+  }
+
+  private set(j: number, g: number, w: number, e: number): void {
+    const { gpus, power, est } = this;
+    let k = (j & (this.leaves - 1)) + this.leaves;
+    gpus[k] = g;
+    power[k] = w;
+    est[k] = e;
+    for (k >>= 1; k >= 1; k >>= 1) {
+      const l = 2 * k;
+      const r = l + 1;
+      const ng = Math.min(gpus[l]!, gpus[r]!);
+      const nw = Math.min(power[l]!, power[r]!);
+      const ne = Math.min(est[l]!, est[r]!);
+      if (ng === gpus[k] && nw === power[k] && ne === est[k]) break;
+      gpus[k] = ng;
+      power[k] = nw;
+      est[k] = ne;
+    }
+  }
+
+  /**
+   * The first marked job in from … last (pending jobs, within the ring) that fits the free GPUs and power and either
+   * ends by its estimate by the shadow time or fits both extras; −1 if none.
+   */
+  firstStartable(from: number, last: number, now: number, shadow: number, free: number, freePower: number, extra: number, extraPower: number): number {
+    if (from > last) return -1;
+    const { gpus, power, est } = this;
+    const g = gpus[1]!;
+    const w = power[1]!;
+    if (!(g <= free && w <= freePower && (now + est[1]! <= shadow || (g <= extra && w <= extraPower)))) return -1;
+    const mask = this.leaves - 1;
+    const a = from & mask;
+    const b = last & mask;
+    let slot = this.firstSlot(a, now, shadow, free, freePower, extra, extraPower);
+    if (a <= b) {
+      if (slot > b) slot = -1;
+    } else if (slot < 0) {
+      slot = this.firstSlot(0, now, shadow, free, freePower, extra, extraPower);
+      if (slot > b) slot = -1;
+    }
+    return slot < 0 ? -1 : from + ((slot - a) & mask);
+  }
+
+  /** The first slot ≥ a whose job could start (see firstStartable), or −1. */
+  private firstSlot(a: number, now: number, shadow: number, free: number, freePower: number, extra: number, extraPower: number): number {
+    const { gpus, power, est, leaves } = this;
+    let k = a + leaves;
+    for (;;) {
+      const w = power[k]!;
+      const g = gpus[k]!;
+      if (w <= freePower && g <= free && (now + est[k]! <= shadow || (g <= extra && w <= extraPower))) {
+        if (k >= leaves) return k - leaves;
+        k *= 2;
+        continue;
+      }
+      while (k & 1) k >>= 1;
+      if (k === 0) return -1;
+      k++;
+    }
+  }
 }
 
 /** replayFacilityEnergyWh is the pool's facility energy from the first submit to the last end: (idle draw × span + Σ job increment × runtime) × PUE, in whole Wh. */
