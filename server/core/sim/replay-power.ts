@@ -19,6 +19,9 @@ import { TimeHeap } from './heap';
 import type { ReplayPolicy } from './replay';
 import type { ReplayTrace } from './trace';
 
+/** Up to this many running entries are moved by hand, more through copyWithin. */
+const SHORT_SHIFT = 32;
+
 /** The pool's power for a capped replay, in IT centiwatts. */
 export interface ReplayPower {
   /** The most IT power the pool may draw (the facility cap ÷ PUE). */
@@ -82,6 +85,13 @@ export function replayTraceCapped(trace: ReplayTrace, policy: ReplayPolicy, powe
   let uHead = -1;
   let uTail = -1;
   const marked = new MarkedJobs(size, watts, estimate, delayed, qNext);
+  // Ends and starts so far, and what the last backfill pass found (see `calm` below).
+  let changes = 0;
+  let calmChanges = -1;
+  let calmShadowEnd = -Infinity;
+  let calmExtra = 0;
+  let calmExtraPower = 0;
+  let calmUTail = -1;
   const leaveUnmarked = (j: number, up: number): void => {
     const x = uNext[j]!;
     if (up >= 0) uNext[up] = x;
@@ -90,21 +100,30 @@ export function replayTraceCapped(trace: ReplayTrace, policy: ReplayPolicy, powe
   };
 
   const startJob = (j: number, now: number): void => {
+    changes++;
     start[j] = now;
     free -= size[j]!;
     freePower -= watts[j]!;
     ends.push(now + runtime[j]!, j);
     const est = now + estimate[j]!;
-    let lo = 0;
-    let hi = runCount;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (runEst[mid]! <= est) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo < runCount) {
+    // After the last entry ≤ est (a short shift is cheaper by hand than through copyWithin).
+    let lo = runCount;
+    if (runCount > SHORT_SHIFT) {
+      lo = 0;
+      let hi = runCount;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (runEst[mid]! <= est) lo = mid + 1;
+        else hi = mid;
+      }
       runEst.copyWithin(lo + 1, lo, runCount);
       runJob.copyWithin(lo + 1, lo, runCount);
+    } else {
+      while (lo > 0 && runEst[lo - 1]! > est) {
+        runEst[lo] = runEst[lo - 1]!;
+        runJob[lo] = runJob[lo - 1]!;
+        lo--;
+      }
     }
     runEst[lo] = est;
     runJob[lo] = j;
@@ -121,9 +140,16 @@ export function replayTraceCapped(trace: ReplayTrace, policy: ReplayPolicy, powe
       else hi = mid;
     }
     while (runJob[lo] !== j) lo++;
-    runEst.copyWithin(lo, lo + 1, runCount);
-    runJob.copyWithin(lo, lo + 1, runCount);
     runCount--;
+    if (runCount - lo > SHORT_SHIFT) {
+      runEst.copyWithin(lo, lo + 1, runCount + 1);
+      runJob.copyWithin(lo, lo + 1, runCount + 1);
+    } else {
+      for (; lo < runCount; lo++) {
+        runEst[lo] = runEst[lo + 1]!;
+        runJob[lo] = runJob[lo + 1]!;
+      }
+    }
   };
 
   while (nextArrival < n || ends.size > 0) {
@@ -137,6 +163,7 @@ export function replayTraceCapped(trace: ReplayTrace, policy: ReplayPolicy, powe
       free += size[j]!;
       freePower += watts[j]!;
       removeRunning(j);
+      changes++;
     }
     // 2. Arrivals.
     while (nextArrival < n && submit[nextArrival] === now) {
@@ -174,31 +201,47 @@ export function replayTraceCapped(trace: ReplayTrace, policy: ReplayPolicy, powe
       }
     }
     if (easy && qHead >= 0 && free > 0) {
-      // EASY: shadow time and extra GPUs and power for the head job.
-      const need = size[qHead]!;
-      const needPower = watts[qHead]!;
-      let avail = free;
-      let availPower = freePower;
+      // EASY: shadow time and extra GPUs and power for the head job. A calm pass: nothing ended or started since the
+      // last backfill pass began (so it started nothing either) and that pass's shadow time, an estimated end, is still
+      // ahead: the shadow time and extras are the same, and each job that pass visited would do nothing again (only
+      // `now` grew, so a short job can only turn long), so only the jobs that arrived since are visited.
+      const calm = changes === calmChanges && calmShadowEnd > now;
       let shadow = now;
-      let i = 0;
-      while (i < runCount) {
-        const r = runJob[i]!;
-        avail += size[r]!;
-        availPower += watts[r]!;
-        const e = runEst[i]!;
-        i++;
-        if (avail >= need && availPower >= needPower) {
-          shadow = e > now ? e : now;
-          while (i < runCount && runEst[i]! <= shadow) {
-            const s = runJob[i++]!;
-            avail += size[s]!;
-            availPower += watts[s]!;
+      let extra = calmExtra;
+      let extraPower = calmExtraPower;
+      if (calm) {
+        shadow = calmShadowEnd;
+      } else {
+        const need = size[qHead]!;
+        const needPower = watts[qHead]!;
+        let avail = free;
+        let availPower = freePower;
+        let shadowEnd = -Infinity;
+        let i = 0;
+        while (i < runCount) {
+          const r = runJob[i]!;
+          avail += size[r]!;
+          availPower += watts[r]!;
+          const e = runEst[i]!;
+          i++;
+          if (avail >= need && availPower >= needPower) {
+            shadowEnd = e;
+            shadow = e > now ? e : now;
+            while (i < runCount && runEst[i]! <= shadow) {
+              const s = runJob[i++]!;
+              avail += size[s]!;
+              availPower += watts[s]!;
+            }
+            break;
           }
-          break;
         }
+        extra = avail - need;
+        extraPower = availPower - needPower;
+        calmChanges = changes;
+        calmShadowEnd = shadowEnd;
+        calmExtra = extra;
+        calmExtraPower = extraPower;
       }
-      let extra = avail - need;
-      let extraPower = availPower - needPower;
 
       // The jobs behind the head in queue order, visiting only the unmarked ones (u) and the marked ones that can start (m):
       // a marked job that cannot start would only be marked again. A start lowers what is free, so m is looked up again,
@@ -206,11 +249,14 @@ export function replayTraceCapped(trace: ReplayTrace, policy: ReplayPolicy, powe
       const last = nextArrival - 1;
       let up = -1;
       let u = uHead;
-      if (u === qHead) {
+      if (calm) {
+        up = calmUTail;
+        u = up >= 0 ? uNext[up]! : uHead;
+      } else if (u === qHead) {
         up = u;
         u = uNext[u]!;
       }
-      let m = marked.firstStartable(qHead + 1, last, now, shadow, free, freePower, extra, extraPower);
+      let m = calm ? -1 : marked.firstStartable(qHead + 1, last, now, shadow, free, freePower, extra, extraPower);
       while (free > 0 && (u >= 0 || m >= 0)) {
         if (m < 0 || (u >= 0 && u < m)) {
           const j = u;
@@ -247,6 +293,7 @@ export function replayTraceCapped(trace: ReplayTrace, policy: ReplayPolicy, powe
           m = marked.firstStartable(j + 1, last, now, shadow, free, freePower, extra, extraPower);
         }
       }
+      calmUTail = uTail;
     }
     const draw = power.capCentiW - freePower;
     if (draw > peak) peak = draw;
@@ -264,9 +311,8 @@ export function replayTraceCapped(trace: ReplayTrace, policy: ReplayPolicy, powe
  */
 class MarkedJobs {
   private leaves = 0;
-  private gpus = new Float64Array(0);
-  private power = new Float64Array(0);
-  private est = new Float64Array(0);
+  /** Node k (1 the root, leaves + slot a leaf) at 4k: smallest power, GPUs and estimate below it (+∞ for none); 4k + 3 unused. */
+  private tree = new Float64Array(0);
 
   constructor(
     private readonly size: Int32Array,
@@ -275,7 +321,7 @@ class MarkedJobs {
     private readonly delayed: Uint8Array,
     private readonly qNext: Int32Array,
   ) {
-    this.resize(64);
+    this.resize(1024);
   }
 
   /** cover makes the ring hold every job from first (the queue's head) to last, refilling it from the queue if it must grow. */
@@ -289,35 +335,54 @@ class MarkedJobs {
 
   private resize(leaves: number): void {
     this.leaves = leaves;
-    this.gpus = new Float64Array(2 * leaves).fill(Infinity);
-    this.power = new Float64Array(2 * leaves).fill(Infinity);
-    this.est = new Float64Array(2 * leaves).fill(Infinity);
+    this.tree = new Float64Array(8 * leaves).fill(Infinity);
   }
 
   add(j: number): void {
-    this.set(j, this.size[j]!, this.watts[j]!, this.estimate[j]!);
+    const t = this.tree;
+    let k = (j & (this.leaves - 1)) + this.leaves;
+    const w = this.watts[j]!;
+    const g = this.size[j]!;
+    const e = this.estimate[j]!;
+    t[4 * k] = w;
+    t[4 * k + 1] = g;
+    t[4 * k + 2] = e;
+    // Each ancestor's minima can only fall, and stop falling at the first that none lowers.
+    for (k >>= 1; k >= 1; k >>= 1) {
+      const x = 4 * k;
+      let lowered = false;
+      if (w < t[x]!) {
+        t[x] = w;
+        lowered = true;
+      }
+      if (g < t[x + 1]!) {
+        t[x + 1] = g;
+        lowered = true;
+      }
+      if (e < t[x + 2]!) {
+        t[x + 2] = e;
+        lowered = true;
+      }
+      if (!lowered) break;
+    }
   }
 
   remove(j: number): void {
-    this.set(j, Infinity, Infinity, Infinity);
-  }
-
-  private set(j: number, g: number, w: number, e: number): void {
-    const { gpus, power, est } = this;
+    const t = this.tree;
     let k = (j & (this.leaves - 1)) + this.leaves;
-    gpus[k] = g;
-    power[k] = w;
-    est[k] = e;
+    t[4 * k] = Infinity;
+    t[4 * k + 1] = Infinity;
+    t[4 * k + 2] = Infinity;
     for (k >>= 1; k >= 1; k >>= 1) {
-      const l = 2 * k;
-      const r = l + 1;
-      const ng = Math.min(gpus[l]!, gpus[r]!);
-      const nw = Math.min(power[l]!, power[r]!);
-      const ne = Math.min(est[l]!, est[r]!);
-      if (ng === gpus[k] && nw === power[k] && ne === est[k]) break;
-      gpus[k] = ng;
-      power[k] = nw;
-      est[k] = ne;
+      const x = 4 * k;
+      const l = 8 * k;
+      const w = Math.min(t[l]!, t[l + 4]!);
+      const g = Math.min(t[l + 1]!, t[l + 5]!);
+      const e = Math.min(t[l + 2]!, t[l + 6]!);
+      if (w === t[x] && g === t[x + 1] && e === t[x + 2]) break;
+      t[x] = w;
+      t[x + 1] = g;
+      t[x + 2] = e;
     }
   }
 
@@ -327,10 +392,10 @@ class MarkedJobs {
    */
   firstStartable(from: number, last: number, now: number, shadow: number, free: number, freePower: number, extra: number, extraPower: number): number {
     if (from > last) return -1;
-    const { gpus, power, est } = this;
-    const g = gpus[1]!;
-    const w = power[1]!;
-    if (!(g <= free && w <= freePower && (now + est[1]! <= shadow || (g <= extra && w <= extraPower)))) return -1;
+    const t = this.tree;
+    const w = t[4]!;
+    const g = t[5]!;
+    if (!(w <= freePower && g <= free && (now + t[6]! <= shadow || (g <= extra && w <= extraPower)))) return -1;
     const mask = this.leaves - 1;
     const a = from & mask;
     const b = last & mask;
@@ -346,12 +411,14 @@ class MarkedJobs {
 
   /** The first slot ≥ a whose job could start (see firstStartable), or −1. */
   private firstSlot(a: number, now: number, shadow: number, free: number, freePower: number, extra: number, extraPower: number): number {
-    const { gpus, power, est, leaves } = this;
+    const t = this.tree;
+    const leaves = this.leaves;
     let k = a + leaves;
     for (;;) {
-      const w = power[k]!;
-      const g = gpus[k]!;
-      if (w <= freePower && g <= free && (now + est[k]! <= shadow || (g <= extra && w <= extraPower))) {
+      const x = 4 * k;
+      const w = t[x]!;
+      const g = t[x + 1]!;
+      if (w <= freePower && g <= free && (now + t[x + 2]! <= shadow || (g <= extra && w <= extraPower))) {
         if (k >= leaves) return k - leaves;
         k *= 2;
         continue;
