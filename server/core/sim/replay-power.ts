@@ -85,10 +85,17 @@ export function replayTraceCapped(trace: ReplayTrace, policy: ReplayPolicy, powe
   let uHead = -1;
   let uTail = -1;
   const marked = new MarkedJobs(size, watts, estimate, delayed, qNext);
-  // Ends and starts so far, and what the last backfill pass found (see `calm` below).
+  // Ends, and ends and starts, so far; the last shadow scan (reused while nothing has ended or started since and its
+  // estimated end is still ahead); what the last backfill pass ended with (see `calm` below).
+  let endCount = 0;
   let changes = 0;
-  let calmChanges = -1;
-  let calmShadowEnd = -Infinity;
+  let scanChanges = -1;
+  let scanShadowEnd = -Infinity;
+  let scanExtra = 0;
+  let scanExtraPower = 0;
+  let calmEnds = -1;
+  let calmHead = -1;
+  let calmShadow = 0;
   let calmExtra = 0;
   let calmExtraPower = 0;
   let calmUTail = -1;
@@ -163,6 +170,7 @@ export function replayTraceCapped(trace: ReplayTrace, policy: ReplayPolicy, powe
       free += size[j]!;
       freePower += watts[j]!;
       removeRunning(j);
+      endCount++;
       changes++;
     }
     // 2. Arrivals.
@@ -201,16 +209,12 @@ export function replayTraceCapped(trace: ReplayTrace, policy: ReplayPolicy, powe
       }
     }
     if (easy && qHead >= 0 && free > 0) {
-      // EASY: shadow time and extra GPUs and power for the head job. A calm pass: nothing ended or started since the
-      // last backfill pass began (so it started nothing either) and that pass's shadow time, an estimated end, is still
-      // ahead: the shadow time and extras are the same, and each job that pass visited would do nothing again (only
-      // `now` grew, so a short job can only turn long), so only the jobs that arrived since are visited.
-      const calm = changes === calmChanges && calmShadowEnd > now;
+      // EASY: shadow time and extra GPUs and power for the head job.
       let shadow = now;
-      let extra = calmExtra;
-      let extraPower = calmExtraPower;
-      if (calm) {
-        shadow = calmShadowEnd;
+      let extra = scanExtra;
+      let extraPower = scanExtraPower;
+      if (changes === scanChanges && scanShadowEnd > now) {
+        shadow = scanShadowEnd;
       } else {
         const need = size[qHead]!;
         const needPower = watts[qHead]!;
@@ -237,11 +241,16 @@ export function replayTraceCapped(trace: ReplayTrace, policy: ReplayPolicy, powe
         }
         extra = avail - need;
         extraPower = availPower - needPower;
-        calmChanges = changes;
-        calmShadowEnd = shadowEnd;
-        calmExtra = extra;
-        calmExtraPower = extraPower;
+        scanChanges = changes;
+        scanShadowEnd = shadowEnd;
+        scanExtra = extra;
+        scanExtraPower = extraPower;
       }
+      // A calm pass: nothing has ended since the last backfill pass, which saw every job behind the same head, and the
+      // shadow time is the same with no more extra: what is free can only have shrunk since (by starts) and `now` grown
+      // (so a short job can only turn long), so each job that pass saw would do nothing again. Only the jobs that
+      // arrived since (after the unmarked list's tail then) are visited, and no marked job can start.
+      const calm = endCount === calmEnds && qHead === calmHead && shadow === calmShadow && extra <= calmExtra && extraPower <= calmExtraPower;
 
       // The jobs behind the head in queue order, visiting only the unmarked ones (u) and the marked ones that can start (m):
       // a marked job that cannot start would only be marked again. A start lowers what is free, so m is looked up again,
@@ -293,7 +302,16 @@ export function replayTraceCapped(trace: ReplayTrace, policy: ReplayPolicy, powe
           m = marked.firstStartable(j + 1, last, now, shadow, free, freePower, extra, extraPower);
         }
       }
-      calmUTail = uTail;
+      if (free > 0) {
+        calmEnds = endCount;
+        calmHead = qHead;
+        calmShadow = shadow;
+        calmExtra = extra;
+        calmExtraPower = extraPower;
+        calmUTail = uTail;
+      } else {
+        calmEnds = -1;
+      }
     }
     const draw = power.capCentiW - freePower;
     if (draw > peak) peak = draw;
@@ -335,7 +353,9 @@ class MarkedJobs {
 
   private resize(leaves: number): void {
     this.leaves = leaves;
-    this.tree = new Float64Array(8 * leaves).fill(Infinity);
+    const tree = new Float64Array(8 * leaves);
+    for (let i = 0; i < tree.length; i++) tree[i] = Infinity;
+    this.tree = tree;
   }
 
   add(j: number): void {
