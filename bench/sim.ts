@@ -11,11 +11,11 @@
  * /work/shared/traces; when none exists the benchmark is skipped.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { cpuModel, writeSection } from './markdown';
+import { loadAverage, machine, writeSection } from './markdown';
 import {
   alibabaNodeGpus,
   capItCentiW,
@@ -132,6 +132,8 @@ function capSection(rows: CapRow[]): string[] {
     '',
     `EASY replay with and without a facility cap at PUE ${CAP.pueMilli / 1000} (\`replayTraceCapped\` vs \`replayTrace\`, same jobs; ${CAP.idleW} W idle / ${CAP.maxW} W busy per processor). Target: the cap costs ≤ 2× the time. The last time column is the uncapped replay on a machine of only the processors the cap lets run at once: the cost of the longer queue a tight cap makes, without any power bookkeeping.`,
     '',
+    'The capped backfill pass does not walk the whole queue: it visits the jobs not yet marked delayed and, through a min-tree of power, GPUs and estimate over the pending jobs, only those marked ones that can start now (a marked job that cannot start would only be marked again); a pass after which nothing has ended, with the same head, shadow time and no more extra, visits only the new arrivals. Schedules, delayed flags and peaks are those of the full walk (pinned in `server/core/sim/power.test.ts`).',
+    '',
     '| trace | cap (kW) | jobs | uncapped median (ms) | capped median (ms) | ratio | jobs delayed by the cap | peak facility power (W) | uncapped on the capped machine\'s processors (ms) |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map(
@@ -139,7 +141,10 @@ function capSection(rows: CapRow[]): string[] {
         `| ${r.label} | ${num(r.capW / 1000)} | ${num(r.jobs)} | ${num(r.uncappedMs, 2)} | ${num(r.cappedMs, 2)} | ${num(r.cappedMs / r.uncappedMs, 2)}× | ${num(r.delayed)} | ${num(r.peakFacilityW)} | ${num(r.smallMachineMs, 2)} (${r.effectiveProcs} procs) |`,
     ),
     '',
-    ...rows.map((r) => `- ${r.label} at ${num(r.capW / 1000)} kW: target ≤ 2× ${r.cappedMs <= 2 * r.uncappedMs ? 'met' : 'NOT met'}.`),
+    ...rows.map(
+      (r) =>
+        `- ${r.label} at ${num(r.capW / 1000)} kW: target ≤ 2× ${r.cappedMs <= 2 * r.uncappedMs ? 'met' : 'NOT met'}; the capped replay takes ${num(r.cappedMs / r.smallMachineMs, 2)}× the uncapped one on ${r.effectiveProcs} processors.`,
+    ),
     '',
   ];
 }
@@ -147,13 +152,12 @@ function capSection(rows: CapRow[]): string[] {
 const num = (n: number, digits = 0): string =>
   n.toLocaleString('en-GB', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-function section(rows: Row[], warmup: number, capRows: CapRow[]): string {
+function section(rows: Row[], warmup: number, capRows: CapRow[], loadBefore: number[]): string {
   const date = new Date().toISOString().slice(0, 10);
-  const ramGiB = totalmem() / 1024 ** 3;
   const lines = [
     SECTION,
     '',
-    `Measured by \`npx tsx bench/sim.ts\` on ${date}. Machine: ${cpuModel()}, ${cpus().length} cores, ${num(ramGiB, 1)} GiB RAM, Node ${process.version}.`,
+    `Measured by \`npx tsx bench/sim.ts\` on ${date}. Machine: ${machine()}; load average ${loadAverage(loadBefore)} when the timing started.`,
     `Wall time is the simulation alone (\`replayTrace\`; process start-up and trace parsing excluded): median and minimum over the runs shown, after ${warmup} warm-up runs.`,
     '',
     '| trace | policy | jobs | utilisation | avg wait (s) | avg bounded slowdown | makespan (s) | runs | median wall (ms) | min wall (ms) | jobs/s (median) |',
@@ -202,6 +206,7 @@ function main(): void {
     );
     return;
   }
+  const loadBefore = loadavg();
   const reps = Number(flag('--reps') ?? 21);
   const warmup = 3;
   const kth = parseSwf(gunzipSync(readFileSync(join(dir, KTH_FILE))).toString('utf8')).trace;
@@ -220,7 +225,7 @@ function main(): void {
     measureCap('KTH SP2 (100 procs)', kth, capW, reps, warmup),
     measureCap('KTH SP2 ×10 (100 procs)', kth10, capW, Math.max(5, Math.ceil(reps / 2)), warmup),
   ]);
-  const text = section(rows, warmup, capRows);
+  const text = section(rows, warmup, capRows, loadBefore);
   process.stdout.write(`${text}\n`);
   if (!process.argv.includes('--no-write')) process.stdout.write(`wrote ${writeSection(root, SECTION, text)}\n`);
 }

@@ -1,6 +1,7 @@
 // Power-capped scheduling and earliest start (begin), hand-computed on the test partition:
 // 2 nodes × 4 GPUs, GPU 100 W idle / 700 W max, node base 1,000 W ⇒ the idle site draws 2 × (1,000 + 4 × 100) = 2,800 W;
 // a job's increment is GPUs × 600 W × utilisation (4 GPUs at 50 % ⇒ 1,200 W, 1 GPU at 100 % ⇒ 600 W).
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +12,7 @@ import { capItCentiW, facilityPowerW, jobPowerCentiW, maxGpusUnderCap, siteIdleC
 import { replayTrace } from './replay';
 import { replayFacilityEnergyWh, replayTraceCapped, selectJobs } from './replay-power';
 import { parseSwf } from './swf';
-import { traceFromJobs } from './trace';
+import { repeatTrace, traceFromJobs } from './trace';
 import type { ClusterConfig, JobSpec, PolicyName } from './types';
 
 function capped(capW: number, pueMilli = 1000, cluster: ClusterConfig = testCluster()): ClusterConfig {
@@ -242,6 +243,35 @@ describe('fast replay under a power cap', () => {
       expect(Array.from(r.delayed)).toEqual([0, 0, 0, 0]);
     }
   });
+
+  it.skipIf(!KTH)('KTH and KTH ×10 at 60 and 80 kW (the bench cases): start times, delayed flags and peak pinned', () => {
+    // Fingerprints (sha256 of the start times' bytes then the delayed flags, first 16 hex digits) taken with the replay
+    // as it was before the backfill pass stopped walking the whole queue (issue #14): any change of schedule shows here.
+    const { trace: kth } = parseSwf(gunzipSync(readFileSync(KTH!)).toString('utf8'));
+    const model = { gpusPerNode: 1, gpuIdlePowerW: 100, gpuMaxPowerW: 700, nodeBasePowerW: 0 };
+    const pinned = [
+      { copies: 1, capW: 60_000, policy: 'easy', hash: '107e738b021d8797', delayed: 23_519, peak: 4_960_000 },
+      { copies: 1, capW: 60_000, policy: 'fifo', hash: '2af2d71bc8909cc7', delayed: 12_868, peak: 4_960_000 },
+      { copies: 1, capW: 80_000, policy: 'easy', hash: '24cc62c28d7d97f3', delayed: 11_714, peak: 6_640_000 },
+      { copies: 1, capW: 80_000, policy: 'fifo', hash: 'ce01a2b4b4fd0e84', delayed: 9_781, peak: 6_640_000 },
+      { copies: 10, capW: 60_000, policy: 'easy', hash: 'd202947c89928978', delayed: 241_823, peak: 4_960_000 },
+      { copies: 10, capW: 60_000, policy: 'fifo', hash: '54bc6db69fa3b9a3', delayed: 128_887, peak: 4_960_000 },
+      { copies: 10, capW: 80_000, policy: 'easy', hash: '2c8b65f959d652c1', delayed: 117_140, peak: 6_640_000 },
+      { copies: 10, capW: 80_000, policy: 'fifo', hash: 'e6fd11497a9bed05', delayed: 97_864, peak: 6_640_000 },
+    ] as const;
+    const kth10 = repeatTrace(kth, 10);
+    for (const c of pinned) {
+      const all = c.copies === 1 ? kth : kth10;
+      const capCentiW = capItCentiW({ powerCapW: c.capW, pueMilli: 1200 })!;
+      const idleCentiW = all.machineSize * 100 * 100;
+      const trace = selectJobs(all, (i) => idleCentiW + jobPowerCentiW(model, all.processors[i]!, 100) <= capCentiW);
+      const jobCentiW = Float64Array.from(trace.processors, (g) => jobPowerCentiW(model, g, 100));
+      const r = replayTraceCapped(trace, c.policy, { capCentiW, idleCentiW, jobCentiW });
+      const hash = createHash('sha256').update(new Uint8Array(r.start.buffer)).update(r.delayed).digest('hex').slice(0, 16);
+      const delayed = r.delayed.reduce((a, d) => a + d, 0);
+      expect({ ...c, hash, delayed, peak: r.peakCentiW }).toEqual(c);
+    }
+  }, 120_000);
 
   it.skipIf(!KTH)('agrees with the node engine under the same cap on the first 3,000 KTH jobs', () => {
     const { trace: kth } = parseSwf(gunzipSync(readFileSync(KTH!)).toString('utf8'));
