@@ -37,7 +37,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await expect(page).toHaveURL(/\/jobs\/[0-9a-f-]{36}$/);
       await expect(page.getByTestId('job-begin')).toBeVisible();
       await expect(page.getByTestId('job-state')).toHaveAttribute('data-state', 'PENDING', { timeout: 20_000 });
-      await expect(page.getByText(t('pendingReason.BeginTime'))).toBeVisible({ timeout: 20_000 });
+      await expect(page.getByText(t('pendingReason.BeginTime')).first()).toBeVisible({ timeout: 20_000 });
       await expectNoViolations(page, `job waiting for its begin (${locale})`);
     });
   });
