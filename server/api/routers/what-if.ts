@@ -2,11 +2,11 @@
 // history on a proposed machine, list the runs, read one with its result.
 import { z } from 'zod';
 import { router, staffProcedure, todayOf } from '~/server/api/trpc';
-import { dayField, uuidField } from '~/server/api/fields';
+import { catalogueIdField, dayField, textField, uuidField } from '~/server/api/fields';
 import { whatIfRunOut, whatIfRunSummaryOut } from '~/server/api/outputs';
 import { createWhatIfRun, getWhatIfRun, listWhatIfRuns, whatIfMachineView } from '~/server/services/what-if';
 
-const idField = z.string().trim().min(1).max(64);
+const idField = catalogueIdField;
 
 /** A proposed change (server/core/whatif/machine.ts WhatIfChange). */
 export const whatIfChangeInput = z.discriminatedUnion('kind', [
@@ -49,7 +49,7 @@ export const whatIfRouter = router({
     .query(({ ctx, input }) => getWhatIfRun(ctx.db, input.id)),
 
   create: staffProcedure()
-    .input(z.object({ title: z.string().trim().min(1).max(120), from: dayField, to: dayField, changes: z.array(whatIfChangeInput).min(1).max(6) }))
+    .input(z.object({ title: textField(1, 120), from: dayField, to: dayField, changes: z.array(whatIfChangeInput).min(1).max(6) }))
     .output(z.object({ id: z.string() }))
     .mutation(({ ctx, input }) => createWhatIfRun(ctx.db, ctx.actor, input, todayOf(ctx))),
 });
