@@ -21,19 +21,14 @@ import { addDays } from '~/server/core/working-days';
 import { syncCatalogue } from '~/server/services/catalogue';
 import { seedDemoCentre } from '~/server/services/demo-seed';
 import { seedDemoHistory } from '~/server/services/demo-history';
-import { createWhatIfRun, currentMachine, getWhatIfRun, loadHistory, runDueWhatIf, type WhatIfResult } from '~/server/services/what-if';
+import { createWhatIfRun, currentMachine, getWhatIfRun, loadHistory, periodSeconds, runDueWhatIf, type WhatIfResult } from '~/server/services/what-if';
 import { loadAverage, machine as machineLine, writeSection } from './markdown';
+import { ascending, median, num } from './stats';
 
 const SECTION = '## What-if planning';
 const REPS = 5;
 const SCALES = [1, 10, 50];
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor((s.length - 1) / 2)]!;
-}
-
-const num = (n: number, digits = 0) => n.toLocaleString('en-GB', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /** scaled makes k copies of every job (ids suffixed, accounts kept) and k times the nodes of every partition. */
 function scaled(machine: WhatIfMachine, jobs: WhatIfJob[], k: number): { machine: WhatIfMachine; jobs: WhatIfJob[] } {
@@ -77,15 +72,15 @@ async function main() {
     if (!result) throw new Error(`${p.label}: no result`);
     const { current, proposed, history } = result;
     runRows.push(
-      `| ${p.label} | ${num(history.replayed)} | ${num(median(times))} | ${num(Math.min(...times))} | ${num(current.waitMeanSeconds / 60, 1)} → ${num(proposed.waitMeanSeconds / 60, 1)} | ${num(current.waitP90Seconds / 60, 1)} → ${num(proposed.waitP90Seconds / 60, 1)} | ${num(current.jobsDelayedByPowerCap)} → ${num(proposed.jobsDelayedByPowerCap)} |`,
+      `| ${p.label} | ${num(history.replayed)} | ${num(median(ascending(times)))} | ${num(Math.min(...times))} | ${num(current.waitMeanSeconds / 60, 1)} → ${num(proposed.waitMeanSeconds / 60, 1)} | ${num(current.waitP90Seconds / 60, 1)} → ${num(proposed.waitP90Seconds / 60, 1)} | ${num(current.jobsDelayedByPowerCap)} → ${num(proposed.jobsDelayedByPowerCap)} |`,
     );
-    process.stdout.write(`${p.label}: median ${num(median(times))} ms\n`);
+    process.stdout.write(`${p.label}: median ${num(median(ascending(times)))} ms\n`);
   }
 
   // The replays alone, the demo's 90 days scaled.
   const machine = await currentMachine(handle.db);
   const history = await loadHistory(handle.db, machine, period);
-  const bounds = { fromSeconds: Date.parse(`${period.from}T00:00:00Z`) / 1000, toSeconds: Date.parse(`${addDays(period.to, 1)}T00:00:00Z`) / 1000 };
+  const bounds = periodSeconds(period);
   const scaleRows: string[] = [];
   let baseMs = 0;
   for (const k of SCALES) {
@@ -100,7 +95,7 @@ async function main() {
       b.outcome();
       times.push(performance.now() - t0);
     }
-    const ms = median(times);
+    const ms = median(ascending(times));
     if (k === 1) baseMs = ms;
     const gpus = m.partitions.reduce((s, p) => s + p.nodes * p.gpusPerNode, 0);
     scaleRows.push(`| ×${k} | ${num(jobs.length)} | ${num(gpus)} | ${num(ms)} | ${num((jobs.length * 2) / (ms / 1000))} | ${num(ms / baseMs / k, 2)} |`);

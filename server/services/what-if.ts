@@ -83,6 +83,11 @@ export async function whatIfMachineView(db: Db) {
 
 const dayStart = (day: string) => new Date(`${day}T00:00:00Z`);
 
+/** periodSeconds is a run's history [from 00:00, the day after `to` 00:00) in UTC epoch seconds. */
+export function periodSeconds(range: { from: string; to: string }): { fromSeconds: number; toSeconds: number } {
+  return { fromSeconds: dayStart(range.from).getTime() / 1000, toSeconds: dayStart(addDays(range.to, 1)).getTime() / 1000 };
+}
+
 /**
  * loadHistory reads the jobs submitted in [from, to] (UTC days) as the replay needs them: run time
  * in the cluster's time (GPU-seconds ÷ GPUs once settled, else what the simulator was told), mean
@@ -239,7 +244,7 @@ export async function runDueWhatIf(db: Db, now: () => Date, options: { sliceMs?:
     }
     const history = await loadHistory(db, machine, { from: run.fromDay, to: run.toDay });
     const proposal = applyChanges(machine, history.jobs, changes);
-    const period = { fromSeconds: dayStart(run.fromDay).getTime() / 1000, toSeconds: dayStart(addDays(run.toDay, 1)).getTime() / 1000 };
+    const period = periodSeconds({ from: run.fromDay, to: run.toDay });
     const replays = [new WhatIfReplay(machine, history.jobs, period, { queueDepth: QUEUE_DEPTH }), new WhatIfReplay(proposal.machine, proposal.jobs, period, { queueDepth: QUEUE_DEPTH })];
     let noted = Date.now();
     for (let i = 0; i < replays.length; i++) {
@@ -272,14 +277,4 @@ export async function runDueWhatIf(db: Db, now: () => Date, options: { sliceMs?:
     await fail(error instanceof Error ? error.message : String(error));
   }
   return run.id;
-}
-
-/** Whether any run waits for the worker (one index probe). */
-export async function whatIfDue(db: Db, now: Date): Promise<boolean> {
-  const [row] = await db
-    .select({ id: whatIfRuns.id })
-    .from(whatIfRuns)
-    .where(or(eq(whatIfRuns.status, 'queued'), and(eq(whatIfRuns.status, 'running'), or(isNull(whatIfRuns.leaseUntil), lte(whatIfRuns.leaseUntil, now)))))
-    .limit(1);
-  return row !== undefined;
 }

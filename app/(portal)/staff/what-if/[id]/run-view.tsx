@@ -16,14 +16,9 @@ import { WhatIfPowerChart } from './power-chart';
 type Run = RouterOutputs['whatIf']['get'];
 type Outcome = NonNullable<Run['result']>['current'];
 
-/** A duration with its sign, for the difference column ("−18 min", "+2 h 5 min"). */
-function signedDuration(seconds: number): string {
-  if (seconds === 0) return '0 s';
-  return `${seconds > 0 ? '+' : '−'}${formatDuration(Math.abs(seconds))}`;
-}
-
+/** signed puts the sign of `value` before the text of its size, for the difference column ("−18 min", "+64"). */
 function signed(text: string, value: number): string {
-  return value > 0 ? `+${text}` : value < 0 ? `−${text.replace(/^[-−]/, '')}` : text;
+  return value > 0 ? `+${text}` : value < 0 ? `−${text}` : text;
 }
 
 export function RunView({ id }: { id: string }) {
@@ -65,20 +60,29 @@ function Result({ run, result }: { run: Run; result: NonNullable<Run['result']> 
   const { history, current, proposed } = result;
   const count = (n: number) => formatCount(locale, n);
   const neverRun = (o: Outcome) => o.jobsNeverRun.partition + o.jobsNeverRun.nodes + o.jobsNeverRun.walltime + o.jobsNeverRun.power;
-  const rows: { key: string; label: string; current: string; proposed: string; difference: string }[] = [
-    { key: 'gpus', label: t('whatIf.m.gpus'), current: count(current.gpus), proposed: count(proposed.gpus), difference: signed(count(proposed.gpus - current.gpus), proposed.gpus - current.gpus) },
-    { key: 'util', label: t('whatIf.m.utilisation'), current: formatBasisPoints(locale, current.utilisationBp), proposed: formatBasisPoints(locale, proposed.utilisationBp), difference: signed(`${formatDecimal(locale, Math.abs(proposed.utilisationBp - current.utilisationBp) / 100, 1)} pp`, proposed.utilisationBp - current.utilisationBp) },
-    { key: 'p50', label: t('whatIf.m.waitP50'), current: formatDuration(current.waitP50Seconds), proposed: formatDuration(proposed.waitP50Seconds), difference: signedDuration(proposed.waitP50Seconds - current.waitP50Seconds) },
-    { key: 'p90', label: t('whatIf.m.waitP90'), current: formatDuration(current.waitP90Seconds), proposed: formatDuration(proposed.waitP90Seconds), difference: signedDuration(proposed.waitP90Seconds - current.waitP90Seconds) },
-    { key: 'mean', label: t('whatIf.m.waitMean'), current: formatDuration(current.waitMeanSeconds), proposed: formatDuration(proposed.waitMeanSeconds), difference: signedDuration(proposed.waitMeanSeconds - current.waitMeanSeconds) },
-    { key: 'bsld', label: t('whatIf.m.slowdown'), current: formatDecimal(locale, current.boundedSlowdownMilli / 1000, 2), proposed: formatDecimal(locale, proposed.boundedSlowdownMilli / 1000, 2), difference: signed(formatDecimal(locale, Math.abs(proposed.boundedSlowdownMilli - current.boundedSlowdownMilli) / 1000, 2), proposed.boundedSlowdownMilli - current.boundedSlowdownMilli) },
-    { key: 'delayed', label: t('whatIf.m.delayed'), current: count(current.jobsDelayedByPowerCap), proposed: count(proposed.jobsDelayedByPowerCap), difference: signed(count(Math.abs(proposed.jobsDelayedByPowerCap - current.jobsDelayedByPowerCap)), proposed.jobsDelayedByPowerCap - current.jobsDelayedByPowerCap) },
-    { key: 'never', label: t('whatIf.m.neverRun'), current: count(neverRun(current)), proposed: count(neverRun(proposed)), difference: signed(count(Math.abs(neverRun(proposed) - neverRun(current))), neverRun(proposed) - neverRun(current)) },
-    { key: 'it', label: t('whatIf.m.itEnergy'), current: formatEnergyWh(locale, current.itEnergyWh), proposed: formatEnergyWh(locale, proposed.itEnergyWh), difference: signed(formatEnergyWh(locale, Math.abs(proposed.itEnergyWh - current.itEnergyWh)), proposed.itEnergyWh - current.itEnergyWh) },
-    { key: 'facility', label: t('whatIf.m.facilityEnergy'), current: formatEnergyWh(locale, current.facilityEnergyWh), proposed: formatEnergyWh(locale, proposed.facilityEnergyWh), difference: signed(formatEnergyWh(locale, Math.abs(proposed.facilityEnergyWh - current.facilityEnergyWh)), proposed.facilityEnergyWh - current.facilityEnergyWh) },
-    { key: 'heat', label: t('whatIf.m.heat'), current: formatEnergyWh(locale, current.heatReusedWh), proposed: formatEnergyWh(locale, proposed.heatReusedWh), difference: signed(formatEnergyWh(locale, Math.abs(proposed.heatReusedWh - current.heatReusedWh)), proposed.heatReusedWh - current.heatReusedWh) },
-    { key: 'co2e', label: t('whatIf.m.co2e'), current: formatCo2e(locale, current.co2eGrams), proposed: formatCo2e(locale, proposed.co2eGrams), difference: signed(formatCo2e(locale, Math.abs(proposed.co2eGrams - current.co2eGrams)), proposed.co2eGrams - current.co2eGrams) },
-    { key: 'revenue', label: t('whatIf.m.revenue'), current: formatEuros(locale, current.revenueCents), proposed: formatEuros(locale, proposed.revenueCents), difference: signed(formatEuros(locale, Math.abs(proposed.revenueCents - current.revenueCents)), proposed.revenueCents - current.revenueCents) },
+  /** A measure on both machines: each figure formatted, the difference signed (by default the format of its size). */
+  const row = (key: string, label: string, now: number, then: number, format: (n: number) => string, difference = (d: number) => signed(format(Math.abs(d)), d)) => ({
+    key,
+    label,
+    current: format(now),
+    proposed: format(then),
+    difference: difference(then - now),
+  });
+  const energy = (wh: number) => formatEnergyWh(locale, wh);
+  const rows = [
+    row('gpus', t('whatIf.m.gpus'), current.gpus, proposed.gpus, count),
+    row('util', t('whatIf.m.utilisation'), current.utilisationBp, proposed.utilisationBp, (bp) => formatBasisPoints(locale, bp), (d) => signed(`${formatDecimal(locale, Math.abs(d) / 100, 1)} pp`, d)),
+    row('p50', t('whatIf.m.waitP50'), current.waitP50Seconds, proposed.waitP50Seconds, formatDuration),
+    row('p90', t('whatIf.m.waitP90'), current.waitP90Seconds, proposed.waitP90Seconds, formatDuration),
+    row('mean', t('whatIf.m.waitMean'), current.waitMeanSeconds, proposed.waitMeanSeconds, formatDuration),
+    row('bsld', t('whatIf.m.slowdown'), current.boundedSlowdownMilli, proposed.boundedSlowdownMilli, (milli) => formatDecimal(locale, milli / 1000, 2)),
+    row('delayed', t('whatIf.m.delayed'), current.jobsDelayedByPowerCap, proposed.jobsDelayedByPowerCap, count),
+    row('never', t('whatIf.m.neverRun'), neverRun(current), neverRun(proposed), count),
+    row('it', t('whatIf.m.itEnergy'), current.itEnergyWh, proposed.itEnergyWh, energy),
+    row('facility', t('whatIf.m.facilityEnergy'), current.facilityEnergyWh, proposed.facilityEnergyWh, energy),
+    row('heat', t('whatIf.m.heat'), current.heatReusedWh, proposed.heatReusedWh, energy),
+    row('co2e', t('whatIf.m.co2e'), current.co2eGrams, proposed.co2eGrams, (g) => formatCo2e(locale, g)),
+    row('revenue', t('whatIf.m.revenue'), current.revenueCents, proposed.revenueCents, (cents) => formatEuros(locale, cents)),
   ];
   const days: string[] = [];
   for (let d = run.fromDay; d <= run.toDay; d = addDays(d, 1)) days.push(d);
