@@ -121,6 +121,22 @@ describe.each(dbTargets())('what-if planning on the demo centre on %s', (target)
     expect((await asStaff().whatIf.list()).filter((r) => r.title === 'x')).toEqual([]);
   });
 
+  it('staff queueing at once and workers running at once: each run replayed by exactly one worker', async () => {
+    // Four staff requests at once through the procedure, then three workers (separate calls, on Postgres separate connections) at once.
+    const created = await Promise.all(['A', 'B', 'C', 'D'].map((n) => asStaff().whatIf.create({ title: `Parallel ${n}`, ...PERIOD, changes: [{ kind: 'nodes', classId: 'b200', delta: 2 }] })));
+    const worker = async () => {
+      const ran: string[] = [];
+      for (let id = await runDueWhatIf(handle.db, () => NOW); id; id = await runDueWhatIf(handle.db, () => NOW)) ran.push(id);
+      return ran;
+    };
+    const ran = (await Promise.all([worker(), worker(), worker()])).flat();
+    expect(ran.sort()).toEqual(created.map((c) => c.id).sort());
+    for (const { id } of created) {
+      const [row] = await handle.db.select({ status: whatIfRuns.status, attempts: whatIfRuns.attempts }).from(whatIfRuns).where(eq(whatIfRuns.id, id));
+      expect(row).toEqual({ status: 'done', attempts: 1 });
+    }
+  });
+
   it('takes again a run whose worker stopped renewing its lease', async () => {
     const { id } = await asStaff().whatIf.create({ title: 'FIFO instead', ...PERIOD, changes: [{ kind: 'policy', policy: 'fifo' }] });
     await handle.db.update(whatIfRuns).set({ status: 'running', attempts: 1, leaseUntil: new Date(NOW.getTime() - 1000), progressPermille: 400 }).where(eq(whatIfRuns.id, id));
