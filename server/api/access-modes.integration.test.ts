@@ -121,7 +121,7 @@ describe.each(dbTargets())('access modes and credit-line requests on %s', (targe
       const queue = await as(reviewer).staff.creditRequestQueue();
       expect(queue.find((q) => q.id === asked.id)).toMatchObject({ orgName: 'Larger Line GmbH', requestedCents: 5000_00 });
       expect(await refusal(as(reviewer).staff.decideCreditRequest({ requestId: asked.id, outcome: 'approved', comment: '' }))).toMatchObject({ code: 'FORBIDDEN' });
-      expect(await as(admin).staff.decideCreditRequest({ requestId: asked.id, outcome: 'approved', comment: 'Fine.' })).toEqual({ status: 'approved', raisedByCents: 4000_00 });
+      expect(await as(admin).staff.decideCreditRequest({ requestId: asked.id, outcome: 'approved', capEuros: null, comment: 'Fine.' })).toEqual({ status: 'approved', raisedByCents: 4000_00 });
 
       const row = await granted(company.allocationId);
       expect(row.granted).toBe(5000_00);
@@ -129,7 +129,7 @@ describe.each(dbTargets())('access modes and credit-line requests on %s', (targe
       const audit = await handle.db.select().from(auditEvents).where(eq(auditEvents.targetId, company.allocationId));
       expect(audit.map((a) => a.action)).toEqual(expect.arrayContaining(['credit.requested', 'credit.raised']));
       const told = await handle.db.select().from(notifications).where(eq(notifications.userId, company.userId));
-      expect(told.map((n) => n.messageKey)).toContain('notice.creditApproved');
+      expect(told.map((n) => n.messageKey)).toContain('notice.creditRaisedNoCap');
       expect((await as(company).organisation.creditLines()).requests[0]).toMatchObject({ status: 'approved', decisionComment: 'Fine.' });
       expect(await refusal(as(admin).staff.decideCreditRequest({ requestId: asked.id, outcome: 'rejected', comment: 'Twice?' }))).toMatchObject({ code: 'PRECONDITION_FAILED' });
     });

@@ -74,7 +74,7 @@ const tenantOut = z.object({
 });
 
 /** The caller's own tenant, with its cap and the caller's role. */
-export const organisationOut = tenantOut.extend({ monthlyCapCents: z.number().nullable(), priceListAcceptedAt: isoDateOut.nullable(), myRole: memberRoleOut });
+export const organisationOut = tenantOut.extend({ monthlyCapCents: z.number().nullable(), priceListAcceptedAt: isoDateOut.nullable(), myRole: memberRoleOut, hasCreditLine: z.boolean() });
 
 /** A row of the price list: one GPU-hour of a resource class for the caller's kind of tenant. */
 export const priceListRowOut = z.object({
@@ -669,7 +669,7 @@ export const schedulerBudgetsOut = z.object({
 
 /** One tenant's usage for staff: who the tenant is, and the report its owner sees. */
 export const tenantUsageOut = z.object({
-  org: z.object({ id: z.string(), name: z.string(), kind: z.enum(orgKind.enumValues), country: z.string(), residency: z.enum(residency.enumValues), status: z.enum(orgStatus.enumValues) }),
+  org: z.object({ id: z.string(), name: z.string(), kind: z.enum(orgKind.enumValues), country: z.string(), residency: z.enum(residency.enumValues), status: z.enum(orgStatus.enumValues), monthlyCapCents: z.number().int().nullable() }),
   report: usageReportOut,
 });
 
@@ -813,6 +813,17 @@ export const creditLineRequestOut = z.object({
   createdAt: isoDateOut,
   decidedAt: isoDateOut.nullable(),
   decisionComment: z.string().nullable(),
+});
+
+/** A request in the staff queue, with what the decision needs: the line and cap now, the spend, the cap suggested. */
+export const creditRequestInQueueOut = creditLineRequestOut.extend({
+  orgKind: z.enum(['academic', 'company']),
+  orgCountry: z.string(),
+  lineCents: z.number().int(),
+  capCents: z.number().int().nullable(),
+  suggestedCapCents: z.number().int().nullable(),
+  spentThisMonthCents: z.number().int(),
+  spentByMonth: z.array(z.object({ month: z.string(), cents: z.number().int() })),
 });
 
 // ---- What-if planning ----

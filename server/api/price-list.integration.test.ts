@@ -63,8 +63,10 @@ describe.each(dbTargets())('price list on %s', (target) => {
 
     const started = await owner.organisation.startPayAsYouGo();
     expect(started.creditCents).toBe(100_000);
+    expect(started.allocationId).not.toBeNull();
+    const allocationId = started.allocationId!;
     expect(await refusal(owner.organisation.startPayAsYouGo())).toMatch(/^CONFLICT/);
-    const overview = await owner.allocation.overview({ allocationId: started.allocationId });
+    const overview = await owner.allocation.overview({ allocationId: allocationId });
     expect(overview).toMatchObject({ unit: 'cents', balance: { granted: 100_000, available: 100_000 } });
     const [org] = await handle.db.select().from(organisations).where(eq(organisations.id, company.orgId));
     expect(org).toMatchObject({ monthlyCapCents: 100_000, priceListAcceptedBy: company.userId });
@@ -75,10 +77,10 @@ describe.each(dbTargets())('price list on %s', (target) => {
     // A paid job at once, on the credit line, at the company tariff.
     const scheduler = createSimulatedScheduler({ db: handle.db, cluster: await clusterConfigFromCatalogue(handle.db), speed: 60, now: () => new Date(), clusterId: `payg-${randomUUID().slice(0, 8)}` });
     const submitter = callerFor(handle.db, { userId: company.userId, scheduler });
-    const estimate = await submitter.job.estimate({ allocationId: started.allocationId, resourceClassId: 'h100', gpus: 1, nodes: 1, walltimeMinutes: 60 });
+    const estimate = await submitter.job.estimate({ allocationId: allocationId, resourceClassId: 'h100', gpus: 1, nodes: 1, walltimeMinutes: 60 });
     expect(estimate).toMatchObject({ unit: 'cents', reservation: 290, centsPerGpuHour: 290 });
-    const job = await submitter.job.submit({ allocationId: started.allocationId, resourceClassId: 'h100', name: 'first fine-tune', kind: 'fine_tuning', gpus: 1, nodes: 1, walltimeMinutes: 60, image: 'pytorch:2', command: 'python tune.py', idempotencyKey: `payg-${randomUUID()}` });
+    const job = await submitter.job.submit({ allocationId: allocationId, resourceClassId: 'h100', name: 'first fine-tune', kind: 'fine_tuning', gpus: 1, nodes: 1, walltimeMinutes: 60, image: 'pytorch:2', command: 'python tune.py', idempotencyKey: `payg-${randomUUID()}` });
     expect(job.state).toMatch(/^(PENDING|RUNNING)$/);
-    expect((await owner.allocation.overview({ allocationId: started.allocationId })).balance).toMatchObject({ reserved: 290, available: 100_000 - 290 });
+    expect((await owner.allocation.overview({ allocationId: allocationId })).balance).toMatchObject({ reserved: 290, available: 100_000 - 290 });
   });
 });

@@ -14,6 +14,7 @@ import { projectAccess } from './projects';
 import { syncBudgetsAfterCommit, type BudgetSyncStep } from './scheduler-budgets';
 import { inTransaction } from './transaction';
 import { creditLineLimits } from '~/server/core/applications';
+import { capChange, lineChange } from '~/server/core/billing/monthly-cap';
 
 export const LEDGER_ROWS_SHOWN = 30;
 
@@ -101,7 +102,7 @@ export async function grantCreditLine(db: Db, staff: Actor, input: { projectId: 
       .values({ projectId: project.id, orgId: project.orgId, resourceClassId: null, unit: 'cents', periodStart: input.periodStart, periodEnd: input.periodEnd, ...creditLineLimits() })
       .returning({ id: allocations.id });
     await grantBudget(tx, { allocationId: created!.id, amount: input.amountCents, actorUserId: staff.userId, reason: input.reason });
-    await recordAudit(tx, { actorUserId: staff.userId, orgId: project.orgId, action: 'allocation.credit_granted', targetType: 'allocation', targetId: created!.id, reason: input.reason, data: { amountCents: input.amountCents, periodStart: input.periodStart, periodEnd: input.periodEnd }, isStaffAction: true });
+    await recordAudit(tx, { actorUserId: staff.userId, orgId: project.orgId, action: 'allocation.credit_granted', targetType: 'allocation', targetId: created!.id, reason: input.reason, data: { amountCents: input.amountCents, periodStart: input.periodStart, periodEnd: input.periodEnd, ...lineChange(0, input.amountCents) }, isStaffAction: true });
     return { id: created!.id };
   });
   await syncBudgetsAfterCommit(db, budgets, [input.projectId]);
@@ -135,7 +136,7 @@ export async function setMonthlyCap(db: Db, actor: Actor, input: { orgId: string
     if (!org) throw new AppError('NOT_FOUND', 'error.notFound');
     if (org.kind !== 'company') throw new AppError('BAD_REQUEST', 'allocation.capCompanyOnly', {}, 'capEuros'); // the field of the form and the API
     await tx.update(organisations).set({ monthlyCapCents: input.capCents }).where(eq(organisations.id, input.orgId));
-    await recordAudit(tx, { actorUserId: actor.userId, orgId: input.orgId, action: 'tenant.cap_set', targetType: 'organisation', targetId: input.orgId, reason: input.reason, data: { from: org.cap, to: input.capCents }, isStaffAction: input.asStaff });
+    await recordAudit(tx, { actorUserId: actor.userId, orgId: input.orgId, action: 'tenant.cap_set', targetType: 'organisation', targetId: input.orgId, reason: input.reason, data: capChange(org.cap, input.capCents), isStaffAction: input.asStaff });
   });
 }
 

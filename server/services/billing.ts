@@ -1,6 +1,6 @@
 // A tenant's billing profile: who its invoices are made out to. Companies need one before their first
 // paid job (issue #10); the VAT ID of an EU company is checked for its state's shape and check digit.
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
 import { allocations, billingProfiles, organisations } from '~/db/schema';
 import { configuredCatalogue } from '~/server/catalogue';
@@ -14,6 +14,7 @@ import { grantBudget } from './ledger';
 import { insertProject } from './projects';
 import { inTransaction } from './transaction';
 import { creditLineLimits } from '~/server/core/applications';
+import { capChange, lineChange } from '~/server/core/billing/monthly-cap';
 
 export interface BillingProfileInput {
   legalName: string;
@@ -79,13 +80,22 @@ export function payAsYouGoTerms(): { startingCreditCents: number; durationDays: 
   return { startingCreditCents: terms.startingCreditEuros * 100, durationDays: terms.durationDays };
 }
 
+/** What accepting the price list did: the starter line it opened, or none when the company already had a credit line. */
+export interface PayAsYouGoStart {
+  projectId: string | null;
+  allocationId: string | null;
+  creditCents: number;
+}
+
 /**
- * startPayAsYouGo lets the owner of a verified company with a billing profile accept the price list
- * and start at once, without staff: the acceptance is recorded on the tenant and audited, and a
- * project of its own gets the catalogue's starting credit line; the monthly cap is set to at most
- * that. A larger credit line is a request staff decide. Once per tenant.
+ * startPayAsYouGo lets the owner of a verified company with a billing profile accept the price list:
+ * the acceptance is recorded on the tenant and audited. A company that has never had a credit line
+ * starts at once, without staff: a project of its own gets the catalogue's starting credit line, and
+ * the monthly cap is set to that amount if the company has none. A company that already has a credit
+ * line (from staff) keeps its lines and its cap as they are: no money moves as a side effect of an
+ * acceptance. A larger credit line is a request staff decide. Once per tenant.
  */
-export async function startPayAsYouGo(db: Db, actor: TenantActor, now: Date): Promise<{ projectId: string; allocationId: string; creditCents: number }> {
+export async function startPayAsYouGo(db: Db, actor: TenantActor, now: Date): Promise<PayAsYouGoStart> {
   if (actor.org.kind !== 'company') throw new AppError('BAD_REQUEST', 'payg.companyOnly');
   const terms = payAsYouGoTerms();
   const today = now.toISOString().slice(0, 10);
@@ -101,8 +111,16 @@ export async function startPayAsYouGo(db: Db, actor: TenantActor, now: Date): Pr
     if (org.status !== 'active') throw new AppError('PRECONDITION_FAILED', 'payg.notVerified');
     const [profile] = await tx.select({ orgId: billingProfiles.orgId }).from(billingProfiles).where(eq(billingProfiles.orgId, actor.org.id));
     if (!profile) throw new AppError('PRECONDITION_FAILED', 'payg.billingProfileMissing');
-    const cap = org.cap === null ? terms.startingCreditCents : Math.min(org.cap, terms.startingCreditCents);
-    await tx.update(organisations).set({ priceListAcceptedAt: now, priceListAcceptedBy: actor.userId, monthlyCapCents: cap }).where(eq(organisations.id, actor.org.id));
+    await tx.update(organisations).set({ priceListAcceptedAt: now, priceListAcceptedBy: actor.userId }).where(eq(organisations.id, actor.org.id));
+    const audit = { actorUserId: actor.userId, orgId: actor.org.id, action: 'billing.price_list_accepted', targetType: 'organisation', targetId: actor.org.id } as const;
+    // Any credit line, active or ended: staff have set this company's money; the acceptance adds none.
+    const [existingLine] = await tx.select({ id: allocations.id }).from(allocations).where(and(eq(allocations.orgId, actor.org.id), eq(allocations.unit, 'cents'))).limit(1);
+    if (existingLine) {
+      await recordAudit(tx, { ...audit, data: { starterLine: false, monthlyCapCents: org.cap } });
+      return { projectId: null, allocationId: null, creditCents: 0 };
+    }
+    const cap = org.cap ?? terms.startingCreditCents;
+    if (org.cap === null) await tx.update(organisations).set({ monthlyCapCents: cap }).where(eq(organisations.id, actor.org.id));
     const project = await insertProject(tx, actor, { title: 'Pay as you go', abstract: 'Jobs paid from the credit line the price list was accepted for.', members: [] });
     const [allocation] = await tx
       .insert(allocations)
@@ -110,14 +128,9 @@ export async function startPayAsYouGo(db: Db, actor: TenantActor, now: Date): Pr
       .returning({ id: allocations.id });
     await grantBudget(tx, { allocationId: allocation!.id, amount: terms.startingCreditCents, actorUserId: actor.userId, reason: 'starting credit line of pay-as-you-go (price list accepted)' });
     await recordAudit(tx, {
-      actorUserId: actor.userId,
-      orgId: actor.org.id,
-      action: 'billing.price_list_accepted',
-      targetType: 'organisation',
-      targetId: actor.org.id,
-      data: { projectId: project.id, allocationId: allocation!.id, creditCents: terms.startingCreditCents, days: terms.durationDays, monthlyCapCents: { from: org.cap, to: cap } },
+      ...audit,
+      data: { starterLine: true, projectId: project.id, allocationId: allocation!.id, creditCents: terms.startingCreditCents, days: terms.durationDays, ...lineChange(0, terms.startingCreditCents), ...capChange(org.cap, cap) },
     });
     return { projectId: project.id, allocationId: allocation!.id, creditCents: terms.startingCreditCents };
   });
 }
-

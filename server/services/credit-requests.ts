@@ -1,13 +1,14 @@
 // A company asks for a larger credit line (issue #10): its owner requests it, staff decide it in the
 // review queue like applications. An approval raises the line by a grant in the ledger, audited; the
 // requester hears the outcome either way.
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
-import { allocations, creditLineRequests, memberships, organisations, projects, users } from '~/db/schema';
+import { allocations, creditLineRequests, ledgerEntries, memberships, organisations, projects, users } from '~/db/schema';
+import { capChange, lineChange, monthsBefore, suggestedMonthlyCapCents } from '~/server/core/billing/monthly-cap';
 import { AppError, isUniqueViolation } from '~/server/errors';
 import { isStaff, type Actor, type TenantActor } from './actor';
 import { recordAudit } from './audit';
-import { grantBudget, lockAllocation } from './ledger';
+import { grantBudget, lockAllocation, monthSpendCents } from './ledger';
 import { notify, notifyMembers } from './notifications';
 import { projectIdsOfAllocations, syncBudgetsAfterCommit, type BudgetSyncStep } from './scheduler-budgets';
 import { inTransaction } from './transaction';
@@ -88,18 +89,85 @@ export async function requestLargerCreditLine(db: Db, actor: TenantActor, input:
   });
 }
 
-/** creditRequestQueue lists the requests waiting for a decision, oldest first (staff). */
-export async function creditRequestQueue(db: DbOrTx) {
-  return requestsQuery(db).where(eq(creditLineRequests.status, 'submitted')).orderBy(asc(creditLineRequests.createdAt));
+/**
+ * creditRequestQueue lists the requests waiting for a decision, oldest first (staff), each with what
+ * the decision needs: the line and the tenant's monthly cap as they are now, this month's spend
+ * (charges and open reservations, as the cap counts it) and the last three months' spend, and the cap
+ * suggested with the line asked for.
+ */
+export async function creditRequestQueue(db: DbOrTx, now: Date) {
+  const today = now.toISOString().slice(0, 10);
+  const months = monthsBefore(today, 3);
+  const rows = await requestsQuery(db)
+    .where(eq(creditLineRequests.status, 'submitted'))
+    .orderBy(asc(creditLineRequests.createdAt));
+  const orgIds = [...new Set(rows.map((r) => r.orgId))];
+  const [live, history, thisMonth] = await Promise.all([
+    rows.length
+      ? db
+          .select({ id: creditLineRequests.id, lineCents: allocations.granted, capCents: organisations.monthlyCapCents, kind: organisations.kind, country: organisations.country })
+          .from(creditLineRequests)
+          .innerJoin(allocations, eq(allocations.id, creditLineRequests.allocationId))
+          .innerJoin(organisations, eq(organisations.id, creditLineRequests.orgId))
+          .where(inArray(creditLineRequests.id, rows.map((r) => r.id)))
+      : Promise.resolve([]),
+    orgIds.length ? monthlySpend(db, orgIds, `${months[months.length - 1]}-01`, `${today.slice(0, 7)}-01`) : Promise.resolve([]),
+    Promise.all(orgIds.map(async (orgId) => [orgId, await monthSpendCents(db, orgId, today)] as const)),
+  ]);
+  const liveById = new Map(live.map((l) => [l.id, l]));
+  const thisMonthByOrg = new Map(thisMonth);
+  return rows.map((r) => {
+    const now = liveById.get(r.id)!;
+    return {
+      ...r,
+      orgKind: now.kind,
+      orgCountry: now.country,
+      lineCents: now.lineCents,
+      capCents: now.capCents,
+      suggestedCapCents: suggestedMonthlyCapCents({ capCents: now.capCents, lineCents: now.lineCents, newLineCents: r.requestedCents }),
+      spentThisMonthCents: thisMonthByOrg.get(r.orgId) ?? 0,
+      spentByMonth: months.map((month) => ({ month, cents: history.find((h) => h.orgId === r.orgId && h.month === month)?.cents ?? 0 })),
+    };
+  });
+}
+
+/** monthlySpend sums what tenants' credit lines were charged (less refunds) per calendar month in [from, until). */
+async function monthlySpend(db: DbOrTx, orgIds: string[], from: string, until: string) {
+  const month = sql<string>`to_char(${ledgerEntries.at} at time zone 'UTC', 'YYYY-MM')`;
+  const rows = await db
+    .select({
+      orgId: allocations.orgId,
+      month,
+      cents: sql<string>`coalesce(sum(case when ${ledgerEntries.kind} = 'charge' then ${ledgerEntries.amount} when ${ledgerEntries.kind} = 'refund' then -${ledgerEntries.amount} else 0 end), 0)`,
+    })
+    .from(ledgerEntries)
+    .innerJoin(allocations, eq(allocations.id, ledgerEntries.allocationId))
+    .where(and(inArray(allocations.orgId, orgIds), eq(allocations.unit, 'cents'), gte(ledgerEntries.at, sql`${from}::date`), lt(ledgerEntries.at, sql`${until}::date`)))
+    .groupBy(allocations.orgId, month);
+  return rows.map((r) => ({ orgId: r.orgId, month: r.month, cents: Number(r.cents) }));
+}
+
+export interface CreditDecisionInput {
+  requestId: string;
+  outcome: 'approved' | 'rejected';
+  /** The new credit line; absent: as asked. A different amount needs a comment. */
+  grantedCents?: number;
+  /** The tenant's monthly cap with the raised line (null: no cap); required to approve. */
+  capCents?: number | null;
+  comment: string;
 }
 
 /**
- * decideCreditLineRequest lets a staff admin approve a request (the credit line is raised to the amount
- * asked for by a grant in the ledger) or reject it with a comment; audited, and the requester is told.
+ * decideCreditLineRequest lets a staff admin approve a request or reject it with a comment. Approving
+ * is one decision over the line and the monthly cap: the line is raised by a grant in the ledger to the
+ * amount granted (as asked, or another amount with a comment) and the cap set to what staff chose, both
+ * audited with from and to in one row; the requester and the owners are told the new line and cap.
  */
-export async function decideCreditLineRequest(db: Db, staff: Actor, input: { requestId: string; outcome: 'approved' | 'rejected'; comment: string }, now: Date, budgets?: BudgetSyncStep) {
+export async function decideCreditLineRequest(db: Db, staff: Actor, input: CreditDecisionInput, now: Date, budgets?: BudgetSyncStep) {
   if (!isStaff(staff, 'admin')) throw new AppError('FORBIDDEN', 'error.staffOnly');
-  if (input.outcome === 'rejected' && !input.comment.trim()) throw new AppError('BAD_REQUEST', 'decision.commentRequired', {}, 'comment');
+  const comment = input.comment.trim();
+  if (input.outcome === 'rejected' && !comment) throw new AppError('BAD_REQUEST', 'decision.commentRequired', {}, 'comment');
+  if (input.outcome === 'approved' && input.capCents === undefined) throw new AppError('BAD_REQUEST', 'creditRequest.capRequired', {}, 'capEuros');
   let raisedLine: string | null = null;
   const decided = await inTransaction(db, async (tx) => {
     const [request] = await tx.select().from(creditLineRequests).where(eq(creditLineRequests.id, input.requestId)).for('no key update');
@@ -107,32 +175,54 @@ export async function decideCreditLineRequest(db: Db, staff: Actor, input: { req
     const [ownTenant] = await tx.select({ orgId: memberships.orgId }).from(memberships).where(and(eq(memberships.orgId, request.orgId), eq(memberships.userId, staff.userId)));
     if (ownTenant) throw new AppError('FORBIDDEN', 'decision.ownTenant');
     if (request.status !== 'submitted') throw new AppError('PRECONDITION_FAILED', 'decision.notSubmitted', { status: request.status });
-    let raisedByCents = 0;
-    if (input.outcome === 'approved') {
-      const line = await lockAllocation(tx, request.allocationId);
-      if (line.status !== 'active') throw new AppError('PRECONDITION_FAILED', 'creditRequest.lineNotActive');
-      // The line may have grown since it was asked (another grant): raise it to the amount asked for, never lower it.
-      raisedByCents = Math.max(0, request.requestedCents - line.granted);
-      raisedLine = raisedByCents > 0 ? line.id : null;
-      if (raisedByCents > 0) await grantBudget(tx, { allocationId: line.id, amount: raisedByCents, actorUserId: staff.userId, reason: `credit line raised on request: ${request.reason}` });
+    const owners = await tx.select({ userId: memberships.userId }).from(memberships).where(and(eq(memberships.orgId, request.orgId), eq(memberships.role, 'owner')));
+    const told = [request.requestedBy, ...owners.map((o) => o.userId)];
+    await tx.update(creditLineRequests).set({ status: input.outcome, decidedBy: staff.userId, decidedAt: now, decisionComment: comment || null }).where(eq(creditLineRequests.id, request.id));
+    if (input.outcome === 'rejected') {
+      await recordAudit(tx, {
+        actorUserId: staff.userId,
+        orgId: request.orgId,
+        action: 'credit.request_rejected',
+        targetType: 'allocation',
+        targetId: request.allocationId,
+        reason: comment,
+        data: { requestId: request.id, currentCents: request.currentCents, requestedCents: request.requestedCents, raisedByCents: 0 },
+        isStaffAction: true,
+      });
+      await notifyMembers(tx, request.orgId, told, 'notice.creditRejected', { amount: request.requestedCents / 100, comment }, `/allocations/${request.allocationId}`);
+      return { status: input.outcome, raisedByCents: 0 };
     }
-    await tx.update(creditLineRequests).set({ status: input.outcome, decidedBy: staff.userId, decidedAt: now, decisionComment: input.comment || null }).where(eq(creditLineRequests.id, request.id));
+    const grantedCents = input.grantedCents ?? request.requestedCents;
+    const capCents = input.capCents ?? null;
+    if (grantedCents !== request.requestedCents && !comment) throw new AppError('BAD_REQUEST', 'creditRequest.commentForOtherAmount', { requested: request.requestedCents / 100 }, 'comment');
+    // Lock order: the organisation (its cap changes), then the allocation.
+    const [org] = await tx.select({ cap: organisations.monthlyCapCents }).from(organisations).where(eq(organisations.id, request.orgId)).for('no key update');
+    if (!org) throw new AppError('NOT_FOUND', 'error.notFound');
+    const line = await lockAllocation(tx, request.allocationId);
+    if (line.status !== 'active') throw new AppError('PRECONDITION_FAILED', 'creditRequest.lineNotActive');
+    // A raise never lowers a line (it may have grown since it was asked, by another grant).
+    if (grantedCents < line.granted) throw new AppError('BAD_REQUEST', 'creditRequest.grantBelowLine', { current: line.granted / 100 }, 'grantedEuros');
+    const raisedByCents = grantedCents - line.granted;
+    raisedLine = raisedByCents > 0 ? line.id : null;
+    if (raisedByCents > 0) await grantBudget(tx, { allocationId: line.id, amount: raisedByCents, actorUserId: staff.userId, reason: `credit line raised on request: ${request.reason}` });
+    if (capCents !== org.cap) await tx.update(organisations).set({ monthlyCapCents: capCents }).where(eq(organisations.id, request.orgId));
     await recordAudit(tx, {
       actorUserId: staff.userId,
       orgId: request.orgId,
-      action: input.outcome === 'approved' ? 'credit.raised' : 'credit.request_rejected',
+      action: 'credit.raised',
       targetType: 'allocation',
       targetId: request.allocationId,
-      reason: input.comment || null,
-      data: { requestId: request.id, currentCents: request.currentCents, requestedCents: request.requestedCents, raisedByCents },
+      reason: comment || null,
+      data: { requestId: request.id, currentCents: request.currentCents, requestedCents: request.requestedCents, raisedByCents, ...lineChange(line.granted, grantedCents), ...capChange(org.cap, capCents) },
       isStaffAction: true,
     });
     await notifyMembers(
       tx,
       request.orgId,
-      [request.requestedBy],
-      input.outcome === 'approved' ? 'notice.creditApproved' : 'notice.creditRejected',
-      { amount: request.requestedCents / 100, comment: input.comment },
+      told,
+      // New keys: notices written before carry the old parameters and keep their old text.
+      capCents === null ? 'notice.creditRaisedNoCap' : 'notice.creditRaised',
+      { line: grantedCents / 100, cap: (capCents ?? 0) / 100, comment },
       `/allocations/${request.allocationId}`,
     );
     return { status: input.outcome, raisedByCents };

@@ -7,7 +7,7 @@ import type { Db, DbOrTx, Tx } from '~/db/client';
 import { reusable } from '~/db/reusable';
 import { allocations, jobEvents, jobs, ledgerEntries, memberships, organisations, projectMembers, projects } from '~/db/schema';
 import { applyEntry, available, settleAmounts, usedPermille, type Balance, type LedgerEntryValue, type LedgerKind, type LedgerRefusal } from '~/server/core/ledger/balance';
-import { capMonth, monthlyCapReached } from '~/server/core/billing/monthly-cap';
+import { capMonth, lineChange, monthlyCapReached } from '~/server/core/billing/monthly-cap';
 import { thresholdsCrossed } from '~/server/core/ledger/burn-down';
 import { gpuSecondsToHours } from '~/server/core/ledger/units';
 import { AppError } from '~/server/errors';
@@ -465,7 +465,7 @@ export async function adjustAllocation(db: Db, staff: Actor, input: { allocation
       targetType: 'allocation',
       targetId: row.id,
       reason: input.reason,
-      data: { amount: input.amount, unit: row.unit, grantedBefore: row.granted, grantedAfter: balance.granted },
+      data: { amount: input.amount, unit: row.unit, grantedBefore: row.granted, grantedAfter: balance.granted, ...(row.unit === 'cents' ? lineChange(row.granted, balance.granted) : {}) },
       isStaffAction: true,
     });
     return balance;

@@ -27,6 +27,10 @@ const NOTICE_MAILS: Partial<Record<MessageKey, { kind: MailKind; subject: Messag
   'notice.tenantVerified': { kind: 'tenant_status', subject: 'mail.tenantVerified.subject' },
   'notice.tenantSuspended': { kind: 'tenant_status', subject: 'mail.tenantSuspended.subject' },
   'notice.tenantReactivated': { kind: 'tenant_status', subject: 'mail.tenantReactivated.subject' },
+  // A credit-line request is decided in the review queue like an application.
+  'notice.creditRaised': { kind: 'application_decided', subject: 'mail.creditRaised.subject' },
+  'notice.creditRaisedNoCap': { kind: 'application_decided', subject: 'mail.creditRaised.subject' },
+  'notice.creditRejected': { kind: 'application_decided', subject: 'mail.creditRejected.subject' },
 };
 
 export interface NoticeMailOptions {

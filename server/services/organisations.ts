@@ -1,7 +1,7 @@
 // Tenants as their members see them: which ones a person belongs to, members and roles.
 import { and, asc, count, eq } from 'drizzle-orm';
 import type { Db } from '~/db/client';
-import { memberships, organisations, users, type MemberRole } from '~/db/schema';
+import { allocations, memberships, organisations, users, type MemberRole } from '~/db/schema';
 import { checkRoleChange, type RoleChangeRefusal } from '~/server/core/roles';
 import { AppError } from '~/server/errors';
 import type { Membership, TenantActor, TenantRef } from './actor';
@@ -47,8 +47,12 @@ export function chooseTenant(mine: Membership[], requestedOrgId: string | undefi
 export async function getOrganisation(db: Db, actor: TenantActor) {
   const [org] = await db.select().from(organisations).where(eq(organisations.id, actor.org.id)).limit(1);
   if (!org) throw new AppError('NOT_FOUND', 'error.notFound');
-  const [members] = await db.select({ n: count() }).from(memberships).where(eq(memberships.orgId, org.id));
-  return { ...org, memberCount: members?.n ?? 0, myRole: actor.role };
+  const [[members], [line]] = await Promise.all([
+    db.select({ n: count() }).from(memberships).where(eq(memberships.orgId, org.id)),
+    // Any credit line, as startPayAsYouGo asks: one from staff makes the starter line not apply.
+    db.select({ id: allocations.id }).from(allocations).where(and(eq(allocations.orgId, org.id), eq(allocations.unit, 'cents'))).limit(1),
+  ]);
+  return { ...org, memberCount: members?.n ?? 0, myRole: actor.role, hasCreditLine: line !== undefined };
 }
 
 /** listMembers lists the people of the actor's tenant. */

@@ -30,9 +30,9 @@ export const organisationRouter = router({
     .output(billingProfileOut)
     .mutation(({ ctx, input }) => setBillingProfile(ctx.db, ctx.tenant, input, ctx.now())),
 
-  /** The owner accepts the price list: the company's starting credit line on a project of its own, without staff. */
+  /** The owner accepts the price list: a company without a credit line gets its starting line on a project of its own; one with a line keeps it and its cap. */
   startPayAsYouGo: tenantProcedure('owner')
-    .output(z.object({ projectId: z.string(), allocationId: z.string(), creditCents: z.number().int() }))
+    .output(z.object({ projectId: z.string().nullable(), allocationId: z.string().nullable(), creditCents: z.number().int() }))
     .mutation(({ ctx }) => startPayAsYouGo(ctx.db, ctx.tenant, ctx.now())),
 
   /** The company's active credit lines and its requests for larger ones. */

@@ -13,7 +13,7 @@ import {
   balanceOut,
   clusterOut,
   companyProjectOut,
-  creditLineRequestOut,
+  creditRequestInQueueOut,
   mailOutboxOut,
   nothing,
   reviewQueueRowOut,
@@ -134,14 +134,33 @@ export const staffRouter = router({
 
   /** Companies' requests for a larger credit line, waiting for a decision, oldest first. */
   creditRequestQueue: staffProcedure()
-    .output(z.array(creditLineRequestOut))
-    .query(({ ctx }) => creditRequestQueue(ctx.db)),
+    .output(z.array(creditRequestInQueueOut))
+    .query(({ ctx }) => creditRequestQueue(ctx.db, ctx.now())),
 
-  /** An admin raises a company's credit line as asked, or rejects the request with a comment. */
+  /**
+   * An admin raises a company's credit line and sets its monthly cap in one decision (the line as asked
+   * unless `grantedEuros` says otherwise, with a comment; `capEuros` null: no cap), or rejects the request with a comment.
+   */
   decideCreditRequest: staffProcedure('admin')
-    .input(z.object({ requestId: uuidField, outcome: z.enum(['approved', 'rejected']), comment: commentField.default('') }))
+    .input(
+      z.object({
+        requestId: uuidField,
+        outcome: z.enum(['approved', 'rejected']),
+        grantedEuros: z.number().int().min(1).max(100_000_000).optional(),
+        capEuros: z.number().int().min(1).max(100_000_000).nullable().optional(),
+        comment: commentField.default(''),
+      }),
+    )
     .output(z.object({ status: z.enum(['approved', 'rejected']), raisedByCents: z.number().int() }))
-    .mutation(({ ctx, input }) => decideCreditLineRequest(ctx.db, ctx.actor, input, ctx.now(), budgetSync(ctx))),
+    .mutation(({ ctx, input }) =>
+      decideCreditLineRequest(
+        ctx.db,
+        ctx.actor,
+        { requestId: input.requestId, outcome: input.outcome, grantedCents: input.grantedEuros === undefined ? undefined : input.grantedEuros * 100, capCents: input.capEuros == null ? input.capEuros : input.capEuros * 100, comment: input.comment },
+        ctx.now(),
+        budgetSync(ctx),
+      ),
+    ),
 
   decide: staffProcedure()
     .input(

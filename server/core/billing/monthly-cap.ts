@@ -13,3 +13,36 @@ export function monthlyCapReached(input: { capCents: number; spentBeforeCents: n
 export function capMonth(today: string): string {
   return `${today.slice(0, 7)}-01`;
 }
+
+/**
+ * suggestedMonthlyCapCents is the cap staff are offered with a raised credit line: the tenant's cap
+ * scaled as the line grows (a €1,000 starter line capped at €1,000 a month raised to €25,000 suggests
+ * €25,000), in whole euros, never above the new line (a cap above it could never bind) nor below the
+ * cap as it is. No cap stays no cap.
+ */
+export function suggestedMonthlyCapCents(input: { capCents: number | null; lineCents: number; newLineCents: number }): number | null {
+  if (input.capCents === null) return null;
+  if (input.lineCents <= 0) return input.capCents;
+  const scaled = Math.round((input.capCents * input.newLineCents) / input.lineCents / 100) * 100;
+  return Math.min(Math.max(scaled, input.capCents), Math.max(input.newLineCents, input.capCents));
+}
+
+/** capChange is how an audit row records a monthly cap that changed: from and to, in cents (null: no cap). */
+export function capChange(from: number | null, to: number | null): { capCents: { from: number | null; to: number | null } } {
+  return { capCents: { from, to } };
+}
+
+/** lineChange is how an audit row records a credit line that changed: granted from and to, in cents. */
+export function lineChange(from: number, to: number): { grantedCents: { from: number; to: number } } {
+  return { grantedCents: { from, to } };
+}
+
+/** monthsBefore lists the `count` calendar months before the one of `today`, newest first (yyyy-mm). */
+export function monthsBefore(today: string, count: number): string[] {
+  const year = Number(today.slice(0, 4));
+  const month = Number(today.slice(5, 7)) - 1;
+  return Array.from({ length: count }, (_, i) => {
+    const index = year * 12 + month - (i + 1);
+    return `${Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}`;
+  });
+}
