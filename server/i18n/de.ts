@@ -1204,7 +1204,7 @@ export const de: Record<MessageKey, string> = {
   'payg.notVerified': 'Das Zentrum hat Ihre Organisation noch nicht geprüft; die Abrechnung nach Verbrauch beginnt danach.',
   'payg.billingProfileMissing': 'Füllen Sie zuerst das Rechnungsprofil auf der Organisationsseite aus: Rechnungen brauchen eine Anschrift.',
   'payg.title': 'Nach Verbrauch abrechnen',
-  'payg.intro': 'Nehmen Sie diese Preisliste an, erhält Ihre Organisation einen Kreditrahmen von {credit} für {days} Tage auf einem eigenen Projekt und kann sofort Jobs einreichen; die monatliche Ausgabengrenze wird auf höchstens diesen Betrag gesetzt. Für einen größeren Kreditrahmen fragen Sie das Zentrum.',
+  'payg.intro': 'Nehmen Sie diese Preisliste an, erhält Ihre Organisation einen Kreditrahmen von {credit} für {days} Tage auf einem eigenen Projekt und kann sofort Jobs einreichen; hat sie noch keine monatliche Ausgabengrenze, wird diese auf {credit} gesetzt (eine bestehende bleibt, wie sie ist). Für einen größeren Kreditrahmen fragen Sie das Zentrum.',
   'payg.accept': 'Preisliste annehmen und starten',
   'payg.started': 'Preisliste am {date} angenommen. Ihr Kreditrahmen liegt auf dem Projekt „{project}“.',
   'payg.needsVerification': 'Das Zentrum muss Ihre Organisation noch prüfen.',

@@ -1203,7 +1203,7 @@ export const en = {
   'payg.notVerified': 'The centre has not verified your organisation yet; pay-as-you-go starts once it has.',
   'payg.billingProfileMissing': 'Fill in the billing profile on the organisation page first: invoices need an addressee.',
   'payg.title': 'Start paying as you go',
-  'payg.intro': 'Accept this price list and your organisation gets a credit line of {credit} for {days} days on a project of its own, and can submit jobs at once; the monthly spending cap is set to at most that. For a larger credit line, ask the centre.',
+  'payg.intro': 'Accept this price list and your organisation gets a credit line of {credit} for {days} days on a project of its own, and can submit jobs at once; if it has no monthly spending cap yet, the cap is set to {credit} (an existing cap stays as it is). For a larger credit line, ask the centre.',
   'payg.accept': 'Accept the price list and start',
   'payg.started': 'Price list accepted on {date}. Your credit line is on the project “{project}”.',
   'payg.needsVerification': 'Waiting for the centre to verify your organisation.',

@@ -46,6 +46,11 @@ export function formatDay(locale: Locale, day: string): string {
   return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
 }
 
+/** formatMonth renders a calendar month (yyyy-mm) as the reader names it, e.g. "November 2026". */
+export function formatMonth(locale: Locale, month: string): string {
+  return new Intl.DateTimeFormat(locale, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${month}-01T00:00:00Z`));
+}
+
 /** formatDate renders an instant's calendar day (UTC, as the ledger and reports count days), e.g. "1 Dec 2026". */
 export function formatDate(locale: Locale, at: Date | string): string {
   return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(typeof at === 'string' ? new Date(at) : at);

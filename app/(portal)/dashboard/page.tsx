@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { BudgetBar } from '~/app/_components/burn-down-chart';
 import { Alert, Badge, Card, PageHeader, STATUS_TONE } from '~/app/_components/ui';
-import { formatAmount, formatCount } from '~/server/i18n/format';
+import { formatAmount, formatCount, formatEuros } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
@@ -38,18 +38,32 @@ export default async function DashboardPage() {
     me.staffRoles.length ? caller.staff.applicationQueue() : Promise.resolve(undefined),
   ]);
   const company = org?.kind === 'company';
-  const [projects, billing, someJob] = await Promise.all([
+  // Accepting the price list opens a starter line only for a company without a credit line: with one
+  // from staff the step does not apply (it would change no money) and is not offered.
+  const offerPriceList = company && !org.hasCreditLine && org.priceListAcceptedAt === null;
+  const [projects, billing, someJob, prices] = await Promise.all([
     org ? caller.project.list() : Promise.resolve([]),
     company ? caller.organisation.billingProfile() : Promise.resolve(null),
     company ? caller.job.list({ status: 'all', limit: 1 }) : Promise.resolve([]),
+    offerPriceList ? caller.catalogue.priceList() : Promise.resolve(null),
   ]);
   const steps: ChecklistStep[] | null =
     org && company
       ? [
-          { key: 'verified', done: org.status === 'active' },
-          { key: 'billingProfile', done: billing !== null, href: '/organisation' },
-          { key: 'priceList', done: org.priceListAcceptedAt !== null, href: '/prices' },
-          { key: 'firstJob', done: someJob.length > 0, href: '/jobs/new' },
+          { key: 'emailConfirmed', done: me.emailVerified, hint: t('checklist.emailConfirmedHint') },
+          { key: 'verified', done: org.status === 'active', hint: t('checklist.verifiedHint') },
+          { key: 'billingProfile', done: billing !== null, href: '/organisation', hint: t('checklist.billingProfileHint') },
+          ...(offerPriceList
+            ? [
+                {
+                  key: 'priceList' as const,
+                  done: false,
+                  href: '/prices',
+                  hint: prices ? t('checklist.priceListHint', { credit: formatEuros(locale, prices.payAsYouGo.startingCreditCents), days: prices.payAsYouGo.durationDays }) : undefined,
+                },
+              ]
+            : []),
+          { key: 'firstJob', done: someJob.length > 0, href: '/jobs/new', hint: t('checklist.firstJobHint') },
         ]
       : null;
   return (
@@ -69,10 +83,10 @@ export default async function DashboardPage() {
         <>
           {org.status === 'pending_verification' && (
             <Alert tone="warning" title={t('dashboard.pendingTitle')}>
-              {t('dashboard.pendingBody', { org: org.name })}
+              {me.emailVerified ? t('dashboard.pendingBody', { org: org.name }) : t('dashboard.pendingBodyUnconfirmed', { org: org.name })}
             </Alert>
           )}
-          {steps?.some((step) => !step.done) && org.status !== 'suspended' && <CompanyChecklist steps={steps} t={t} />}
+          {steps?.some((step) => !step.done) && org.status !== 'suspended' && <CompanyChecklist steps={steps} paths={offerPriceList ? t('checklist.paths') : undefined} t={t} />}
           {org.status === 'suspended' && (
             <Alert tone="error" title={t('dashboard.suspendedTitle')}>
               {t('dashboard.suspendedBody', { org: org.name, reason: org.statusReason ?? '—' })}

@@ -71,11 +71,13 @@ export default async function PricesPage({ searchParams }: { searchParams: Promi
             <div className="space-y-3">
               {/* Right after the owner accepted (the button sends them here): the confirmation stays on the page. */}
               {started === '1' && <Alert tone="success">{t('payg.done', { credit: formatEuros(locale, payAsYouGo.startingCreditCents) })}</Alert>}
-              <p className="text-sm text-slate-700">{t('payg.started', { date: formatDay(locale, org.priceListAcceptedAt.toISOString().slice(0, 10)), project: 'Pay as you go' })}</p>
+              {started === 'kept' && <Alert tone="success">{t('payg.keptLines')}</Alert>}
+              <p className="text-sm text-slate-700">{t('payg.acceptedOn', { date: formatDay(locale, org.priceListAcceptedAt.toISOString().slice(0, 10)) })}</p>
             </div>
           ) : (
             <div className="space-y-3 text-sm text-slate-700">
-              <p>{t('payg.intro', { credit: formatEuros(locale, payAsYouGo.startingCreditCents), days: formatNumber(locale, payAsYouGo.durationDays) })}</p>
+              {/* A company with a credit line from staff accepts without any money moving (startPayAsYouGo). */}
+              <p>{org.hasCreditLine ? t('payg.establishedIntro') : t('payg.intro', { credit: formatEuros(locale, payAsYouGo.startingCreditCents), days: formatNumber(locale, payAsYouGo.durationDays) })}</p>
               {org.status !== 'active' ? (
                 <Alert>{t('payg.needsVerification')}</Alert>
               ) : !billing ? (
@@ -88,7 +90,7 @@ export default async function PricesPage({ searchParams }: { searchParams: Promi
               ) : org.myRole !== 'owner' ? (
                 <p className="text-xs text-slate-500">{t('payg.ownerOnly')}</p>
               ) : (
-                <StartPayAsYouGoButton />
+                <StartPayAsYouGoButton keepsLines={org.hasCreditLine} />
               )}
             </div>
           )}

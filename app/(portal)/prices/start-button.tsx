@@ -8,34 +8,34 @@ import { formErrors, type FormErrors } from '~/app/_lib/errors';
 import { formatEuros } from '~/server/i18n/format';
 import { useTRPC } from '~/app/_lib/trpc';
 
-/** The owner accepts the price list: the credit line is there at once. */
-export function StartPayAsYouGoButton() {
+/** The owner accepts the price list: a new company's credit line is there at once; one with a line from staff keeps it (`keepsLines`). */
+export function StartPayAsYouGoButton({ keepsLines }: { keepsLines: boolean }) {
   const { t, locale } = useT();
   const trpc = useTRPC();
   const router = useRouter();
   const [errors, setErrors] = useState<FormErrors>({ fields: {} });
-  const [credit, setCredit] = useState<number | null>(null);
+  const [started, setStarted] = useState<{ creditCents: number; allocationId: string | null } | null>(null);
   const start = useMutation(trpc.organisation.startPayAsYouGo.mutationOptions());
   return (
     <div className="space-y-3">
       <Button
-        disabled={start.isPending || credit !== null}
+        disabled={start.isPending || started !== null}
         onClick={async () => {
           setErrors({ fields: {} });
           try {
-            const started = await start.mutateAsync();
-            setCredit(started.creditCents);
+            const answer = await start.mutateAsync();
+            setStarted(answer);
             // The page itself then says it is done (a refresh alone would unmount this confirmation).
-            router.replace('/prices?started=1');
+            router.replace(answer.allocationId ? '/prices?started=1' : '/prices?started=kept');
           } catch (error) {
             setErrors(formErrors(error, []));
           }
         }}
       >
-        {start.isPending ? t('common.working') : t('payg.accept')}
+        {start.isPending ? t('common.working') : keepsLines ? t('payg.acceptOnly') : t('payg.accept')}
       </Button>
       {errors.message && <Alert tone="error">{errors.message}</Alert>}
-      {credit !== null && <Alert tone="success">{t('payg.done', { credit: formatEuros(locale, credit) })}</Alert>}
+      {started !== null && <Alert tone="success">{started.allocationId ? t('payg.done', { credit: formatEuros(locale, started.creditCents) }) : t('payg.keptLines')}</Alert>}
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { Badge, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
-import { formatDateTime, formatEuros, formatGpuHours } from '~/server/i18n/format';
+import { formatDateTime, formatEuros, formatGpuHours, formatMonth } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
@@ -75,9 +75,42 @@ export default async function ReviewQueuePage() {
                   </p>
                   <dl className="mt-2 grid grid-cols-2 gap-2 sm:grid-cols-4">
                     <div>
+                      <dt className="text-slate-500">{t('review.creditTenant')}</dt>
+                      <dd>
+                        <Link href={`/staff/tenants/${r.orgId}`} className="text-indigo-700 hover:underline">
+                          {r.orgName}
+                        </Link>{' '}
+                        <span className="text-slate-500">
+                          ({t(`kind.${r.orgKind}`)}, {r.orgCountry})
+                        </span>
+                      </dd>
+                    </div>
+                    <div>
                       <dt className="text-slate-500">{t('review.creditCurrent')}</dt>
                       <dd className="tabular-nums">{formatEuros(locale, r.currentCents)}</dd>
                     </div>
+                    {r.lineCents !== r.currentCents && (
+                      <div>
+                        <dt className="text-slate-500">{t('review.creditLineNow')}</dt>
+                        <dd className="tabular-nums">{formatEuros(locale, r.lineCents)}</dd>
+                      </div>
+                    )}
+                    <div>
+                      <dt className="text-slate-500">{t('review.creditCapNow')}</dt>
+                      <dd className="tabular-nums" data-testid="credit-cap-now">
+                        {r.capCents === null ? t('review.creditNoCap') : formatEuros(locale, r.capCents)}
+                      </dd>
+                    </div>
+                    <div>
+                      <dt className="text-slate-500">{t('review.creditSpentThisMonth')}</dt>
+                      <dd className="tabular-nums">{formatEuros(locale, r.spentThisMonthCents)}</dd>
+                    </div>
+                    {r.spentByMonth.map((m) => (
+                      <div key={m.month}>
+                        <dt className="text-slate-500">{t('review.creditSpentIn', { month: formatMonth(locale, m.month) })}</dt>
+                        <dd className="tabular-nums">{formatEuros(locale, m.cents)}</dd>
+                      </div>
+                    ))}
                     <div>
                       <dt className="text-slate-500">{t('review.creditRequested')}</dt>
                       <dd className="font-medium tabular-nums">{formatEuros(locale, r.requestedCents)}</dd>
@@ -96,7 +129,11 @@ export default async function ReviewQueuePage() {
                     {r.reason}
                   </p>
                 </div>
-                {isAdmin ? <CreditRequestDecision requestId={r.id} orgName={r.orgName} /> : <p className="text-sm text-slate-600">{t('review.creditAdminsOnly')}</p>}
+                {isAdmin ? (
+                  <CreditRequestDecision figures={{ requestId: r.id, orgName: r.orgName, requestedCents: r.requestedCents, lineCents: r.lineCents, capCents: r.capCents }} />
+                ) : (
+                  <p className="text-sm text-slate-600">{t('review.creditAdminsOnly')}</p>
+                )}
               </li>
             ))}
           </ul>

@@ -6,6 +6,7 @@ import { inputClass } from '~/app/_components/field';
 import { Badge, Button, Card, PageHeader, STATUS_TONE } from '~/app/_components/ui';
 import { UsageSummary } from '~/app/_components/usage-summary';
 import { getT } from '~/app/_lib/i18n-server';
+import { formatEuros } from '~/server/i18n/format';
 import { requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
 import { RequireSsoForm } from './require-sso-form';
@@ -26,6 +27,7 @@ export default async function StaffTenantPage({ params, searchParams }: { params
   if (!data) notFound();
   const [allocations, signIn] = await Promise.all([caller.staff.allocations({ orgId: id }), caller.staff.tenantSignIn({ orgId: id })]);
   const { org, report } = data;
+  const creditLines = allocations.map((row) => row.allocation).filter((a) => a.unit === 'cents' && a.status === 'active');
   return (
     <div className="space-y-6">
       <PageHeader
@@ -54,6 +56,20 @@ export default async function StaffTenantPage({ params, searchParams }: { params
         </p>
         {me.staffRoles.includes('admin') && <RequireSsoForm orgId={org.id} orgName={org.name} requireSso={signIn.requireSso} />}
       </Card>
+      {org.kind === 'company' && (
+        <Card title={t('staffTenant.moneyTitle')}>
+          <dl className="grid gap-4 text-sm sm:grid-cols-2" data-testid="tenant-money">
+            <div>
+              <dt className="text-slate-600">{t('staffTenant.creditLines')}</dt>
+              <dd className="mt-1 text-lg font-semibold tabular-nums">{creditLines.length === 0 ? t('staffTenant.noCreditLine') : formatEuros(locale, creditLines.reduce((sum, a) => sum + a.granted, 0))}</dd>
+            </div>
+            <div>
+              <dt className="text-slate-600">{t('staffTenant.cap')}</dt>
+              <dd className="mt-1 text-lg font-semibold tabular-nums">{org.monthlyCapCents === null ? t('staffTenant.noCap') : formatEuros(locale, org.monthlyCapCents)}</dd>
+            </div>
+          </dl>
+        </Card>
+      )}
       <Card title={t('project.allocations')}>
         {allocations.length === 0 ? (
           <p className="text-sm text-slate-600">{t('project.noAllocations')}</p>
