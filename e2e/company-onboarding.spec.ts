@@ -52,9 +52,9 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await signIn(page, locale, ownerEmail, 'a-long-password-1');
       await expect(page.getByText(t('dashboard.pendingTitle'))).toHaveCount(0);
       await expect(page.getByText(t('status.active'))).toBeVisible();
-      // The dashboard says what is left: verified, then billing profile, price list, first job.
+      // The dashboard says what is left: e-mail confirmed and verified, then billing profile, price list, first job.
       const checklist = page.getByTestId('company-checklist');
-      await expect(checklist.locator('[data-done="true"]')).toHaveText([new RegExp(t('checklist.verified'))]);
+      await expect(checklist.locator('[data-done="true"]')).toHaveText([new RegExp(t('checklist.emailConfirmed')), new RegExp(t('checklist.verified'))]);
       await expect(checklist.getByRole('link', { name: t('checklist.billingProfile') })).toBeVisible();
       await page.getByRole('navigation', { name: t('nav.main') }).getByRole('link', { name: t('nav.organisation') }).click();
       await page.getByLabel(t('field.email')).fill(memberEmail);
@@ -84,7 +84,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await page.getByRole('button', { name: t('payg.accept') }).click();
       const credit = new Intl.NumberFormat(locale, { style: 'currency', currency: 'EUR' }).format(1000);
       await expect(page.getByText(t('payg.done', { credit }))).toBeVisible();
-      await expect(page.getByText(t('payg.started', { date: new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date()), project: 'Pay as you go' }))).toBeVisible();
+      await expect(page.getByText(t('payg.acceptedOn', { date: new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date()) }))).toBeVisible();
       await signOut(page, locale);
 
       // 4. The colleague opens the link, creates an account and sees the organisation.
