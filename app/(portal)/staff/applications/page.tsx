@@ -89,6 +89,10 @@ export default async function ReviewQueuePage() {
                       <dt className="text-slate-500">{t('review.creditCurrent')}</dt>
                       <dd className="tabular-nums">{formatEuros(locale, r.currentCents)}</dd>
                     </div>
+                    <div>
+                      <dt className="text-slate-500">{t('review.creditRequested')}</dt>
+                      <dd className="font-medium tabular-nums">{formatEuros(locale, r.requestedCents)}</dd>
+                    </div>
                     {r.lineCents !== r.currentCents && (
                       <div>
                         <dt className="text-slate-500">{t('review.creditLineNow')}</dt>
@@ -111,10 +115,6 @@ export default async function ReviewQueuePage() {
                         <dd className="tabular-nums">{formatEuros(locale, m.cents)}</dd>
                       </div>
                     ))}
-                    <div>
-                      <dt className="text-slate-500">{t('review.creditRequested')}</dt>
-                      <dd className="font-medium tabular-nums">{formatEuros(locale, r.requestedCents)}</dd>
-                    </div>
                     <div>
                       <dt className="text-slate-500">{t('review.creditRequestedBy')}</dt>
                       <dd>{r.requestedByName}</dd>
