@@ -66,7 +66,7 @@ export default async function PricesPage({ searchParams }: { searchParams: Promi
         <p className="mt-4 text-xs text-slate-600">{t('prices.note', { util })}</p>
       </Card>
       {org.kind === 'company' && (
-        <Card title={t('payg.title')}>
+        <Card title={org.hasCreditLine && !org.priceListAcceptedAt ? t('payg.acceptOnly') : t('payg.title')}>
           {org.priceListAcceptedAt ? (
             <div className="space-y-3">
               {/* Right after the owner accepted (the button sends them here): the confirmation stays on the page. */}
