@@ -1409,4 +1409,7 @@ export const de: Record<MessageKey, string> = {
   'audit.action.member.spend_limit_set': "hat das Monatslimit einer Person gesetzt",
   'invoice.line.costCentre': "Kostenstelle {costCentre}",
   'invoice.line.purchaseOrder': "Bestellnr. {purchaseOrder}",
+  'jobs.leftProjectMonthly': "{left} übrig im Monatsbudget des Projekts",
+  'jobs.leftProjectTotal': "{left} übrig im Gesamtbudget des Projekts",
+  'jobs.leftPersonMonthly': "{left} übrig in Ihrem Monatslimit",
 };

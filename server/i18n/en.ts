@@ -1408,6 +1408,9 @@ export const en = {
   'audit.action.member.spend_limit_set': "set a person's monthly limit",
   'invoice.line.costCentre': "Cost centre {costCentre}",
   'invoice.line.purchaseOrder': "PO {purchaseOrder}",
+  'jobs.leftProjectMonthly': "{left} left of the project's monthly budget",
+  'jobs.leftProjectTotal': "{left} left of the project's total budget",
+  'jobs.leftPersonMonthly': "{left} left of your monthly limit",
 } as const;
 
 export type MessageKey = keyof typeof en;

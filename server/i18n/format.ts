@@ -135,3 +135,9 @@ export function formatDuration(seconds: number): string {
   const parts = [h > 0 ? `${h} h` : '', m > 0 || (h > 0 && s > 0) ? `${m} min` : '', s > 0 || (h === 0 && m === 0) ? `${s} s` : ''];
   return parts.filter(Boolean).join(' ');
 }
+
+// issue #24: budgets inside a company
+/** formatMonth renders a calendar month (yyyy-mm) as its name and year, e.g. "December 2026" / "Dezember 2026". */
+export function formatMonth(locale: Locale, month: string): string {
+  return new Intl.DateTimeFormat(locale, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${month}-01T00:00:00Z`));
+}
