@@ -527,6 +527,9 @@ export const invoiceOut = z.object({
       gpuSeconds: z.number().int(),
       unitPriceCentsPerGpuHour: z.number().int(),
       netCents: z.number().int(),
+      /** The projects' cost centre and purchase-order number (issue #24); null without. */
+      costCentre: z.string().nullable(),
+      purchaseOrder: z.string().nullable(),
     }),
   ),
   creditNotes: z.array(z.object({ id: z.string(), number: z.string(), issuedAt: isoDateOut, reason: z.string(), netCents: z.number().int(), vatCents: z.number().int(), grossCents: z.number().int() })),

@@ -11,7 +11,10 @@ import { auditEvents, jobs, ledgerEntries, mailOutbox, notifications } from '~/d
 import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
 import { createSimulatedScheduler } from '~/server/adapters/scheduler/simulated';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
+import { invoiceContent } from '~/server/documents/invoice-content';
 import { AppError } from '~/server/errors';
+import { translate, type MessageKey, type MessageParams } from '~/server/i18n';
+import { issueInvoice } from './invoices';
 import { addMember, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 
 /** The refusals a submission may get when a budget, the cap or a limit is reached; anything else is a defect. */
@@ -176,4 +179,34 @@ describe.each(dbTargets())('budgets inside a company on %s', (target) => {
     // The cap binds last (the projects' budgets alone would admit 16 jobs): it leaves less than one more job.
     expect(tenant).toBeGreaterThan(9_000 - 580);
   }, 240_000);
+
+  it('puts each project’s cost centre and PO number on its invoice lines, page and PDF alike', async () => {
+    const c = await company();
+    const [p1, p2] = c.projects;
+    await as(c.manager).project.setBudget({ projectId: p1.projectId, monthlyEuros: null, totalEuros: null, costCentre: 'CC-4711', purchaseOrder: null });
+    await as(c.manager).project.setBudget({ projectId: p2.projectId, monthlyEuros: null, totalEuros: null, costCentre: 'CC-0815', purchaseOrder: 'PO-2026-17' });
+    // Settled jobs of March 2026 as the reconciler leaves them: 2 h and 1 h on project 1, 3 h on project 2, at €2.90.
+    const settled = (project: { projectId: string; allocationId: string }, hours: number) =>
+      db.insert(jobs).values({
+        orgId: c.owner.orgId, projectId: project.projectId, allocationId: project.allocationId, userId: c.owner.userId, idempotencyKey: randomUUID(), name: 'train', kind: 'training',
+        resourceClassId: 'h100', siteId: 'de-jena', gpus: 1, nodes: 1, walltimeSeconds: 48 * 3600, image: 'pytorch:2', command: 'python train.py', env: {}, state: 'COMPLETED',
+        reservedAmount: 10_000, reservedUnit: 'cents', centsPerGpuHour: 290, submittedAt: new Date('2026-03-05T08:00:00Z'), startedAt: new Date('2026-03-05T08:01:00Z'),
+        endedAt: new Date('2026-03-05T12:00:00Z'), gpuSeconds: hours * 3600, costCents: hours * 290, chargedAmount: hours * 290, energyWh: 1000, settledAt: new Date('2026-03-05T12:00:02Z'),
+      });
+    await settled(p1, 2);
+    await settled(p1, 1);
+    await settled(p2, 3);
+    const issued = await issueInvoice(db, { orgId: c.owner.orgId, month: '2026-03', now: new Date('2026-04-02T09:00:00Z') });
+    expect(issued?.lines.map((l) => [l.jobs, l.netCents, l.costCentre, l.purchaseOrder])).toEqual([
+      [1, 870, 'CC-0815', 'PO-2026-17'],
+      [2, 870, 'CC-4711', null],
+    ]);
+    const view = await as(c.owner).invoice.get({ id: issued!.id });
+    for (const locale of ['en', 'de'] as const) {
+      const doc = invoiceContent(view, (key: MessageKey, params?: MessageParams) => translate(locale, key, params), locale);
+      const descriptions = doc.rows.map((r) => r[1]);
+      expect(descriptions[0]).toContain(locale === 'en' ? 'Cost centre CC-0815 · PO PO-2026-17' : 'Kostenstelle CC-0815 · Bestellnr. PO-2026-17');
+      expect(descriptions[1]).toMatch(locale === 'en' ? /Cost centre CC-4711$/ : /Kostenstelle CC-4711$/);
+    }
+  }, 120_000);
 });
