@@ -91,6 +91,19 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await expect(row).toContainText(t('budget.usage.figure', { spent: euros('43.50'), limit: euros('50.00'), percent: 87 }));
       await expectNoViolations(page, 'usage page with budgets');
       await shoot(page, `usage-budgets-${locale}`);
+
+      // 6. A person's monthly limit on the organisation page: set, shown, then cleared again.
+      await page.goto('/organisation');
+      const limit = page.getByTestId('spend-limit').filter({ hasText: 'Olivia Owner' });
+      await limit.getByRole('spinbutton').fill('1000');
+      await limit.getByRole('button', { name: t('budget.people.save') }).click();
+      await expect(limit.getByText(t('budget.saved'))).toBeVisible();
+      await expect(limit.getByRole('spinbutton')).toHaveValue('1000');
+      await expectNoViolations(page, 'organisation page with monthly limits');
+      await shoot(page, `organisation-limits-${locale}`);
+      await limit.getByRole('spinbutton').fill('');
+      await limit.getByRole('button', { name: t('budget.people.save') }).click();
+      await expect(limit.getByRole('spinbutton')).toHaveValue('');
     });
   });
 }
