@@ -723,6 +723,9 @@ export const invoiceLines = pgTable(
     gpuSeconds: bigint('gpu_seconds', { mode: 'number' }).notNull(),
     unitPriceCentsPerGpuHour: integer('unit_price_cents_per_gpu_hour').notNull(),
     netCents: bigint('net_cents', { mode: 'number' }).notNull(),
+    /** The projects' cost centre and purchase-order number (issue #24); a line per distinct pair. */
+    costCentre: text('cost_centre'),
+    purchaseOrder: text('purchase_order'),
   },
   (t) => [primaryKey({ columns: [t.invoiceId, t.lineNo] })],
 );
@@ -783,6 +786,65 @@ export const creditLineRequests = pgTable(
     // One open request per credit line, also when two are sent at the same moment.
     uniqueIndex('credit_line_requests_one_open_idx').on(t.allocationId).where(sql`${t.status} = 'submitted'`),
     check('credit_line_requests_larger_ck', sql`${t.requestedCents} > ${t.currentCents}`)],
+);
+
+/**
+ * What a company spends on one project (issue #24): a monthly and a total budget in euro cents (null = none),
+ * and the cost centre and purchase-order number its invoice lines carry. Set by owners and managers.
+ */
+export const projectBudgets = pgTable(
+  'project_budgets',
+  {
+    projectId: uuid('project_id')
+      .primaryKey()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id, { onDelete: 'cascade' }),
+    monthlyCents: bigint('monthly_cents', { mode: 'number' }),
+    totalCents: bigint('total_cents', { mode: 'number' }),
+    costCentre: text('cost_centre'),
+    purchaseOrder: text('purchase_order'),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedBy: uuid('updated_by').references(() => users.id),
+  },
+  (t) => [index('project_budgets_org_idx').on(t.orgId), check('project_budgets_amounts_ck', sql`${t.monthlyCents} >= 0 and ${t.totalCents} >= 0`)],
+);
+
+/** The most one person may spend on a company's credit lines in a calendar month, in euro cents (issue #24). */
+export const memberSpendLimits = pgTable(
+  'member_spend_limits',
+  {
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    monthlyCents: bigint('monthly_cents', { mode: 'number' }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedBy: uuid('updated_by').references(() => users.id),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.userId] }), check('member_spend_limits_amount_ck', sql`${t.monthlyCents} >= 0`)],
+);
+
+/**
+ * One row per budget alert sent (issue #24): a budget or cap (`scope`, `subjectId`), its period (a month as
+ * yyyy-mm, or `total`) and the threshold crossed. The primary key makes each alert once per threshold and period.
+ */
+export const budgetAlerts = pgTable(
+  'budget_alerts',
+  {
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id, { onDelete: 'cascade' }),
+    scope: text('scope').notNull(),
+    subjectId: text('subject_id').notNull(),
+    period: text('period').notNull(),
+    thresholdPercent: integer('threshold_percent').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.scope, t.subjectId, t.period, t.thresholdPercent] })],
 );
 
 export const creditNotes = pgTable('credit_notes', {

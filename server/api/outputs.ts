@@ -314,7 +314,7 @@ export const projectPageOut = z.object({
 /** What a job would reserve, cost and consume. */
 const reservationShortfallOut = z.discriminatedUnion('limit', [
   z.object({ limit: z.literal('gpusAtOnce'), limitGpus: z.number().int(), inUseGpus: z.number().int(), requestedGpus: z.number().int(), maxGpus: z.number().int() }),
-  z.object({ limit: z.enum(['budget', 'monthlyCap']), unit: z.enum(budgetUnit.enumValues), needed: z.number().int(), left: z.number().int(), gpus: z.number().int(), maxWalltimeSeconds: z.number().int() }),
+  z.object({ limit: z.enum(['budget', 'monthlyCap', 'projectMonthly', 'projectTotal', 'personMonthly']), unit: z.enum(budgetUnit.enumValues), needed: z.number().int(), left: z.number().int(), gpus: z.number().int(), maxWalltimeSeconds: z.number().int() }),
 ]);
 
 /** A job's estimate before submitting, with what is left now and every limit its reservation would break. */
@@ -324,6 +324,8 @@ export const jobEstimateOut = z.object({
     available: z.number().int(),
     monthCapLeftCents: z.number().int().nullable(),
     gpusAtOnce: z.object({ limit: z.number().int(), inUse: z.number().int() }).nullable(),
+    /** Credit lines of a company: what the project's monthly and total budget and the caller's monthly limit leave, in cents (only those set). */
+    budgetsLeftCents: z.array(z.object({ limit: z.enum(['projectMonthly', 'projectTotal', 'personMonthly']), leftCents: z.number().int() })).optional(),
   }),
   shortfalls: z.array(reservationShortfallOut),
   /** Set when the job could never start under its site's facility power cap (admission refuses it): the cap, the GPUs asked for and the most that fit. */
@@ -525,6 +527,9 @@ export const invoiceOut = z.object({
       gpuSeconds: z.number().int(),
       unitPriceCentsPerGpuHour: z.number().int(),
       netCents: z.number().int(),
+      /** The projects' cost centre and purchase-order number (issue #24); null without. */
+      costCentre: z.string().nullable(),
+      purchaseOrder: z.string().nullable(),
     }),
   ),
   creditNotes: z.array(z.object({ id: z.string(), number: z.string(), issuedAt: isoDateOut, reason: z.string(), netCents: z.number().int(), vatCents: z.number().int(), grossCents: z.number().int() })),
@@ -884,4 +889,20 @@ export const whatIfRunOut = whatIfRunSummaryOut.extend({
       elapsedMs: int,
     })
     .nullable(),
+});
+
+// ---- Budgets inside a company (issue #24) ----
+
+/** A project's budgets in cents (null: none) and what its invoice lines carry. */
+export const projectBudgetOut = z.object({ monthlyCents: z.number().int().nullable(), totalCents: z.number().int().nullable(), costCentre: z.string().nullable(), purchaseOrder: z.string().nullable() });
+
+/** Each person's monthly limit in cents. */
+export const spendLimitOut = z.object({ userId: z.string(), monthlyCents: z.number().int() });
+
+/** The usage page's budgets: the tenant's cap and each project's and person's budget with this month's (and the total) spend. */
+export const spendingOverviewOut = z.object({
+  month: z.string(),
+  cap: z.object({ capCents: z.number().int(), spentCents: z.number().int() }).nullable(),
+  projects: z.array(z.object({ projectId: z.string(), title: z.string(), monthlyCents: z.number().int().nullable(), monthSpentCents: z.number().int(), totalCents: z.number().int().nullable(), totalSpentCents: z.number().int() })),
+  people: z.array(z.object({ userId: z.string(), name: z.string(), monthlyCents: z.number().int(), monthSpentCents: z.number().int() })),
 });

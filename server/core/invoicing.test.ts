@@ -122,6 +122,17 @@ describe('invoiceLines (per resource class and tariff; net = sum of the jobs’ 
     expect(invoiceTotals(lines, 190)).toEqual({ netCents: 7_110, vatCents: 1_351, grossCents: 8_461 }); // 1,350.9 → 1,351
   });
 
+  it('splits a class and tariff by the projects’ cost centre and PO number, those without first (issue #24)', () => {
+    const tagged = (costCentre: string | null, purchaseOrder: string | null, hours: number): ChargedJob => ({ ...job('h100', 290, hours * H), costCentre, purchaseOrder });
+    const lines = invoiceLines([tagged('CC-20', 'PO-1', 1), tagged(null, null, 2), tagged('CC-10', null, 3), tagged('CC-20', 'PO-1', 4), tagged(null, null, 5)]);
+    expect(lines).toEqual([
+      { lineNo: 1, resourceClassId: 'h100', unitPriceCentsPerGpuHour: 290, jobs: 2, gpuSeconds: 7 * H, netCents: 2_030 },
+      { lineNo: 2, resourceClassId: 'h100', unitPriceCentsPerGpuHour: 290, jobs: 1, gpuSeconds: 3 * H, netCents: 870, costCentre: 'CC-10' },
+      { lineNo: 3, resourceClassId: 'h100', unitPriceCentsPerGpuHour: 290, jobs: 2, gpuSeconds: 5 * H, netCents: 1_450, costCentre: 'CC-20', purchaseOrder: 'PO-1' },
+    ]);
+    expect(lines.reduce((sum, l) => sum + l.netCents, 0)).toBe(listPriceCents(15 * H, 290));
+  });
+
   it('takes the jobs’ frozen costs, rounded per job, rather than repricing the sum', () => {
     // Three jobs of 1,800 GPU-s at 1 ct/GPU-h: each costs 0.5 ct → 1 ct; the sum 1.5 GPU-h × 1 ct would be 2 ct.
     const lines = invoiceLines([job('h100', 1, 1800), job('h100', 1, 1800), job('h100', 1, 1800)]);

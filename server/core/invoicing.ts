@@ -80,6 +80,9 @@ export interface ChargedJob {
   gpuSeconds: number;
   /** The cost frozen on the job at settlement. */
   costCents: number;
+  /** Its project's cost centre and purchase-order number (issue #24), when set: jobs with different ones go on different lines. */
+  costCentre?: string | null;
+  purchaseOrder?: string | null;
 }
 
 export interface InvoiceLineValue {
@@ -89,11 +92,15 @@ export interface InvoiceLineValue {
   jobs: number;
   gpuSeconds: number;
   netCents: number;
+  /** Present only when the line's projects have one. */
+  costCentre?: string;
+  purchaseOrder?: string;
 }
 
 /**
  * invoiceLines groups jobs by resource class and tariff: one line per pair (two tariffs in a month
- * for one class give two lines), ordered by class then price, numbered from 1. A line's net is the
+ * for one class give two lines; a company's projects with different cost centres or PO numbers too),
+ * ordered by class then price, numbered from 1. A line's net is the
  * sum of its jobs' costs.
  */
 export function invoiceLines(jobs: readonly ChargedJob[]): InvoiceLineValue[] {
@@ -102,16 +109,29 @@ export function invoiceLines(jobs: readonly ChargedJob[]): InvoiceLineValue[] {
     assertCents(job.costCents, 'costCents');
     if (!Number.isSafeInteger(job.gpuSeconds) || job.gpuSeconds < 0) throw new RangeError(`gpuSeconds must be a non-negative integer, got ${job.gpuSeconds}`);
     if (job.jobs !== undefined && (!Number.isSafeInteger(job.jobs) || job.jobs < 1)) throw new RangeError(`jobs must be a positive integer, got ${job.jobs}`);
-    const key = `${job.resourceClassId}\u0000${job.centsPerGpuHour}`;
-    const line = groups.get(key) ?? { resourceClassId: job.resourceClassId, unitPriceCentsPerGpuHour: job.centsPerGpuHour, jobs: 0, gpuSeconds: 0, netCents: 0 };
+    const key = `${job.resourceClassId}\u0000${job.centsPerGpuHour}\u0000${job.costCentre ?? ''}\u0000${job.purchaseOrder ?? ''}`;
+    const line = groups.get(key) ?? {
+      resourceClassId: job.resourceClassId,
+      unitPriceCentsPerGpuHour: job.centsPerGpuHour,
+      jobs: 0,
+      gpuSeconds: 0,
+      netCents: 0,
+      ...(job.costCentre ? { costCentre: job.costCentre } : {}),
+      ...(job.purchaseOrder ? { purchaseOrder: job.purchaseOrder } : {}),
+    };
     line.jobs += job.jobs ?? 1;
     line.gpuSeconds += job.gpuSeconds;
     line.netCents += job.costCents;
     groups.set(key, line);
   }
   return [...groups.values()]
-    .sort((a, b) => (a.resourceClassId < b.resourceClassId ? -1 : a.resourceClassId > b.resourceClassId ? 1 : a.unitPriceCentsPerGpuHour - b.unitPriceCentsPerGpuHour))
+    .sort((a, b) => (a.resourceClassId < b.resourceClassId ? -1 : a.resourceClassId > b.resourceClassId ? 1 : a.unitPriceCentsPerGpuHour - b.unitPriceCentsPerGpuHour || referenceOrder(a, b)))
     .map((line, i) => ({ lineNo: i + 1, ...line }));
+}
+
+/** Lines of one class and tariff: without a cost centre or PO first, then by cost centre, then PO. */
+function referenceOrder(a: Omit<InvoiceLineValue, 'lineNo'>, b: Omit<InvoiceLineValue, 'lineNo'>): number {
+  return (a.costCentre ?? '').localeCompare(b.costCentre ?? '') || (a.purchaseOrder ?? '').localeCompare(b.purchaseOrder ?? '');
 }
 
 // ---- Credit notes -----------------------------------------------------------------------------

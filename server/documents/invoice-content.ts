@@ -70,6 +70,12 @@ function partiesOf(invoice: InvoiceView, t: T, locale: Locale): { issuer: PartyB
 
 const day = (locale: Locale, at: Date | string) => formatDay(locale, typeof at === 'string' ? at : at.toISOString().slice(0, 10));
 
+/** A line's description with its projects' cost centre and PO number, when they have them (issue #24). */
+function lineDescription(line: InvoiceView['lines'][number], t: T): string {
+  const references = [line.costCentre && t('invoice.line.costCentre', { costCentre: line.costCentre }), line.purchaseOrder && t('invoice.line.purchaseOrder', { purchaseOrder: line.purchaseOrder })].filter(Boolean);
+  return [line.description, ...references].join(' · ');
+}
+
 /** invoiceContent turns an invoice into the strings both its page and its PDF show. */
 export function invoiceContent(invoice: InvoiceView, t: T, locale: Locale): InvoiceContent {
   const euros = (cents: number) => formatEuros(locale, cents);
@@ -113,7 +119,7 @@ export function invoiceContent(invoice: InvoiceView, t: T, locale: Locale): Invo
     ],
     rows: invoice.lines.map((line, i) => [
       String(line.lineNo),
-      line.description,
+      lineDescription(line, t),
       String(line.jobs),
       formatInvoiceGpuHours(locale, line.gpuSeconds),
       t('invoice.perGpuHour', { price: euros(line.unitPriceCentsPerGpuHour) }),

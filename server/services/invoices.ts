@@ -12,7 +12,7 @@
 // credit notes never change (database triggers); corrections are credit notes.
 import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
-import { billingProfiles, creditNotes, documentCounters, invoiceLines as invoiceLinesTable, invoices, jobs, memberships, organisations, resourceClasses, users, type InvoiceRecipient } from '~/db/schema';
+import { billingProfiles, creditNotes, documentCounters, invoiceLines as invoiceLinesTable, invoices, jobs, memberships, organisations, projectBudgets, resourceClasses, users, type InvoiceRecipient } from '~/db/schema';
 import { configuredCatalogue, type Issuer } from '~/server/catalogue';
 import { dueDate, vatTreatmentFor } from '~/server/core/billing/vat-treatment';
 import {
@@ -115,11 +115,15 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
           jobs: sql<number>`count(*)::int`,
           gpuSeconds: sql<string>`sum(${jobs.gpuSeconds})`,
           costCents: sql<string>`coalesce(sum(${jobs.costCents}), 0)`,
+          // The project's cost centre and PO number as they are when the invoice is issued (issue #24).
+          costCentre: projectBudgets.costCentre,
+          purchaseOrder: projectBudgets.purchaseOrder,
         })
         .from(jobs)
         .innerJoin(resourceClasses, eq(resourceClasses.id, jobs.resourceClassId))
+        .leftJoin(projectBudgets, eq(projectBudgets.projectId, jobs.projectId))
         .where(and(eq(jobs.orgId, orgId), isNotNull(jobs.settledAt), gte(jobs.endedAt, from), lt(jobs.endedAt, until), gt(jobs.gpuSeconds, 0)))
-        .groupBy(jobs.resourceClassId, resourceClasses.name, jobs.centsPerGpuHour);
+        .groupBy(jobs.resourceClassId, resourceClasses.name, jobs.centsPerGpuHour, projectBudgets.costCentre, projectBudgets.purchaseOrder);
       if (usage.length === 0) return previous ? { ...previous, created: false } : null;
 
       // The customer as its billing profile says now; copied, since the invoice never changes.
@@ -137,7 +141,7 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
         : { name: org.name, country: org.country };
       const vat = vatTreatmentFor({ issuerCountry: issuer.country, customerCountry: recipient.country, customerVatId: recipient.vatId ?? null, standardVatPermille });
 
-      const lines = invoiceLines(usage.map((u) => ({ resourceClassId: u.resourceClassId, centsPerGpuHour: u.centsPerGpuHour, jobs: u.jobs, gpuSeconds: Number(u.gpuSeconds), costCents: Number(u.costCents) })));
+      const lines = invoiceLines(usage.map((u) => ({ resourceClassId: u.resourceClassId, centsPerGpuHour: u.centsPerGpuHour, jobs: u.jobs, gpuSeconds: Number(u.gpuSeconds), costCents: Number(u.costCents), costCentre: u.costCentre, purchaseOrder: u.purchaseOrder })));
       const names = new Map(usage.map((u) => [u.resourceClassId, u.resourceClassName]));
       const totals = invoiceTotals(lines, vat.vatPermille);
       const number = await nextDocumentNumber(tx, 'invoice', now.getUTCFullYear());

@@ -25,6 +25,7 @@ import { listResourceClasses } from './catalogue';
 import { confirmReservation, lockAllocation, lockOrganisation, monthSpendCents, releaseJobReservationInTx, startNewJobReservation } from './ledger';
 import { projectAccess } from './projects';
 import { syncSchedulerBudgets } from './scheduler-budgets';
+import { alertSpending, checkSpendingLimits, spendingFigures, spendingLimitsOf, type SpendingFigures } from './spending-limits';
 import { readSchedulerStatus } from './scheduler-status';
 import { inTransaction, isTransaction } from './transaction';
 
@@ -140,15 +141,17 @@ export async function estimateJob(db: DbOrTx, actor: TenantActor, input: Pick<Su
   const { allocation, rc, centsPerGpuHour, org } = await jobContext(db, actor, input);
   const runtime = Math.min(input.runtimeSeconds ?? input.walltimeSeconds, input.walltimeSeconds);
   const capped = allocation.unit === 'cents' && org.monthlyCapCents !== null;
-  const [inUse, monthSpent] = await Promise.all([
+  const [inUse, monthSpent, figures] = await Promise.all([
     allocation.maxGpusAtOnce !== null ? activeUsage(db, allocation.id) : undefined,
     capped ? monthSpendCents(db, actor.org.id, today) : undefined,
+    allocation.unit === 'cents' ? spendingFigures(db, { orgId: actor.org.id, projectId: allocation.projectId, userId: actor.userId, today }) : undefined,
   ]);
   const room: ReservationRoom = {
     unit: allocation.unit,
     available: available(allocation),
     monthCapLeftCents: capped && monthSpent !== undefined ? Math.max(0, org.monthlyCapCents! - monthSpent) : null,
     gpusAtOnce: allocation.maxGpusAtOnce !== null && inUse ? { limit: allocation.maxGpusAtOnce, inUse: inUse.gpus } : null,
+    budgetsLeftCents: figures ? budgetsLeft(figures) : [],
   };
   return {
     room,
@@ -165,6 +168,11 @@ export async function estimateJob(db: DbOrTx, actor: TenantActor, input: Pick<Su
     expectedEnergyWh: jobEnergyEstimateWh(rc, input.gpus, runtime, ASSUMED_GPU_UTIL_PERCENT),
     assumedGpuUtilPercent: ASSUMED_GPU_UTIL_PERCENT,
   };
+}
+
+/** budgetsLeft is what a project's and a person's budgets leave for the form (the same limits the submission checks). */
+function budgetsLeft(figures: SpendingFigures): NonNullable<ReservationRoom['budgetsLeftCents']> {
+  return spendingLimitsOf(figures, { capCents: null, spentCents: null }).map((l) => ({ limit: l.kind as Exclude<typeof l.kind, 'monthlyCap'>, leftCents: Math.max(0, l.limitCents - l.spentCents) }));
 }
 
 /** What a successful hand-over changes on a job (when another process had moved it on first, nothing). */
@@ -288,9 +296,13 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
     // allocation's lock is held for one round trip less.
     const reserve = { allocationId: allocation.id, orgId: actor.org.id, jobId: id, amount, actorUserId: actor.userId, today: now.toISOString().slice(0, 10), at: now, newJob: true };
     const locked = Promise.all([lockOrganisation(tx, actor.org.id, allocation.unit), lockAllocation(tx, allocation.id), activeUsage(tx, allocation.id, id)]);
+    // A credit line's job must also fit the company's project and person budgets (issue #24): read after the
+    // organisation's NO KEY UPDATE lock (which budget changes and the tenant's other credit-line reservations
+    // take too) and before this job's rows, so the figures are the spend before it.
+    const budgets: Promise<SpendingFigures | null> = allocation.unit === 'cents' ? spendingFigures(tx, { orgId: actor.org.id, projectId: allocation.projectId, userId: actor.userId, today: reserve.today }) : Promise.resolve(null);
     const inserted = Promise.all([insertJobStatement(tx, values), submittedEventStatement(tx, { jobId: id, at: now })]);
     const pending = startNewJobReservation(tx, reserve, allocation.unit, tenant.monthlyCapCents !== null);
-    const [[org, row, inUse], [[job]]] = await Promise.all([locked, inserted, pending.monthSpent]);
+    const [[org, row, inUse], [[job]], monthSpent, figures] = await Promise.all([locked, inserted, pending.monthSpent, budgets]);
     const refusal = admitJob({
       tenant: { status: org.status, residency: tenant.residency },
       project: { residency: projectResidency },
@@ -301,7 +313,10 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
       powerCap,
     });
     if (refusal) throw new AppError(refusal.code, refusal.key as MessageKey, refusal.params, refusal.field ?? undefined);
+    const limits = figures ? spendingLimitsOf(figures, { capCents: org.monthlyCapCents, spentCents: monthSpent }) : [];
+    if (figures) checkSpendingLimits(limits, amount);
     await confirmReservation(tx, org, row, reserve, pending);
+    if (figures) await alertSpending(tx, { orgId: actor.org.id, projectId: allocation.projectId, userId: actor.userId, today: reserve.today, amountCents: amount, limits });
     return job!;
   });
   return { job: created, isNew: true };

@@ -128,15 +128,20 @@ export const POLICY: Record<string, Entry> = {
   'organisation.revokeInvitation': { access: 'manager', recordsOfA: true, input: (f) => ({ invitationId: f.invitationA }) },
   'organisation.changeRole': { access: 'manager', recordsOfA: true, input: (f) => ({ userId: f.memberA, role: 'manager' }) },
   'organisation.removeMember': { access: 'manager', recordsOfA: true, input: (f) => ({ userId: f.memberA }) },
+  'organisation.spendLimits': { access: 'manager' },
+  'organisation.setSpendLimit': { access: 'manager', recordsOfA: true, input: (f) => ({ userId: f.memberA, monthlyEuros: 10 }) },
 
   'project.list': { access: 'member' },
   'project.get': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA }) },
   'project.create': { access: 'member', input: () => ({ title: 'Matrix project', abstract: 'A project made by the matrix.', fieldOfScience: 'Physics' }) },
   'project.setMember': { access: 'manager', recordsOfA: true, input: (f) => ({ projectId: f.projectA, userId: f.memberA, role: 'manager' }) },
   'project.removeMember': { access: 'manager', recordsOfA: true, input: (f) => ({ projectId: f.projectA, userId: f.memberA }) },
+  'project.budget': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA }) },
+  'project.setBudget': { access: 'manager', recordsOfA: true, input: (f) => ({ projectId: f.projectA, monthlyEuros: 50, totalEuros: null, costCentre: 'CC-1', purchaseOrder: null }) },
 
   'report.usage': { access: 'member', input: (f) => ({ period: period(f) }), alsoRefused: { roles: ['memberA'], why: 'usage reports: owners, managers and the leads of a project only' } },
   'report.csv': { access: 'member', input: (f) => ({ period: period(f) }), alsoRefused: { roles: ['memberA'], why: 'usage reports: owners, managers and the leads of a project only' } },
+  'report.spending': { access: 'member' },
   'report.jobs': { access: 'member', input: (f) => ({ period: period(f) }), alsoRefused: { roles: ['memberA'], why: 'usage reports: owners, managers and the leads of a project only' } },
 
   'staff.tenants': { access: 'staff' },

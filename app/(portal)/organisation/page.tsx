@@ -11,6 +11,7 @@ import { CreditRequestForm } from './credit-request-form';
 import { InvitationsPanel } from './invitations-panel';
 import { MembersTable } from './members-table';
 import { MonthlyCapForm } from './monthly-cap-form';
+import { SpendLimitsForm } from './spend-limits-form';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('org.title') };
@@ -24,12 +25,14 @@ export default async function OrganisationPage() {
   if (!org) notFound();
   const canManage = roleAtLeast(org.myRole, 'manager') && org.status !== 'suspended';
   const ownsCompany = org.kind === 'company' && org.myRole === 'owner';
-  const [members, invitations, me, billing, credit] = await Promise.all([
+  const setsLimits = org.kind === 'company' && canManage;
+  const [members, invitations, me, billing, credit, limits] = await Promise.all([
     caller.organisation.members(),
     roleAtLeast(org.myRole, 'manager') ? caller.organisation.invitations() : Promise.resolve([]),
     caller.account.me(),
     org.kind === 'company' ? caller.organisation.billingProfile() : Promise.resolve(null),
     ownsCompany ? caller.organisation.creditLines() : Promise.resolve(null),
+    setsLimits ? caller.organisation.spendLimits() : Promise.resolve([]),
   ]);
   const country = new Intl.DisplayNames([locale], { type: 'region' }).of(org.country) ?? org.country;
   return (
@@ -67,6 +70,7 @@ export default async function OrganisationPage() {
       </Card>
       {org.kind === 'company' && <BillingProfileForm profile={billing && { ...billing, updatedAt: billing.updatedAt.toISOString() }} countries={COUNTRIES} defaultCountry={org.country} canEdit={canManage} />}
       {org.kind === 'company' && org.myRole === 'owner' && org.status !== 'suspended' && <MonthlyCapForm capCents={org.monthlyCapCents} />}
+      {setsLimits && <SpendLimitsForm people={members.map((m) => ({ userId: m.userId, name: m.name, monthlyCents: limits.find((l) => l.userId === m.userId)?.monthlyCents ?? null }))} />}
       {credit && org.status === 'active' && (
         <CreditRequestForm lines={credit.lines} requests={credit.requests.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() }))} />
       )}

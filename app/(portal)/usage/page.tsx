@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { SpendingBudgets } from '~/app/_components/spending-budgets';
 import { UsageSummary } from '~/app/_components/usage-summary';
 import { inputClass } from '~/app/_components/field';
 import { Alert, Button, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
@@ -25,6 +26,8 @@ export default async function UsagePage({ searchParams }: { searchParams: Promis
   let report: Awaited<ReturnType<typeof caller.report.usage>> | undefined;
   let jobs: Awaited<ReturnType<typeof caller.report.jobs>> = [];
   let problem: string | undefined;
+  // The company's budgets this month (issue #24); a tenant without any shows nothing.
+  const spending = await caller.report.spending().catch(() => undefined);
   try {
     [report, jobs] = await Promise.all([caller.report.usage({ period, groupBy }), caller.report.jobs({ period, limit: 200 })]);
   } catch (error) {
@@ -81,6 +84,7 @@ export default async function UsagePage({ searchParams }: { searchParams: Promis
           </a>
         )}
       </form>
+      {spending && <SpendingBudgets overview={spending} t={t} locale={locale} />}
       {problem && <Alert tone="error">{problem}</Alert>}
       {report && (
         <>

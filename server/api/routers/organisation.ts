@@ -2,11 +2,12 @@ import { z } from 'zod';
 import { router, tenantProcedure } from '~/server/api/trpc';
 import { env, portalBaseUrl } from '~/server/env.js';
 import { countryField, emailField, memberRoleField, reasonField, textField, uuidField } from '~/server/api/fields';
-import { billingProfileOut, createdInvitationOut, creditLineRequestOut, memberOut, nothing, openInvitationOut, organisationOut } from '~/server/api/outputs';
+import { billingProfileOut, createdInvitationOut, creditLineRequestOut, memberOut, nothing, openInvitationOut, organisationOut, spendLimitOut } from '~/server/api/outputs';
 import { creditLinesOf, requestLargerCreditLine } from '~/server/services/credit-requests';
 import { getBillingProfile, setBillingProfile, startPayAsYouGo } from '~/server/services/billing';
 import { createInvitation, listOpenInvitations, revokeInvitation } from '~/server/services/invitations';
 import { changeMemberRole, getOrganisation, listMembers } from '~/server/services/organisations';
+import { listSpendLimits, setMemberSpendLimit } from '~/server/services/spending-limits';
 
 const billingProfileInput = z.object({
   legalName: textField(2, 200),
@@ -77,4 +78,13 @@ export const organisationRouter = router({
     .input(z.object({ userId: uuidField }))
     .output(nothing)
     .mutation(({ ctx, input }) => changeMemberRole(ctx.db, ctx.tenant, input.userId, null)),
+
+  /** Each person's monthly limit on the company's credit lines (owners and managers). */
+  spendLimits: tenantProcedure('manager').output(z.array(spendLimitOut)).query(({ ctx }) => listSpendLimits(ctx.db, ctx.tenant)),
+
+  /** Owners and managers set (or clear, with null) a person's monthly limit in whole euros. */
+  setSpendLimit: tenantProcedure('manager')
+    .input(z.object({ userId: uuidField, monthlyEuros: z.number().int().min(0).max(100_000_000).nullable() }))
+    .output(nothing)
+    .mutation(({ ctx, input }) => setMemberSpendLimit(ctx.db, ctx.tenant, { userId: input.userId, monthlyCents: input.monthlyEuros === null ? null : input.monthlyEuros * 100 }, ctx.now())),
 });

@@ -2,10 +2,16 @@ import { z } from 'zod';
 import { router, tenantProcedure } from '~/server/api/trpc';
 import { residencyField, textField, uuidField } from '~/server/api/fields';
 import { WORKLOAD_KINDS } from '~/server/core/applications';
-import { nothing, projectCreatedOut, projectPageOut, projectRowOut } from '~/server/api/outputs';
+import { nothing, projectBudgetOut, projectCreatedOut, projectPageOut, projectRowOut } from '~/server/api/outputs';
 import { createProject, getProject, listProjects, removeProjectMember, setProjectMember } from '~/server/services/projects';
+import { projectBudgetOf, setProjectBudget } from '~/server/services/spending-limits';
 
 const projectRoleField = z.enum(['pi', 'manager', 'member']);
+
+/** A budget in whole euros, or null for none. */
+const budgetEurosField = z.number().int().min(0).max(100_000_000).nullable();
+/** An optional reference for invoices: empty means none. */
+const invoiceReferenceField = textField(0, 64).nullish().transform((v) => (v ? v : null));
 
 export const projectRouter = router({
   list: tenantProcedure('member')
@@ -41,4 +47,20 @@ export const projectRouter = router({
     .input(z.object({ projectId: uuidField, userId: uuidField }))
     .output(nothing)
     .mutation(({ ctx, input }) => removeProjectMember(ctx.db, ctx.tenant, input)),
+
+  /** A company project's budgets, cost centre and purchase-order number (null until set). */
+  budget: tenantProcedure('member')
+    .input(z.object({ projectId: uuidField }))
+    .output(projectBudgetOut.nullable())
+    .query(({ ctx, input }) => projectBudgetOf(ctx.db, ctx.tenant, input.projectId)),
+
+  /** Owners and managers set a project's monthly and total budget in euros (null: none), its cost centre and purchase-order number. */
+  setBudget: tenantProcedure('manager')
+    .input(z.object({ projectId: uuidField, monthlyEuros: budgetEurosField, totalEuros: budgetEurosField, costCentre: invoiceReferenceField, purchaseOrder: invoiceReferenceField }))
+    .output(projectBudgetOut)
+    .mutation(({ ctx, input }) =>
+      setProjectBudget(ctx.db, ctx.tenant, { projectId: input.projectId, monthlyCents: cents(input.monthlyEuros), totalCents: cents(input.totalEuros), costCentre: input.costCentre, purchaseOrder: input.purchaseOrder }, ctx.now()),
+    ),
 });
+
+const cents = (euros: number | null) => (euros === null ? null : euros * 100);

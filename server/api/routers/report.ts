@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { reportCsvOut, reportJobOut, usageReportOut } from '~/server/api/outputs';
-import { router, tenantProcedure } from '~/server/api/trpc';
+import { reportCsvOut, reportJobOut, spendingOverviewOut, usageReportOut } from '~/server/api/outputs';
+import { router, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { isPeriodProblem, resolvePeriod, type PeriodInput } from '~/server/core/usage/periods';
 import { AppError } from '~/server/errors';
 import { GROUP_BY, reportJobs, usageCsv, usageReport } from '~/server/services/reports';
+import { spendingOverview } from '~/server/services/spending-limits';
 
 /** The period of a report: a month, a quarter, or a range of days. */
 export const periodField = z.union([
@@ -37,4 +38,7 @@ export const reportRouter = router({
     .input(z.object({ period: periodField, limit: z.number().int().min(1).max(1000).default(200) }))
     .output(z.array(reportJobOut))
     .query(({ ctx, input }) => reportJobs(ctx.db, ctx.tenant, { ...periodOf(input.period), limit: input.limit })),
+
+  /** This month's spend against the company's cap and each project's and person's budget (members see their own limit only). */
+  spending: tenantProcedure('member').output(spendingOverviewOut).query(({ ctx }) => spendingOverview(ctx.db, ctx.tenant, todayOf(ctx))),
 });

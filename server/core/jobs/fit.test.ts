@@ -4,6 +4,8 @@ import { maxWalltimeFitting, reservationShortfalls, type ReservationRoom } from 
 const gpuHours = (h: number) => Math.round(h * 3600);
 const grant: ReservationRoom = { unit: 'gpu_seconds', available: gpuHours(24.5), monthCapLeftCents: null, gpusAtOnce: { limit: 32, inUse: 16 } };
 const credit: ReservationRoom = { unit: 'cents', available: 12_000, monthCapLeftCents: 8_000, gpusAtOnce: null };
+const creditWithBudgets: ReservationRoom = { ...credit, budgetsLeftCents: [{ limit: 'projectMonthly', leftCents: 6_000 }, { limit: 'personMonthly', leftCents: 2_000 }] };
+const grantWithBudget: ReservationRoom = { ...grant, budgetsLeftCents: [{ limit: 'projectTotal', leftCents: 0 }] };
 
 describe('reservationShortfalls', () => {
   it.each([
@@ -34,6 +36,21 @@ describe('reservationShortfalls', () => {
         { limit: 'budget', unit: 'cents', needed: 20_000, left: 12_000, gpus: 8, maxWalltimeSeconds: 6 * 3600 },
         { limit: 'monthlyCap', unit: 'cents', needed: 20_000, left: 8_000, gpus: 8, maxWalltimeSeconds: 4 * 3600 },
       ],
+    ],
+    [
+      'a credit line within its cap but over the project’s monthly budget and the person’s limit: both listed, the person’s binds',
+      creditWithBudgets,
+      { gpus: 8, walltimeSeconds: 3 * 3600 + 1800, centsPerGpuHour: 250 },
+      [
+        { limit: 'projectMonthly', unit: 'cents', needed: 7_000, left: 6_000, gpus: 8, maxWalltimeSeconds: 3 * 3600 },
+        { limit: 'personMonthly', unit: 'cents', needed: 7_000, left: 2_000, gpus: 8, maxWalltimeSeconds: 3600 },
+      ],
+    ],
+    [
+      'project budgets do not apply to GPU-hour allocations',
+      grantWithBudget,
+      { gpus: 8, walltimeSeconds: 3 * 3600, centsPerGpuHour: 250 },
+      [],
     ],
     [
       'an overdrawn allocation: nothing fits',

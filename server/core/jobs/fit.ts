@@ -2,6 +2,10 @@
 // arithmetic the ledger and admission apply at submission (jobReservation, the GPUs-at-once rule of
 // admission.ts), run on the figures of the moment. Pure; the submission still decides under its locks.
 import { jobReservation } from './estimates';
+import type { SpendingLimitKind } from '../billing/spending-limits';
+
+/** A company's budgets inside the tenant (issue #24) as the form checks them: a project's or person's, with what it leaves in cents. */
+export type BudgetLimitKind = Exclude<SpendingLimitKind, 'monthlyCap'>;
 
 export interface ReservationRoom {
   unit: 'gpu_seconds' | 'cents';
@@ -11,6 +15,8 @@ export interface ReservationRoom {
   monthCapLeftCents: number | null;
   /** The allocation's GPUs-at-once limit and the GPUs its active jobs hold; null without a limit. */
   gpusAtOnce: { limit: number; inUse: number } | null;
+  /** Credit lines: what the project's monthly and total budget and the person's monthly limit leave, in cents (only those set). */
+  budgetsLeftCents?: { limit: BudgetLimitKind; leftCents: number }[];
 }
 
 export interface ReservationAsked {
@@ -23,7 +29,7 @@ export interface ReservationAsked {
 export type ReservationShortfall =
   | { limit: 'gpusAtOnce'; limitGpus: number; inUseGpus: number; requestedGpus: number; maxGpus: number }
   | {
-      limit: 'budget' | 'monthlyCap';
+      limit: 'budget' | 'monthlyCap' | BudgetLimitKind;
       unit: 'gpu_seconds' | 'cents';
       /** What the job would reserve and what is left, in `unit`. */
       needed: number;
@@ -46,7 +52,7 @@ export function maxWalltimeFitting(unit: 'gpu_seconds' | 'cents', left: number, 
   return minutes * 60;
 }
 
-/** reservationShortfalls lists every limit a job's reservation would break now (GPUs at once, budget, monthly cap), each with what would fit. */
+/** reservationShortfalls lists every limit a job's reservation would break now (GPUs at once, budget, monthly cap, the company's project and person budgets), each with what would fit. */
 export function reservationShortfalls(room: ReservationRoom, asked: ReservationAsked): ReservationShortfall[] {
   const shortfalls: ReservationShortfall[] = [];
   if (room.gpusAtOnce && room.gpusAtOnce.inUse + asked.gpus > room.gpusAtOnce.limit) {
@@ -54,10 +60,11 @@ export function reservationShortfalls(room: ReservationRoom, asked: ReservationA
     shortfalls.push({ limit: 'gpusAtOnce', limitGpus: limit, inUseGpus: inUse, requestedGpus: asked.gpus, maxGpus: Math.max(0, limit - inUse) });
   }
   const needed = jobReservation({ unit: room.unit, gpus: asked.gpus, walltimeSeconds: asked.walltimeSeconds, centsPerGpuHour: asked.centsPerGpuHour });
-  const over = (limit: 'budget' | 'monthlyCap', left: number) => {
+  const over = (limit: 'budget' | 'monthlyCap' | BudgetLimitKind, left: number) => {
     if (needed > left) shortfalls.push({ limit, unit: room.unit, needed, left: Math.max(0, left), gpus: asked.gpus, maxWalltimeSeconds: maxWalltimeFitting(room.unit, left, asked.gpus, asked.centsPerGpuHour) });
   };
   over('budget', room.available);
   if (room.unit === 'cents' && room.monthCapLeftCents !== null) over('monthlyCap', room.monthCapLeftCents);
+  if (room.unit === 'cents') for (const b of room.budgetsLeftCents ?? []) over(b.limit, b.leftCents);
   return shortfalls;
 }

@@ -21,6 +21,18 @@ type Targets = RouterOutputs['job']['targets'];
 type Kind = 'training' | 'fine_tuning' | 'inference' | 'batch';
 type Shortfall = RouterOutputs['job']['estimate']['shortfalls'][number];
 
+/** What each limit a reservation can break is called in the warning (the company's budgets: issue #24). */
+const FIT_KEYS = {
+  budget: 'jobs.fit.budget',
+  monthlyCap: 'jobs.fit.monthlyCap',
+  projectMonthly: 'jobs.fit.projectMonthly',
+  projectTotal: 'jobs.fit.projectTotal',
+  personMonthly: 'jobs.fit.personMonthly',
+} as const satisfies Record<Exclude<Shortfall['limit'], 'gpusAtOnce'>, string>;
+
+/** What is left of each company budget, under the estimate's figures. */
+const LEFT_KEYS = { projectMonthly: 'jobs.leftProjectMonthly', projectTotal: 'jobs.leftProjectTotal', personMonthly: 'jobs.leftPersonMonthly' } as const;
+
 /** The form's values as typed: what a draft keeps and a clone prefills. */
 export interface JobDraft {
   template: 'custom' | 'fine-tune';
@@ -178,11 +190,12 @@ export function SubmitJobForm({
         : t('jobs.fit.gpusAtOnceFull', { limit: shortfall.limitGpus });
     }
     const left = formatAmount(locale, shortfall.unit, shortfall.left);
-    const what = t(shortfall.limit === 'budget' ? 'jobs.fit.budget' : 'jobs.fit.monthlyCap', { needed: formatAmount(locale, shortfall.unit, shortfall.needed), left });
+    const what = t(FIT_KEYS[shortfall.limit], { needed: formatAmount(locale, shortfall.unit, shortfall.needed), left });
     const fits = shortfall.maxWalltimeSeconds > 0 ? t('jobs.fit.walltimeFits', { walltime: formatDuration(shortfall.maxWalltimeSeconds), gpus: shortfall.gpus, left }) : t('jobs.fit.nothingFits');
     return `${what} ${fits}`;
   }
-  const shortfalls = estimate.data?.shortfalls ?? [];
+  // The limit that binds first: GPUs at once, then the smallest amount left.
+  const shortfalls = [...(estimate.data?.shortfalls ?? [])].sort((a, b) => (a.limit === 'gpusAtOnce' ? -1 : b.limit === 'gpusAtOnce' ? 1 : a.left - b.left));
 
   async function onSubmit(event: React.FormEvent) {
     event.preventDefault();
@@ -355,6 +368,11 @@ export function SubmitJobForm({
                 <dt className="text-slate-500">{t('jobs.left')}</dt>
                 <dd className="tabular-nums" data-testid="job-room">{formatAmount(locale, estimate.data.room.unit, Math.max(0, estimate.data.room.available))}</dd>
                 {estimate.data.room.monthCapLeftCents !== null && <dd className="text-xs text-slate-500">{t('jobs.leftUnderCap', { left: formatEuros(locale, estimate.data.room.monthCapLeftCents) })}</dd>}
+                {(estimate.data.room.budgetsLeftCents ?? []).map((b) => (
+                  <dd key={b.limit} className="text-xs text-slate-500" data-testid="job-budget-left">
+                    {t(LEFT_KEYS[b.limit], { left: formatEuros(locale, b.leftCents) })}
+                  </dd>
+                ))}
                 {estimate.data.room.gpusAtOnce && <dd className="text-xs text-slate-500">{t('jobs.gpusAtOnceNow', { limit: estimate.data.room.gpusAtOnce.limit, inUse: estimate.data.room.gpusAtOnce.inUse })}</dd>}
               </div>
               <div>

@@ -9,6 +9,7 @@ import { purposeLine } from '~/app/_lib/project-purpose';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
+import { ProjectBudgetForm } from './project-budget-form';
 import { ProjectMembers } from './project-members';
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
@@ -27,6 +28,9 @@ export default async function ProjectPage({ params }: { params: Promise<{ id: st
   if (!data) notFound();
   const { project, members, allocations, applications, canManage } = data;
   const colleagues = canManage ? await caller.organisation.members() : [];
+  // A company project's budgets (issue #24): everyone in the tenant reads them, owners and managers set them.
+  const isCompanyProject = project.fieldOfScience === null;
+  const [budget, org] = isCompanyProject ? await Promise.all([caller.project.budget({ projectId: project.id }), caller.organisation.current()]) : [null, null];
   return (
     <div className="space-y-6">
       <PageHeader
@@ -43,6 +47,7 @@ export default async function ProjectPage({ params }: { params: Promise<{ id: st
       <Card title={project.fieldOfScience === null ? t('project.descriptionCompany') : t('project.abstract')}>
         <p className="text-sm whitespace-pre-line text-slate-700">{project.abstract}</p>
       </Card>
+      {isCompanyProject && org && <ProjectBudgetForm projectId={project.id} budget={budget} canEdit={org.myRole === 'owner' || org.myRole === 'manager'} />}
       <Card title={t('project.allocations')}>
         {allocations.length === 0 ? (
           <p className="text-sm text-slate-600">{t('project.noAllocations')}</p>
