@@ -2,19 +2,14 @@
 // parsed and their business terms compared with the invoice's own stored figures, for a German customer at
 // 19 % and an Austrian business with reverse charge, and for a credit note on each. No external validator is
 // reachable here; the library validates its input against its own schema before it writes.
-import { getDocumentProxy } from 'unpdf';
-import { create } from 'xmlbuilder2';
 import { describe, expect, it } from 'vitest';
 import { DEMO_ISSUER } from '~/server/catalogue';
 import { translate, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
+import { CAC, RAM, cents as amount, child, children, embeddedFiles, parseXml as parse, text } from '~/server/testing/e-invoice-xml';
 import { buyerReference, centsDecimal, creditNoteEInvoiceData, gpuHoursDecimal, invoiceEInvoiceData, vatPercentDecimal } from './e-invoice-data';
 import { renderFacturX, renderXRechnung } from './e-invoice';
 import { invoiceContent, type InvoiceView } from './invoice-content';
 import { renderInvoicePdf } from './invoice-pdf';
-
-const CBC = 'urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2';
-const CAC = 'urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2';
-const RAM = 'urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100';
 
 const t = (locale: Locale) => (key: MessageKey, params?: MessageParams) => translate(locale, key, params);
 
@@ -63,28 +58,6 @@ const AUSTRIAN: InvoiceView = {
   remainingNetCents: 121_112,
 };
 
-/** The element's direct children of one name (namespace, local name), so a party's name is not a line's. */
-function children(parent: Element, ns: string, name: string): Element[] {
-  return Array.from(parent.childNodes).filter((n): n is Element => n.nodeType === 1 && (n as Element).namespaceURI === ns && (n as Element).localName === name);
-}
-
-/** The one element at a path of cac/cbc steps below `from`, e.g. child(root, 'cac:LegalMonetaryTotal', 'cbc:PayableAmount'). */
-function child(from: Element, ...path: string[]): Element {
-  let at = from;
-  for (const step of path) {
-    const [prefix, name] = step.split(':') as [string, string];
-    const found = children(at, prefix === 'cac' ? CAC : prefix === 'ram' ? RAM : CBC, name);
-    if (found.length !== 1) throw new Error(`${step}: ${found.length} elements below ${at.localName}`);
-    at = found[0]!;
-  }
-  return at;
-}
-const text = (from: Element, ...path: string[]) => child(from, ...path).textContent;
-
-function parse(xml: string): Element {
-  return (create(xml).node as unknown as Document).documentElement;
-}
-
 /** expectParty checks a seller or buyer: name, address, VAT ID. */
 function expectParty(party: Element, expected: { name: string; street?: string; postcode?: string; city?: string; country: string; vatId?: string | null }) {
   expect(text(party, 'cac:PartyLegalEntity', 'cbc:RegistrationName')).toBe(expected.name);
@@ -100,9 +73,7 @@ function expectParty(party: Element, expected: { name: string; street?: string; 
 /** The amount of an element as cents, checking its currency is EUR. */
 function cents(element: Element): number {
   expect(element.getAttribute('currencyID')).toBe('EUR');
-  const [whole, fraction = ''] = element.textContent.split('.');
-  expect(fraction.length).toBeLessThanOrEqual(2);
-  return Number(whole) * 100 + Math.sign(Number(`${whole}1`)) * Number(fraction.padEnd(2, '0'));
+  return amount(element);
 }
 
 describe('amounts and quantities in EN 16931 notation', () => {
@@ -248,11 +219,10 @@ describe.each([
     if (!mapped.ok) throw new Error(mapped.refusal.reason);
     const bytes = await renderFacturX(mapped.data, new Uint8Array(pdf), `${invoice.number}.pdf`, locale);
     expect(new TextDecoder().decode(bytes.subarray(0, 5))).toBe('%PDF-');
-    const document = await getDocumentProxy(bytes);
-    const attachments = (await document.getAttachments()) as Record<string, { filename: string; content: Uint8Array }> | null;
-    const embedded = Object.values(attachments ?? {}).find((a) => a.filename === 'factur-x.xml');
-    if (!embedded) throw new Error(`no factur-x.xml among ${Object.keys(attachments ?? {}).join(', ')}`);
-    const root = parse(new TextDecoder().decode(embedded.content));
+    const files = await embeddedFiles(bytes);
+    const embedded = files.get('factur-x.xml');
+    if (!embedded) throw new Error(`no factur-x.xml among ${[...files.keys()].join(', ')}`);
+    const root = parse(new TextDecoder().decode(embedded));
     expect(root.localName).toBe('CrossIndustryInvoice');
     // The header's monetary summation (BG-22 in CII), not the lines' own.
     const [summation, ...more] = Array.from(root.getElementsByTagNameNS(RAM, 'SpecifiedTradeSettlementHeaderMonetarySummation'));
