@@ -962,6 +962,7 @@ export const de: Record<MessageKey, string> = {
   'invoice.creditNote.xrechnungLabel': "Gutschrift {number} als XRechnung-E-Rechnung (XML) herunterladen",
   'invoice.creditNote.facturX': "ZUGFeRD",
   'invoice.creditNote.facturXLabel': "Gutschrift {number} als ZUGFeRD-/Factur-X-E-Rechnung (PDF) herunterladen",
+  'invoice.creditNote.downloads': "Herunterladen",
   'invoice.eInvoice.creditTransfer': "SEPA-Überweisung",
   'invoice.eInvoice.payOnReceipt': "Zahlbar sofort nach Erhalt ohne Abzug.",
   'invoice.eInvoice.creditNoteTerms': "Diese Gutschrift wird mit Rechnung {number} verrechnet; ein bereits gezahlter Betrag wird erstattet.",

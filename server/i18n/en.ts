@@ -961,6 +961,7 @@ export const en = {
   'invoice.creditNote.xrechnungLabel': "Download credit note {number} as XRechnung e-invoice (XML)",
   'invoice.creditNote.facturX': "ZUGFeRD",
   'invoice.creditNote.facturXLabel': "Download credit note {number} as ZUGFeRD / Factur-X e-invoice (PDF)",
+  'invoice.creditNote.downloads': "Download",
   'invoice.eInvoice.creditTransfer': "SEPA credit transfer",
   'invoice.eInvoice.payOnReceipt': "Payable on receipt without deduction.",
   'invoice.eInvoice.creditNoteTerms': "This credit note is set off against invoice {number}; an amount already paid is refunded.",

@@ -132,9 +132,8 @@ export default async function InvoicePage({ params }: { params: Promise<{ id: st
                         {column.label}
                       </Th>
                     ))}
-                    <Th className="print:hidden">
-                      <span className="sr-only">{t('invoice.creditNote.pdf')}</span>
-                    </Th>
+                    {/* A visible header: an sr-only one is positioned outside the scroll box and widened the page at 390 px. */}
+                    <Th className="print:hidden">{t('invoice.creditNote.downloads')}</Th>
                   </tr>
                 </thead>
                 <tbody className="divide-y divide-slate-100">
