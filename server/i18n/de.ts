@@ -955,9 +955,7 @@ export const de: Record<MessageKey, string> = {
   // issue #24: e-invoices
   'invoice.eInvoice.title': "E-Rechnung (EN 16931)",
   'invoice.downloadXRechnung': "XRechnung (XML)",
-  'invoice.downloadXRechnungLabel': "Rechnung {number} als XRechnung-E-Rechnung (XML) herunterladen",
   'invoice.downloadFacturX': "ZUGFeRD / Factur-X (PDF)",
-  'invoice.downloadFacturXLabel': "Rechnung {number} als ZUGFeRD-/Factur-X-E-Rechnung (PDF mit eingebettetem XML) herunterladen",
   'invoice.creditNote.xrechnung': "XRechnung",
   'invoice.creditNote.xrechnungLabel': "Gutschrift {number} als XRechnung-E-Rechnung (XML) herunterladen",
   'invoice.creditNote.facturX': "ZUGFeRD",

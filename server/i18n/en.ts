@@ -954,9 +954,7 @@ export const en = {
   // issue #24: e-invoices
   'invoice.eInvoice.title': "E-invoice (EN 16931)",
   'invoice.downloadXRechnung': "XRechnung (XML)",
-  'invoice.downloadXRechnungLabel': "Download invoice {number} as XRechnung e-invoice (XML)",
   'invoice.downloadFacturX': "ZUGFeRD / Factur-X (PDF)",
-  'invoice.downloadFacturXLabel': "Download invoice {number} as ZUGFeRD / Factur-X e-invoice (PDF with embedded XML)",
   'invoice.creditNote.xrechnung': "XRechnung",
   'invoice.creditNote.xrechnungLabel': "Download credit note {number} as XRechnung e-invoice (XML)",
   'invoice.creditNote.facturX': "ZUGFeRD",

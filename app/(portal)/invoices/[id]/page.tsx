@@ -145,7 +145,7 @@ export default async function InvoicePage({ params }: { params: Promise<{ id: st
                         </Td>
                       ))}
                       <Td className="print:hidden">
-                        <span className="flex flex-wrap gap-x-3">
+                        <span className="flex gap-x-3 whitespace-nowrap">
                           <a href={`/api/invoices/${invoice.id}/credit-notes/${invoice.creditNotes[r]!.id}/pdf`} download aria-label={t('invoice.creditNote.pdfLabel', { number: row[0]! })} className="text-indigo-700 hover:underline">
                             {t('invoice.creditNote.pdf')}
                           </a>
