@@ -51,3 +51,9 @@ export async function embeddedFiles(pdf: Uint8Array): Promise<Map<string, Uint8A
   const attachments = ((await document.getAttachments()) ?? {}) as Record<string, { filename: string; content: Uint8Array }>;
   return new Map(Object.values(attachments).map((a) => [a.filename, a.content]));
 }
+
+/** partyVatId is a UBL party's VAT ID (its PartyTaxScheme of scheme VAT; a second one may hold the tax number). */
+export function partyVatId(party: Element): string | undefined {
+  const scheme = children(party, CAC, 'PartyTaxScheme').find((s) => text(s, 'cac:TaxScheme', 'cbc:ID') === 'VAT');
+  return scheme && text(scheme, 'cbc:CompanyID');
+}
