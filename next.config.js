@@ -19,7 +19,8 @@ const config = {
   // pdfkit reads its font metrics (AFM) from its own folder at run time. trpc-to-openapi asks
   // `'coerce' in z` and bundling drops that export from zod's namespace, so the REST API would neither
   // coerce query parameters nor build its OpenAPI document (500); loaded by Node it sees all of zod.
-  serverExternalPackages: ['@electric-sql/pglite', 'postgres', 'pdfkit', 'trpc-to-openapi', 'zod-openapi'],
+  // @e-invoice-eu/core carries its schemas, a spreadsheet reader and an ICC profile for PDF/A: Node loads it as it is.
+  serverExternalPackages: ['@electric-sql/pglite', 'postgres', 'pdfkit', 'trpc-to-openapi', 'zod-openapi', '@e-invoice-eu/core'],
   experimental: { authInterrupts: true },
   typescript: { ignoreBuildErrors: true }, // `npm run typecheck` is the gate; the build stays fast
   outputFileTracingRoot: import.meta.dirname,

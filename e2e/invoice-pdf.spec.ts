@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
 import { extractText, getDocumentProxy } from 'unpdf';
 import type { Locale } from '../server/i18n';
+import { cents, child, parseXml, partyVatId, text as xmlText } from '../server/testing/e-invoice-xml';
 import { openVerificationLink, signIn, signOut, signUpInBrowser, texts, unique } from './helpers';
 
 const ISSUER_VAT_ID = 'DE812345673'; // the demo centre's issuer (server/catalogue.ts)
@@ -142,6 +143,17 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
         const text = raw.replace(/\s+/g, ' ');
         const plain = (s: string) => s.replace(/\s+/g, ' ');
         for (const expected of [ISSUER_VAT_ID, company.vatId, company.orgName, `${company.postcode} ${company.city}`, day(due), plain(net), plain(vat), plain(gross), t('invoice.dueDate')]) expect(text).toContain(expected);
+
+        // The same invoice as XRechnung: both VAT IDs, 19 % (S) or reverse charge (AE, 0 %), the page's totals.
+        const [xml] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: t('invoice.downloadXRechnung') }).click()]);
+        const ubl = parseXml(await readFile(await xml.path(), 'utf8'));
+        expect(partyVatId(child(ubl, 'cac:AccountingSupplierParty', 'cac:Party'))).toBe(ISSUER_VAT_ID);
+        expect(partyVatId(child(ubl, 'cac:AccountingCustomerParty', 'cac:Party'))).toBe(company.vatId);
+        expect(xmlText(ubl, 'cac:TaxTotal', 'cac:TaxSubtotal', 'cac:TaxCategory', 'cbc:ID')).toBe(company === german ? 'S' : 'AE');
+        expect(cents(child(ubl, 'cac:LegalMonetaryTotal', 'cbc:TaxExclusiveAmount'))).toBe(Math.round(euros(net) * 100));
+        expect(cents(child(ubl, 'cac:TaxTotal', 'cbc:TaxAmount'))).toBe(Math.round(euros(vat) * 100));
+        expect(cents(child(ubl, 'cac:LegalMonetaryTotal', 'cbc:PayableAmount'))).toBe(Math.round(euros(gross) * 100));
+        expect(xmlText(ubl, 'cbc:DueDate')).toBe(due.toISOString().slice(0, 10));
 
         if (company === german) {
           const netCents = Math.round(euros(net) * 100);

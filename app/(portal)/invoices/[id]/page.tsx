@@ -37,6 +37,7 @@ export default async function InvoicePage({ params }: { params: Promise<{ id: st
           <a href={`/api/invoices/${invoice.id}/pdf`} download className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50">
             {t('invoice.downloadPdf')}
           </a>
+          <EInvoiceLinks invoiceId={invoice.id} label={t('invoice.eInvoice.title')} xrechnung={t('invoice.downloadXRechnung')} facturX={t('invoice.downloadFacturX')} />
           <PrintButton />
         </div>
       </div>
@@ -131,9 +132,8 @@ export default async function InvoicePage({ params }: { params: Promise<{ id: st
                         {column.label}
                       </Th>
                     ))}
-                    <Th className="print:hidden">
-                      <span className="sr-only">{t('invoice.creditNote.pdf')}</span>
-                    </Th>
+                    {/* A visible header: an sr-only one is positioned outside the scroll box and widened the page at 390 px. */}
+                    <Th className="print:hidden">{t('invoice.creditNote.downloads')}</Th>
                   </tr>
                 </thead>
                 <tbody className="divide-y divide-slate-100">
@@ -145,9 +145,17 @@ export default async function InvoicePage({ params }: { params: Promise<{ id: st
                         </Td>
                       ))}
                       <Td className="print:hidden">
-                        <a href={`/api/invoices/${invoice.id}/credit-notes/${invoice.creditNotes[r]!.id}/pdf`} download aria-label={t('invoice.creditNote.pdfLabel', { number: row[0]! })} className="text-indigo-700 hover:underline">
-                          {t('invoice.creditNote.pdf')}
-                        </a>
+                        <span className="flex gap-x-3 whitespace-nowrap">
+                          <a href={`/api/invoices/${invoice.id}/credit-notes/${invoice.creditNotes[r]!.id}/pdf`} download aria-label={t('invoice.creditNote.pdfLabel', { number: row[0]! })} className="text-indigo-700 hover:underline">
+                            {t('invoice.creditNote.pdf')}
+                          </a>
+                          <a href={`/api/invoices/${invoice.id}/credit-notes/${invoice.creditNotes[r]!.id}/xrechnung`} download aria-label={t('invoice.creditNote.xrechnungLabel', { number: row[0]! })} className="text-indigo-700 hover:underline">
+                            {t('invoice.creditNote.xrechnung')}
+                          </a>
+                          <a href={`/api/invoices/${invoice.id}/credit-notes/${invoice.creditNotes[r]!.id}/factur-x`} download aria-label={t('invoice.creditNote.facturXLabel', { number: row[0]! })} className="text-indigo-700 hover:underline">
+                            {t('invoice.creditNote.facturX')}
+                          </a>
+                        </span>
                       </Td>
                     </tr>
                   ))}
@@ -176,6 +184,24 @@ export default async function InvoicePage({ params }: { params: Promise<{ id: st
           <CreditNoteForm invoiceId={invoice.id} remainingLabel={formatEuros(locale, invoice.remainingNetCents)} />
         </Card>
       )}
+    </div>
+  );
+}
+
+/** The invoice as EN 16931 e-invoices, for an accounts department's software: XRechnung (XML) and ZUGFeRD / Factur-X (PDF). */
+function EInvoiceLinks({ invoiceId, label, xrechnung, facturX }: { invoiceId: string; label: string; xrechnung: string; facturX: string }) {
+  const link = 'rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50';
+  return (
+    <div role="group" aria-labelledby="e-invoice-label" className="flex flex-wrap items-center gap-2">
+      <span id="e-invoice-label" className="text-sm text-slate-600">
+        {label}:
+      </span>
+      <a href={`/api/invoices/${invoiceId}/xrechnung`} download className={link}>
+        {xrechnung}
+      </a>
+      <a href={`/api/invoices/${invoiceId}/factur-x`} download className={link}>
+        {facturX}
+      </a>
     </div>
   );
 }

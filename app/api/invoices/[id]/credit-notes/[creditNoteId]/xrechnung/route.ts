@@ -1,0 +1,11 @@
+import type { NextRequest } from 'next/server';
+import { instrumentRoute } from '~/server/observability/metrics';
+import { eInvoiceDownload } from '../../../../e-invoice-download';
+
+export const dynamic = 'force-dynamic';
+
+/** GET /api/invoices/:id/credit-notes/:creditNoteId/xrechnung: a credit note as an EN 16931 e-invoice, XRechnung (UBL XML) (the invoice's access rules). */
+export const GET = instrumentRoute('/api/invoices/[id]/credit-notes/[creditNoteId]/xrechnung', async (_request: NextRequest, { params }: { params: Promise<{ id: string; creditNoteId: string }> }) => {
+  const { id, creditNoteId } = await params;
+  return eInvoiceDownload(id, creditNoteId, 'xrechnung');
+});
