@@ -1367,4 +1367,6 @@ export const de: Record<MessageKey, string> = {
   'developers.referenceTitle': "Referenz",
   'developers.needsScript': "Die Referenz braucht JavaScript; das OpenAPI-Dokument oben hat denselben Inhalt.",
   'nav.developers': "API",
+  // issue #24: walk findings (part 5)
+  'jobs.confirmKeepWaiting': "Weiter warten lassen",
 };

@@ -1366,6 +1366,8 @@ export const en = {
   'developers.referenceTitle': "Reference",
   'developers.needsScript': "The reference needs JavaScript; the OpenAPI document above has the same content.",
   'nav.developers': "API",
+  // issue #24: walk findings (part 5)
+  'jobs.confirmKeepWaiting': "Keep it waiting",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -9,11 +9,20 @@ function numberFormat(locale: Locale, options: Intl.NumberFormatOptions): Intl.N
   return format;
 }
 
-/** formatGpuHours renders GPU-seconds as GPU-hours with a unit, e.g. "1,234.5 GPU-h". */
-export function formatGpuHours(locale: Locale, gpuSeconds: number): string {
+/**
+ * roundGpuHours is the one rounding rule for GPU-hours shown to people: whole hours from 100, one decimal
+ * from 10, else two. The form's estimate and a refusal's message params both use it, so they never
+ * disagree ("663 GPU-h left" and "662.66 remain" for the same amount).
+ */
+export function roundGpuHours(gpuSeconds: number): number {
   const hours = gpuSeconds / 3600;
   const digits = Math.abs(hours) >= 100 ? 0 : Math.abs(hours) >= 10 ? 1 : 2;
-  return `${numberFormat(locale, { maximumFractionDigits: digits }).format(hours)} GPU-h`;
+  return Math.round(hours * 10 ** digits) / 10 ** digits;
+}
+
+/** formatGpuHours renders GPU-seconds as GPU-hours with a unit, e.g. "1,234.5 GPU-h" (rounded by roundGpuHours). */
+export function formatGpuHours(locale: Locale, gpuSeconds: number): string {
+  return `${numberFormat(locale, { maximumFractionDigits: 2 }).format(roundGpuHours(gpuSeconds))} GPU-h`;
 }
 
 /** formatEuros renders cents as euros, e.g. "€1,234.56" / "1.234,56 €". */

@@ -14,6 +14,7 @@ import { formatAmount, formatCo2eKg, formatCount, formatDateTime, formatDuration
 import { useTRPC } from '~/app/_lib/trpc';
 import type { RouterOutputs } from '~/app/_lib/types';
 import { isMessageKey } from '~/server/i18n';
+import { cancelWording } from '~/server/i18n/cancel-wording';
 import { Co2eSaved } from './co2e-saved';
 import { ConfirmDialog } from './confirm-dialog';
 
@@ -53,6 +54,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
   if (!job) return <p className="text-sm text-slate-500">{t('common.working')}</p>;
   const active = ACTIVE.includes(job.state);
   const stopping = job.kind === 'inference' && job.state === 'RUNNING';
+  const wording = cancelWording(job.kind, job.state);
   const reasonKey = job.pendingReason ? `pendingReason.${job.pendingReason}` : '';
   const reasonText = isMessageKey(reasonKey) ? t(reasonKey) : job.pendingReason;
   const settled = job.settledAt !== null;
@@ -85,16 +87,16 @@ export function JobDetail({ jobId }: { jobId: string }) {
       />
       <ConfirmDialog
         open={confirming}
-        title={stopping ? t('jobs.confirmStopTitle') : t('jobs.confirmCancelTitle')}
-        confirmLabel={stopping ? t('jobs.confirmStopYes') : t('jobs.confirmCancelYes')}
-        cancelLabel={t('jobs.confirmKeep')}
+        title={t(wording.title)}
+        confirmLabel={t(wording.confirm)}
+        cancelLabel={t(wording.keep)}
         onClose={() => setConfirming(false)}
         onConfirm={() => {
           setConfirming(false);
           cancel.mutate({ jobId });
         }}
       >
-        {stopping ? t('jobs.confirmStopText') : t('jobs.confirmCancelText')}
+        {t(wording.text)}
       </ConfirmDialog>
       {cancel.error && <Alert tone="error">{formErrors(cancel.error, []).message}</Alert>}
       {job.waitingForScheduler && (
