@@ -1369,4 +1369,5 @@ export const de: Record<MessageKey, string> = {
   'nav.developers': "API",
   // issue #24: walk findings (part 5)
   'jobs.confirmKeepWaiting': "Weiter warten lassen",
+  'jobs.outputWaiting': "Wartet in der Warteschlange: noch keine Ausgabe.",
 };

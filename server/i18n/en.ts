@@ -1368,6 +1368,7 @@ export const en = {
   'nav.developers': "API",
   // issue #24: walk findings (part 5)
   'jobs.confirmKeepWaiting': "Keep it waiting",
+  'jobs.outputWaiting': "Waiting in the queue: no output yet.",
 } as const;
 
 export type MessageKey = keyof typeof en;

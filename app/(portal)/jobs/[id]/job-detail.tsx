@@ -248,7 +248,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
         ) : job.output.length > 0 ? (
           <p className="mt-2 text-xs text-slate-500">{t('jobs.outputNote')}</p>
         ) : (
-          <p className="text-sm text-slate-500">{t('jobs.outputNotYet')}</p>
+          <p className="text-sm text-slate-500" data-testid="job-output-none">{t(job.state === 'PENDING' || job.state === 'SUBMITTING' ? 'jobs.outputWaiting' : 'jobs.outputNotYet')}</p>
         )}
       </Card>
       <Card title={t('jobs.command')}>
