@@ -521,6 +521,8 @@ export const invoiceOut = z.object({
       lineNo: z.number().int(),
       resourceClassId: z.string(),
       description: z.string(),
+      /** The description in German (null on invoices issued before names had two languages). */
+      descriptionDe: z.string().nullable(),
       jobs: z.number().int(),
       gpuSeconds: z.number().int(),
       unitPriceCentsPerGpuHour: z.number().int(),

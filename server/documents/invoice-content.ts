@@ -113,7 +113,7 @@ export function invoiceContent(invoice: InvoiceView, t: T, locale: Locale): Invo
     ],
     rows: invoice.lines.map((line, i) => [
       String(line.lineNo),
-      line.description,
+      locale === 'de' && line.descriptionDe ? line.descriptionDe : line.description,
       String(line.jobs),
       formatInvoiceGpuHours(locale, line.gpuSeconds),
       t('invoice.perGpuHour', { price: euros(line.unitPriceCentsPerGpuHour) }),
