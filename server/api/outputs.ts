@@ -35,7 +35,7 @@ export const memberRoleOut = z.enum(memberRole.enumValues);
 
 export const myOrganisation = z.object({ id: z.string(), name: z.string(), kind: z.enum(orgKind.enumValues), status: z.enum(orgStatus.enumValues), role: memberRoleOut });
 
-export const meOut = z.object({ userId: z.string(), name: z.string(), email: z.string(), staffRoles: z.array(z.enum(staffRole.enumValues)), emailVerified: z.boolean() });
+export const meOut = z.object({ userId: z.string(), name: z.string(), email: z.string(), staffRoles: z.array(z.enum(staffRole.enumValues)), emailVerified: z.boolean(), timeZone: z.string() });
 
 export const sessionOut = z.object({ id: z.string(), current: z.boolean(), createdAt: isoDateOut, lastSeenAt: isoDateOut, userAgent: z.string().nullable(), address: z.string().nullable() });
 

@@ -1370,4 +1370,11 @@ export const de: Record<MessageKey, string> = {
   // issue #24: walk findings (part 5)
   'jobs.confirmKeepWaiting': "Weiter warten lassen",
   'jobs.outputWaiting': "Wartet in der Warteschlange: noch keine Ausgabe.",
+  'profile.timeZoneUnknown': "Wählen Sie eine Zeitzone aus der Liste (ein IANA-Name wie Europe/Berlin).",
+  'profile.timeZoneTitle': "Zeitzone",
+  'profile.timeZoneIntro': "Zeiten auf Seiten, in E-Mails und in Dokumenten werden in dieser Zone angezeigt, mit ihrem Namen. Die Tage von Buchungen, Nutzung und Rechnungen zählen in UTC.",
+  'profile.timeZoneLabel': "Ihre Zeitzone",
+  'profile.timeZoneSave': "Zeitzone speichern",
+  'profile.timeZoneSaved': "Gespeichert. Zeiten werden jetzt in {zone} angezeigt.",
+  'profile.timeZoneBrowser': "Ihr Browser ist auf {zone} eingestellt.",
 };

@@ -1369,6 +1369,13 @@ export const en = {
   // issue #24: walk findings (part 5)
   'jobs.confirmKeepWaiting': "Keep it waiting",
   'jobs.outputWaiting': "Waiting in the queue: no output yet.",
+  'profile.timeZoneUnknown': "Choose a time zone from the list (an IANA name such as Europe/Berlin).",
+  'profile.timeZoneTitle': "Time zone",
+  'profile.timeZoneIntro': "Times on pages, in mails and in documents are shown in this zone, with its name. Days of the ledger, usage and invoices are counted in UTC.",
+  'profile.timeZoneLabel': "Your time zone",
+  'profile.timeZoneSave': "Save time zone",
+  'profile.timeZoneSaved': "Saved. Times are now shown in {zone}.",
+  'profile.timeZoneBrowser': "Your browser is set to {zone}.",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -15,7 +15,7 @@ type Search = { mode?: string; month?: string; quarter?: string; from?: string; 
 
 export default async function UsagePage({ searchParams }: { searchParams: Promise<Search> }) {
   await requireUser();
-  const { t, locale } = await getT();
+  const { t, locale, timeZone } = await getT();
   const q = await searchParams;
   const thisMonth = new Date().toISOString().slice(0, 7);
   const mode = q.mode === 'quarter' || q.mode === 'range' ? q.mode : 'month';
@@ -112,7 +112,7 @@ export default async function UsagePage({ searchParams }: { searchParams: Promis
                         </a>
                       </Td>
                       <Td>{j.projectTitle}</Td>
-                      <Td className="whitespace-nowrap text-slate-600">{j.endedAt ? formatDateTime(locale, j.endedAt) : ''}</Td>
+                      <Td className="whitespace-nowrap text-slate-600">{j.endedAt ? formatDateTime(locale, j.endedAt, timeZone) : ''}</Td>
                       <Td className="text-right tabular-nums">{hours(j.gpuSeconds ?? 0)}</Td>
                       <Td className="text-right tabular-nums">{formatEuros(locale, j.costCents ?? 0)}</Td>
                       <Td className="text-right tabular-nums">{kwh(j.energyWh ?? 0)}</Td>

@@ -45,7 +45,7 @@ function byState(events: Job['events']): { state: Job['events'][number]['state']
 }
 
 export function JobDetail({ jobId }: { jobId: string }) {
-  const { t, locale } = useT();
+  const { t, locale, timeZone } = useT();
   const trpc = useTRPC();
   const [confirming, setConfirming] = useState(false);
   const query = useQuery({ ...trpc.job.get.queryOptions({ jobId }), refetchInterval: (q) => (q.state.data && !ACTIVE.includes(q.state.data.state) ? false : 1500) });
@@ -141,7 +141,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
             <Row label={t('jobs.walltimeRequested')}>{formatDuration(job.walltimeSeconds)}</Row>
             {job.beginAt && (
               <Row label={t('jobs.beginAt')} testId="job-begin">
-                {formatDateTime(locale, new Date(job.beginAt))}
+                {formatDateTime(locale, new Date(job.beginAt), timeZone)}
               </Row>
             )}
             <Row wrap label={t('jobs.nodeList')}>
@@ -227,7 +227,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
                   return (
                     <li key={e.id} className="flex flex-wrap justify-between gap-x-3 text-slate-600">
                       <span>{e.message && isMessageKey(e.message) ? t(e.message, { reason }) : e.message}</span>
-                      <span className="text-xs text-slate-500">{formatDateTime(locale, new Date(e.at))}</span>
+                      <span className="text-xs text-slate-500">{formatDateTime(locale, new Date(e.at), timeZone)}</span>
                     </li>
                   );
                 })}
