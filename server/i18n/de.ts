@@ -847,7 +847,7 @@ export const de: Record<MessageKey, string> = {
   'usage.by.kind': "Jobart",
   'usage.show': "Anzeigen",
   'usage.downloadCsv': "CSV herunterladen",
-  'usage.periodShown': "Vom {from} bis {to}: GPU-Stunden, Kosten und Energie an den Tagen, an denen Jobs liefen; Jobs und die Liste unten nach dem Tag, an dem sie endeten.",
+  'usage.periodShown': "Vom {from} bis {to} (Tage in UTC): GPU-Stunden, Kosten und Energie an den Tagen, an denen Jobs liefen; Jobs und die Liste unten nach dem Tag, an dem sie endeten.",
   'usage.invoiceNote': "Ein Job über ein Monatsende wird hier auf beide Monate aufgeteilt; seine Rechnung berechnet ihn im Monat, in dem er endete.",
   'usage.chartDay': "Tag",
   'usage.gpuHours': "GPU-Stunden",

@@ -846,7 +846,7 @@ export const en = {
   'usage.by.kind': "Job kind",
   'usage.show': "Show",
   'usage.downloadCsv': "Download CSV",
-  'usage.periodShown': "From {from} to {to}: GPU-hours, cost and energy on the days jobs ran; jobs and the list below by the day they ended.",
+  'usage.periodShown': "From {from} to {to} (days in UTC): GPU-hours, cost and energy on the days jobs ran; jobs and the list below by the day they ended.",
   'usage.invoiceNote': "A job running across a month's end is split between the months here; its invoice bills it in the month it ended.",
   'usage.chartDay': "Day",
   'usage.gpuHours': "GPU-hours",

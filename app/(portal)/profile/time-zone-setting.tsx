@@ -10,13 +10,13 @@ import { useTRPC } from '~/app/_lib/trpc';
 import { formValue } from '~/app/_lib/form-value';
 import { useFormMutation } from '~/app/_lib/use-form-mutation';
 
-/** byRegion groups IANA names by their first part ("Europe"), each shown without it ("Berlin", "Argentina/Buenos Aires"). */
+/** byRegion groups IANA names by their first part ("Europe"), each shown whole, so the closed select reads "Europe/Berlin". */
 function byRegion(zones: string[]): { region: string; zones: { value: string; label: string }[] }[] {
   const groups = new Map<string, { value: string; label: string }[]>();
   for (const zone of zones) {
     const slash = zone.indexOf('/');
     const region = slash < 0 ? '' : zone.slice(0, slash);
-    const label = (slash < 0 ? zone : zone.slice(slash + 1)).replaceAll('_', ' ');
+    const label = zone.replaceAll('_', ' ');
     groups.set(region, [...(groups.get(region) ?? []), { value: zone, label }]);
   }
   return [...groups.entries()].map(([region, list]) => ({ region, zones: list }));
