@@ -13,11 +13,11 @@ export async function generateMetadata(): Promise<Metadata> {
 }
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
-  const { locale } = await getT();
+  const { locale, timeZone } = await getT();
   return (
     <html lang={locale}>
       <body className="min-h-screen">
-        <Providers locale={locale} messages={messagesFor(locale)}>
+        <Providers locale={locale} messages={messagesFor(locale)} timeZone={timeZone}>
           {children}
         </Providers>
       </body>

@@ -40,6 +40,8 @@ export const users = pgTable(
     /** Null for an account that signs in only through single sign-on (OIDC). */
     passwordHash: text('password_hash'),
     locale: text('locale'),
+    /** The IANA time zone the person reads times in (pages, mails, PDFs); the ledger's days stay UTC. */
+    timeZone: text('time_zone').notNull().default('Europe/Berlin'),
     /** When the person proved they receive mail at `email` (a link mailed to it, or an identity provider that vouches for it). */
     emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
     createdAt: createdAt(),
@@ -146,6 +148,8 @@ export const auditEvents = pgTable(
 export const sites = pgTable('sites', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
+  /** The German name (the catalogue gives every site both; null only before the first sync). */
+  nameDe: text('name_de'),
   country: char('country', { length: 2 }).notNull(),
   inEu: boolean('in_eu').notNull(),
   /** Power usage effectiveness × 1000 (1.08 → 1080). */
@@ -158,6 +162,8 @@ export const sites = pgTable('sites', {
 export const resourceClasses = pgTable('resource_classes', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
+  /** The German name (the catalogue gives every class both; null only before the first sync). */
+  nameDe: text('name_de'),
   siteId: text('site_id')
     .notNull()
     .references(() => sites.id),
@@ -719,6 +725,8 @@ export const invoiceLines = pgTable(
       .notNull()
       .references(() => resourceClasses.id),
     description: text('description').notNull(),
+    /** The description in German, frozen with it (null on invoices issued before names had two languages). */
+    descriptionDe: text('description_de'),
     jobs: integer('jobs').notNull(),
     gpuSeconds: bigint('gpu_seconds', { mode: 'number' }).notNull(),
     unitPriceCentsPerGpuHour: integer('unit_price_cents_per_gpu_hour').notNull(),

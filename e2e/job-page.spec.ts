@@ -68,9 +68,9 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await expect(page.getByTestId('job-state')).toHaveAttribute('data-state', 'COMPLETED', { timeout: 30_000 });
       await expect(page.getByTestId('job-facility-energy')).toContainText('kWh');
 
-      // Names, not ids.
-      await expect(page.getByTestId('job-resource-class')).toHaveText('H100 partition (Jena)');
-      await expect(page.getByTestId('job-site')).toHaveText('Jena, Germany (warm-water cooled)');
+      // Names, not ids, in the reader's language.
+      await expect(page.getByTestId('job-resource-class')).toHaveText(locale === 'de' ? 'H100-Partition (Jena)' : 'H100 partition (Jena)');
+      await expect(page.getByTestId('job-site')).toHaveText(locale === 'de' ? 'Jena, Deutschland (Warmwasserkühlung)' : 'Jena, Germany (warm-water cooled)');
 
       // Run time (cluster time) = GPU-hours ÷ GPUs, both as the page shows them.
       const gpuHours = number(locale, await page.getByTestId('job-gpu-hours').innerText());

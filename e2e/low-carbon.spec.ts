@@ -31,13 +31,25 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       }
       await expect(suggestion).toContainText('kg');
       await expect(suggestion).toContainText('%');
+      // The suggestion names the zone it speaks (the person's, Europe/Berlin by default), as the job page will.
+      const zone = /\(([^()]+)\)/.exec(await suggestion.innerText())?.[1] ?? '';
+      expect(['GMT+1', 'GMT+2', 'MEZ', 'MESZ']).toContain(zone);
       await expectNoViolations(page, `job form with a low-carbon suggestion (${locale})`);
       await page.getByTestId('low-carbon-use').check();
       await page.getByRole('button', { name: t('jobs.submit') }).click();
       await expect(page).toHaveURL(/\/jobs\/[0-9a-f-]{36}$/);
       await expect(page.getByTestId('job-begin')).toBeVisible();
+      await expect(page.getByTestId('job-begin')).toHaveText(new RegExp(` ${zone.replace('+', '\\+')}$`));
       await expect(page.getByTestId('job-state')).toHaveAttribute('data-state', 'PENDING', { timeout: 20_000 });
       await expect(page.getByText(t('pendingReason.BeginTime')).first()).toBeVisible({ timeout: 20_000 });
+      // A waiting job: its output says so in the reader's language, and cancelling offers to keep it waiting, not running.
+      await expect(page.getByTestId('job-output-none')).toHaveText(t('jobs.outputWaiting'));
+      await page.getByRole('button', { name: t('jobs.cancel') }).click();
+      const dialog = page.getByRole('dialog');
+      await expect(dialog.getByRole('button', { name: t('jobs.confirmKeepWaiting') })).toBeVisible();
+      await expect(dialog.getByRole('button', { name: t('jobs.confirmKeep') })).toHaveCount(0);
+      await dialog.getByRole('button', { name: t('jobs.confirmKeepWaiting') }).click();
+      await expect(dialog).toBeHidden();
       await expectNoViolations(page, `job waiting for its begin (${locale})`);
     });
   });

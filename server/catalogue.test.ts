@@ -1,6 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { catalogueSchema, DEFAULT_CATALOGUE, DEMO_ISSUER, issuerSchema } from './catalogue';
+import { catalogueSchema, DEFAULT_CATALOGUE, DEMO_ISSUER, issuerSchema, localName } from './catalogue';
 import { overheadSharesCents, tcoAt } from './core/tco';
+
+describe('the catalogue’s names', () => {
+  it('every site and resource class of the demo centre has an English and a German name, and they differ where words do', () => {
+    for (const entry of [...DEFAULT_CATALOGUE.sites, ...DEFAULT_CATALOGUE.resourceClasses]) {
+      expect(entry.name.trim()).not.toBe('');
+      expect(entry.nameDe.trim()).not.toBe('');
+    }
+    expect(DEFAULT_CATALOGUE.sites.map((s) => localName('de', s))).toEqual(['Jena, Deutschland (Warmwasserkühlung)', 'Kajaani, Finnland (freie Kühlung)', 'Lugano, Schweiz (Seewasserkühlung)']);
+    expect(localName('en', DEFAULT_CATALOGUE.resourceClasses[0]!)).toBe('H100 partition (Jena)');
+    expect(localName('de', DEFAULT_CATALOGUE.resourceClasses[0]!)).toBe('H100-Partition (Jena)');
+  });
+
+  it.each(['sites', 'resourceClasses'] as const)('refuses a catalogue whose %s lack a German name', (list) => {
+    const entries = DEFAULT_CATALOGUE[list].map(({ nameDe: _de, ...rest }) => rest);
+    const result = catalogueSchema.safeParse({ ...DEFAULT_CATALOGUE, [list]: entries });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path).toEqual([list, 0, 'nameDe']);
+  });
+});
 
 describe('the catalogue’s invoice issuer', () => {
   it('the demo centre’s issuer passes its own checks, and a catalogue without one gets it', () => {

@@ -71,6 +71,8 @@ export const catalogueSchema = z.object({
       z.object({
         id,
         name: z.string().min(1).max(120),
+        /** The name in German: every site and class has one per language the portal speaks. */
+        nameDe: z.string().min(1).max(120),
         country: z.string().regex(/^[A-Z]{2}$/),
         inEu: z.boolean(),
         pueMilli: z.number().int().min(1000).max(3000),
@@ -101,6 +103,7 @@ export const catalogueSchema = z.object({
       z.object({
         id,
         name: z.string().min(1).max(120),
+        nameDe: z.string().min(1).max(120),
         siteId: id,
         gpuModel: z.string().min(1).max(60),
         gpusPerNode: z.number().int().min(1).max(64),
@@ -158,14 +161,14 @@ export type Catalogue = z.infer<typeof catalogueSchema>;
  */
 export const DEFAULT_CATALOGUE: Catalogue = {
   sites: [
-    { id: 'de-jena', name: 'Jena, Germany (warm-water cooled)', country: 'DE', inEu: true, pueMilli: 1080, gridGco2PerKwh: 380, heatReusePermille: 700, energyPriceEurPerMwh: 190, heatValueEurPerMwh: 40, overheadPerYearEur: 600_000 },
-    { id: 'fi-kajaani', name: 'Kajaani, Finland (free cooling)', country: 'FI', inEu: true, pueMilli: 1040, gridGco2PerKwh: 60, heatReusePermille: 500, energyPriceEurPerMwh: 90, heatValueEurPerMwh: 30, overheadPerYearEur: 400_000 },
-    { id: 'ch-lugano', name: 'Lugano, Switzerland (lake water cooled)', country: 'CH', inEu: false, pueMilli: 1200, gridGco2PerKwh: 40, heatReusePermille: 0, energyPriceEurPerMwh: 160, heatValueEurPerMwh: 0, overheadPerYearEur: 300_000 },
+    { id: 'de-jena', name: 'Jena, Germany (warm-water cooled)', nameDe: 'Jena, Deutschland (Warmwasserkühlung)', country: 'DE', inEu: true, pueMilli: 1080, gridGco2PerKwh: 380, heatReusePermille: 700, energyPriceEurPerMwh: 190, heatValueEurPerMwh: 40, overheadPerYearEur: 600_000 },
+    { id: 'fi-kajaani', name: 'Kajaani, Finland (free cooling)', nameDe: 'Kajaani, Finnland (freie Kühlung)', country: 'FI', inEu: true, pueMilli: 1040, gridGco2PerKwh: 60, heatReusePermille: 500, energyPriceEurPerMwh: 90, heatValueEurPerMwh: 30, overheadPerYearEur: 400_000 },
+    { id: 'ch-lugano', name: 'Lugano, Switzerland (lake water cooled)', nameDe: 'Lugano, Schweiz (Seewasserkühlung)', country: 'CH', inEu: false, pueMilli: 1200, gridGco2PerKwh: 40, heatReusePermille: 0, energyPriceEurPerMwh: 160, heatValueEurPerMwh: 0, overheadPerYearEur: 300_000 },
   ],
   resourceClasses: [
-    { id: 'h100', name: 'H100 partition (Jena)', siteId: 'de-jena', gpuModel: 'NVIDIA H100 SXM 80 GB', gpusPerNode: 8, nodes: 16, maxWalltimeSeconds: 48 * 3600, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 1500, peakTflops: 989, tariffs: { academic: 180, company: 290 }, capitalCostPerNodeEur: 300_000, depreciationYears: 5, maintenancePerNodePerYearEur: 24_000 },
-    { id: 'b200', name: 'B200 partition (Kajaani)', siteId: 'fi-kajaani', gpuModel: 'NVIDIA B200 180 GB', gpusPerNode: 8, nodes: 8, maxWalltimeSeconds: 48 * 3600, gpuIdlePowerW: 120, gpuMaxPowerW: 1000, nodeBasePowerW: 2000, peakTflops: 2250, tariffs: { academic: 300, company: 490 }, capitalCostPerNodeEur: 450_000, depreciationYears: 5, maintenancePerNodePerYearEur: 36_000 },
-    { id: 'h100-ch', name: 'H100 partition (Lugano)', siteId: 'ch-lugano', gpuModel: 'NVIDIA H100 SXM 80 GB', gpusPerNode: 4, nodes: 8, maxWalltimeSeconds: 24 * 3600, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 900, peakTflops: 989, tariffs: { academic: 170, company: 260 }, capitalCostPerNodeEur: 160_000, depreciationYears: 5, maintenancePerNodePerYearEur: 13_000 },
+    { id: 'h100', name: 'H100 partition (Jena)', nameDe: 'H100-Partition (Jena)', siteId: 'de-jena', gpuModel: 'NVIDIA H100 SXM 80 GB', gpusPerNode: 8, nodes: 16, maxWalltimeSeconds: 48 * 3600, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 1500, peakTflops: 989, tariffs: { academic: 180, company: 290 }, capitalCostPerNodeEur: 300_000, depreciationYears: 5, maintenancePerNodePerYearEur: 24_000 },
+    { id: 'b200', name: 'B200 partition (Kajaani)', nameDe: 'B200-Partition (Kajaani)', siteId: 'fi-kajaani', gpuModel: 'NVIDIA B200 180 GB', gpusPerNode: 8, nodes: 8, maxWalltimeSeconds: 48 * 3600, gpuIdlePowerW: 120, gpuMaxPowerW: 1000, nodeBasePowerW: 2000, peakTflops: 2250, tariffs: { academic: 300, company: 490 }, capitalCostPerNodeEur: 450_000, depreciationYears: 5, maintenancePerNodePerYearEur: 36_000 },
+    { id: 'h100-ch', name: 'H100 partition (Lugano)', nameDe: 'H100-Partition (Lugano)', siteId: 'ch-lugano', gpuModel: 'NVIDIA H100 SXM 80 GB', gpusPerNode: 4, nodes: 8, maxWalltimeSeconds: 24 * 3600, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 900, peakTflops: 989, tariffs: { academic: 170, company: 260 }, capitalCostPerNodeEur: 160_000, depreciationYears: 5, maintenancePerNodePerYearEur: 13_000 },
   ],
   accessModes: [
     { id: 'playground', name: 'Playground', maxGpuHours: 100, durationDays: 30, reviewPath: 'instant', targetDecisionWorkingDays: 0 },
@@ -206,6 +209,11 @@ export function loadCatalogue(file: string | undefined): Catalogue {
     if (problem) throw new Error(`PORTAL_CATALOGUE: ${file}: ${problem}`);
   }
   return catalogue;
+}
+
+/** localName picks a catalogue entry's name in the reader's language (the English name when a German one is missing, as on rows synced before names had two). */
+export function localName(locale: 'en' | 'de', entry: { name: string; nameDe?: string | null }): string {
+  return locale === 'de' && entry.nameDe ? entry.nameDe : entry.name;
 }
 
 /** sitePowerCapW is a site's facility power cap in whole W (the catalogue's kW), or null when it has none. */

@@ -21,7 +21,7 @@ export interface AllocationOverview {
   entries: { id: number; kind: string; amount: number; overrun: number; jobId: string | null; reason: string | null; at: Date; actorName: string | null }[];
 }
 
-export function AllocationView({ a, t, locale }: { a: AllocationOverview; t: (key: MessageKey, params?: MessageParams) => string; locale: Locale }) {
+export function AllocationView({ a, t, locale, timeZone }: { a: AllocationOverview; t: (key: MessageKey, params?: MessageParams) => string; locale: Locale; timeZone: string }) {
   const fmt = (v: number) => formatAmount(locale, a.unit, v);
   const b = a.balance;
   const stats = [
@@ -109,7 +109,7 @@ export function AllocationView({ a, t, locale }: { a: AllocationOverview; t: (ke
           <tbody className="divide-y divide-slate-100">
             {a.entries.map((e) => (
               <tr key={e.id} data-testid="ledger-row">
-                <Td className="whitespace-nowrap text-slate-600">{formatDateTime(locale, e.at)}</Td>
+                <Td className="whitespace-nowrap text-slate-600">{formatDateTime(locale, e.at, timeZone)}</Td>
                 <Td>{t(`ledgerKind.${e.kind as 'grant'}`)}</Td>
                 <Td className="text-right tabular-nums">
                   {fmt(e.amount)}

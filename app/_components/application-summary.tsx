@@ -26,7 +26,7 @@ export interface ApplicationView {
   allocations: { id: string }[];
 }
 
-export function ApplicationSummary({ app, t, locale, allocationHref }: { app: ApplicationView; t: (key: MessageKey, params?: MessageParams) => string; locale: Locale; allocationHref: (id: string) => string }) {
+export function ApplicationSummary({ app, t, locale, timeZone, allocationHref }: { app: ApplicationView; t: (key: MessageKey, params?: MessageParams) => string; locale: Locale; timeZone: string; allocationHref: (id: string) => string }) {
   return (
     <div className="space-y-6">
       <Card title={t('application.summary')} actions={<ApplicationStatusBadge status={app.status} t={t} />}>
@@ -107,7 +107,7 @@ export function ApplicationSummary({ app, t, locale, allocationHref }: { app: Ap
                   <span className="font-semibold">{t(`decisionOutcome.${d.outcome}`)}</span>
                   <span className="text-slate-500">
                     {' '}
-                    · {d.reviewerName ?? t('application.instantReviewer')} · {formatDateTime(locale, d.decidedAt)}
+                    · {d.reviewerName ?? t('application.instantReviewer')} · {formatDateTime(locale, d.decidedAt, timeZone)}
                   </span>
                 </p>
                 {d.grantedLines && (

@@ -1,19 +1,19 @@
 'use client';
-// Translation in client components: the root layout passes the caller's catalogue down once.
+// Translation in client components: the root layout passes the caller's catalogue and time zone down once.
 import { createContext, useCallback, useContext, type ReactNode } from 'react';
 import { interpolate, type Locale, type MessageKey, type MessageParams, type Messages } from '~/server/i18n';
 
-const I18nContext = createContext<{ locale: Locale; messages: Messages } | null>(null);
+const I18nContext = createContext<{ locale: Locale; messages: Messages; timeZone: string } | null>(null);
 
-export function I18nProvider({ locale, messages, children }: { locale: Locale; messages: Messages; children: ReactNode }) {
-  return <I18nContext.Provider value={{ locale, messages }}>{children}</I18nContext.Provider>;
+export function I18nProvider({ locale, messages, timeZone, children }: { locale: Locale; messages: Messages; timeZone: string; children: ReactNode }) {
+  return <I18nContext.Provider value={{ locale, messages, timeZone }}>{children}</I18nContext.Provider>;
 }
 
-/** useT returns the active locale and a translate function. */
+/** useT returns the active locale, the person's time zone (for formatDateTime) and a translate function. */
 export function useT() {
   const value = useContext(I18nContext);
   if (!value) throw new Error('useT outside I18nProvider');
-  const { locale, messages } = value;
+  const { locale, messages, timeZone } = value;
   const t = useCallback((key: MessageKey, params?: MessageParams) => interpolate(messages[key], params, locale), [messages, locale]);
-  return { locale, t };
+  return { locale, t, timeZone };
 }

@@ -8,7 +8,7 @@ import type { Locale, Messages } from '~/server/i18n';
 import { TRPCProvider } from '~/app/_lib/trpc';
 import { I18nProvider } from './i18n';
 
-export function Providers({ locale, messages, children }: { locale: Locale; messages: Messages; children: ReactNode }) {
+export function Providers({ locale, messages, timeZone, children }: { locale: Locale; messages: Messages; timeZone: string; children: ReactNode }) {
   const [queryClient] = useState(
     () => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: 1 }, mutations: { retry: false } } }),
   );
@@ -16,7 +16,7 @@ export function Providers({ locale, messages, children }: { locale: Locale; mess
     createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: '/api/trpc', transformer: superjson, maxItems: 10 })] }),
   );
   return (
-    <I18nProvider locale={locale} messages={messages}>
+    <I18nProvider locale={locale} messages={messages} timeZone={timeZone}>
       <QueryClientProvider client={queryClient}>
         <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
           {children}

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '~/server/auth/password';
 import { isKnownCountry } from '~/server/core/countries';
+import { isTimeZoneName, timeZoneNames } from '~/server/i18n/format';
 
 // One rule for free text (every name, title, reason, comment, script): Unicode NFC, trimmed, and no
 // NUL or other control characters, which Postgres refuses (NUL) or which hide what a text says (bidi
@@ -26,6 +27,13 @@ export function textField(min: number, max: number, options: { multiline?: boole
 export const emailField = z.string().trim().toLowerCase().min(1).max(254).pipe(z.email());
 export const passwordField = z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH);
 export const personNameField = textField(1, 120);
+/** An IANA time zone a person reads times in (server/i18n/format.ts isTimeZoneName), stored as the runtime names it. */
+export const timeZoneField = z
+  .string()
+  .trim()
+  .max(64, 'profile.timeZoneUnknown')
+  .refine(isTimeZoneName, 'profile.timeZoneUnknown')
+  .transform((zone) => (timeZoneNames().includes(zone) ? zone : new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone));
 export const orgNameField = textField(2, 120);
 export const countryField = z
   .string()

@@ -35,7 +35,7 @@ export const memberRoleOut = z.enum(memberRole.enumValues);
 
 export const myOrganisation = z.object({ id: z.string(), name: z.string(), kind: z.enum(orgKind.enumValues), status: z.enum(orgStatus.enumValues), role: memberRoleOut });
 
-export const meOut = z.object({ userId: z.string(), name: z.string(), email: z.string(), staffRoles: z.array(z.enum(staffRole.enumValues)), emailVerified: z.boolean() });
+export const meOut = z.object({ userId: z.string(), name: z.string(), email: z.string(), staffRoles: z.array(z.enum(staffRole.enumValues)), emailVerified: z.boolean(), timeZone: z.string() });
 
 export const sessionOut = z.object({ id: z.string(), current: z.boolean(), createdAt: isoDateOut, lastSeenAt: isoDateOut, userAgent: z.string().nullable(), address: z.string().nullable() });
 
@@ -523,6 +523,8 @@ export const invoiceOut = z.object({
       lineNo: z.number().int(),
       resourceClassId: z.string(),
       description: z.string(),
+      /** The description in German (null on invoices issued before names had two languages). */
+      descriptionDe: z.string().nullable(),
       jobs: z.number().int(),
       gpuSeconds: z.number().int(),
       unitPriceCentsPerGpuHour: z.number().int(),

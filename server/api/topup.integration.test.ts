@@ -46,6 +46,10 @@ describe.each(dbTargets())('top-ups and renewals on %s', (target) => {
     expect(renewed).toMatchObject({ periodStart: '2027-02-01', periodEnd: '2027-05-01', granted: 400 * 3600, status: 'active' });
     const project = await pi.project.get({ projectId: base.projectId });
     expect(project.allocations.map((a) => a.id).sort()).toEqual([base.allocationId, renewed!.id].sort());
+    // The project page names the allocations' class in the reader's language.
+    expect(project.allocations.map((a) => a.resourceClassName)).toEqual(['H100 partition (Jena)', 'H100 partition (Jena)']);
+    const inGerman = await callerFor(handle.db, { userId: owner.userId, now, locale: 'de' }).project.get({ projectId: base.projectId });
+    expect(inGerman.allocations.map((a) => a.resourceClassName)).toEqual(['H100-Partition (Jena)', 'H100-Partition (Jena)']);
   });
 
   it('asks a top-up for no period: it adds to its allocation\'s, as the summary shows', async () => {

@@ -284,7 +284,7 @@ const signedInProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const caller = userId ? await (ctx.memo ? (ctx.memo.caller ??= load(userId)) : load(userId)) : undefined;
   if (!caller) throw new AppError('UNAUTHORIZED', 'error.unauthorized');
   const actor: Actor = caller.actor;
-  return next({ ctx: { ...ctx, actor, tenants: caller.tenants, emailVerified: caller.emailVerified } });
+  return next({ ctx: { ...ctx, actor, tenants: caller.tenants, emailVerified: caller.emailVerified, timeZone: caller.timeZone } });
 });
 
 /**

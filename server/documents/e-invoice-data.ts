@@ -2,7 +2,7 @@
 // document's own stored figures: the issuer and recipient snapshots, the lines, the VAT decided at issue and
 // the totals. Nothing is recomputed here, so the e-invoice says exactly what the page and the PDF say.
 import type { Invoice } from '@e-invoice-eu/core';
-import type { InvoiceView } from './invoice-content';
+import { lineDescription, type InvoiceView } from './invoice-content';
 import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
 import { formatDay, formatEuros } from '~/server/i18n/format';
 
@@ -149,7 +149,9 @@ export function invoiceEInvoiceData(invoice: InvoiceView, t: T, locale: Locale):
     'cbc:InvoicedQuantity@unitCode': UNIT_HOUR,
     'cbc:LineExtensionAmount': centsDecimal(line.netCents),
     'cbc:LineExtensionAmount@currencyID': 'EUR' as const,
-    'cac:Item': { 'cbc:Name': line.description, 'cac:SellersItemIdentification': { 'cbc:ID': line.resourceClassId }, 'cac:ClassifiedTaxCategory': lineCategory(category) },
+    // BT-133, the buyer's accounting reference: the project's cost centre (issue #24); the name carries cost centre and PO as the page does.
+    ...(line.costCentre ? { 'cbc:AccountingCost': line.costCentre } : {}),
+    'cac:Item': { 'cbc:Name': lineDescription(line, t, locale), 'cac:SellersItemIdentification': { 'cbc:ID': line.resourceClassId }, 'cac:ClassifiedTaxCategory': lineCategory(category) },
     'cac:Price': { 'cbc:PriceAmount': centsDecimal(line.unitPriceCentsPerGpuHour), 'cbc:PriceAmount@currencyID': 'EUR' as const },
   }));
   // An invoice always has a line (one is issued only for usage); an empty one still needs one for EN 16931.

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_ISSUER } from '~/server/catalogue';
 import { translate, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
-import { CAC, RAM, cents as amount, child, children, embeddedFiles, parseXml as parse, partyVatId, text } from '~/server/testing/e-invoice-xml';
+import { CBC, CAC, RAM, cents as amount, child, children, embeddedFiles, parseXml as parse, partyVatId, text } from '~/server/testing/e-invoice-xml';
 import { buyerReference, centsDecimal, creditNoteEInvoiceData, gpuHoursDecimal, invoiceEInvoiceData, vatPercentDecimal } from './e-invoice-data';
 import { renderFacturX, renderXRechnung } from './e-invoice';
 import { invoiceContent, type InvoiceView } from './invoice-content';
@@ -33,8 +33,8 @@ const GERMAN: InvoiceView = {
   vatCents: 23_457,
   grossCents: 146_914,
   lines: [
-    { lineNo: 1, resourceClassId: 'h100', description: 'NVIDIA H100, standard', jobs: 3, gpuSeconds: 123_457, unitPriceCentsPerGpuHour: 350, netCents: 12_003 },
-    { lineNo: 2, resourceClassId: 'a100', description: 'NVIDIA A100, low priority', jobs: 1, gpuSeconds: 3_600 * 999 + 1, unitPriceCentsPerGpuHour: 111, netCents: 111_454 },
+    { lineNo: 1, resourceClassId: 'h100', description: 'NVIDIA H100, standard', descriptionDe: null, costCentre: null, purchaseOrder: null, jobs: 3, gpuSeconds: 123_457, unitPriceCentsPerGpuHour: 350, netCents: 12_003 },
+    { lineNo: 2, resourceClassId: 'a100', description: 'NVIDIA A100, low priority', descriptionDe: null, costCentre: 'CC-4711', purchaseOrder: 'PO-2026-17', jobs: 1, gpuSeconds: 3_600 * 999 + 1, unitPriceCentsPerGpuHour: 111, netCents: 111_454 },
   ],
   creditNotes: [{ id: 'cn-1', number: 'CN-2026-000007', issuedAt: new Date('2026-04-20T10:00:00Z'), reason: 'Node failure', netCents: 10_000, vatCents: 1_900, grossCents: 11_900 }],
   creditedNetCents: 10_000,
@@ -149,7 +149,11 @@ describe.each([
       expect(Math.abs(Number(quantity.textContent) - own.gpuSeconds / 3600)).toBeLessThanOrEqual(0.00005);
       expect(cents(child(line, 'cac:Price', 'cbc:PriceAmount'))).toBe(own.unitPriceCentsPerGpuHour);
       expect(cents(child(line, 'cbc:LineExtensionAmount'))).toBe(own.netCents);
-      expect(text(line, 'cac:Item', 'cbc:Name')).toBe(own.description);
+      expect(text(line, 'cac:Item', 'cbc:Name').startsWith(own.description)).toBe(true);
+      // The project's cost centre as the buyer's accounting reference (BT-133); cost centre and PO in the name, as on the page.
+      if (own.costCentre) expect(text(line, 'cbc:AccountingCost')).toBe(own.costCentre);
+      else expect(line.getElementsByTagNameNS(CBC, 'AccountingCost')).toHaveLength(0);
+      if (own.purchaseOrder) expect(text(line, 'cac:Item', 'cbc:Name')).toContain(own.purchaseOrder);
       expect(text(line, 'cac:Item', 'cac:ClassifiedTaxCategory', 'cbc:ID')).toBe(category);
       expect(text(line, 'cac:Item', 'cac:ClassifiedTaxCategory', 'cbc:Percent')).toBe(percent);
     });

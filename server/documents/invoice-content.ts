@@ -71,9 +71,9 @@ function partiesOf(invoice: InvoiceView, t: T, locale: Locale): { issuer: PartyB
 const day = (locale: Locale, at: Date | string) => formatDay(locale, typeof at === 'string' ? at : at.toISOString().slice(0, 10));
 
 /** A line's description with its projects' cost centre and PO number, when they have them (issue #24). */
-function lineDescription(line: InvoiceView['lines'][number], t: T): string {
+export function lineDescription(line: InvoiceView['lines'][number], t: T, locale: Locale): string {
   const references = [line.costCentre && t('invoice.line.costCentre', { costCentre: line.costCentre }), line.purchaseOrder && t('invoice.line.purchaseOrder', { purchaseOrder: line.purchaseOrder })].filter(Boolean);
-  return [line.description, ...references].join(' · ');
+  return [locale === 'de' && line.descriptionDe ? line.descriptionDe : line.description, ...references].join(' · ');
 }
 
 /** invoiceContent turns an invoice into the strings both its page and its PDF show. */
@@ -119,7 +119,7 @@ export function invoiceContent(invoice: InvoiceView, t: T, locale: Locale): Invo
     ],
     rows: invoice.lines.map((line, i) => [
       String(line.lineNo),
-      lineDescription(line, t),
+      lineDescription(line, t, locale),
       String(line.jobs),
       formatInvoiceGpuHours(locale, line.gpuSeconds),
       t('invoice.perGpuHour', { price: euros(line.unitPriceCentsPerGpuHour) }),

@@ -847,7 +847,7 @@ export const de: Record<MessageKey, string> = {
   'usage.by.kind': "Jobart",
   'usage.show': "Anzeigen",
   'usage.downloadCsv': "CSV herunterladen",
-  'usage.periodShown': "Vom {from} bis {to}: GPU-Stunden, Kosten und Energie an den Tagen, an denen Jobs liefen; Jobs und die Liste unten nach dem Tag, an dem sie endeten.",
+  'usage.periodShown': "Vom {from} bis {to} (Tage in UTC): GPU-Stunden, Kosten und Energie an den Tagen, an denen Jobs liefen; Jobs und die Liste unten nach dem Tag, an dem sie endeten.",
   'usage.invoiceNote': "Ein Job über ein Monatsende wird hier auf beide Monate aufgeteilt; seine Rechnung berechnet ihn im Monat, in dem er endete.",
   'usage.chartDay': "Tag",
   'usage.gpuHours': "GPU-Stunden",
@@ -1461,4 +1461,14 @@ export const de: Record<MessageKey, string> = {
   'jobs.leftProjectMonthly': "{left} übrig im Monatsbudget des Projekts",
   'jobs.leftProjectTotal': "{left} übrig im Gesamtbudget des Projekts",
   'jobs.leftPersonMonthly': "{left} übrig in Ihrem Monatslimit",
+  // issue #24: walk findings (part 5)
+  'jobs.confirmKeepWaiting': "Weiter warten lassen",
+  'jobs.outputWaiting': "Wartet in der Warteschlange: noch keine Ausgabe.",
+  'profile.timeZoneUnknown': "Wählen Sie eine Zeitzone aus der Liste (ein IANA-Name wie Europe/Berlin).",
+  'profile.timeZoneTitle': "Zeitzone",
+  'profile.timeZoneIntro': "Zeiten auf Seiten, in E-Mails und in Dokumenten werden in dieser Zone angezeigt, mit ihrem Namen. Die Tage von Buchungen, Nutzung und Rechnungen zählen in UTC.",
+  'profile.timeZoneLabel': "Ihre Zeitzone",
+  'profile.timeZoneSave': "Zeitzone speichern",
+  'profile.timeZoneSaved': "Gespeichert. Zeiten werden jetzt in {zone} angezeigt.",
+  'profile.timeZoneBrowser': "Ihr Browser ist auf {zone} eingestellt.",
 };

@@ -846,7 +846,7 @@ export const en = {
   'usage.by.kind': "Job kind",
   'usage.show': "Show",
   'usage.downloadCsv': "Download CSV",
-  'usage.periodShown': "From {from} to {to}: GPU-hours, cost and energy on the days jobs ran; jobs and the list below by the day they ended.",
+  'usage.periodShown': "From {from} to {to} (days in UTC): GPU-hours, cost and energy on the days jobs ran; jobs and the list below by the day they ended.",
   'usage.invoiceNote': "A job running across a month's end is split between the months here; its invoice bills it in the month it ended.",
   'usage.chartDay': "Day",
   'usage.gpuHours': "GPU-hours",
@@ -1460,6 +1460,16 @@ export const en = {
   'jobs.leftProjectMonthly': "{left} left of the project's monthly budget",
   'jobs.leftProjectTotal': "{left} left of the project's total budget",
   'jobs.leftPersonMonthly': "{left} left of your monthly limit",
+  // issue #24: walk findings (part 5)
+  'jobs.confirmKeepWaiting': "Keep it waiting",
+  'jobs.outputWaiting': "Waiting in the queue: no output yet.",
+  'profile.timeZoneUnknown': "Choose a time zone from the list (an IANA name such as Europe/Berlin).",
+  'profile.timeZoneTitle': "Time zone",
+  'profile.timeZoneIntro': "Times on pages, in mails and in documents are shown in this zone, with its name. Days of the ledger, usage and invoices are counted in UTC.",
+  'profile.timeZoneLabel': "Your time zone",
+  'profile.timeZoneSave': "Save time zone",
+  'profile.timeZoneSaved': "Saved. Times are now shown in {zone}.",
+  'profile.timeZoneBrowser': "Your browser is set to {zone}.",
 } as const;
 
 export type MessageKey = keyof typeof en;

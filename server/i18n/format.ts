@@ -9,11 +9,20 @@ function numberFormat(locale: Locale, options: Intl.NumberFormatOptions): Intl.N
   return format;
 }
 
-/** formatGpuHours renders GPU-seconds as GPU-hours with a unit, e.g. "1,234.5 GPU-h". */
-export function formatGpuHours(locale: Locale, gpuSeconds: number): string {
+/**
+ * roundGpuHours is the one rounding rule for GPU-hours shown to people: whole hours from 100, one decimal
+ * from 10, else two. The form's estimate and a refusal's message params both use it, so they never
+ * disagree ("663 GPU-h left" and "662.66 remain" for the same amount).
+ */
+export function roundGpuHours(gpuSeconds: number): number {
   const hours = gpuSeconds / 3600;
   const digits = Math.abs(hours) >= 100 ? 0 : Math.abs(hours) >= 10 ? 1 : 2;
-  return `${numberFormat(locale, { maximumFractionDigits: digits }).format(hours)} GPU-h`;
+  return Math.round(hours * 10 ** digits) / 10 ** digits;
+}
+
+/** formatGpuHours renders GPU-seconds as GPU-hours with a unit, e.g. "1,234.5 GPU-h" (rounded by roundGpuHours). */
+export function formatGpuHours(locale: Locale, gpuSeconds: number): string {
+  return `${numberFormat(locale, { maximumFractionDigits: 2 }).format(roundGpuHours(gpuSeconds))} GPU-h`;
 }
 
 /** formatEuros renders cents as euros, e.g. "€1,234.56" / "1.234,56 €". */
@@ -83,21 +92,63 @@ export function formatDayShort(locale: Locale, day: string): string {
 }
 
 /**
- * formatDateTime renders an instant with date and time in UTC, saying so ("1 Dec 2026, 14:05 UTC"):
- * the same on the server and in the browser (a page rendered in one time zone and hydrated in another
- * would disagree with itself), and the clock the ledger's days, reports and invoices count in.
+ * DEFAULT_TIME_ZONE is the zone a person reads times in until they choose one on their profile: the
+ * centre's own (its sites and most of its customers are in Central Europe). The ledger's days stay UTC.
  */
-export function formatDateTime(locale: Locale, at: Date): string {
-  return `${new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(at)} UTC`;
+export const DEFAULT_TIME_ZONE = 'Europe/Berlin';
+
+/** TIME_ZONES lists the IANA zones a person may choose (the runtime's own list, plus UTC). */
+export function timeZoneNames(): string[] {
+  return ['UTC', ...Intl.supportedValuesOf('timeZone').filter((zone) => zone !== 'UTC')];
+}
+
+let knownZones: Set<string> | undefined;
+
+/**
+ * isTimeZoneName tells whether a string is an IANA time zone a person may choose: one of
+ * Intl.supportedValuesOf('timeZone') or UTC, or an alias of one (ICU lists "Asia/Calcutta" while
+ * browsers report "Asia/Kolkata").
+ */
+export function isTimeZoneName(value: string): boolean {
+  knownZones ??= new Set(timeZoneNames());
+  if (knownZones.has(value)) return true;
+  if (!/^[A-Za-z]+(\/[A-Za-z0-9_+-]+)+$/.test(value)) return false;
+  try {
+    return knownZones.has(new Intl.DateTimeFormat('en', { timeZone: value }).resolvedOptions().timeZone);
+  } catch {
+    return false;
+  }
+}
+
+const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
+function dateTimeFormat(locale: Locale, timeZone: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = `${locale}:${timeZone}:${JSON.stringify(options)}`;
+  let format = dateTimeFormats.get(key);
+  if (!format) dateTimeFormats.set(key, (format = new Intl.DateTimeFormat(locale, { ...options, timeZone })));
+  return format;
+}
+
+/** zoneAbbreviation names the zone an instant is shown in, as the reader's language abbreviates it ("CET", "MEZ", "GMT+1", "UTC"): winter and summer time differ. */
+export function zoneAbbreviation(locale: Locale, at: Date, timeZone: string): string {
+  return dateTimeFormat(locale, timeZone, { timeZoneName: 'short' }).formatToParts(at).find((part) => part.type === 'timeZoneName')?.value ?? timeZone;
 }
 
 /**
- * formatTimeIn renders an instant's weekday and time of day in a given time zone ("Thu 02:00"), with
- * the zone's place name ("Berlin"): a site's local hour, the clock its grid profile is in.
+ * formatDateTime renders an instant with date and time in the reader's time zone, naming it ("1 Dec 2026,
+ * 15:05 CET"); without a zone in UTC ("… 14:05 UTC"), the clock the ledger's days, reports and invoices
+ * count in. Pages pass the person's zone from the server, so server and browser render the same text.
+ */
+export function formatDateTime(locale: Locale, at: Date, timeZone = 'UTC'): string {
+  return `${dateTimeFormat(locale, timeZone, { dateStyle: 'medium', timeStyle: 'short' }).format(at)} ${zoneAbbreviation(locale, at, timeZone)}`;
+}
+
+/**
+ * formatTimeIn renders an instant's weekday and time of day in a time zone ("Thu 02:00"), with the zone
+ * named as formatDateTime names it ("CET"): the low-carbon suggestion in the reader's zone, as the job page shows the begin.
  */
 export function formatTimeIn(locale: Locale, at: Date, timeZone: string): { time: string; zone: string } {
-  const time = new Intl.DateTimeFormat(locale, { weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone }).format(at);
-  return { time, zone: (timeZone.split('/').pop() ?? timeZone).replaceAll('_', ' ') };
+  const time = dateTimeFormat(locale, timeZone, { weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(at);
+  return { time, zone: zoneAbbreviation(locale, at, timeZone) };
 }
 
 /** formatKw renders watts as kW to one decimal, e.g. "412.5 kW" (power; energy is formatKwh). */

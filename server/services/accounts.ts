@@ -166,6 +166,13 @@ export async function hasPassword(db: DbOrTx, userId: string): Promise<boolean> 
   return row?.set ?? false;
 }
 
+/** setTimeZone stores the IANA time zone a person reads times in (validated by the caller's field, timeZoneField). */
+export async function setTimeZone(db: DbOrTx, userId: string, timeZone: string): Promise<{ timeZone: string }> {
+  const [row] = await db.update(users).set({ timeZone }).where(eq(users.id, userId)).returning({ timeZone: users.timeZone });
+  if (!row) throw new AppError('NOT_FOUND', 'error.notFound');
+  return row;
+}
+
 /** verifyCredentials returns the user for a correct e-mail and password, else null (in similar time either way). */
 export async function verifyCredentials(db: Db, email: string, password: string) {
   const [user] = await db
@@ -184,6 +191,7 @@ const callerSelect = (db: DbOrTx, sessionSeen: SQL<string | null>) =>
       email: users.email,
       name: users.name,
       emailVerified: sql<boolean>`${users.emailVerifiedAt} is not null`,
+      timeZone: users.timeZone,
       staffRoles: sql<StaffRole[]>`coalesce((select jsonb_agg(${staffRoles.role} order by ${staffRoles.role}) from ${staffRoles} where ${staffRoles.userId} = ${users.id}), '[]'::jsonb)`,
       // Written out with its tables named: in a one-table select drizzle leaves column names unqualified.
       tenants: sql<Membership[]>`coalesce((select jsonb_agg(jsonb_build_object('id', o.id, 'name', o.name, 'kind', o.kind, 'status', o.status, 'role', m.role) order by o.name, o.id) from memberships m join organisations o on o.id = m.org_id where m.user_id = ${sql.placeholder('userId')}), '[]'::jsonb)`,
@@ -210,7 +218,7 @@ export async function loadCaller(db: Db, userId: string, sessionId?: string): Pr
     if (!user.sessionSeen) return undefined;
     await touchSession(db, sessionId, new Date(user.sessionSeen));
   }
-  return { actor: { userId: user.id, email: user.email, name: user.name, staffRoles: user.staffRoles }, tenants: user.tenants, emailVerified: user.emailVerified };
+  return { actor: { userId: user.id, email: user.email, name: user.name, staffRoles: user.staffRoles }, tenants: user.tenants, emailVerified: user.emailVerified, timeZone: user.timeZone };
 }
 
 /** loadActor loads a signed-in user with their staff roles (see loadCaller). */

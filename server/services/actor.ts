@@ -26,6 +26,8 @@ export interface Caller {
   tenants: Membership[];
   /** Whether the person proved their address (until then their tenant mutations are refused). */
   emailVerified: boolean;
+  /** The IANA time zone the person reads times in (their profile; default Europe/Berlin). */
+  timeZone: string;
 }
 
 export interface TenantActor extends Actor {

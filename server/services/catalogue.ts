@@ -2,7 +2,8 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
 import { accessModes, resourceClasses, sites, tariffs, type OrgKind, type Residency } from '~/db/schema';
-import type { Catalogue } from '~/server/catalogue';
+import { localName, type Catalogue } from '~/server/catalogue';
+import type { Locale } from '~/server/i18n';
 import { gpuHourFigures } from '~/server/core/billing/price-list';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
 
@@ -48,20 +49,20 @@ export function residencyAllows(residency: Residency, site: { country: string; i
   return true;
 }
 
-/** listResourceClasses lists the active resource classes a tenant may use, with its tariff. */
-export async function listResourceClasses(db: DbOrTx, tenant: { kind: OrgKind; residency: Residency }) {
+/** listResourceClasses lists the active resource classes a tenant may use, with its tariff; names in the reader's language. */
+export async function listResourceClasses(db: DbOrTx, tenant: { kind: OrgKind; residency: Residency }, locale: Locale = 'en') {
   const rows = await classesWithTariff(db, tenant.kind);
   return rows
     .filter(({ site }) => residencyAllows(tenant.residency, site))
     .map(({ rc, site, centsPerGpuHour }) => ({
       id: rc.id,
-      name: rc.name,
+      name: localName(locale, rc),
       gpuModel: rc.gpuModel,
       gpusPerNode: rc.gpusPerNode,
       nodes: rc.nodes,
       maxWalltimeSeconds: rc.maxWalltimeSeconds,
       siteId: site.id,
-      siteName: site.name,
+      siteName: localName(locale, site),
       country: site.country,
       inEu: site.inEu,
       centsPerGpuHour,
@@ -84,13 +85,13 @@ function classesWithTariff(db: DbOrTx, kind: OrgKind) {
  * and emits at its site (server/core/billing/price-list.ts), and whether the tenant's residency rule
  * lets it run there.
  */
-export async function priceList(db: DbOrTx, tenant: { kind: OrgKind; residency: Residency }) {
+export async function priceList(db: DbOrTx, tenant: { kind: OrgKind; residency: Residency }, locale: Locale = 'en') {
   const rows = await classesWithTariff(db, tenant.kind);
   return rows.map(({ rc, site, centsPerGpuHour }) => ({
     resourceClassId: rc.id,
-    name: rc.name,
+    name: localName(locale, rc),
     gpuModel: rc.gpuModel,
-    siteName: site.name,
+    siteName: localName(locale, site),
     country: site.country,
     inEu: site.inEu,
     pueMilli: site.pueMilli,
@@ -105,9 +106,9 @@ export async function listAccessModes(db: DbOrTx) {
   return db.select().from(accessModes).where(eq(accessModes.active, true)).orderBy(asc(accessModes.sortOrder));
 }
 
-/** resourceClassNames maps resource class ids to their names. */
-export async function resourceClassNames(db: DbOrTx, ids: string[]): Promise<Map<string, string>> {
+/** resourceClassNames maps resource class ids to their names (in English, or in the language asked for). */
+export async function resourceClassNames(db: DbOrTx, ids: string[], locale: Locale = 'en'): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.select({ id: resourceClasses.id, name: resourceClasses.name }).from(resourceClasses).where(inArray(resourceClasses.id, ids));
-  return new Map(rows.map((r) => [r.id, r.name]));
+  const rows = await db.select({ id: resourceClasses.id, name: resourceClasses.name, nameDe: resourceClasses.nameDe }).from(resourceClasses).where(inArray(resourceClasses.id, ids));
+  return new Map(rows.map((r) => [r.id, localName(locale, r)]));
 }

@@ -5,7 +5,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
 import { users } from '~/db/schema';
-import { formatDateTime } from '~/server/i18n/format';
+import { DEFAULT_TIME_ZONE, formatDateTime } from '~/server/i18n/format';
 import type { Actor } from './actor';
 import { accountLink, readerLocale, type AccountMail } from './account-mail';
 import { recordAudit } from './audit';
@@ -20,14 +20,14 @@ import { inTransaction } from './transaction';
  */
 export async function mailVerificationLink(
   tx: DbOrTx,
-  person: { userId: string; email: string; name: string; locale?: string | null },
+  person: { userId: string; email: string; name: string; locale?: string | null; timeZone?: string },
   mail: AccountMail,
   now: Date,
   requestedFrom?: string | null,
 ): Promise<void> {
   const { token, expiresAt } = await issueAuthToken(tx, { userId: person.userId, email: person.email, purpose: 'email_verification', now, requestedFrom });
   const locale = readerLocale(person.locale, mail);
-  const params = { name: person.name, email: person.email, expires: formatDateTime(locale, expiresAt) };
+  const params = { name: person.name, email: person.email, expires: formatDateTime(locale, expiresAt, person.timeZone ?? DEFAULT_TIME_ZONE) };
   const composed = composeMail(locale, {
     subject: ['mail.verifyEmail.subject'],
     paragraphs: [['mail.account.greeting', params], ['mail.verifyEmail.body', params], ['mail.verifyEmail.expiry', params]],
@@ -72,11 +72,11 @@ export async function verifyEmail(db: Db, token: string, now: Date): Promise<{ e
 export async function resendVerification(db: Db, actor: Actor, mail: AccountMail, now: Date, requestedFrom?: string | null): Promise<{ sent: boolean; email: string }> {
   return inTransaction(db, async (tx) => {
     const [person] = await tx
-      .select({ email: users.email, name: users.name, locale: users.locale, verified: sql<boolean>`${users.emailVerifiedAt} is not null` })
+      .select({ email: users.email, name: users.name, locale: users.locale, timeZone: users.timeZone, verified: sql<boolean>`${users.emailVerifiedAt} is not null` })
       .from(users)
       .where(eq(users.id, actor.userId));
     if (!person || person.verified) return { sent: false, email: actor.email };
-    await mailVerificationLink(tx, { userId: actor.userId, email: person.email, name: person.name, locale: person.locale }, mail, now, requestedFrom);
+    await mailVerificationLink(tx, { userId: actor.userId, email: person.email, name: person.name, locale: person.locale, timeZone: person.timeZone }, mail, now, requestedFrom);
     return { sent: true, email: person.email };
   });
 }

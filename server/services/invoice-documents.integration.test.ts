@@ -130,6 +130,11 @@ describe.each(dbTargets())('billing-ready invoices on %s', (target) => {
     expect(en).not.toContain('Reverse charge');
     const deText = await pdfText(invoice, 'de');
     for (const expected of ['USt-IdNr.: DE812345673', 'DE136695976', '24.04.2026', '36,25 €', '6,89 €', '43,14 €', 'Fällig am']) expect(deText).toContain(expected);
+    // The line names the resource class in the invoice's language (frozen in both when it was issued).
+    expect(invoice.lines[0]).toMatchObject({ description: 'H100 partition (Jena)', descriptionDe: 'H100-Partition (Jena)' });
+    expect(en).toContain('H100 partition (Jena)');
+    expect(deText).toContain('H100-Partition (Jena)');
+    expect(deText).not.toContain('H100 partition');
   });
 
   it('an Austrian business with a VAT ID gets reverse charge at 0 %, with the note on the page content and in the PDF', async () => {

@@ -13,7 +13,7 @@
 import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
 import { billingProfiles, creditNotes, documentCounters, invoiceLines as invoiceLinesTable, invoices, jobs, memberships, organisations, projectBudgets, resourceClasses, users, type InvoiceRecipient } from '~/db/schema';
-import { configuredCatalogue, type Issuer } from '~/server/catalogue';
+import { configuredCatalogue, localName, type Issuer } from '~/server/catalogue';
 import { dueDate, vatTreatmentFor } from '~/server/core/billing/vat-treatment';
 import {
   counterSeries,
@@ -111,6 +111,7 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
         .select({
           resourceClassId: jobs.resourceClassId,
           resourceClassName: resourceClasses.name,
+          resourceClassNameDe: resourceClasses.nameDe,
           centsPerGpuHour: jobs.centsPerGpuHour,
           jobs: sql<number>`count(*)::int`,
           gpuSeconds: sql<string>`sum(${jobs.gpuSeconds})`,
@@ -123,7 +124,7 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
         .innerJoin(resourceClasses, eq(resourceClasses.id, jobs.resourceClassId))
         .leftJoin(projectBudgets, eq(projectBudgets.projectId, jobs.projectId))
         .where(and(eq(jobs.orgId, orgId), isNotNull(jobs.settledAt), gte(jobs.endedAt, from), lt(jobs.endedAt, until), gt(jobs.gpuSeconds, 0)))
-        .groupBy(jobs.resourceClassId, resourceClasses.name, jobs.centsPerGpuHour, projectBudgets.costCentre, projectBudgets.purchaseOrder);
+        .groupBy(jobs.resourceClassId, resourceClasses.name, resourceClasses.nameDe, jobs.centsPerGpuHour, projectBudgets.costCentre, projectBudgets.purchaseOrder);
       if (usage.length === 0) return previous ? { ...previous, created: false } : null;
 
       // The customer as its billing profile says now; copied, since the invoice never changes.
@@ -142,7 +143,8 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
       const vat = vatTreatmentFor({ issuerCountry: issuer.country, customerCountry: recipient.country, customerVatId: recipient.vatId ?? null, standardVatPermille });
 
       const lines = invoiceLines(usage.map((u) => ({ resourceClassId: u.resourceClassId, centsPerGpuHour: u.centsPerGpuHour, jobs: u.jobs, gpuSeconds: Number(u.gpuSeconds), costCents: Number(u.costCents), costCentre: u.costCentre, purchaseOrder: u.purchaseOrder })));
-      const names = new Map(usage.map((u) => [u.resourceClassId, u.resourceClassName]));
+      // Frozen in both languages: the invoice reads the same in English and German however the catalogue changes later.
+      const names = new Map(usage.map((u) => [u.resourceClassId, { en: u.resourceClassName, de: localName('de', { name: u.resourceClassName, nameDe: u.resourceClassNameDe }) }]));
       const totals = invoiceTotals(lines, vat.vatPermille);
       const number = await nextDocumentNumber(tx, 'invoice', now.getUTCFullYear());
 
@@ -166,7 +168,7 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
       if (!invoice) throw new Error('invoice insert returned nothing');
       const lineRows = await tx
         .insert(invoiceLinesTable)
-        .values(lines.map((line) => ({ invoiceId: invoice.id, description: names.get(line.resourceClassId) ?? line.resourceClassId, ...line })))
+        .values(lines.map((line) => ({ invoiceId: invoice.id, description: names.get(line.resourceClassId)?.en ?? line.resourceClassId, descriptionDe: names.get(line.resourceClassId)?.de ?? null, ...line })))
         .returning();
       await recordAudit(tx, {
         actorUserId: input.actorUserId ?? null,

@@ -378,6 +378,12 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     const page = await asUser(a).job.get({ jobId: service.id });
     expect(page).toMatchObject({ resourceClassName: expect.any(String) as string, siteName: expect.any(String) as string, costSoFarCents: stopped.costCents, facilityEnergyWh: stopped.facilityEnergyWh });
     expect(page.resourceClassName).not.toBe('h100');
+    // In German the class and site are named in German (the catalogue gives both).
+    expect({ resourceClassName: page.resourceClassName, siteName: page.siteName }).toEqual({ resourceClassName: 'H100 partition (Jena)', siteName: 'Jena, Germany (warm-water cooled)' });
+    const pageDe = await callerFor(db, { userId: a.userId, orgId: a.orgId, locale: 'de', now: clock }).job.get({ jobId: service.id });
+    expect({ resourceClassName: pageDe.resourceClassName, siteName: pageDe.siteName }).toEqual({ resourceClassName: 'H100-Partition (Jena)', siteName: 'Jena, Deutschland (Warmwasserkühlung)' });
+    const targetsDe = await callerFor(db, { userId: a.userId, orgId: a.orgId, locale: 'de', now: clock }).job.targets();
+    expect(targetsDe.resourceClasses.find((c) => c.id === 'h100')).toMatchObject({ name: 'H100-Partition (Jena)', siteName: 'Jena, Deutschland (Warmwasserkühlung)' });
     expect(page.efficiency).toEqual({ runSeconds: 3600, walltimeUsedPercent: 25, meanGpuUtilPercent: 45 });
     expect(page.site?.pueMilli).toBeGreaterThan(1000);
     expect(stopped.facilityEnergyWh).toBe(Math.floor((2 * stopped.energyWh! * page.site!.pueMilli + 1000) / 2000));

@@ -13,12 +13,12 @@ import { reservationShortfalls, type ReservationRoom } from '~/server/core/jobs/
 import { inferenceTraffic } from '~/server/core/jobs/inference';
 import { roleAtLeast } from '~/server/core/roles';
 import { isBudgetEnforcing, isSchedulerRefused, isSchedulerUnavailable, type SchedulerPort } from '~/server/core/scheduler/port';
-import { configuredCatalogue, sitePowerCapW, type Catalogue } from '~/server/catalogue';
+import { configuredCatalogue, localName, sitePowerCapW, type Catalogue } from '~/server/catalogue';
 import { siteIdleCentiW } from '~/server/core/sim/power';
 import { AppError } from '~/server/errors';
 import { logger } from '~/server/observability/log';
 import { countRefusal, countSubmission } from '~/server/observability/metrics';
-import type { MessageKey } from '~/server/i18n';
+import type { Locale, MessageKey } from '~/server/i18n';
 import type { TenantActor } from './actor';
 import { co2eSavedForJob } from './carbon';
 import { listResourceClasses } from './catalogue';
@@ -585,7 +585,7 @@ export async function loadJob(db: DbOrTx, actor: TenantActor, jobId: string) {
  * names; values may hold tokens), and nothing of the portal's own bookkeeping (the simulated
  * cluster's planned outcome, the idempotency key, the hand-over lease).
  */
-export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string) {
+export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string, locale: Locale = 'en') {
   const [job] = await db.select().from(jobs).where(and(eq(jobs.id, jobId), eq(jobs.orgId, actor.org.id)));
   if (!job) throw new AppError('NOT_FOUND', 'error.notFound');
   const [events, access, [where]] = await Promise.all([
@@ -598,12 +598,14 @@ export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string) {
     db
       .select({
         resourceClassName: resourceClasses.name,
+        resourceClassNameDe: resourceClasses.nameDe,
         gpuModel: resourceClasses.gpuModel,
         gpusPerNode: resourceClasses.gpusPerNode,
         gpuIdlePowerW: resourceClasses.gpuIdlePowerW,
         gpuMaxPowerW: resourceClasses.gpuMaxPowerW,
         nodeBasePowerW: resourceClasses.nodeBasePowerW,
         siteName: sites.name,
+        siteNameDe: sites.nameDe,
         country: sites.country,
         pueMilli: sites.pueMilli,
         heatReusePermille: sites.heatReusePermille,
@@ -620,9 +622,9 @@ export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string) {
   const efficiency = where && job.gpuSeconds !== null && job.startedAt ? jobEfficiency({ power: where, gpus: job.gpus, walltimeSeconds: job.walltimeSeconds, gpuSeconds: job.gpuSeconds, energyWh: job.energyWh ?? 0 }) : null;
   return {
     ...shown,
-    resourceClassName: where?.resourceClassName ?? job.resourceClassId,
+    resourceClassName: where ? localName(locale, { name: where.resourceClassName, nameDe: where.resourceClassNameDe }) : job.resourceClassId,
     gpuModel: where?.gpuModel ?? '',
-    siteName: where?.siteName ?? job.siteId,
+    siteName: where ? localName(locale, { name: where.siteName, nameDe: where.siteNameDe }) : job.siteId,
     site: where ? { pueMilli: where.pueMilli, heatReusePermille: where.heatReusePermille, gridGco2PerKwh: where.gridGco2PerKwh } : null,
     efficiency,
     /** A job asked to wait for a cleaner hour (`begin`): what that saved against starting at once, once it ran. */
@@ -701,7 +703,7 @@ export async function listJobs(db: DbOrTx, actor: TenantActor, filter: JobFilter
 }
 
 /** jobTargets lists the active allocations the actor may run jobs on and the resource classes their tenant may use. */
-export async function jobTargets(db: DbOrTx, actor: TenantActor, today: string) {
+export async function jobTargets(db: DbOrTx, actor: TenantActor, today: string, locale: Locale = 'en') {
   const [org] = await db.select({ residency: organisations.residency }).from(organisations).where(eq(organisations.id, actor.org.id));
   const conditions: SQL[] = [eq(allocations.orgId, actor.org.id), eq(allocations.status, 'active'), sql`${allocations.periodStart} <= ${today}::date`, sql`${allocations.periodEnd} > ${today}::date`];
   if (!roleAtLeast(actor.role, 'manager')) {
@@ -713,7 +715,7 @@ export async function jobTargets(db: DbOrTx, actor: TenantActor, today: string) 
     .innerJoin(projects, eq(projects.id, allocations.projectId))
     .where(and(...conditions))
     .orderBy(projects.title);
-  const classes = await listResourceClasses(db, { kind: actor.org.kind, residency: org!.residency });
+  const classes = await listResourceClasses(db, { kind: actor.org.kind, residency: org!.residency }, locale);
   const details = await db.select({ id: resourceClasses.id, gpuIdlePowerW: resourceClasses.gpuIdlePowerW, gpuMaxPowerW: resourceClasses.gpuMaxPowerW, nodeBasePowerW: resourceClasses.nodeBasePowerW, peakTflops: resourceClasses.peakTflops }).from(resourceClasses);
   return {
     allocations: rows.map((r) => ({ ...r, available: r.granted - r.charged - r.reserved - r.expired })),

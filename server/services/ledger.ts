@@ -9,7 +9,7 @@ import { allocations, jobEvents, jobs, ledgerEntries, memberships, organisations
 import { applyEntry, available, settleAmounts, usedPermille, type Balance, type LedgerEntryValue, type LedgerKind, type LedgerRefusal } from '~/server/core/ledger/balance';
 import { capMonth, lineChange, monthlyCapReached } from '~/server/core/billing/monthly-cap';
 import { thresholdsCrossed } from '~/server/core/ledger/burn-down';
-import { gpuSecondsToHours } from '~/server/core/ledger/units';
+import { roundGpuHours } from '~/server/i18n/format';
 import { AppError } from '~/server/errors';
 import type { Actor } from './actor';
 import { recordAudit } from './audit';
@@ -25,9 +25,9 @@ export function balanceOfRow(row: Pick<AllocationRow, 'granted' | 'charged' | 'r
   return { granted: row.granted, charged: row.charged, reserved: row.reserved, expired: row.expired, overrun: row.overrun };
 }
 
-/** amountParams renders a budget amount for messages: GPU-hours or euros. */
+/** displayAmount renders a budget amount for messages: GPU-hours (rounded as every page rounds them) or euros. */
 export function displayAmount(unit: AllocationRow['unit'], amount: number): number {
-  return unit === 'gpu_seconds' ? Math.round(gpuSecondsToHours(amount) * 100) / 100 : amount / 100;
+  return unit === 'gpu_seconds' ? roundGpuHours(amount) : amount / 100;
 }
 
 /**

@@ -38,7 +38,7 @@ export async function requestPasswordReset(
   const started = performance.now();
   try {
     const [person] = await db
-      .select({ id: users.id, email: users.email, name: users.name, locale: users.locale })
+      .select({ id: users.id, email: users.email, name: users.name, locale: users.locale, timeZone: users.timeZone })
       .from(users)
       .where(eq(sql`lower(${users.email})`, email.trim().toLowerCase()))
       .limit(1);
@@ -46,7 +46,7 @@ export async function requestPasswordReset(
       await inTransaction(db, async (tx) => {
         const { token, expiresAt } = await issueAuthToken(tx, { userId: person.id, email: person.email, purpose: 'password_reset', now: mail.now, requestedFrom: mail.requestedFrom });
         const locale = readerLocale(person.locale, mail);
-        const params = { name: person.name, email: person.email, expires: formatDateTime(locale, expiresAt) };
+        const params = { name: person.name, email: person.email, expires: formatDateTime(locale, expiresAt, person.timeZone) };
         const composed = composeMail(locale, {
           subject: ['mail.passwordReset.subject'],
           paragraphs: [['mail.account.greeting', params], ['mail.passwordReset.body', params], ['mail.passwordReset.expiry', params]],

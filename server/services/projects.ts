@@ -8,6 +8,8 @@ import { AppError } from '~/server/errors';
 import type { TenantActor } from './actor';
 import { inTransaction } from './transaction';
 import { recordAudit } from './audit';
+import { localName } from '~/server/catalogue';
+import type { Locale } from '~/server/i18n';
 
 export type ProjectRole = 'pi' | 'manager' | 'member';
 
@@ -107,7 +109,7 @@ export async function listProjects(db: DbOrTx, actor: TenantActor) {
 }
 
 /** getProject returns a project with members, allocations and applications, for someone allowed to see it. */
-export async function getProject(db: DbOrTx, actor: TenantActor, projectId: string) {
+export async function getProject(db: DbOrTx, actor: TenantActor, projectId: string, locale: Locale = 'en') {
   const access = await projectAccess(db, actor, projectId);
   const [members, allocs, apps] = await Promise.all([
     db
@@ -117,7 +119,7 @@ export async function getProject(db: DbOrTx, actor: TenantActor, projectId: stri
       .where(eq(projectMembers.projectId, projectId))
       .orderBy(asc(users.name)),
     db
-      .select({ allocation: allocations, resourceClassName: resourceClasses.name })
+      .select({ allocation: allocations, resourceClassName: resourceClasses.name, resourceClassNameDe: resourceClasses.nameDe })
       .from(allocations)
       .leftJoin(resourceClasses, eq(resourceClasses.id, allocations.resourceClassId))
       .where(eq(allocations.projectId, projectId))
@@ -127,7 +129,7 @@ export async function getProject(db: DbOrTx, actor: TenantActor, projectId: stri
   return {
     ...access,
     members,
-    allocations: allocs.map((a) => ({ ...a.allocation, resourceClassName: a.resourceClassName })),
+    allocations: allocs.map((a) => ({ ...a.allocation, resourceClassName: a.resourceClassName === null ? null : localName(locale, { name: a.resourceClassName, nameDe: a.resourceClassNameDe }) })),
     applications: apps,
   };
 }

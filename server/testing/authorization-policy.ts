@@ -59,6 +59,7 @@ export const POLICY: Record<string, Entry> = {
   'account.identities': { access: 'signedIn' },
   'account.unlinkIdentity': { access: 'signedIn', input: () => ({ identityId: uuid0 }) },
   'account.changePassword': { access: 'signedIn', input: () => ({ currentPassword: TEST_PASSWORD, newPassword: 'another-long-secret' }) },
+  'account.setTimeZone': { access: 'signedIn', input: () => ({ timeZone: 'Europe/Lisbon' }) },
   'account.requestPasswordReset': { access: 'public', input: () => ({ email: 'nobody-matrix@example.org' }) },
   'account.resetLinkUsable': { access: 'public', input: () => ({ token: 'A'.repeat(43) }) },
   'account.verificationLinkUsable': { access: 'public', input: () => ({ token: 'A'.repeat(43) }) },

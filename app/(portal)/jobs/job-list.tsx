@@ -14,7 +14,7 @@ type Status = 'all' | 'active' | 'finished';
 type Kind = 'training' | 'fine_tuning' | 'inference' | 'batch';
 
 export function JobList({ projects }: { projects: { id: string; title: string }[] }) {
-  const { t, locale } = useT();
+  const { t, locale, timeZone } = useT();
   const trpc = useTRPC();
   const [status, setStatus] = useState<Status>('all');
   const [projectId, setProjectId] = useState('');
@@ -91,7 +91,7 @@ export function JobList({ projects }: { projects: { id: string; title: string }[
                 <Td className="whitespace-nowrap text-slate-700">
                   {j.gpus} GPU · {j.resourceClassName}
                 </Td>
-                <Td className="whitespace-nowrap text-slate-600">{formatDateTime(locale, j.submittedAt)}</Td>
+                <Td className="whitespace-nowrap text-slate-600">{formatDateTime(locale, j.submittedAt, timeZone)}</Td>
                 <Td className="text-right tabular-nums">{j.gpuSeconds !== null ? formatGpuHours(locale, j.gpuSeconds) : '—'}</Td>
                 <Td className="text-right tabular-nums">{j.costCents !== null ? formatEuros(locale, j.costCents) : '—'}</Td>
               </tr>

@@ -13,7 +13,7 @@ export async function generateMetadata(): Promise<Metadata> {
 
 export default async function NotificationsPage() {
   await requireUser();
-  const { t, locale } = await getT();
+  const { t, locale, timeZone } = await getT();
   const caller = await api();
   const items = await caller.notification.list();
   return (
@@ -36,7 +36,7 @@ export default async function NotificationsPage() {
                     <span className="text-sm text-slate-800">{n.text}</span>
                   )}
                 </div>
-                <span className="text-xs whitespace-nowrap text-slate-500">{formatDateTime(locale, n.createdAt)}</span>
+                <span className="text-xs whitespace-nowrap text-slate-500">{formatDateTime(locale, n.createdAt, timeZone)}</span>
               </li>
             ))}
           </ul>

@@ -29,7 +29,7 @@ const TONE = { submitted: 'amber', approved: 'green', rejected: 'red' } as const
 
 /** A company owner asks for a larger credit line (the new line in euros, with a reason); staff decide in their queue. */
 export function CreditRequestForm({ lines, requests }: { lines: CreditLineView[]; requests: CreditRequestView[] }) {
-  const { t, locale } = useT();
+  const { t, locale, timeZone } = useT();
   const trpc = useTRPC();
   const ask = useMutation(trpc.organisation.requestCreditLine.mutationOptions());
   const { errors, done, onSubmit } = useFormMutation(ask.mutateAsync, {
@@ -77,7 +77,7 @@ export function CreditRequestForm({ lines, requests }: { lines: CreditLineView[]
                   <Badge tone={TONE[r.status]}>{t(`creditRequest.status.${r.status}`)}</Badge>
                   <span className="font-medium">{t('creditRequest.change', { from: formatEuros(locale, r.currentCents), to: formatEuros(locale, r.requestedCents) })}</span>
                   <span className="text-slate-500">
-                    {r.projectTitle} · {formatDateTime(locale, new Date(r.createdAt))}
+                    {r.projectTitle} · {formatDateTime(locale, new Date(r.createdAt), timeZone)}
                   </span>
                 </div>
                 {r.decisionComment && <p className="mt-1 text-slate-700">{r.decisionComment}</p>}

@@ -1,13 +1,14 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { Badge, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
-import { formatDateTime } from '~/server/i18n/format';
+import { formatDateTime, timeZoneNames } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
 import { CreateApiToken, RevokeApiToken } from './api-tokens';
 import { RemoveIdentity } from './identity-actions';
 import { MailPreferences } from './mail-preferences';
+import { TimeZoneSetting } from './time-zone-setting';
 import { ChangePassword, EndOtherSessions, EndSession } from './session-actions';
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -24,7 +25,7 @@ function browserOf(userAgent: string | null): string | null {
 
 export default async function ProfilePage() {
   const me = await requireUser();
-  const { t, locale } = await getT();
+  const { t, locale, timeZone } = await getT();
   const caller = await api();
   const [sessions, identities, mailPreferences, hasPassword, tokens, organisations] = await Promise.all([
     caller.account.sessions(),
@@ -60,8 +61,8 @@ export default async function ProfilePage() {
                   {s.current && <span className="ml-2 rounded bg-indigo-50 px-1.5 py-0.5 text-xs font-medium text-indigo-700">{t('profile.thisSession')}</span>}
                 </Td>
                 <Td className="hidden sm:table-cell">{s.address ?? '—'}</Td>
-                <Td className="hidden sm:table-cell">{formatDateTime(locale, s.createdAt)}</Td>
-                <Td>{formatDateTime(locale, s.lastSeenAt)}</Td>
+                <Td className="hidden sm:table-cell">{formatDateTime(locale, s.createdAt, timeZone)}</Td>
+                <Td>{formatDateTime(locale, s.lastSeenAt, timeZone)}</Td>
                 <Td>{!s.current && <EndSession sessionId={s.id} />}</Td>
               </tr>
             ))}
@@ -88,8 +89,8 @@ export default async function ProfilePage() {
                 <tr key={i.id} data-testid="identity">
                   <Td>{i.providerName}</Td>
                   <Td className="hidden sm:table-cell">{i.email ?? '—'}</Td>
-                  <Td className="hidden sm:table-cell">{formatDateTime(locale, i.createdAt)}</Td>
-                  <Td>{formatDateTime(locale, i.lastUsedAt)}</Td>
+                  <Td className="hidden sm:table-cell">{formatDateTime(locale, i.createdAt, timeZone)}</Td>
+                  <Td>{formatDateTime(locale, i.lastUsedAt, timeZone)}</Td>
                   <Td>
                     <RemoveIdentity identityId={i.id} providerName={i.providerName} />
                   </Td>
@@ -109,6 +110,7 @@ export default async function ProfilePage() {
           </Link>
         </Card>
       )}
+      <TimeZoneSetting current={timeZone} zones={timeZoneNames()} />
       <MailPreferences preferences={mailPreferences} />
       <Card
         title={t('profile.tokensTitle')}
@@ -151,9 +153,9 @@ export default async function ProfilePage() {
                     <Td className="hidden md:table-cell">
                       <span className="font-mono text-xs">{token.scopes.join(' ')}</span>
                     </Td>
-                    <Td className="hidden sm:table-cell">{formatDateTime(locale, token.expiresAt)}</Td>
+                    <Td className="hidden sm:table-cell">{formatDateTime(locale, token.expiresAt, timeZone)}</Td>
                     <Td>
-                      {token.lastUsedAt ? formatDateTime(locale, token.lastUsedAt) : t('profile.tokenNeverUsed')}
+                      {token.lastUsedAt ? formatDateTime(locale, token.lastUsedAt, timeZone) : t('profile.tokenNeverUsed')}
                       {token.lastUsedFrom && <div className="text-xs text-slate-500">{token.lastUsedFrom}</div>}
                     </Td>
                     <Td>{token.state === 'active' && <RevokeApiToken tokenId={token.id} name={token.name} />}</Td>

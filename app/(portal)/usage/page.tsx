@@ -7,6 +7,7 @@ import { formatDateTime, formatCo2eKg, formatDay, formatEuros, formatGpuHours, f
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
+import { UsagePeriodFields } from './period-fields';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('usage.title') };
@@ -16,7 +17,7 @@ type Search = { mode?: string; month?: string; quarter?: string; from?: string; 
 
 export default async function UsagePage({ searchParams }: { searchParams: Promise<Search> }) {
   await requireUser();
-  const { t, locale } = await getT();
+  const { t, locale, timeZone } = await getT();
   const q = await searchParams;
   const thisMonth = new Date().toISOString().slice(0, 7);
   const mode = q.mode === 'quarter' || q.mode === 'range' ? q.mode : 'month';
@@ -41,30 +42,7 @@ export default async function UsagePage({ searchParams }: { searchParams: Promis
     <div className="space-y-6">
       <PageHeader title={t('usage.title')} subtitle={t('usage.subtitle')} />
       <form method="get" className="flex flex-wrap items-end gap-4 rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200">
-        <label className="text-sm">
-          <span className="block font-medium text-slate-800">{t('usage.periodType')}</span>
-          <select name="mode" defaultValue={mode} className={`${inputClass} w-36`}>
-            <option value="month">{t('usage.month')}</option>
-            <option value="quarter">{t('usage.quarter')}</option>
-            <option value="range">{t('usage.range')}</option>
-          </select>
-        </label>
-        <label className="text-sm">
-          <span className="block font-medium text-slate-800">{t('usage.month')}</span>
-          <input type="month" name="month" defaultValue={q.month ?? thisMonth} className={`${inputClass} w-40`} />
-        </label>
-        <label className="text-sm">
-          <span className="block font-medium text-slate-800">{t('usage.quarter')}</span>
-          <input name="quarter" placeholder="2026-Q4" defaultValue={q.quarter ?? ''} className={`${inputClass} w-28`} />
-        </label>
-        <label className="text-sm">
-          <span className="block font-medium text-slate-800">{t('usage.from')}</span>
-          <input type="date" name="from" defaultValue={q.from ?? ''} className={`${inputClass} w-40`} />
-        </label>
-        <label className="text-sm">
-          <span className="block font-medium text-slate-800">{t('usage.to')}</span>
-          <input type="date" name="to" defaultValue={q.to ?? ''} className={`${inputClass} w-40`} />
-        </label>
+        <UsagePeriodFields mode={mode} month={q.month ?? thisMonth} quarter={q.quarter ?? ''} from={q.from ?? ''} to={q.to ?? ''} />
         <label className="text-sm">
           <span className="block font-medium text-slate-800">{t('usage.groupBy')}</span>
           <select name="groupBy" defaultValue={groupBy} className={`${inputClass} w-44`}>
@@ -116,7 +94,7 @@ export default async function UsagePage({ searchParams }: { searchParams: Promis
                         </a>
                       </Td>
                       <Td>{j.projectTitle}</Td>
-                      <Td className="whitespace-nowrap text-slate-600">{j.endedAt ? formatDateTime(locale, j.endedAt) : ''}</Td>
+                      <Td className="whitespace-nowrap text-slate-600">{j.endedAt ? formatDateTime(locale, j.endedAt, timeZone) : ''}</Td>
                       <Td className="text-right tabular-nums">{hours(j.gpuSeconds ?? 0)}</Td>
                       <Td className="text-right tabular-nums">{formatEuros(locale, j.costCents ?? 0)}</Td>
                       <Td className="text-right tabular-nums">{kwh(j.energyWh ?? 0)}</Td>

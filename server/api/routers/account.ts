@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { authedProcedure, publicProcedure, rateLimit, router } from '~/server/api/trpc';
 import { portalBaseUrl } from '~/server/env.js';
-import { authTokenField, emailField, textField, invitationTokenField, orgKindField, orgNameField, countryField, passwordField, personNameField, residencyField, uuidField } from '~/server/api/fields';
+import { authTokenField, emailField, textField, invitationTokenField, orgKindField, orgNameField, countryField, passwordField, personNameField, residencyField, timeZoneField, uuidField } from '~/server/api/fields';
 import { apiTokenOut, identityOut, meOut, myOrganisation, nothing, sessionOut } from '~/server/api/outputs';
 import { ssoProviderName } from '~/server/auth/sso-providers';
 import { listIdentities, unlinkIdentity } from '~/server/services/identities';
 import { createApiToken, listApiTokens, revokeApiToken } from '~/server/services/api-tokens';
 import { API_TOKEN_MAX_DAYS } from '~/server/core/api/tokens';
 import { TOKEN_SCOPES } from '~/server/core/api/scopes';
-import { hasPassword, requestSignUp } from '~/server/services/accounts';
+import { hasPassword, requestSignUp, setTimeZone } from '~/server/services/accounts';
 import { resendVerification, verificationLinkUsable, verifyEmail } from '~/server/services/email-verification';
 import { requestPasswordReset, resetLinkUsable, resetPassword } from '~/server/services/password-reset';
 import { listMyOrganisations } from '~/server/services/organisations';
@@ -79,7 +79,11 @@ export const accountRouter = router({
     email: ctx.actor.email,
     staffRoles: ctx.actor.staffRoles,
     emailVerified: ctx.emailVerified,
+    timeZone: ctx.timeZone,
   })),
+
+  /** The time zone the person reads times in: pages, mails and PDFs (server/i18n/format.ts). */
+  setTimeZone: authedProcedure.input(z.object({ timeZone: timeZoneField })).output(z.object({ timeZone: z.string() })).mutation(({ ctx, input }) => setTimeZone(ctx.db, ctx.actor.userId, input.timeZone)),
 
   myOrganisations: authedProcedure.output(z.array(myOrganisation)).query(({ ctx }) => listMyOrganisations(ctx.db, ctx.actor.userId)),
 

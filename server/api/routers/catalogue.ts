@@ -18,12 +18,12 @@ export const catalogueRouter = router({
   /** The resource classes the active tenant may apply for and run on (its residency rule applied), with its tariff. */
   resourceClasses: tenantProcedure('member')
     .output(z.array(resourceClassOut))
-    .query(async ({ ctx }) => listResourceClasses(ctx.db, { kind: ctx.tenant.org.kind, residency: await residencyOf(ctx) })),
+    .query(async ({ ctx }) => listResourceClasses(ctx.db, { kind: ctx.tenant.org.kind, residency: await residencyOf(ctx) }, ctx.locale)),
 
   /** What a GPU-hour of each resource class costs the active tenant, and draws and emits at its site; the classes its residency rule excludes are marked. */
   priceList: tenantProcedure('member')
     .output(z.object({ rows: z.array(priceListRowOut), payAsYouGo: z.object({ startingCreditCents: z.number().int(), durationDays: z.number().int() }) }))
-    .query(async ({ ctx }) => ({ rows: await priceList(ctx.db, { kind: ctx.tenant.org.kind, residency: await residencyOf(ctx) }), payAsYouGo: payAsYouGoTerms() })),
+    .query(async ({ ctx }) => ({ rows: await priceList(ctx.db, { kind: ctx.tenant.org.kind, residency: await residencyOf(ctx) }, ctx.locale), payAsYouGo: payAsYouGoTerms() })),
 
   accessModes: authedProcedure.output(z.array(accessModeOut)).query(({ ctx }) => listAccessModes(ctx.db)),
 });

@@ -185,7 +185,7 @@ export const jobRouter = router({
     .input(z.object({ jobId: uuidField }))
     .output(jobView)
     .query(async ({ ctx, input }) => {
-      const job = await getJob(ctx.db, ctx.tenant, input.jobId);
+      const job = await getJob(ctx.db, ctx.tenant, input.jobId, ctx.locale);
       const elapsedSeconds = job.gpuSeconds !== null ? Math.round(job.gpuSeconds / job.gpus) : 0;
       // A real Slurm writes the job's output on the cluster (the portal does not copy it); the simulated cluster's is made up here.
       const scheduler = await schedulerOf(ctx);
@@ -196,5 +196,5 @@ export const jobRouter = router({
   /** Where the actor may run jobs: active allocations of their projects, and the resource classes their tenant may use. */
   targets: tenantProcedure('member')
     .output(jobTargetsOut)
-    .query(({ ctx }) => jobTargets(ctx.db, ctx.tenant, todayOf(ctx))),
+    .query(({ ctx }) => jobTargets(ctx.db, ctx.tenant, todayOf(ctx), ctx.locale)),
 });

@@ -21,7 +21,7 @@ export const projectRouter = router({
   get: tenantProcedure('member')
     .input(z.object({ projectId: uuidField }))
     .output(projectPageOut)
-    .query(({ ctx, input }) => getProject(ctx.db, ctx.tenant, input.projectId)),
+    .query(({ ctx, input }) => getProject(ctx.db, ctx.tenant, input.projectId, ctx.locale)),
 
   create: tenantProcedure('member')
     .input(

@@ -16,7 +16,8 @@ export interface OutputInput {
 /** syntheticOutput returns the log a simulated job would have printed after running elapsedSeconds. */
 export function syntheticOutput(input: OutputInput): string[] {
   const lines: string[] = [];
-  if (input.state === 'PENDING' || input.state === 'SUBMITTING') return ['(waiting in the queue: no output yet)'];
+  // A waiting job has printed nothing; the page says so in the reader's language.
+  if (input.state === 'PENDING' || input.state === 'SUBMITTING') return [];
   lines.push(`[portal] pulling ${input.image}`);
   lines.push(`[portal] running on ${input.nodeList.join(', ') || 'the allocated nodes'} with ${input.gpus} GPU(s)`);
   const seed = hashToUnit(input.jobId);

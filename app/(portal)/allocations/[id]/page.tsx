@@ -14,7 +14,7 @@ export async function generateMetadata(): Promise<Metadata> {
 export default async function AllocationPage({ params }: { params: Promise<{ id: string }> }) {
   await requireUser();
   const { id } = await params;
-  const { t, locale } = await getT();
+  const { t, locale, timeZone } = await getT();
   const caller = await api();
   const a = await caller.allocation.overview({ allocationId: id }).catch(() => undefined);
   if (!a) notFound();
@@ -28,7 +28,7 @@ export default async function AllocationPage({ params }: { params: Promise<{ id:
           </Link>
         }
       />
-      <AllocationView a={a} t={t} locale={locale} />
+      <AllocationView a={a} t={t} locale={locale} timeZone={timeZone} />
     </div>
   );
 }

@@ -16,7 +16,7 @@ export async function generateMetadata(): Promise<Metadata> {
 export default async function ApplicationPage({ params }: { params: Promise<{ id: string }> }) {
   await requireUser();
   const { id } = await params;
-  const { t, locale } = await getT();
+  const { t, locale, timeZone } = await getT();
   const caller = await api();
   const app = await caller.application.get({ applicationId: id }).catch(() => undefined);
   if (!app) notFound();
@@ -48,7 +48,7 @@ export default async function ApplicationPage({ params }: { params: Promise<{ id
           {latest.comment}
         </Alert>
       )}
-      <ApplicationSummary app={app} t={t} locale={locale} allocationHref={(a) => `/allocations/${a}`} />
+      <ApplicationSummary app={app} t={t} locale={locale} timeZone={timeZone} allocationHref={(a) => `/allocations/${a}`} />
       {editing && (
         <section aria-labelledby="edit-heading" className="space-y-4">
           <h2 id="edit-heading" className="text-lg font-semibold">

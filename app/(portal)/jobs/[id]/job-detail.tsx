@@ -14,6 +14,7 @@ import { formatAmount, formatCo2eKg, formatCount, formatDateTime, formatDuration
 import { useTRPC } from '~/app/_lib/trpc';
 import type { RouterOutputs } from '~/app/_lib/types';
 import { isMessageKey } from '~/server/i18n';
+import { cancelWording } from '~/server/i18n/cancel-wording';
 import { Co2eSaved } from './co2e-saved';
 import { ConfirmDialog } from './confirm-dialog';
 
@@ -44,7 +45,7 @@ function byState(events: Job['events']): { state: Job['events'][number]['state']
 }
 
 export function JobDetail({ jobId }: { jobId: string }) {
-  const { t, locale } = useT();
+  const { t, locale, timeZone } = useT();
   const trpc = useTRPC();
   const [confirming, setConfirming] = useState(false);
   const query = useQuery({ ...trpc.job.get.queryOptions({ jobId }), refetchInterval: (q) => (q.state.data && !ACTIVE.includes(q.state.data.state) ? false : 1500) });
@@ -53,6 +54,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
   if (!job) return <p className="text-sm text-slate-500">{t('common.working')}</p>;
   const active = ACTIVE.includes(job.state);
   const stopping = job.kind === 'inference' && job.state === 'RUNNING';
+  const wording = cancelWording(job.kind, job.state);
   const reasonKey = job.pendingReason ? `pendingReason.${job.pendingReason}` : '';
   const reasonText = isMessageKey(reasonKey) ? t(reasonKey) : job.pendingReason;
   const settled = job.settledAt !== null;
@@ -85,16 +87,16 @@ export function JobDetail({ jobId }: { jobId: string }) {
       />
       <ConfirmDialog
         open={confirming}
-        title={stopping ? t('jobs.confirmStopTitle') : t('jobs.confirmCancelTitle')}
-        confirmLabel={stopping ? t('jobs.confirmStopYes') : t('jobs.confirmCancelYes')}
-        cancelLabel={t('jobs.confirmKeep')}
+        title={t(wording.title)}
+        confirmLabel={t(wording.confirm)}
+        cancelLabel={t(wording.keep)}
         onClose={() => setConfirming(false)}
         onConfirm={() => {
           setConfirming(false);
           cancel.mutate({ jobId });
         }}
       >
-        {stopping ? t('jobs.confirmStopText') : t('jobs.confirmCancelText')}
+        {t(wording.text)}
       </ConfirmDialog>
       {cancel.error && <Alert tone="error">{formErrors(cancel.error, []).message}</Alert>}
       {job.waitingForScheduler && (
@@ -139,7 +141,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
             <Row label={t('jobs.walltimeRequested')}>{formatDuration(job.walltimeSeconds)}</Row>
             {job.beginAt && (
               <Row label={t('jobs.beginAt')} testId="job-begin">
-                {formatDateTime(locale, new Date(job.beginAt))}
+                {formatDateTime(locale, new Date(job.beginAt), timeZone)}
               </Row>
             )}
             <Row wrap label={t('jobs.nodeList')}>
@@ -225,7 +227,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
                   return (
                     <li key={e.id} className="flex flex-wrap justify-between gap-x-3 text-slate-600">
                       <span>{e.message && isMessageKey(e.message) ? t(e.message, { reason }) : e.message}</span>
-                      <span className="text-xs text-slate-500">{formatDateTime(locale, new Date(e.at))}</span>
+                      <span className="text-xs text-slate-500">{formatDateTime(locale, new Date(e.at), timeZone)}</span>
                     </li>
                   );
                 })}
@@ -246,7 +248,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
         ) : job.output.length > 0 ? (
           <p className="mt-2 text-xs text-slate-500">{t('jobs.outputNote')}</p>
         ) : (
-          <p className="text-sm text-slate-500">{t('jobs.outputNotYet')}</p>
+          <p className="text-sm text-slate-500" data-testid="job-output-none">{t(job.state === 'PENDING' || job.state === 'SUBMITTING' ? 'jobs.outputWaiting' : 'jobs.outputNotYet')}</p>
         )}
       </Card>
       <Card title={t('jobs.command')}>

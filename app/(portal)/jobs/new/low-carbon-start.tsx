@@ -22,7 +22,7 @@ export interface LowCarbonJob {
 }
 
 export function LowCarbonStart({ job, enabled, onBeginChange }: { job: LowCarbonJob; enabled: boolean; onBeginChange: (begin: Date | null) => void }) {
-  const { t, locale } = useT();
+  const { t, locale, timeZone } = useT();
   const trpc = useTRPC();
   const [windowHours, setWindowHours] = useState(0);
   const [useSuggestion, setUseSuggestion] = useState(false);
@@ -56,7 +56,8 @@ export function LowCarbonStart({ job, enabled, onBeginChange }: { job: LowCarbon
         <>
           <p data-testid="low-carbon-suggestion">
             {t(costSaved > 0 ? 'jobs.lowCarbon.savesWithCost' : 'jobs.lowCarbon.saves', {
-              ...formatTimeIn(locale, begin, data.timeZone),
+              // In the person's zone, as the job page will show the begin (the site's zone only shapes the grid's hours).
+              ...formatTimeIn(locale, begin, timeZone),
               co2e: formatCo2eKg(locale, data.savedGrams),
               percent: data.savedPercent,
               cost: formatEuros(locale, costSaved),

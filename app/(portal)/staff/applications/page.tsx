@@ -13,7 +13,7 @@ export async function generateMetadata(): Promise<Metadata> {
 
 export default async function ReviewQueuePage() {
   const me = await requireStaff();
-  const { t, locale } = await getT();
+  const { t, locale, timeZone } = await getT();
   const caller = await api();
   const [queue, creditRequests] = await Promise.all([caller.staff.applicationQueue(), caller.staff.creditRequestQueue()]);
   const isAdmin = me.staffRoles.includes('admin');
@@ -52,7 +52,7 @@ export default async function ReviewQueuePage() {
                   <Td>{a.orgName}</Td>
                   <Td>{a.modeName}</Td>
                   <Td className="text-right tabular-nums">{formatGpuHours(locale, a.requestedGpuSeconds)}</Td>
-                  <Td className="whitespace-nowrap text-slate-600">{a.submittedAt ? formatDateTime(locale, a.submittedAt) : ''}</Td>
+                  <Td className="whitespace-nowrap text-slate-600">{a.submittedAt ? formatDateTime(locale, a.submittedAt, timeZone) : ''}</Td>
                   <Td>
                     <Badge tone={a.overdue ? 'red' : a.ageWorkingDays >= a.targetDays - 1 ? 'amber' : 'green'}>{t('review.ageOfTarget', { age: a.ageWorkingDays, target: a.targetDays })}</Badge>
                   </Td>
@@ -121,7 +121,7 @@ export default async function ReviewQueuePage() {
                     </div>
                     <div>
                       <dt className="text-slate-500">{t('review.submitted')}</dt>
-                      <dd className="whitespace-nowrap">{formatDateTime(locale, r.createdAt)}</dd>
+                      <dd className="whitespace-nowrap">{formatDateTime(locale, r.createdAt, timeZone)}</dd>
                     </div>
                   </dl>
                   <p className="mt-2 text-slate-700">

@@ -14,7 +14,7 @@ export async function generateMetadata(): Promise<Metadata> {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export default async function AuditPage({ searchParams }: { searchParams: Promise<{ org?: string; actor?: string }> }) {
-  const { t, locale } = await getT();
+  const { t, locale, timeZone } = await getT();
   const params = await searchParams;
   const orgId = params.org && UUID.test(params.org) ? params.org : undefined;
   const actorUserId = params.actor && UUID.test(params.actor) ? params.actor : undefined;
@@ -74,7 +74,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                 const key = `audit.action.${e.action}`;
                 return (
                   <tr key={e.id} data-testid="audit-row">
-                    <Td className="whitespace-nowrap text-slate-600">{formatDateTime(locale, e.at)}</Td>
+                    <Td className="whitespace-nowrap text-slate-600">{formatDateTime(locale, e.at, timeZone)}</Td>
                     <Td>{e.actorName ?? '—'}</Td>
                     <Td>
                       <span className="font-medium">{isMessageKey(key) ? t(key) : e.action}</span>

@@ -11,7 +11,7 @@ import { useTRPC } from '~/app/_lib/trpc';
 const DRIFT_TONE = { staleLimit: 'red', aroundPortal: 'amber', agreed: 'slate' } as const;
 
 export function BudgetsView() {
-  const { t, locale } = useT();
+  const { t, locale, timeZone } = useT();
   const trpc = useTRPC();
   const query = useQuery({ ...trpc.staff.schedulerBudgets.queryOptions(), refetchInterval: 15_000 });
   const data = query.data;
@@ -30,7 +30,7 @@ export function BudgetsView() {
             <div className="space-y-2 text-sm">
               <p>
                 {t('cluster.budgets.syncSummary', {
-                  at: formatDateTime(locale, sync.at),
+                  at: formatDateTime(locale, sync.at, timeZone),
                   budgets: formatCount(locale, sync.budgets),
                   scope: sync.projects === null ? t('cluster.budgets.allProjects') : t('cluster.budgets.someProjects', { count: sync.projects }),
                 })}

@@ -36,7 +36,7 @@ function UtilisationChart({ points, label }: { points: { at: Date; fraction: num
 }
 
 export function ClusterView() {
-  const { t, locale } = useT();
+  const { t, locale, timeZone } = useT();
   const trpc = useTRPC();
   const query = useQuery({ ...trpc.staff.cluster.queryOptions(), refetchInterval: 3000 });
   if (!query.data) return <p className="text-sm text-slate-500">{t('common.working')}</p>;
@@ -66,7 +66,7 @@ export function ClusterView() {
       {!scheduler.reachable && (
         <Alert tone="error" title={t('cluster.unreachableTitle')}>
           <p data-testid="scheduler-unreachable">
-            {scheduler.unreachableSince ? t('cluster.unreachableSince', { since: formatDateTime(locale, scheduler.unreachableSince) }) : t('cluster.unreachableNow')}{' '}
+            {scheduler.unreachableSince ? t('cluster.unreachableSince', { since: formatDateTime(locale, scheduler.unreachableSince, timeZone) }) : t('cluster.unreachableNow')}{' '}
             {t('cluster.unreachableMeaning')}
           </p>
           {scheduler.error && <p className="mt-2 font-mono text-xs break-words">{scheduler.error}</p>}

@@ -13,7 +13,7 @@ const TONE = { pending: 'amber', sent: 'green', failed: 'red' } as const;
 
 /** The e-mail outbox: what the portal has sent, what waits for the SMTP server, and what it gave up. */
 export default async function MailPage() {
-  const { t, locale } = await getT();
+  const { t, locale, timeZone } = await getT();
   await requireStaff();
   const outbox = await (await api()).staff.mailOutbox();
   return (
@@ -47,7 +47,7 @@ export default async function MailPage() {
             <tbody className="divide-y divide-slate-100">
               {outbox.mails.map((m) => (
                 <tr key={m.id} data-testid="mail-row">
-                  <Td className="whitespace-nowrap text-slate-600">{formatDateTime(locale, m.createdAt)}</Td>
+                  <Td className="whitespace-nowrap text-slate-600">{formatDateTime(locale, m.createdAt, timeZone)}</Td>
                   <Td className="whitespace-nowrap">{m.toAddress}</Td>
                   <Td className="min-w-64 max-w-md">
                     {m.subject} <span className="text-xs text-slate-500">({m.kind}, {m.locale})</span>
@@ -64,9 +64,9 @@ export default async function MailPage() {
                   <Td className="text-right tabular-nums">{formatCount(locale, m.attempts)}</Td>
                   <Td className="min-w-48 max-w-md text-slate-700">
                     {m.status === 'sent' && m.sentAt
-                      ? t('staff.mail.sentAt', { at: formatDateTime(locale, m.sentAt) })
+                      ? t('staff.mail.sentAt', { at: formatDateTime(locale, m.sentAt, timeZone) })
                       : m.status === 'pending' && m.lastError
-                        ? t('staff.mail.retryAt', { at: formatDateTime(locale, m.nextAttemptAt), error: m.lastError })
+                        ? t('staff.mail.retryAt', { at: formatDateTime(locale, m.nextAttemptAt, timeZone), error: m.lastError })
                         : (m.lastError ?? '')}
                   </Td>
                 </tr>

@@ -11,7 +11,7 @@ import { describeChange } from './describe';
 const TONE = { queued: 'slate', running: 'indigo', done: 'green', failed: 'red' } as const;
 
 export function RunList() {
-  const { t, locale } = useT();
+  const { t, locale, timeZone } = useT();
   const trpc = useTRPC();
   const runs = useQuery({
     ...trpc.whatIf.list.queryOptions(),
@@ -50,7 +50,7 @@ export function RunList() {
                     <progress className="ml-2 h-2 w-20 align-middle" max={1000} value={run.progressPermille} aria-label={t('whatIf.run.progress', { percent: formatPercent(locale, run.progressPermille / 1000) })} />
                   )}
                 </Td>
-                <Td className="whitespace-nowrap text-slate-600">{`${run.createdByName} · ${formatDateTime(locale, new Date(run.createdAt))}`}</Td>
+                <Td className="whitespace-nowrap text-slate-600">{`${run.createdByName} · ${formatDateTime(locale, new Date(run.createdAt), timeZone)}`}</Td>
               </tr>
             ))}
           </tbody>

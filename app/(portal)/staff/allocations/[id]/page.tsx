@@ -15,7 +15,7 @@ export async function generateMetadata(): Promise<Metadata> {
 export default async function StaffAllocationPage({ params }: { params: Promise<{ id: string }> }) {
   const me = await requireStaff();
   const { id } = await params;
-  const { t, locale } = await getT();
+  const { t, locale, timeZone } = await getT();
   const caller = await api();
   const a = await caller.staff.allocation({ allocationId: id }).catch(() => undefined);
   if (!a) notFound();
@@ -28,7 +28,7 @@ export default async function StaffAllocationPage({ params }: { params: Promise<
           <LimitsForm allocationId={a.id} current={a} />
         </>
       )}
-      <AllocationView a={a} t={t} locale={locale} />
+      <AllocationView a={a} t={t} locale={locale} timeZone={timeZone} />
     </div>
   );
 }

@@ -15,7 +15,7 @@ export async function generateMetadata(): Promise<Metadata> {
 export default async function ReviewPage({ params }: { params: Promise<{ id: string }> }) {
   await requireStaff();
   const { id } = await params;
-  const { t, locale } = await getT();
+  const { t, locale, timeZone } = await getT();
   const caller = await api();
   const app = await caller.staff.application({ applicationId: id }).catch(() => undefined);
   if (!app) notFound();
@@ -29,7 +29,7 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
           </Link>
         }
       />
-      <ApplicationSummary app={app} t={t} locale={locale} allocationHref={(a) => `/staff/allocations/${a}`} />
+      <ApplicationSummary app={app} t={t} locale={locale} timeZone={timeZone} allocationHref={(a) => `/staff/allocations/${a}`} />
       {app.status === 'submitted' && <DecisionForm applicationId={app.id} lines={app.lines.map((l) => ({ resourceClassId: l.resourceClassId, name: l.name, gpuHours: l.gpuSeconds / 3600 }))} />}
     </div>
   );
