@@ -1255,7 +1255,7 @@ export const de: Record<MessageKey, string> = {
   'billing.postcode': 'Postleitzahl',
   'billing.city': 'Ort',
   'billing.vatId': 'USt-IdNr.',
-  'billing.vatIdHint': 'Mit Länderkennung, z. B. DE123456789. Leer lassen, wenn Ihr Unternehmen keine hat.',
+  'billing.vatIdHint': 'Mit Länderkennung, z. B. DE123456788. Leer lassen, wenn Ihr Unternehmen keine hat.',
   'billing.email': 'Rechnungen senden an',
   'billing.purchaseOrder': 'Bestellnummer',
   'billing.purchaseOrderHint': 'Optional; steht auf jeder Rechnung.',

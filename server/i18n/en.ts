@@ -1254,7 +1254,7 @@ export const en = {
   'billing.postcode': 'Postcode',
   'billing.city': 'City',
   'billing.vatId': 'VAT ID',
-  'billing.vatIdHint': 'With the country prefix, e.g. DE123456789. Leave empty if your company has none.',
+  'billing.vatIdHint': 'With the country prefix, e.g. DE123456788. Leave empty if your company has none.',
   'billing.email': 'Send invoices to',
   'billing.purchaseOrder': 'Purchase-order reference',
   'billing.purchaseOrderHint': 'Optional; printed on every invoice.',
