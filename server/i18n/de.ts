@@ -65,6 +65,9 @@ export const de: Record<MessageKey, string> = {
   'signIn.title': 'Anmelden',
   'signIn.submit': 'Anmelden',
   'signIn.wrongCredentials': 'E-Mail oder Passwort ist falsch. Bitte prüfen Sie beides.',
+  // issue #24: walk findings — sign-in
+  'signIn.emailRequired': "Geben Sie die E-Mail-Adresse Ihres Kontos ein.",
+  'signIn.passwordRequired': "Geben Sie Ihr Passwort ein.",
   'signIn.noAccount': 'Neu hier?',
   'signIn.demoHint': 'Demo-Zentrum: Die Demo-Zugänge stehen in der README.',
   // ---- Single Sign-on (OIDC) ----

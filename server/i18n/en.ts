@@ -64,6 +64,9 @@ export const en = {
   'signIn.title': 'Sign in',
   'signIn.submit': 'Sign in',
   'signIn.wrongCredentials': 'Wrong e-mail or password. Check both and try again.',
+  // issue #24: walk findings — sign-in
+  'signIn.emailRequired': "Enter the e-mail address of your account.",
+  'signIn.passwordRequired': "Enter your password.",
   'signIn.noAccount': 'New here?',
   'signIn.demoHint': 'Demo centre: see the README for the demo sign-ins.',
   // ---- single sign-on (OIDC) ----
