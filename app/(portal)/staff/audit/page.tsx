@@ -113,7 +113,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
             <tbody className="divide-y divide-slate-100">
               {events.map((e) => {
                 return (
-                  <tr key={e.id} data-testid="audit-row">
+                  <tr key={e.id} data-testid="audit-row" data-at={e.at.toISOString()} data-kind={e.action}>
                     <Td className="whitespace-nowrap text-slate-600">{formatDateTime(locale, e.at)}</Td>
                     <Td>{e.actorName ?? '—'}</Td>
                     <Td>
