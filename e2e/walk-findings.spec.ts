@@ -48,13 +48,13 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       const table = await page.locator('table').innerText();
       for (const kind of AUDIT_KINDS) expect(table, kind).not.toContain(kind);
       // Filter by one kind: every row is of it, in words.
-      await page.getByLabel(t('staff.audit.filterKind')).selectOption('billing.price_list_accepted');
+      await page.getByLabel(t('staff.audit.filterKind')).selectOption('tenant.verified');
       await page.getByRole('button', { name: t('common.filter') }).click();
-      await expect(page).toHaveURL(/kind=billing\.price_list_accepted/);
+      await expect(page).toHaveURL(/kind=tenant\.verified/);
       const kinds = await page.getByTestId('audit-row').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-kind')));
       expect(kinds.length).toBeGreaterThan(0);
-      expect(new Set(kinds)).toEqual(new Set(['billing.price_list_accepted']));
-      await expect(page.getByTestId('audit-row').first()).toContainText(t(auditKindText('billing.price_list_accepted')));
+      expect(new Set(kinds)).toEqual(new Set(['tenant.verified']));
+      await expect(page.getByTestId('audit-row').first()).toContainText(t(auditKindText('tenant.verified')));
       await expectNoViolations(page, 'audit log');
     });
 
