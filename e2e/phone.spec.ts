@@ -29,6 +29,8 @@ async function expectKeyColumnInView(page: Page, what: string) {
       scrolled: box.scrollLeft,
       overflows: box.scrollWidth > box.clientWidth,
       cells: cells.map((cell) => {
+        // Bring the row into the window (vertically only: the box keeps its sideways scroll).
+        window.scrollBy(0, cell.getBoundingClientRect().top - window.innerHeight / 2);
         const rect = cell.getBoundingClientRect();
         const hit = document.elementFromPoint(rect.left + Math.min(rect.width / 2, 20), rect.top + rect.height / 2);
         return { text: cell.textContent?.trim().slice(0, 30), left: rect.left, right: rect.right, onTop: Boolean(hit && cell.contains(hit)) };
