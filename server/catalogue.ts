@@ -157,13 +157,15 @@ export type Catalogue = z.infer<typeof catalogueSchema>;
  * nrg_pc_205, non-household band ID, 2024: Germany ~€190/MWh, Finland ~€90/MWh; Switzerland ElCom
  * 2024 tariffs ~€160/MWh). Reused heat: roughly what a district-heating network pays for
  * low-temperature waste heat (€30–40/MWh); Lugano reuses none. Overhead: a few staff (~€110,000 a
- * year each) and floor space per site.
+ * year each) and floor space per site. Lugano's facility power is capped at 24 kW (idle it draws
+ * 11.3 kW; at full load about 16 of its 32 GPUs fit), so the cap binds when its partition is busy
+ * and staff see the cap line on the cluster page.
  */
 export const DEFAULT_CATALOGUE: Catalogue = {
   sites: [
     { id: 'de-jena', name: 'Jena, Germany (warm-water cooled)', nameDe: 'Jena, Deutschland (Warmwasserkühlung)', country: 'DE', inEu: true, pueMilli: 1080, gridGco2PerKwh: 380, heatReusePermille: 700, energyPriceEurPerMwh: 190, heatValueEurPerMwh: 40, overheadPerYearEur: 600_000 },
     { id: 'fi-kajaani', name: 'Kajaani, Finland (free cooling)', nameDe: 'Kajaani, Finnland (freie Kühlung)', country: 'FI', inEu: true, pueMilli: 1040, gridGco2PerKwh: 60, heatReusePermille: 500, energyPriceEurPerMwh: 90, heatValueEurPerMwh: 30, overheadPerYearEur: 400_000 },
-    { id: 'ch-lugano', name: 'Lugano, Switzerland (lake water cooled)', nameDe: 'Lugano, Schweiz (Seewasserkühlung)', country: 'CH', inEu: false, pueMilli: 1200, gridGco2PerKwh: 40, heatReusePermille: 0, energyPriceEurPerMwh: 160, heatValueEurPerMwh: 0, overheadPerYearEur: 300_000 },
+    { id: 'ch-lugano', name: 'Lugano, Switzerland (lake water cooled)', nameDe: 'Lugano, Schweiz (Seewasserkühlung)', country: 'CH', inEu: false, pueMilli: 1200, gridGco2PerKwh: 40, heatReusePermille: 0, energyPriceEurPerMwh: 160, heatValueEurPerMwh: 0, overheadPerYearEur: 300_000, powerCapKw: 24 },
   ],
   resourceClasses: [
     { id: 'h100', name: 'H100 partition (Jena)', nameDe: 'H100-Partition (Jena)', siteId: 'de-jena', gpuModel: 'NVIDIA H100 SXM 80 GB', gpusPerNode: 8, nodes: 16, maxWalltimeSeconds: 48 * 3600, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 1500, peakTflops: 989, tariffs: { academic: 180, company: 290 }, capitalCostPerNodeEur: 300_000, depreciationYears: 5, maintenancePerNodePerYearEur: 24_000 },

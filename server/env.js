@@ -138,6 +138,10 @@ const schema = z
         ctx.addIssue({ code: 'custom', path: ['SLURM_JWT_KEY_FILE'], message: 'set exactly one of SLURM_JWT_KEY_FILE (the JWT key, to mint short tokens) and SLURM_REST_TOKEN_FILE (a token file) when SCHEDULER=slurm' });
       }
     }
+    // Links in mails and the API's address come from PORTAL_URL; in production they never follow a request's Host.
+    if (env.PORTAL_ENV === 'production' && !env.PORTAL_URL) {
+      ctx.addIssue({ code: 'custom', path: ['PORTAL_URL'], message: 'is required when PORTAL_ENV=production (the public address, such as https://portal.example.org: mails and the API reference link to it)' });
+    }
     if (env.PORTAL_ENV === 'production' && !env.NEXTAUTH_SECRET) {
       ctx.addIssue({
         code: 'custom',
@@ -195,7 +199,7 @@ export function env() {
 
 /**
  * portalBaseUrl is the portal's own address for links that leave it (mails): PORTAL_URL, else this
- * machine on PORT (local use).
+ * machine on PORT (local use; a request's own address, when there is one, is server/portal-url.ts).
  * @returns {string}
  */
 export function portalBaseUrl() {

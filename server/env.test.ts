@@ -19,6 +19,7 @@ describe('parseEnv', () => {
     [{ SCHEDULER: 'kubernetes' }, /SCHEDULER: .*simulated.*slurm.*\(got "kubernetes"\)/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL: must be a postgres:\/\//],
     [{ PORTAL_ENV: 'production' }, /NEXTAUTH_SECRET: is required when PORTAL_ENV=production/],
+    [{ PORTAL_ENV: 'production', NEXTAUTH_SECRET: 'x'.repeat(32) }, /PORTAL_URL: is required when PORTAL_ENV=production/],
     [{ NEXTAUTH_SECRET: 'short' }, /NEXTAUTH_SECRET: must be at least 32 characters/],
     [{ SCHEDULER: 'slurm' }, /SLURM_REST_URL: is required when SCHEDULER=slurm/],
     [{ SCHEDULER: 'slurm', SLURM_REST_URL: 'http://h:6820', SLURM_CLUSTER: 'ci', SLURM_PARTITIONS: 'h100=gpu' }, /SLURM_JWT_KEY_FILE: set exactly one of/],

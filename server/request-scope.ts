@@ -8,6 +8,8 @@ export interface RequestScope {
   requestId: string;
   /** The personal API token the request authenticated with, if any. */
   token?: { id: string; name: string };
+  /** Demo mode without PORTAL_URL: the address this request reached the portal at, for links (server/portal-url.ts). */
+  baseUrl?: string;
 }
 
 const scope = new AsyncLocalStorage<RequestScope>();

@@ -85,10 +85,14 @@ export function Alert({ tone = 'info', title, children }: { tone?: 'info' | 'war
   );
 }
 
+// The first column names the row (a tenant, a resource class, a moment): it stays in view while a wide
+// table scrolls sideways on a phone, on a white ground so the other columns pass under it.
+const STICKY_FIRST_COLUMN = '[&_tr>:first-child]:sticky [&_tr>:first-child]:left-0 [&_tr>:first-child]:z-10 [&_tr>:first-child]:bg-white [&_tr>:first-child]:shadow-[1px_0_0_var(--color-slate-200)]';
+
 export function Table({ children }: { children: ReactNode }) {
   return (
     <ScrollArea>
-      <table className="min-w-full divide-y divide-slate-200 text-left text-sm">{children}</table>
+      <table className={`min-w-full divide-y divide-slate-200 text-left text-sm ${STICKY_FIRST_COLUMN}`}>{children}</table>
     </ScrollArea>
   );
 }

@@ -171,7 +171,7 @@ describe.each(dbTargets())('input validation on %s', (target) => {
     expect([wrongDigit.code, Object.keys(wrongDigit.fields)]).toEqual(['BAD_REQUEST', ['vatId']]);
     expect(wrongDigit.fields.vatId).toMatch(/check digit/);
     const otherState = await rejection(owner.organisation.setBillingProfile({ ...profile, vatId: 'ATU13585627' }));
-    expect(otherState.fields.vatId).toMatch(/starts with DE, like DE123456789/);
+    expect(otherState.fields.vatId).toMatch(/starts with DE, like DE123456788/);
     const nul = await rejection(owner.organisation.setBillingProfile({ ...profile, city: 'Je\u0000na', vatId: null }));
     expect(Object.keys(nul.fields)).toEqual(['city']);
     expect(await owner.organisation.billingProfile()).toBeNull();

@@ -29,7 +29,7 @@ export interface RestDeps {
   /** server/services/api-tokens.ts authenticateToken: throws AppError('UNAUTHORIZED') for any token that may not call. */
   authenticate: (db: Db, authorization: string | null, options: { now: Date; address?: string }) => Promise<ApiTokenAuth>;
   /** The portal's own address (PORTAL_URL), for the document's server. */
-  portalUrl: string;
+  portalUrl: string | ((req: Request) => string);
   /** Requests a token may make per minute (API_RATE_LIMIT_PER_MINUTE). */
   perMinute: number;
   trustProxy?: boolean;
@@ -152,7 +152,7 @@ export function createRestHandler(deps: RestDeps): (req: Request) => Promise<Res
       const path = url.pathname.slice(url.pathname.indexOf(REST_PREFIX) + REST_PREFIX.length).replace(/\/+$/, '') || '/';
       const answer: Answer = { requestId, headers: new Headers({ 'x-request-id': requestId, 'cache-control': 'no-store' }) };
 
-      if (path === '/openapi.json' && req.method === 'GET') return json(answer, 200, restDocument(deps.portalUrl));
+      if (path === '/openapi.json' && req.method === 'GET') return json(answer, 200, restDocument(typeof deps.portalUrl === 'string' ? deps.portalUrl : deps.portalUrl(req)));
 
       const db = await deps.db();
       const at = now();

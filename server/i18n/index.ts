@@ -1,6 +1,7 @@
 // Locale resolution and translation; the one entry point for user-facing text.
 import { de } from './de';
 import { en, type MessageKey } from './en';
+import { expandPlurals } from './plural';
 
 export type { MessageKey } from './en';
 export const LOCALES = ['en', 'de'] as const;
@@ -32,10 +33,10 @@ export function formatNumber(locale: Locale, value: number): string {
   return format.format(value);
 }
 
-/** interpolate fills {placeholders} in a message; numbers are formatted for the locale. */
+/** interpolate fills {placeholders} and picks the plural forms of {count, plural, …} blocks; numbers are formatted for the locale. */
 export function interpolate(message: string, params?: MessageParams, locale: Locale = DEFAULT_LOCALE): string {
   if (!params) return message;
-  return message.replace(/\{(\w+)\}/g, (whole, name: string) => {
+  return expandPlurals(message, params, locale, (n) => formatNumber(locale, n)).replace(/\{(\w+)\}/g, (whole, name: string) => {
     const value = params[name];
     if (value === undefined) return whole;
     return typeof value === 'number' ? formatNumber(locale, value) : value;

@@ -1,13 +1,13 @@
 // A route handler's request in its own request scope (server/request-scope.ts): the caller's sane
 // X-Request-Id or a new one, in every log line written while it is answered, and on the answer.
-import { inRequestScope, requestIdFrom } from '~/server/request-scope';
+import { inRequestScope, requestIdFrom, type RequestScope } from '~/server/request-scope';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /** withRequestId runs a handler in the request's scope and puts the request id on its answer. */
-export async function withRequestId(request: Request, handler: () => Promise<Response>): Promise<Response> {
+export async function withRequestId(request: Request, handler: () => Promise<Response>, extra: Omit<RequestScope, 'requestId'> = {}): Promise<Response> {
   const requestId = requestIdFrom(request.headers.get(REQUEST_ID_HEADER));
-  const response = await inRequestScope({ requestId }, handler);
+  const response = await inRequestScope({ ...extra, requestId }, handler);
   try {
     response.headers.set(REQUEST_ID_HEADER, requestId);
     return response;

@@ -3,7 +3,7 @@
 // the portal's address.
 import type { Locale } from '~/server/i18n';
 import { isLocale } from '~/server/i18n';
-import { portalBaseUrl } from '~/server/env.js';
+import { linkBase } from '~/server/portal-url';
 
 export interface AccountMail {
   /** The request's language, for a person who has not chosen one. */
@@ -14,7 +14,7 @@ export interface AccountMail {
 
 /** defaultAccountMail is for callers without a request (the demo seed, scripts): English, the configured address. */
 export function defaultAccountMail(): AccountMail {
-  return { locale: 'en', baseUrl: portalBaseUrl() };
+  return { locale: 'en', baseUrl: linkBase() };
 }
 
 /** readerLocale is the language a mail to a person is written in: theirs if they chose one, else the request's. */

@@ -27,6 +27,16 @@ describe.each(dbTargets())('the demo centre history on %s', (target) => {
   }, 600_000);
   afterAll(async () => handle?.close());
 
+  it('never starts a job before it was submitted, nor ends it before it started (the usage CSV shows both)', async () => {
+    const [wrong] = await handle.db
+      .select({ n: sql<number>`count(*)::int`, started: sql<number>`count(${jobs.startedAt})::int` })
+      .from(jobs)
+      .where(sql`${jobs.startedAt} < ${jobs.submittedAt} or ${jobs.endedAt} < coalesce(${jobs.startedAt}, ${jobs.submittedAt})`);
+    expect(wrong).toEqual({ n: 0, started: 0 });
+    const [ran] = await handle.db.select({ n: sql<number>`count(*)::int` }).from(jobs).where(isNotNull(jobs.startedAt));
+    expect(ran!.n).toBeGreaterThan(100);
+  });
+
   it('never runs more GPUs at once on a partition than it has', async () => {
     const capacity = new Map((await handle.db.select({ id: resourceClasses.id, gpus: sql<number>`${resourceClasses.nodes} * ${resourceClasses.gpusPerNode}`.mapWith(Number) }).from(resourceClasses)).map((r) => [r.id, r.gpus]));
     const ran = await handle.db

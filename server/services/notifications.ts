@@ -7,7 +7,7 @@ import type { DbOrTx } from '~/db/client';
 import { memberships, notificationPreferences, notifications, users } from '~/db/schema';
 import type { MailAttachmentRef } from '~/server/core/mail/delivery';
 import { effectivePreferences, isMailKind, MAIL_KINDS, wantsEmail, type MailKind } from '~/server/core/mail/kinds';
-import { portalBaseUrl } from '~/server/env.js';
+import { linkBase } from '~/server/portal-url';
 import { isLocale, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
 import type { Actor } from './actor';
 import { enqueueMail, type OutgoingMail } from './mail';
@@ -109,7 +109,7 @@ export async function notifyMembers(
 
 /** portalLink makes a path inside the portal an absolute link for a mail. */
 export function portalLink(path: string): string {
-  return `${portalBaseUrl()}${path.startsWith('/') ? path : `/${path}`}`;
+  return `${linkBase()}${path.startsWith('/') ? path : `/${path}`}`;
 }
 
 /** A recipient as a mail is written for them. */

@@ -51,8 +51,8 @@ describe.each(dbTargets())('facility power cap on %s', (target) => {
     ]);
     const cluster = await callerFor(db, { userId: admin.userId, now, scheduler: await scheduler() }).staff.cluster();
     expect(cluster.sitePower.map(({ siteName: _name, ...site }) => site)).toEqual([
-      // Lugano, PUE 1.2: 9,440 W × 1.2 = 11,328 W; now all 8 nodes idle: 8 × (900 + 4 × 70) = 9,440 W IT, the same.
-      { siteId: 'ch-lugano', pueMilli: 1200, capW: null, points: [{ at: minutesAgo(2), facilityW: 11_328 }, { at: minutesAgo(1), facilityW: 11_328 }], nowW: 11_328 },
+      // Lugano, PUE 1.2: 9,440 W × 1.2 = 11,328 W; now all 8 nodes idle: 8 × (900 + 4 × 70) = 9,440 W IT, the same; the demo catalogue's cap 24 kW.
+      { siteId: 'ch-lugano', pueMilli: 1200, capW: 24_000, points: [{ at: minutesAgo(2), facilityW: 11_328 }, { at: minutesAgo(1), facilityW: 11_328 }], nowW: 11_328 },
       // Jena, PUE 1.08: 100,000 W → 108,000 W, 120,000 W → 129,600 W; now idle 32,960 W × 1.08 = 35,596.8 → 35,597 W; cap 45 kW.
       { siteId: 'de-jena', pueMilli: 1080, capW: 45_000, points: [{ at: minutesAgo(2), facilityW: 108_000 }, { at: minutesAgo(1), facilityW: 129_600 }], nowW: 35_597 },
       // Kajaani, PUE 1.04: 20,000 W → 20,800 W; now idle 8 × (2,000 + 8 × 120) = 23,680 W → 24,627.2 → 24,627 W.

@@ -5,6 +5,7 @@ import { and, eq, getTableColumns, inArray, isNotNull, isNull, lt, lte, or, sql 
 import type { Db, Tx } from '~/db/client';
 import { clusterSamples, jobEvents, jobs, sites } from '~/db/schema';
 import { chargeFor } from '~/server/core/jobs/estimates';
+import { notBeforeSubmission } from '~/server/core/jobs/run-times';
 import { jobFootprint } from '~/server/core/usage/footprint';
 import { translate } from '~/server/i18n';
 import { formatEuros, formatGpuHours } from '~/server/i18n/format';
@@ -266,8 +267,10 @@ async function followScheduler(db: Db, scheduler: SchedulerPort, now: Date, resu
     const finished: { job: OpenJob; status: SchedulerJobStatus }[] = [];
     const live: { job: OpenJob; status: SchedulerJobStatus }[] = [];
     for (const job of batch) {
-      const status = statuses.get(job.id);
-      if (!status) continue;
+      const reported = statuses.get(job.id);
+      if (!reported) continue;
+      // Never a start before the portal's own submission, whatever the scheduler's clock grain.
+      const status = notBeforeSubmission(reported, job.submittedAt);
       (isFinalState(status.state) ? finished : live).push({ job, status });
     }
     result.updated += await applyLiveStatuses(db, live, now);

@@ -3,6 +3,7 @@ import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '~/db/client';
 import { memberships, organisations, type OrgStatus } from '~/db/schema';
 import { nextTenantStatus, type TenantStatusAction } from '~/server/core/roles';
+import type { AuditKind } from '~/server/core/audit';
 import { AppError } from '~/server/errors';
 import type { Actor } from './actor';
 import { recordAudit } from './audit';
@@ -45,7 +46,7 @@ export async function tenantStatusCounts(db: Db): Promise<Record<OrgStatus, numb
 
 const NOTICE = { verify: 'notice.tenantVerified', suspend: 'notice.tenantSuspended', reactivate: 'notice.tenantReactivated' } as const;
 
-const AUDIT_ACTION: Record<TenantStatusAction, string> = {
+const AUDIT_ACTION: Record<TenantStatusAction, AuditKind> = {
   verify: 'tenant.verified',
   suspend: 'tenant.suspended',
   reactivate: 'tenant.reactivated',

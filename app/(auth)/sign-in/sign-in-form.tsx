@@ -36,17 +36,20 @@ export function SignInForm({
   };
   const [error, setError] = useState<string | undefined>(() => message(initialError));
   const [pending, setPending] = useState(false);
+  const [missing, setMissing] = useState<{ email?: string; password?: string }>({});
 
   async function onSubmit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    setPending(true);
+    const email = formValue(form, 'email').trim();
+    const password = formValue(form, 'password');
     setError(undefined);
-    const result = await signIn('credentials', {
-      email: formValue(form, 'email'),
-      password: formValue(form, 'password'),
-      redirect: false,
-    });
+    // An empty field is not a wrong password: say which field to fill in, without asking the server.
+    const empty = { email: email ? undefined : t('signIn.emailRequired'), password: password ? undefined : t('signIn.passwordRequired') };
+    setMissing(empty);
+    if (empty.email || empty.password) return;
+    setPending(true);
+    const result = await signIn('credentials', { email, password, redirect: false });
     setPending(false);
     if (!result || result.error) {
       setError(message(result?.error ?? 'CredentialsSignin'));
@@ -72,10 +75,10 @@ export function SignInForm({
       )}
       <form onSubmit={onSubmit} className="space-y-4" noValidate>
         {passwordReset && !error && <Alert tone="success">{t('signIn.passwordReset')}</Alert>}
-        <Field label={t('field.email')}>
+        <Field label={t('field.email')} error={missing.email}>
           <input name="email" type="email" autoComplete="email" required defaultValue={defaultEmail} autoFocus={!defaultEmail} />
         </Field>
-        <Field label={t('field.password')}>
+        <Field label={t('field.password')} error={missing.password}>
           <input name="password" type="password" autoComplete="current-password" required autoFocus={Boolean(defaultEmail)} />
         </Field>
         <p className="-mt-2 text-right text-sm">

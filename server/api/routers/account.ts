@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { authedProcedure, publicProcedure, rateLimit, router } from '~/server/api/trpc';
-import { portalBaseUrl } from '~/server/env.js';
+import { linkBase } from '~/server/portal-url';
 import { authTokenField, emailField, textField, invitationTokenField, orgKindField, orgNameField, countryField, passwordField, personNameField, residencyField, timeZoneField, uuidField } from '~/server/api/fields';
 import { apiTokenOut, identityOut, meOut, myOrganisation, nothing, sessionOut } from '~/server/api/outputs';
 import { ssoProviderName } from '~/server/auth/sso-providers';
@@ -34,7 +34,7 @@ export const accountRouter = router({
     .mutation(async ({ ctx, input }) => {
       await rateLimit(ctx, 'signUpEmail', input.email);
       await rateLimit(ctx, 'signUpAddress', ctx.address);
-      return requestSignUp(ctx.db, input, { mail: { locale: ctx.locale, baseUrl: portalBaseUrl() }, now: ctx.now(), requestedFrom: ctx.address });
+      return requestSignUp(ctx.db, input, { mail: { locale: ctx.locale, baseUrl: linkBase() }, now: ctx.now(), requestedFrom: ctx.address });
     }),
 
   // Password reset and address check by mailed links (server/services/password-reset.ts, email-verification.ts).
@@ -45,7 +45,7 @@ export const accountRouter = router({
     .mutation(async ({ ctx, input }) => {
       await rateLimit(ctx, 'passwordResetEmail', input.email);
       await rateLimit(ctx, 'passwordResetAddress', ctx.address);
-      return requestPasswordReset(ctx.db, input.email, { locale: ctx.locale, baseUrl: portalBaseUrl(), now: ctx.now(), requestedFrom: ctx.address });
+      return requestPasswordReset(ctx.db, input.email, { locale: ctx.locale, baseUrl: linkBase(), now: ctx.now(), requestedFrom: ctx.address });
     }),
 
   resetLinkUsable: publicProcedure.input(z.object({ token: authTokenField })).output(z.boolean()).query(({ ctx, input }) => resetLinkUsable(ctx.db, input.token, ctx.now())),
@@ -70,7 +70,7 @@ export const accountRouter = router({
 
   resendVerification: authedProcedure.output(z.object({ sent: z.boolean(), email: z.string() })).mutation(async ({ ctx }) => {
     await rateLimit(ctx, 'verificationResend', ctx.actor.userId);
-    return resendVerification(ctx.db, ctx.actor, { locale: ctx.locale, baseUrl: portalBaseUrl() }, ctx.now(), ctx.address);
+    return resendVerification(ctx.db, ctx.actor, { locale: ctx.locale, baseUrl: linkBase() }, ctx.now(), ctx.address);
   }),
 
   me: authedProcedure.output(meOut).query(({ ctx }) => ({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { router, tenantProcedure } from '~/server/api/trpc';
-import { env, portalBaseUrl } from '~/server/env.js';
+import { env } from '~/server/env.js';
+import { linkBase } from '~/server/portal-url';
 import { countryField, emailField, memberRoleField, reasonField, textField, uuidField } from '~/server/api/fields';
 import { billingProfileOut, createdInvitationOut, creditLineRequestOut, memberOut, nothing, openInvitationOut, organisationOut, spendLimitOut } from '~/server/api/outputs';
 import { creditLinesOf, requestLargerCreditLine } from '~/server/services/credit-requests';
@@ -60,7 +61,7 @@ export const organisationRouter = router({
     .input(z.object({ email: emailField, role: memberRoleField }))
     .output(createdInvitationOut)
     .mutation(async ({ ctx, input }) => {
-      const invitation = await createInvitation(ctx.db, ctx.tenant, input, { locale: ctx.locale, baseUrl: portalBaseUrl() });
+      const invitation = await createInvitation(ctx.db, ctx.tenant, input, { locale: ctx.locale, baseUrl: linkBase() });
       return { id: invitation.id, email: invitation.email, role: invitation.role, expiresAt: invitation.expiresAt, path: `/invitations/${invitation.token}`, mailed: Boolean(env().SMTP_URL) };
     }),
 

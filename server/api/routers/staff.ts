@@ -32,7 +32,8 @@ import { getAllocationOverview, grantCreditLine, listAllocations, setAllocationL
 import { decideApplication, getApplication, reviewQueue } from '~/server/services/applications';
 import { creditRequestQueue, decideCreditLineRequest } from '~/server/services/credit-requests';
 import { adjustAllocation, refundCharge } from '~/server/services/ledger';
-import { listAudit, listAuditActors } from '~/server/services/audit';
+import { auditPage, listAuditActors } from '~/server/services/audit';
+import { AUDIT_KINDS } from '~/server/core/audit';
 import { liftSignInLockout } from '~/server/services/rate-limits';
 import { listOutbox, outboxCounts } from '~/server/services/mail';
 import { env } from '~/server/env.js';
@@ -99,13 +100,17 @@ export const staffRouter = router({
         .object({
           orgId: uuidField.optional(),
           actorUserId: uuidField.optional(),
-          beforeId: z.number().int().positive().optional(),
+          action: z.enum(AUDIT_KINDS).optional(),
+          from: dayField.optional(),
+          to: dayField.optional(),
+          cursor: z.string().max(200).optional(),
           limit: z.number().int().min(1).max(500).default(100),
         })
+        .refine((input) => !input.from || !input.to || input.to >= input.from, { message: 'staff.audit.periodInvalid', path: ['to'] })
         .default({ limit: 100 }),
     )
     .output(z.array(auditEventOut))
-    .query(({ ctx, input }) => listAudit(ctx.db, input)),
+    .query(({ ctx, input }) => auditPage(ctx.db, input)),
 
   /** TCO per delivered GPU-hour per resource class at the measured (and a what-if) utilisation, beside the tariffs. */
   tco: staffProcedure()

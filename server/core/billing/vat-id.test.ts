@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkVatId, normaliseVatId } from './vat-id';
+import { checkVatId, normaliseVatId, vatIdExamples } from './vat-id';
 
 describe('EU VAT IDs', () => {
+  it.each(vatIdExamples())('shows an example for $country that passes its own check', ({ country, example }) => {
+    expect(checkVatId(country, example)).toEqual({ ok: true, vatId: example });
+  });
+
   // Numbers of real companies, published by them; each passes its state's check digit.
   it.each([
     ['DE', 'DE136695976'],
@@ -23,7 +27,7 @@ describe('EU VAT IDs', () => {
   });
 
   it('refuses a wrong check digit, a wrong shape and another state’s prefix, naming the expected shape', () => {
-    expect(checkVatId('DE', 'DE136695977')).toMatchObject({ ok: false, reason: 'checkDigit', example: 'DE123456789' });
+    expect(checkVatId('DE', 'DE136695977')).toMatchObject({ ok: false, reason: 'checkDigit', example: 'DE123456788' });
     expect(checkVatId('DE', 'DE13669597')).toMatchObject({ ok: false, reason: 'shape', prefix: 'DE' });
     expect(checkVatId('DE', 'ATU13585627')).toMatchObject({ ok: false, reason: 'prefix', prefix: 'DE' });
     expect(checkVatId('GR', 'GR094259216')).toMatchObject({ ok: false, reason: 'prefix', prefix: 'EL' });

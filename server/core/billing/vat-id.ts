@@ -9,7 +9,7 @@ interface VatRule {
   prefix: string;
   /** The part after the prefix. */
   body: RegExp;
-  /** An example of the shape, shown in the refusal. */
+  /** An example of the shape, shown in the refusal; it passes the check digit too (people copy it). */
   example: string;
   /** The state's check digit, where published (body without prefix). */
   check?: (body: string) => boolean;
@@ -71,12 +71,12 @@ function luhn(body: string): boolean {
 }
 
 const RULES: Record<string, VatRule> = {
-  AT: { prefix: 'AT', body: /^U\d{8}$/, example: 'ATU12345678', check: austria },
-  BE: { prefix: 'BE', body: /^[01]\d{9}$/, example: 'BE0123456789', check: belgium },
+  AT: { prefix: 'AT', body: /^U\d{8}$/, example: 'ATU12345675', check: austria },
+  BE: { prefix: 'BE', body: /^[01]\d{9}$/, example: 'BE0123456749', check: belgium },
   BG: { prefix: 'BG', body: /^\d{9,10}$/, example: 'BG123456789' },
   CY: { prefix: 'CY', body: /^\d{8}[A-Z]$/, example: 'CY12345678X' },
   CZ: { prefix: 'CZ', body: /^\d{8,10}$/, example: 'CZ12345678' },
-  DE: { prefix: 'DE', body: /^\d{9}$/, example: 'DE123456789', check: mod11_10 },
+  DE: { prefix: 'DE', body: /^\d{9}$/, example: 'DE123456788', check: mod11_10 },
   DK: { prefix: 'DK', body: /^\d{8}$/, example: 'DK12345678' },
   EE: { prefix: 'EE', body: /^\d{9}$/, example: 'EE123456789' },
   ES: { prefix: 'ES', body: /^[A-Z0-9]\d{7}[A-Z0-9]$/, example: 'ESX1234567X' },
@@ -86,19 +86,24 @@ const RULES: Record<string, VatRule> = {
   HR: { prefix: 'HR', body: /^\d{11}$/, example: 'HR12345678901' },
   HU: { prefix: 'HU', body: /^\d{8}$/, example: 'HU12345678' },
   IE: { prefix: 'IE', body: /^(\d{7}[A-W][A-IW]?|\d[A-Z+*]\d{5}[A-W])$/, example: 'IE1234567WA' },
-  IT: { prefix: 'IT', body: /^\d{11}$/, example: 'IT12345678901', check: luhn },
+  IT: { prefix: 'IT', body: /^\d{11}$/, example: 'IT12345678903', check: luhn },
   LT: { prefix: 'LT', body: /^(\d{9}|\d{12})$/, example: 'LT123456789' },
   LU: { prefix: 'LU', body: /^\d{8}$/, example: 'LU12345678' },
   LV: { prefix: 'LV', body: /^\d{11}$/, example: 'LV12345678901' },
   MT: { prefix: 'MT', body: /^\d{8}$/, example: 'MT12345678' },
-  NL: { prefix: 'NL', body: /^\d{9}B\d{2}$/, example: 'NL123456789B01', check: netherlands },
-  PL: { prefix: 'PL', body: /^\d{10}$/, example: 'PL1234567890', check: poland },
+  NL: { prefix: 'NL', body: /^\d{9}B\d{2}$/, example: 'NL123456782B01', check: netherlands },
+  PL: { prefix: 'PL', body: /^\d{10}$/, example: 'PL1234567883', check: poland },
   PT: { prefix: 'PT', body: /^\d{9}$/, example: 'PT123456789' },
   RO: { prefix: 'RO', body: /^[1-9]\d{1,9}$/, example: 'RO1234567890' },
   SE: { prefix: 'SE', body: /^\d{10}01$/, example: 'SE123456789001' },
   SI: { prefix: 'SI', body: /^\d{8}$/, example: 'SI12345678' },
   SK: { prefix: 'SK', body: /^\d{10}$/, example: 'SK1234567890' },
 };
+
+/** vatIdExamples lists each EU state's example VAT ID, as the refusals show them. */
+export function vatIdExamples(): { country: string; example: string }[] {
+  return Object.entries(RULES).map(([country, rule]) => ({ country, example: rule.example }));
+}
 
 export type VatIdCheck =
   | { ok: true; vatId: string }

@@ -3,7 +3,9 @@ import Link from 'next/link';
 import { Card, PageHeader } from '~/app/_components/ui';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
+import { headers } from 'next/headers';
 import { portalBaseUrl } from '~/server/env.js';
+import { requestLinkBase } from '~/server/portal-url';
 import { ApiReference } from './api-reference';
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -22,7 +24,8 @@ function Code({ children, label }: { children: string; label: string }) {
 export default async function ApiDocsPage() {
   await requireUser();
   const { t } = await getT();
-  const base = `${portalBaseUrl()}/api/v1`;
+  // PORTAL_URL, else (demo) the address this page was asked for, as the browser sees it.
+  const base = `${requestLinkBase(await headers(), 'http:') ?? portalBaseUrl()}/api/v1`;
   const curl = [
     `export PORTAL_TOKEN=afp_…   # ${t('developers.curlTokenComment')}`,
     `curl -H "Authorization: Bearer $PORTAL_TOKEN" "${base}/jobs?limit=10"`,

@@ -136,7 +136,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
             <Row wrap label={t('application.resourceClass')} testId="job-resource-class">{job.resourceClassName}</Row>
             <Row wrap label={t('jobs.site')} testId="job-site">{job.siteName}</Row>
             <Row wrap label={t('jobs.gpus')} testId="job-gpus">
-              <span data-value={job.gpus}>{job.gpus}</span> × {job.gpuModel} ({job.nodes} {t('jobs.nodesShort')})
+              <span data-value={job.gpus}>{job.gpus}</span> × {job.gpuModel} ({t('jobs.nodeCount', { nodes: job.nodes })})
             </Row>
             <Row label={t('jobs.walltimeRequested')}>{formatDuration(job.walltimeSeconds)}</Row>
             {job.beginAt && (

@@ -53,11 +53,18 @@ export function ClusterView() {
   }
   const points = [...byTime.entries()].sort((a, b) => a[0] - b[0]).map(([at, v]) => ({ at: new Date(at), fraction: v.total ? v.allocated / v.total : 0 }));
   const avg = points.length ? points.reduce((s, p) => s + p.fraction, 0) / points.length : 0;
+  // Say what the samples really cover: a fresh cluster has minutes of them, not a day.
+  const coveredMs = points.length >= 2 ? points[points.length - 1]!.at.getTime() - points[0]!.at.getTime() : 0;
+  const wholeDay = coveredMs >= 23.5 * 3_600_000;
+  const span = coveredMs < 3_600_000 ? t('cluster.spanMinutes', { minutes: Math.max(1, Math.round(coveredMs / 60_000)) }) : t('cluster.spanHours', { hours: Math.round(coveredMs / 3_600_000) });
+  const utilisationTitle = wholeDay ? t('cluster.utilisationDay', { avg: formatPercent(locale, avg) }) : t('cluster.utilisationSpan', { span, avg: formatPercent(locale, avg) });
+  const facilityNowW = sitePower.length > 0 && sitePower.every((site) => site.nowW !== null) ? sitePower.reduce((sum, site) => sum + site.nowW!, 0) : null;
   const stats = c
     ? [
         [t('cluster.gpusInUse'), `${allocated} / ${total} (${formatPercent(locale, total ? allocated / total : 0)})`],
         [t('cluster.queue'), `${c.pendingJobs} ${t('cluster.pending')} · ${c.runningJobs} ${t('cluster.running')}`],
         [t('cluster.powerNow'), formatKw(locale, c.powerW)],
+        ...(facilityNowW === null ? [] : [[t('cluster.facilityPowerNow'), formatKw(locale, facilityNowW)]]),
         [t('cluster.nodesDown'), String(c.nodes.filter((n) => n.state === 'down').length)],
       ]
     : [];
@@ -73,7 +80,7 @@ export function ClusterView() {
         </Alert>
       )}
       {stats.length > 0 && (
-        <dl className="grid gap-4 sm:grid-cols-4">
+        <dl className="grid gap-4 sm:grid-cols-3 lg:grid-cols-5">
           {stats.map(([label, value]) => (
             <div key={label} className="rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200">
               <dt className="text-xs text-slate-500">{label}</dt>
@@ -84,11 +91,11 @@ export function ClusterView() {
           ))}
         </dl>
       )}
-      <Card title={t('cluster.utilisationDay', { avg: formatPercent(locale, avg) })}>
-        {points.length < 2 ? <p className="text-sm text-slate-500">{t('cluster.collecting')}</p> : <UtilisationChart points={points} label={t('cluster.utilisationDay', { avg: formatPercent(locale, avg) })} />}
+      <Card title={utilisationTitle}>
+        {points.length < 2 ? <p className="text-sm text-slate-500">{t('cluster.collecting')}</p> : <UtilisationChart points={points} label={utilisationTitle} />}
       </Card>
       {sitePower.length > 0 && (
-        <Card title={t('cluster.facilityPower.title')}>
+        <Card title={wholeDay || points.length < 2 ? t('cluster.facilityPower.title') : t('cluster.facilityPower.titleSpan', { span })}>
           <p className="text-sm text-slate-600">{t('cluster.facilityPower.intro')}</p>
           <div className="mt-4 space-y-6">
             {sitePower.map((site) => {

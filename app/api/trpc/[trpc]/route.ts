@@ -6,6 +6,7 @@ import { env } from '~/server/env.js';
 import { AppError } from '~/server/errors';
 import { instrumentRoute } from '~/server/observability/metrics';
 import { withRequestId } from '~/server/observability/request-id';
+import { requestLinkBase } from '~/server/portal-url';
 
 export const dynamic = 'force-dynamic';
 
@@ -32,7 +33,10 @@ function trpc(req: Request) {
 }
 
 // Each request runs in its own scope (its id in every log line below it) and answers with X-Request-Id.
-export const GET = instrumentRoute('/api/trpc', (req: Request) => withRequestId(req, () => trpc(req)));
+// Without PORTAL_URL (demo), links in mails written during the request follow the address it came to.
+const scopeOf = (req: Request) => ({ baseUrl: requestLinkBase(req.headers, new URL(req.url).protocol) });
+
+export const GET = instrumentRoute('/api/trpc', (req: Request) => withRequestId(req, () => trpc(req), scopeOf(req)));
 
 /** Mutations: from the portal's own pages only (cross-site requests refused), bodies of at most 1 MiB. */
 export const POST = instrumentRoute(
@@ -45,5 +49,5 @@ export const POST = instrumentRoute(
       const body = await readBody(req, MAX_BODY_BYTES);
       if (body === null) return refusal(await requestLocale(), 413, 'error.bodyTooLarge', batchSize(req));
       return trpc(new Request(req.url, { method: 'POST', headers: req.headers, body }));
-    }),
+    }, scopeOf(req)),
 );

@@ -3,6 +3,7 @@ import { requestGate } from '~/server/api/context';
 import { createRestHandler } from '~/server/api/rest';
 import { getDb } from '~/server/db';
 import { env, portalBaseUrl } from '~/server/env.js';
+import { requestLinkBase } from '~/server/portal-url';
 import { instrumentRoute } from '~/server/observability/metrics';
 import { authenticateToken } from '~/server/services/api-tokens';
 
@@ -16,7 +17,8 @@ const rest = instrumentRoute('/api/v1', (req: Request): Promise<Response> => {
   handler ??= createRestHandler({
     db: getDb,
     authenticate: authenticateToken,
-    portalUrl: portalBaseUrl(),
+    // PORTAL_URL, else (demo) the address the request came to.
+    portalUrl: (req) => requestLinkBase(req.headers, new URL(req.url).protocol) ?? portalBaseUrl(),
     perMinute: config.API_RATE_LIMIT_PER_MINUTE,
     trustProxy: config.PORTAL_TRUST_PROXY,
     gate: requestGate(),
