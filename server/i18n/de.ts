@@ -1400,7 +1400,7 @@ export const de: Record<MessageKey, string> = {
   'payment.openItems.none': "Keine Rechnung ist offen.",
   'payment.openItems.csv': "Offene Posten herunterladen (CSV)",
   'payment.lift.title': "Sperre wegen Zahlungsverzug aufheben",
-  'payment.lift.explain': "Bei überfälligen Rechnungen werden neue Jobs eines Mandanten {days} Tage nach Fälligkeit abgelehnt. Heben Sie die Sperre für einen Mandanten bis zu einem Tag auf; laufende Jobs werden nie angehalten.",
+  'payment.lift.explain': "Neue Jobs eines Mandanten werden abgelehnt, solange eine seiner Rechnungen mehr als {days} Tg. nach Fälligkeit offen ist (INVOICE_OVERDUE_BLOCK_DAYS). Heben Sie die Sperre für einen Mandanten bis zu einem Tag auf; laufende Jobs werden nie angehalten.",
   'payment.lift.policyOff': "Es ist keine Sperre wegen Zahlungsverzug eingestellt (INVOICE_OVERDUE_BLOCK_DAYS), überfällige Rechnungen lehnen also keine Jobs ab.",
   'payment.lift.tenant': "Mandant",
   'payment.lift.until': "Aufgehoben bis (einschließlich)",

@@ -1399,7 +1399,7 @@ export const en = {
   'payment.openItems.none': "No invoice is open.",
   'payment.openItems.csv': "Download open items (CSV)",
   'payment.lift.title': "Lift the overdue block",
-  'payment.lift.explain': "With overdue invoices, a tenant's new jobs are refused {days} days after the due date. Lift the block for a tenant until a day; running jobs are never stopped.",
+  'payment.lift.explain': "A tenant's new jobs are refused while one of its invoices is open more than {days} d after its due date (INVOICE_OVERDUE_BLOCK_DAYS). Lift the block for a tenant until a day; running jobs are never stopped.",
   'payment.lift.policyOff': "No overdue block is configured (INVOICE_OVERDUE_BLOCK_DAYS), so overdue invoices refuse no jobs.",
   'payment.lift.tenant': "Tenant",
   'payment.lift.until': "Lifted until (inclusive)",

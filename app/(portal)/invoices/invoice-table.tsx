@@ -4,6 +4,8 @@ import { Table, Td, Th } from '~/app/_components/ui';
 import { formatDay, formatEuros } from '~/server/i18n/format';
 import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
 import { formatMonth } from '~/server/documents/invoice-format';
+import type { InvoiceStatus } from '~/server/core/billing/payments';
+import { InvoiceStatusBadge } from './invoice-status';
 
 export interface InvoiceRow {
   id: string;
@@ -14,6 +16,9 @@ export interface InvoiceRow {
   vatCents: number;
   grossCents: number;
   creditedGrossCents: number;
+  openCents: number;
+  status: InvoiceStatus;
+  dueDate: string | null;
   recipient: { name: string };
   orgName?: string;
 }
@@ -31,6 +36,9 @@ export function InvoiceTable({ rows, t, locale, showTenant }: { rows: InvoiceRow
           <Th className="text-right">{t('invoice.vat')}</Th>
           <Th className="text-right">{t('invoice.gross')}</Th>
           <Th className="text-right">{t('invoice.credited')}</Th>
+          <Th>{t('invoice.dueOn')}</Th>
+          <Th>{t('invoice.statusLabel')}</Th>
+          <Th className="text-right">{t('invoice.open')}</Th>
         </tr>
       </thead>
       <tbody className="divide-y divide-slate-100">
@@ -48,6 +56,13 @@ export function InvoiceTable({ rows, t, locale, showTenant }: { rows: InvoiceRow
             <Td className="text-right tabular-nums">{formatEuros(locale, invoice.vatCents)}</Td>
             <Td className="text-right font-medium tabular-nums">{formatEuros(locale, invoice.grossCents)}</Td>
             <Td className="text-right text-slate-600 tabular-nums">{invoice.creditedGrossCents > 0 ? formatEuros(locale, invoice.creditedGrossCents) : '–'}</Td>
+            <Td className="whitespace-nowrap text-slate-600">{invoice.dueDate ? formatDay(locale, invoice.dueDate) : '–'}</Td>
+            <Td>
+              <InvoiceStatusBadge status={invoice.status} t={t} />
+            </Td>
+            <Td className="text-right font-medium tabular-nums">
+              <span data-testid="invoice-open">{formatEuros(locale, invoice.openCents)}</span>
+            </Td>
           </tr>
         ))}
       </tbody>
