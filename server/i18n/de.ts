@@ -1378,7 +1378,7 @@ export const de: Record<MessageKey, string> = {
   'invoice.daysOverdue': "Tage überfällig",
   'invoice.dueOn': "Fällig am",
   'payment.title': "Zahlungen",
-  'payment.explain': "Offener Betrag = Gesamtbetrag − Zahlungen − Gutschriften. Bezahlt: {paid} · gutgeschrieben: {credited} · offen: {open}.",
+  'payment.explain': "Offen = Gesamtbetrag − Zahlungen − Gutschriften (brutto). Überfällig, sobald die Fälligkeit mit offenem Betrag verstrichen ist.",
   'payment.none': "Noch keine Zahlung erfasst.",
   'payment.paidOn': "Eingegangen am",
   'payment.amount': "Betrag",

@@ -1377,7 +1377,7 @@ export const en = {
   'invoice.daysOverdue': "Days overdue",
   'invoice.dueOn': "Due on",
   'payment.title': "Payments",
-  'payment.explain': "Open balance = total due − payments − credit notes. Paid: {paid} · credited: {credited} · open: {open}.",
+  'payment.explain': "Open = total due − payments − credit notes (gross). Overdue once the due date has passed with something open.",
   'payment.none': "No payment recorded yet.",
   'payment.paidOn': "Received on",
   'payment.amount': "Amount",

@@ -10,6 +10,7 @@ export interface InvoicePayments {
   id: string;
   status: InvoiceStatus;
   dueDate: string | null;
+  grossCents: number;
   paidCents: number;
   creditedGrossCents: number;
   openCents: number;
@@ -21,9 +22,19 @@ export function PaymentsCard({ invoice, t, locale, isAdmin, today }: { invoice: 
   const reversed = new Set(invoice.payments.map((p) => p.reversesId).filter(Boolean));
   return (
     <Card title={t('payment.title')} actions={<InvoiceStatusBadge status={invoice.status} t={t} />} className="print:hidden">
-      <p className="text-sm text-slate-700" data-testid="invoice-balance">
-        {t('payment.explain', { paid: formatEuros(locale, invoice.paidCents), credited: formatEuros(locale, invoice.creditedGrossCents), open: formatEuros(locale, invoice.openCents) })}
-      </p>
+      <dl className="grid max-w-sm grid-cols-[1fr_auto] gap-x-6 gap-y-1 text-sm">
+        <dt className="text-slate-600">{t('invoice.grossTotal')}</dt>
+        <dd className="text-right tabular-nums">{formatEuros(locale, invoice.grossCents)}</dd>
+        <dt className="text-slate-600">{t('invoice.paid')}</dt>
+        <dd className="text-right tabular-nums">{formatEuros(locale, invoice.paidCents)}</dd>
+        <dt className="text-slate-600">{t('invoice.credited')}</dt>
+        <dd className="text-right tabular-nums">{formatEuros(locale, invoice.creditedGrossCents)}</dd>
+        <dt className="border-t border-slate-300 pt-1 font-semibold text-slate-900">{t('invoice.open')}</dt>
+        <dd className="border-t border-slate-300 pt-1 text-right font-semibold tabular-nums" data-testid="invoice-open-balance">
+          {formatEuros(locale, invoice.openCents)}
+        </dd>
+      </dl>
+      <p className="mt-2 text-xs text-slate-500">{t('payment.explain')}</p>
       {invoice.reminders.map((r) => (
         <p key={r.level} className="mt-1 text-sm text-slate-600">
           {t('payment.reminderSent', { level: r.level, day: formatDay(locale, r.sentOn) })}
