@@ -13,7 +13,7 @@ import { daysOverdue, invoiceStatus, openCents, overdueBeyond, paymentRefusal, r
 import { csvDocument } from '~/server/core/csv';
 import { AppError } from '~/server/errors';
 import type { Locale } from '~/server/i18n';
-import { formatDay, formatEuros } from '~/server/i18n/format';
+import { formatDay } from '~/server/i18n/format';
 import { isStaff, type Actor } from './actor';
 import { recordAudit } from './audit';
 import { enqueueMail } from './mail';
@@ -279,7 +279,7 @@ export async function sendInvoiceReminders(db: Db, now: Date, reminderDays: read
         const locale: Locale = recipient?.country === 'DE' || recipient?.country === 'AT' ? 'de' : 'en';
         const mail = composeMail(locale, {
           subject: [level === 1 ? 'mail.invoiceReminder1.subject' : 'mail.invoiceReminder2.subject', params],
-          paragraphs: [[notice, { ...params, due: formatDay(locale, params.due), openLabel: formatEuros(locale, item.openCents) }]],
+          paragraphs: [[notice, { ...params, due: formatDay(locale, params.due) }]],
           action: { label: ['mail.invoiceReminder.action'], url: portalLink(`/invoices/${item.invoiceId}`) },
         });
         await enqueueMail(tx, [{ kind: 'invoice_issued', orgId: item.orgId, toAddress: billingEmail, locale, ...mail, dedupeKey: `invoice-reminder:${item.invoiceId}:${level}:billing` }], now);
