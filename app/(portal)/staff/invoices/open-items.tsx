@@ -43,7 +43,7 @@ export function OpenItems({ rows, t, locale }: { rows: OpenItemRow[]; t: (key: M
             {rows.map((row) => (
               <tr key={row.invoiceId}>
                 <Td>
-                  <Link href={`/invoices/${row.invoiceId}`} className="font-medium text-indigo-700 tabular-nums hover:underline">
+                  <Link href={`/invoices/${row.invoiceId}`} className="font-medium whitespace-nowrap text-indigo-700 tabular-nums hover:underline">
                     {row.number}
                   </Link>
                 </Td>
