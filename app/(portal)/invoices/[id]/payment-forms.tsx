@@ -20,7 +20,7 @@ export function RecordPaymentForm({ invoiceId, openLabel, today }: { invoiceId: 
     fields: ['paidOn', 'amountCents', 'reference'],
   });
   return (
-    <form onSubmit={onSubmit} className="grid items-start gap-4 md:grid-cols-3" noValidate>
+    <form onSubmit={onSubmit} className="grid grid-cols-1 items-start gap-4 md:grid-cols-3" noValidate>
       <Field label={t('payment.paidOn')} error={errors.fields.paidOn}>
         <input name="paidOn" type="date" required defaultValue={today} max={today} />
       </Field>

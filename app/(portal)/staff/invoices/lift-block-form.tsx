@@ -17,7 +17,7 @@ export function LiftBlockForm({ tenants, today }: { tenants: { id: string; name:
     fields: ['orgId', 'untilDay', 'reason'],
   });
   return (
-    <form onSubmit={onSubmit} className="grid items-start gap-4 md:grid-cols-3" noValidate>
+    <form onSubmit={onSubmit} className="grid grid-cols-1 items-start gap-4 md:grid-cols-3" noValidate>
       <Field label={t('payment.lift.tenant')} error={errors.fields.orgId}>
         <select name="orgId" required defaultValue={tenants[0]?.id}>
           {tenants.map((tenant) => (
