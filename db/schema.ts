@@ -876,6 +876,76 @@ export const creditNotes = pgTable('credit_notes', {
 });
 
 /**
+ * Payments received on an invoice (issue #24), recorded by staff: append-only like the ledger (a
+ * trigger refuses UPDATE and DELETE); a correction is a reversal row with the negative amount that
+ * names the payment it reverses (once). An invoice's status and open balance are derived from these
+ * rows, its credit notes and its due date (server/core/billing/payments.ts); nothing else stores them.
+ */
+export const invoicePayments = pgTable(
+  'invoice_payments',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    invoiceId: uuid('invoice_id')
+      .notNull()
+      .references(() => invoices.id),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    /** The day the money arrived (value date of the bank statement). */
+    paidOn: date('paid_on', { mode: 'string' }).notNull(),
+    /** Positive for a payment, negative for a reversal. */
+    amountCents: bigint('amount_cents', { mode: 'number' }).notNull(),
+    /** The bank statement's reference (or the reason of a reversal). */
+    reference: text('reference').notNull(),
+    /** A reversal names the payment it undoes. */
+    reversesId: uuid('reverses_id'),
+    recordedBy: uuid('recorded_by')
+      .notNull()
+      .references(() => users.id),
+    recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('invoice_payments_invoice_idx').on(t.invoiceId), uniqueIndex('invoice_payments_reverses_idx').on(t.reversesId)],
+);
+
+/** Payment reminders sent for an overdue invoice: one row per invoice and level, so each is sent once. */
+export const invoiceReminders = pgTable(
+  'invoice_reminders',
+  {
+    invoiceId: uuid('invoice_id')
+      .notNull()
+      .references(() => invoices.id),
+    /** 1 = first reminder, 2 = second. */
+    level: integer('level').notNull(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    sentOn: date('sent_on', { mode: 'string' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.invoiceId, t.level] })],
+);
+
+/**
+ * Staff lifting the overdue-invoice block of a tenant until a day (inclusive), with a reason: rows are
+ * only added (the latest that still runs applies), so who lifted it when stays on record.
+ */
+export const overdueBlockLifts = pgTable(
+  'overdue_block_lifts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    untilDay: date('until_day', { mode: 'string' }).notNull(),
+    reason: text('reason').notNull(),
+    liftedBy: uuid('lifted_by')
+      .notNull()
+      .references(() => users.id),
+    liftedAt: timestamp('lifted_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('overdue_block_lifts_org_idx').on(t.orgId, t.untilDay)],
+);
+
+/**
  * Sign-in sessions (server/services/sessions.ts). The session cookie (a next-auth JWT) names its row;
  * a session ended here (sign-out, a password change, removal from the last tenant, staff) no longer
  * lets its cookie in, on the next request.

@@ -84,6 +84,16 @@ const schema = z
     DEMO_SEED: z.enum(['auto', 'off']).default('auto'),
     PORTAL_CATALOGUE: optionalString,
     VAT_PERMILLE: z.coerce.number().int().min(0).max(1000).default(190),
+    /** Days after an invoice's due date on which its first and second payment reminders go out (ascending, comma-separated); empty: none. */
+    INVOICE_REMINDER_DAYS: z
+      .string()
+      .trim()
+      .default('7,21')
+      .refine((v) => v === '' || /^\d{1,3}(,\d{1,3})*$/.test(v), 'must be days after the due date, comma-separated, such as 7,21')
+      .transform((v) => (v === '' ? [] : v.split(',').map(Number)))
+      .refine((days) => days.every((d, i) => d >= 1 && (i === 0 || d > /** @type {number} */ (days[i - 1]))), 'must be ascending days of at least 1, such as 7,21'),
+    /** Refuse new submissions of a tenant with an invoice open more than this many days after its due date; unset: never. */
+    INVOICE_OVERDUE_BLOCK_DAYS: optionalString.pipe(z.string().regex(/^\d{1,4}$/, 'must be a number of days, such as 30').transform(Number).optional()),
     /** Single sign-on: a JSON array of OpenID Connect providers (README, "Single sign-on (OIDC)"); empty: passwords only. */
     OIDC_PROVIDERS: oidcProviders,
     // ---- E-mail: without SMTP_URL mails are kept in the outbox (shown to staff) and none is sent ----

@@ -17,6 +17,7 @@ import { issueMonthlyInvoices } from './services/invoices';
 import { expireDueAllocations } from './services/ledger';
 import { deliverDueMails } from './services/mail';
 import { attachmentRenderer } from './mail-attachments';
+import { sendInvoiceReminders } from './services/payments';
 import { sendExpiryReminders } from './services/reminders';
 import { reconcileOnce, recordClusterSample } from './services/reconciler';
 import { noteSchedulerOutcome } from './services/scheduler-status';
@@ -69,6 +70,9 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
   /** The UTC day whose expiry reminders this process has seen done: a round asks the database once a day. */
   let remindedDay = '';
   let lastReminderTry = 0;
+  /** The same for the payment reminders of overdue invoices. */
+  let invoiceRemindedDay = '';
+  let lastInvoiceReminderTry = 0;
   const mail = options.mail === undefined ? mailFromEnv() : options.mail;
   let mailInFlight: Promise<void> | null = null;
   /** Sends what is due in the outbox, beside the rounds: a slow SMTP server must not hold up the reconciler. */
@@ -154,6 +158,16 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
           if (reminded.people) log(`[worker] reminded ${reminded.people} person(s) of ${reminded.allocations} allocation(s) ending soon`);
         } catch (error) {
           fail('expiry reminders failed (tried again in a minute)', error);
+        }
+      }
+      if (invoiceRemindedDay !== today && at.getTime() - lastInvoiceReminderTry >= 60_000) {
+        lastInvoiceReminderTry = at.getTime();
+        try {
+          const reminded = await sendInvoiceReminders(handle.db, at, env().INVOICE_REMINDER_DAYS);
+          invoiceRemindedDay = today;
+          if (reminded.sent.length) log(`[worker] sent ${reminded.sent.length} payment reminder(s) for overdue invoices`);
+        } catch (error) {
+          fail('payment reminders failed (tried again in a minute)', error);
         }
       }
       // After settling, so last month's finished jobs are in: issue last month's invoices once they are due.

@@ -3,6 +3,7 @@
 // browser by accident. Issue #9 asks for one on every procedure; test: server/api/outputs.test.ts.
 import { TOKEN_SCOPES } from '~/server/core/api/scopes';
 import { z } from 'zod';
+import { INVOICE_STATUSES } from '~/server/core/billing/payments';
 import { VAT_TREATMENTS } from '~/server/core/billing/vat-treatment';
 import {
   allocationStatus,
@@ -480,6 +481,15 @@ const issuerOut = z.object({
   phone: z.string(),
 });
 
+/** An invoice's payment status and open balance, derived on the day asked (server/core/billing/payments.ts). */
+export const paymentStateOut = z.object({
+  dueDate: z.string().nullable(),
+  paidCents: z.number().int(),
+  openCents: z.number().int(),
+  status: z.enum(INVOICE_STATUSES),
+  daysOverdue: z.number().int(),
+});
+
 /** A row of an invoice list, with what its credit notes took back. */
 export const invoiceRowOut = z.object({
   id: z.string(),
@@ -492,6 +502,7 @@ export const invoiceRowOut = z.object({
   grossCents: z.number().int(),
   creditedNetCents: z.number().int(),
   creditedGrossCents: z.number().int(),
+  ...paymentStateOut.shape,
 });
 
 /** The staff's invoice list also names the tenant. */
@@ -537,6 +548,26 @@ export const invoiceOut = z.object({
   creditNotes: z.array(z.object({ id: z.string(), number: z.string(), issuedAt: isoDateOut, reason: z.string(), netCents: z.number().int(), vatCents: z.number().int(), grossCents: z.number().int() })),
   creditedNetCents: z.number().int(),
   remainingNetCents: z.number().int(),
+  creditedGrossCents: z.number().int(),
+  /** Payments and reversals (negative), as recorded; not who at the centre recorded them. */
+  payments: z.array(z.object({ id: z.string(), paidOn: z.string(), amountCents: z.number().int(), reference: z.string(), reversesId: z.string().nullable(), recordedAt: isoDateOut })),
+  reminders: z.array(z.object({ level: z.number().int(), sentOn: z.string() })),
+  ...paymentStateOut.omit({ dueDate: true }).shape,
+});
+
+/** A recorded payment or reversal, with the invoice's status after it. */
+export const paymentOut = z.object({ id: z.string(), invoiceId: z.string(), paidOn: z.string(), amountCents: z.number().int(), reference: z.string(), reversesId: z.string().nullable(), ...paymentStateOut.omit({ dueDate: true }).shape });
+
+/** The invoices with something open, for staff (the open-items list and CSV). */
+export const openItemOut = z.object({
+  invoiceId: z.string(),
+  number: z.string(),
+  orgId: z.string(),
+  orgName: z.string(),
+  issuedOn: z.string(),
+  grossCents: z.number().int(),
+  creditedGrossCents: z.number().int(),
+  ...paymentStateOut.shape,
 });
 
 /** An on-demand issue: the invoice (new or the one already issued), or null without usage that month. */

@@ -39,6 +39,13 @@ const GERMAN: InvoiceView = {
   creditNotes: [{ id: 'cn-1', number: 'CN-2026-000007', issuedAt: new Date('2026-04-20T10:00:00Z'), reason: 'Node failure', netCents: 10_000, vatCents: 1_900, grossCents: 11_900 }],
   creditedNetCents: 10_000,
   remainingNetCents: 113_457,
+  creditedGrossCents: 11_900,
+  payments: [],
+  reminders: [],
+  status: 'partlyPaid',
+  paidCents: 0,
+  openCents: 135_014,
+  daysOverdue: 0,
 };
 
 /** An Austrian business with a VAT ID: reverse charge at 0 %, no purchase order (BT-10 falls back to the number). */
@@ -56,6 +63,8 @@ const AUSTRIAN: InvoiceView = {
   creditNotes: [{ id: 'cn-2', number: 'CN-2026-000008', issuedAt: new Date('2026-04-21T10:00:00Z'), reason: 'Goodwill', netCents: 2_345, vatCents: 0, grossCents: 2_345 }],
   creditedNetCents: 2_345,
   remainingNetCents: 121_112,
+  creditedGrossCents: 2_345,
+  openCents: 121_112,
 };
 
 /** expectParty checks a seller or buyer: name, address, VAT ID. */

@@ -8,6 +8,8 @@ import { applications, auditEvents, decisions, jobs, resourceClasses, usageRollu
 import { dbTargets, openTestDb } from '~/server/testing/harness';
 import { addDays } from '~/server/core/working-days';
 import { centreDashboard } from './centre';
+import { listAllInvoices } from './invoices';
+import { sendInvoiceReminders } from './payments';
 import { seedDemoCentre } from './demo-seed';
 import { seedDemoHistory } from './demo-history';
 import { rebuildRollups } from './usage';
@@ -93,5 +95,16 @@ describe.each(dbTargets())('the demo centre history on %s', (target) => {
     const earliest = Math.min(...apps.map((a) => a.createdAt.getTime()));
     expect(NOW.getTime() - earliest).toBeGreaterThan(130 * 86_400_000);
     expect(new Set(audit.map((a) => a.at.toISOString().slice(0, 10))).size).toBeGreaterThan(10);
+  });
+
+  it('gives the demo company invoices paid, overdue after a part payment, and just issued — and the overdue one its reminder', async () => {
+    const rows = (await listAllInvoices(handle.db, {}, TODAY)).filter((i) => i.orgName === 'Example Robotics GmbH').reverse();
+    // Issued on 1 September, 1 October, 1 November and 1 December (the months August to November).
+    expect(rows.map((r) => r.periodMonth)).toEqual(['2026-08-01', '2026-09-01', '2026-10-01', '2026-11-01']);
+    expect(rows.map((r) => r.status)).toEqual(['paid', 'paid', 'overdue', 'issued']);
+    const overdue = rows[2]!;
+    expect(overdue).toMatchObject({ dueDate: '2026-11-15', daysOverdue: 16, paidCents: Math.floor(overdue.grossCents / 2), openCents: overdue.grossCents - Math.floor(overdue.grossCents / 2) });
+    const run = await sendInvoiceReminders(handle.db, NOW, [7, 21]);
+    expect(run.sent).toEqual([{ invoiceId: overdue.id, number: overdue.number, level: 1 }]);
   });
 });

@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Db } from '~/db/client';
-import { allocations, memberships, organisations, staffRoles, users } from '~/db/schema';
+import { allocations, invoices, memberships, organisations, staffRoles, users } from '~/db/schema';
+import { monthOf, previousMonth } from '~/server/core/invoicing';
 import { addDays } from '~/server/core/working-days';
 import type { TenantActor } from './actor';
 import { loadActor, signUp } from './accounts';
@@ -13,6 +14,7 @@ import { createProject } from './projects';
 import { setBillingProfile } from './billing';
 import { issueMonthlyInvoices } from './invoices';
 import { expireDueAllocations } from './ledger';
+import { recordPayment } from './payments';
 import { runDemoWorkload } from './demo-workload';
 import { atDemoTime } from './demo-clock';
 import type { JobKind } from '~/server/core/jobs/estimates';
@@ -164,8 +166,29 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
   );
   // The earlier allocation expired at the end of its period, as the worker would have expired it.
   await atDemoTime(db, at(addDays(earlierStart, 91), 0, 5), () => expireDueAllocations(db, today));
-  // 6. Last month's invoice for the company, as the worker would have issued it early on the 1st.
+  // 6. The company's monthly invoices, as the worker would have issued them early on each 1st, and
+  // what it paid (issue #24): the older ones in full ten days after issue, the one issued last month
+  // half, on the 20th — so it is overdue now (due the 15th of last month) and gets its payment
+  // reminder on the worker's first daily round — and last month's own invoice not yet.
+  const lastMonth = previousMonth(now);
+  for (let month = monthOf(new Date(`${addDays(today, -100)}T00:00:00Z`)); month < lastMonth; month = nextMonthOf(month)) {
+    const issued = at(`${nextMonthOf(month)}-01`, 0, 15);
+    const run = await atDemoTime(db, issued, () => issueMonthlyInvoices(db, issued, { actorUserId: admin.userId }));
+    const invoice = run.issued.find((i) => i.orgId === owner.org.id);
+    if (!invoice) continue;
+    const [row] = await db.select({ grossCents: invoices.grossCents }).from(invoices).where(eq(invoices.id, invoice.invoiceId));
+    const partly = nextMonthOf(month) === lastMonth;
+    const paidAt = at(`${nextMonthOf(month)}-${partly ? '20' : '10'}`, 9, 30);
+    const amountCents = partly ? Math.floor(row!.grossCents / 2) : row!.grossCents;
+    if (amountCents > 0) await atDemoTime(db, paidAt, () => recordPayment(db, admin, { invoiceId: invoice.invoiceId, paidOn: paidAt.toISOString().slice(0, 10), amountCents, reference: `SEPA ${invoice.number}`, now: paidAt }));
+  }
   const firstOfMonth = at(`${today.slice(0, 7)}-01`, 0, 15);
   const issuedAt = firstOfMonth.getTime() < now.getTime() ? firstOfMonth : now;
   await atDemoTime(db, issuedAt, () => issueMonthlyInvoices(db, issuedAt, { actorUserId: admin.userId }));
+}
+
+/** nextMonthOf is the calendar month after a YYYY-MM month. */
+function nextMonthOf(month: string): string {
+  const [year, m] = month.split('-').map(Number) as [number, number];
+  return m === 12 ? `${year + 1}-01` : `${year}-${String(m + 1).padStart(2, '0')}`;
 }

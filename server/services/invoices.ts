@@ -36,6 +36,7 @@ import { AppError, isUniqueViolation } from '~/server/errors';
 import { isStaff, type Actor, type TenantActor } from './actor';
 import { recordAudit } from './audit';
 import { notify } from './notifications';
+import { paidSums, paymentsOf, paymentState, remindersOf } from './payments';
 import { inTransaction } from './transaction';
 
 export type Invoice = typeof invoices.$inferSelect;
@@ -334,7 +335,7 @@ function creditedSums(db: DbOrTx) {
     .as('credited');
 }
 
-function invoiceSummary(credited: ReturnType<typeof creditedSums>) {
+function invoiceSummary(credited: ReturnType<typeof creditedSums>, paid: ReturnType<typeof paidSums>) {
   return {
     id: invoices.id,
     number: invoices.number,
@@ -348,39 +349,52 @@ function invoiceSummary(credited: ReturnType<typeof creditedSums>) {
     grossCents: invoices.grossCents,
     creditedNetCents: sql<number>`coalesce(${credited.net}, 0)`.mapWith(Number),
     creditedGrossCents: sql<number>`coalesce(${credited.gross}, 0)`.mapWith(Number),
+    dueDate: invoices.dueDate,
+    paidCents: sql<number>`coalesce(${paid.paid}, 0)`.mapWith(Number),
   };
 }
 
-/** listInvoices lists the acting company tenant's invoices, newest month first (owners and managers; academic tenants have none). */
-export async function listInvoices(db: DbOrTx, tenant: TenantActor) {
+/** withPaymentState adds each listed invoice's derived status and open balance on a day. */
+function withPaymentState<T extends { grossCents: number; dueDate: string | null; paidCents: number; creditedGrossCents: number }>(rows: T[], today: string) {
+  return rows.map((row) => ({ ...row, ...paymentState(row, row, today) }));
+}
+
+/** listInvoices lists the acting company tenant's invoices, newest month first, with their payment status on a day (owners and managers; academic tenants have none). */
+export async function listInvoices(db: DbOrTx, tenant: TenantActor, today: string) {
   if (!roleAtLeast(tenant.role, 'manager')) throw new AppError('FORBIDDEN', 'invoice.error.managersOnly', { org: tenant.org.name });
   if (tenant.org.kind !== 'company') return [];
   const credited = creditedSums(db);
-  return db
-    .select(invoiceSummary(credited))
+  const paid = paidSums(db);
+  const rows = await db
+    .select(invoiceSummary(credited, paid))
     .from(invoices)
     .leftJoin(credited, eq(credited.invoiceId, invoices.id))
+    .leftJoin(paid, eq(paid.invoiceId, invoices.id))
     .where(eq(invoices.orgId, tenant.org.id))
-    .orderBy(desc(invoices.periodMonth));
+    .orderBy(desc(invoices.periodMonth), desc(invoices.number));
+  return withPaymentState(rows, today);
 }
 
-/** listAllInvoices lists every invoice for staff, newest first, optionally of one tenant. */
-export async function listAllInvoices(db: DbOrTx, filter: { orgId?: string }) {
+/** listAllInvoices lists every invoice for staff, newest first, optionally of one tenant, with their payment status on a day. */
+export async function listAllInvoices(db: DbOrTx, filter: { orgId?: string }, today: string) {
   const credited = creditedSums(db);
-  return db
-    .select({ ...invoiceSummary(credited), orgName: organisations.name })
+  const paid = paidSums(db);
+  const rows = await db
+    .select({ ...invoiceSummary(credited, paid), orgName: organisations.name })
     .from(invoices)
     .innerJoin(organisations, eq(organisations.id, invoices.orgId))
     .leftJoin(credited, eq(credited.invoiceId, invoices.id))
+    .leftJoin(paid, eq(paid.invoiceId, invoices.id))
     .where(filter.orgId ? eq(invoices.orgId, filter.orgId) : undefined)
     .orderBy(desc(invoices.periodMonth), desc(invoices.number));
+  return withPaymentState(rows, today);
 }
 
 /**
  * getInvoice returns one invoice with its lines and credit notes. A tenant sees only its own
  * (anything else is NOT_FOUND) and only as owner or manager; staff see every invoice.
  */
-export async function getInvoice(db: DbOrTx, viewer: { tenant?: TenantActor; staff?: Actor }, invoiceId: string) {
+export async function getInvoice(db: DbOrTx, viewer: { tenant?: TenantActor; staff?: Actor }, invoiceId: string, today: string = new Date().toISOString().slice(0, 10)) {
   const [invoice] = await db.select().from(invoices).where(eq(invoices.id, invoiceId));
   if (!invoice) throw new AppError('NOT_FOUND', 'error.notFound');
   if (viewer.tenant) {
@@ -389,21 +403,21 @@ export async function getInvoice(db: DbOrTx, viewer: { tenant?: TenantActor; sta
   } else if (!viewer.staff || !isStaff(viewer.staff)) {
     throw new AppError('NOT_FOUND', 'error.notFound');
   }
-  return invoiceView(db, invoice);
+  return invoiceView(db, invoice, today);
 }
 
 /**
  * loadInvoiceForMail loads an invoice as its page shows it, for the PDF its mail carries. The worker
  * calls it when sending a mail the issuing transaction addressed to the tenant's owners; no viewer.
  */
-export async function loadInvoiceForMail(db: DbOrTx, invoiceId: string) {
+export async function loadInvoiceForMail(db: DbOrTx, invoiceId: string, today: string = new Date().toISOString().slice(0, 10)) {
   const [invoice] = await db.select().from(invoices).where(eq(invoices.id, invoiceId));
   if (!invoice) throw new AppError('NOT_FOUND', 'error.notFound');
-  return invoiceView(db, invoice);
+  return invoiceView(db, invoice, today);
 }
 
-async function invoiceView(db: DbOrTx, invoice: Invoice) {
-  const [lines, notes] = await Promise.all([
+async function invoiceView(db: DbOrTx, invoice: Invoice, today: string) {
+  const [lines, notes, payments, reminders] = await Promise.all([
     linesOf(db, invoice.id),
     db
       .select({
@@ -420,8 +434,12 @@ async function invoiceView(db: DbOrTx, invoice: Invoice) {
       .innerJoin(users, eq(users.id, creditNotes.issuedBy))
       .where(eq(creditNotes.invoiceId, invoice.id))
       .orderBy(asc(creditNotes.issuedAt), asc(creditNotes.number)),
+    paymentsOf(db, invoice.id),
+    remindersOf(db, invoice.id),
   ]);
   const creditedNetCents = notes.reduce((sum, n) => sum + n.netCents, 0);
+  const creditedGrossCents = notes.reduce((sum, n) => sum + n.grossCents, 0);
+  const paidCents = payments.reduce((sum, p) => sum + p.amountCents, 0);
   const month = invoice.periodMonth.slice(0, 7);
   const period = monthPeriod(month);
   return {
@@ -434,5 +452,9 @@ async function invoiceView(db: DbOrTx, invoice: Invoice) {
     creditNotes: notes,
     creditedNetCents,
     remainingNetCents: invoice.netCents - creditedNetCents,
+    creditedGrossCents,
+    payments,
+    reminders,
+    ...paymentState(invoice, { paidCents, creditedGrossCents }, today),
   };
 }

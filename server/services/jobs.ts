@@ -15,12 +15,14 @@ import { roleAtLeast } from '~/server/core/roles';
 import { isBudgetEnforcing, isSchedulerRefused, isSchedulerUnavailable, type SchedulerPort } from '~/server/core/scheduler/port';
 import { configuredCatalogue, localName, sitePowerCapW, type Catalogue } from '~/server/catalogue';
 import { siteIdleCentiW } from '~/server/core/sim/power';
+import { env } from '~/server/env.js';
 import { AppError } from '~/server/errors';
 import { logger } from '~/server/observability/log';
 import { countRefusal, countSubmission } from '~/server/observability/metrics';
 import type { Locale, MessageKey } from '~/server/i18n';
 import type { TenantActor } from './actor';
 import { co2eSavedForJob } from './carbon';
+import { overdueInvoicesBlocking } from './payments';
 import { listResourceClasses } from './catalogue';
 import { confirmReservation, lockAllocation, lockOrganisation, monthSpendCents, releaseJobReservationInTx, startNewJobReservation } from './ledger';
 import { projectAccess } from './projects';
@@ -248,7 +250,14 @@ export async function submitJob(db: Db, step: SchedulerStep, actor: TenantActor,
 export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJobInput, now: Date): Promise<{ job: JobRow; isNew: boolean }> {
   // The key is looked up with the allocation (the resource class goes out with them): a known key
   // answers with its job before anything is checked.
-  const [target, offer] = await Promise.all([allocationOf(db, actor, input.allocationId, input.idempotencyKey), resourceClassOf(db, actor, input.resourceClassId)]);
+  // The overdue-invoice policy (off unless INVOICE_OVERDUE_BLOCK_DAYS is set) is read beside them, outside
+  // the locks: it is no limit racing submissions could pass together, and a payment may lift it any time.
+  const blockDays = actor.org.kind === 'company' ? (env().INVOICE_OVERDUE_BLOCK_DAYS ?? null) : null;
+  const [target, offer, overdueInvoices] = await Promise.all([
+    allocationOf(db, actor, input.allocationId, input.idempotencyKey),
+    resourceClassOf(db, actor, input.resourceClassId),
+    overdueInvoicesBlocking(db, actor.org.id, now.toISOString().slice(0, 10), blockDays),
+  ]);
   if (target.knownJobId) {
     const [first] = await db.select().from(jobs).where(eq(jobs.id, target.knownJobId));
     if (first) return { job: first, isNew: false };
@@ -311,6 +320,7 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
       inUse,
       request: input,
       powerCap,
+      overdueInvoices,
     });
     if (refusal) throw new AppError(refusal.code, refusal.key as MessageKey, refusal.params, refusal.field ?? undefined);
     const limits = figures ? spendingLimitsOf(figures, { capCents: org.monthlyCapCents, spentCents: monthSpent }) : [];

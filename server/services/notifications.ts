@@ -28,6 +28,8 @@ const NOTICE_MAILS: Partial<Record<MessageKey, { kind: MailKind; subject: Messag
   'notice.spendAlert.projectTotal': { kind: 'budget_threshold', subject: 'mail.spendAlert.subject' },
   'notice.spendAlert.personMonthly': { kind: 'budget_threshold', subject: 'mail.spendAlert.subject' },
   'notice.invoiceIssued': { kind: 'invoice_issued', subject: 'mail.invoiceIssued.subject' },
+  'notice.invoiceReminder1': { kind: 'invoice_issued', subject: 'mail.invoiceReminder1.subject' },
+  'notice.invoiceReminder2': { kind: 'invoice_issued', subject: 'mail.invoiceReminder2.subject' },
   'notice.tenantVerified': { kind: 'tenant_status', subject: 'mail.tenantVerified.subject' },
   'notice.tenantSuspended': { kind: 'tenant_status', subject: 'mail.tenantSuspended.subject' },
   'notice.tenantReactivated': { kind: 'tenant_status', subject: 'mail.tenantReactivated.subject' },

@@ -101,6 +101,11 @@ export const POLICY: Record<string, Entry> = {
   'invoice.issue': { access: 'admin', input: (f) => ({ orgId: f.orgA, month: f.month }) },
   'invoice.issueMonthly': { access: 'admin' },
   'invoice.creditNote': { access: 'admin', input: () => ({ invoiceId: uuid0, netCents: 100, reason: 'Matrix check' }) },
+  'invoice.recordPayment': { access: 'admin', input: () => ({ invoiceId: uuid0, paidOn: '2026-01-05', amountCents: 100, reference: 'Matrix check' }) },
+  'invoice.reversePayment': { access: 'admin', input: () => ({ paymentId: uuid0, reason: 'Matrix check' }) },
+  'invoice.openItems': { access: 'staff' },
+  'invoice.openItemsCsv': { access: 'staff' },
+  'invoice.liftOverdueBlock': { access: 'admin', input: (f) => ({ orgId: f.orgA, untilDay: '2099-12-31', reason: 'Matrix check' }) },
 
   'job.estimate': { access: 'member', recordsOfA: true, input: (f) => ({ allocationId: f.allocationA, resourceClassId: 'h100', gpus: 1, nodes: 1, walltimeMinutes: 60 }) },
   'job.lowCarbonStart': { access: 'member', recordsOfA: true, input: (f) => ({ allocationId: f.allocationA, resourceClassId: 'h100', gpus: 1, nodes: 1, walltimeMinutes: 60, windowHours: 12 }) },

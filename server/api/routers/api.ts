@@ -66,5 +66,5 @@ export const apiRouter = router({
   invoices: tenantProcedure('manager')
     .meta({ openapi: { method: 'GET', path: '/invoices', tags: ['invoices'], summary: 'List invoices (company tenants; owners and managers)', protect: true } })
     .output(z.object({ items: z.array(invoiceRowOut) }))
-    .query(async ({ ctx }) => ({ items: await listInvoices(ctx.db, ctx.tenant) })),
+    .query(async ({ ctx }) => ({ items: await listInvoices(ctx.db, ctx.tenant, ctx.now().toISOString().slice(0, 10)) })),
 });

@@ -13,9 +13,13 @@ describe('admitJob', () => {
   it('admits a job within every limit', () => {
     expect(admitJob(base)).toBeNull();
   });
+  it('admits a job when no invoice is overdue beyond the policy', () => {
+    expect(admitJob({ ...base, overdueInvoices: [] })).toBeNull();
+  });
   it.each([
     ['a pending tenant', { tenant: { status: 'pending_verification', residency: 'any' } }, 'job.tenantPending', {}],
     ['a suspended tenant', { tenant: { status: 'suspended', residency: 'any' } }, 'job.tenantSuspended', {}],
+    ['a tenant with invoices overdue beyond the policy', { overdueInvoices: ['INV-2026-000004', 'INV-2026-000007'] }, 'job.invoicesOverdue', { numbers: 'INV-2026-000004, INV-2026-000007' }],
     ['a site outside the residency', { tenant: { status: 'active', residency: 'DE' }, resourceClass: { ...base.resourceClass, site: { country: 'FI', inEu: true } } }, 'job.residency', { residency: 'DE', country: 'FI' }],
     ['a site outside the project’s residency need', { project: { residency: 'DE' }, resourceClass: { ...base.resourceClass, site: { country: 'FI', inEu: true } } }, 'job.projectResidency', { residency: 'DE', country: 'FI' }],
     ['another resource class', { resourceClass: { ...base.resourceClass, id: 'b200' } }, 'job.classNotInAllocation', { allocated: 'h100' }],

@@ -22,6 +22,8 @@ export interface AdmissionInput {
   request: { gpus: number; nodes: number; walltimeSeconds: number };
   /** The facility power cap of the class's site, when it has one. */
   powerCap?: SitePowerCap | null;
+  /** The tenant's invoices overdue beyond the policy's days and not lifted by staff (numbers); empty or absent: none. */
+  overdueInvoices?: readonly string[];
 }
 
 /** A site's facility power cap as admission needs it, with the class's GPU power. */
@@ -73,6 +75,7 @@ export function admitJob(input: AdmissionInput): AdmissionRefusal | null {
   const { tenant, resourceClass: rc, allocation: a, inUse, request: r } = input;
   if (tenant.status === 'pending_verification') return { code: 'FORBIDDEN', field: null, key: 'job.tenantPending', params: {} };
   if (tenant.status === 'suspended') return { code: 'FORBIDDEN', field: null, key: 'job.tenantSuspended', params: {} };
+  if (input.overdueInvoices?.length) return { code: 'PRECONDITION_FAILED', field: null, key: 'job.invoicesOverdue', params: { numbers: input.overdueInvoices.join(', ') } };
   if (!residencyAllowsSite(tenant.residency, rc.site)) {
     return { code: 'BAD_REQUEST', field: 'resourceClassId', key: 'job.residency', params: { residency: tenant.residency, country: rc.site.country } };
   }

@@ -8,14 +8,8 @@ import { useT } from '~/app/_components/i18n';
 import { Button } from '~/app/_components/ui';
 import { formErrors } from '~/app/_lib/errors';
 import { formValue } from '~/app/_lib/form-value';
+import { eurosToCents } from '~/app/_lib/euros';
 import { useTRPC } from '~/app/_lib/trpc';
-
-/** eurosToCents reads a plain amount in euros ("12", "12.5", "12,50") as cents; undefined if it is not one. */
-function eurosToCents(text: string): number | undefined {
-  const match = /^(\d{1,9})(?:[.,](\d{1,2}))?$/.exec(text.trim());
-  if (!match) return undefined;
-  return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
-}
 
 export function CreditNoteForm({ invoiceId, remainingLabel }: { invoiceId: string; remainingLabel: string }) {
   const { t } = useT();

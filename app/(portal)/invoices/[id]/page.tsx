@@ -9,6 +9,7 @@ import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
 import { invoiceContent, type PartyBlock } from '~/server/documents/invoice-content';
 import { CreditNoteForm } from './credit-note-form';
+import { PaymentsCard } from './payments-card';
 import { PrintButton } from './print-button';
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -178,6 +179,8 @@ export default async function InvoicePage({ params }: { params: Promise<{ id: st
           </footer>
         )}
       </article>
+
+      <PaymentsCard invoice={invoice} t={t} locale={locale} isAdmin={isAdmin} today={new Date().toISOString().slice(0, 10)} />
 
       {isAdmin && invoice.remainingNetCents > 0 && (
         <Card title={t('invoice.creditNote.title')} className="print:hidden">

@@ -6,6 +6,9 @@ import { api } from '~/server/api/server-caller';
 import { monthOf, previousMonth } from '~/server/core/invoicing';
 import { IssueMonthlyButton, IssueOneForm } from './invoice-actions';
 import { InvoiceTable } from '../../invoices/invoice-table';
+import { env } from '~/server/env.js';
+import { LiftBlockForm } from './lift-block-form';
+import { OpenItems } from './open-items';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('invoice.staffTitle') };
@@ -16,7 +19,9 @@ export default async function StaffInvoicesPage() {
   const { t, locale } = await getT();
   const caller = await api();
   const isAdmin = me.staffRoles.includes('admin');
-  const [rows, tenants] = await Promise.all([caller.invoice.staffList({}), isAdmin ? caller.staff.tenants({}) : Promise.resolve([])]);
+  const [rows, open, tenants] = await Promise.all([caller.invoice.staffList({}), caller.invoice.openItems(), isAdmin ? caller.staff.tenants({}) : Promise.resolve([])]);
+  const blockDays = env().INVOICE_OVERDUE_BLOCK_DAYS;
+  const today = new Date().toISOString().slice(0, 10);
   const companies = tenants.filter((tenant) => tenant.kind === 'company').map((tenant) => ({ id: tenant.id, name: tenant.name }));
   return (
     <div className="space-y-6">
@@ -31,6 +36,21 @@ export default async function StaffInvoicesPage() {
             <IssueOneForm tenants={companies} defaultMonth={previousMonth(new Date())} currentMonth={monthOf(new Date())} />
           </Card>
         </div>
+      )}
+      <Card title={t('payment.openItems.title')}>
+        <OpenItems rows={open} t={t} locale={locale} />
+      </Card>
+      {isAdmin && (
+        <Card title={t('payment.lift.title')}>
+          {blockDays === undefined ? (
+            <p className="text-sm text-slate-600">{t('payment.lift.policyOff')}</p>
+          ) : (
+            <>
+              <p className="mb-3 text-sm text-slate-600">{t('payment.lift.explain', { days: blockDays })}</p>
+              <LiftBlockForm tenants={companies} today={today} />
+            </>
+          )}
+        </Card>
       )}
       <Card>
         {rows.length === 0 ? (
