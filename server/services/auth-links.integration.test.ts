@@ -202,7 +202,7 @@ describe.each(dbTargets())('password reset and e-mail verification on %s', (targ
       const knownAnswers = await answers(owner.email, '192.0.2.1');
       const unknownAnswers = await answers(nobody, '192.0.2.2');
       expect(knownAnswers.slice(0, -1).every((a) => a === 'OK')).toBe(true);
-      expect(knownAnswers.at(-1)).toBe('TOO_MANY_REQUESTS: Too many tries in a short time. Please wait 60 minute(s) and try again.');
+      expect(knownAnswers.at(-1)).toBe('TOO_MANY_REQUESTS: Too many tries in a short time. Please wait 60 minutes and try again.');
       expect(unknownAnswers).toEqual(knownAnswers);
       // Only the allowed requests wrote a link (and voided the one before).
       expect(await db.select().from(authTokens).where(eq(authTokens.userId, owner.userId))).toHaveLength(RATE_RULES.passwordResetEmail.limit);

@@ -557,7 +557,7 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     expect(queuedNow[0]!.n).toBe(1);
     const many = await refusal(submit(scheduler, a, jobInput(limited.allocationId, { gpus: 1, walltimeSeconds: H })));
     expect(many).toMatchObject({ code: 'PRECONDITION_FAILED', field: undefined, key: 'job.queuedJobs' });
-    expect(many.message).toMatch(/allows 1 queued jobs at once/);
+    expect(many.message).toMatch(/allows 1 queued job at once/);
     expect(await rowCounts()).toEqual(before);
 
     await cancelJob(db, scheduler, await actorOf(a), running.id, now);

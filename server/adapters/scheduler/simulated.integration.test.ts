@@ -116,7 +116,9 @@ describe.each(dbTargets())('simulated scheduler on %s', (target) => {
     const cluster = await clusterConfigFromCatalogue(handle.db);
     const clock = manualClock(START_MS);
     const port = createSimulatedScheduler({ db: handle.db, cluster, speed: SPEED, now: clock.now });
-    const partition = cluster.partitions.find((p) => p.name === 'h100-ch')!;
+    // Kajaani's B200 partition: the contract fills the harness partition with one job, which Lugano's demo
+    // power cap (24 kW facility) could never start and admission would refuse.
+    const partition = cluster.partitions.find((p) => p.name === 'b200')!;
     return {
       port,
       partition: partition.name,
@@ -161,7 +163,8 @@ describe.each(dbTargets())('simulated scheduler on %s', (target) => {
       });
       expect(cluster.partitions.find((p) => p.name === 'h100-ch')).toMatchObject({ siteId: 'ch-lugano', nodes: 8, gpusPerNode: 4, maxWalltimeSeconds: 24 * 3600 });
       expect(cluster.sites).toEqual([
-        { id: 'ch-lugano', country: 'CH', eu: false },
+        // The demo catalogue caps Lugano's facility power at 24 kW (so the cluster page shows a cap).
+        { id: 'ch-lugano', country: 'CH', eu: false, powerCapW: 24_000, pueMilli: 1200 },
         { id: 'de-jena', country: 'DE', eu: true },
         { id: 'fi-kajaani', country: 'FI', eu: true },
       ]);
