@@ -109,3 +109,11 @@ export async function expectNoViolations(page: Page, what: string) {
   const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   expect(axe.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), `${what}: axe`).toEqual([]);
 }
+
+/** pickAllocation chooses the job form's allocation by its project's title (other journeys may have added projects that sort first). */
+export async function pickAllocation(page: Page, label: string, projectTitle: string) {
+  const select = page.getByLabel(label, { exact: true });
+  const value = await select.locator('option', { hasText: projectTitle }).first().getAttribute('value');
+  expect(value, `an allocation of "${projectTitle}" in the job form`).toBeTruthy();
+  await select.selectOption(value);
+}

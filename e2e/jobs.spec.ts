@@ -1,6 +1,6 @@
 // Jobs in the browser on the simulated cluster (600× speed): submit, watch, cancel, refusals, templates.
 import { expect, test, type Page } from '@playwright/test';
-import { signIn, texts, unique, waitForMail } from './helpers';
+import { pickAllocation, signIn, texts, unique, waitForMail } from './helpers';
 
 const t = texts('en');
 const nav = (page: Page) => page.getByRole('navigation', { name: t('nav.main') });
@@ -91,6 +91,7 @@ test('a company fine-tunes from the template: estimate before, actual cost after
   await signIn(page, 'en', 'owner@company.example');
   await nav(page).getByRole('link', { name: t('nav.jobs') }).click();
   await page.getByRole('link', { name: t('jobs.templateFineTune') }).click();
+  await pickAllocation(page, t('jobs.allocation'), 'Warehouse picking vision model');
   await page.getByLabel(t('jobs.modelSize')).fill('7');
   await page.getByLabel(t('jobs.tokens')).fill('0.05');
   const ft = page.getByTestId('fine-tune-estimate');
@@ -123,6 +124,7 @@ test('a company owner who asks for job mails gets one with the GPU-hours and cos
 
   await nav(page).getByRole('link', { name: t('nav.jobs') }).click();
   await page.getByRole('link', { name: t('jobs.templateFineTune') }).click();
+  await pickAllocation(page, t('jobs.allocation'), 'Warehouse picking vision model');
   const name = unique('mailed fine-tune');
   await page.getByLabel(t('jobs.name')).fill(name);
   await page.getByRole('button', { name: t('jobs.submit') }).click();
