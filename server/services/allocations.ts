@@ -14,14 +14,16 @@ import { projectAccess } from './projects';
 import { syncBudgetsAfterCommit, type BudgetSyncStep } from './scheduler-budgets';
 import { inTransaction } from './transaction';
 import { creditLineLimits } from '~/server/core/applications';
+import { localName } from '~/server/catalogue';
+import type { Locale } from '~/server/i18n';
 import { capChange, lineChange } from '~/server/core/billing/monthly-cap';
 
 export const LEDGER_ROWS_SHOWN = 30;
 
 /** getAllocationOverview returns an allocation with its balance, daily usage, projection and latest ledger rows. */
-export async function getAllocationOverview(db: DbOrTx, viewer: { tenant?: TenantActor; staff?: Actor }, allocationId: string, today: string) {
+export async function getAllocationOverview(db: DbOrTx, viewer: { tenant?: TenantActor; staff?: Actor }, allocationId: string, today: string, locale: Locale = 'en') {
   const [row] = await db
-    .select({ allocation: allocations, projectTitle: projects.title, resourceClassName: resourceClasses.name, orgName: organisations.name })
+    .select({ allocation: allocations, projectTitle: projects.title, resourceClassName: resourceClasses.name, resourceClassNameDe: resourceClasses.nameDe, orgName: organisations.name })
     .from(allocations)
     .innerJoin(projects, eq(projects.id, allocations.projectId))
     .innerJoin(organisations, eq(organisations.id, allocations.orgId))
@@ -49,7 +51,7 @@ export async function getAllocationOverview(db: DbOrTx, viewer: { tenant?: Tenan
   return {
     ...a,
     projectTitle: row.projectTitle,
-    resourceClassName: row.resourceClassName,
+    resourceClassName: row.resourceClassName === null ? null : localName(locale, { name: row.resourceClassName, nameDe: row.resourceClassNameDe }),
     orgName: row.orgName,
     balance: { ...balance, available: remaining },
     days,
@@ -140,14 +142,15 @@ export async function setMonthlyCap(db: Db, actor: Actor, input: { orgId: string
   });
 }
 
-/** listAllocations lists allocations for staff (optionally of one tenant). */
-export async function listAllocations(db: DbOrTx, filter: { orgId?: string }) {
-  return db
-    .select({ allocation: allocations, projectTitle: projects.title, orgName: organisations.name, resourceClassName: resourceClasses.name })
+/** listAllocations lists allocations for staff (optionally of one tenant), each class named in the reader's language. */
+export async function listAllocations(db: DbOrTx, filter: { orgId?: string }, locale: Locale = 'en') {
+  const rows = await db
+    .select({ allocation: allocations, projectTitle: projects.title, orgName: organisations.name, resourceClassName: resourceClasses.name, resourceClassNameDe: resourceClasses.nameDe })
     .from(allocations)
     .innerJoin(projects, eq(projects.id, allocations.projectId))
     .innerJoin(organisations, eq(organisations.id, allocations.orgId))
     .leftJoin(resourceClasses, eq(resourceClasses.id, allocations.resourceClassId))
     .where(filter.orgId ? and(eq(allocations.orgId, filter.orgId)) : undefined)
     .orderBy(desc(allocations.createdAt));
+  return rows.map(({ resourceClassNameDe, ...r }) => ({ ...r, resourceClassName: r.resourceClassName === null ? null : localName(locale, { name: r.resourceClassName, nameDe: resourceClassNameDe }) }));
 }

@@ -6,7 +6,8 @@ import { accessModes, allocations, applicationLines, applications, decisions, me
 import { checkApplicationRequest, checkDecision, classAllocationLimits, decisionRefusal, reviewRouteFor, reviewTargetWorkingDays, type DecisionOutcome, type RequestLine, type ReviewRoute } from '~/server/core/applications';
 import { workingDaysBetween } from '~/server/core/working-days';
 import { AppError } from '~/server/errors';
-import type { MessageKey } from '~/server/i18n';
+import type { Locale, MessageKey } from '~/server/i18n';
+import { localName } from '~/server/catalogue';
 import { isStaff, type Actor, type TenantActor } from './actor';
 import { syncBudgetsAfterCommit, type BudgetSyncStep } from './scheduler-budgets';
 import { inTransaction } from './transaction';
@@ -267,7 +268,7 @@ export async function decideApplication(db: Db, reviewer: Actor, applicationId: 
 }
 
 /** getApplication returns an application with its lines and decisions, for its tenant (PI, managers, leads) or staff. */
-export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor; staff?: Actor }, applicationId: string) {
+export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor; staff?: Actor }, applicationId: string, locale: Locale = 'en') {
   const [app] = await db
     .select({
       application: applications,
@@ -297,7 +298,7 @@ export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor;
   const reviewer = users;
   const [lines, history] = await Promise.all([
     db
-      .select({ resourceClassId: applicationLines.resourceClassId, gpuSeconds: applicationLines.requestedGpuSeconds, name: resourceClasses.name })
+      .select({ resourceClassId: applicationLines.resourceClassId, gpuSeconds: applicationLines.requestedGpuSeconds, name: resourceClasses.name, nameDe: resourceClasses.nameDe })
       .from(applicationLines)
       .innerJoin(resourceClasses, eq(resourceClasses.id, applicationLines.resourceClassId))
       .where(eq(applicationLines.applicationId, applicationId))
@@ -322,7 +323,7 @@ export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor;
     reviewNote: route.reason === 'instantOnceActive' ? { reason: route.reason, activeUntil: route.activeUntil } : null,
     targetDays: reviewTargetWorkingDays(route, app.targetDays),
     applicantName: app.applicantName,
-    lines,
+    lines: lines.map(({ nameDe, ...line }) => ({ ...line, name: localName(locale, { name: line.name, nameDe }) })),
     decisions: history,
     allocations: resulting,
     canEdit,

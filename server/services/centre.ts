@@ -31,7 +31,8 @@ import {
   type RangeProblem,
 } from '~/server/core/usage/percentiles';
 import { AppError } from '~/server/errors';
-import type { MessageKey } from '~/server/i18n';
+import type { Locale, MessageKey } from '~/server/i18n';
+import { localName } from '~/server/catalogue';
 
 export interface CentreFilters {
   /** First day, YYYY-MM-DD (UTC). */
@@ -204,18 +205,20 @@ function tenantUsage(db: Db, scope: Scope, orderBy: 'gpuSeconds' | 'facilityEner
 }
 
 /** centrePartitions lists the partitions (resource classes) for the dashboard's filter. */
-export function centrePartitions(db: Db): Promise<{ id: string; name: string; active: boolean }[]> {
-  return db.select({ id: resourceClasses.id, name: resourceClasses.name, active: resourceClasses.active }).from(resourceClasses).orderBy(asc(resourceClasses.id));
+export async function centrePartitions(db: Db, locale: Locale = 'en'): Promise<{ id: string; name: string; active: boolean }[]> {
+  const rows = await db.select({ id: resourceClasses.id, name: resourceClasses.name, nameDe: resourceClasses.nameDe, active: resourceClasses.active }).from(resourceClasses).orderBy(asc(resourceClasses.id));
+  return rows.map(({ nameDe, ...r }) => ({ ...r, name: localName(locale, { name: r.name, nameDe }) }));
 }
 
-/** checkScope refuses a bad range or an unknown partition, naming the field; returns the partitions to show. */
-async function checkScope(db: Db, input: CentreFilters) {
+/** checkScope refuses a bad range or an unknown partition, naming the field; returns the partitions to show, named in `locale`. */
+async function checkScope(db: Db, input: CentreFilters, locale: Locale = 'en') {
   const problem = rangeProblem(input.from, input.to);
   if (problem) throw new AppError('BAD_REQUEST', RANGE_MESSAGE[problem.problem], {}, problem.field);
   const classes = await db
-    .select({ id: resourceClasses.id, name: resourceClasses.name, siteId: resourceClasses.siteId, active: resourceClasses.active, capacityGpus: sql<number>`${resourceClasses.nodes} * ${resourceClasses.gpusPerNode}`.mapWith(Number) })
+    .select({ id: resourceClasses.id, name: resourceClasses.name, nameDe: resourceClasses.nameDe, siteId: resourceClasses.siteId, active: resourceClasses.active, capacityGpus: sql<number>`${resourceClasses.nodes} * ${resourceClasses.gpusPerNode}`.mapWith(Number) })
     .from(resourceClasses)
-    .orderBy(asc(resourceClasses.id));
+    .orderBy(asc(resourceClasses.id))
+    .then((rows) => rows.map(({ nameDe, ...c }) => ({ ...c, name: localName(locale, { name: c.name, nameDe }) })));
   if (input.partition !== undefined && !classes.some((c) => c.id === input.partition)) {
     throw new AppError('BAD_REQUEST', 'centre.error.unknownPartition', { partition: input.partition }, 'partition');
   }
@@ -327,9 +330,9 @@ async function allocationRows(db: Db, scope: Scope) {
 }
 
 /** siteEnergy sums the rollups' IT and facility energy per site (a partition's site is its resource class's). */
-async function siteEnergy(db: Db, scope: Scope): Promise<SiteEnergy[]> {
+async function siteEnergy(db: Db, scope: Scope, locale: Locale): Promise<SiteEnergy[]> {
   const rows = await db
-    .select({ id: sites.id, name: sites.name, energyWh: total(usageRollups.energyWh), facilityEnergyWh: total(usageRollups.facilityEnergyWh) })
+    .select({ id: sites.id, name: sites.name, nameDe: sites.nameDe, energyWh: total(usageRollups.energyWh), facilityEnergyWh: total(usageRollups.facilityEnergyWh) })
     .from(usageRollups)
     .innerJoin(organisations, eq(organisations.id, usageRollups.orgId))
     .innerJoin(resourceClasses, eq(resourceClasses.id, usageRollups.resourceClassId))
@@ -337,7 +340,7 @@ async function siteEnergy(db: Db, scope: Scope): Promise<SiteEnergy[]> {
     .where(rollupWhere(scope))
     .groupBy(sites.id)
     .orderBy(asc(sites.id));
-  return rows.filter((r) => r.energyWh > 0 || r.facilityEnergyWh > 0).map((r) => ({ ...r, pue: pue(r.facilityEnergyWh, r.energyWh) }));
+  return rows.filter((r) => r.energyWh > 0 || r.facilityEnergyWh > 0).map(({ nameDe, ...r }) => ({ ...r, name: localName(locale, { name: r.name, nameDe }), pue: pue(r.facilityEnergyWh, r.energyWh) }));
 }
 
 function withTotals(kinds: KindRevenue[], energy: Omit<UsageTotals, 'itKwhPerGpuHour' | 'facilityKwhPerGpuHour' | 'pue' | 'jobs' | 'gpuSeconds' | 'costCents'>): UsageTotals {
@@ -358,15 +361,15 @@ function withTotals(kinds: KindRevenue[], energy: Omit<UsageTotals, 'itKwhPerGpu
  * partitionUtilisation is the dashboard's utilisation per partition for a range (no other filter),
  * the very figures of `centreDashboard(...).partitions`; the TCO page reads it (server/services/tco.ts).
  */
-export async function partitionUtilisation(db: Db, range: { from: string; to: string }): Promise<PartitionSeries[]> {
-  const classes = await checkScope(db, range);
+export async function partitionUtilisation(db: Db, range: { from: string; to: string }, locale: Locale = 'en'): Promise<PartitionSeries[]> {
+  const classes = await checkScope(db, range, locale);
   const scope: Scope = { from: range.from, to: range.to };
   return series(classes, await dailyUse(db, scope), scope);
 }
 
 /** centreDashboard gathers every figure of the staff centre dashboard for a range of days and optional filters. */
-export async function centreDashboard(db: Db, input: CentreFilters): Promise<CentreDashboard> {
-  const classes = await checkScope(db, input);
+export async function centreDashboard(db: Db, input: CentreFilters, locale: Locale = 'en'): Promise<CentreDashboard> {
+  const classes = await checkScope(db, input, locale);
   const scope: Scope = { from: input.from, to: input.to, partition: input.partition, tenantKind: input.tenantKind };
   const days = rangeDays(scope.from, scope.to);
 
@@ -376,7 +379,7 @@ export async function centreDashboard(db: Db, input: CentreFilters): Promise<Cen
     allocationRows(db, scope),
     tenantUsage(db, scope, 'gpuSeconds', TOP_TENANTS),
     tenantUsage(db, scope, 'facilityEnergyWh', TOP_TENANTS),
-    siteEnergy(db, scope),
+    siteEnergy(db, scope, locale),
     db
       .select({
         kind: organisations.kind,

@@ -3,15 +3,16 @@
 import { asc, gte } from 'drizzle-orm';
 import type { DbOrTx } from '~/db/client';
 import { clusterSamples, resourceClasses, sites } from '~/db/schema';
-import { sitePowerCapW, type Catalogue } from '~/server/catalogue';
+import { localName, sitePowerCapW, type Catalogue } from '~/server/catalogue';
+import type { Locale } from '~/server/i18n';
 import { facilityPowerBySite } from '~/server/core/cluster/facility-power';
 import { isSchedulerUnavailable, type SchedulerPort } from '~/server/core/scheduler/port';
 import { readSchedulerStatus } from './scheduler-status';
 
 const DAY_MS = 86_400_000;
 
-/** clusterView reads the cluster now (an unreachable scheduler is news, not an error), the last day's samples and each site's facility power against its cap. */
-export async function clusterView(db: DbOrTx, scheduler: SchedulerPort, catalogue: Catalogue, now: Date) {
+/** clusterView reads the cluster now (an unreachable scheduler is news, not an error), the last day's samples and each site's facility power against its cap (sites named in `locale`). */
+export async function clusterView(db: DbOrTx, scheduler: SchedulerPort, catalogue: Catalogue, now: Date, locale: Locale = 'en') {
   const since = new Date(now.getTime() - DAY_MS);
   const [{ description, error }, samples, status, siteRows, classRows] = await Promise.all([
     scheduler.describeCluster().then(
@@ -23,12 +24,12 @@ export async function clusterView(db: DbOrTx, scheduler: SchedulerPort, catalogu
     ),
     db.select().from(clusterSamples).where(gte(clusterSamples.at, since)).orderBy(asc(clusterSamples.at)),
     readSchedulerStatus(db),
-    db.select({ id: sites.id, name: sites.name, pueMilli: sites.pueMilli }).from(sites).orderBy(asc(sites.id)),
+    db.select({ id: sites.id, name: sites.name, nameDe: sites.nameDe, pueMilli: sites.pueMilli }).from(sites).orderBy(asc(sites.id)),
     // Every class, active or not: a sample of a class retired since still belongs to its site.
     db.select({ id: resourceClasses.id, siteId: resourceClasses.siteId }).from(resourceClasses),
   ]);
   const sitePower = facilityPowerBySite({
-    sites: siteRows.map((s) => ({ ...s, capW: sitePowerCapW(catalogue, s.id) })),
+    sites: siteRows.map(({ nameDe, ...s }) => ({ ...s, name: localName(locale, { name: s.name, nameDe }), capW: sitePowerCapW(catalogue, s.id) })),
     partitionSite: new Map(classRows.map((c) => [c.id, c.siteId])),
     samples,
     now: description ? description.nodes.map((n) => ({ partition: n.partition, powerW: n.powerW })) : null,

@@ -669,7 +669,7 @@ export interface JobFilter {
 }
 
 /** listJobs lists the tenant's jobs the actor may see, newest first (ties by id, so pages never skip or repeat one). */
-export async function listJobs(db: DbOrTx, actor: TenantActor, filter: JobFilter) {
+export async function listJobs(db: DbOrTx, actor: TenantActor, filter: JobFilter, locale: Locale = 'en') {
   const conditions: SQL[] = [eq(jobs.orgId, actor.org.id)];
   if (!roleAtLeast(actor.role, 'manager')) {
     const mine = db.select({ projectId: projectMembers.projectId }).from(projectMembers).where(eq(projectMembers.userId, actor.userId));
@@ -681,7 +681,7 @@ export async function listJobs(db: DbOrTx, actor: TenantActor, filter: JobFilter
   if (filter.kind) conditions.push(eq(jobs.kind, filter.kind));
   if (filter.state) conditions.push(eq(jobs.state, filter.state));
   if (filter.after) conditions.push(sql`(${jobs.submittedAt}, ${jobs.id}) < (${filter.after.submittedAt.toISOString()}::timestamptz, ${filter.after.id}::uuid)`);
-  return db
+  const rows = await db
     .select({
       id: jobs.id,
       name: jobs.name,
@@ -691,6 +691,7 @@ export async function listJobs(db: DbOrTx, actor: TenantActor, filter: JobFilter
       projectId: jobs.projectId,
       resourceClassId: jobs.resourceClassId,
       resourceClassName: resourceClasses.name,
+      resourceClassNameDe: resourceClasses.nameDe,
       siteId: jobs.siteId,
       gpus: jobs.gpus,
       nodes: jobs.nodes,
@@ -710,6 +711,7 @@ export async function listJobs(db: DbOrTx, actor: TenantActor, filter: JobFilter
     .where(and(...conditions))
     .orderBy(desc(jobs.submittedAt), desc(jobs.id))
     .limit(filter.limit);
+  return rows.map(({ resourceClassNameDe, ...r }) => ({ ...r, resourceClassName: localName(locale, { name: r.resourceClassName, nameDe: resourceClassNameDe }) }));
 }
 
 /** jobTargets lists the active allocations the actor may run jobs on and the resource classes their tenant may use. */

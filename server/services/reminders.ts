@@ -10,6 +10,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '~/db/client';
 import { allocations, dailyTaskRuns, memberships, projectMembers, projects, resourceClasses } from '~/db/schema';
 import { allocationsAtMark, lastUsableDay, markedPeriodEnds, remindersByPerson } from '~/server/core/mail/reminders';
+import { localName } from '~/server/catalogue';
 import type { MessageKey } from '~/server/i18n';
 import { formatDay } from '~/server/i18n/format';
 import { mailPeople, notify, portalLink } from './notifications';
@@ -40,6 +41,7 @@ export async function sendExpiryReminders(db: Db, now: Date): Promise<ReminderRu
         periodEnd: allocations.periodEnd,
         project: projects.title,
         resourceClass: resourceClasses.name,
+        resourceClassDe: resourceClasses.nameDe,
       })
       .from(allocations)
       .innerJoin(projects, eq(projects.id, allocations.projectId))
@@ -79,7 +81,7 @@ export async function sendExpiryReminders(db: Db, now: Date): Promise<ReminderRu
           paragraphs: [
             ['mail.greeting', { name: reader.name }],
             ['mail.allocationsExpiring.intro', { count: list.length }],
-            ...list.map((a) => [lineKey(a.daysLeft), { project: a.project, resourceClass: a.resourceClass, days: a.daysLeft, last: formatDay(reader.locale, lastUsableDay(a.periodEnd)) }] as const),
+            ...list.map((a) => [lineKey(a.daysLeft), { project: a.project, resourceClass: localName(reader.locale, { name: a.resourceClass, nameDe: a.resourceClassDe }), days: a.daysLeft, last: formatDay(reader.locale, lastUsableDay(a.periodEnd)) }] as const),
             ['mail.allocationsExpiring.outro'],
           ],
           action: { label: ['mail.allocationsExpiring.action'], url: portalLink('/allocations') },

@@ -90,6 +90,10 @@ describe.each(dbTargets())('usage reports on %s', (target) => {
       ['b200', 3600, 300, 1040, 520, 62],
     ]);
     expect(report.series).toHaveLength(2); // one day, two projects
+    // The groups are labelled in the reader's language (the catalogue names every class in English and German).
+    expect(report.groups.map((g) => g.label)).toEqual(['H100 partition (Jena)', 'B200 partition (Kajaani)']);
+    const reportDe = await callerFor(handle.db, { userId: a.userId, locale: 'de', now }).report.usage({ period: { month: '2026-12' }, groupBy: 'resourceClass' });
+    expect(reportDe.groups.map((g) => g.label)).toEqual(['H100-Partition (Jena)', 'B200-Partition (Kajaani)']);
   });
 
   it('gives identical totals after rebuilding the rollups from the jobs', async () => {

@@ -3,11 +3,13 @@
 // (except the per-job table, which reads one tenant's jobs of the period through an index).
 import { and, asc, desc, eq, gte, inArray, isNotNull, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '~/db/client';
-import { jobs, projectMembers, projects, resourceClasses, usageRollups, users } from '~/db/schema';
+import { jobs, projectMembers, projects, usageRollups, users } from '~/db/schema';
 import { roleAtLeast } from '~/server/core/roles';
 import { csvDocument } from '~/server/core/csv';
 import { AppError } from '~/server/errors';
+import type { Locale } from '~/server/i18n';
 import type { TenantActor } from './actor';
+import { resourceClassNames } from './catalogue';
 
 export const GROUP_BY = ['project', 'user', 'resourceClass', 'kind'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
@@ -72,12 +74,12 @@ export interface ReportInput {
 }
 
 /** usageReport returns totals, groups and the daily series (stacked by project) of a tenant's usage in a period. */
-export async function usageReport(db: DbOrTx, actor: TenantActor, input: ReportInput) {
-  return organisationUsage(db, actor.org.id, await reportScope(db, actor), input);
+export async function usageReport(db: DbOrTx, actor: TenantActor, input: ReportInput, locale: Locale = 'en') {
+  return organisationUsage(db, actor.org.id, await reportScope(db, actor), input, locale);
 }
 
-/** organisationUsage reports on one tenant (all its projects, or some): for the tenant's own people and for staff. */
-export async function organisationUsage(db: DbOrTx, orgId: string, scope: { all: true } | { all: false; projectIds: string[] }, input: ReportInput) {
+/** organisationUsage reports on one tenant (all its projects, or some): for the tenant's own people and for staff; classes are named in `locale`. */
+export async function organisationUsage(db: DbOrTx, orgId: string, scope: { all: true } | { all: false; projectIds: string[] }, input: ReportInput, locale: Locale = 'en') {
   const where: SQL[] = [eq(usageRollups.orgId, orgId), gte(usageRollups.day, input.from), lte(usageRollups.day, input.to)];
   if (!scope.all) where.push(inArray(usageRollups.projectId, scope.projectIds));
   const groupColumn = { project: usageRollups.projectId, user: usageRollups.userId, resourceClass: usageRollups.resourceClassId, kind: usageRollups.kind }[input.groupBy];
@@ -96,9 +98,9 @@ export async function organisationUsage(db: DbOrTx, orgId: string, scope: { all:
       .groupBy(usageRollups.day, usageRollups.projectId)
       .orderBy(asc(usageRollups.day)),
   ]);
-  const labels = await groupLabels(db, input.groupBy, groupRows.map((r) => String(r.key)));
+  const labels = await groupLabels(db, input.groupBy, groupRows.map((r) => String(r.key)), locale);
   const projectIds = [...new Set(seriesRows.map((r) => r.projectId))];
-  const projectNames = await groupLabels(db, 'project', projectIds);
+  const projectNames = await groupLabels(db, 'project', projectIds, locale);
   return {
     period: { from: input.from, to: input.to },
     groupBy: input.groupBy,
@@ -109,7 +111,7 @@ export async function organisationUsage(db: DbOrTx, orgId: string, scope: { all:
   };
 }
 
-async function groupLabels(db: DbOrTx, groupBy: GroupBy, keys: string[]): Promise<Map<string, string>> {
+async function groupLabels(db: DbOrTx, groupBy: GroupBy, keys: string[], locale: Locale): Promise<Map<string, string>> {
   if (keys.length === 0 || groupBy === 'kind') return new Map(keys.map((k) => [k, k]));
   if (groupBy === 'project') {
     const rows = await db.select({ id: projects.id, label: projects.title }).from(projects).where(inArray(projects.id, keys));
@@ -119,8 +121,7 @@ async function groupLabels(db: DbOrTx, groupBy: GroupBy, keys: string[]): Promis
     const rows = await db.select({ id: users.id, label: users.name }).from(users).where(inArray(users.id, keys));
     return new Map(rows.map((r) => [r.id, r.label]));
   }
-  const rows = await db.select({ id: resourceClasses.id, label: resourceClasses.name }).from(resourceClasses).where(inArray(resourceClasses.id, keys));
-  return new Map(rows.map((r) => [r.id, r.label]));
+  return resourceClassNames(db, keys, locale);
 }
 
 /** reportJobs lists the settled jobs that ended in a period (the rollups' job counts book them so too) with their frozen figures. */

@@ -4,7 +4,8 @@
 // utilisation at which each breaks even. The cost figures are configuration (server/catalogue.ts),
 // read at run time; the maths is server/core/tco.ts.
 import type { Db } from '~/db/client';
-import type { Catalogue } from '~/server/catalogue';
+import { localName, type Catalogue } from '~/server/catalogue';
+import type { Locale } from '~/server/i18n';
 import { breakEvenBp, costCurve, CURVE_POINTS_BP, fractionToBp, overheadSharesCents, tcoAt, type TcoAt, type TcoClass, type TcoSite } from '~/server/core/tco';
 import { rangeDays, rangePresets } from '~/server/core/usage/percentiles';
 import { partitionUtilisation } from './centre';
@@ -55,7 +56,7 @@ export interface TcoReport {
  * tcoReport computes the TCO page for the period ending today: the catalogue's resource classes in
  * its order, each at its measured utilisation and, with `whatIfBp`, at that one too.
  */
-export async function tcoReport(db: Db, catalogue: Catalogue, input: { period: TcoPeriod; today: string; whatIfBp?: number }): Promise<TcoReport> {
+export async function tcoReport(db: Db, catalogue: Catalogue, input: { period: TcoPeriod; today: string; whatIfBp?: number; locale?: Locale }): Promise<TcoReport> {
   const range = rangePresets(input.today)[input.period];
   const partitions = await partitionUtilisation(db, range);
   const byId = new Map(partitions.map((p) => [p.id, p]));
@@ -81,7 +82,8 @@ export async function tcoReport(db: Db, catalogue: Catalogue, input: { period: T
       utilisationBp: fractionToBp(utilisation),
     };
     const missing = [...TCO_CLASS_FIELDS.filter((f) => rc[f] === undefined), ...TCO_SITE_FIELDS.filter((f) => site[f] === undefined)];
-    const base = { id: rc.id, name: rc.name, siteId: site.id, siteName: site.name, gpus, measured, missing };
+    const locale = input.locale ?? 'en';
+    const base = { id: rc.id, name: localName(locale, rc), siteId: site.id, siteName: localName(locale, site), gpus, measured, missing };
     if (missing.length > 0) return { ...base, costs: null };
 
     const tcoClass: TcoClass = {

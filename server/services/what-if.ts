@@ -7,12 +7,13 @@ import { and, asc, desc, eq, gte, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
 import { jobs, resourceClasses, sites, users, whatIfRuns } from '~/db/schema';
 import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
-import { configuredCatalogue, sitePowerCapW, type Catalogue } from '~/server/catalogue';
+import { configuredCatalogue, localName, sitePowerCapW, type Catalogue } from '~/server/catalogue';
 import { meanGpuUtilPercent } from '~/server/core/jobs/efficiency';
 import { applyChanges, changeProblems, type WhatIfChange, type WhatIfJob, type WhatIfMachine } from '~/server/core/whatif/machine';
 import { nearestRank, WhatIfReplay, type WhatIfOutcome } from '~/server/core/whatif/replay';
 import { addDays } from '~/server/core/working-days';
 import { AppError } from '~/server/errors';
+import type { Locale } from '~/server/i18n';
 import type { Actor } from './actor';
 import { recordAudit } from './audit';
 import { inTransaction } from './transaction';
@@ -69,11 +70,17 @@ export async function currentMachine(db: DbOrTx, catalogue: Catalogue = configur
   };
 }
 
-/** What the proposal form offers: the classes and sites of the current machine, with their names. */
-export async function whatIfMachineView(db: Db) {
+/** What the proposal form offers: the classes and sites of the current machine, with their names in `locale`. */
+export async function whatIfMachineView(db: Db, locale: Locale = 'en') {
   const machine = await currentMachine(db);
-  const [classNames, siteNames] = [await db.select({ id: resourceClasses.id, name: resourceClasses.name }).from(resourceClasses), await db.select({ id: sites.id, name: sites.name }).from(sites)];
-  const nameOf = (rows: { id: string; name: string }[], id: string) => rows.find((r) => r.id === id)?.name ?? id;
+  const [classNames, siteNames] = [
+    await db.select({ id: resourceClasses.id, name: resourceClasses.name, nameDe: resourceClasses.nameDe }).from(resourceClasses),
+    await db.select({ id: sites.id, name: sites.name, nameDe: sites.nameDe }).from(sites),
+  ];
+  const nameOf = (rows: { id: string; name: string; nameDe: string | null }[], id: string) => {
+    const row = rows.find((r) => r.id === id);
+    return row ? localName(locale, row) : id;
+  };
   return {
     classes: machine.partitions.map((p) => ({ id: p.name, name: nameOf(classNames, p.name), siteId: p.siteId, nodes: p.nodes, gpusPerNode: p.gpusPerNode, gpuModel: p.gpuModel })),
     sites: machine.sites.map((s) => ({ id: s.id, name: nameOf(siteNames, s.id), powerCapW: s.powerCapW, pueMilli: s.pueMilli, gridGco2PerKwh: s.gridGco2PerKwh })),

@@ -8,7 +8,7 @@ export const allocationRouter = router({
   overview: tenantProcedure('member')
     .input(z.object({ allocationId: uuidField }))
     .output(allocationOverviewOut)
-    .query(({ ctx, input }) => getAllocationOverview(ctx.db, { tenant: ctx.tenant }, input.allocationId, todayOf(ctx))),
+    .query(({ ctx, input }) => getAllocationOverview(ctx.db, { tenant: ctx.tenant }, input.allocationId, todayOf(ctx), ctx.locale)),
 
   /** A company owner caps the tenant's monthly spending (null removes the cap). */
   setMonthlyCap: tenantProcedure('owner')

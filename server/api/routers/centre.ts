@@ -28,11 +28,11 @@ export const centreRouter = router({
   dashboard: staffProcedure()
     .input(centreInput)
     .output(centreDashboardOut)
-    .query(({ ctx, input }) => centreDashboard(ctx.db, input)),
+    .query(({ ctx, input }) => centreDashboard(ctx.db, input, ctx.locale)),
 
   partitions: staffProcedure()
     .output(z.array(centrePartitionOut))
-    .query(({ ctx }) => centrePartitions(ctx.db)),
+    .query(({ ctx }) => centrePartitions(ctx.db, ctx.locale)),
 
   /** The dashboard as CSV text, with its download name (served by app/api/centre/csv). */
   csv: staffProcedure()

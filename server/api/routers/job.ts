@@ -178,7 +178,7 @@ export const jobRouter = router({
         .default({ status: 'all', limit: 100 }),
     )
     .output(z.array(jobRowOut))
-    .query(({ ctx, input }) => listJobs(ctx.db, ctx.tenant, input)),
+    .query(({ ctx, input }) => listJobs(ctx.db, ctx.tenant, input, ctx.locale)),
 
   get: tenantProcedure('member')
     .meta({ openapi: { method: 'GET', path: '/jobs/{jobId}', tags: ['jobs'], summary: 'A job with its events, figures and output', protect: true } })

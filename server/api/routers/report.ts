@@ -24,7 +24,7 @@ export const reportRouter = router({
   usage: tenantProcedure('member')
     .input(z.object({ period: periodField, groupBy: z.enum(GROUP_BY).default('project') }))
     .output(usageReportOut)
-    .query(({ ctx, input }) => usageReport(ctx.db, ctx.tenant, { ...periodOf(input.period), groupBy: input.groupBy })),
+    .query(({ ctx, input }) => usageReport(ctx.db, ctx.tenant, { ...periodOf(input.period), groupBy: input.groupBy }, ctx.locale)),
 
   csv: tenantProcedure('member')
     .input(z.object({ period: periodField }))

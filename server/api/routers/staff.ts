@@ -116,12 +116,12 @@ export const staffRouter = router({
   tco: staffProcedure()
     .input(tcoInput)
     .output(tcoReportOut)
-    .query(({ ctx, input }) => tcoReport(ctx.db, configuredCatalogue(), { period: input.period, today: todayOf(ctx), whatIfBp: input.whatIfPercent === undefined ? undefined : Math.round(input.whatIfPercent * 100) })),
+    .query(({ ctx, input }) => tcoReport(ctx.db, configuredCatalogue(), { period: input.period, today: todayOf(ctx), whatIfBp: input.whatIfPercent === undefined ? undefined : Math.round(input.whatIfPercent * 100), locale: ctx.locale })),
 
   /** The cluster now, the last day's samples, and each site's facility power against its cap. */
   cluster: staffProcedure()
     .output(clusterOut)
-    .query(async ({ ctx }) => clusterView(ctx.db, await schedulerOf(ctx), configuredCatalogue(), ctx.now())),
+    .query(async ({ ctx }) => clusterView(ctx.db, await schedulerOf(ctx), configuredCatalogue(), ctx.now(), ctx.locale)),
 
   /** The budgets a scheduler enforces itself: the last sync, and the jobs it holds on them (drift). */
   schedulerBudgets: staffProcedure()
@@ -135,7 +135,7 @@ export const staffRouter = router({
   application: staffProcedure()
     .input(z.object({ applicationId: uuidField }))
     .output(applicationOut)
-    .query(({ ctx, input }) => getApplication(ctx.db, { staff: ctx.actor }, input.applicationId)),
+    .query(({ ctx, input }) => getApplication(ctx.db, { staff: ctx.actor }, input.applicationId, ctx.locale)),
 
   /** Companies' requests for a larger credit line, waiting for a decision, oldest first. */
   creditRequestQueue: staffProcedure()
@@ -192,7 +192,7 @@ export const staffRouter = router({
     .query(async ({ ctx, input }) => {
       const [org] = await ctx.db.select().from(organisations).where(eq(organisations.id, input.orgId));
       if (!org) throw new AppError('NOT_FOUND', 'error.notFound', {}, 'orgId');
-      return { org, report: await organisationUsage(ctx.db, org.id, { all: true }, { ...periodOf(input.period), groupBy: input.groupBy }) };
+      return { org, report: await organisationUsage(ctx.db, org.id, { all: true }, { ...periodOf(input.period), groupBy: input.groupBy }, ctx.locale) };
     }),
 
   companyProjects: staffProcedure()
@@ -209,12 +209,12 @@ export const staffRouter = router({
   allocations: staffProcedure()
     .input(z.object({ orgId: uuidField.optional() }).default({}))
     .output(z.array(staffAllocationRowOut))
-    .query(({ ctx, input }) => listAllocations(ctx.db, input)),
+    .query(({ ctx, input }) => listAllocations(ctx.db, input, ctx.locale)),
 
   allocation: staffProcedure()
     .input(z.object({ allocationId: uuidField }))
     .output(staffAllocationOverviewOut)
-    .query(({ ctx, input }) => getAllocationOverview(ctx.db, { staff: ctx.actor }, input.allocationId, todayOf(ctx))),
+    .query(({ ctx, input }) => getAllocationOverview(ctx.db, { staff: ctx.actor }, input.allocationId, todayOf(ctx), ctx.locale)),
 
   /** Raise or lower a budget, in GPU-hours for GPU-hour allocations or in euros for credit lines. */
   adjustAllocation: staffProcedure('admin')

@@ -37,7 +37,7 @@ export const whatIfRouter = router({
         policy: z.enum(['fifo', 'easy', 'multifactor']),
       }),
     )
-    .query(({ ctx }) => whatIfMachineView(ctx.db)),
+    .query(({ ctx }) => whatIfMachineView(ctx.db, ctx.locale)),
 
   list: staffProcedure()
     .output(z.array(whatIfRunSummaryOut))
