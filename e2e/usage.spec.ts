@@ -66,7 +66,7 @@ test('a company owner opens last month’s invoice and sees its total', async ({
   const row = page.getByRole('row').filter({ hasText: label });
   await expect(row).toHaveCount(1);
   await row.getByRole('link').first().click();
-  await expect(page.getByText(t('invoice.grossTotal'))).toBeVisible();
+  await expect(page.getByRole('article').getByText(t('invoice.grossTotal'))).toBeVisible();
   const euros = async (id: string) => Number((await page.getByTestId(id).innerText()).replace(/[^\d.]/g, ''));
   const [net, vat, gross] = [await euros('invoice-net'), await euros('invoice-vat'), await euros('invoice-gross')];
   expect(net).toBeGreaterThan(0);
