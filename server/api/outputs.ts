@@ -331,6 +331,7 @@ export const jobEstimateOut = z.object({
   shortfalls: z.array(reservationShortfallOut),
   /** Set when the job could never start under its site's facility power cap (admission refuses it): the cap, the GPUs asked for and the most that fit. */
   powerCap: z.object({ capKw: z.number(), requestedGpus: z.number().int(), maxGpus: z.number().int() }).nullable(),
+  overdueInvoices: z.array(z.string()),
   unit: z.enum(budgetUnit.enumValues),
   reservation: z.number().int(),
   reservedGpuSeconds: z.number().int(),

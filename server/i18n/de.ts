@@ -1548,6 +1548,7 @@ export const de: Record<MessageKey, string> = {
   'payment.error.exceedsOpen': "Von Rechnung {number} sind höchstens {open} € offen; eine Überzahlung wird nicht erfasst (den Überschuss außerhalb des Portals zurückzahlen).",
   'payment.error.alreadyReversed': "Diese Zahlung wurde bereits storniert.",
   'payment.error.liftInPast': "Wählen Sie heute oder einen späteren Tag.",
+  'jobs.overdue.title': "Zahlung überfällig",
   'job.invoicesOverdue': "Neue Jobs sind angehalten, solange Rechnungen überfällig sind: {numbers}. Laufende Jobs laufen weiter. Bitte zahlen Sie den offenen Betrag oder wenden Sie sich an das Zentrum.",
   'notice.invoiceReminder1': "Zahlungserinnerung: Rechnung {number} war am {due} fällig; {open} € sind noch offen.",
   'notice.invoiceReminder2': "Zweite Zahlungserinnerung: Rechnung {number} war am {due} fällig; {open} € sind noch offen. Bitte zahlen Sie jetzt, damit neue Jobs nicht angehalten werden.",

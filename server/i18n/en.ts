@@ -1547,6 +1547,7 @@ export const en = {
   'payment.error.exceedsOpen': "At most {open} € of invoice {number} are open; an overpayment is not recorded (pay the surplus back outside the portal).",
   'payment.error.alreadyReversed': "This payment has already been reversed.",
   'payment.error.liftInPast': "Choose today or a later day.",
+  'jobs.overdue.title': "Payment overdue",
   'job.invoicesOverdue': "New jobs are paused while invoices are overdue: {numbers}. Running jobs continue. Please pay the open amount or contact the centre.",
   'notice.invoiceReminder1': "Payment reminder: invoice {number} was due on {due}; {open} € are still open.",
   'notice.invoiceReminder2': "Second payment reminder: invoice {number} was due on {due}; {open} € are still open. Please pay now to avoid a pause of new jobs.",

@@ -143,10 +143,12 @@ export async function estimateJob(db: DbOrTx, actor: TenantActor, input: Pick<Su
   const { allocation, rc, centsPerGpuHour, org } = await jobContext(db, actor, input);
   const runtime = Math.min(input.runtimeSeconds ?? input.walltimeSeconds, input.walltimeSeconds);
   const capped = allocation.unit === 'cents' && org.monthlyCapCents !== null;
-  const [inUse, monthSpent, figures] = await Promise.all([
+  const [inUse, monthSpent, figures, overdueInvoices] = await Promise.all([
     allocation.maxGpusAtOnce !== null ? activeUsage(db, allocation.id) : undefined,
     capped ? monthSpendCents(db, actor.org.id, today) : undefined,
     allocation.unit === 'cents' ? spendingFigures(db, { orgId: actor.org.id, projectId: allocation.projectId, userId: actor.userId, today }) : undefined,
+    // The overdue-invoice pause, read as the submission reads it, so the form says so before submitting.
+    overdueInvoicesBlocking(db, actor.org.id, today, actor.org.kind === 'company' ? (env().INVOICE_OVERDUE_BLOCK_DAYS ?? null) : null),
   ]);
   const room: ReservationRoom = {
     unit: allocation.unit,
@@ -160,6 +162,8 @@ export async function estimateJob(db: DbOrTx, actor: TenantActor, input: Pick<Su
     shortfalls: reservationShortfalls(room, { gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour }),
     /** Set when the job could never start under its site's power cap (admission refuses it). */
     powerCap: powerCapShortfall(sitePowerCapOf(configuredCatalogue(), rc), input.gpus),
+    /** The numbers of the invoices overdue beyond the pause's days (INVOICE_OVERDUE_BLOCK_DAYS): while any, submissions are refused. */
+    overdueInvoices,
     unit: allocation.unit,
     reservation: jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour }),
     reservedGpuSeconds: input.gpus * input.walltimeSeconds,

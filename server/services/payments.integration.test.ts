@@ -192,8 +192,13 @@ describe.each(dbTargets())('payments on %s', (target) => {
         command: 'python train.py',
         idempotencyKey: `pay-${randomUUID()}`,
       });
+    // The job form's estimate says so before submitting, with the same rule and invoice numbers.
+    const overdueShown = async (day: string) =>
+      (await callerFor(db, { userId: company.userId, now: () => at(day), scheduler }).job.estimate({ allocationId: company.allocationId, resourceClassId: 'h100', gpus: 1, nodes: 1, walltimeMinutes: 60 })).overdueInvoices;
     // 30 days overdue: still allowed (the policy says "beyond 30").
+    expect(await overdueShown('2026-05-15')).toEqual([]);
     await expect(submitAt('2026-05-15')).resolves.toHaveProperty('state');
+    expect(await overdueShown('2026-05-16')).toEqual([invoice.number]);
     // 31 days overdue: refused, naming the invoice; no job written.
     const before = (await db.select({ n: sql<number>`count(*)::int` }).from(jobs).where(eq(jobs.orgId, company.orgId)))[0]!.n;
     const refused = submitAt('2026-05-16');
@@ -207,11 +212,14 @@ describe.each(dbTargets())('payments on %s', (target) => {
     await asUser(admin, at('2026-05-16')).invoice.liftOverdueBlock({ orgId: company.orgId, untilDay: '2026-05-20', reason: 'Payment promised by phone' });
     const [audit] = await db.select().from(auditEvents).where(and(eq(auditEvents.orgId, company.orgId), eq(auditEvents.action, 'tenant.overdue_block_lifted')));
     expect(audit).toMatchObject({ actorUserId: admin.userId, reason: 'Payment promised by phone', data: { untilDay: '2026-05-20' }, isStaffAction: true });
+    expect(await overdueShown('2026-05-20')).toEqual([]);
     await expect(submitAt('2026-05-20')).resolves.toHaveProperty('state');
+    expect(await overdueShown('2026-05-21')).toEqual([invoice.number]);
     await expect(submitAt('2026-05-21')).rejects.toMatchObject({ code: 'PRECONDITION_FAILED' });
 
     // Paid: no block any more.
     await asUser(admin, at('2026-05-21')).invoice.recordPayment({ invoiceId: invoice.id, paidOn: '2026-05-21', amountCents: 47_600, reference: 'Finally' });
+    expect(await overdueShown('2026-05-21')).toEqual([]);
     await expect(submitAt('2026-05-21')).resolves.toHaveProperty('state');
   });
 

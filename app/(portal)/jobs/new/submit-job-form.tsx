@@ -384,6 +384,13 @@ export function SubmitJobForm({
           ) : (
             <p className="text-sm text-slate-500">{estimate.isFetching ? t('common.working') : t('jobs.fillToEstimate')}</p>
           )}
+          {estimate.data && estimate.data.overdueInvoices.length > 0 && (
+            <div className="mt-4" data-testid="overdue-warning">
+              <Alert tone="error" title={t('jobs.overdue.title')}>
+                {t('job.invoicesOverdue', { numbers: estimate.data.overdueInvoices.join(', ') })}
+              </Alert>
+            </div>
+          )}
           {estimate.data?.powerCap && (
             <div className="mt-4" data-testid="power-cap-warning">
               <Alert tone="error" title={t('jobs.powerCap.title')}>
