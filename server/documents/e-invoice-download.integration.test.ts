@@ -5,11 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
-import { jobs } from '~/db/schema';
 import { createContextInner } from '~/server/api/trpc';
 import { DEMO_ISSUER } from '~/server/catalogue';
 import { CAC, RAM, cents, child, children, embeddedFiles, parseXml, text } from '~/server/testing/e-invoice-xml';
 import { addMember, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
+import { insertSettledJob } from '~/server/testing/invoice-fixtures';
 
 // The routes read the request's session; here the test says who is asking.
 const current = vi.hoisted((): { context?: unknown } => ({}));
@@ -55,39 +55,7 @@ describe.each(dbTargets())('e-invoice downloads on %s', (target) => {
   }
 
   /** settledJob writes a job as the reconciler leaves it once settled. */
-  async function settledJob(tenant: Tenant, job: { gpuSeconds: number; costCents: number; endedAt: string }) {
-    const endedAt = new Date(job.endedAt);
-    const startedAt = new Date(endedAt.getTime() - job.gpuSeconds * 250);
-    await db.insert(jobs).values({
-      orgId: tenant.orgId,
-      projectId: tenant.projectId,
-      allocationId: tenant.allocationId,
-      userId: tenant.userId,
-      idempotencyKey: randomUUID(),
-      name: 'fine-tune',
-      kind: 'training',
-      resourceClassId: 'h100',
-      siteId: 'de-jena',
-      gpus: 4,
-      nodes: 1,
-      walltimeSeconds: 48 * H,
-      image: 'nvcr.io/nvidia/pytorch:24.05-py3',
-      command: 'torchrun train.py',
-      env: {},
-      state: 'COMPLETED',
-      reservedAmount: 100_000,
-      reservedUnit: 'cents',
-      centsPerGpuHour: 290,
-      submittedAt: new Date(startedAt.getTime() - 60_000),
-      startedAt,
-      endedAt,
-      gpuSeconds: job.gpuSeconds,
-      costCents: job.costCents,
-      chargedAmount: job.costCents,
-      energyWh: 1000,
-      settledAt: new Date(endedAt.getTime() + 2000),
-    });
-  }
+  const settledJob = (tenant: Tenant, job: { gpuSeconds: number; costCents: number; endedAt: string }) => insertSettledJob(db, tenant, job);
 
   beforeAll(async () => {
     handle = await openTestDb(target);
