@@ -252,18 +252,18 @@ export async function spendingOverview(db: DbOrTx, actor: TenantActor, today: st
       .where(and(eq(memberSpendLimits.orgId, actor.org.id), roleAtLeast(actor.role, 'manager') ? undefined : eq(memberSpendLimits.userId, actor.userId)))
       .orderBy(users.name),
   ]);
-  const capSpent = org?.capCents != null ? await monthSpendCents(db, actor.org.id, today) : null;
-  const projectsOut = [];
-  for (const b of budgets) {
-    const f = await spendingFigures(db, { orgId: actor.org.id, projectId: b.projectId, userId: actor.userId, today });
-    if (f.projectMonthlyCents === null && f.projectTotalCents === null) continue;
-    projectsOut.push({ projectId: b.projectId, title: b.title, monthlyCents: f.projectMonthlyCents, monthSpentCents: f.projectMonthSpentCents, totalCents: f.projectTotalCents, totalSpentCents: f.projectTotalSpentCents });
-  }
-  const peopleOut = [];
-  for (const l of limits) {
-    const f = await spendingFigures(db, { orgId: actor.org.id, projectId: '00000000-0000-0000-0000-000000000000', userId: l.userId, today });
-    peopleOut.push({ userId: l.userId, name: l.name, monthlyCents: f.personMonthlyCents ?? 0, monthSpentCents: f.personMonthSpentCents });
-  }
+  // One statement per budget and per limit, sent together (a tenant has a handful of each).
+  const [capSpent, projectFigures, peopleFigures] = await Promise.all([
+    org?.capCents != null ? monthSpendCents(db, actor.org.id, today) : null,
+    Promise.all(budgets.map((b) => spendingFigures(db, { orgId: actor.org.id, projectId: b.projectId, userId: actor.userId, today }))),
+    // A person's figures span every project; the nil project id asks for no project's budget.
+    Promise.all(limits.map((l) => spendingFigures(db, { orgId: actor.org.id, projectId: '00000000-0000-0000-0000-000000000000', userId: l.userId, today }))),
+  ]);
+  const projectsOut = budgets
+    .map((b, i) => ({ b, f: projectFigures[i]! }))
+    .filter(({ f }) => f.projectMonthlyCents !== null || f.projectTotalCents !== null)
+    .map(({ b, f }) => ({ projectId: b.projectId, title: b.title, monthlyCents: f.projectMonthlyCents, monthSpentCents: f.projectMonthSpentCents, totalCents: f.projectTotalCents, totalSpentCents: f.projectTotalSpentCents }));
+  const peopleOut = limits.map((l, i) => ({ userId: l.userId, name: l.name, monthlyCents: peopleFigures[i]!.personMonthlyCents ?? 0, monthSpentCents: peopleFigures[i]!.personMonthSpentCents }));
   return { month: today.slice(0, 7), cap: org?.capCents != null ? { capCents: org.capCents, spentCents: capSpent ?? 0 } : null, projects: projectsOut, people: peopleOut };
 }
 
