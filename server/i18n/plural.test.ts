@@ -41,6 +41,13 @@ describe('counted words in the catalogues', () => {
     }
   });
 
+  it('count with a plural block wherever a placeholder stands before a counted word ("1 GPUs", "1 Tage")', () => {
+    const counted = /\{\w+\} (GPUs|nodes|jobs|days|hours|minutes|members|projects|invoices|sessions|Jobs|Tage|Tagen|Stunden|Minuten|Mitglieder|Projekte|Rechnungen|Sitzungen)\b/u;
+    for (const [locale, messages] of Object.entries(catalogues)) {
+      for (const [key, text] of Object.entries(messages)) expect(text, `${locale} ${key}`).not.toMatch(counted);
+    }
+  });
+
   it('give every plural block a form for one and for other, in both languages', () => {
     for (const [locale, messages] of Object.entries(catalogues)) {
       for (const [key, text] of Object.entries(messages)) {
@@ -57,6 +64,11 @@ describe('counted words in the catalogues', () => {
 
   it.each<[MessageKey, Record<string, number | string>, string, string]>([
     ['signIn.lockedOut', { minutes: 1 }, 'locked for 1 minute;', 'für 1 Minute gesperrt'],
+    ['jobs.fit.walltimeFits', { walltime: '17 h', gpus: 1, left: '€50' }, 'on 1 GPU fits', 'auf 1 GPU passen'],
+    ['jobs.fit.walltimeFits', { walltime: '17 h', gpus: 2, left: '€50' }, 'on 2 GPUs fits', 'auf 2 GPUs passen'],
+    ['job.overPowerCap', { requested: 2, capKw: 1, max: 1 }, 'At most 1 GPU fits', 'Höchstens 1 GPU passt'],
+    ['jobs.gpusAtOnceNow', { inUse: 0, limit: 1 }, '0 of 1 GPU at once', '0 von 1 gleichzeitig erlaubten GPU belegt'],
+    ['checklist.priceListHint', { credit: '€1,000', days: 1 }, 'for 1 day with', 'für 1 Tag mit'],
     ['signIn.lockedOut', { minutes: 2 }, 'locked for 2 minutes;', 'für 2 Minuten gesperrt'],
     ['error.rateLimited', { minutes: 1 }, 'wait 1 minute and', 'warten Sie 1 Minute und'],
     ['jobs.nodeCount', { nodes: 1 }, '1 node', '1 Knoten'],
