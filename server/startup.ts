@@ -4,7 +4,7 @@ import { DataDirLockedError } from '~/db/lock';
 import { startAppDb } from './db';
 import { getScheduler } from './scheduler';
 import { startWorker } from './worker';
-import { ConfigError, env } from './env.js';
+import { ConfigError, env, portalBaseUrl } from './env.js';
 import { logger } from './observability/log';
 
 /** startPortal prepares the process's database and reports what it runs on. */
@@ -17,6 +17,13 @@ export async function startPortal(): Promise<void> {
       { component: 'portal', database: handle.driver, scheduler: config.SCHEDULER, mode: config.PORTAL_ENV },
       `database: ${handle.driver === 'pglite' ? `embedded PGlite in ${config.PORTAL_DATA_DIR}/` : 'Postgres (DATABASE_URL)'}; scheduler: ${config.SCHEDULER}; mode: ${config.PORTAL_ENV}`,
     );
+    if (!config.PORTAL_URL) {
+      // Demo mode (production refuses to start without it): say where the worker's own mails will point.
+      logger().warn(
+        { component: 'portal', portalUrl: portalBaseUrl() },
+        `PORTAL_URL is not set: pages and the mails they send link to the address each request came to, but mails the worker sends on its own (reminders, job ends) link to ${portalBaseUrl()}. Set PORTAL_URL to the address people reach the portal at.`,
+      );
+    }
   } catch (error) {
     if (error instanceof ConfigError || error instanceof DataDirLockedError) {
       console.error(`\n[portal] cannot start.\n${error.message}\n`);
