@@ -13,6 +13,7 @@ const out = path.join(root, '.test-results');
 fs.mkdirSync(out, { recursive: true });
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 const tiers = [];
+const started = Date.now();
 
 function run(command, args, env = {}) {
   console.log(`\n$ ${path.basename(command)} ${args.join(' ')}`);
@@ -21,6 +22,15 @@ function run(command, args, env = {}) {
 
 function check(name, ok) {
   tiers.push({ name, passed: ok ? 1 : 0, failed: ok ? 0 : 1 });
+}
+
+// Each tier's wall-clock time, printed in the summary: the line's budget is CI's 90 minutes, and a tier
+// that grows shows here first.
+let tierStarted = Date.now();
+function stamp() {
+  const tier = tiers[tiers.length - 1];
+  if (tier) tier.seconds = (Date.now() - tierStarted) / 1000;
+  tierStarted = Date.now();
 }
 
 function readJson(file) {
@@ -33,7 +43,9 @@ function readJson(file) {
 
 // 1. Static checks.
 check('typecheck', run(bin('tsc'), ['--noEmit']));
+stamp();
 check('lint', run(bin('eslint'), ['.', '--max-warnings', '0']));
+stamp();
 
 // 2. Unit and integration tests.
 const vitestJson = path.join(out, 'vitest.json');
@@ -47,6 +59,7 @@ if (vitest) {
 } else {
   tiers.push({ name: 'unit + integration', passed: 0, failed: 1 });
 }
+stamp();
 
 // 3. Against a real Slurm, when one is configured (CI starts one: scripts/slurm-test-cluster.sh).
 if (process.env.SLURM_REST_URL) {
@@ -62,6 +75,8 @@ if (process.env.SLURM_REST_URL) {
 } else {
   console.log('\n(SLURM_REST_URL not set: the tests against a real Slurm are skipped; `scripts/slurm-test-cluster.sh start` starts one)');
 }
+if (tiers.at(-1)?.name === 'slurm') stamp();
+else tierStarted = Date.now();
 
 // 4. Browser journeys on a production build.
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -77,9 +92,12 @@ if (!fs.existsSync(chromium)) {
   const stats = readJson(playwrightJson)?.stats;
   tiers.push(stats ? { name: 'e2e', passed: stats.expected + stats.flaky, failed: stats.unexpected } : { name: 'e2e', passed: 0, failed: 1 });
 }
+stamp();
 
 console.log('\nSummary');
-for (const tier of tiers) console.log(`  ${tier.name.padEnd(20)} ${tier.passed} passed, ${tier.failed} failed`);
+const minutes = (seconds) => `${Math.floor(seconds / 60)}:${String(Math.round(seconds % 60)).padStart(2, '0')} min`;
+for (const tier of tiers) console.log(`  ${tier.name.padEnd(20)} ${`${tier.passed} passed, ${tier.failed} failed`.padEnd(26)} ${minutes(tier.seconds ?? 0)}`);
+console.log(`  ${'total'.padEnd(20)} ${''.padEnd(26)} ${minutes((Date.now() - started) / 1000)}`);
 const passed = tiers.reduce((sum, t) => sum + t.passed, 0);
 const failed = tiers.reduce((sum, t) => sum + t.failed, 0);
 console.log(`${passed} passed, ${failed} failed`);
