@@ -1,7 +1,7 @@
 'use client';
 // The proposal: a name, the days of history to replay, and one change to the current machine. The
 // fields of the change follow its kind; the server checks everything again and names the field.
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { Field } from '~/app/_components/field';
@@ -27,6 +27,7 @@ export function NewRunForm({ defaultFrom, defaultTo, today }: { defaultFrom: str
   const router = useRouter();
   const machine = useQuery(trpc.whatIf.machine.queryOptions());
   const [kind, setKind] = useState<Kind>('nodes');
+  const queryClient = useQueryClient();
   const create = useMutation(trpc.whatIf.create.mutationOptions());
   const change = (form: FormData) => {
     const v = (name: string) => formValue(form, name);
@@ -49,7 +50,11 @@ export function NewRunForm({ defaultFrom, defaultTo, today }: { defaultFrom: str
   const { errors, done, onSubmit } = useFormMutation(create.mutateAsync, {
     read: (form) => ({ title: formValue(form, 'title'), from: formValue(form, 'from'), to: formValue(form, 'to'), changes: [change(form)] }),
     fields: ['title', 'from', 'to', ...fieldNames.map((f) => `changes.0.${f}`)],
-    onDone: ({ id }) => router.push(`/staff/what-if/${id}`),
+    // The list is stale now: drop it, so "back" from the run shows the new run whatever the cache holds.
+    onDone: ({ id }) => {
+      void queryClient.invalidateQueries({ queryKey: trpc.whatIf.list.queryKey() });
+      router.push(`/staff/what-if/${id}`);
+    },
   });
   const err = (name: string) => errors.fields[`changes.0.${name}`];
   const classes = machine.data?.classes ?? [];

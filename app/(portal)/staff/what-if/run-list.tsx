@@ -15,6 +15,8 @@ export function RunList() {
   const trpc = useTRPC();
   const runs = useQuery({
     ...trpc.whatIf.list.queryOptions(),
+    // Runs change in the worker, not here: each visit asks again rather than showing a list from before.
+    refetchOnMount: 'always',
     refetchInterval: (query) => (query.state.data?.some((r) => r.status === 'queued' || r.status === 'running') ? 2000 : false),
   });
   return (
