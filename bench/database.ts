@@ -89,7 +89,7 @@ export async function createBenchDatabase(adminUrl: string, options: { keep: boo
 /**
  * describeServer names the Postgres version and the role the portal connects as, and whether
  * row-level security binds it: a superuser walks through the policies (drizzle/0018 FORCEs them on
- * the owner), so the realistic figure is a run as a role like the README's `portal`.
+ * the owner), so the realistic figure is a run as a role like docs/deploy.md's `portal`.
  */
 export async function describeServer(adminUrl: string): Promise<string> {
   const { default: postgres } = await import('postgres');

@@ -10,7 +10,7 @@ const optionalString = z
   .transform((v) => (v === '' ? undefined : v))
   .optional();
 
-/** One identity provider of OIDC_PROVIDERS (README, "Single sign-on (OIDC)"). */
+/** One identity provider of OIDC_PROVIDERS (docs/deploy.md, "Single sign-on (OIDC)"). */
 const oidcProvider = z
   .object({
     /** In the callback path /api/auth/callback/<id>; "credentials" and "sso-link" are the portal's own. */
@@ -94,7 +94,7 @@ const schema = z
       .refine((days) => days.every((d, i) => d >= 1 && (i === 0 || d > /** @type {number} */ (days[i - 1]))), 'must be ascending days of at least 1, such as 7,21'),
     /** Refuse new submissions of a tenant with an invoice open more than this many days after its due date; unset: never. */
     INVOICE_OVERDUE_BLOCK_DAYS: optionalString.pipe(z.string().regex(/^\d{1,4}$/, 'must be a number of days, such as 30').transform(Number).optional()),
-    /** Single sign-on: a JSON array of OpenID Connect providers (README, "Single sign-on (OIDC)"); empty: passwords only. */
+    /** Single sign-on: a JSON array of OpenID Connect providers (docs/deploy.md, "Single sign-on (OIDC)"); empty: passwords only. */
     OIDC_PROVIDERS: oidcProviders,
     // ---- E-mail: without SMTP_URL mails are kept in the outbox (shown to staff) and none is sent ----
     /** The SMTP server, e.g. smtps://user:password@mail.example.org:465 or smtp://relay.example.org:25. */

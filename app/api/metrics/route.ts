@@ -1,4 +1,4 @@
-// Prometheus metrics for the centre's monitoring (docs: README, "Monitoring"). Only with METRICS_TOKEN
+// Prometheus metrics for the centre's monitoring (docs/api.md, "Metrics"). Only with METRICS_TOKEN
 // set, and only for a caller sending it as `Authorization: Bearer <METRICS_TOKEN>`: the figures
 // (jobs, ledger totals, the cluster) are the centre's business, not the public's. Unset, the endpoint
 // does not exist (404), so a portal nobody monitors shows nothing.

@@ -2,7 +2,7 @@
 // gets one association per account and partition with GrpTRESMins=gres/gpu=<GPU-minutes>, so a job
 // submitted around the portal cannot overspend either. Slurm holds such a job (AssocGrpGRESMinutes).
 //
-// The REST writes that work on Slurm 22.05 (docs/slurm-test-cluster.md, "Budgets over REST"), as admin:
+// The REST writes that work on Slurm 22.05 (docs/slurm.md, "Budgets over REST"), as admin:
 // 1. POST /accounts creates the account (without any association);
 // 2. POST /associations {cluster, account, parent_account: "root"} creates its association in the
 //    cluster; it answers 200 with "Missing required field 'user'" and works all the same;
