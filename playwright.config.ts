@@ -12,6 +12,8 @@ const OIDC_PORT = Number(process.env.TEST_OIDC_PORT ?? 3901);
 // Browser journeys against a production build on a fresh embedded database, in Debian's Chromium.
 export default defineConfig({
   testDir: 'e2e',
+  // Each shard of `npm test` keeps its traces apart (Playwright empties this folder when it starts).
+  outputDir: process.env.E2E_OUTPUT_DIR ?? 'test-results',
   fullyParallel: false,
   workers: 1,
   retries: 0,

@@ -7,7 +7,8 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const port = process.argv[2] ?? '3100';
-const dataDir = path.join(root, '.data-e2e');
+// One database folder per port: the shards of `npm test` run side by side.
+const dataDir = path.join(root, port === '3100' ? '.data-e2e' : `.data-e2e-${port}`);
 const smtpPort = process.env.TEST_SMTP_PORT ?? '2526';
 fs.rmSync(dataDir, { recursive: true, force: true });
 // Single sign-on through the test OpenID Provider that playwright.config.ts starts beside the portal.

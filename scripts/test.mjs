@@ -1,37 +1,69 @@
 #!/usr/bin/env node
-// `npm test`: every tier, in order — typecheck, lint, unit + integration (vitest), the tests against a
-// real Slurm when SLURM_REST_URL is set (vitest project `slurm`), e2e (Playwright) —
-// then one closing line "N passed, N failed" that totals them all (CI reads that line).
+// `npm test`: every tier — typecheck, lint, unit + integration (vitest), the tests against a real Slurm
+// when SLURM_REST_URL is set (vitest project `slurm`), e2e (Playwright) — then each tier's result and
+// wall-clock time, and one closing line "N passed, N failed" that totals them all (CI reads that line).
 // Integration tests also run on real Postgres when TEST_DATABASE_URL is set.
-import { spawnSync } from 'node:child_process';
+//
+// Tiers that do not compete for the same thing run side by side (the machine has 2 cores):
+//   1. typecheck, lint and the production build for e2e;
+//   2. unit + integration;
+//   3. e2e in two shards, each on its own server, database, SMTP sink and OIDC provider;
+// and the Slurm tier, which mostly waits on the cluster in real time, beside all three from the start.
+// The tier shown live prints to the terminal; the others write to .test-results/<tier>.log, printed
+// whole after their phase.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildIfNeeded } from './build-if-needed.mjs';
+import { buildIsCurrent, nextBin } from './build-if-needed.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const out = path.join(root, '.test-results');
 fs.mkdirSync(out, { recursive: true });
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
-const tiers = [];
 const started = Date.now();
+const E2E_SHARDS = Math.max(1, Number(process.env.E2E_SHARDS ?? 2));
 
-function run(command, args, env = {}) {
-  console.log(`\n$ ${path.basename(command)} ${args.join(' ')}`);
-  return spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env } }).status === 0;
+/** Logs of the tiers that ran beside the live one, printed after their phase (so outputs never interleave). */
+const pendingLogs = [];
+function printLogs() {
+  for (const { line, file } of pendingLogs.splice(0)) console.log(`\n${line}   (logged to ${path.relative(root, file)})\n${fs.readFileSync(file, 'utf8')}`);
 }
 
-function check(name, ok) {
-  tiers.push({ name, passed: ok ? 1 : 0, failed: ok ? 0 : 1 });
+/** run starts a command; `live` prints to the terminal, else to .test-results/<log>.log (printed after the phase). Resolves to success. */
+function run(command, args, { env = {}, live = false, log } = {}) {
+  const line = `$ ${path.basename(command)} ${args.join(' ')}`;
+  const file = live ? undefined : path.join(out, `${log}.log`);
+  if (live) console.log(`\n${line}`);
+  const fd = file ? fs.openSync(file, 'w') : undefined;
+  const child = spawn(command, args, { cwd: root, stdio: live ? 'inherit' : ['ignore', fd, fd], env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env } });
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (ok) => {
+      if (settled) return;
+      settled = true;
+      if (fd !== undefined) {
+        fs.closeSync(fd);
+        pendingLogs.push({ line, file });
+      }
+      resolve(ok);
+    };
+    child.on('close', (code) => settle(code === 0));
+    child.on('error', (error) => {
+      console.error(`${line}: ${error.message}`);
+      settle(false);
+    });
+  });
 }
 
-// Each tier's wall-clock time, printed in the summary: the line's budget is CI's 90 minutes, and a tier
-// that grows shows here first.
-let tierStarted = Date.now();
-function stamp() {
-  const tier = tiers[tiers.length - 1];
-  if (tier) tier.seconds = (Date.now() - tierStarted) / 1000;
-  tierStarted = Date.now();
+/** timed runs a tier and adds its results with the seconds it took. */
+async function timed(work) {
+  const from = Date.now();
+  const results = await work();
+  const seconds = (Date.now() - from) / 1000;
+  return results.map((r) => ({ ...r, seconds }));
 }
+
+const check = (name) => (ok) => [{ name, passed: ok ? 1 : 0, failed: ok ? 0 : 1 }];
 
 function readJson(file) {
   try {
@@ -41,63 +73,87 @@ function readJson(file) {
   }
 }
 
-// 1. Static checks.
-check('typecheck', run(bin('tsc'), ['--noEmit']));
-stamp();
-check('lint', run(bin('eslint'), ['.', '--max-warnings', '0']));
-stamp();
+/** vitestTier runs vitest projects with the JSON reporter and counts their tests (a file that failed to load counts as a failure). */
+async function vitestTier(name, projects, options) {
+  const json = path.join(out, `vitest-${name.replace(/\W+/g, '-')}.json`);
+  fs.rmSync(json, { force: true });
+  await run(bin('vitest'), ['run', ...projects.flatMap((p) => ['--project', p]), '--reporter=default', '--reporter=json', `--outputFile.json=${json}`], options);
+  const result = readJson(json);
+  if (!result) return [{ name, passed: 0, failed: 1 }];
+  const loadFailures = (result.testResults ?? []).filter((f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0).length;
+  return [{ name, passed: result.numPassedTests, failed: result.numFailedTests + loadFailures }];
+}
+
+/** build makes the production build e2e serves, unless one newer than every source exists. */
+function build() {
+  if (buildIsCurrent()) return Promise.resolve(true);
+  return run(process.execPath, [nextBin, 'build'], { log: 'build' });
+}
+
+/** e2eShard runs one shard of the browser journeys on ports of its own (server, SMTP sink, OIDC provider). */
+async function e2eShard(index) {
+  const json = path.join(out, `playwright-${index + 1}.json`);
+  fs.rmSync(json, { force: true });
+  const offset = index * 10;
+  const env = {
+    PLAYWRIGHT_JSON_OUTPUT_NAME: json,
+    E2E_PORT: String(Number(process.env.E2E_PORT ?? 3100) + offset),
+    TEST_SMTP_PORT: String(Number(process.env.TEST_SMTP_PORT ?? 2526) + offset),
+    TEST_SMTP_HTTP_PORT: String(Number(process.env.TEST_SMTP_HTTP_PORT ?? 3902) + offset),
+    TEST_OIDC_PORT: String(Number(process.env.TEST_OIDC_PORT ?? 3901) + offset),
+    E2E_OUTPUT_DIR: E2E_SHARDS > 1 ? `test-results/shard-${index + 1}` : 'test-results',
+  };
+  const args = ['test', ...(E2E_SHARDS > 1 ? [`--shard=${index + 1}/${E2E_SHARDS}`] : [])];
+  await run(bin('playwright'), args, { env, live: index === 0, log: index === 0 ? undefined : `e2e-shard-${index + 1}` });
+  return readJson(json)?.stats;
+}
+
+// Against a real Slurm, when one is configured (CI starts one: scripts/slurm-test-cluster.sh). This tier
+// mostly waits on the cluster in real time, so it runs beside all the others from the start.
+const slurm = process.env.SLURM_REST_URL
+  ? timed(() => vitestTier('slurm', ['slurm'], { log: 'slurm' }))
+  : process.env.PORTAL_SLURM_REQUIRED === '1'
+    ? (console.error('\nPORTAL_SLURM_REQUIRED=1 but no Slurm is configured (SLURM_REST_URL): the Slurm tier fails.'), Promise.resolve([{ name: 'slurm', passed: 0, failed: 1, seconds: 0 }]))
+    : (console.log('\n(SLURM_REST_URL not set: the tests against a real Slurm are skipped; `scripts/slurm-test-cluster.sh start` starts one)'), Promise.resolve([]));
+
+// 1. Static checks, and the build the browser journeys need.
+const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveChromium = fs.existsSync(chromium);
+const [typecheck, lint, built] = await Promise.all([
+  timed(async () => check('typecheck')(await run(bin('tsc'), ['--noEmit'], { live: true }))),
+  timed(async () => check('lint')(await run(bin('eslint'), ['.', '--max-warnings', '0'], { log: 'lint' }))),
+  haveChromium ? timed(async () => check('build (for e2e)')(await build())) : Promise.resolve([]),
+]);
+printLogs();
 
 // 2. Unit and integration tests.
-const vitestJson = path.join(out, 'vitest.json');
-fs.rmSync(vitestJson, { force: true });
 if (!process.env.TEST_DATABASE_URL) console.log('\n(TEST_DATABASE_URL not set: integration tests run on PGlite only)');
-run(bin('vitest'), ['run', '--project', 'unit', '--project', 'integration', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]);
-const vitest = readJson(vitestJson);
-if (vitest) {
-  const loadFailures = (vitest.testResults ?? []).filter((f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0).length;
-  tiers.push({ name: 'unit + integration', passed: vitest.numPassedTests, failed: vitest.numFailedTests + loadFailures });
-} else {
-  tiers.push({ name: 'unit + integration', passed: 0, failed: 1 });
-}
-stamp();
+const vitest = await timed(() => vitestTier('unit + integration', ['unit', 'integration'], { live: true }));
+printLogs();
 
-// 3. Against a real Slurm, when one is configured (CI starts one: scripts/slurm-test-cluster.sh).
-if (process.env.SLURM_REST_URL) {
-  const slurmJson = path.join(out, 'vitest-slurm.json');
-  fs.rmSync(slurmJson, { force: true });
-  run(bin('vitest'), ['run', '--project', 'slurm', '--reporter=default', '--reporter=json', `--outputFile.json=${slurmJson}`]);
-  const slurm = readJson(slurmJson);
-  const loadFailures = (slurm?.testResults ?? []).filter((f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0).length;
-  tiers.push(slurm ? { name: 'slurm', passed: slurm.numPassedTests, failed: slurm.numFailedTests + loadFailures } : { name: 'slurm', passed: 0, failed: 1 });
-} else if (process.env.PORTAL_SLURM_REQUIRED === '1') {
-  console.error('\nPORTAL_SLURM_REQUIRED=1 but no Slurm is configured (SLURM_REST_URL): the Slurm tier fails.');
-  tiers.push({ name: 'slurm', passed: 0, failed: 1 });
-} else {
-  console.log('\n(SLURM_REST_URL not set: the tests against a real Slurm are skipped; `scripts/slurm-test-cluster.sh start` starts one)');
-}
-if (tiers.at(-1)?.name === 'slurm') stamp();
-else tierStarted = Date.now();
-
-// 4. Browser journeys on a production build.
-const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-if (!fs.existsSync(chromium)) {
+// 3. Browser journeys on the production build.
+let e2e = [];
+if (!haveChromium) {
   console.error(`\nNo Chromium at ${chromium}: install Debian's package (apt-get install chromium) or set CHROMIUM_PATH.`);
-  tiers.push({ name: 'e2e', passed: 0, failed: 1 });
-} else if (!buildIfNeeded()) {
-  tiers.push({ name: 'e2e (build failed)', passed: 0, failed: 1 });
-} else {
-  const playwrightJson = path.join(out, 'playwright.json');
-  fs.rmSync(playwrightJson, { force: true });
-  run(bin('playwright'), ['test'], { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightJson });
-  const stats = readJson(playwrightJson)?.stats;
-  tiers.push(stats ? { name: 'e2e', passed: stats.expected + stats.flaky, failed: stats.unexpected } : { name: 'e2e', passed: 0, failed: 1 });
+  e2e = [{ name: 'e2e', passed: 0, failed: 1, seconds: 0 }];
+} else if (built[0]?.failed === 0) {
+  e2e = await timed(async () => {
+    const shards = await Promise.all(Array.from({ length: E2E_SHARDS }, (_, i) => e2eShard(i)));
+    if (shards.some((s) => !s)) return [{ name: 'e2e', passed: 0, failed: 1 }];
+    return [{ name: `e2e (${E2E_SHARDS} shard${E2E_SHARDS > 1 ? 's' : ''})`, passed: shards.reduce((n, s) => n + s.expected + s.flaky, 0), failed: shards.reduce((n, s) => n + s.unexpected, 0) }];
+  });
+  printLogs();
 }
-stamp();
 
-console.log('\nSummary');
+const phases = [[...typecheck, ...lint, ...built], vitest, e2e, await slurm];
+printLogs();
+const tiers = phases.flat();
 const minutes = (seconds) => `${Math.floor(seconds / 60)}:${String(Math.round(seconds % 60)).padStart(2, '0')} min`;
-for (const tier of tiers) console.log(`  ${tier.name.padEnd(20)} ${`${tier.passed} passed, ${tier.failed} failed`.padEnd(26)} ${minutes(tier.seconds ?? 0)}`);
-console.log(`  ${'total'.padEnd(20)} ${''.padEnd(26)} ${minutes((Date.now() - started) / 1000)}`);
+console.log('\nSummary (1–3 one after another, the tiers of 1 side by side; the Slurm tier beside them all)');
+phases.forEach((phase, i) => {
+  for (const tier of phase) console.log(`  ${i < 3 ? `${i + 1}.` : '  '} ${tier.name.padEnd(22)} ${`${tier.passed} passed, ${tier.failed} failed`.padEnd(26)} ${minutes(tier.seconds ?? 0)}`);
+});
+console.log(`     ${'whole line'.padEnd(22)} ${''.padEnd(26)} ${minutes((Date.now() - started) / 1000)}`);
 const passed = tiers.reduce((sum, t) => sum + t.passed, 0);
 const failed = tiers.reduce((sum, t) => sum + t.failed, 0);
 console.log(`${passed} passed, ${failed} failed`);

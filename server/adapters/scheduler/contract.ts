@@ -24,7 +24,8 @@ export interface ContractHarness {
 }
 
 /** Simulated seconds: a short job, a generous walltime limit, a job that runs until it is stopped. */
-const SHORT_RUN_SECONDS = 60;
+// Real time on a real Slurm: long enough to measure against the tolerance, short enough for the test line.
+const SHORT_RUN_SECONDS = 20;
 const WALLTIME_SECONDS = 600;
 const LONG_RUN_SECONDS = 3600;
 const POLL_STEP_SECONDS = 10;
@@ -206,7 +207,7 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
     });
 
     it('cancelling a running job ends it CANCELLED with the usage so far', async () => {
-      const runSeconds = 120;
+      const runSeconds = 30;
       const s = spec({ gpus: h.gpusPerNode, runtimeSeconds: LONG_RUN_SECONDS, walltimeSeconds: 2 * LONG_RUN_SECONDS });
       await h.port.submit(s);
       await waitRunning(s.portalJobId);
@@ -222,7 +223,7 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
     });
 
     it('stopping a running service ends it COMPLETED with the usage so far', async () => {
-      const runSeconds = 120;
+      const runSeconds = 30;
       const s = spec({ gpus: h.gpusPerNode, runtimeSeconds: LONG_RUN_SECONDS, walltimeSeconds: 2 * LONG_RUN_SECONDS });
       await h.port.submit(s);
       await waitRunning(s.portalJobId);
