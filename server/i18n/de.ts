@@ -1439,7 +1439,6 @@ export const de: Record<MessageKey, string> = {
   'credit.capHint': "Vorschlag {suggested}: die Obergrenze des Mandanten, mit seinen Kreditlinien gewachsen. Leer: keine Obergrenze. Das Unternehmen erfährt die neue Kreditlinie und die Obergrenze.",
   'credit.capHintKept': "Die Obergrenze des Mandanten, wie sie ist. Leer: keine Obergrenze. Das Unternehmen erfährt die neue Kreditlinie und die Obergrenze.",
   'credit.capHintNone': "Der Mandant hat keine monatliche Obergrenze; lassen Sie das Feld leer, damit es so bleibt. Das Unternehmen erfährt die neue Kreditlinie und die Obergrenze.",
-  'credit.figuresOf': "{org} jetzt",
   'notice.creditGranted': "Für {project} wurde eine Kreditlinie von {line} € gewährt; die monatliche Obergrenze Ihrer Organisation beträgt jetzt {cap} €.",
   'notice.creditGrantedNoCap': "Für {project} wurde eine Kreditlinie von {line} € gewährt; Ihre Organisation hat keine monatliche Obergrenze.",
   'notice.creditAdjusted': "Die Kreditlinie von {project} beträgt jetzt {line} €; die monatliche Obergrenze Ihrer Organisation beträgt jetzt {cap} €.",

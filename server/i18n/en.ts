@@ -1438,7 +1438,6 @@ export const en = {
   'credit.capHint': "Suggested {suggested}: the tenant's cap, grown with its credit lines. Empty: no cap. The company is told the new line and cap.",
   'credit.capHintKept': "The tenant's cap as it is. Empty: no cap. The company is told the new line and cap.",
   'credit.capHintNone': "The tenant has no monthly cap; leave it empty to keep it so. The company is told the new line and cap.",
-  'credit.figuresOf': "{org} now",
   'notice.creditGranted': "A credit line of €{line} was granted to {project}; your organisation's monthly cap is now €{cap}.",
   'notice.creditGrantedNoCap': "A credit line of €{line} was granted to {project}; your organisation has no monthly cap.",
   'notice.creditAdjusted': "The credit line of {project} is now €{line}; your organisation's monthly cap is now €{cap}.",
