@@ -1,7 +1,9 @@
 // Caps and credit lines never move by themselves (issue #24), in English and German: a new company's
 // checklist starts with confirming the e-mail and says which way to take; its price list opens a
 // starter line; staff raise the line and set the cap in one decision from the review page, and the
-// owner is mailed both. An established company is never offered a step that would change its money.
+// owner is mailed both; staff grant a second line from the allocations page beside the tenant's cap and
+// spend, with the cap they choose, and the company sees it. An established company is never offered a
+// step that would change its money.
 import { expect, test, type Page } from '@playwright/test';
 import type { Locale } from '../server/i18n';
 import { formatEuros } from '../server/i18n/format';
@@ -24,7 +26,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
     test.use({ locale: locale === 'de' ? 'de-DE' : 'en-GB' });
 
     test('a new company confirms its e-mail first, starts on the price list, and staff raise its line with a cap', async ({ page }) => {
-      test.setTimeout(180_000);
+      test.setTimeout(240_000);
       const t = texts(locale);
       const orgName = unique('Caps Robotics GmbH');
       const ownerEmail = `owner.${Date.now()}.${locale}@caps.example`;
@@ -114,6 +116,44 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       //    sign-up does not take from the browser, so either).
       const told = (['en', 'de'] as const).map((l) => texts(l)('notice.creditRaised', { line: 25000, cap: 4000, comment: '' }).trim());
       await expect.poll(async () => (await mailsTo(ownerEmail)).some((m) => told.some((text) => m.text.includes(text))), { timeout: 20_000 }).toBe(true);
+
+      // 6. Staff grant the company a second line from the allocations page: the form shows the tenant,
+      //    its cap, its lines and this month's spend, and suggests the cap for the lines with the new
+      //    one (€4,000 on €25,000 grows to €4,800 on €30,000); staff set €6,000 instead.
+      await page.goto('/staff/allocations');
+      const grant = page.getByRole('form', { name: t('credit.title') });
+      const option = grant.getByLabel(t('credit.project')).locator('option', { hasText: orgName });
+      const projectTitle = (await option.innerText()).split(' — ').pop()!.trim();
+      await grant.getByLabel(t('credit.project')).selectOption((await option.getAttribute('value')) ?? '');
+      const figures = grant.getByTestId('credit-tenant-figures');
+      await expect(figures).toContainText(orgName);
+      await expect(figures.getByTestId('credit-cap-now')).toHaveText(formatEuros(locale, 4000_00));
+      await expect(figures.getByTestId('credit-spent-this-month')).toHaveText(formatEuros(locale, 0));
+      await expect(figures).toContainText(formatEuros(locale, 25000_00));
+      await expect(grant.getByLabel(t('credit.capField'))).toHaveValue('4000');
+      await grant.getByLabel(t('credit.amount')).fill('5000');
+      await expect(grant.getByLabel(t('credit.capField'))).toHaveValue('4800');
+      await expect(grant.getByText(t('credit.capHint', { suggested: formatEuros(locale, 4800_00) }))).toBeVisible();
+      await grant.getByLabel(t('credit.capField')).fill('6000');
+      await grant.getByLabel(t('common.reason')).fill('Second product line, signed contract');
+      await expectNoViolations(page, 'credit line grant with its cap');
+      await shot(page, `staff-grant-cap-${locale}`);
+      await grant.getByRole('button', { name: t('credit.submit') }).click();
+      await expect(page.getByText(t('credit.done'))).toBeVisible();
+      await expect(figures.getByTestId('credit-cap-now')).toHaveText(formatEuros(locale, 6000_00));
+      await expect(figures).toContainText(formatEuros(locale, 30000_00));
+      await signOut(page, locale);
+
+      // 7. The company sees it: the organisation page shows the new cap, and the owner is told the new
+      //    line and cap on the bell and by mail.
+      await signIn(page, locale, ownerEmail, password);
+      await nav().getByRole('link', { name: t('nav.organisation') }).click();
+      await expect(page.getByText(t('cap.current', { cap: formatEuros(locale, 6000_00) }))).toBeVisible();
+      await shot(page, `organisation-cap-granted-${locale}`);
+      await page.goto('/notifications');
+      await expect(page.getByText(t('notice.creditGranted', { project: projectTitle, line: 5000, cap: 6000 }))).toBeVisible();
+      const granted = (['en', 'de'] as const).map((l) => texts(l)('notice.creditGranted', { project: projectTitle, line: 5000, cap: 6000 }));
+      await expect.poll(async () => (await mailsTo(ownerEmail)).some((m) => granted.some((text) => m.text.includes(text))), { timeout: 20_000 }).toBe(true);
     });
 
     test('an established company is offered no step that would change its money, and accepting keeps its line and cap', async ({ page }) => {

@@ -1,5 +1,6 @@
 // Staff give a company project a credit line and adjust a budget, from the browser: a bad amount is
-// refused on its field, a good one lands in the ledger, and the balance shown moves by exactly it.
+// refused on its field, a good one lands in the ledger, and the balance shown moves by exactly it; a
+// credit line's adjustment shows the tenant's cap and keeps it for a cut.
 import { expect, test } from '@playwright/test';
 import { signIn, texts } from './helpers';
 
@@ -32,7 +33,11 @@ test('a staff admin grants a credit line, then adjusts it; a bad amount is refus
   await row.getByRole('link').first().click();
   await expect(page.getByTestId('stat-allocation.granted')).toHaveText('€750.00');
   const adjust = page.locator('form').filter({ has: page.getByLabel(t('adjust.amountEuros')) });
+  // A credit line's adjustment shows the tenant's cap and spend; a cut offers the cap as it is.
+  await expect(adjust.getByTestId('credit-tenant-figures')).toContainText('Example Robotics GmbH');
+  const capNow = euros(await adjust.getByTestId('credit-cap-now').innerText());
   await adjust.getByLabel(t('adjust.amountEuros')).fill('-50');
+  await expect(adjust.getByLabel(t('credit.capField'))).toHaveValue(String(capNow));
   await adjust.getByLabel(t('common.reason')).fill('Correction: contract says €700');
   await adjust.getByRole('button', { name: t('adjust.submit') }).click();
   await expect(page.getByText(t('adjust.done'))).toBeVisible();

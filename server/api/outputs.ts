@@ -194,7 +194,18 @@ export const allocationRowOut = allocationOverviewOut
   .extend({ resourceClassId: z.string().nullable() });
 
 /** The same page for staff, who also see whose allocation it is. */
-export const staffAllocationOverviewOut = allocationOverviewOut.extend({ orgName: z.string() });
+/** A tenant's money as staff see it beside a change of its credit lines and monthly cap (server/services/cap-figures.ts). */
+export const capFiguresOut = z.object({
+  orgId: z.string(),
+  orgName: z.string(),
+  capCents: z.number().int().nullable(),
+  linesCents: z.number().int(),
+  spentThisMonthCents: z.number().int(),
+  spentByMonth: z.array(z.object({ month: z.string(), cents: z.number().int() })),
+});
+
+/** An allocation as staff see it; a credit line with its tenant's cap figures (null for GPU-hours). */
+export const staffAllocationOverviewOut = allocationOverviewOut.extend({ orgName: z.string(), money: capFiguresOut.nullable() });
 
 /** A row of the staff's allocation list. */
 export const staffAllocationRowOut = z.object({
@@ -712,8 +723,8 @@ export const tenantUsageOut = z.object({
   report: usageReportOut,
 });
 
-/** A company project credit lines can be granted to. */
-export const companyProjectOut = z.object({ id: z.string(), title: z.string(), orgName: z.string() });
+/** A company project credit lines can be granted to, with its tenant's cap figures. */
+export const companyProjectOut = z.object({ id: z.string(), title: z.string(), orgName: z.string(), money: capFiguresOut });
 
 // ---- Centre dashboard ----
 

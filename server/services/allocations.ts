@@ -1,5 +1,5 @@
 // Allocations as people see them (balance, burn-down, ledger) and what staff do to them.
-import { and, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
 import { allocations, ledgerEntries, organisations, projectMembers, projects, resourceClasses, users } from '~/db/schema';
 import { available } from '~/server/core/ledger/balance';
@@ -9,7 +9,9 @@ import { addDays } from '~/server/core/working-days';
 import { AppError } from '~/server/errors';
 import { isStaff, type Actor, type TenantActor } from './actor';
 import { recordAudit } from './audit';
-import { balanceOfRow, dailyUsage, grantBudget } from './ledger';
+import { capFiguresOf } from './cap-figures';
+import { checkCapChoice, setCapWithLine, tellLineAndCap, type CapChoice } from './credit-line-cap';
+import { balanceOfRow, dailyUsage, grantBudget, lockOrganisation } from './ledger';
 import { projectAccess } from './projects';
 import { syncBudgetsAfterCommit, type BudgetSyncStep } from './scheduler-budgets';
 import { inTransaction } from './transaction';
@@ -66,6 +68,25 @@ export async function getAllocationOverview(db: DbOrTx, viewer: { tenant?: Tenan
   };
 }
 
+/** staffAllocationOverview is an allocation as staff see it: for a credit line, with its tenant's cap figures, which an adjustment decides with the line. */
+export async function staffAllocationOverview(db: DbOrTx, staff: Actor, allocationId: string, today: string, locale: Locale = 'en') {
+  const overview = await getAllocationOverview(db, { staff }, allocationId, today, locale);
+  const money = overview.unit === 'cents' ? ((await capFiguresOf(db, [overview.orgId], today)).get(overview.orgId) ?? null) : null;
+  return { ...overview, money };
+}
+
+/** companyProjectsForCredit lists the active companies' projects a credit line can be granted to, each with its tenant's cap figures. */
+export async function companyProjectsForCredit(db: DbOrTx, today: string) {
+  const rows = await db
+    .select({ id: projects.id, title: projects.title, orgId: projects.orgId, orgName: organisations.name })
+    .from(projects)
+    .innerJoin(organisations, eq(organisations.id, projects.orgId))
+    .where(and(eq(organisations.kind, 'company'), eq(organisations.status, 'active')))
+    .orderBy(asc(organisations.name), asc(projects.title));
+  const figures = await capFiguresOf(db, rows.map((r) => r.orgId), today);
+  return rows.map((r) => ({ ...r, money: figures.get(r.orgId)! }));
+}
+
 /**
  * listTenantAllocations lists the tenant's allocations the actor may see (managers and owners all,
  * members those of their projects), newest first, each with its balance as the allocation page shows it.
@@ -88,23 +109,53 @@ export async function listTenantAllocations(db: DbOrTx, actor: TenantActor) {
   });
 }
 
-/** grantCreditLine gives a company project a credit line in euro cents for a period (staff admins); the scheduler's budgets follow (`budgets`). */
-export async function grantCreditLine(db: Db, staff: Actor, input: { projectId: string; amountCents: number; periodStart: string; periodEnd: string; reason: string }, budgets?: BudgetSyncStep) {
+/** A credit line staff grant: to a company project, in cents, for a period, with the tenant's monthly cap decided with it. */
+export interface CreditLineGrant {
+  projectId: string;
+  amountCents: number;
+  periodStart: string;
+  periodEnd: string;
+  reason: string;
+  /** The tenant's monthly cap with the new line (null: no cap); absent: left as it is (API callers before issue #24). */
+  capCents?: CapChoice;
+}
+
+/**
+ * grantCreditLine gives a company project a credit line in euro cents for a period (staff admins) and
+ * sets the tenant's monthly cap staff chose with it, in one transaction: the audit row has the line's
+ * and (if it changed) the cap's from and to; the project's leads and the owners are told both. The
+ * scheduler's budgets follow (`budgets`).
+ */
+export async function grantCreditLine(db: Db, staff: Actor, input: CreditLineGrant, budgets?: BudgetSyncStep) {
   if (input.periodEnd <= input.periodStart) throw new AppError('BAD_REQUEST', 'application.endBeforeStart', {}, 'periodEnd');
+  checkCapChoice(input.capCents);
   const granted = await inTransaction(db, async (tx) => {
     const [project] = await tx
-      .select({ id: projects.id, orgId: projects.orgId, kind: organisations.kind })
+      .select({ id: projects.id, title: projects.title, orgId: projects.orgId, kind: organisations.kind })
       .from(projects)
       .innerJoin(organisations, eq(organisations.id, projects.orgId))
       .where(eq(projects.id, input.projectId));
     if (!project) throw new AppError('NOT_FOUND', 'error.notFound', {}, 'projectId');
     if (project.kind !== 'company') throw new AppError('BAD_REQUEST', 'allocation.creditCompanyOnly', {}, 'projectId');
+    // Lock order: the organisation (its cap may change), then the new line.
+    const org = await lockOrganisation(tx, project.orgId, 'cents');
     const [created] = await tx
       .insert(allocations)
       .values({ projectId: project.id, orgId: project.orgId, resourceClassId: null, unit: 'cents', periodStart: input.periodStart, periodEnd: input.periodEnd, ...creditLineLimits() })
       .returning({ id: allocations.id });
     await grantBudget(tx, { allocationId: created!.id, amount: input.amountCents, actorUserId: staff.userId, reason: input.reason });
-    await recordAudit(tx, { actorUserId: staff.userId, orgId: project.orgId, action: 'allocation.credit_granted', targetType: 'allocation', targetId: created!.id, reason: input.reason, data: { amountCents: input.amountCents, periodStart: input.periodStart, periodEnd: input.periodEnd, ...lineChange(0, input.amountCents) }, isStaffAction: true });
+    const cap = await setCapWithLine(tx, org, input.capCents);
+    await recordAudit(tx, {
+      actorUserId: staff.userId,
+      orgId: project.orgId,
+      action: 'allocation.credit_granted',
+      targetType: 'allocation',
+      targetId: created!.id,
+      reason: input.reason,
+      data: { amountCents: input.amountCents, periodStart: input.periodStart, periodEnd: input.periodEnd, ...lineChange(0, input.amountCents), ...cap.audit },
+      isStaffAction: true,
+    });
+    await tellLineAndCap(tx, { id: created!.id, orgId: project.orgId, projectId: project.id, projectTitle: project.title, grantedCents: input.amountCents }, cap.capCents, 'granted');
     return { id: created!.id };
   });
   await syncBudgetsAfterCommit(db, budgets, [input.projectId]);

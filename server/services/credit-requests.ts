@@ -1,14 +1,15 @@
 // A company asks for a larger credit line (issue #10): its owner requests it, staff decide it in the
 // review queue like applications. An approval raises the line by a grant in the ledger, audited; the
 // requester hears the outcome either way.
-import { and, asc, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
-import { allocations, creditLineRequests, ledgerEntries, memberships, organisations, projects, users } from '~/db/schema';
-import { capChange, lineChange, monthsBefore, suggestedMonthlyCapCents } from '~/server/core/billing/monthly-cap';
+import { allocations, creditLineRequests, memberships, organisations, projects, users } from '~/db/schema';
+import { capChange, lineChange, suggestedMonthlyCapCents } from '~/server/core/billing/monthly-cap';
 import { AppError, isUniqueViolation } from '~/server/errors';
 import { isStaff, type Actor, type TenantActor } from './actor';
 import { recordAudit } from './audit';
-import { grantBudget, lockAllocation, monthSpendCents } from './ledger';
+import { capFiguresOf } from './cap-figures';
+import { grantBudget, lockAllocation } from './ledger';
 import { notify, notifyMembers } from './notifications';
 import { projectIdsOfAllocations, syncBudgetsAfterCommit, type BudgetSyncStep } from './scheduler-budgets';
 import { inTransaction } from './transaction';
@@ -96,55 +97,35 @@ export async function requestLargerCreditLine(db: Db, actor: TenantActor, input:
  * suggested with the line asked for.
  */
 export async function creditRequestQueue(db: DbOrTx, now: Date) {
-  const today = now.toISOString().slice(0, 10);
-  const months = monthsBefore(today, 3);
   const rows = await requestsQuery(db)
     .where(eq(creditLineRequests.status, 'submitted'))
     .orderBy(asc(creditLineRequests.createdAt));
-  const orgIds = [...new Set(rows.map((r) => r.orgId))];
-  const [live, history, thisMonth] = await Promise.all([
+  const [live, figures] = await Promise.all([
     rows.length
       ? db
-          .select({ id: creditLineRequests.id, lineCents: allocations.granted, capCents: organisations.monthlyCapCents, kind: organisations.kind, country: organisations.country })
+          .select({ id: creditLineRequests.id, lineCents: allocations.granted, kind: organisations.kind, country: organisations.country })
           .from(creditLineRequests)
           .innerJoin(allocations, eq(allocations.id, creditLineRequests.allocationId))
           .innerJoin(organisations, eq(organisations.id, creditLineRequests.orgId))
           .where(inArray(creditLineRequests.id, rows.map((r) => r.id)))
       : Promise.resolve([]),
-    orgIds.length ? monthlySpend(db, orgIds, `${months[months.length - 1]}-01`, `${today.slice(0, 7)}-01`) : Promise.resolve([]),
-    Promise.all(orgIds.map(async (orgId) => [orgId, await monthSpendCents(db, orgId, today)] as const)),
+    capFiguresOf(db, rows.map((r) => r.orgId), now.toISOString().slice(0, 10)),
   ]);
   const liveById = new Map(live.map((l) => [l.id, l]));
-  const thisMonthByOrg = new Map(thisMonth);
   return rows.map((r) => {
     const now = liveById.get(r.id)!;
+    const money = figures.get(r.orgId)!;
     return {
       ...r,
       orgKind: now.kind,
       orgCountry: now.country,
       lineCents: now.lineCents,
-      capCents: now.capCents,
-      suggestedCapCents: suggestedMonthlyCapCents({ capCents: now.capCents, lineCents: now.lineCents, newLineCents: r.requestedCents }),
-      spentThisMonthCents: thisMonthByOrg.get(r.orgId) ?? 0,
-      spentByMonth: months.map((month) => ({ month, cents: history.find((h) => h.orgId === r.orgId && h.month === month)?.cents ?? 0 })),
+      capCents: money.capCents,
+      suggestedCapCents: suggestedMonthlyCapCents({ capCents: money.capCents, lineCents: now.lineCents, newLineCents: r.requestedCents }),
+      spentThisMonthCents: money.spentThisMonthCents,
+      spentByMonth: money.spentByMonth,
     };
   });
-}
-
-/** monthlySpend sums what tenants' credit lines were charged (less refunds) per calendar month in [from, until). */
-async function monthlySpend(db: DbOrTx, orgIds: string[], from: string, until: string) {
-  const month = sql<string>`to_char(${ledgerEntries.at} at time zone 'UTC', 'YYYY-MM')`;
-  const rows = await db
-    .select({
-      orgId: allocations.orgId,
-      month,
-      cents: sql<string>`coalesce(sum(case when ${ledgerEntries.kind} = 'charge' then ${ledgerEntries.amount} when ${ledgerEntries.kind} = 'refund' then -${ledgerEntries.amount} else 0 end), 0)`,
-    })
-    .from(ledgerEntries)
-    .innerJoin(allocations, eq(allocations.id, ledgerEntries.allocationId))
-    .where(and(inArray(allocations.orgId, orgIds), eq(allocations.unit, 'cents'), gte(ledgerEntries.at, sql`${from}::date`), lt(ledgerEntries.at, sql`${until}::date`)))
-    .groupBy(allocations.orgId, month);
-  return rows.map((r) => ({ orgId: r.orgId, month: r.month, cents: Number(r.cents) }));
 }
 
 export interface CreditDecisionInput {

@@ -14,7 +14,8 @@ import { AppError } from '~/server/errors';
 import type { Actor } from './actor';
 import { recordAudit } from './audit';
 import { stampAt } from './replay-clock';
-import { notifyMembers } from './notifications';
+import { budgetKeepers, notifyMembers } from './notifications';
+import { checkCapChoice, setCapWithLine, tellLineAndCap, type CapChoice } from './credit-line-cap';
 import { projectIdsOfAllocations, syncBudgetsAfterCommit, type BudgetSyncStep } from './scheduler-budgets';
 import { inTransaction } from './transaction';
 
@@ -142,15 +143,10 @@ async function noticeUsage(tx: Tx, row: AllocationRow, balance: Balance): Promis
   const highest = Math.max(...crossed);
   await tx.update(allocations).set({ noticedPermille: highest }).where(eq(allocations.id, row.id));
   const [project] = await tx.select({ title: projects.title }).from(projects).where(eq(projects.id, row.projectId));
-  const leads = await tx
-    .select({ userId: projectMembers.userId })
-    .from(projectMembers)
-    .where(and(eq(projectMembers.projectId, row.projectId), inArray(projectMembers.role, ['pi', 'manager'])));
-  const owners = await tx.select({ userId: memberships.userId }).from(memberships).where(and(eq(memberships.orgId, row.orgId), eq(memberships.role, 'owner')));
   await notifyMembers(
     tx,
     row.orgId,
-    [...leads, ...owners].map((r) => r.userId),
+    await budgetKeepers(tx, row),
     highest >= 1000 ? 'notice.budgetExhausted' : 'notice.budget80',
     { project: project?.title ?? '' },
     `/allocations/${row.id}`,
@@ -450,14 +446,23 @@ export async function grantBudget(tx: Tx, input: { allocationId: string; amount:
 
 /**
  * adjustAllocation lets staff raise or lower a budget (never below what is used), audited with a reason;
- * then the scheduler's budget of the project follows (`budgets`, after the commit).
+ * then the scheduler's budget of the project follows (`budgets`, after the commit). A credit line's
+ * adjustment is one decision with the tenant's monthly cap (`capCents`; absent: left as it is), audited
+ * in the same row, and the company is told the line and the cap; a GPU-hour budget has no cap to set.
  */
-export async function adjustAllocation(db: Db, staff: Actor, input: { allocationId: string; amount: number; reason: string }, budgets?: BudgetSyncStep): Promise<Balance> {
+export async function adjustAllocation(db: Db, staff: Actor, input: { allocationId: string; amount: number; reason: string; capCents?: CapChoice }, budgets?: BudgetSyncStep): Promise<Balance> {
+  checkCapChoice(input.capCents);
   let projectId = '';
   const adjusted = await inTransaction(db, async (tx) => {
+    const [target] = await tx.select({ unit: allocations.unit, orgId: allocations.orgId }).from(allocations).where(eq(allocations.id, input.allocationId));
+    if (!target) throw new AppError('NOT_FOUND', 'error.notFound');
+    if (target.unit !== 'cents' && input.capCents !== undefined) throw new AppError('BAD_REQUEST', 'allocation.capCreditLinesOnly', {}, 'capEuros');
+    // Lock order: the organisation (a credit line's cap may change), then the allocation.
+    const org = target.unit === 'cents' ? await lockOrganisation(tx, target.orgId, 'cents') : null;
     const row = await lockAllocation(tx, input.allocationId);
     projectId = row.projectId;
     const balance = await appendEntries(tx, row, [{ kind: 'adjust', amount: input.amount, actorUserId: staff.userId, reason: input.reason }], 'amount');
+    const cap = org ? await setCapWithLine(tx, org, input.capCents) : null;
     await recordAudit(tx, {
       actorUserId: staff.userId,
       orgId: row.orgId,
@@ -465,9 +470,13 @@ export async function adjustAllocation(db: Db, staff: Actor, input: { allocation
       targetType: 'allocation',
       targetId: row.id,
       reason: input.reason,
-      data: { amount: input.amount, unit: row.unit, grantedBefore: row.granted, grantedAfter: balance.granted, ...(row.unit === 'cents' ? lineChange(row.granted, balance.granted) : {}) },
+      data: { amount: input.amount, unit: row.unit, grantedBefore: row.granted, grantedAfter: balance.granted, ...(cap ? { ...lineChange(row.granted, balance.granted), ...cap.audit } : {}) },
       isStaffAction: true,
     });
+    if (cap) {
+      const [project] = await tx.select({ title: projects.title }).from(projects).where(eq(projects.id, row.projectId));
+      await tellLineAndCap(tx, { id: row.id, orgId: row.orgId, projectId: row.projectId, projectTitle: project?.title ?? '', grantedCents: balance.granted }, cap.capCents, 'adjusted');
+    }
     return balance;
   });
   await syncBudgetsAfterCommit(db, budgets, [projectId]);

@@ -4,7 +4,7 @@
 // that rings the bell mails through this one place, never through a second copy of its call site.
 import { and, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { DbOrTx } from '~/db/client';
-import { memberships, notificationPreferences, notifications, users } from '~/db/schema';
+import { memberships, notificationPreferences, notifications, projectMembers, users } from '~/db/schema';
 import type { MailAttachmentRef } from '~/server/core/mail/delivery';
 import { effectivePreferences, isMailKind, MAIL_KINDS, wantsEmail, type MailKind } from '~/server/core/mail/kinds';
 import { linkBase } from '~/server/portal-url';
@@ -37,6 +37,11 @@ const NOTICE_MAILS: Partial<Record<MessageKey, { kind: MailKind; subject: Messag
   'notice.creditRaised': { kind: 'application_decided', subject: 'mail.creditRaised.subject' },
   'notice.creditRaisedNoCap': { kind: 'application_decided', subject: 'mail.creditRaised.subject' },
   'notice.creditRejected': { kind: 'application_decided', subject: 'mail.creditRejected.subject' },
+  // Staff grant or adjust a line with its cap outside a request: the company hears it the same way.
+  'notice.creditGranted': { kind: 'application_decided', subject: 'mail.creditGranted.subject' },
+  'notice.creditGrantedNoCap': { kind: 'application_decided', subject: 'mail.creditGranted.subject' },
+  'notice.creditAdjusted': { kind: 'application_decided', subject: 'mail.creditAdjusted.subject' },
+  'notice.creditAdjustedNoCap': { kind: 'application_decided', subject: 'mail.creditAdjusted.subject' },
 };
 
 export interface NoticeMailOptions {
@@ -107,6 +112,18 @@ export async function notifyMembers(
     .from(memberships)
     .where(and(eq(memberships.orgId, orgId), inArray(memberships.userId, unique)));
   await notify(db, members.map((m) => m.userId), messageKey, params, link, { ...mail, orgId });
+}
+
+/** budgetKeepers lists who hears about an allocation's budget: its project's PI and managers and the tenant's owners. */
+export async function budgetKeepers(tx: DbOrTx, allocation: { orgId: string; projectId: string }): Promise<string[]> {
+  const [leads, owners] = await Promise.all([
+    tx
+      .select({ userId: projectMembers.userId })
+      .from(projectMembers)
+      .where(and(eq(projectMembers.projectId, allocation.projectId), inArray(projectMembers.role, ['pi', 'manager']))),
+    tx.select({ userId: memberships.userId }).from(memberships).where(and(eq(memberships.orgId, allocation.orgId), eq(memberships.role, 'owner'))),
+  ]);
+  return [...leads, ...owners].map((r) => r.userId);
 }
 
 /** portalLink makes a path inside the portal an absolute link for a mail. */

@@ -1,12 +1,12 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '~/db/client';
-import { allocations, organisations, projects } from '~/db/schema';
+import { allocations, organisations } from '~/db/schema';
 import { AppError } from '~/server/errors';
 import { periodField, periodOf } from './report';
 import { GROUP_BY, organisationUsage } from '~/server/services/reports';
 import { budgetSync, router, schedulerOf, staffProcedure, todayOf } from '~/server/api/trpc';
-import { commentField, dayField, emailField, reasonField, resourceClassIdField, uuidField } from '~/server/api/fields';
+import { capEurosField, commentField, dayField, emailField, reasonField, resourceClassIdField, uuidField } from '~/server/api/fields';
 import {
   applicationOut,
   auditEventOut,
@@ -28,7 +28,7 @@ import { configuredCatalogue } from '~/server/catalogue';
 import { TCO_PERIODS, tcoReport } from '~/server/services/tco';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
 import { clusterView } from '~/server/services/cluster';
-import { getAllocationOverview, grantCreditLine, listAllocations, setAllocationLimits, setMonthlyCap } from '~/server/services/allocations';
+import { companyProjectsForCredit, grantCreditLine, listAllocations, setAllocationLimits, setMonthlyCap, staffAllocationOverview } from '~/server/services/allocations';
 import { decideApplication, getApplication, reviewQueue } from '~/server/services/applications';
 import { creditRequestQueue, decideCreditLineRequest } from '~/server/services/credit-requests';
 import { adjustAllocation, refundCharge } from '~/server/services/ledger';
@@ -46,6 +46,11 @@ export const tcoInput = z.object({
   period: z.enum(TCO_PERIODS).default('last30Days'),
   whatIfPercent: z.number().min(1).max(100).optional(),
 });
+
+/** capCentsOf turns a cap in euros as sent into cents (a fraction stays one, for the service to refuse). */
+function capCentsOf(capEuros: number | null | undefined): number | null | undefined {
+  return capEuros == null ? capEuros : capEuros * 100;
+}
 
 export const staffRouter = router({
   tenants: staffProcedure()
@@ -161,7 +166,7 @@ export const staffRouter = router({
       decideCreditLineRequest(
         ctx.db,
         ctx.actor,
-        { requestId: input.requestId, outcome: input.outcome, grantedCents: input.grantedEuros === undefined ? undefined : input.grantedEuros * 100, capCents: input.capEuros == null ? input.capEuros : input.capEuros * 100, comment: input.comment },
+        { requestId: input.requestId, outcome: input.outcome, grantedCents: input.grantedEuros === undefined ? undefined : input.grantedEuros * 100, capCents: capCentsOf(input.capEuros), comment: input.comment },
         ctx.now(),
         budgetSync(ctx),
       ),
@@ -195,16 +200,10 @@ export const staffRouter = router({
       return { org, report: await organisationUsage(ctx.db, org.id, { all: true }, { ...periodOf(input.period), groupBy: input.groupBy }, ctx.locale) };
     }),
 
+  /** Active companies' projects a credit line can be granted to, each with its tenant's cap and spend. */
   companyProjects: staffProcedure()
     .output(z.array(companyProjectOut))
-    .query(({ ctx }) =>
-      ctx.db
-        .select({ id: projects.id, title: projects.title, orgName: organisations.name })
-        .from(projects)
-        .innerJoin(organisations, eq(organisations.id, projects.orgId))
-        .where(and(eq(organisations.kind, 'company'), eq(organisations.status, 'active')))
-        .orderBy(asc(organisations.name), asc(projects.title)),
-    ),
+    .query(({ ctx }) => companyProjectsForCredit(ctx.db, todayOf(ctx))),
 
   allocations: staffProcedure()
     .input(z.object({ orgId: uuidField.optional() }).default({}))
@@ -214,15 +213,23 @@ export const staffRouter = router({
   allocation: staffProcedure()
     .input(z.object({ allocationId: uuidField }))
     .output(staffAllocationOverviewOut)
-    .query(({ ctx, input }) => getAllocationOverview(ctx.db, { staff: ctx.actor }, input.allocationId, todayOf(ctx), ctx.locale)),
+    .query(({ ctx, input }) => staffAllocationOverview(ctx.db, ctx.actor, input.allocationId, todayOf(ctx), ctx.locale)),
 
-  /** Raise or lower a budget, in GPU-hours for GPU-hour allocations or in euros for credit lines. */
+  /**
+   * Raise or lower a budget, in GPU-hours for GPU-hour allocations or in euros for credit lines; with a
+   * credit line, `capEuros` sets the tenant's monthly cap in the same decision (null: no cap; absent: unchanged).
+   */
   adjustAllocation: staffProcedure('admin')
-    .input(z.object({ allocationId: uuidField, amount: z.number().int().min(-10_000_000).max(10_000_000).refine((n) => n !== 0, 'validation.nonZero'), reason: reasonField }))
+    .input(z.object({ allocationId: uuidField, amount: z.number().int().min(-10_000_000).max(10_000_000).refine((n) => n !== 0, 'validation.nonZero'), reason: reasonField, capEuros: capEurosField }))
     .output(balanceOut)
     .mutation(async ({ ctx, input }) => {
       const unit = await unitOf(ctx.db, input.allocationId);
-      return adjustAllocation(ctx.db, ctx.actor, { allocationId: input.allocationId, amount: unit === 'cents' ? input.amount * 100 : gpuHoursToSeconds(input.amount), reason: input.reason }, budgetSync(ctx));
+      return adjustAllocation(
+        ctx.db,
+        ctx.actor,
+        { allocationId: input.allocationId, amount: unit === 'cents' ? input.amount * 100 : gpuHoursToSeconds(input.amount), reason: input.reason, capCents: capCentsOf(input.capEuros) },
+        budgetSync(ctx),
+      );
     }),
 
   refund: staffProcedure('admin')
@@ -248,10 +255,18 @@ export const staffRouter = router({
       setAllocationLimits(ctx.db, ctx.actor, { allocationId: input.allocationId, maxGpusAtOnce: input.maxGpusAtOnce, maxWalltimeSeconds: input.maxWalltimeHours * 3600, maxQueuedJobs: input.maxQueuedJobs, reason: input.reason }),
     ),
 
+  /** A company project's credit line; `capEuros` sets the tenant's monthly cap with it (null: no cap; absent: unchanged). */
   grantCreditLine: staffProcedure('admin')
-    .input(z.object({ projectId: uuidField, amountEuros: z.number().int().min(1).max(100_000_000), periodStart: dayField, periodEnd: dayField, reason: reasonField }))
+    .input(z.object({ projectId: uuidField, amountEuros: z.number().int().min(1).max(100_000_000), periodStart: dayField, periodEnd: dayField, reason: reasonField, capEuros: capEurosField }))
     .output(z.object({ id: z.string() }))
-    .mutation(({ ctx, input }) => grantCreditLine(ctx.db, ctx.actor, { projectId: input.projectId, amountCents: input.amountEuros * 100, periodStart: input.periodStart, periodEnd: input.periodEnd, reason: input.reason }, budgetSync(ctx))),
+    .mutation(({ ctx, input }) =>
+      grantCreditLine(
+        ctx.db,
+        ctx.actor,
+        { projectId: input.projectId, amountCents: input.amountEuros * 100, periodStart: input.periodStart, periodEnd: input.periodEnd, reason: input.reason, capCents: capCentsOf(input.capEuros) },
+        budgetSync(ctx),
+      ),
+    ),
 
   setMonthlyCap: staffProcedure('admin')
     .input(z.object({ orgId: uuidField, capEuros: z.number().int().min(1).max(100_000_000).nullable(), reason: reasonField }))

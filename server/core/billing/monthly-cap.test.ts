@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { capMonth, monthlyCapReached, monthsBefore, suggestedMonthlyCapCents } from './monthly-cap';
+import { capMonth, isValidMonthlyCapCents, MAX_MONTHLY_CAP_CENTS, monthlyCapReached, monthsBefore, suggestedCapForLinesChange, suggestedMonthlyCapCents } from './monthly-cap';
 
 describe('monthly cap reached', () => {
   it.each([
@@ -33,6 +33,38 @@ describe('suggested monthly cap with a raised credit line', () => {
 
   it('keeps no cap as no cap', () => {
     expect(suggestedMonthlyCapCents({ capCents: null, lineCents: 100_000, newLineCents: 500_000 })).toBeNull();
+  });
+});
+
+describe('suggested monthly cap when staff grant or adjust a credit line', () => {
+  it.each([
+    // cap, all lines now, change → suggested
+    [100_000, 100_000, 2_400_000, 2_500_000], // a €24,000 line beside the €1,000 starter: the cap grows with both
+    [500_000, 2_000_000, 1_000_000, 750_000], // an adjustment of +€10,000 on €20,000 with a €5,000 cap
+    [500_000, 2_000_000, -500_000, 500_000], // a cut keeps the cap as it is
+    [500_000, 2_000_000, 0, 500_000],
+    [100_000, 0, 2_000_000, 100_000], // the first line of a tenant with a cap: nothing to scale by
+    [null, 2_000_000, 1_000_000, null], // no cap stays no cap
+    [null, 2_000_000, -1_000_000, null],
+  ])('cap %s with lines of %i changed by %i → %s', (capCents, linesCents, changeCents, expected) => {
+    expect(suggestedCapForLinesChange({ capCents, linesCents, changeCents })).toBe(expected);
+  });
+});
+
+describe('a monthly cap staff set', () => {
+  it.each([
+    [null, true], // no cap
+    [0, true], // nothing may be spent
+    [400_000, true],
+    [MAX_MONTHLY_CAP_CENTS, true],
+    [MAX_MONTHLY_CAP_CENTS + 100, false],
+    [-100, false],
+    [1_250, false], // €12.50: not whole euros
+    [0.1 * 100, false], // €0.10 typed as 0.1 arrives as 10.000000000000002 cents
+    [Number.NaN, false],
+    [Number.POSITIVE_INFINITY, false],
+  ])('%s → %s', (capCents, expected) => {
+    expect(isValidMonthlyCapCents(capCents)).toBe(expected);
   });
 });
 

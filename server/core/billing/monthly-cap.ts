@@ -27,6 +27,25 @@ export function suggestedMonthlyCapCents(input: { capCents: number | null; lineC
   return Math.min(Math.max(scaled, input.capCents), Math.max(input.newLineCents, input.capCents));
 }
 
+/**
+ * suggestedCapForLinesChange is the cap staff are offered when a tenant's credit lines, `linesCents` in
+ * total now, change by `changeCents` (a new line, or an adjustment): grown with the lines for a raise
+ * (suggestedMonthlyCapCents), the cap as it is for a cut or no change.
+ */
+export function suggestedCapForLinesChange(input: { capCents: number | null; linesCents: number; changeCents: number }): number | null {
+  if (input.changeCents <= 0) return input.capCents;
+  return suggestedMonthlyCapCents({ capCents: input.capCents, lineCents: input.linesCents, newLineCents: input.linesCents + input.changeCents });
+}
+
+/** The highest monthly cap staff may set, in cents (€100 million, the most a credit line takes). */
+export const MAX_MONTHLY_CAP_CENTS = 100_000_000_00;
+
+/** isValidMonthlyCapCents tells whether a cap staff set is one: whole euros from €0 to MAX_MONTHLY_CAP_CENTS, or null for no cap. */
+export function isValidMonthlyCapCents(capCents: number | null): boolean {
+  if (capCents === null) return true;
+  return Number.isSafeInteger(capCents) && capCents >= 0 && capCents <= MAX_MONTHLY_CAP_CENTS && capCents % 100 === 0;
+}
+
 /** capChange is how an audit row records a monthly cap that changed: from and to, in cents (null: no cap). */
 export function capChange(from: number | null, to: number | null): { capCents: { from: number | null; to: number | null } } {
   return { capCents: { from, to } };

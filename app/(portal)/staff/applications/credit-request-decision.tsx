@@ -1,6 +1,7 @@
 'use client';
 import { useMutation } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
+import { capEurosOf } from '~/app/_components/cap-choice-field';
 import { Field } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Button } from '~/app/_components/ui';
@@ -47,7 +48,7 @@ export function CreditRequestDecision({ figures }: { figures: CreditRequestFigur
             requestId: figures.requestId,
             outcome: 'approved' as const,
             grantedEuros: Number(formValue(form, 'grantedEuros')),
-            capEuros: formValue(form, 'capEuros').trim() === '' ? null : Number(formValue(form, 'capEuros')),
+            capEuros: capEurosOf(form),
             comment: formValue(form, 'comment'),
           }
         : { requestId: figures.requestId, outcome: 'rejected' as const, comment: formValue(form, 'comment') },

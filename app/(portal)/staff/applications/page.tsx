@@ -1,7 +1,8 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { CapFigureItems } from '~/app/_components/cap-figures';
 import { Badge, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
-import { formatDateTime, formatEuros, formatGpuHours, formatMonth } from '~/server/i18n/format';
+import { formatDateTime, formatEuros, formatGpuHours } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
@@ -99,29 +100,14 @@ export default async function ReviewQueuePage() {
                         <dd className="tabular-nums">{formatEuros(locale, r.lineCents)}</dd>
                       </div>
                     )}
-                    <div>
-                      <dt className="text-slate-500">{t('review.creditCapNow')}</dt>
-                      <dd className="tabular-nums" data-testid="credit-cap-now">
-                        {r.capCents === null ? t('review.creditNoCap') : formatEuros(locale, r.capCents)}
-                      </dd>
-                    </div>
-                    <div>
-                      <dt className="text-slate-500">{t('review.creditSpentThisMonth')}</dt>
-                      <dd className="tabular-nums">{formatEuros(locale, r.spentThisMonthCents)}</dd>
-                    </div>
-                    {r.spentByMonth.map((m) => (
-                      <div key={m.month}>
-                        <dt className="text-slate-500">{t('review.creditSpentIn', { month: formatMonth(locale, m.month) })}</dt>
-                        <dd className="tabular-nums">{formatEuros(locale, m.cents)}</dd>
-                      </div>
-                    ))}
+                    <CapFigureItems figures={r} t={t} locale={locale} />
                     <div>
                       <dt className="text-slate-500">{t('review.creditRequestedBy')}</dt>
                       <dd>{r.requestedByName}</dd>
                     </div>
                     <div>
                       <dt className="text-slate-500">{t('review.submitted')}</dt>
-                      <dd className="whitespace-nowrap">{formatDateTime(locale, r.createdAt, timeZone)}</dd>
+                      <dd>{formatDateTime(locale, r.createdAt, timeZone)}</dd>
                     </div>
                   </dl>
                   <p className="mt-2 text-slate-700">

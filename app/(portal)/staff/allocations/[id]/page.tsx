@@ -24,7 +24,7 @@ export default async function StaffAllocationPage({ params }: { params: Promise<
       <PageHeader title={`${a.projectTitle} · ${a.orgName}`} subtitle={t('allocation.title')} />
       {me.staffRoles.includes('admin') && a.status === 'active' && (
         <>
-          <AdjustForm allocationId={a.id} unit={a.unit} />
+          <AdjustForm allocationId={a.id} unit={a.unit} money={a.money} />
           <LimitsForm allocationId={a.id} current={a} />
         </>
       )}
