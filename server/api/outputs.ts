@@ -1,7 +1,7 @@
 // Output shapes shared by the routers (`.output()`): what a procedure answers, and nothing else —
 // zod drops any field a schema does not name, so a column added to a table does not leak to the
 // browser by accident. Issue #9 asks for one on every procedure; test: server/api/outputs.test.ts.
-import { TOKEN_SCOPES } from '~/server/core/api/scopes';
+import { TOKEN_SCOPES } from '~/server/core/rest/scopes';
 import { z } from 'zod';
 import { INVOICE_STATUSES } from '~/server/core/billing/payments';
 import { VAT_TREATMENTS } from '~/server/core/billing/vat-treatment';
@@ -24,7 +24,7 @@ import {
   workloadKind,
   creditRequestStatus,
 } from '~/db/schema';
-import { GROUP_BY } from '~/server/services/reports';
+import { GROUP_BY } from '~/server/services/usage/reports';
 
 /** A point in time: a Date to tRPC (superjson), an ISO-8601 string in the REST API's JSON, documented so. */
 export const isoDateOut = z.date().meta({ format: 'date-time' });
@@ -690,7 +690,7 @@ export const clusterOut = z.object({
 
 const budgetMismatchOut = z.object({ account: z.string(), projectTitle: z.string().nullable(), partition: z.string(), asked: z.number().int(), read: z.number().int().nullable() });
 
-/** The scheduler's own budgets for staff: the last sync and the jobs it holds on a budget limit (server/services/scheduler-budgets.ts). */
+/** The scheduler's own budgets for staff: the last sync and the jobs it holds on a budget limit (server/services/cluster/scheduler-budgets.ts). */
 export const schedulerBudgetsOut = z.object({
   enforcing: z.boolean(),
   lastSync: z
@@ -754,7 +754,7 @@ const centreAllocationTotalOut = z.object({
   oversubscription: z.number(),
 });
 
-/** Every figure of the centre dashboard (server/services/centre.ts CentreDashboard): aggregates only, no rows. */
+/** Every figure of the centre dashboard (server/services/usage/centre.ts CentreDashboard): aggregates only, no rows. */
 export const centreDashboardOut = z.object({
   range: z.object({ from: z.string(), to: z.string(), days: z.number().int() }),
   filters: z.object({ partition: z.string().nullable(), tenantKind: z.enum(orgKind.enumValues).nullable() }),
@@ -804,7 +804,7 @@ const tcoAtOut = z.object({
   perGpuHour: z.object({ capitalCents: int, maintenanceCents: int, energyCents: int, overheadCents: int, totalCents: int }).nullable(),
 });
 
-/** The TCO page (server/services/tco.ts TcoReport): cost per delivered GPU-hour per resource class, money in cents, utilisation in bp. */
+/** The TCO page (server/services/planning/tco.ts TcoReport): cost per delivered GPU-hour per resource class, money in cents, utilisation in bp. */
 export const tcoReportOut = z.object({
   period: z.enum(['last30Days', 'last90Days']),
   range: z.object({ from: z.string(), to: z.string(), days: int }),
@@ -887,7 +887,7 @@ const whatIfChangeOut = z.union([
   z.object({ kind: z.literal('policy'), policy: z.enum(['fifo', 'easy', 'multifactor']) }),
 ]);
 
-/** A what-if run in the list (server/services/what-if.ts WhatIfRunSummary). */
+/** A what-if run in the list (server/services/planning/what-if.ts WhatIfRunSummary). */
 export const whatIfRunSummaryOut = z.object({
   id: z.string(),
   title: z.string(),

@@ -4,7 +4,7 @@ import { and, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '~/db/client';
 import { allocations, ledgerEntries, organisations } from '~/db/schema';
 import { monthsBefore } from '~/server/core/billing/monthly-cap';
-import { monthSpendCents } from './ledger';
+import { monthSpendCents } from '~/server/services/ledger/ledger';
 
 /** How many calendar months before this one the figures show. */
 const MONTHS_SHOWN = 3;

@@ -6,7 +6,7 @@ import type { Tx } from '~/db/client';
 import { organisations } from '~/db/schema';
 import { capChange, isValidMonthlyCapCents, MAX_MONTHLY_CAP_CENTS } from '~/server/core/billing/monthly-cap';
 import { AppError } from '~/server/errors';
-import { budgetKeepers, notifyMembers } from './notifications';
+import { budgetKeepers, notifyMembers } from '~/server/services/mail/notifications';
 
 /** What staff decided about the cap with a line: cents, null for no cap, undefined to leave it as it is. */
 export type CapChoice = number | null | undefined;

@@ -3,7 +3,7 @@ import { budgetSync, router, tenantProcedure, todayOf } from '~/server/api/trpc'
 import { catalogueIdField, dayField, gpuHoursField, resourceClassIdField, textField, uuidField } from '~/server/api/fields';
 import { applicationCreatedOut, applicationOut } from '~/server/api/outputs';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
-import { createApplication, getApplication, submitApplication, updateApplication } from '~/server/services/applications';
+import { createApplication, getApplication, submitApplication, updateApplication } from '~/server/services/ledger/applications';
 
 const applicationFields = {
   accessModeId: catalogueIdField,

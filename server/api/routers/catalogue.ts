@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '~/db/client';
 import type { TenantActor } from '~/server/services/actor';
 import { listAccessModes, listResourceClasses, priceList } from '~/server/services/catalogue';
-import { payAsYouGoTerms } from '~/server/services/billing';
+import { payAsYouGoTerms } from '~/server/services/billing/billing';
 import { accessModeOut, priceListRowOut, resourceClassOut } from '~/server/api/outputs';
 
 /** The data-residency rule of the caller's tenant, which decides where its jobs may run. */

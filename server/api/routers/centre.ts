@@ -6,7 +6,7 @@ import { router, staffProcedure } from '~/server/api/trpc';
 import { rangeProblem } from '~/server/core/usage/percentiles';
 import { AppError } from '~/server/errors';
 import { isMessageKey, translate, type Locale } from '~/server/i18n';
-import { CENTRE_CSV_TABLES, centreDashboard, centreDashboardCsv, centrePartitions, rangeMessageKey } from '~/server/services/centre';
+import { CENTRE_CSV_TABLES, centreDashboard, centreDashboardCsv, centrePartitions, rangeMessageKey } from '~/server/services/usage/centre';
 
 const centreFields = {
   from: dayField,

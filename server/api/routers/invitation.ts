@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { authedProcedure, publicProcedure, rateLimit, router } from '~/server/api/trpc';
 import { invitationTokenField } from '~/server/api/fields';
 import { invitationPreviewOut } from '~/server/api/outputs';
-import { acceptInvitation, previewInvitation } from '~/server/services/invitations';
+import { acceptInvitation, previewInvitation } from '~/server/services/tenants/invitations';
 
 export const invitationRouter = router({
   preview: publicProcedure.input(z.object({ token: invitationTokenField })).output(invitationPreviewOut).query(async ({ ctx, input }) => {

@@ -4,11 +4,11 @@ import { env } from '~/server/env.js';
 import { linkBase } from '~/server/portal-url';
 import { countryField, emailField, memberRoleField, reasonField, textField, uuidField } from '~/server/api/fields';
 import { billingProfileOut, createdInvitationOut, creditLineRequestOut, memberOut, nothing, openInvitationOut, organisationOut, spendLimitOut } from '~/server/api/outputs';
-import { creditLinesOf, requestLargerCreditLine } from '~/server/services/credit-requests';
-import { getBillingProfile, setBillingProfile, startPayAsYouGo } from '~/server/services/billing';
-import { createInvitation, listOpenInvitations, revokeInvitation } from '~/server/services/invitations';
-import { changeMemberRole, getOrganisation, listMembers } from '~/server/services/organisations';
-import { listSpendLimits, setMemberSpendLimit } from '~/server/services/spending-limits';
+import { creditLinesOf, requestLargerCreditLine } from '~/server/services/billing/credit-requests';
+import { getBillingProfile, setBillingProfile, startPayAsYouGo } from '~/server/services/billing/billing';
+import { createInvitation, listOpenInvitations, revokeInvitation } from '~/server/services/tenants/invitations';
+import { changeMemberRole, getOrganisation, listMembers } from '~/server/services/tenants/organisations';
+import { listSpendLimits, setMemberSpendLimit } from '~/server/services/billing/spending-limits';
 
 const billingProfileInput = z.object({
   legalName: textField(2, 200),

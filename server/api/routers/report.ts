@@ -3,8 +3,8 @@ import { reportCsvOut, reportJobOut, spendingOverviewOut, usageReportOut } from 
 import { router, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { isPeriodProblem, resolvePeriod, type PeriodInput } from '~/server/core/usage/periods';
 import { AppError } from '~/server/errors';
-import { GROUP_BY, reportJobs, usageCsv, usageReport } from '~/server/services/reports';
-import { spendingOverview } from '~/server/services/spending-limits';
+import { GROUP_BY, reportJobs, usageCsv, usageReport } from '~/server/services/usage/reports';
+import { spendingOverview } from '~/server/services/billing/spending-limits';
 
 /** The period of a report: a month, a quarter, or a range of days. */
 export const periodField = z.union([
