@@ -90,7 +90,7 @@ export function schedulerOf(ctx: Pick<Context, 'db' | 'scheduler'>): Promise<Sch
 
 /**
  * afterCommit is what a tenant mutation hands the services for the work that follows its commit (the
- * scheduler hand-over, server/services/jobs/jobs.ts `SchedulerStep`): it commits the request's transaction,
+ * scheduler hand-over, server/services/transaction.ts `SchedulerStep`): it commits the request's transaction,
  * then gives back the portal's own connection and the scheduler adapter.
  */
 export function afterCommit(ctx: Pick<Context, 'scheduler'> & { commit: () => Promise<Db> }) {

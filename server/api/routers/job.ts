@@ -101,7 +101,7 @@ const jobView = z.object({
   site: z.object({ pueMilli: z.number().int(), heatReusePermille: z.number().int(), gridGco2PerKwh: z.number().int() }).nullable(),
   efficiency: z.object({ runSeconds: z.number().int(), walltimeUsedPercent: z.number().int(), meanGpuUtilPercent: z.number().int().nullable() }).nullable(),
   costSoFarCents: z.number().int().nullable(),
-  /** When the job waited for its `begin`: CO2e as run against starting at once (server/services/jobs/carbon.ts). */
+  /** When the job waited for its `begin`: CO2e as run against starting at once (server/services/jobs/co2e-saved.ts). */
   co2eSaved: z.object({ co2eAtOnceGrams: z.number().int(), co2eAsRunGrams: z.number().int(), savedGrams: z.number().int() }).nullable(),
   inference: z.object({ endpointUrl: z.string(), requests: z.number().int(), tokens: z.number().int() }).nullable(),
   events: z.array(z.object({ id: z.number(), jobId: z.string(), at: isoDateOut, state: z.enum(jobState.enumValues), message: z.string().nullable(), data: z.record(z.string(), z.unknown()).nullable() })),

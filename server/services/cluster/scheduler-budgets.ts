@@ -8,7 +8,7 @@ import type { Db, DbOrTx } from '~/db/client';
 import { allocations, jobs, organisations, projects, resourceClasses, schedulerBudgetSyncs, tariffs } from '~/db/schema';
 import { budgetMismatches, holdDrift, isUsable, projectBudgets, roomGpuSeconds, type BudgetMismatch, type BudgetProject, type HoldDrift } from '~/server/core/scheduler/budgets';
 import { isBudgetEnforcing, type SchedulerBudget, type SchedulerPort } from '~/server/core/scheduler/port';
-import type { SchedulerStep } from '~/server/services/jobs/jobs';
+import { stepAfterCommit, type SchedulerStep } from '~/server/services/transaction';
 
 /** Sync records older than this are dropped by the full sync (the page shows the latest). */
 const KEEP_SYNCS_DAYS = 30;
@@ -133,7 +133,7 @@ export interface BudgetSyncStep {
  */
 export async function syncBudgetsAfterCommit(db: Db, sync: BudgetSyncStep | undefined, projectIds: string[]): Promise<void> {
   if (!sync || projectIds.length === 0) return;
-  const after = typeof sync.step === 'function' ? await sync.step() : { db, scheduler: sync.step };
+  const after = await stepAfterCommit(db, sync.step);
   try {
     const result = await syncSchedulerBudgets(after.db, after.scheduler, { projectIds: [...new Set(projectIds)], now: sync.now });
     if (result && !result.ok) console.warn(`[budgets] syncing the scheduler's budgets failed; the worker's full sync retries: ${result.error}`);

@@ -21,7 +21,7 @@ import { logger } from '~/server/observability/log';
 import { countRefusal, countSubmission } from '~/server/observability/metrics';
 import type { Locale, MessageKey } from '~/server/i18n';
 import type { TenantActor } from '~/server/services/actor';
-import { co2eSavedForJob } from './carbon';
+import { co2eSavedForJob } from './co2e-saved';
 import { overdueInvoicesBlocking } from '~/server/services/billing/payments';
 import { listResourceClasses } from '~/server/services/catalogue';
 import { confirmReservation, lockAllocation, lockOrganisation, monthSpendCents, releaseJobReservationInTx, startNewJobReservation } from '~/server/services/ledger/ledger';
@@ -29,7 +29,7 @@ import { projectAccess } from '~/server/services/tenants/projects';
 import { syncSchedulerBudgets } from '~/server/services/cluster/scheduler-budgets';
 import { alertSpending, checkSpendingLimits, spendingFigures, spendingLimitsOf, type SpendingFigures } from '~/server/services/billing/spending-limits';
 import { readSchedulerStatus } from '~/server/services/cluster/scheduler-status';
-import { inTransaction, isTransaction } from '~/server/services/transaction';
+import { inTransaction, isTransaction, stepAfterCommit, type SchedulerStep } from '~/server/services/transaction';
 
 export interface SubmitJobInput {
   allocationId: string;
@@ -206,20 +206,6 @@ const activeUsageSelect = (db: DbOrTx, except?: SQL) =>
     .where(and(eq(jobs.allocationId, sql.placeholder('allocationId')), isNull(jobs.settledAt), inArray(jobs.state, [...ACTIVE_STATES]), except));
 const activeUsageStatement = reusable('job_active_usage', (db) => activeUsageSelect(db));
 const activeUsageExcept = reusable('job_active_usage_except', (db) => activeUsageSelect(db, ne(jobs.id, sql.placeholder('exceptJobId'))));
-
-/**
- * After a service's transaction, what follows the commit runs on the portal's own connection: the
- * scheduler adapter writes in transactions of its own (on PGlite's single connection it would wait for
- * the open one for ever). A tenant request's transaction is the request's, so a request passes a step
- * that commits it first and hands back the connection and the scheduler (server/api/trpc.ts
- * `afterCommit`); the worker, tests and benchmarks pass the scheduler itself.
- */
-export type SchedulerStep = SchedulerPort | (() => Promise<{ db: Db; scheduler: SchedulerPort }>);
-
-/** stepAfterCommit takes the step: the request's commit, or the scheduler as it is. */
-async function stepAfterCommit(db: Db, step: SchedulerStep): Promise<{ db: Db; scheduler: SchedulerPort }> {
-  return typeof step === 'function' ? step() : { db, scheduler: step };
-}
 
 /**
  * submitJob admits a job, creates it and reserves its budget in one transaction, then hands it to the
