@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { dayField, orgKindField, resourceClassIdField } from '~/server/api/fields';
-import { centreCsvOut, centreDashboardOut, centrePartitionOut } from '~/server/api/outputs';
+import { centreCsvOut, centreDashboardOut, centrePartitionOut } from './centre.outputs';
 import { router, staffProcedure } from '~/server/api/trpc';
 import { rangeProblem } from '~/server/core/usage/percentiles';
 import { AppError } from '~/server/errors';

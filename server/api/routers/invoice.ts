@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import { env } from '~/server/env.js';
 import { dayField, reasonField, textField, uuidField } from '~/server/api/fields';
-import { creditNoteOut, invoiceOut, invoiceRowOut, issueInvoiceOut, monthlyRunOut, openItemOut, paymentOut, staffInvoiceRowOut } from '~/server/api/outputs';
+import { invoiceOut, invoiceRowOut } from '~/server/api/outputs';
+import { creditNoteOut, issueInvoiceOut, monthlyRunOut, openItemOut, paymentOut, staffInvoiceRowOut } from './invoice.outputs';
 import { router, staffProcedure, tenantProcedure } from '~/server/api/trpc';
 import { FIRST_INVOICE_MONTH, MONTH_PATTERN, monthOf } from '~/server/core/billing/invoicing';
 import { AppError } from '~/server/errors';

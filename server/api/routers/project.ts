@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { router, tenantProcedure } from '~/server/api/trpc';
 import { residencyField, textField, uuidField } from '~/server/api/fields';
 import { WORKLOAD_KINDS } from '~/server/core/applications';
-import { nothing, projectBudgetOut, projectCreatedOut, projectPageOut, projectRowOut } from '~/server/api/outputs';
+import { nothing } from '~/server/api/outputs';
+import { projectBudgetOut, projectCreatedOut, projectPageOut, projectRowOut } from './project.outputs';
 import { createProject, getProject, listProjects, removeProjectMember, setProjectMember } from '~/server/services/tenants/projects';
 import { projectBudgetOf, setProjectBudget } from '~/server/services/billing/spending-limits';
 

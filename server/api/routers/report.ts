@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { reportCsvOut, reportJobOut, spendingOverviewOut, usageReportOut } from '~/server/api/outputs';
+import { usageReportOut } from '~/server/api/outputs';
+import { reportCsvOut, reportJobOut, spendingOverviewOut } from './report.outputs';
 import { router, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { isPeriodProblem, resolvePeriod, type PeriodInput } from '~/server/core/usage/periods';
 import { AppError } from '~/server/errors';

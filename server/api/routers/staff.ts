@@ -7,23 +7,8 @@ import { periodField, periodOf } from './report';
 import { GROUP_BY, organisationUsage } from '~/server/services/usage/reports';
 import { budgetSync, router, schedulerOf, staffProcedure, todayOf } from '~/server/api/trpc';
 import { capEurosField, commentField, dayField, emailField, reasonField, resourceClassIdField, uuidField } from '~/server/api/fields';
-import {
-  applicationOut,
-  auditEventOut,
-  balanceOut,
-  clusterOut,
-  companyProjectOut,
-  creditRequestInQueueOut,
-  mailOutboxOut,
-  nothing,
-  reviewQueueRowOut,
-  schedulerBudgetsOut,
-  staffAllocationOverviewOut,
-  staffAllocationRowOut,
-  tenantRowOut,
-  tenantUsageOut,
-  tcoReportOut,
-} from '~/server/api/outputs';
+import { applicationOut, balanceOut, nothing } from '~/server/api/outputs';
+import { auditEventOut, clusterOut, companyProjectOut, creditRequestInQueueOut, mailOutboxOut, reviewQueueRowOut, schedulerBudgetsOut, staffAllocationOverviewOut, staffAllocationRowOut, tenantRowOut, tenantUsageOut, tcoReportOut } from './staff.outputs';
 import { configuredCatalogue } from '~/server/catalogue';
 import { TCO_PERIODS, tcoReport } from '~/server/services/planning/tco';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';

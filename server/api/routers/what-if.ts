@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { router, staffProcedure, todayOf } from '~/server/api/trpc';
 import { catalogueIdField, dayField, textField, uuidField } from '~/server/api/fields';
-import { whatIfRunOut, whatIfRunSummaryOut } from '~/server/api/outputs';
+import { whatIfRunOut, whatIfRunSummaryOut } from './what-if.outputs';
 import { createWhatIfRun, getWhatIfRun, listWhatIfRuns, whatIfMachineView } from '~/server/services/planning/what-if';
 
 const idField = catalogueIdField;
