@@ -335,12 +335,6 @@ function routeOf(stored: ReviewRoute | null, modePath: ReviewRoute['path']): Rev
   return stored ?? { path: modePath, reason: 'accessMode' };
 }
 
-/** listApplications lists a project's applications (for the project page). */
-export async function listProjectApplications(db: DbOrTx, actor: TenantActor, projectId: string) {
-  await projectAccess(db, actor, projectId);
-  return db.select().from(applications).where(and(eq(applications.projectId, projectId), eq(applications.orgId, actor.org.id))).orderBy(desc(applications.createdAt));
-}
-
 /** reviewQueue lists submitted applications, oldest first, with their age in working days against the mode's target. */
 export async function reviewQueue(db: DbOrTx, now: Date) {
   const rows = await db

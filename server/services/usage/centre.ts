@@ -178,10 +178,8 @@ function rollupWhere(scope: Scope): SQL {
   )!;
 }
 
-const tenantColumns = {
-  orgId: organisations.id,
-  name: organisations.name,
-  kind: organisations.kind,
+/** The usage figures summed over the rollups in scope (a tenant's line, a kind's). */
+const figureColumns = {
   jobs: total(usageRollups.jobs),
   gpuSeconds: total(usageRollups.gpuSeconds),
   energyWh: total(usageRollups.energyWh),
@@ -189,6 +187,13 @@ const tenantColumns = {
   heatReusedWh: total(usageRollups.heatReusedWh),
   co2eGrams: total(usageRollups.co2eGrams),
   costCents: total(usageRollups.costCents),
+};
+
+const tenantColumns = {
+  orgId: organisations.id,
+  name: organisations.name,
+  kind: organisations.kind,
+  ...figureColumns,
 };
 
 /** tenantUsage sums the rollups per tenant, biggest first by GPU-hours or facility energy. */
@@ -383,13 +388,7 @@ export async function centreDashboard(db: Db, input: CentreFilters, locale: Loca
     db
       .select({
         kind: organisations.kind,
-        jobs: total(usageRollups.jobs),
-        gpuSeconds: total(usageRollups.gpuSeconds),
-        energyWh: total(usageRollups.energyWh),
-        facilityEnergyWh: total(usageRollups.facilityEnergyWh),
-        heatReusedWh: total(usageRollups.heatReusedWh),
-        co2eGrams: total(usageRollups.co2eGrams),
-        costCents: total(usageRollups.costCents),
+        ...figureColumns,
       })
       .from(usageRollups)
       .innerJoin(organisations, eq(organisations.id, usageRollups.orgId))
