@@ -11,8 +11,7 @@ export const tenantRowOut = tenantOut;
 
 // ---- Allocations ----
 
-/** The same page for staff, who also see whose allocation it is. */
-/** A tenant's money as staff see it beside a change of its credit lines and monthly cap (server/services/cap-figures.ts). */
+/** A tenant's money as staff see it beside a change of its credit lines and monthly cap (server/services/billing/cap-figures.ts). */
 export const capFiguresOut = z.object({
   orgId: z.string(),
   orgName: z.string(),

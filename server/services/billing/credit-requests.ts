@@ -8,7 +8,7 @@ import { capChange, lineChange, suggestedMonthlyCapCents } from '~/server/core/b
 import { AppError, isUniqueViolation } from '~/server/errors';
 import { isStaff, type Actor, type TenantActor } from '~/server/services/actor';
 import { recordAudit } from '~/server/services/audit';
-import { capFiguresOf } from '~/server/services/cap-figures';
+import { capFiguresOf } from '~/server/services/billing/cap-figures';
 import { grantBudget, lockAllocation } from '~/server/services/ledger/ledger';
 import { notify, notifyMembers } from '~/server/services/mail/notifications';
 import { projectIdsOfAllocations, syncBudgetsAfterCommit, type BudgetSyncStep } from '~/server/services/cluster/scheduler-budgets';

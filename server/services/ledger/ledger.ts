@@ -15,7 +15,7 @@ import type { Actor } from '~/server/services/actor';
 import { recordAudit } from '~/server/services/audit';
 import { stampAt } from '~/server/services/replay-clock';
 import { budgetKeepers, notifyMembers } from '~/server/services/mail/notifications';
-import { checkCapChoice, setCapWithLine, tellLineAndCap, type CapChoice } from '~/server/services/credit-line-cap';
+import { checkCapChoice, setCapWithLine, tellLineAndCap, type CapChoice } from '~/server/services/billing/credit-line-cap';
 import { projectIdsOfAllocations, syncBudgetsAfterCommit, type BudgetSyncStep } from '~/server/services/cluster/scheduler-budgets';
 import { inTransaction } from '~/server/services/transaction';
 
