@@ -21,8 +21,8 @@ import postgres from 'postgres';
 import { openDb, type Db } from '~/db/client';
 import { jobs, memberships, organisations, projects, usageRollups, users } from '~/db/schema';
 import type { TenantActor } from '~/server/services/actor';
-import { centreDashboard } from '~/server/services/centre';
-import { reportJobs, rollupSums, usageReport } from '~/server/services/reports';
+import { centreDashboard } from '~/server/services/usage/centre';
+import { reportJobs, rollupSums, usageReport } from '~/server/services/usage/reports';
 import { cpuModel, writeSection } from './markdown';
 
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/portal_bench';

@@ -30,7 +30,7 @@ import { DEFAULT_CATALOGUE } from '~/server/catalogue';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { AppError } from '~/server/errors';
 import { syncCatalogue } from '~/server/services/catalogue';
-import { reconcileOnce, type RoundResult } from '~/server/services/reconciler';
+import { reconcileOnce, type RoundResult } from '~/server/services/jobs/reconciler';
 import { callerFor } from '~/server/testing/harness';
 import { atInterrupt, createBenchDatabase, DEFAULT_ADMIN_URL, describeServer, wasInterrupted, type BenchDatabase } from './database';
 import { loadAverage, machine, mark, writeSection } from './markdown';

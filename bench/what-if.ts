@@ -19,9 +19,9 @@ import { applyChanges, type WhatIfChange, type WhatIfJob, type WhatIfMachine } f
 import { WhatIfReplay } from '~/server/core/whatif/replay';
 import { addDays } from '~/server/core/working-days';
 import { syncCatalogue } from '~/server/services/catalogue';
-import { seedDemoCentre } from '~/server/services/demo-seed';
-import { seedDemoHistory } from '~/server/services/demo-history';
-import { createWhatIfRun, currentMachine, getWhatIfRun, loadHistory, periodSeconds, runDueWhatIf, type WhatIfResult } from '~/server/services/what-if';
+import { seedDemoCentre } from '~/server/services/demo/demo-seed';
+import { seedDemoHistory } from '~/server/services/demo/demo-history';
+import { createWhatIfRun, currentMachine, getWhatIfRun, loadHistory, periodSeconds, runDueWhatIf, type WhatIfResult } from '~/server/services/planning/what-if';
 import { loadAverage, machine as machineLine, writeSection } from './markdown';
 import { ascending, median, num } from './stats';
 

@@ -591,7 +591,7 @@ export const clusterSamples = pgTable(
 );
 
 /**
- * Each sync of the budgets the scheduler enforces itself (server/services/scheduler-budgets.ts): when,
+ * Each sync of the budgets the scheduler enforces itself (server/services/cluster/scheduler-budgets.ts): when,
  * for which projects (null = all), how many budgets, and what the scheduler read back differently
  * (drift) or why it failed. Centre internals: the tenant role may not read it (drizzle/0028).
  */
@@ -946,7 +946,7 @@ export const overdueBlockLifts = pgTable(
 );
 
 /**
- * Sign-in sessions (server/services/sessions.ts). The session cookie (a next-auth JWT) names its row;
+ * Sign-in sessions (server/services/identity/sessions.ts). The session cookie (a next-auth JWT) names its row;
  * a session ended here (sign-out, a password change, removal from the last tenant, staff) no longer
  * lets its cookie in, on the next request.
  */
@@ -1005,7 +1005,7 @@ export const rateLimits = pgTable('rate_limits', {
 export const authTokenPurpose = pgEnum('auth_token_purpose', AUTH_TOKEN_PURPOSES);
 
 /**
- * One-time links mailed to a person (server/services/auth-tokens.ts): a password reset, an address
+ * One-time links mailed to a person (server/services/identity/auth-tokens.ts): a password reset, an address
  * check. Only the SHA-256 of the token is stored, so a copy of the database opens no account. The
  * newest link of a person and purpose is the only one that works: issuing another, or using one,
  * voids the rest.
@@ -1066,7 +1066,7 @@ export const mailStatus = pgEnum('mail_status', ['pending', 'sent', 'failed']);
 
 /**
  * The transactional outbox of e-mail: a mail is written in the same transaction as what it tells of,
- * and the worker sends it afterwards (server/services/mail.ts), once, retrying with back-off while the
+ * and the worker sends it afterwards (server/services/mail/mail.ts), once, retrying with back-off while the
  * SMTP server is away. Without an SMTP server configured the mails stay here, shown to staff.
  */
 export const mailOutbox = pgTable(
@@ -1173,7 +1173,7 @@ export const whatIfStatus = pgEnum('what_if_status', ['queued', 'running', 'done
 
 /**
  * What-if planning runs (issue #14): a period of the centre's own history replayed in the worker on
- * the current machine and on a proposed one (server/services/what-if.ts). `changes` is the proposal
+ * the current machine and on a proposed one (server/services/planning/what-if.ts). `changes` is the proposal
  * (server/core/whatif/machine.ts `WhatIfChange[]`), `result` both outcomes side by side once done.
  * A worker holds a run while `lease_until` is ahead; a run whose lease ran out is taken again.
  * Centre internals: out of the tenant role's reach (drizzle/0037).

@@ -1,5 +1,5 @@
 // Payment status (issue #24): the demo company's invoice from two months ago is overdue after a part
-// payment (server/services/demo-history.ts), so the worker's first daily round sends its first
+// payment (server/services/demo/demo-history.ts), so the worker's first daily round sends its first
 // payment reminder — to the owner and, in German, to the billing address. Staff then record a part
 // and a full payment on an open invoice, and the invoice shows "paid" to staff and to the company.
 // In English and in German, with axe on each page changed.

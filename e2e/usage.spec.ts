@@ -1,7 +1,7 @@
 // Usage, cost and energy in the browser: a company's report and CSV, a PI's scope, the centre dashboard.
 import fs from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { JOB_CSV_COLUMNS } from '../server/services/reports';
+import { JOB_CSV_COLUMNS } from '../server/services/usage/reports';
 import { signIn, texts } from './helpers';
 
 const t = texts('en');

@@ -30,7 +30,7 @@ import { chargeFor, jobEnergyEstimateWh, jobReservation, type JobKind } from '~/
 import { createRng, nextFloat, nextUint32, type RngState } from '~/server/core/sim/random';
 import { jobFootprint } from '~/server/core/usage/footprint';
 import { residencyAllows, syncCatalogue } from '~/server/services/catalogue';
-import { rebuildRollups } from '~/server/services/usage';
+import { rebuildRollups } from '~/server/services/usage/usage';
 import { flag, intFlag, UsageError } from '~/bench/args';
 
 export const DEFAULT_BENCH_URL = 'postgres://postgres@127.0.0.1:5432/portal_bench';

@@ -3,7 +3,7 @@
 import { DataDirLockedError } from '~/db/lock';
 import { closeAppDb, startAppDb } from '~/server/db';
 import { ConfigError, env } from '~/server/env.js';
-import { demoSignInBanner, seedDemoCentreIfEmpty } from '~/server/services/demo-seed';
+import { demoSignInBanner, seedDemoCentreIfEmpty } from '~/server/services/demo/demo-seed';
 
 async function main() {
   if (env().PORTAL_ENV === 'production') {

@@ -9,12 +9,12 @@ import { organisations, users } from '~/db/schema';
 import { DataDirLockedError } from '~/db/lock';
 import { closeAppDb, startAppDb } from '~/server/db';
 import { ConfigError } from '~/server/env.js';
-import { TOKEN_SCOPES, type TokenScope } from '~/server/core/api/scopes';
-import { API_TOKEN_DEFAULT_DAYS } from '~/server/core/api/tokens';
+import { TOKEN_SCOPES, type TokenScope } from '~/server/core/rest/scopes';
+import { API_TOKEN_DEFAULT_DAYS } from '~/server/core/rest/tokens';
 import { AppError } from '~/server/errors';
 import { translate } from '~/server/i18n';
-import { loadActor } from '~/server/services/accounts';
-import { createApiToken } from '~/server/services/api-tokens';
+import { loadActor } from '~/server/services/identity/accounts';
+import { createApiToken } from '~/server/services/identity/api-tokens';
 
 const USAGE = `usage: npm run token:create -- --email EMAIL [--org ORG] --scopes ${TOKEN_SCOPES.join(',')} [--days N] [--name NAME]
   --email   the person the token acts as (an account of the portal)

@@ -5,7 +5,7 @@ import { usageRollups } from '~/db/schema';
 import { DataDirLockedError } from '~/db/lock';
 import { closeAppDb, startAppDb } from '~/server/db';
 import { ConfigError } from '~/server/env.js';
-import { rebuildRollups } from '~/server/services/usage';
+import { rebuildRollups } from '~/server/services/usage/usage';
 
 async function totals() {
   const handle = await startAppDb({ command: 'npm run usage:rebuild', seed: false });

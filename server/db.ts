@@ -34,7 +34,7 @@ export function startAppDb(options: { command?: string; seed?: boolean } = {}): 
       const [{ configuredCatalogue }, { syncCatalogue }] = await Promise.all([import('./catalogue'), import('./services/catalogue')]);
       await syncCatalogue(handle.db, configuredCatalogue());
       if (options.seed !== false && config.PORTAL_ENV === 'demo' && config.DEMO_SEED === 'auto') {
-        const { seedDemoCentreIfEmpty } = await import('./services/demo-seed');
+        const { seedDemoCentreIfEmpty } = await import('./services/demo/demo-seed');
         await seedDemoCentreIfEmpty(handle.db, { log: console.log });
       }
       return handle;

@@ -7,8 +7,8 @@ import { renderInvoicePdf } from '~/server/documents/invoice-pdf';
 import { invoiceOut } from './api/outputs';
 import type { MailAttachment, MailAttachmentRef } from './core/mail/delivery';
 import { isLocale, translate, type Locale, type MessageKey, type MessageParams } from './i18n';
-import type { AttachmentRenderer } from './services/mail';
-import { loadInvoiceForMail } from './services/invoices';
+import type { AttachmentRenderer } from './services/mail/mail';
+import { loadInvoiceForMail } from './services/billing/invoices';
 
 /** attachmentRenderer renders the attachments the outbox names, reading what they show from `db`. */
 export function attachmentRenderer(db: Db): AttachmentRenderer {

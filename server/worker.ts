@@ -13,16 +13,16 @@ import type { MailTransport } from './core/mail/delivery';
 import { isBudgetEnforcing, isCheckpointing, isSchedulerUnavailable, type SchedulerPort } from './core/scheduler/port';
 import { env } from './env.js';
 import { logger } from './observability/log';
-import { issueMonthlyInvoices } from './services/invoices';
-import { expireDueAllocations } from './services/ledger';
-import { deliverDueMails } from './services/mail';
+import { issueMonthlyInvoices } from './services/billing/invoices';
+import { expireDueAllocations } from './services/ledger/ledger';
+import { deliverDueMails } from './services/mail/mail';
 import { attachmentRenderer } from './mail-attachments';
-import { sendInvoiceReminders } from './services/payments';
-import { sendExpiryReminders } from './services/reminders';
-import { reconcileOnce, recordClusterSample } from './services/reconciler';
-import { noteSchedulerOutcome } from './services/scheduler-status';
-import { budgetSyncDue, syncSchedulerBudgets } from './services/scheduler-budgets';
-import { runDueWhatIf } from './services/what-if';
+import { sendInvoiceReminders } from './services/billing/payments';
+import { sendExpiryReminders } from './services/mail/reminders';
+import { reconcileOnce, recordClusterSample } from './services/jobs/reconciler';
+import { noteSchedulerOutcome } from './services/cluster/scheduler-status';
+import { budgetSyncDue, syncSchedulerBudgets } from './services/cluster/scheduler-budgets';
+import { runDueWhatIf } from './services/planning/what-if';
 
 /** How often the worker looks whether the budgets' full sync is due (it also is when a sync failed). */
 const BUDGET_CHECK_MS = 30_000;

@@ -6,7 +6,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '~/db/client';
 import { allocations, auditEvents, creditLineRequests, notifications } from '~/db/schema';
-import { balanceOfRow, ledgerSums } from '~/server/services/ledger';
+import { balanceOfRow, ledgerSums } from '~/server/services/ledger/ledger';
 import { callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 
 const TODAY = '2026-12-01';

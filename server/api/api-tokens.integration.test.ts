@@ -1,5 +1,5 @@
 // Personal API tokens through the whole call path (issue #13): made on the profile (account router),
-// authenticated (server/services/api-tokens.ts), then used by tRPC callers whose context carries the
+// authenticated (server/services/identity/api-tokens.ts), then used by tRPC callers whose context carries the
 // token — the tenant comes from the token, the scopes gate every procedure, and changes are audited
 // under the token's name. The REST layer's own tests (rest.integration.test.ts) drive the same over HTTP.
 import { randomUUID } from 'node:crypto';
@@ -10,10 +10,10 @@ import type { Db, DbHandle } from '~/db/client';
 import { apiTokens, auditEvents } from '~/db/schema';
 import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
 import { createSimulatedScheduler } from '~/server/adapters/scheduler/simulated';
-import type { ApiTokenAuth } from '~/server/core/api/scopes';
+import type { ApiTokenAuth } from '~/server/core/rest/scopes';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { AppError } from '~/server/errors';
-import { authenticateToken, createApiToken } from '~/server/services/api-tokens';
+import { authenticateToken, createApiToken } from '~/server/services/identity/api-tokens';
 import { activeAllocation, addMember, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { inRequestScope } from '~/server/request-scope';
 
@@ -100,7 +100,7 @@ describe.each(dbTargets())('personal API tokens on %s', (target) => {
     const altered = made.token.slice(0, 8) + (made.token[8] === 'a' ? 'b' : 'a') + made.token.slice(9);
     expect(await refusal(auth(altered))).toEqual({ code: 'UNAUTHORIZED', key: 'apiToken.invalid' });
     // Well-formed but unknown.
-    const other = (await createApiToken(db, (await import('~/server/services/accounts').then((m) => m.loadActor(db, b.userId)))!, { name: 'b', orgId: b.orgId, scopes: ['read'], expiresInDays: 1 }, now)).token;
+    const other = (await createApiToken(db, (await import('~/server/services/identity/accounts').then((m) => m.loadActor(db, b.userId)))!, { name: 'b', orgId: b.orgId, scopes: ['read'], expiresInDays: 1 }, now)).token;
     await db.delete(apiTokens).where(eq(apiTokens.name, 'b'));
     expect(await refusal(auth(other))).toEqual({ code: 'UNAUTHORIZED', key: 'apiToken.invalid' });
 

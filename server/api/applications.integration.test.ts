@@ -10,7 +10,7 @@ import type { Db, DbHandle } from '~/db/client';
 import { allocations, applicationLines, applications, auditEvents, decisions, ledgerEntries, memberships } from '~/db/schema';
 import { appRouter } from '~/server/api/root';
 import { createContextInner } from '~/server/api/trpc';
-import { reserveBudget, settleJob } from '~/server/services/ledger';
+import { reserveBudget, settleJob } from '~/server/services/ledger/ledger';
 import { accountOf, activeAllocation, addMember, callerFor, confirmEmail, createStaff, createTenant, dbTargets, openTestDb, TEST_PASSWORD } from '~/server/testing/harness';
 
 const H = 3600;

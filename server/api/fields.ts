@@ -59,7 +59,7 @@ export const commentField = textField(0, 5000, { multiline: true });
 
 /**
  * A monthly cap staff decide with a credit line, in euros: null for no cap, absent to leave it as it is.
- * Whole euros from 0 are checked by the service (server/services/credit-line-cap.ts), which names the
+ * Whole euros from 0 are checked by the service (server/services/billing/credit-line-cap.ts), which names the
  * field and says the fix; here only that it is a number.
  */
 export const capEurosField = z.number().nullable().optional();

@@ -7,8 +7,8 @@ import type { DbHandle } from '~/db/client';
 import { jobs } from '~/db/schema';
 import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
 import { createSimulatedScheduler } from '~/server/adapters/scheduler/simulated';
-import { co2eSavedForJob } from '~/server/services/carbon';
-import { reconcileOnce } from '~/server/services/reconciler';
+import { co2eSavedForJob } from '~/server/services/jobs/co2e-saved';
+import { reconcileOnce } from '~/server/services/jobs/reconciler';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 
 describe.each(dbTargets())('job.lowCarbonStart on %s', (target) => {

@@ -7,7 +7,7 @@ import { and, eq } from 'drizzle-orm';
 import { auditEvents, organisations } from '~/db/schema';
 import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
 import { createSimulatedScheduler } from '~/server/adapters/scheduler/simulated';
-import { signUp } from '~/server/services/accounts';
+import { signUp } from '~/server/services/identity/accounts';
 import { activeAllocation, addMember, callerFor, createStaff, createTenant, dbTargets, openTestDb, TEST_PASSWORD } from '~/server/testing/harness';
 
 describe.each(dbTargets())('price list on %s', (target) => {

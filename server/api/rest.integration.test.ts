@@ -10,7 +10,7 @@ import { createRestHandler, type RestError } from '~/server/api/rest';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { acceptingScheduler } from '~/server/testing/authorization-policy';
 import { apiTokens } from '~/server/testing/api-tokens';
-import { balanceOfRow, ledgerSums } from '~/server/services/ledger';
+import { balanceOfRow, ledgerSums } from '~/server/services/ledger/ledger';
 
 const today = new Date().toISOString().slice(0, 10);
 const month = today.slice(0, 7);

@@ -7,7 +7,7 @@ import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { createOpenApiFetchHandler } from 'trpc-to-openapi';
 import type { Db } from '~/db/client';
-import type { ApiTokenAuth } from '~/server/core/api/scopes';
+import type { ApiTokenAuth } from '~/server/core/rest/scopes';
 import { apiTokenRule, clientAddress } from '~/server/core/rate-limits';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { AppError } from '~/server/errors';
@@ -26,7 +26,7 @@ export const REST_PREFIX = '/api/v1';
 /** What the REST API needs of its process; tests pass their own database, clock, scheduler and token check. */
 export interface RestDeps {
   db: () => Promise<Db>;
-  /** server/services/api-tokens.ts authenticateToken: throws AppError('UNAUTHORIZED') for any token that may not call. */
+  /** server/services/identity/api-tokens.ts authenticateToken: throws AppError('UNAUTHORIZED') for any token that may not call. */
   authenticate: (db: Db, authorization: string | null, options: { now: Date; address?: string }) => Promise<ApiTokenAuth>;
   /** The portal's own address (PORTAL_URL), for the document's server. */
   portalUrl: string | ((req: Request) => string);

@@ -1,8 +1,8 @@
 // The server-side caller for React server components: the same routers, no HTTP round trip.
 import { after } from 'next/server';
 import { cache } from 'react';
-import { loadCaller } from '~/server/services/accounts';
-import { chooseTenant } from '~/server/services/organisations';
+import { loadCaller } from '~/server/services/identity/accounts';
+import { chooseTenant } from '~/server/services/tenants/organisations';
 import { PageTurn } from './page-turn';
 import { createCaller } from './root';
 import { createRequestContext } from './context';

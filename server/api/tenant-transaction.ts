@@ -21,7 +21,7 @@ class RolledBack<R> extends Error {
 
 /**
  * A second request with the idempotency key of one still in flight waits for it on the unique index,
- * then fails; run again, it finds the first job and answers with it (server/services/jobs.ts).
+ * then fails; run again, it finds the first job and answers with it (server/services/jobs/jobs.ts).
  */
 function isIdempotencyConflict(error: unknown): boolean {
   return isUniqueViolation(error, 'jobs_idempotency_idx');

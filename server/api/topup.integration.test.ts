@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '~/db/client';
 import { allocations } from '~/db/schema';
-import { ledgerSums, balanceOfRow } from '~/server/services/ledger';
+import { ledgerSums, balanceOfRow } from '~/server/services/ledger/ledger';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 
 const TODAY = '2026-12-01';

@@ -21,13 +21,13 @@ import { logger } from '~/server/observability/log';
 import { metrics } from '~/server/observability/metrics';
 import { DEFAULT_LOCALE, isMessageKey, translate, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
 import { isStaff, type Actor, type Caller, type TenantActor } from '~/server/services/actor';
-import { loadCaller } from '~/server/services/accounts';
-import { chooseTenant } from '~/server/services/organisations';
+import { loadCaller } from '~/server/services/identity/accounts';
+import { chooseTenant } from '~/server/services/tenants/organisations';
 import type { RateRuleName } from '~/server/core/rate-limits';
-import { scopeNeeded, type ApiTokenAuth, type TokenScope } from '~/server/core/api/scopes';
+import { scopeNeeded, type ApiTokenAuth, type TokenScope } from '~/server/core/rest/scopes';
 import { recordAudit } from '~/server/services/audit';
 import { limit } from '~/server/services/rate-limits';
-import type { BudgetSyncStep } from '~/server/services/scheduler-budgets';
+import type { BudgetSyncStep } from '~/server/services/cluster/scheduler-budgets';
 
 // 1. CONTEXT ------------------------------------------------------------------------------------
 
@@ -63,7 +63,7 @@ export interface Context {
 
 /**
  * What a procedure declares about itself: `openapi` exposes it at `/api/v1` (trpc-to-openapi), `scope`
- * is the token scope it needs (server/core/api/scopes.ts `scopeNeeded`).
+ * is the token scope it needs (server/core/rest/scopes.ts `scopeNeeded`).
  */
 export type PortalMeta = OpenApiMeta & { scope?: TokenScope };
 
@@ -74,7 +74,7 @@ export async function rateLimit(ctx: Pick<Context, 'db' | 'limits' | 'now'>, nam
 
 /** What one request has already looked up about its caller. */
 export interface RequestMemo {
-  /** The person and the tenants they belong to, in one statement (server/services/accounts.ts loadCaller). */
+  /** The person and the tenants they belong to, in one statement (server/services/identity/accounts.ts loadCaller). */
   caller?: Promise<Caller | undefined>;
 }
 
@@ -90,7 +90,7 @@ export function schedulerOf(ctx: Pick<Context, 'db' | 'scheduler'>): Promise<Sch
 
 /**
  * afterCommit is what a tenant mutation hands the services for the work that follows its commit (the
- * scheduler hand-over, server/services/jobs.ts `SchedulerStep`): it commits the request's transaction,
+ * scheduler hand-over, server/services/transaction.ts `SchedulerStep`): it commits the request's transaction,
  * then gives back the portal's own connection and the scheduler adapter.
  */
 export function afterCommit(ctx: Pick<Context, 'scheduler'> & { commit: () => Promise<Db> }) {
@@ -102,7 +102,7 @@ export function afterCommit(ctx: Pick<Context, 'scheduler'> & { commit: () => Pr
 
 /**
  * budgetSync is what a mutation hands the services so the scheduler's own budgets follow a change to
- * allocations once it is committed (server/services/scheduler-budgets.ts): a tenant mutation's commit
+ * allocations once it is committed (server/services/cluster/scheduler-budgets.ts): a tenant mutation's commit
  * (afterCommit), or — for staff, whose services commit their own transactions — the portal's connection.
  */
 export function budgetSync(ctx: Pick<Context, 'db' | 'scheduler' | 'now'> & { commit?: () => Promise<Db> }): BudgetSyncStep {
@@ -288,7 +288,7 @@ const signedInProcedure = publicProcedure.use(async ({ ctx, next }) => {
 });
 
 /**
- * A call made with a personal API token needs the scope its procedure asks for (server/core/api/scopes.ts
+ * A call made with a personal API token needs the scope its procedure asks for (server/core/rest/scopes.ts
  * `scopeNeeded`): reads `read` (staff reads `staff:read`), a mutation the scope it declares — one that
  * declares none (changing a password, making another token) is never open to a token.
  */
@@ -327,7 +327,7 @@ export function tenantProcedure(minRole: MemberRole = 'member', options: { rateL
     }
     // An address nobody proved to receive mail could be anyone's: a sign-up with it may look around but
     // spends nothing and invites nobody until the link mailed to it is opened
-    // (server/services/email-verification.ts).
+    // (server/services/identity/email-verification.ts).
     if (type === 'mutation' && !ctx.emailVerified) {
       throw new AppError('PRECONDITION_FAILED', 'error.emailUnverified', { email: tenant.email });
     }

@@ -13,11 +13,11 @@ import { getDb } from '~/server/db';
 import { ssoProfileOf } from '~/server/core/identities';
 import { clientAddress } from '~/server/core/rate-limits';
 import { safeLocalPath } from '~/server/core/redirect';
-import { verifyCredentials } from '~/server/services/accounts';
-import { linkWithPassword, resolveSsoSignIn, ssoRequiredBy } from '~/server/services/identities';
+import { verifyCredentials } from '~/server/services/identity/accounts';
+import { linkWithPassword, resolveSsoSignIn, ssoRequiredBy } from '~/server/services/identity/identities';
 import { signLinkToken, verifyLinkToken, type PendingLink } from './link-token';
 import { recordSignInFailure, recordSignInSuccess, signInBlocked } from '~/server/services/rate-limits';
-import { endSession, startSession } from '~/server/services/sessions';
+import { endSession, startSession } from '~/server/services/identity/sessions';
 
 /** next-auth hands authorize() the request's headers as a plain object. */
 function headerReader(headers: Record<string, unknown> | undefined): { get(name: string): string | null } {
@@ -178,7 +178,7 @@ export function authOptions(): NextAuthOptions {
     ],
     callbacks: {
       /**
-       * A provider's sign-in resolves to an account here (server/services/identities.ts): the linked one,
+       * A provider's sign-in resolves to an account here (server/services/identity/identities.ts): the linked one,
        * a new one, or — for an address that has an account — the link page that asks for its password.
        */
       async signIn({ user, account, profile }) {

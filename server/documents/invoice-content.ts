@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { formatDay, formatEuros } from '~/server/i18n/format';
 import type { invoiceOut } from '~/server/api/outputs';
 import { formatIban } from '~/server/core/billing/iban';
-import { lineVatCents } from '~/server/core/invoicing';
+import { lineVatCents } from '~/server/core/billing/invoicing';
 import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
 import { formatInvoiceGpuHours, formatVatRate } from './invoice-format';
 

@@ -232,7 +232,7 @@ export const de: Record<MessageKey, string> = {
   'tokenScope.applications:write': 'applications:write — Anträge anlegen und einreichen',
   'tokenScope.staff:read': 'staff:read — die Daten des Zentrums (Personal)',
   'tokenScope.staff:write': 'staff:write — als Personal handeln',
-  // Password reset and e-mail verification (server/services/password-reset.ts, email-verification.ts).
+  // Password reset and e-mail verification (server/services/identity/password-reset.ts, email-verification.ts).
   'error.emailUnverified': 'Bestätigen Sie zuerst Ihre E-Mail-Adresse: Wir haben einen Link an {email} geschickt. Öffnen Sie ihn oder lassen Sie ihn über den Hinweis oben auf der Seite erneut senden; bis dahin können Sie sich umsehen, aber nichts ändern.',
   'auth.link.invalid': 'Dieser Link funktioniert nicht mehr – fordern Sie einen neuen an.',
   'auth.reset.mismatch': 'Die beiden Passwörter unterscheiden sich. Geben Sie zweimal dasselbe neue Passwort ein.',
@@ -1351,7 +1351,7 @@ export const de: Record<MessageKey, string> = {
   'notice.creditRequested': "{org} beantragt einen Kreditrahmen von {amount} €.",
   'notice.creditApproved': "Ihr Kreditrahmen wurde auf {amount} € erhöht. {comment}",
   'notice.creditRejected': "Ihr Antrag auf einen Kreditrahmen von {amount} € wurde abgelehnt: {comment}",
-  // Benachrichtigungs-E-Mails (server/services/notifications.ts) und die Einstellungen im Profil
+  // Benachrichtigungs-E-Mails (server/services/mail/notifications.ts) und die Einstellungen im Profil
   'mail.greeting': 'Guten Tag {name},',
   'mail.notice.action': 'Im Portal öffnen',
   'mail.applicationSubmitted.subject': '{org} hat einen Antrag für {project} eingereicht',

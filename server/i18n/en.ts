@@ -231,7 +231,7 @@ export const en = {
   'tokenScope.applications:write': 'applications:write — create and submit applications',
   'tokenScope.staff:read': 'staff:read — the centre’s records (staff)',
   'tokenScope.staff:write': 'staff:write — act as staff',
-  // Password reset and e-mail verification (server/services/password-reset.ts, email-verification.ts).
+  // Password reset and e-mail verification (server/services/identity/password-reset.ts, email-verification.ts).
   'error.emailUnverified': 'Confirm your e-mail address first: we sent a link to {email}. Open it, or send it again from the banner at the top of the page; until then you can look around but not change anything.',
   'auth.link.invalid': 'This link no longer works — ask for a new one.',
   'auth.reset.mismatch': 'The two passwords differ. Type the same new password twice.',
@@ -1350,7 +1350,7 @@ export const en = {
   'notice.creditRequested': "{org} asks for a credit line of €{amount}.",
   'notice.creditApproved': "Your credit line was raised to €{amount}. {comment}",
   'notice.creditRejected': "Your request for a credit line of €{amount} was rejected: {comment}",
-  // Notification mails (server/services/notifications.ts) and the preferences on the profile page
+  // Notification mails (server/services/mail/notifications.ts) and the preferences on the profile page
   'mail.greeting': 'Hello {name},',
   'mail.notice.action': 'Open in the portal',
   'mail.applicationSubmitted.subject': '{org} submitted an application for {project}',

@@ -1,10 +1,10 @@
 // One scrape of /api/metrics: the counters kept since the process started, plus what is read now from
-// the database (server/services/monitoring.ts) and from the scheduler (its partitions). The scheduler
+// the database (server/services/cluster/monitoring.ts) and from the scheduler (its partitions). The scheduler
 // gets a short time-out, so a slow one leaves its series out instead of hanging the scrape, and one
 // question at a time, so scrapes against a stuck scheduler do not pile up calls.
 import type { Db } from '~/db/client';
 import type { ClusterDescription, SchedulerPort } from '~/server/core/scheduler/port';
-import { monitoringFigures } from '~/server/services/monitoring';
+import { monitoringFigures } from '~/server/services/cluster/monitoring';
 import { logger } from './log';
 import { metrics, metricsText } from './metrics';
 

@@ -12,7 +12,7 @@ import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { AppError } from '~/server/errors';
 import { activeAllocation, callerFor, createStaff, createTenant, openTestDb, testDbUrl } from '~/server/testing/harness';
 import { startWorker, WORKER_LOCK_KEY } from '~/server/worker';
-import { adjustAllocation } from './ledger';
+import { adjustAllocation } from '~/server/services/ledger/ledger';
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 

@@ -1,10 +1,12 @@
 // One way to run a service transaction: retried a bounded number of times when Postgres reports a
 // deadlock, a serialization failure or a lock timeout, so such a moment of contention never reaches
 // a user as a 500. The lock order every transaction follows is in docs/ARCHITECTURE.md; with it,
-// deadlocks should not happen at all, and this is the second guard.
+// deadlocks should not happen at all, and this is the second guard. What follows a commit (the scheduler)
+// gets a SchedulerStep.
 import { sql } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Db, Tx } from '~/db/client';
+import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { AppError, isTransientDbError } from '~/server/errors';
 
 const ATTEMPTS = 5;
@@ -69,4 +71,18 @@ export async function actAsTenant(tx: Tx, tenantId: string, access: 'read' | 'wr
   await tx.execute(
     sql`select set_config('app.tenant_id', ${tenantId}, true), set_config('role', 'portal_tenant', true), set_config('transaction_read_only', ${access === 'read' ? 'on' : 'off'}, true)`,
   );
+}
+
+/**
+ * After a service's transaction, what follows the commit runs on the portal's own connection: the
+ * scheduler adapter writes in transactions of its own (on PGlite's single connection it would wait for
+ * the open one for ever). A tenant request's transaction is the request's, so a request passes a step
+ * that commits it first and hands back the connection and the scheduler (server/api/trpc.ts
+ * `afterCommit`); the worker, tests and benchmarks pass the scheduler itself.
+ */
+export type SchedulerStep = SchedulerPort | (() => Promise<{ db: Db; scheduler: SchedulerPort }>);
+
+/** stepAfterCommit takes the step: the request's commit, or the scheduler as it is. */
+export async function stepAfterCommit(db: Db, step: SchedulerStep): Promise<{ db: Db; scheduler: SchedulerPort }> {
+  return typeof step === 'function' ? step() : { db, scheduler: step };
 }

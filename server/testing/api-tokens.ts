@@ -1,8 +1,8 @@
 // Personal API tokens for the REST tests, made and revoked through the service as the profile page does.
 import type { Db } from '~/db/client';
-import type { TokenScope } from '~/server/core/api/scopes';
-import { loadActor } from '~/server/services/accounts';
-import { authenticateToken, createApiToken, revokeApiToken } from '~/server/services/api-tokens';
+import type { TokenScope } from '~/server/core/rest/scopes';
+import { loadActor } from '~/server/services/identity/accounts';
+import { authenticateToken, createApiToken, revokeApiToken } from '~/server/services/identity/api-tokens';
 
 /** apiTokens mints, revokes and checks real tokens of a test database. */
 export function apiTokens(db: Db) {

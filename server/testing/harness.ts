@@ -6,11 +6,11 @@ import { migrateDb, openDb, type Db, type DbHandle } from '~/db/client';
 import { mailOutbox, memberships, staffRoles, users, type StaffRole } from '~/db/schema';
 import { createCaller } from '~/server/api/root';
 import { createContextInner } from '~/server/api/trpc';
-import type { ApiTokenAuth } from '~/server/core/api/scopes';
+import type { ApiTokenAuth } from '~/server/core/rest/scopes';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
 import type { Locale } from '~/server/i18n';
 import { DEFAULT_CATALOGUE } from '~/server/catalogue';
-import { signUp } from '~/server/services/accounts';
+import { signUp } from '~/server/services/identity/accounts';
 import { syncCatalogue } from '~/server/services/catalogue';
 
 export type TargetName = 'pglite' | 'postgres';

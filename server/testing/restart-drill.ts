@@ -1,4 +1,4 @@
-// A crash drill for the restart test (server/services/restart.integration.test.ts), run as a child
+// A crash drill for the restart test (server/services/jobs/restart.integration.test.ts), run as a child
 // process so it can be killed without warning:
 //   phase "submit": creates a tenant with a budget, submits 50 jobs and runs the reconciler until killed;
 //   phase "resume": opens the same database with a new scheduler instance, reconciles until every job
@@ -9,11 +9,11 @@ import { allocations, jobs, ledgerEntries } from '~/db/schema';
 import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
 import { createSimulatedScheduler } from '~/server/adapters/scheduler/simulated';
 import { DEFAULT_CATALOGUE } from '~/server/catalogue';
-import { loadActor } from '~/server/services/accounts';
+import { loadActor } from '~/server/services/identity/accounts';
 import { syncCatalogue } from '~/server/services/catalogue';
-import { submitJob } from '~/server/services/jobs';
-import { balanceOfRow, ledgerSums } from '~/server/services/ledger';
-import { reconcileOnce } from '~/server/services/reconciler';
+import { submitJob } from '~/server/services/jobs/jobs';
+import { balanceOfRow, ledgerSums } from '~/server/services/ledger/ledger';
+import { reconcileOnce } from '~/server/services/jobs/reconciler';
 import { activeAllocation, createStaff, createTenant } from './harness';
 
 const [phase, kind, location] = process.argv.slice(2) as ['submit' | 'resume', 'pglite' | 'postgres', string];

@@ -8,8 +8,8 @@ import { Alert, Button } from '~/app/_components/ui';
 import { formErrors, type FormErrors } from '~/app/_lib/errors';
 import { formValue } from '~/app/_lib/form-value';
 import { useTRPC } from '~/app/_lib/trpc';
-import { API_TOKEN_DEFAULT_DAYS, API_TOKEN_MAX_DAYS } from '~/server/core/api/tokens';
-import { STAFF_SCOPES, TENANT_SCOPES, type TokenScope } from '~/server/core/api/scopes';
+import { API_TOKEN_DEFAULT_DAYS, API_TOKEN_MAX_DAYS } from '~/server/core/rest/tokens';
+import { STAFF_SCOPES, TENANT_SCOPES, type TokenScope } from '~/server/core/rest/scopes';
 
 /**
  * Makes a personal API token: a name, the tenant it acts for, its scopes and lifetime. The token is

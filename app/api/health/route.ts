@@ -1,6 +1,6 @@
 import { NextResponse } from 'next/server';
 import { instrumentRoute } from '~/server/observability/metrics';
-import { checkHealth } from '~/server/services/health';
+import { checkHealth } from '~/server/services/cluster/health';
 
 export const dynamic = 'force-dynamic';
 

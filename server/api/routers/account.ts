@@ -2,17 +2,18 @@ import { z } from 'zod';
 import { authedProcedure, publicProcedure, rateLimit, router } from '~/server/api/trpc';
 import { linkBase } from '~/server/portal-url';
 import { authTokenField, emailField, textField, invitationTokenField, orgKindField, orgNameField, countryField, passwordField, personNameField, residencyField, timeZoneField, uuidField } from '~/server/api/fields';
-import { apiTokenOut, identityOut, meOut, myOrganisation, nothing, sessionOut } from '~/server/api/outputs';
+import { nothing } from '~/server/api/outputs';
+import { apiTokenOut, identityOut, meOut, myOrganisation, sessionOut } from './account.outputs';
 import { ssoProviderName } from '~/server/auth/sso-providers';
-import { listIdentities, unlinkIdentity } from '~/server/services/identities';
-import { createApiToken, listApiTokens, revokeApiToken } from '~/server/services/api-tokens';
-import { API_TOKEN_MAX_DAYS } from '~/server/core/api/tokens';
-import { TOKEN_SCOPES } from '~/server/core/api/scopes';
-import { hasPassword, requestSignUp, setTimeZone } from '~/server/services/accounts';
-import { resendVerification, verificationLinkUsable, verifyEmail } from '~/server/services/email-verification';
-import { requestPasswordReset, resetLinkUsable, resetPassword } from '~/server/services/password-reset';
-import { listMyOrganisations } from '~/server/services/organisations';
-import { changePassword, endAllSessions, endOwnSession, listSessions } from '~/server/services/sessions';
+import { listIdentities, unlinkIdentity } from '~/server/services/identity/identities';
+import { createApiToken, listApiTokens, revokeApiToken } from '~/server/services/identity/api-tokens';
+import { API_TOKEN_MAX_DAYS } from '~/server/core/rest/tokens';
+import { TOKEN_SCOPES } from '~/server/core/rest/scopes';
+import { hasPassword, requestSignUp, setTimeZone } from '~/server/services/identity/accounts';
+import { resendVerification, verificationLinkUsable, verifyEmail } from '~/server/services/identity/email-verification';
+import { requestPasswordReset, resetLinkUsable, resetPassword } from '~/server/services/identity/password-reset';
+import { listMyOrganisations } from '~/server/services/tenants/organisations';
+import { changePassword, endAllSessions, endOwnSession, listSessions } from '~/server/services/identity/sessions';
 
 export const signUpInput = z.object({
   name: personNameField,
@@ -37,7 +38,7 @@ export const accountRouter = router({
       return requestSignUp(ctx.db, input, { mail: { locale: ctx.locale, baseUrl: linkBase() }, now: ctx.now(), requestedFrom: ctx.address });
     }),
 
-  // Password reset and address check by mailed links (server/services/password-reset.ts, email-verification.ts).
+  // Password reset and address check by mailed links (server/services/identity/password-reset.ts, email-verification.ts).
   requestPasswordReset: publicProcedure
     .input(z.object({ email: emailField }))
     // The same answer whether or not the address has an account (no enumeration); limits count every address.
@@ -112,7 +113,7 @@ export const accountRouter = router({
       return changePassword(ctx.db, ctx.actor, { ...input, sessionId: ctx.sessionId });
     }),
 
-  // Personal API tokens (server/services/api-tokens.ts): made, listed and revoked here, never by a token.
+  // Personal API tokens (server/services/identity/api-tokens.ts): made, listed and revoked here, never by a token.
   apiTokens: authedProcedure.output(z.array(apiTokenOut)).query(({ ctx }) => listApiTokens(ctx.db, ctx.actor.userId, ctx.now())),
 
   createApiToken: authedProcedure

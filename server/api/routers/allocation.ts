@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { router, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { textField, uuidField } from '~/server/api/fields';
 import { allocationOverviewOut, nothing } from '~/server/api/outputs';
-import { getAllocationOverview, setMonthlyCap } from '~/server/services/allocations';
+import { getAllocationOverview, setMonthlyCap } from '~/server/services/ledger/allocations';
 
 export const allocationRouter = router({
   overview: tenantProcedure('member')

@@ -5,15 +5,20 @@
 import { z } from 'zod';
 import { jobState } from '~/db/schema';
 import { uuidField } from '~/server/api/fields';
-import { allocationRowOut, invoiceRowOut, jobRowOut, usageReportOut } from '~/server/api/outputs';
+import { allocationOverviewOut, invoiceRowOut, jobRowOut, usageReportOut } from '~/server/api/outputs';
 import { router, tenantProcedure } from '~/server/api/trpc';
-import { decodeCursor, pageOf } from '~/server/core/api/cursor';
+import { decodeCursor, pageOf } from '~/server/core/rest/cursor';
 import { AppError } from '~/server/errors';
-import { listTenantAllocations } from '~/server/services/allocations';
-import { listInvoices } from '~/server/services/invoices';
-import { listJobs } from '~/server/services/jobs';
-import { GROUP_BY, usageReport } from '~/server/services/reports';
+import { listTenantAllocations } from '~/server/services/ledger/allocations';
+import { listInvoices } from '~/server/services/billing/invoices';
+import { listJobs } from '~/server/services/jobs/jobs';
+import { GROUP_BY, usageReport } from '~/server/services/usage/reports';
 import { periodOf } from './report';
+
+/** A row of a tenant's allocation list (the REST API's `/allocations`): the page's head and balance, no chart or ledger. */
+const allocationRowOut = allocationOverviewOut
+  .pick({ id: true, projectId: true, projectTitle: true, resourceClassName: true, unit: true, periodStart: true, periodEnd: true, status: true, statusReason: true, maxGpusAtOnce: true, maxWalltimeSeconds: true, maxQueuedJobs: true, balance: true })
+  .extend({ resourceClassId: z.string().nullable() });
 
 /** A period as query parameters: `month=YYYY-MM`, `quarter=YYYY-Qn`, or `from=…&to=…` (days, inclusive). */
 const periodParams = {

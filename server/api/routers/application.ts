@@ -1,9 +1,21 @@
 import { z } from 'zod';
+import { applicationKind, applicationStatus } from '~/db/schema';
 import { budgetSync, router, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { catalogueIdField, dayField, gpuHoursField, resourceClassIdField, textField, uuidField } from '~/server/api/fields';
-import { applicationCreatedOut, applicationOut } from '~/server/api/outputs';
+import { applicationOut } from '~/server/api/outputs';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
-import { createApplication, getApplication, submitApplication, updateApplication } from '~/server/services/applications';
+import { createApplication, getApplication, submitApplication, updateApplication } from '~/server/services/ledger/applications';
+
+/** A draft just saved. */
+const applicationCreatedOut = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  accessModeId: z.string(),
+  kind: z.enum(applicationKind.enumValues),
+  status: z.enum(applicationStatus.enumValues),
+  periodStart: z.string(),
+  periodEnd: z.string(),
+});
 
 const applicationFields = {
   accessModeId: catalogueIdField,

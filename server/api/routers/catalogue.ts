@@ -5,8 +5,9 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '~/db/client';
 import type { TenantActor } from '~/server/services/actor';
 import { listAccessModes, listResourceClasses, priceList } from '~/server/services/catalogue';
-import { payAsYouGoTerms } from '~/server/services/billing';
-import { accessModeOut, priceListRowOut, resourceClassOut } from '~/server/api/outputs';
+import { payAsYouGoTerms } from '~/server/services/billing/billing';
+import { resourceClassOut } from '~/server/api/outputs';
+import { accessModeOut, priceListRowOut } from './catalogue.outputs';
 
 /** The data-residency rule of the caller's tenant, which decides where its jobs may run. */
 async function residencyOf(ctx: { db: Db; tenant: TenantActor }) {

@@ -1,12 +1,12 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { dayField, orgKindField, resourceClassIdField } from '~/server/api/fields';
-import { centreCsvOut, centreDashboardOut, centrePartitionOut } from '~/server/api/outputs';
+import { centreCsvOut, centreDashboardOut, centrePartitionOut } from './centre.outputs';
 import { router, staffProcedure } from '~/server/api/trpc';
 import { rangeProblem } from '~/server/core/usage/percentiles';
 import { AppError } from '~/server/errors';
 import { isMessageKey, translate, type Locale } from '~/server/i18n';
-import { CENTRE_CSV_TABLES, centreDashboard, centreDashboardCsv, centrePartitions, rangeMessageKey } from '~/server/services/centre';
+import { CENTRE_CSV_TABLES, centreDashboard, centreDashboardCsv, centrePartitions, rangeMessageKey } from '~/server/services/usage/centre';
 
 const centreFields = {
   from: dayField,

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { authedProcedure, publicProcedure, rateLimit, router } from '~/server/api/trpc';
 import { invitationTokenField } from '~/server/api/fields';
-import { invitationPreviewOut } from '~/server/api/outputs';
-import { acceptInvitation, previewInvitation } from '~/server/services/invitations';
+import { isoDateOut, memberRoleOut } from '~/server/api/outputs';
+import { acceptInvitation, previewInvitation } from '~/server/services/tenants/invitations';
+
+const invitationPreviewOut = z.object({ orgName: z.string(), inviterName: z.string(), email: z.string(), role: memberRoleOut, expiresAt: isoDateOut });
 
 export const invitationRouter = router({
   preview: publicProcedure.input(z.object({ token: invitationTokenField })).output(invitationPreviewOut).query(async ({ ctx, input }) => {

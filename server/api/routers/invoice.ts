@@ -4,12 +4,13 @@
 import { z } from 'zod';
 import { env } from '~/server/env.js';
 import { dayField, reasonField, textField, uuidField } from '~/server/api/fields';
-import { creditNoteOut, invoiceOut, invoiceRowOut, issueInvoiceOut, monthlyRunOut, openItemOut, paymentOut, staffInvoiceRowOut } from '~/server/api/outputs';
+import { invoiceOut, invoiceRowOut } from '~/server/api/outputs';
+import { creditNoteOut, issueInvoiceOut, monthlyRunOut, openItemOut, paymentOut, staffInvoiceRowOut } from './invoice.outputs';
 import { router, staffProcedure, tenantProcedure } from '~/server/api/trpc';
-import { FIRST_INVOICE_MONTH, MONTH_PATTERN, monthOf } from '~/server/core/invoicing';
+import { FIRST_INVOICE_MONTH, MONTH_PATTERN, monthOf } from '~/server/core/billing/invoicing';
 import { AppError } from '~/server/errors';
-import { getInvoice, issueCreditNote, issueInvoice, issueMonthlyInvoices, listAllInvoices, listInvoices } from '~/server/services/invoices';
-import { liftOverdueBlock, openItems, openItemsCsv, recordPayment, reversePayment } from '~/server/services/payments';
+import { getInvoice, issueCreditNote, issueInvoice, issueMonthlyInvoices, listAllInvoices, listInvoices } from '~/server/services/billing/invoices';
+import { liftOverdueBlock, openItems, openItemsCsv, recordPayment, reversePayment } from '~/server/services/billing/payments';
 
 /** A calendar month YYYY-MM, not before January 2000 (not in the future is checked against the request's clock). */
 const monthField = z

@@ -3,12 +3,13 @@ import { z } from 'zod';
 import { budgetUnit, jobKind, jobState, resourceClasses } from '~/db/schema';
 import { afterCommit, router, schedulerOf, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { idempotencyKeyField, resourceClassIdField, textField, uuidField } from '~/server/api/fields';
-import { fineTuneEstimateOut, isoDateOut, jobEstimateOut, lowCarbonStartOut, jobRowOut, jobStateOut, jobTargetsOut } from '~/server/api/outputs';
+import { isoDateOut, jobRowOut, jobStateOut } from '~/server/api/outputs';
+import { fineTuneEstimateOut, jobEstimateOut, lowCarbonStartOut, jobTargetsOut } from './job.outputs';
 import { fineTuneEstimate } from '~/server/core/jobs/estimates';
 import { AppError } from '~/server/errors';
 import { syntheticOutput } from '~/server/core/jobs/synthetic-output';
-import { MAX_WINDOW_HOURS, suggestLowCarbonStart } from '~/server/services/carbon';
-import { cancelJob, estimateJob, getJob, jobTargets, listJobs, submitJob } from '~/server/services/jobs';
+import { MAX_WINDOW_HOURS, suggestLowCarbonStart } from '~/server/services/jobs/carbon';
+import { cancelJob, estimateJob, getJob, jobTargets, listJobs, submitJob } from '~/server/services/jobs/jobs';
 
 export const MAX_SCRIPT_CHARS = 100_000;
 const MAX_WALLTIME_MINUTES = 30 * 24 * 60;
@@ -47,7 +48,7 @@ export const submitJobInput = z.object({
 
 /**
  * What `job.get` answers (and nothing else: zod drops any other field). Environment values are null
- * for viewers other than the submitter and the project's PI (server/services/jobs.ts getJob).
+ * for viewers other than the submitter and the project's PI (server/services/jobs/jobs.ts getJob).
  */
 const jobView = z.object({
   id: z.string(),
@@ -101,7 +102,7 @@ const jobView = z.object({
   site: z.object({ pueMilli: z.number().int(), heatReusePermille: z.number().int(), gridGco2PerKwh: z.number().int() }).nullable(),
   efficiency: z.object({ runSeconds: z.number().int(), walltimeUsedPercent: z.number().int(), meanGpuUtilPercent: z.number().int().nullable() }).nullable(),
   costSoFarCents: z.number().int().nullable(),
-  /** When the job waited for its `begin`: CO2e as run against starting at once (server/services/carbon.ts). */
+  /** When the job waited for its `begin`: CO2e as run against starting at once (server/services/jobs/co2e-saved.ts). */
   co2eSaved: z.object({ co2eAtOnceGrams: z.number().int(), co2eAsRunGrams: z.number().int(), savedGrams: z.number().int() }).nullable(),
   inference: z.object({ endpointUrl: z.string(), requests: z.number().int(), tokens: z.number().int() }).nullable(),
   events: z.array(z.object({ id: z.number(), jobId: z.string(), at: isoDateOut, state: z.enum(jobState.enumValues), message: z.string().nullable(), data: z.record(z.string(), z.unknown()).nullable() })),

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { authedProcedure, router } from '~/server/api/trpc';
 import { uuidField } from '~/server/api/fields';
-import { nothing, notificationOut } from '~/server/api/outputs';
+import { isoDateOut, nothing } from '~/server/api/outputs';
 import { translate, isMessageKey } from '~/server/i18n';
 import { MAIL_KIND_NAMES } from '~/server/core/mail/kinds';
-import { listNotifications, markRead, notificationPreferencesOf, setNotificationPreferences, unreadCount } from '~/server/services/notifications';
+import { listNotifications, markRead, notificationPreferencesOf, setNotificationPreferences, unreadCount } from '~/server/services/mail/notifications';
+
+const notificationOut = z.object({ id: z.string(), text: z.string(), link: z.string().nullable(), read: z.boolean(), createdAt: isoDateOut });
 
 const preferencesOut = z.array(z.object({ kind: z.enum(MAIL_KIND_NAMES), email: z.boolean(), adjustable: z.boolean(), emailByDefault: z.boolean() }));
 

@@ -3,12 +3,13 @@ import { router, tenantProcedure } from '~/server/api/trpc';
 import { env } from '~/server/env.js';
 import { linkBase } from '~/server/portal-url';
 import { countryField, emailField, memberRoleField, reasonField, textField, uuidField } from '~/server/api/fields';
-import { billingProfileOut, createdInvitationOut, creditLineRequestOut, memberOut, nothing, openInvitationOut, organisationOut, spendLimitOut } from '~/server/api/outputs';
-import { creditLinesOf, requestLargerCreditLine } from '~/server/services/credit-requests';
-import { getBillingProfile, setBillingProfile, startPayAsYouGo } from '~/server/services/billing';
-import { createInvitation, listOpenInvitations, revokeInvitation } from '~/server/services/invitations';
-import { changeMemberRole, getOrganisation, listMembers } from '~/server/services/organisations';
-import { listSpendLimits, setMemberSpendLimit } from '~/server/services/spending-limits';
+import { creditLineRequestOut, nothing } from '~/server/api/outputs';
+import { billingProfileOut, createdInvitationOut, memberOut, openInvitationOut, organisationOut, spendLimitOut } from './organisation.outputs';
+import { creditLinesOf, requestLargerCreditLine } from '~/server/services/billing/credit-requests';
+import { getBillingProfile, setBillingProfile, startPayAsYouGo } from '~/server/services/billing/billing';
+import { createInvitation, listOpenInvitations, revokeInvitation } from '~/server/services/tenants/invitations';
+import { changeMemberRole, getOrganisation, listMembers } from '~/server/services/tenants/organisations';
+import { listSpendLimits, setMemberSpendLimit } from '~/server/services/billing/spending-limits';
 
 const billingProfileInput = z.object({
   legalName: textField(2, 200),

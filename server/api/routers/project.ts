@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { router, tenantProcedure } from '~/server/api/trpc';
 import { residencyField, textField, uuidField } from '~/server/api/fields';
 import { WORKLOAD_KINDS } from '~/server/core/applications';
-import { nothing, projectBudgetOut, projectCreatedOut, projectPageOut, projectRowOut } from '~/server/api/outputs';
-import { createProject, getProject, listProjects, removeProjectMember, setProjectMember } from '~/server/services/projects';
-import { projectBudgetOf, setProjectBudget } from '~/server/services/spending-limits';
+import { nothing } from '~/server/api/outputs';
+import { projectBudgetOut, projectCreatedOut, projectPageOut, projectRowOut } from './project.outputs';
+import { createProject, getProject, listProjects, removeProjectMember, setProjectMember } from '~/server/services/tenants/projects';
+import { projectBudgetOf, setProjectBudget } from '~/server/services/billing/spending-limits';
 
 const projectRoleField = z.enum(['pi', 'manager', 'member']);
 

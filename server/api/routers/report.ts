@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { reportCsvOut, reportJobOut, spendingOverviewOut, usageReportOut } from '~/server/api/outputs';
+import { usageReportOut } from '~/server/api/outputs';
+import { reportCsvOut, reportJobOut, spendingOverviewOut } from './report.outputs';
 import { router, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { isPeriodProblem, resolvePeriod, type PeriodInput } from '~/server/core/usage/periods';
 import { AppError } from '~/server/errors';
-import { GROUP_BY, reportJobs, usageCsv, usageReport } from '~/server/services/reports';
-import { spendingOverview } from '~/server/services/spending-limits';
+import { GROUP_BY, reportJobs, usageCsv, usageReport } from '~/server/services/usage/reports';
+import { spendingOverview } from '~/server/services/billing/spending-limits';
 
 /** The period of a report: a month, a quarter, or a range of days. */
 export const periodField = z.union([

@@ -4,42 +4,27 @@ import type { Db } from '~/db/client';
 import { allocations, organisations } from '~/db/schema';
 import { AppError } from '~/server/errors';
 import { periodField, periodOf } from './report';
-import { GROUP_BY, organisationUsage } from '~/server/services/reports';
+import { GROUP_BY, organisationUsage } from '~/server/services/usage/reports';
 import { budgetSync, router, schedulerOf, staffProcedure, todayOf } from '~/server/api/trpc';
 import { capEurosField, commentField, dayField, emailField, reasonField, resourceClassIdField, uuidField } from '~/server/api/fields';
-import {
-  applicationOut,
-  auditEventOut,
-  balanceOut,
-  clusterOut,
-  companyProjectOut,
-  creditRequestInQueueOut,
-  mailOutboxOut,
-  nothing,
-  reviewQueueRowOut,
-  schedulerBudgetsOut,
-  staffAllocationOverviewOut,
-  staffAllocationRowOut,
-  tenantRowOut,
-  tenantUsageOut,
-  tcoReportOut,
-} from '~/server/api/outputs';
+import { applicationOut, balanceOut, nothing } from '~/server/api/outputs';
+import { auditEventOut, clusterOut, companyProjectOut, creditRequestInQueueOut, mailOutboxOut, reviewQueueRowOut, schedulerBudgetsOut, staffAllocationOverviewOut, staffAllocationRowOut, tenantRowOut, tenantUsageOut, tcoReportOut } from './staff.outputs';
 import { configuredCatalogue } from '~/server/catalogue';
-import { TCO_PERIODS, tcoReport } from '~/server/services/tco';
+import { TCO_PERIODS, tcoReport } from '~/server/services/planning/tco';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
-import { clusterView } from '~/server/services/cluster';
-import { companyProjectsForCredit, grantCreditLine, listAllocations, setAllocationLimits, setMonthlyCap, staffAllocationOverview } from '~/server/services/allocations';
-import { decideApplication, getApplication, reviewQueue } from '~/server/services/applications';
-import { creditRequestQueue, decideCreditLineRequest } from '~/server/services/credit-requests';
-import { adjustAllocation, refundCharge } from '~/server/services/ledger';
+import { clusterView } from '~/server/services/cluster/cluster';
+import { companyProjectsForCredit, grantCreditLine, listAllocations, setAllocationLimits, setMonthlyCap, staffAllocationOverview } from '~/server/services/ledger/allocations';
+import { decideApplication, getApplication, reviewQueue } from '~/server/services/ledger/applications';
+import { creditRequestQueue, decideCreditLineRequest } from '~/server/services/billing/credit-requests';
+import { adjustAllocation, refundCharge } from '~/server/services/ledger/ledger';
 import { auditPage, listAuditActors } from '~/server/services/audit';
 import { AUDIT_KINDS } from '~/server/core/audit';
 import { liftSignInLockout } from '~/server/services/rate-limits';
-import { listOutbox, outboxCounts } from '~/server/services/mail';
+import { listOutbox, outboxCounts } from '~/server/services/mail/mail';
 import { env } from '~/server/env.js';
-import { endSessionsByStaff } from '~/server/services/sessions';
-import { schedulerBudgetsView } from '~/server/services/scheduler-budgets';
-import { changeTenantStatus, listTenants, setRequireSso, tenantSignIn, tenantStatusCounts } from '~/server/services/tenants';
+import { endSessionsByStaff } from '~/server/services/identity/sessions';
+import { schedulerBudgetsView } from '~/server/services/cluster/scheduler-budgets';
+import { changeTenantStatus, listTenants, setRequireSso, tenantSignIn, tenantStatusCounts } from '~/server/services/tenants/tenants';
 
 /** The TCO page’s question: the period of measured utilisation, and optionally another utilisation in percent (rounded to 0.01). */
 export const tcoInput = z.object({

@@ -1,10 +1,10 @@
-// What-if planning for staff (server/services/what-if.ts): queue a replay of a period of the centre's
+// What-if planning for staff (server/services/planning/what-if.ts): queue a replay of a period of the centre's
 // history on a proposed machine, list the runs, read one with its result.
 import { z } from 'zod';
 import { router, staffProcedure, todayOf } from '~/server/api/trpc';
 import { catalogueIdField, dayField, textField, uuidField } from '~/server/api/fields';
-import { whatIfRunOut, whatIfRunSummaryOut } from '~/server/api/outputs';
-import { createWhatIfRun, getWhatIfRun, listWhatIfRuns, whatIfMachineView } from '~/server/services/what-if';
+import { whatIfRunOut, whatIfRunSummaryOut } from './what-if.outputs';
+import { createWhatIfRun, getWhatIfRun, listWhatIfRuns, whatIfMachineView } from '~/server/services/planning/what-if';
 
 const idField = catalogueIdField;
 

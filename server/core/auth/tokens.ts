@@ -1,6 +1,6 @@
 // One-time links mailed to a person: a password reset and an e-mail address check (issue #12). Pure:
 // what each link is for, how long it lasts, and whether a stored link may still be used.
-// server/services/auth-tokens.ts issues and takes them.
+// server/services/identity/auth-tokens.ts issues and takes them.
 
 /** What a mailed link does. */
 export const AUTH_TOKEN_PURPOSES = ['password_reset', 'email_verification'] as const;

@@ -5,7 +5,7 @@
 // price they reserved; GPU-hour allocations are budgets of their own and are never converted to euros.
 // Spend in a month = what was charged in that month (less refunds, where they can be told apart: a
 // project's, not a person's) + what is reserved now — the same rule as the tenant's monthly cap
-// (server/services/ledger.ts monthSpendCents); a project's total spend = everything its credit lines
+// (server/services/ledger/ledger.ts monthSpendCents); a project's total spend = everything its credit lines
 // charged and hold reserved. A reservation must fit every limit; the one with the least left binds.
 
 /** The limits on a company's credit-line spending, tightest first when equal (the tenant's cap is named first). */

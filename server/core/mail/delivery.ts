@@ -1,5 +1,5 @@
 // The rules of sending a mail from the outbox: how long to wait after a failed attempt, when to give up,
-// and which failures are final. Pure; the outbox service (server/services/mail.ts) applies them.
+// and which failures are final. Pure; the outbox service (server/services/mail/mail.ts) applies them.
 
 /**
  * A file a mail carries, named in the outbox and rendered only when the mail is sent (an invoice's PDF

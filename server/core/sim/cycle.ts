@@ -22,7 +22,7 @@
  */
 import { fairShareFactor } from './fairshare';
 import { limitReason } from './limits';
-import { mergedQueue, sortedQueue, type QueuedJob } from './order';
+import { mergedQueue, sortedQueue, type CyclePendingJob, type CycleQueue, type QueuedJob } from './order';
 import { placeJob } from './placement';
 import { chargePower, powerAllows, powerReservation, type PowerStep, type SitePowerGate } from './power';
 import { multifactorPriority } from './priority';
@@ -49,30 +49,6 @@ export interface CycleRunningJob {
   startTimeSeconds: number;
   /** IT power increment in centiW (power.ts); only read at capped sites. */
   powerCentiW?: number;
-}
-
-/** A pending job as the cycle sees it. */
-export interface CyclePendingJob {
-  id: string;
-  seq: number;
-  submitTimeSeconds: number;
-  partition: number;
-  user: string;
-  account: string;
-  gpus: number;
-  nodes: number;
-  walltimeLimitSeconds: number;
-  /** IT power increment in centiW (power.ts); only read at capped sites. */
-  powerCentiW?: number;
-  /** Earliest start (BeginTime until then). */
-  beginSeconds?: number;
-}
-
-/** One partition's pending jobs of one account, in arrival order (submit time, then seq); read lazily. */
-export interface CycleQueue {
-  partition: number;
-  account: string;
-  jobs: Iterable<CyclePendingJob>;
 }
 
 /** An account as the cycle sees it. */

@@ -17,7 +17,8 @@
  * `policy.queueDepth` a cycle reads only the head of each partition's queue.
  */
 import { clusterGpuCount, nodeName, validateCluster } from './cluster';
-import { scheduleCycle, fairShareFactors, type CycleAccount, type CyclePower, type CycleDecision, type CycleInput, type CyclePendingJob, type CycleQueue } from './cycle';
+import { scheduleCycle, fairShareFactors, type CycleAccount, type CyclePower, type CycleDecision, type CycleInput } from './cycle';
+import type { CyclePendingJob, CycleQueue } from './order';
 import { jobEnergyWh, nodePowerCentiW, type GpuAllocation } from './energy';
 import { capItCentiW, facilityPowerW, jobPowerCentiW, sitePueMilli } from './power';
 import { SimInputError } from './errors';

@@ -2,11 +2,10 @@
 // schedules, priority order from the merged per-account queues, proof that a depth larger than any
 // queue changes nothing — and the per-call helpers a live driver uses.
 import { describe, expect, it } from 'vitest';
-import type { CyclePendingJob, CycleQueue } from './cycle';
 import { createEngine, restoreEngine, restoreEngineJson, type ClusterEngine } from './engine';
 import { SimInputError } from './errors';
 import { randomJobs as randomStream, testCluster, testJob, testPartition } from './fixtures';
-import { mergedQueue, sortedQueue } from './order';
+import { mergedQueue, sortedQueue, type CyclePendingJob, type CycleQueue } from './order';
 import { policyFromName } from './policy';
 import { createRng, nextInt } from './random';
 import type { EngineConfig, JobSpec, PolicyName } from './types';

@@ -11,9 +11,32 @@
  * The depth counts per partition, not per cycle (Slurm's default_queue_depth), so that one full
  * partition with a long queue cannot hide the jobs of an idle one.
  */
-import type { CyclePendingJob, CycleQueue } from './cycle';
 import { compareQueue } from './priority';
 import type { PolicyConfig } from './types';
+
+/** A pending job as the cycle sees it. */
+export interface CyclePendingJob {
+  id: string;
+  seq: number;
+  submitTimeSeconds: number;
+  partition: number;
+  user: string;
+  account: string;
+  gpus: number;
+  nodes: number;
+  walltimeLimitSeconds: number;
+  /** IT power increment in centiW (power.ts); only read at capped sites. */
+  powerCentiW?: number;
+  /** Earliest start (BeginTime until then). */
+  beginSeconds?: number;
+}
+
+/** One partition's pending jobs of one account, in arrival order (submit time, then seq); read lazily. */
+export interface CycleQueue {
+  partition: number;
+  account: string;
+  jobs: Iterable<CyclePendingJob>;
+}
 
 /** A pending job with its priority in this cycle, keyed for compareQueue. */
 export interface QueuedJob {

@@ -6,7 +6,7 @@
 // each to the days with the largest remainders (the earlier day on a tie), so the parts are integers
 // that sum exactly to the job's total. The job itself (its count and its wait) is booked on the day
 // it ended, the day its record, the usage CSV and the invoice list it under.
-// rebuildRollups in server/services/usage.ts does the same in SQL; keep the two in step.
+// rebuildRollups in server/services/usage/usage.ts does the same in SQL; keep the two in step.
 
 export const APPORTIONED = ['gpuSeconds', 'costCents', 'energyWh', 'facilityEnergyWh', 'heatReusedWh', 'co2eGrams'] as const;
 export type Apportioned = (typeof APPORTIONED)[number];

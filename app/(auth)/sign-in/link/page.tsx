@@ -11,7 +11,7 @@ export async function generateMetadata(): Promise<Metadata> {
 
 /**
  * After a provider's sign-in for an address that already has an account: the account's password links
- * the identity (server/services/identities.ts). What is shown comes from the portal's signed token only.
+ * the identity (server/services/identity/identities.ts). What is shown comes from the portal's signed token only.
  */
 export default async function LinkIdentityPage({ searchParams }: { searchParams: Promise<{ token?: string }> }) {
   const { token } = await searchParams;

@@ -1,6 +1,6 @@
 'use client';
 // What a job that waited for its low-carbon `begin` saved against starting at once, by its site's
-// hourly grid profile (server/services/carbon.ts co2eSavedForJob). Shown only for a job with a begin.
+// hourly grid profile (server/services/jobs/co2e-saved.ts co2eSavedForJob). Shown only for a job with a begin.
 import { useT } from '~/app/_components/i18n';
 import { formatCo2eKg } from '~/server/i18n/format';
 

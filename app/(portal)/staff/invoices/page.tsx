@@ -3,7 +3,7 @@ import { Card, PageHeader } from '~/app/_components/ui';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
-import { monthOf, previousMonth } from '~/server/core/invoicing';
+import { monthOf, previousMonth } from '~/server/core/billing/invoicing';
 import { IssueMonthlyButton, IssueOneForm } from './invoice-actions';
 import { InvoiceTable } from '../../invoices/invoice-table';
 import { env } from '~/server/env.js';

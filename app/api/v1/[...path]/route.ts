@@ -5,7 +5,7 @@ import { getDb } from '~/server/db';
 import { env, portalBaseUrl } from '~/server/env.js';
 import { requestLinkBase } from '~/server/portal-url';
 import { instrumentRoute } from '~/server/observability/metrics';
-import { authenticateToken } from '~/server/services/api-tokens';
+import { authenticateToken } from '~/server/services/identity/api-tokens';
 
 export const dynamic = 'force-dynamic';
 

@@ -9,7 +9,7 @@ import type { Db, DbHandle } from '~/db/client';
 import { jobs, ledgerEntries } from '~/db/schema';
 import { slurmClassesFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
 import { SchedulerUnavailableError, type SchedulerPort } from '~/server/core/scheduler/port';
-import { reconcileOnce } from '~/server/services/reconciler';
+import { reconcileOnce } from '~/server/services/jobs/reconciler';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { createSlurmClient } from './client';
 import { tokenSource } from './jwt';

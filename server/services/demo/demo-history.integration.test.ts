@@ -1,0 +1,110 @@
+// The demo centre's seeded history, as a visitor first sees it: no day of any partition above 100 %
+// utilisation, never more GPUs at once than the partition has, rollups that a rebuild reproduces row
+// for row, and applications and audit rows at the times they happened, not all at seeding time.
+import { asc, isNotNull, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DbHandle } from '~/db/client';
+import { applications, auditEvents, decisions, jobs, resourceClasses, usageRollups } from '~/db/schema';
+import { dbTargets, openTestDb } from '~/server/testing/harness';
+import { addDays } from '~/server/core/working-days';
+import { centreDashboard } from '~/server/services/usage/centre';
+import { listAllInvoices } from '~/server/services/billing/invoices';
+import { sendInvoiceReminders } from '~/server/services/billing/payments';
+import { seedDemoCentre } from './demo-seed';
+import { seedDemoHistory } from './demo-history';
+import { rebuildRollups } from '~/server/services/usage/usage';
+
+const NOW = new Date('2026-12-01T09:30:00Z');
+const TODAY = NOW.toISOString().slice(0, 10);
+
+describe.each(dbTargets())('the demo centre history on %s', (target) => {
+  let handle: DbHandle;
+  let seededAt: Date;
+
+  beforeAll(async () => {
+    handle = await openTestDb(target);
+    seededAt = new Date();
+    await seedDemoCentre(handle.db, NOW);
+    await seedDemoHistory(handle.db, NOW);
+  }, 600_000);
+  afterAll(async () => handle?.close());
+
+  it('never starts a job before it was submitted, nor ends it before it started (the usage CSV shows both)', async () => {
+    const [wrong] = await handle.db
+      .select({ n: sql<number>`count(*)::int`, started: sql<number>`count(${jobs.startedAt})::int` })
+      .from(jobs)
+      .where(sql`${jobs.startedAt} < ${jobs.submittedAt} or ${jobs.endedAt} < coalesce(${jobs.startedAt}, ${jobs.submittedAt})`);
+    expect(wrong).toEqual({ n: 0, started: 0 });
+    const [ran] = await handle.db.select({ n: sql<number>`count(*)::int` }).from(jobs).where(isNotNull(jobs.startedAt));
+    expect(ran!.n).toBeGreaterThan(100);
+  });
+
+  it('never runs more GPUs at once on a partition than it has', async () => {
+    const capacity = new Map((await handle.db.select({ id: resourceClasses.id, gpus: sql<number>`${resourceClasses.nodes} * ${resourceClasses.gpusPerNode}`.mapWith(Number) }).from(resourceClasses)).map((r) => [r.id, r.gpus]));
+    const ran = await handle.db
+      .select({ rc: jobs.resourceClassId, gpus: jobs.gpus, startedAt: jobs.startedAt, endedAt: jobs.endedAt })
+      .from(jobs)
+      .where(isNotNull(jobs.startedAt))
+      .orderBy(asc(jobs.startedAt));
+    expect(ran.length).toBeGreaterThan(200);
+    const peak = new Map<string, number>();
+    for (const rc of capacity.keys()) {
+      // Sweep the starts and ends in time order; an end at the same instant frees GPUs before a start takes them.
+      const events = ran.filter((j) => j.rc === rc).flatMap((j) => [{ at: j.startedAt!.getTime(), d: j.gpus }, { at: j.endedAt!.getTime(), d: -j.gpus }]);
+      events.sort((a, b) => a.at - b.at || a.d - b.d);
+      let running = 0;
+      let max = 0;
+      for (const e of events) max = Math.max(max, (running += e.d));
+      peak.set(rc, max);
+    }
+    for (const [rc, gpus] of capacity) expect(peak.get(rc), rc).toBeLessThanOrEqual(gpus);
+    expect(peak.get('h100')).toBeGreaterThan(0);
+  });
+
+  it('shows no day of any partition above 100 % on the centre dashboard', async () => {
+    const dashboard = await centreDashboard(handle.db, { from: addDays(TODAY, -150), to: TODAY });
+    const days = dashboard.partitions.flatMap((p) => p.days.map((d) => ({ partition: p.id, ...d })));
+    const busiest = days.reduce((a, b) => (b.utilisation > a.utilisation ? b : a));
+    expect(busiest.utilisation).toBeGreaterThan(0.3); // the history is busy enough for the check to mean something
+    expect(days.filter((d) => d.utilisation > 1)).toEqual([]);
+    // Every GPU-second the jobs ran is on the dashboard: apportioning moves usage between days, it never loses any.
+    const [ranTotal] = await handle.db.select({ gpuSeconds: sql<number>`coalesce(sum(${jobs.gpuSeconds}), 0)`.mapWith(Number) }).from(jobs).where(isNotNull(jobs.settledAt));
+    expect(dashboard.utilisation.usedGpuSeconds).toBe(ranTotal!.gpuSeconds);
+  });
+
+  it('rebuilds the rollups from the jobs row for row as settlement wrote them', async () => {
+    const all = () => handle.db.select().from(usageRollups).orderBy(asc(usageRollups.orgId), asc(usageRollups.day), asc(usageRollups.projectId), asc(usageRollups.userId), asc(usageRollups.resourceClassId), asc(usageRollups.kind));
+    const incremental = await all();
+    const spanning = await handle.db.select({ n: sql<number>`count(*)::int` }).from(jobs).where(sql`(${jobs.startedAt} at time zone 'UTC')::date <> (${jobs.endedAt} at time zone 'UTC')::date`);
+    expect(spanning[0]!.n).toBeGreaterThan(20); // plenty of jobs ran across midnight
+    await rebuildRollups(handle.db);
+    expect(await all()).toEqual(incremental);
+  });
+
+  it('dates applications, decisions and audit rows when they happened, before the seeding', async () => {
+    const apps = await handle.db.select({ createdAt: applications.createdAt, submittedAt: applications.submittedAt }).from(applications);
+    const decided = await handle.db.select({ at: decisions.decidedAt }).from(decisions);
+    const audit = await handle.db.select({ at: auditEvents.at, action: auditEvents.action }).from(auditEvents);
+    expect(apps.length).toBeGreaterThan(4);
+    expect(decided.length).toBeGreaterThan(3);
+    const instants = [...apps.flatMap((a) => [a.createdAt, a.submittedAt]), ...decided.map((d) => d.at), ...audit.map((a) => a.at)].filter((d): d is Date => d !== null);
+    // Nothing is stamped at the moment of seeding or after the demo's "now".
+    expect(instants.filter((d) => d.getTime() > NOW.getTime())).toEqual([]);
+    expect(instants.filter((d) => d.getTime() >= seededAt.getTime())).toEqual([]);
+    // Spread over the history's months: the earliest application is about 140 days old.
+    const earliest = Math.min(...apps.map((a) => a.createdAt.getTime()));
+    expect(NOW.getTime() - earliest).toBeGreaterThan(130 * 86_400_000);
+    expect(new Set(audit.map((a) => a.at.toISOString().slice(0, 10))).size).toBeGreaterThan(10);
+  });
+
+  it('gives the demo company invoices paid, overdue after a part payment, and just issued — and the overdue one its reminder', async () => {
+    const rows = (await listAllInvoices(handle.db, {}, TODAY)).filter((i) => i.orgName === 'Example Robotics GmbH').reverse();
+    // Issued on 1 September, 1 October, 1 November and 1 December (the months August to November).
+    expect(rows.map((r) => r.periodMonth)).toEqual(['2026-08-01', '2026-09-01', '2026-10-01', '2026-11-01']);
+    expect(rows.map((r) => r.status)).toEqual(['paid', 'paid', 'overdue', 'issued']);
+    const overdue = rows[2]!;
+    expect(overdue).toMatchObject({ dueDate: '2026-11-15', daysOverdue: 16, paidCents: Math.floor(overdue.grossCents / 2), openCents: overdue.grossCents - Math.floor(overdue.grossCents / 2) });
+    const run = await sendInvoiceReminders(handle.db, NOW, [7, 21]);
+    expect(run.sent).toEqual([{ invoiceId: overdue.id, number: overdue.number, level: 1 }]);
+  });
+});

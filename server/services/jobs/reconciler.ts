@@ -1,0 +1,300 @@
+// The reconciler keeps job records and their event history in step with the scheduler, and settles
+// the ledger exactly once when a job ends. The scheduler is the source of truth for what happened;
+// the portal owns the record. One round is idempotent: running it twice, or after a crash, is safe.
+import { and, eq, getTableColumns, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import type { Db, Tx } from '~/db/client';
+import { clusterSamples, jobEvents, jobs, sites } from '~/db/schema';
+import { chargeFor } from '~/server/core/jobs/estimates';
+import { notBeforeSubmission } from '~/server/core/jobs/run-times';
+import { jobFootprint } from '~/server/core/usage/footprint';
+import { translate } from '~/server/i18n';
+import { formatEuros, formatGpuHours } from '~/server/i18n/format';
+import { isFinalState, isSchedulerUnavailable, type SchedulerJobStatus, type SchedulerPort } from '~/server/core/scheduler/port';
+import { chargeReleasedJobInTx, lockAllocations, settleJobInTx } from '~/server/services/ledger/ledger';
+import { cancelSubmitting, claimHandover, handToScheduler } from './jobs';
+import { mailPeople, portalLink } from '~/server/services/mail/notifications';
+import { inTransaction } from '~/server/services/transaction';
+import { addToRollups, rollupParts, type RollupRow } from '~/server/services/usage/usage';
+
+type JobRow = typeof jobs.$inferSelect;
+/** What following and settling a job needs (not the script, image or environment). */
+type OpenJob = Omit<JobRow, 'command' | 'env' | 'image' | 'estimate' | 'simulation'>;
+
+const { command: _command, env: _env, image: _image, estimate: _estimate, simulation: _simulation, ...openJobColumns } = getTableColumns(jobs);
+
+/** Jobs asked of the scheduler at once. */
+const STATUS_BATCH = 1000;
+/** Jobs settled in one transaction: bounded, so one round never holds locks for long. */
+const SETTLE_BATCH = 100;
+/** Hand-overs retried per round. */
+const HANDOVER_BATCH = 200;
+
+export interface RoundResult {
+  submitted: number;
+  updated: number;
+  settled: number;
+  /**
+   * Whether the scheduler answered this round: null when it did, the error when it did not (the round
+   * then stops asking it; jobs wait, nothing is settled without the scheduler's final record), undefined
+   * when it was not asked (nothing open).
+   */
+  schedulerError?: unknown;
+}
+
+/** settleFinishedJob freezes a finished job's usage, energy and cost on its record and settles the ledger, once. */
+export async function settleFinishedJob(db: Db, job: OpenJob, status: SchedulerJobStatus, now: Date): Promise<boolean> {
+  return (await settleBatch(db, [{ job, status }], now)) === 1;
+}
+
+/**
+ * settleBatch settles finished jobs in one transaction. Locks follow the lock order: the allocations
+ * first, in id order; then each job, in id order; the batch's rollup rows last, in key order, so two
+ * batches never wait on each other in a cycle.
+ */
+async function settleBatch(db: Db, items: { job: OpenJob; status: SchedulerJobStatus }[], now: Date): Promise<number> {
+  if (items.length === 0) return 0;
+  const sorted = [...items].sort((a, b) => (a.job.id < b.job.id ? -1 : a.job.id > b.job.id ? 1 : 0));
+  return inTransaction(db, async (tx) => {
+    await lockAllocations(tx, sorted.map((i) => i.job.allocationId));
+    const siteIds = [...new Set(sorted.map((i) => i.job.siteId))];
+    const siteRows = await tx
+      .select({ id: sites.id, pueMilli: sites.pueMilli, heatReusePermille: sites.heatReusePermille, gridGco2PerKwh: sites.gridGco2PerKwh })
+      .from(sites)
+      .where(inArray(sites.id, siteIds));
+    const siteById = new Map(siteRows.map((r) => [r.id, r]));
+    const parts: RollupRow[] = [];
+    const done: { job: OpenJob; status: SchedulerJobStatus }[] = [];
+    for (const { job, status } of sorted) {
+      const jobParts = await settleInTx(tx, job, status, siteById.get(job.siteId)!, now);
+      if (!jobParts) continue;
+      parts.push(...jobParts);
+      done.push({ job, status });
+    }
+    await addToRollups(tx, parts);
+    await mailFinishedJobs(tx, done);
+    return done.length;
+  });
+}
+
+type SiteFigures = Parameters<typeof jobFootprint>[1];
+
+/**
+ * mailFinishedJobs mails the submitters who asked for it (job_finished is opt-in) that their jobs ended,
+ * in the settling transaction: one statement reads the batch's submitters and their choice. No bell
+ * notice: a busy group's bell would fill with one per job; the job list shows them.
+ */
+async function mailFinishedJobs(tx: Tx, done: readonly { job: OpenJob; status: SchedulerJobStatus }[]): Promise<void> {
+  await mailPeople(
+    tx,
+    'job_finished',
+    done.map(({ job, status }) => ({
+      userId: job.userId,
+      orgId: job.orgId,
+      dedupeKey: `job:${job.id}`,
+      content: (reader) => {
+        const params = {
+          name: job.name,
+          state: translate(reader.locale, `jobState.${status.state}`),
+          // The same figures, formatted the same way, as the job page shows once the job is settled.
+          gpuHours: formatGpuHours(reader.locale, status.gpuSeconds),
+          cost: formatEuros(reader.locale, chargeFor({ unit: 'cents', gpuSeconds: status.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour })),
+          exitCode: status.exitCode ?? '—',
+        };
+        return {
+          subject: ['mail.jobFinished.subject', params],
+          paragraphs: [['mail.greeting', { name: reader.name }], [status.state === 'COMPLETED' ? 'mail.jobFinished.completed' : 'mail.jobFinished.ended', params]],
+          action: { label: ['mail.jobFinished.action'], url: portalLink(`/jobs/${job.id}`) },
+        };
+      },
+    })),
+  );
+}
+
+function endOf(status: SchedulerJobStatus, now: Date): Date {
+  return status.endedAt ?? now;
+}
+
+/** settleInTx settles one job; returns its rollup rows, or null when it was settled already. */
+async function settleInTx(tx: Tx, job: OpenJob, status: SchedulerJobStatus, site: SiteFigures, now: Date): Promise<RollupRow[] | null> {
+  const costCents = chargeFor({ unit: 'cents', gpuSeconds: status.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour });
+  const charged = chargeFor({ unit: job.reservedUnit, gpuSeconds: status.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour });
+  const endedAt = endOf(status, now);
+  const waitSeconds = status.startedAt ? Math.max(0, Math.round((status.startedAt.getTime() - job.submittedAt.getTime()) / 1000)) : null;
+  const footprint = jobFootprint(status.energyWh, site);
+  const done = await tx
+    .update(jobs)
+    .set({
+      state: status.state,
+      pendingReason: null,
+      startedAt: status.startedAt,
+      endedAt,
+      waitSeconds,
+      ...footprint,
+      exitCode: status.exitCode,
+      nodeList: status.nodeList,
+      gpuSeconds: status.gpuSeconds,
+      energyWh: status.energyWh,
+      energyMeasured: status.energyMeasured,
+      costCents,
+      chargedAmount: charged,
+      handoverUntil: null,
+      settledAt: now,
+      updatedAt: now,
+    })
+    .where(and(eq(jobs.id, job.id), isNull(jobs.settledAt)))
+    .returning({ id: jobs.id });
+  if (done.length === 0) return null;
+  const events: (typeof jobEvents.$inferInsert)[] = [];
+  if (status.startedAt && !job.startedAt) events.push({ jobId: job.id, at: status.startedAt, state: 'RUNNING', message: 'job.event.started', data: { nodes: status.nodeList } });
+  events.push({ jobId: job.id, at: endedAt, state: status.state, message: 'job.event.finished', data: { exitCode: status.exitCode } });
+  events.push({ jobId: job.id, at: now, state: status.state, message: 'job.event.settled', data: { gpuSeconds: status.gpuSeconds, charged, unit: job.reservedUnit, costCents, energyWh: status.energyWh } });
+  await tx.insert(jobEvents).values(events);
+  const settled = await settleJobInTx(tx, { jobId: job.id, actualAmount: charged, at: endedAt });
+  // Released earlier (queued at expiry, then started before the cancel arrived): still charge what ran.
+  if (!settled.settled) await chargeReleasedJobInTx(tx, { jobId: job.id, amount: charged, at: endedAt });
+  return rollupParts({ ...job, startedAt: status.startedAt, endedAt, gpuSeconds: status.gpuSeconds, waitSeconds, costCents, energyWh: status.energyWh, ...footprint });
+}
+
+function liveChange(job: OpenJob, status: SchedulerJobStatus) {
+  const stateChanged = status.state !== job.state;
+  const reasonChanged = status.pendingReason !== job.pendingReason && status.state === 'PENDING';
+  const usageChanged = status.state === 'RUNNING' && (status.gpuSeconds !== job.gpuSeconds || status.energyWh !== job.energyWh);
+  return { stateChanged, reasonChanged, any: stateChanged || reasonChanged || usageChanged };
+}
+
+/**
+ * applyLiveStatuses stores the states, pending reasons and usage so far of jobs still open: one
+ * transaction and one UPDATE for the whole batch (after locking the rows in id order), and their events.
+ */
+async function applyLiveStatuses(db: Db, items: { job: OpenJob; status: SchedulerJobStatus }[], now: Date): Promise<number> {
+  const changed = items.filter((i) => liveChange(i.job, i.status).any).sort((a, b) => (a.job.id < b.job.id ? -1 : 1));
+  if (changed.length === 0) return 0;
+  const events: { job_id: string; at: string; state: string; message: string; data: Record<string, unknown> }[] = [];
+  const rows = changed.map(({ job, status }) => {
+    const change = liveChange(job, status);
+    if (change.stateChanged && status.state === 'RUNNING') {
+      events.push({ job_id: job.id, at: (status.startedAt ?? now).toISOString(), state: 'RUNNING', message: 'job.event.started', data: { nodes: status.nodeList } });
+    } else if (change.reasonChanged && status.pendingReason) {
+      events.push({ job_id: job.id, at: now.toISOString(), state: 'PENDING', message: 'job.event.pendingReason', data: { reason: status.pendingReason } });
+    }
+    return {
+      id: job.id,
+      state: status.state,
+      pending_reason: job.pendingReason === 'AllocationExpired' ? job.pendingReason : status.pendingReason,
+      started_at: status.startedAt?.toISOString() ?? null,
+      node_list: status.nodeList,
+      gpu_seconds: status.gpuSeconds,
+      energy_wh: status.energyWh,
+      energy_measured: status.energyMeasured,
+      scheduler_job_id: status.schedulerJobId,
+    };
+  });
+  const ids = changed.map((c) => c.job.id);
+  // The batch travels as one JSON parameter: one statement for a thousand jobs, on both drivers.
+  await inTransaction(db, async (tx) => {
+    await tx.select({ id: jobs.id }).from(jobs).where(inArray(jobs.id, ids)).orderBy(jobs.id).for('no key update');
+    await tx.execute(sql`
+      update ${jobs} set state = v.state, pending_reason = v.pending_reason, started_at = v.started_at, node_list = v.node_list,
+             gpu_seconds = v.gpu_seconds, energy_wh = v.energy_wh, energy_measured = v.energy_measured,
+             scheduler_job_id = v.scheduler_job_id, updated_at = ${now.toISOString()}::timestamptz
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+           as v(id uuid, state job_state, pending_reason text, started_at timestamptz, node_list jsonb, gpu_seconds bigint,
+                energy_wh bigint, energy_measured boolean, scheduler_job_id text)
+      where ${jobs.id} = v.id and ${jobs.settledAt} is null`);
+    if (events.length) {
+      await tx.execute(sql`
+        insert into ${jobEvents} (job_id, at, state, message, data)
+        select e.job_id, e.at, e.state, e.message, e.data
+        from jsonb_to_recordset(${JSON.stringify(events)}::jsonb) as e(job_id uuid, at timestamptz, state job_state, message text, data jsonb)`);
+    }
+  });
+  return changed.length;
+}
+
+/**
+ * reconcileOnce runs one round: retries hand-overs (each under its lease), forwards cancellations,
+ * asks the scheduler for every open job in large batches, stores what changed and settles finished
+ * jobs in bounded batches.
+ */
+export async function reconcileOnce(db: Db, scheduler: SchedulerPort, now: Date): Promise<RoundResult> {
+  const result: RoundResult = { submitted: 0, updated: 0, settled: 0 };
+  // 1. Jobs created but not yet at the scheduler (a crash or an outage between commit and hand-over),
+  //    whose hand-over lease is free: the request that created a job holds it while it hands over.
+  const unsubmitted = await db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.state, 'SUBMITTING'), isNull(jobs.settledAt), or(isNull(jobs.handoverUntil), lte(jobs.handoverUntil, now))))
+    .limit(HANDOVER_BATCH);
+  for (const { id } of unsubmitted) {
+    const job = await claimHandover(db, id, now);
+    if (!job) continue;
+    if (job.cancelRequestedAt) {
+      try {
+        await cancelSubmitting(db, scheduler, job, now);
+      } catch (error) {
+        // Nothing decided: the lease runs out and a later round tries again.
+        if (!(isSchedulerUnavailable(error))) throw error;
+        result.schedulerError = error;
+      }
+    } else if (await handToScheduler(db, scheduler, job, now)) result.submitted++; // null when it failed
+  }
+  try {
+    await followScheduler(db, scheduler, now, result);
+  } catch (error) {
+    if (!(isSchedulerUnavailable(error))) throw error;
+    result.schedulerError = error;
+  }
+  return result;
+}
+
+/** followScheduler forwards cancellations and follows every open job (steps 2 and 3 of a round). */
+async function followScheduler(db: Db, scheduler: SchedulerPort, now: Date, result: RoundResult): Promise<void> {
+  // 2. Cancellations the scheduler may not have received yet (cancel is idempotent there); a service is stopped.
+  const cancelling = await db
+    .select({ id: jobs.id, kind: jobs.kind })
+    .from(jobs)
+    .where(and(isNotNull(jobs.cancelRequestedAt), isNull(jobs.settledAt), inArray(jobs.state, ['PENDING', 'RUNNING'])));
+  for (const { id, kind } of cancelling) await scheduler.cancel(id, { stop: kind === 'inference' });
+  // 3. Follow every open job.
+  const open = await db
+    .select(openJobColumns)
+    .from(jobs)
+    .where(and(isNull(jobs.settledAt), inArray(jobs.state, ['PENDING', 'RUNNING'])));
+  for (let i = 0; i < open.length; i += STATUS_BATCH) {
+    const batch = open.slice(i, i + STATUS_BATCH);
+    const statuses = new Map((await scheduler.jobs(batch.map((j) => j.id))).map((s) => [s.portalJobId, s]));
+    result.schedulerError = null;
+    const finished: { job: OpenJob; status: SchedulerJobStatus }[] = [];
+    const live: { job: OpenJob; status: SchedulerJobStatus }[] = [];
+    for (const job of batch) {
+      const reported = statuses.get(job.id);
+      if (!reported) continue;
+      // Never a start before the portal's own submission, whatever the scheduler's clock grain.
+      const status = notBeforeSubmission(reported, job.submittedAt);
+      (isFinalState(status.state) ? finished : live).push({ job, status });
+    }
+    result.updated += await applyLiveStatuses(db, live, now);
+    for (let k = 0; k < finished.length; k += SETTLE_BATCH) result.settled += await settleBatch(db, finished.slice(k, k + SETTLE_BATCH), now);
+  }
+}
+
+/** recordClusterSample stores the cluster's load and power per partition, for the staff cluster page. */
+export async function recordClusterSample(db: Db, scheduler: SchedulerPort, now: Date): Promise<void> {
+  const cluster = await scheduler.describeCluster();
+  const at = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
+  const rows = cluster.partitions.map((p) => {
+    const nodes = cluster.nodes.filter((n) => n.partition === p.name);
+    return {
+      at,
+      partition: p.name,
+      totalGpus: nodes.reduce((s, n) => s + n.gpus, 0),
+      allocatedGpus: nodes.reduce((s, n) => s + n.allocatedGpus, 0),
+      downGpus: nodes.filter((n) => n.state === 'down').reduce((s, n) => s + n.gpus, 0),
+      powerW: Math.round(nodes.reduce((s, n) => s + n.powerW, 0)),
+      pendingJobs: cluster.pendingJobs,
+    };
+  });
+  if (rows.length) await db.insert(clusterSamples).values(rows).onConflictDoNothing();
+  // Keep eight days of samples.
+  await db.delete(clusterSamples).where(lt(clusterSamples.at, new Date(now.getTime() - 8 * 86_400_000)));
+}

@@ -1,0 +1,364 @@
+// Applications for budget: drafted by a project's PI or managers, decided by centre staff.
+// Approval creates allocations (or tops one up) with a grant in the ledger, in the same transaction.
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { Db, DbOrTx, Tx } from '~/db/client';
+import { accessModes, allocations, applicationLines, applications, decisions, memberships, organisations, projects, resourceClasses, users } from '~/db/schema';
+import { checkApplicationRequest, checkDecision, classAllocationLimits, decisionRefusal, reviewRouteFor, reviewTargetWorkingDays, type DecisionOutcome, type RequestLine, type ReviewRoute } from '~/server/core/applications';
+import { workingDaysBetween } from '~/server/core/working-days';
+import { AppError } from '~/server/errors';
+import type { Locale, MessageKey } from '~/server/i18n';
+import { localName } from '~/server/catalogue';
+import { isStaff, type Actor, type TenantActor } from '~/server/services/actor';
+import { syncBudgetsAfterCommit, type BudgetSyncStep } from '~/server/services/cluster/scheduler-budgets';
+import { inTransaction } from '~/server/services/transaction';
+import { recordAudit } from '~/server/services/audit';
+import { listResourceClasses } from '~/server/services/catalogue';
+import { grantBudget } from './ledger';
+import { notify, notifyMembers } from '~/server/services/mail/notifications';
+import { projectAccess, projectLeads, requireProjectManager } from '~/server/services/tenants/projects';
+
+export interface ApplicationInput {
+  projectId: string;
+  accessModeId: string;
+  kind: 'new' | 'top_up' | 'renewal';
+  baseAllocationId?: string;
+  /** Absent for a top-up, which keeps its allocation's period. */
+  periodStart?: string;
+  periodEnd?: string;
+  justification: string;
+  lines: RequestLine[];
+}
+
+/** A request with its period settled (a top-up's is its allocation's). */
+type SettledInput = ApplicationInput & { periodStart: string; periodEnd: string };
+
+const EDITABLE = ['draft', 'changes_requested'] as const;
+
+function firstProblem(problems: { field: string; key: string; params?: Record<string, string | number> }[]): AppError | undefined {
+  const p = problems[0];
+  return p ? new AppError('BAD_REQUEST', p.key as MessageKey, p.params ?? {}, p.field) : undefined;
+}
+
+/**
+ * validateRequest checks an application against its access mode, the catalogue the tenant may use and
+ * its base allocation, and settles its period: a top-up adds to its allocation's period (a different
+ * period asked for is refused, not silently ignored); new requests and renewals give their own.
+ */
+async function validateRequest(db: DbOrTx, actor: TenantActor, input: ApplicationInput, today: string): Promise<{ mode: typeof accessModes.$inferSelect; request: SettledInput }> {
+  const [mode] = await db.select().from(accessModes).where(and(eq(accessModes.id, input.accessModeId), eq(accessModes.active, true)));
+  if (!mode) throw new AppError('BAD_REQUEST', 'application.unknownMode', {}, 'accessModeId');
+  const [org] = await db.select({ residency: organisations.residency }).from(organisations).where(eq(organisations.id, actor.org.id));
+  const offered = await listResourceClasses(db, { kind: actor.org.kind, residency: org!.residency });
+  for (const line of input.lines) {
+    if (!offered.some((rc) => rc.id === line.resourceClassId)) {
+      throw new AppError('BAD_REQUEST', 'application.unknownClass', { resourceClass: line.resourceClassId }, 'lines');
+    }
+  }
+  let period = input.periodStart && input.periodEnd ? { periodStart: input.periodStart, periodEnd: input.periodEnd } : undefined;
+  if (input.kind !== 'new') {
+    if (!input.baseAllocationId) throw new AppError('BAD_REQUEST', 'application.baseRequired', {}, 'baseAllocationId');
+    const [base] = await db
+      .select({ projectId: allocations.projectId, resourceClassId: allocations.resourceClassId, unit: allocations.unit, periodStart: allocations.periodStart, periodEnd: allocations.periodEnd })
+      .from(allocations)
+      .where(eq(allocations.id, input.baseAllocationId));
+    if (!base || base.projectId !== input.projectId || base.unit !== 'gpu_seconds') throw new AppError('BAD_REQUEST', 'application.baseRequired', {}, 'baseAllocationId');
+    if (input.kind === 'top_up' && input.lines.some((l) => l.resourceClassId !== base.resourceClassId)) {
+      throw new AppError('BAD_REQUEST', 'application.topUpSameClass', {}, 'lines');
+    }
+    if (input.kind === 'top_up') {
+      if (period && (period.periodStart !== base.periodStart || period.periodEnd !== base.periodEnd)) {
+        throw new AppError('BAD_REQUEST', 'application.topUpKeepsPeriod', { start: base.periodStart, end: base.periodEnd }, 'periodEnd');
+      }
+      period = { periodStart: base.periodStart, periodEnd: base.periodEnd };
+    }
+  }
+  if (!period) throw new AppError('BAD_REQUEST', 'application.periodRequired', {}, input.periodStart ? 'periodEnd' : 'periodStart');
+  const request = { ...input, ...period };
+  const error = firstProblem(checkApplicationRequest({ mode, kind: input.kind, lines: input.lines, periodStart: request.periodStart, periodEnd: request.periodEnd, today }));
+  if (error) throw error;
+  return { mode, request };
+}
+
+/** createApplication saves a new draft for a project (PI, project managers and tenant leads only). */
+export async function createApplication(db: Db, actor: TenantActor, input: ApplicationInput, today: string) {
+  requireProjectManager(await projectAccess(db, actor, input.projectId));
+  const { request } = await validateRequest(db, actor, input, today);
+  return inTransaction(db, async (tx) => {
+    const [app] = await tx
+      .insert(applications)
+      .values({
+        projectId: input.projectId,
+        orgId: actor.org.id,
+        accessModeId: input.accessModeId,
+        kind: input.kind,
+        baseAllocationId: input.kind === 'new' ? null : input.baseAllocationId!,
+        periodStart: request.periodStart,
+        periodEnd: request.periodEnd,
+        justification: input.justification,
+        createdBy: actor.userId,
+      })
+      .returning();
+    await tx.insert(applicationLines).values(input.lines.map((l) => ({ applicationId: app!.id, resourceClassId: l.resourceClassId, requestedGpuSeconds: l.gpuSeconds })));
+    await recordAudit(tx, { actorUserId: actor.userId, orgId: actor.org.id, action: 'application.drafted', targetType: 'application', targetId: app!.id, data: { accessModeId: input.accessModeId, kind: input.kind } });
+    return app!;
+  });
+}
+
+async function lockApplication(tx: Tx, applicationId: string, orgId?: string) {
+  const [app] = await tx
+    .select()
+    .from(applications)
+    .where(orgId ? and(eq(applications.id, applicationId), eq(applications.orgId, orgId)) : eq(applications.id, applicationId))
+    .for('no key update');
+  if (!app) throw new AppError('NOT_FOUND', 'error.notFound');
+  return app;
+}
+
+/** updateApplication changes a draft (or one sent back for changes). */
+export async function updateApplication(db: Db, actor: TenantActor, applicationId: string, input: Omit<ApplicationInput, 'projectId'>, today: string) {
+  const [existing] = await db.select({ projectId: applications.projectId }).from(applications).where(and(eq(applications.id, applicationId), eq(applications.orgId, actor.org.id)));
+  if (!existing) throw new AppError('NOT_FOUND', 'error.notFound');
+  requireProjectManager(await projectAccess(db, actor, existing.projectId));
+  const { request } = await validateRequest(db, actor, { ...input, projectId: existing.projectId }, today);
+  await inTransaction(db, async (tx) => {
+    const app = await lockApplication(tx, applicationId, actor.org.id);
+    if (!(EDITABLE as readonly string[]).includes(app.status)) throw new AppError('PRECONDITION_FAILED', 'application.notEditable', { status: app.status });
+    await tx
+      .update(applications)
+      .set({ accessModeId: input.accessModeId, kind: input.kind, baseAllocationId: input.kind === 'new' ? null : input.baseAllocationId!, periodStart: request.periodStart, periodEnd: request.periodEnd, justification: input.justification })
+      .where(eq(applications.id, applicationId));
+    await tx.delete(applicationLines).where(eq(applicationLines.applicationId, applicationId));
+    await tx.insert(applicationLines).values(input.lines.map((l) => ({ applicationId, resourceClassId: l.resourceClassId, requestedGpuSeconds: l.gpuSeconds })));
+  });
+}
+
+async function linesOf(db: DbOrTx, applicationId: string): Promise<RequestLine[]> {
+  const rows = await db.select().from(applicationLines).where(eq(applicationLines.applicationId, applicationId)).orderBy(asc(applicationLines.resourceClassId));
+  return rows.map((r) => ({ resourceClassId: r.resourceClassId, gpuSeconds: r.requestedGpuSeconds }));
+}
+
+/** heldAllocations lists a tenant's allocations with the access mode each was granted under, for the review route. */
+async function heldAllocations(db: DbOrTx, orgId: string) {
+  return db
+    .select({ accessModeId: applications.accessModeId, status: allocations.status, periodStart: allocations.periodStart, periodEnd: allocations.periodEnd })
+    .from(allocations)
+    .leftJoin(applications, eq(applications.id, allocations.applicationId))
+    .where(eq(allocations.orgId, orgId));
+}
+
+/**
+ * submitApplication sends a draft to review down the route core decides (reviewRouteFor): an instant
+ * mode approves at once, once per tenant and period; a second request goes to a reviewer with the reason.
+ * An instant approval then hands the project's new budget to the scheduler (`budgets`, after the commit).
+ */
+export async function submitApplication(db: Db, actor: TenantActor, applicationId: string, now: Date, budgets?: BudgetSyncStep) {
+  const today = now.toISOString().slice(0, 10);
+  const [existing] = await db.select().from(applications).where(and(eq(applications.id, applicationId), eq(applications.orgId, actor.org.id)));
+  if (!existing) throw new AppError('NOT_FOUND', 'error.notFound');
+  requireProjectManager(await projectAccess(db, actor, existing.projectId));
+  if (actor.org.status !== 'active') throw new AppError('FORBIDDEN', 'error.tenantNotActive', { org: actor.org.name });
+  const lines = await linesOf(db, applicationId);
+  const { mode, request } = await validateRequest(db, actor, { ...existing, baseAllocationId: existing.baseAllocationId ?? undefined, lines }, today);
+  const submitted = await inTransaction(db, async (tx) => {
+    // The organisation row first (the lock order): two drafts of one tenant submitted at once are
+    // routed one after the other, so a second Playground request sees the first one's allocation.
+    await tx.select({ id: organisations.id }).from(organisations).where(eq(organisations.id, actor.org.id)).for('no key update');
+    const app = await lockApplication(tx, applicationId, actor.org.id);
+    if (!(EDITABLE as readonly string[]).includes(app.status)) throw new AppError('PRECONDITION_FAILED', 'application.notEditable', { status: app.status });
+    const route = reviewRouteFor({ mode, request, held: await heldAllocations(tx, actor.org.id), today });
+    await tx.update(applications).set({ status: 'submitted', submittedAt: now, reviewRoute: route }).where(eq(applications.id, applicationId));
+    await recordAudit(tx, { actorUserId: actor.userId, orgId: actor.org.id, action: 'application.submitted', targetType: 'application', targetId: applicationId, data: { accessModeId: mode.id, route } });
+    if (route.path === 'instant') {
+      await decideInTx(tx, null, { ...app, status: 'submitted' }, { outcome: 'approved', grantedLines: lines, comment: '' }, now);
+      return { status: 'approved' as const, route };
+    }
+    // Who is staff is out of a tenant's reach except through this function (drizzle/0018).
+    const reviewers = await tx.select({ userId: users.id }).from(users).where(sql`${users.id} in (select portal_staff_ids())`);
+    const [project] = await tx.select({ title: projects.title }).from(projects).where(eq(projects.id, app.projectId));
+    await notify(tx, reviewers.map((r) => r.userId), 'notice.applicationSubmitted', { project: project!.title, org: actor.org.name }, `/staff/applications/${applicationId}`, { orgId: actor.org.id });
+    return { status: 'submitted' as const, route };
+  });
+  if (submitted.status === 'approved') await syncBudgetsAfterCommit(db, budgets, [existing.projectId]);
+  return submitted;
+}
+
+export interface DecisionInput {
+  outcome: DecisionOutcome;
+  grantedLines: RequestLine[];
+  comment: string;
+}
+
+const OUTCOME_STATUS = { approved: 'approved', rejected: 'rejected', changes_requested: 'changes_requested' } as const;
+const OUTCOME_NOTICE = { approved: 'notice.applicationApproved', rejected: 'notice.applicationRejected', changes_requested: 'notice.applicationChangesRequested' } as const;
+
+/** decideInTx records a decision and its effects (allocations and grants on approval), audited and notified. */
+async function decideInTx(tx: Tx, reviewer: Actor | null, app: typeof applications.$inferSelect, input: DecisionInput, now: Date) {
+  const requested = await linesOf(tx, app.id);
+  const granted = input.outcome === 'approved' ? input.grantedLines.filter((l) => l.gpuSeconds > 0) : [];
+  const [decision] = await tx
+    .insert(decisions)
+    .values({ applicationId: app.id, reviewerUserId: reviewer?.userId ?? null, outcome: input.outcome, comment: input.comment, decidedAt: now, grantedLines: input.outcome === 'approved' ? granted.map((l) => ({ resourceClassId: l.resourceClassId, gpuSeconds: l.gpuSeconds })) : null })
+    .returning({ id: decisions.id });
+  await tx.update(applications).set({ status: OUTCOME_STATUS[input.outcome], decidedAt: now }).where(eq(applications.id, app.id));
+  const allocationIds: string[] = [];
+  if (input.outcome === 'approved') {
+    const reason = `application ${app.id} approved`;
+    for (const line of granted) {
+      let allocationId = app.kind === 'top_up' ? app.baseAllocationId : null;
+      if (!allocationId) {
+        const [rc] = await tx.select({ maxWalltimeSeconds: resourceClasses.maxWalltimeSeconds, gpus: resourceClasses.gpusPerNode, nodes: resourceClasses.nodes }).from(resourceClasses).where(eq(resourceClasses.id, line.resourceClassId));
+        const [created] = await tx
+          .insert(allocations)
+          .values({
+            projectId: app.projectId,
+            orgId: app.orgId,
+            resourceClassId: line.resourceClassId,
+            applicationId: app.id,
+            unit: 'gpu_seconds',
+            periodStart: app.periodStart,
+            periodEnd: app.periodEnd,
+            ...classAllocationLimits(rc!),
+          })
+          .returning({ id: allocations.id });
+        allocationId = created!.id;
+      }
+      await grantBudget(tx, { allocationId, amount: line.gpuSeconds, actorUserId: reviewer?.userId ?? null, reason });
+      allocationIds.push(allocationId);
+    }
+  }
+  await recordAudit(tx, {
+    actorUserId: reviewer?.userId ?? null,
+    orgId: app.orgId,
+    action: `application.${input.outcome}`,
+    targetType: 'application',
+    targetId: app.id,
+    reason: input.comment || (reviewer ? null : 'access mode approves instantly'),
+    data: { decisionId: decision!.id, requested, granted, allocationIds },
+    isStaffAction: reviewer !== null,
+  });
+  const [project] = await tx.select({ title: projects.title }).from(projects).where(eq(projects.id, app.projectId));
+  const recipients = [...(await projectLeads(tx, app.projectId)), app.createdBy];
+  await notifyMembers(tx, app.orgId, recipients, OUTCOME_NOTICE[input.outcome], { project: project!.title, comment: input.comment }, `/applications/${app.id}`);
+  return { status: OUTCOME_STATUS[input.outcome], allocationIds };
+}
+
+/**
+ * decideApplication lets a reviewer approve (possibly less), reject or send back a submitted application;
+ * an approval (a new grant or a top-up) then hands the project's budget to the scheduler (`budgets`).
+ */
+export async function decideApplication(db: Db, reviewer: Actor, applicationId: string, input: DecisionInput, now: Date, budgets?: BudgetSyncStep) {
+  if (!isStaff(reviewer)) throw new AppError('FORBIDDEN', 'error.staffOnly');
+  let projectId = '';
+  const decided = await inTransaction(db, async (tx) => {
+    const app = await lockApplication(tx, applicationId);
+    projectId = app.projectId;
+    const [ownTenant] = await tx.select({ orgId: memberships.orgId }).from(memberships).where(and(eq(memberships.orgId, app.orgId), eq(memberships.userId, reviewer.userId)));
+    if (ownTenant) throw new AppError('FORBIDDEN', 'decision.ownTenant');
+    const [mode] = await tx.select({ reviewPath: accessModes.reviewPath }).from(accessModes).where(eq(accessModes.id, app.accessModeId));
+    const refusal = decisionRefusal(app.reviewRoute?.path ?? mode?.reviewPath ?? 'full', isStaff(reviewer, 'admin'));
+    if (refusal) throw new AppError('FORBIDDEN', refusal);
+    if (app.status !== 'submitted') throw new AppError('PRECONDITION_FAILED', 'decision.notSubmitted', { status: app.status });
+    const requested = await linesOf(tx, app.id);
+    const problem = checkDecision({ outcome: input.outcome, requested, granted: input.grantedLines, comment: input.comment })[0];
+    if (problem) throw new AppError('BAD_REQUEST', problem.key, 'params' in problem ? problem.params : {}, problem.field);
+    return decideInTx(tx, reviewer, app, input, now);
+  });
+  if (decided.allocationIds.length) await syncBudgetsAfterCommit(db, budgets, [projectId]);
+  return decided;
+}
+
+/** getApplication returns an application with its lines and decisions, for its tenant (PI, managers, leads) or staff. */
+export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor; staff?: Actor }, applicationId: string, locale: Locale = 'en') {
+  const [app] = await db
+    .select({
+      application: applications,
+      projectTitle: projects.title,
+      purpose: { fieldOfScience: projects.fieldOfScience, workloadKind: projects.workloadKind, dataResidency: projects.dataResidency },
+      orgName: organisations.name,
+      orgKind: organisations.kind,
+      modeName: accessModes.name,
+      reviewPath: accessModes.reviewPath,
+      targetDays: accessModes.targetDecisionWorkingDays,
+      maxGpuSeconds: accessModes.maxGpuSeconds,
+      applicantName: users.name,
+    })
+    .from(applications)
+    .innerJoin(projects, eq(projects.id, applications.projectId))
+    .innerJoin(organisations, eq(organisations.id, applications.orgId))
+    .innerJoin(accessModes, eq(accessModes.id, applications.accessModeId))
+    .innerJoin(users, eq(users.id, applications.createdBy))
+    .where(eq(applications.id, applicationId));
+  if (!app) throw new AppError('NOT_FOUND', 'error.notFound');
+  let canEdit = false;
+  if (viewer.tenant) {
+    if (app.application.orgId !== viewer.tenant.org.id) throw new AppError('NOT_FOUND', 'error.notFound');
+    const access = await projectAccess(db, viewer.tenant, app.application.projectId);
+    canEdit = access.canManage && (EDITABLE as readonly string[]).includes(app.application.status);
+  } else if (!viewer.staff || !isStaff(viewer.staff)) throw new AppError('NOT_FOUND', 'error.notFound');
+  const reviewer = users;
+  const [lines, history] = await Promise.all([
+    db
+      .select({ resourceClassId: applicationLines.resourceClassId, gpuSeconds: applicationLines.requestedGpuSeconds, name: resourceClasses.name, nameDe: resourceClasses.nameDe })
+      .from(applicationLines)
+      .innerJoin(resourceClasses, eq(resourceClasses.id, applicationLines.resourceClassId))
+      .where(eq(applicationLines.applicationId, applicationId))
+      .orderBy(asc(applicationLines.resourceClassId)),
+    db
+      .select({ id: decisions.id, outcome: decisions.outcome, comment: decisions.comment, grantedLines: decisions.grantedLines, decidedAt: decisions.decidedAt, reviewerName: reviewer.name })
+      .from(decisions)
+      .leftJoin(reviewer, eq(reviewer.id, decisions.reviewerUserId))
+      .where(eq(decisions.applicationId, applicationId))
+      .orderBy(desc(decisions.decidedAt), desc(decisions.seq)),
+  ]);
+  const resulting = await db.select({ id: allocations.id, resourceClassId: allocations.resourceClassId }).from(allocations).where(eq(allocations.applicationId, applicationId));
+  const route = routeOf(app.application.reviewRoute, app.reviewPath);
+  return {
+    ...app.application,
+    projectTitle: app.projectTitle,
+    purpose: app.purpose,
+    orgName: app.orgName,
+    orgKind: app.orgKind,
+    modeName: app.modeName,
+    reviewPath: route.path,
+    reviewNote: route.reason === 'instantOnceActive' ? { reason: route.reason, activeUntil: route.activeUntil } : null,
+    targetDays: reviewTargetWorkingDays(route, app.targetDays),
+    applicantName: app.applicantName,
+    lines: lines.map(({ nameDe, ...line }) => ({ ...line, name: localName(locale, { name: line.name, nameDe }) })),
+    decisions: history,
+    allocations: resulting,
+    canEdit,
+  };
+}
+
+/** routeOf is the route a request was sent down, or (a draft) the one its access mode names. */
+function routeOf(stored: ReviewRoute | null, modePath: ReviewRoute['path']): ReviewRoute {
+  return stored ?? { path: modePath, reason: 'accessMode' };
+}
+
+/** reviewQueue lists submitted applications, oldest first, with their age in working days against the mode's target. */
+export async function reviewQueue(db: DbOrTx, now: Date) {
+  const rows = await db
+    .select({ id: applications.id, submittedAt: applications.submittedAt, kind: applications.kind, reviewRoute: applications.reviewRoute, projectTitle: projects.title, orgName: organisations.name, orgId: organisations.id, modeName: accessModes.name, reviewPath: accessModes.reviewPath, targetDays: accessModes.targetDecisionWorkingDays })
+    .from(applications)
+    .innerJoin(projects, eq(projects.id, applications.projectId))
+    .innerJoin(organisations, eq(organisations.id, applications.orgId))
+    .innerJoin(accessModes, eq(accessModes.id, applications.accessModeId))
+    .where(eq(applications.status, 'submitted'))
+    .orderBy(asc(applications.submittedAt));
+  const ids = rows.map((r) => r.id);
+  const lines = ids.length ? await db.select().from(applicationLines).where(inArray(applicationLines.applicationId, ids)) : [];
+  return rows.map(({ reviewRoute, ...r }) => {
+    const ageWorkingDays = r.submittedAt ? workingDaysBetween(r.submittedAt, now) : 0;
+    const route = routeOf(reviewRoute, r.reviewPath);
+    const targetDays = reviewTargetWorkingDays(route, r.targetDays);
+    return {
+      ...r,
+      reviewPath: route.path,
+      reviewReason: route.reason,
+      targetDays,
+      requestedGpuSeconds: lines.filter((l) => l.applicationId === r.id).reduce((s, l) => s + l.requestedGpuSeconds, 0),
+      ageWorkingDays,
+      overdue: ageWorkingDays > targetDays,
+    };
+  });
+}
