@@ -332,7 +332,8 @@ export function tenantProcedure(minRole: MemberRole = 'member', options: { rateL
       throw new AppError('PRECONDITION_FAILED', 'error.emailUnverified', { email: tenant.email });
     }
     if (options.rateLimit) await rateLimit(ctx, options.rateLimit, tenant.userId);
-    // Reads and writes run as the role portal_tenant with the tenant's id set (server/api/tenant-transaction.ts),
+    // Reads and writes run as the role portal_tenant with the tenant's id set (the transaction:
+    // server/api/tenant-transaction.ts; the settings: actAsTenant in server/services/transaction.ts),
     // so Postgres row-level security (drizzle/0009, 0018) keeps every other tenant's rows out of reach
     // even of a query that forgot its tenant filter. A mutation's transaction is the request's: the
     // services join it, and it commits when the call succeeds or when it calls `ctx.commit()`.

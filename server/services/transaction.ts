@@ -1,6 +1,6 @@
 // One way to run a service transaction: retried a bounded number of times when Postgres reports a
 // deadlock, a serialization failure or a lock timeout, so such a moment of contention never reaches
-// a user as a 500. The lock order every transaction follows is in docs/ARCHITECTURE.md; with it,
+// a user as a 500. The lock order every transaction follows is in server/services/ledger/README.md; with it,
 // deadlocks should not happen at all, and this is the second guard. What follows a commit (the scheduler)
 // gets a SchedulerStep.
 import { sql } from 'drizzle-orm';

@@ -289,7 +289,7 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
       handoverUntil: new Date(now.getTime() + HANDOVER_LEASE_MS),
     };
     // Statements started one after another without waiting go out in one write and Postgres runs
-    // them in that order (see startNewJobReservation): one round trip. Lock order (docs/ARCHITECTURE.md): organisation, then allocation, then the jobs in flight
+    // them in that order (see startNewJobReservation): one round trip. Lock order (server/services/ledger/README.md): organisation, then allocation, then the jobs in flight
     // counted under both locks; the job, its event and its reservation follow. The reservation is
     // written before it is decided (confirmReservation below): a refusal rolls it back, and the
     // allocation's lock is held for one round trip less.

@@ -34,7 +34,7 @@ export function displayAmount(unit: AllocationRow['unit'], amount: number): numb
 /**
  * lockAllocation takes an allocation's row lock. NO KEY UPDATE, not UPDATE: it neither waits for nor
  * blocks the FOR KEY SHARE that inserting a job or a ledger row referencing it takes (that pairing
- * deadlocked concurrent submissions). Lock order: docs/ARCHITECTURE.md, "Lock order".
+ * deadlocked concurrent submissions). Lock order: server/services/ledger/README.md, "Lock order".
  */
 export async function lockAllocation(tx: Tx, allocationId: string): Promise<AllocationRow> {
   const [row] = await lockAllocationStatement(tx, { allocationId });
