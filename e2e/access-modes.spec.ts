@@ -30,8 +30,13 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
 
       // Academic tenants keep the research form: abstract and field of science.
       const title = unique('Try-outs');
+      // Each click waits for its page: a click on the next link while the last navigation is still under
+      // way could be overtaken by it (the run then stayed on /projects).
       await nav(page, locale).getByRole('link', { name: t('nav.projects') }).click();
+      await expect(page).toHaveURL(/\/projects$/);
       await page.getByRole('link', { name: t('projects.new') }).click();
+      await expect(page).toHaveURL(/\/projects\/new$/);
+      await expect(page.getByLabel(t('project.title'))).toBeVisible();
       await expect(page.getByLabel(t('project.workload'))).toHaveCount(0);
       await page.getByLabel(t('project.title')).fill(title);
       await page.getByLabel(t('project.abstract')).fill('Small experiments before a real proposal.');
@@ -63,6 +68,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
     test('a company’s project form asks what it wants to run, not for a scientific goal', async ({ page }) => {
       await signIn(page, locale, 'owner@company.example');
       await nav(page, locale).getByRole('link', { name: t('nav.projects') }).click();
+      await expect(page).toHaveURL(/\/projects$/);
       await page.getByRole('link', { name: t('projects.new') }).click();
       await expect(page.getByText(t('projects.newIntroCompany'))).toBeVisible();
       await expect(page.getByLabel(t('project.field'))).toHaveCount(0);

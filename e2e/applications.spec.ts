@@ -7,6 +7,7 @@ const nav = (page: Page) => page.getByRole('navigation', { name: t('nav.main') }
 
 async function createProject(page: Page, title: string) {
   await nav(page).getByRole('link', { name: t('nav.projects') }).click();
+  await expect(page).toHaveURL(/\/projects$/);
   await page.getByRole('link', { name: t('projects.new') }).click();
   await page.getByLabel(t('project.title')).fill(title);
   await page.getByLabel(t('project.abstract')).fill('Training graph neural networks for weather nowcasting on radar data.');

@@ -17,6 +17,7 @@ async function signUp(page: Page, email: string, orgName: string) {
 
 async function createProject(page: Page, title: string) {
   await nav(page).getByRole('link', { name: t('nav.projects') }).click();
+  await expect(page).toHaveURL(/\/projects$/);
   await page.getByRole('link', { name: t('projects.new') }).click();
   await page.getByLabel(t('project.title')).fill(title);
   await page.getByLabel(t('project.abstract')).fill('Checking that a confirmed address may act.');
