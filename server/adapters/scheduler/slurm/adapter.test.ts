@@ -140,7 +140,7 @@ function adapterOn(slurm: ReturnType<typeof fakeSlurm>, sleep: (ms: number) => P
     api: slurm.api,
     partitions: { h100: 'gpu' },
     classes: [{ id: 'h100', siteId: 'de-jena', gpuModel: 'H100', gpusPerNode: 4, maxWalltimeSeconds: 86_400, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 1500 }],
-    submitBody: (spec, partition) => submitBody(spec, { partition, jobDir: '/tmp', launcher: 'none' }),
+    submitBody: (spec, partition) => submitBody(spec, { partition, jobDir: '/tmp', launcher: 'none', now: new Date() }),
     pollMs: 5000,
     now: slurm.now,
     assumedGpuUtilPercent: 90,
@@ -151,7 +151,7 @@ function adapterOn(slurm: ReturnType<typeof fakeSlurm>, sleep: (ms: number) => P
 
 const JOB = '0f9e6a52-3c2b-4d1e-9a7b-5c6d7e8f9a0b';
 /** A job submitted straight to Slurm (sbatch), not through the adapter. */
-const rawBody = (name: string, gpus: number) => submitBody(spec(1, { portalJobId: name, gpus }), { partition: 'gpu', jobDir: '/tmp', launcher: 'none' });
+const rawBody = (name: string, gpus: number) => submitBody(spec(1, { portalJobId: name, gpus }), { partition: 'gpu', jobDir: '/tmp', launcher: 'none', now: new Date() });
 function spec(attempt: number, overrides: Partial<SchedulerJobSpec> = {}): SchedulerJobSpec {
   return { portalJobId: JOB, attempt, name: 'train', partition: 'h100', gpus: 4, nodes: 1, walltimeSeconds: 600, account: 'acct', user: 'u', image: 'img', command: 'sleep 60', env: {}, ...overrides };
 }

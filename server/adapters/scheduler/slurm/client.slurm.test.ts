@@ -54,7 +54,7 @@ describe.skipIf(!live)('slurmrestd client against a live Slurm', () => {
   const portal = live ? client() : (null as unknown as SlurmClient);
   const admin = live ? client(env.SLURM_ADMIN_USER ?? 'portaladmin') : (null as unknown as SlurmClient);
   const cleanup: (() => Promise<void>)[] = [];
-  const body = (s: SchedulerJobSpec) => submitBody(s, { partition: PARTITION, jobDir: env.SLURM_JOB_DIR ?? '/tmp', launcher: 'none' });
+  const body = (s: SchedulerJobSpec) => submitBody(s, { partition: PARTITION, jobDir: env.SLURM_JOB_DIR ?? '/tmp', launcher: 'none', now: new Date() });
 
   afterAll(async () => {
     for (const step of cleanup.reverse()) await step().catch(() => undefined);

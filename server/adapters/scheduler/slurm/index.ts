@@ -82,7 +82,7 @@ export function createSlurmScheduler(settings: SlurmSettings, classes: SlurmClas
     partitions: settings.partitions,
     classes,
     submitBody: (spec: SchedulerJobSpec, partition: string) => {
-      const body = submitBody(spec, { partition, jobDir: settings.jobDir, launcher: settings.launcher });
+      const body = submitBody(spec, { partition, jobDir: settings.jobDir, launcher: settings.launcher, now: now() });
       return { ...body, script: stoppable(body.script ?? '') };
     },
     pollMs: settings.pollSeconds * 1000,

@@ -1,6 +1,6 @@
 // The whole path on a real Slurm: a researcher's job submitted through the API, handed to slurmrestd,
 // followed by the reconciler and settled once from slurmdbd's record, so the ledger charges exactly what
-// `sacct` reports (elapsed × GPUs). A hand-over whose answer was lost is retried into the same Slurm job,
+// `sacct` reports (elapsed × GPUs); a job with a begin time waits for it. A hand-over whose answer was lost is retried into the same Slurm job,
 // also once slurmctld has forgotten it (MinJobAge), from slurmdbd's records.
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
@@ -89,6 +89,22 @@ describe('a job on a real Slurm, from the API to the ledger', () => {
     expect(await charges(job.id)).toHaveLength(1);
     // The job page shows the figure the ledger charged.
     expect((await asOwner.job.get({ jobId: job.id })).gpuSeconds).toBe(record!.elapsedSeconds * 2);
+  });
+
+  it('a begin 2 minutes ahead: Slurm takes it, holds the job for its begin time and starts it no earlier', async () => {
+    const asOwner = callerFor(db, { userId: owner.userId, orgId: owner.orgId, now, scheduler: port });
+    const begin = new Date(Date.now() + 120_000);
+    const job = await asOwner.job.submit({ ...input('sleep 2', 1), begin: begin.toISOString() });
+    // Handed over (slurmrestd 22.05 refused the epoch seconds sent before, and the job ended FAILED).
+    expect(job.state).toBe('PENDING');
+    const [waiting] = await port.jobs([job.id]);
+    expect(waiting).toMatchObject({ state: 'PENDING', pendingReason: 'BeginTime', startedAt: null });
+    const row = await settle(job.id, port, 300);
+    expect(row.state).toBe('COMPLETED');
+    // Slurm counts whole seconds: the start is at or after the asked second.
+    expect(row.startedAt!.getTime()).toBeGreaterThanOrEqual(Math.floor(begin.getTime() / 1000) * 1000);
+    const [record] = sacct(job.id);
+    expect(record).toMatchObject({ state: 'COMPLETED' });
   });
 
   it('a hand-over whose answer was lost is retried into the same Slurm job — also after slurmctld forgot it', async () => {

@@ -14,6 +14,7 @@ import {
   jobState,
   measuredEnergyJoules,
   shellQuote,
+  slurmBegin,
   slurmStateIsKnown,
   statusFromCtld,
   statusFromDb,
@@ -293,7 +294,7 @@ describe('submitBody', () => {
   };
 
   it('builds the v0.0.38 body the issue asks for', () => {
-    expect(submitBody(spec, { partition: 'gpu', jobDir: '/srv/jobs/', launcher: 'none' })).toEqual({
+    expect(submitBody(spec, { partition: 'gpu', jobDir: '/srv/jobs/', launcher: 'none', now: new Date() })).toEqual({
       script: "#!/bin/bash\npython train.py --name 'it''s'\n",
       job: {
         name: 'job-7f3a',
@@ -314,17 +315,22 @@ describe('submitBody', () => {
   });
 
   it('leaves gres out for a job without GPUs, lets the spec set PATH, and names output files safely', () => {
-    const body = submitBody({ ...spec, portalJobId: 'a b/c', gpus: 0, nodes: 1, env: { PATH: '/opt/bin' } }, { partition: 'cpu', jobDir: '/j', launcher: 'none' });
+    const body = submitBody({ ...spec, portalJobId: 'a b/c', gpus: 0, nodes: 1, env: { PATH: '/opt/bin' } }, { partition: 'cpu', jobDir: '/j', launcher: 'none', now: new Date() });
     expect(body.job).not.toHaveProperty('gres');
     expect(body.job?.environment).toEqual({ PATH: '/opt/bin' });
     expect(body.job?.standard_output).toBe('/j/a_b_c-%j.out');
   });
 
-  it('maps begin to begin_time in epoch seconds, rounded up (never earlier); without begin there is none', () => {
-    const opts = { partition: 'gpu', jobDir: '/j', launcher: 'none' as const };
-    expect(submitBody({ ...spec, begin: new Date('2026-12-02T02:00:00.250Z') }, opts).job?.begin_time).toBe(Date.parse('2026-12-02T02:00:01Z') / 1000);
-    expect(submitBody({ ...spec, begin: new Date('2026-12-02T02:00:00Z') }, opts).job?.begin_time).toBe(Date.parse('2026-12-02T02:00:00Z') / 1000);
+  it('maps begin to begin_time as seconds from the hand-over ("now+N", rounded up: never earlier); a begin passed or absent sends none', () => {
+    const now = new Date('2026-12-02T02:00:00Z');
+    const opts = { partition: 'gpu', jobDir: '/j', launcher: 'none' as const, now };
+    // slurmrestd 22.05 refuses epoch seconds ("Unable to parse time") and reads a clock time in slurmctld's zone.
+    expect(submitBody({ ...spec, begin: new Date('2026-12-02T02:02:00Z') }, opts).job?.begin_time).toBe('now+120');
+    expect(submitBody({ ...spec, begin: new Date('2026-12-02T02:00:00.250Z') }, opts).job?.begin_time).toBe('now+1');
+    expect(submitBody({ ...spec, begin: now }, opts).job).not.toHaveProperty('begin_time');
+    expect(submitBody({ ...spec, begin: new Date('2026-12-02T01:00:00Z') }, opts).job).not.toHaveProperty('begin_time');
     expect(submitBody(spec, opts).job).not.toHaveProperty('begin_time');
+    expect(slurmBegin(new Date('2026-12-03T02:00:00Z'), now)).toBe('now+86400');
   });
 
   it('launchers: apptainer and pyxis run the command in the image, one task per node', () => {
@@ -341,7 +347,7 @@ describe('submitBody', () => {
   });
 
   it('refuses what Slurm would misread', () => {
-    const opts = { partition: 'gpu', jobDir: '/j', launcher: 'none' as const };
+    const opts = { partition: 'gpu', jobDir: '/j', launcher: 'none' as const, now: new Date() };
     expect(() => submitBody({ ...spec, gpus: 3 }, opts)).toThrow(/split evenly/);
     expect(() => submitBody({ ...spec, nodes: 0 }, opts)).toThrow(/node count/);
     expect(() => submitBody({ ...spec, walltimeSeconds: 0 }, opts)).toThrow(/walltime/);

@@ -450,6 +450,20 @@ export interface SubmitBodyOptions {
   /** Where the job runs and writes its output (SLURM_JOB_DIR); must exist on the nodes. */
   jobDir: string;
   launcher: SlurmLauncher;
+  /** The time of the hand-over: a begin time goes to Slurm relative to it. */
+  now: Date;
+}
+
+/**
+ * slurmBegin is Slurm's --begin for a job that may not start before `begin`, as slurmrestd 22.05 takes
+ * it: epoch seconds are refused ("Unable to parse time") and a wall-clock time is read in slurmctld's own
+ * time zone, so it goes as seconds from now ("now+N"), rounded up so the job never starts early;
+ * undefined when the time has passed (the job may start at once).
+ */
+export function slurmBegin(begin: Date | undefined, now: Date): string | undefined {
+  if (!begin) return undefined;
+  const seconds = Math.ceil((begin.getTime() - now.getTime()) / 1000);
+  return seconds > 0 ? `now+${seconds}` : undefined;
 }
 
 /**
@@ -470,6 +484,7 @@ export function submitBody(spec: SchedulerJobSpec, options: SubmitBodyOptions): 
   }
   const dir = options.jobDir.replace(/\/+$/, '') || '/';
   const perNode = gpus / nodes;
+  const begin = slurmBegin(spec.begin, options.now);
   return {
     script: jobScript(spec, options.launcher),
     job: {
@@ -477,8 +492,8 @@ export function submitBody(spec: SchedulerJobSpec, options: SubmitBodyOptions): 
       account: spec.account,
       partition: options.partition,
       time_limit: Math.ceil(spec.walltimeSeconds / 60),
-      // Slurm's --begin: epoch seconds, rounded up so the job never starts before the asked time.
-      ...(spec.begin ? { begin_time: Math.ceil(spec.begin.getTime() / 1000) } : {}),
+      // The OpenAPI document of v0.0.38 types begin_time as a number; slurmrestd 22.05 parses a string.
+      ...(begin ? { begin_time: begin as unknown as number } : {}),
       nodes: [nodes, nodes],
       tasks: nodes,
       tasks_per_node: 1,
