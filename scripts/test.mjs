@@ -148,7 +148,7 @@ if (!haveChromium) {
 const phases = [[...typecheck, ...lint, ...built], vitest, e2e, await slurm];
 printLogs();
 const tiers = phases.flat();
-const minutes = (seconds) => `${Math.floor(seconds / 60)}:${String(Math.round(seconds % 60)).padStart(2, '0')} min`;
+const minutes = (seconds) => `${Math.floor(Math.round(seconds) / 60)}:${String(Math.round(seconds) % 60).padStart(2, '0')} min`;
 console.log('\nSummary (1–3 one after another, the tiers of 1 side by side; the Slurm tier beside them all)');
 phases.forEach((phase, i) => {
   for (const tier of phase) console.log(`  ${i < 3 ? `${i + 1}.` : '  '} ${tier.name.padEnd(22)} ${`${tier.passed} passed, ${tier.failed} failed`.padEnd(26)} ${minutes(tier.seconds ?? 0)}`);
