@@ -78,20 +78,8 @@ export interface AllocationRow {
   oversubscription: number;
 }
 
-export interface TenantUsage {
-  orgId: string;
-  name: string;
-  kind: OrgKind;
-  jobs: number;
-  gpuSeconds: number;
-  energyWh: number;
-  facilityEnergyWh: number;
-  heatReusedWh: number;
-  co2eGrams: number;
-  costCents: number;
-}
-
-export interface UsageTotals {
+/** The sums a tenant's row and the centre's totals both carry. */
+interface UsageSums {
   jobs: number;
   gpuSeconds: number;
   /** IT energy of the jobs. */
@@ -100,6 +88,15 @@ export interface UsageTotals {
   heatReusedWh: number;
   co2eGrams: number;
   costCents: number;
+}
+
+export interface TenantUsage extends UsageSums {
+  orgId: string;
+  name: string;
+  kind: OrgKind;
+}
+
+export interface UsageTotals extends UsageSums {
   /** IT kWh per GPU-hour; null without GPU time. */
   itKwhPerGpuHour: number | null;
   facilityKwhPerGpuHour: number | null;
