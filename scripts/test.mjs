@@ -73,6 +73,25 @@ function readJson(file) {
   }
 }
 
+/** The failed tests of every tier, named again just above the closing line (a CI log's tail shows them). */
+const failures = [];
+const ANSI_COLOUR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+const firstLine = (message) => String(message ?? '').replace(ANSI_COLOUR, '').split('\n').find((l) => l.trim())?.trim().slice(0, 240) ?? '';
+
+/** playwrightFailures walks a Playwright JSON report's suites for the tests that ended unexpectedly. */
+function playwrightFailures(suites, shard) {
+  for (const suite of suites ?? []) {
+    for (const spec of suite.specs ?? []) {
+      for (const test of spec.tests ?? []) {
+        if (test.status !== 'unexpected') continue;
+        const error = test.results?.at(-1)?.error?.message;
+        failures.push(`e2e shard ${shard}: ${spec.file}:${spec.line} › ${[test.projectName, suite.title, spec.title].filter(Boolean).join(' › ')} — ${firstLine(error)}`);
+      }
+    }
+    playwrightFailures(suite.suites, shard);
+  }
+}
+
 /** vitestTier runs vitest projects with the JSON reporter and counts their tests (a file that failed to load counts as a failure). */
 async function vitestTier(name, projects, options) {
   const json = path.join(out, `vitest-${name.replace(/\W+/g, '-')}.json`);
@@ -80,8 +99,15 @@ async function vitestTier(name, projects, options) {
   await run(bin('vitest'), ['run', ...projects.flatMap((p) => ['--project', p]), '--reporter=default', '--reporter=json', `--outputFile.json=${json}`], options);
   const result = readJson(json);
   if (!result) return [{ name, passed: 0, failed: 1 }];
-  const loadFailures = (result.testResults ?? []).filter((f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0).length;
-  return [{ name, passed: result.numPassedTests, failed: result.numFailedTests + loadFailures }];
+  const files = result.testResults ?? [];
+  const loadFailures = files.filter((f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0);
+  for (const f of loadFailures) failures.push(`${name}: ${path.relative(root, f.name)} did not load — ${firstLine(f.message)}`);
+  for (const f of files) {
+    for (const a of f.assertionResults ?? []) {
+      if (a.status === 'failed') failures.push(`${name}: ${path.relative(root, f.name)} › ${a.fullName} — ${firstLine(a.failureMessages?.[0])}`);
+    }
+  }
+  return [{ name, passed: result.numPassedTests, failed: result.numFailedTests + loadFailures.length }];
 }
 
 /** build makes the production build e2e serves, unless one newer than every source exists. */
@@ -105,7 +131,9 @@ async function e2eShard(index) {
   };
   const args = ['test', ...(E2E_SHARDS > 1 ? [`--shard=${index + 1}/${E2E_SHARDS}`] : [])];
   await run(bin('playwright'), args, { env, live: index === 0, log: index === 0 ? undefined : `e2e-shard-${index + 1}` });
-  return readJson(json)?.stats;
+  const report = readJson(json);
+  playwrightFailures(report?.suites, index + 1);
+  return report?.stats;
 }
 
 // Against a real Slurm, when one is configured (CI starts one: scripts/slurm-test-cluster.sh). This tier
@@ -154,6 +182,7 @@ phases.forEach((phase, i) => {
   for (const tier of phase) console.log(`  ${i < 3 ? `${i + 1}.` : '  '} ${tier.name.padEnd(22)} ${`${tier.passed} passed, ${tier.failed} failed`.padEnd(26)} ${minutes(tier.seconds ?? 0)}`);
 });
 console.log(`     ${'whole line'.padEnd(22)} ${''.padEnd(26)} ${minutes((Date.now() - started) / 1000)}`);
+if (failures.length > 0) console.log(`\nFailed (${failures.length}; the tier's log above has the whole message)\n${failures.map((f) => `  ✗ ${f}`).join('\n')}\n`);
 const passed = tiers.reduce((sum, t) => sum + t.passed, 0);
 const failed = tiers.reduce((sum, t) => sum + t.failed, 0);
 console.log(`${passed} passed, ${failed} failed`);

@@ -37,7 +37,7 @@ describe.each(dbTargets())('scheduler outage on %s', (target) => {
   });
   afterAll(async () => handle?.close());
 
-  it('jobs wait and are forwarded later, staff see the outage, the job page says why it waits', async () => {
+  it('jobs wait and are forwarded later, staff see the outage from the first failed hand-over, the job page says why it waits', async () => {
     const db = handle.db;
     const sim = createSimulatedScheduler({ db, cluster: await clusterConfigFromCatalogue(db), speed: 60, now, clusterId: `outage-${randomUUID()}` });
     const scheduler = switchable(sim);
@@ -51,6 +51,9 @@ describe.each(dbTargets())('scheduler outage on %s', (target) => {
       scheduler.set(true);
       const job = await asOwner.job.submit({ allocationId, resourceClassId: 'h100', name: 'outage', kind: 'training', gpus: 1, nodes: 1, walltimeMinutes: 30, image: 'img', command: 'run', env: {}, idempotencyKey: randomUUID() });
       expect(job.state).toBe('SUBMITTING');
+      // The failed hand-over itself tells staff, before the worker's next round.
+      expect(await readSchedulerStatus(db)).toMatchObject({ reachable: false, unreachableSince: now() });
+      expect((await asStaff.staff.cluster()).scheduler).toMatchObject({ reachable: false, unreachableSince: now() });
       await worker.tick();
       const status = await readSchedulerStatus(db);
       expect(status).toMatchObject({ reachable: false, unreachableSince: now() });

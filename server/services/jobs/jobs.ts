@@ -28,7 +28,7 @@ import { confirmReservation, lockAllocation, lockOrganisation, monthSpendCents, 
 import { projectAccess } from '~/server/services/tenants/projects';
 import { syncSchedulerBudgets } from '~/server/services/cluster/scheduler-budgets';
 import { alertSpending, checkSpendingLimits, spendingFigures, spendingLimitsOf, type SpendingFigures } from '~/server/services/billing/spending-limits';
-import { readSchedulerStatus } from '~/server/services/cluster/scheduler-status';
+import { noteSchedulerOutcome, readSchedulerStatus } from '~/server/services/cluster/scheduler-status';
 import { inTransaction, isTransaction, stepAfterCommit, type SchedulerStep } from '~/server/services/transaction';
 
 export interface SubmitJobInput {
@@ -452,8 +452,11 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
       await endUnsubmitted(db, job.id, now, 'FAILED', 'job.event.refusedByScheduler', { reason: error.message });
       return {};
     }
-    if (isSchedulerUnavailable(error)) logger().warn({ jobId: job.id, err: error }, 'the scheduler is unreachable; the job waits to be handed over');
-    else logger().error({ jobId: job.id, err: error }, 'handing the job to the scheduler failed; the reconciler will retry');
+    if (isSchedulerUnavailable(error)) {
+      logger().warn({ jobId: job.id, err: error }, 'the scheduler is unreachable; the job waits to be handed over');
+      // Staff see the outage from this first failed hand-over, not from the worker's next probe.
+      await noteSchedulerOutcome(db, now, error).catch((e: unknown) => logger().warn({ err: e }, 'could not record the scheduler outage'));
+    } else logger().error({ jobId: job.id, err: error }, 'handing the job to the scheduler failed; the reconciler will retry');
     await db
       .update(jobs)
       .set({ handoverUntil: null })

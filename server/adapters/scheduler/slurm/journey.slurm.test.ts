@@ -97,7 +97,9 @@ describe('a job on a real Slurm, from the API to the ledger', () => {
     const job = await asOwner.job.submit({ ...input('sleep 2', 1), begin: begin.toISOString() });
     // Handed over (slurmrestd 22.05 refused the epoch seconds sent before, and the job ended FAILED).
     expect(job.state).toBe('PENDING');
-    const [waiting] = await port.jobs([job.id]);
+    // slurmctld names the reason on its next scheduling pass (at once when idle, later under load).
+    let waiting = (await port.jobs([job.id]))[0];
+    await waitUntil(async () => (waiting = (await port.jobs([job.id]))[0])?.pendingReason === 'BeginTime', 30);
     expect(waiting).toMatchObject({ state: 'PENDING', pendingReason: 'BeginTime', startedAt: null });
     const row = await settle(job.id, port, 300);
     expect(row.state).toBe('COMPLETED');
