@@ -12,7 +12,8 @@
 #                `start` brings it back with its state (jobs queued in slurmctld survive)
 #   status       which daemons run
 #   env          prints the env file's path
-# Runtime dir: ${SLURM_TEST_DIR:-<repo>/.slurm-test}. Fixed ports: slurmctld 6817, slurmd 17001-17002,
+# Runtime dir: ${SLURM_TEST_DIR:-<repo>/.slurm-test} (a link to /var/lib/portal-slurm-test/… when the
+# checkout lies under a folder the daemons' users cannot enter). Fixed ports: slurmctld 6817, slurmd 17001-17002,
 # slurmdbd 6819, slurmrestd 127.0.0.1:6820; MariaDB 127.0.0.1:3306 (root, empty password).
 # Adapted from the recipe in the issue #11 notes (Slurm 22.05.8-4+deb12u3).
 set -euo pipefail
@@ -127,6 +128,31 @@ create_users() {
   id "$REST_DAEMON_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$REST_DAEMON_USER"
   id "$JOB_USER" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$JOB_USER"
   id "$ADMIN_USER" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$ADMIN_USER"
+}
+
+# The daemons run as their own users (munge, slurm, slurmrest) and the jobs as theirs: each must reach the
+# runtime folder through every folder above it. A checkout under a folder others cannot enter (root's home,
+# `mktemp -d`, both 0700) would fail with "Failed to check logfile … Permission denied"; then the state
+# lives under /var/lib/portal-slurm-test/<hash of the checkout's path>, and <repo>/.slurm-test links to it.
+reachable_by_others() {
+  local p=$1
+  while [ "$p" != / ]; do
+    p=$(dirname "$p")
+    [ "$(( 0$(stat -c %a "$p") & 01 ))" = 1 ] || return 1
+  done
+}
+
+place_runtime_dir() {
+  [ -z "${SLURM_TEST_DIR:-}" ] || return 0
+  reachable_by_others "$D" && return 0
+  local link="$REPO/.slurm-test" target
+  target=/var/lib/portal-slurm-test/$(printf '%s' "$REPO" | sha1sum | cut -c1-12)
+  log "$(dirname "$D") is closed to the daemons' users: the cluster's state goes to $target ($link links to it)"
+  mkdir -p "$target"; chmod 0755 /var/lib/portal-slurm-test "$target"
+  if [ -d "$link" ] && [ ! -L "$link" ]; then rm -rf "$link"; fi
+  ln -sfn "$target" "$link"
+  D=$target
+  export SLURM_CONF=$D/etc/slurm.conf
 }
 
 prepare_dirs() {
@@ -405,6 +431,7 @@ cmd_start() {
   need_root
   install_packages
   T0=$(now)   # timings below exclude package installation
+  place_runtime_dir
   stop_other_cluster
   create_users
   local fresh=0
