@@ -123,6 +123,12 @@ const schema = z
     SLURM_JOB_DIR: z.string().trim().min(1).default('/tmp'),
     /** How a job's image is run: apptainer exec, pyxis (srun --container-image), or none (the command as is). */
     SLURM_JOB_LAUNCHER: z.enum(['apptainer', 'pyxis', 'none']).default('apptainer'),
+    /**
+     * Whether Slurm may requeue the portal's jobs (after a node failure or preemption): `off` submits them
+     * with --no-requeue (a failed node ends the job NODE_FAIL, charged what it ran); `on` leaves it to the
+     * site's JobRequeue, and a requeued job is followed to its last attempt and charged for all of them.
+     */
+    SLURM_REQUEUE: z.enum(['off', 'on']).default('off'),
     /** How often the worker asks Slurm for the open jobs, in seconds (one cached GET /jobs per poll). */
     SLURM_POLL_SECONDS: z.coerce.number().int().min(1).max(600).default(5),
     /** A Slurm admin (AdminLevel=Admin) the portal writes budgets (GrpTRESMins) as; without it Slurm enforces none. */

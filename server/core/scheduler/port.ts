@@ -61,6 +61,11 @@ export interface SchedulerJobStatus {
   energyMeasured: boolean;
   /** The site the job ran (or will run) at. */
   siteId: string | null;
+  /**
+   * A job the scheduler requeued (a node failed, it was preempted): its earlier attempts, oldest first.
+   * The status above is the last attempt's, its gpuSeconds and energy those of all attempts together.
+   */
+  earlierAttempts?: { state: SchedulerJobState; startedAt: Date | null; endedAt: Date | null; gpuSeconds: number }[];
 }
 
 export interface ClusterNodeStatus {

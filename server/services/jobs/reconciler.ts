@@ -145,6 +145,10 @@ async function settleInTx(tx: Tx, job: OpenJob, status: SchedulerJobStatus, site
     .returning({ id: jobs.id });
   if (done.length === 0) return null;
   const events: (typeof jobEvents.$inferInsert)[] = [];
+  // A requeued job's earlier attempts: each ended (a node failed…), was charged what it ran, and the job ran again.
+  for (const attempt of status.earlierAttempts ?? []) {
+    events.push({ jobId: job.id, at: attempt.endedAt ?? endedAt, state: attempt.state, message: 'job.event.requeued', data: { gpuSeconds: attempt.gpuSeconds } });
+  }
   if (status.startedAt && !job.startedAt) events.push({ jobId: job.id, at: status.startedAt, state: 'RUNNING', message: 'job.event.started', data: { nodes: status.nodeList } });
   events.push({ jobId: job.id, at: endedAt, state: status.state, message: 'job.event.finished', data: { exitCode: status.exitCode } });
   events.push({ jobId: job.id, at: now, state: status.state, message: 'job.event.settled', data: { gpuSeconds: status.gpuSeconds, charged, unit: job.reservedUnit, costCents, energyWh: status.energyWh } });
@@ -153,6 +157,15 @@ async function settleInTx(tx: Tx, job: OpenJob, status: SchedulerJobStatus, site
   // Released earlier (queued at expiry, then started before the cancel arrived): still charge what ran.
   if (!settled.settled) await chargeReleasedJobInTx(tx, { jobId: job.id, amount: charged, at: endedAt });
   return rollupParts({ ...job, startedAt: status.startedAt, endedAt, gpuSeconds: status.gpuSeconds, waitSeconds, costCents, energyWh: status.energyWh, ...footprint });
+}
+
+/**
+ * A job that ran and waits again was requeued by the scheduler (a node failed, it was preempted): it
+ * waits "requeued", not for the begin time Slurm gives a requeued job, until it runs again.
+ */
+function asRequeued(job: OpenJob, status: SchedulerJobStatus): SchedulerJobStatus {
+  const requeued = status.state === 'PENDING' && (job.state === 'RUNNING' || job.pendingReason === 'Requeued');
+  return requeued ? { ...status, pendingReason: 'Requeued' } : status;
 }
 
 function liveChange(job: OpenJob, status: SchedulerJobStatus) {
@@ -270,7 +283,7 @@ async function followScheduler(db: Db, scheduler: SchedulerPort, now: Date, resu
       const reported = statuses.get(job.id);
       if (!reported) continue;
       // Never a start before the portal's own submission, whatever the scheduler's clock grain.
-      const status = notBeforeSubmission(reported, job.submittedAt);
+      const status = asRequeued(job, notBeforeSubmission(reported, job.submittedAt));
       (isFinalState(status.state) ? finished : live).push({ job, status });
     }
     result.updated += await applyLiveStatuses(db, live, now);

@@ -25,6 +25,8 @@ function fakeSlurm() {
   let clock = Date.UTC(2026, 11, 1, 12);
   let nextId = 1;
   const jobs: FakeJob[] = [];
+  /** The records of requeued jobs' earlier attempts (slurmdbd keeps one per attempt, under one id). */
+  const earlierAttempts: FakeJob[] = [];
   const calls: string[] = [];
   /** Jobs slurmctld has forgotten (MinJobAge passed). */
   const forgotten = new Set<number>();
@@ -55,6 +57,7 @@ function fakeSlurm() {
   const toDb = (j: FakeJob): DbJob => ({
     jobId: j.jobId,
     name: j.name,
+    submittedAt: new Date(j.submittedAt),
     account: 'acct',
     partition: 'gpu',
     state: j.state,
@@ -98,7 +101,8 @@ function fakeSlurm() {
     },
     dbJobsByName(names) {
       guard('dbJobsByName');
-      return Promise.resolve(jobs.filter((j) => names.includes(j.name) && !notInDb.has(j.jobId)).map(toDb));
+      // Earlier attempts first, as slurmdbd lists them; the adapter must not rely on the order.
+      return Promise.resolve([...jobs, ...earlierAttempts].filter((j) => names.includes(j.name) && !notInDb.has(j.jobId)).map(toDb).reverse());
     },
     dbdAgentQueueSize() {
       guard('diag');
@@ -119,6 +123,14 @@ function fakeSlurm() {
     },
     start(name: string) {
       for (const j of jobs) if (j.name === name && j.state === 'PENDING') Object.assign(j, { state: 'RUNNING', startedAt: clock, reason: null });
+    },
+    /** A node fails under the running job (or it is preempted) and Slurm requeues it: the attempt ends, the job waits again. */
+    requeue(name: string, state: SchedulerJobState) {
+      for (const j of jobs) {
+        if (j.name !== name || j.endedAt !== null) continue;
+        earlierAttempts.push({ ...j, state, endedAt: clock, exitCode: 0 });
+        Object.assign(j, { state: 'PENDING', submittedAt: clock, startedAt: null, reason: 'BeginTime' });
+      }
     },
     end(name: string, state: SchedulerJobState, exitCode: number) {
       for (const j of jobs) if (j.name === name && j.endedAt === null) Object.assign(j, { state, endedAt: clock, exitCode });
@@ -245,6 +257,31 @@ describe('Slurm adapter: following jobs', () => {
     const [done] = await port.jobs([JOB]);
     expect(done).toMatchObject({ state: 'TIMEOUT', schedulerJobId: '1', gpuSeconds: 4 * 60, energyMeasured: false, siteId: 'de-jena' });
     expect(done!.energyWh).toBeGreaterThan(0);
+  });
+
+  it('follows a requeued job to its last attempt and charges every attempt, as Slurm counts its usage', async () => {
+    const slurm = fakeSlurm();
+    const port = adapterOn(slurm);
+    await port.submit(spec(1));
+    slurm.start(JOB);
+    slurm.advance(9);
+    // A node fails 9 s in: slurmdbd closes that attempt (NODE_FAIL); slurmctld holds the job again.
+    slurm.requeue(JOB, 'NODE_FAIL');
+    slurm.advance(6);
+    expect((await port.jobs([JOB]))[0]).toMatchObject({ state: 'PENDING', pendingReason: 'BeginTime', gpuSeconds: 0 });
+    slurm.advance(120);
+    slurm.start(JOB);
+    const startedAgain = slurm.now();
+    slurm.advance(240);
+    slurm.end(JOB, 'COMPLETED', 0);
+    slurm.advance(6);
+    const [done] = await port.jobs([JOB]);
+    // Not the first record (NODE_FAIL, 36 GPU-s) but the last attempt's end, and both attempts' usage.
+    expect(done).toMatchObject({ state: 'COMPLETED', schedulerJobId: '1', startedAt: startedAgain, gpuSeconds: 4 * 9 + 4 * 240 });
+    expect(done!.earlierAttempts).toEqual([{ state: 'NODE_FAIL', startedAt: new Date(Date.UTC(2026, 11, 1, 12)), endedAt: new Date(Date.UTC(2026, 11, 1, 12, 0, 9)), gpuSeconds: 4 * 9 }]);
+    expect(slurm.calls.filter((c) => c.startsWith('signal'))).toEqual([]); // one job id twice is no duplicate
+    // Asked again (the final record is cached): the same answer.
+    expect((await port.jobs([JOB]))[0]).toEqual(done);
   });
 
   it('takes the exit code from slurmctld, and remembers it once slurmctld forgot the job', async () => {

@@ -54,10 +54,14 @@ export interface CtldJob {
   endedAt: Date | null;
 }
 
-/** A job as slurmdbd records it (GET /slurmdb/v0.0.38/jobs): what `sacct` shows. */
+/**
+ * A job as slurmdbd records it (GET /slurmdb/v0.0.38/jobs): what `sacct` shows. A requeued job has one
+ * record per attempt under one job id (`sacct -D`), told apart by their submission (the requeue's time).
+ */
 export interface DbJob {
   jobId: number;
   name: string;
+  submittedAt: Date | null;
   account: string;
   partition: string;
   state: SchedulerJobState;
@@ -74,6 +78,24 @@ export interface DbJob {
   timeLimitSeconds: number | null;
   /** Energy the hardware measured, in joules, when it did (> 0). */
   energyJoules: number | null;
+  /** The earlier attempts of a requeued job, oldest first (set by the adapter, which folds them into the last). */
+  earlier?: DbJob[];
+}
+
+/**
+ * foldAttempts turns slurmdbd's records of one name into one per Slurm job: a requeued job's attempts
+ * (one job id, several records) become its last attempt, with the earlier ones beside it. Lowest id first.
+ */
+export function foldAttempts(records: DbJob[]): DbJob[] {
+  const byId = new Map<number, DbJob[]>();
+  for (const r of records) byId.set(r.jobId, [...(byId.get(r.jobId) ?? []), r]);
+  return [...byId.values()]
+    .map((attempts) => {
+      attempts.sort((a, b) => (a.submittedAt?.getTime() ?? 0) - (b.submittedAt?.getTime() ?? 0));
+      const last = attempts.at(-1)!;
+      return attempts.length > 1 ? { ...last, earlier: attempts.slice(0, -1) } : last;
+    })
+    .sort((a, b) => a.jobId - b.jobId);
 }
 
 export interface SlurmNode {
@@ -236,8 +258,9 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
         else out.set(record.name, [record]);
       }
     }
-    for (const [name, list] of out) {
-      list.sort((a, b) => a.jobId - b.jobId);
+    for (const [name, records] of out) {
+      const list = foldAttempts(records);
+      out.set(name, list);
       const first = list[0]!;
       if (first.final && list.length === 1 && !finalRecords.has(name)) {
         if (finalRecords.size >= FINAL_CACHE_MAX) finalRecords.delete(finalRecords.keys().next().value!);
@@ -319,13 +342,26 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
     };
   }
 
-  /** The final status from slurmdbd's record: what sacct shows, GPU time capped at the time limit. */
-  function finalStatus(portalJobId: string, record: DbJob, ctld: CtldJob | undefined): SchedulerJobStatus {
+  /** What one attempt used: its run time capped at the time limit, GPU-seconds and energy (measured or modelled). */
+  function attemptUse(record: DbJob, limit: number | null) {
     const classId = classOfPartition.get(record.partition);
     const started = record.startedAt !== null && record.elapsedSeconds > 0 && record.nodeList.length > 0;
-    const limit = record.timeLimitSeconds ?? ctld?.timeLimitSeconds ?? null;
     const seconds = started ? (limit === null ? record.elapsedSeconds : Math.min(record.elapsedSeconds, limit)) : 0;
     const measured = record.energyJoules !== null && record.energyJoules > 0;
+    const energyWh = measured ? Math.round(record.energyJoules! / 3600) : modelledEnergyWh(classId, record.gpus, seconds);
+    return { started, gpuSeconds: record.gpus * seconds, energyWh, measured };
+  }
+
+  /**
+   * The final status from slurmdbd's record: what sacct shows, GPU time capped at the time limit. A
+   * requeued job ends as its last attempt ends, and is charged every attempt, as Slurm counts its usage.
+   */
+  function finalStatus(portalJobId: string, record: DbJob, ctld: CtldJob | undefined): SchedulerJobStatus {
+    const classId = classOfPartition.get(record.partition);
+    const limit = record.timeLimitSeconds ?? ctld?.timeLimitSeconds ?? null;
+    const last = attemptUse(record, limit);
+    const earlier = (record.earlier ?? []).map((attempt) => ({ attempt, use: attemptUse(attempt, limit) }));
+    const started = last.started;
     const state = ctld && isFinalState(ctld.state) ? ctld.state : record.state;
     return {
       portalJobId,
@@ -336,10 +372,13 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
       endedAt: record.endedAt ?? ctld?.endedAt ?? now(),
       exitCode: ctld?.exitCode ?? exitCodes.get(portalJobId) ?? record.exitCode ?? (state === 'COMPLETED' ? 0 : null),
       nodeList: started ? record.nodeList : [],
-      gpuSeconds: record.gpus * seconds,
-      energyWh: measured ? Math.round(record.energyJoules! / 3600) : modelledEnergyWh(classId, record.gpus, seconds),
-      energyMeasured: measured,
+      gpuSeconds: earlier.reduce((sum, e) => sum + e.use.gpuSeconds, last.gpuSeconds),
+      energyWh: earlier.reduce((sum, e) => sum + e.use.energyWh, last.energyWh),
+      energyMeasured: last.measured,
       siteId: classId ? (classes.get(classId)?.siteId ?? null) : null,
+      ...(earlier.length
+        ? { earlierAttempts: earlier.map(({ attempt, use }) => ({ state: attempt.state, startedAt: use.started ? attempt.startedAt : null, endedAt: attempt.endedAt, gpuSeconds: use.gpuSeconds })) }
+        : {}),
     };
   }
 

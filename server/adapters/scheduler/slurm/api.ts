@@ -110,6 +110,7 @@ export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
         return {
           jobId: record.job_id,
           name: record.name,
+          submittedAt: typeof record.time.submission === 'number' && record.time.submission > 0 ? new Date(record.time.submission * 1000) : null,
           account: s.account ?? '',
           partition: s.partition ?? '',
           state: s.state,

@@ -22,6 +22,8 @@ export interface SlurmSettings {
   jobDir: string;
   launcher: SlurmLauncher;
   pollSeconds: number;
+  /** Whether Slurm may requeue the portal's jobs (SLURM_REQUEUE=on); else they go with --no-requeue. */
+  requeue: boolean;
   /** A Slurm admin the budgets are written as (needs the JWT key, or its own token file). */
   adminUser?: string;
 }
@@ -40,6 +42,7 @@ export function slurmSettings(config: PortalEnv): SlurmSettings {
     jobDir: config.SLURM_JOB_DIR,
     launcher: config.SLURM_JOB_LAUNCHER,
     pollSeconds: config.SLURM_POLL_SECONDS,
+    requeue: config.SLURM_REQUEUE === 'on',
     adminUser: config.SLURM_ADMIN_USER,
   };
 }
@@ -82,7 +85,7 @@ export function createSlurmScheduler(settings: SlurmSettings, classes: SlurmClas
     partitions: settings.partitions,
     classes,
     submitBody: (spec: SchedulerJobSpec, partition: string) => {
-      const body = submitBody(spec, { partition, jobDir: settings.jobDir, launcher: settings.launcher, now: now() });
+      const body = submitBody(spec, { partition, jobDir: settings.jobDir, launcher: settings.launcher, now: now(), requeue: settings.requeue });
       return { ...body, script: stoppable(body.script ?? '') };
     },
     pollMs: settings.pollSeconds * 1000,

@@ -305,13 +305,22 @@ describe('submitBody', () => {
         tasks: 2,
         tasks_per_node: 1,
         gres: 'gpu:4',
-        requeue: false,
+        no_requeue: true,
         environment: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', WANDB_MODE: 'offline' },
         current_working_directory: '/srv/jobs',
         standard_output: '/srv/jobs/job-7f3a-%j.out',
         comment: 'portal:job-7f3a',
       },
     });
+  });
+
+  it('lets Slurm requeue the job only where the site allows it (SLURM_REQUEUE=on)', () => {
+    const opts = { partition: 'gpu', jobDir: '/j', launcher: 'none' as const, now: new Date() };
+    expect(submitBody(spec, opts).job).toMatchObject({ no_requeue: true });
+    expect(submitBody(spec, { ...opts, requeue: false }).job).toMatchObject({ no_requeue: true });
+    // `requeue: false` is never sent: slurmrestd 22.05 ignores it.
+    expect(submitBody(spec, { ...opts, requeue: true }).job).not.toHaveProperty('no_requeue');
+    expect(submitBody(spec, { ...opts, requeue: true }).job).not.toHaveProperty('requeue');
   });
 
   it('leaves gres out for a job without GPUs, lets the spec set PATH, and names output files safely', () => {

@@ -452,6 +452,8 @@ export interface SubmitBodyOptions {
   launcher: SlurmLauncher;
   /** The time of the hand-over: a begin time goes to Slurm relative to it. */
   now: Date;
+  /** Whether Slurm may requeue the job (SLURM_REQUEUE); default false. */
+  requeue?: boolean;
 }
 
 /**
@@ -469,7 +471,7 @@ export function slurmBegin(begin: Date | undefined, now: Date): string | undefin
 /**
  * submitBody builds the v0.0.38 submit body. Every field is there for a reason found on a real Slurm:
  * nodes [n, n] + tasks n + tasks_per_node 1 (without them 2 nodes silently ran on one), gres per node,
- * requeue false (a requeue splits usage across records), a non-empty environment (else error 2127),
+ * no requeue unless the site allows it (see below), a non-empty environment (else error 2127),
  * name = the portal job id (retries look it up by name), comment `portal:<id>` for operators.
  */
 export function submitBody(spec: SchedulerJobSpec, options: SubmitBodyOptions): SlurmSubmitBody {
@@ -498,7 +500,9 @@ export function submitBody(spec: SchedulerJobSpec, options: SubmitBodyOptions): 
       tasks: nodes,
       tasks_per_node: 1,
       ...(perNode > 0 ? { gres: `gpu:${perNode}` } : {}),
-      requeue: false,
+      // slurmrestd 22.05 ignores `requeue: false` (Requeue=1 either way, on submit and on update) and does
+      // not read #SBATCH lines; its parser takes `no_requeue` as sbatch's --no-requeue (Requeue=0).
+      ...(options.requeue ? {} : ({ no_requeue: true } as object)),
       environment: { PATH: DEFAULT_JOB_PATH, ...spec.env },
       current_working_directory: dir,
       standard_output: `${dir}/${fileSafe(spec.portalJobId)}-%j.out`,

@@ -37,9 +37,12 @@ export interface SacctRow {
   account: string;
 }
 
-/** sacct returns Slurm's accounting of the jobs with this name (one row per Slurm job). */
-export function sacct(name: string): SacctRow[] {
-  const out = execFileSync('sacct', ['-n', '-P', '-X', '-a', '-S', 'now-30days', '--name', name, '-o', 'JobIDRaw,JobName%80,State,ElapsedRaw,AllocTRES%200,Account'], {
+/**
+ * sacct returns Slurm's accounting of the jobs with this name (one row per Slurm job; with `attempts`,
+ * one per attempt of a requeued job, as `sacct -D` shows them).
+ */
+export function sacct(name: string, options: { attempts?: boolean } = {}): SacctRow[] {
+  const out = execFileSync('sacct', ['-n', '-P', '-X', '-a', ...(options.attempts ? ['-D'] : []), '-S', 'now-30days', '--name', name, '-o', 'JobIDRaw,JobName%80,State,ElapsedRaw,AllocTRES%200,Account'], {
     encoding: 'utf8',
     env: { ...process.env },
   });
@@ -51,6 +54,23 @@ export function sacct(name: string): SacctRow[] {
       const gpus = /gres\/gpu=(\d+)/.exec(tres ?? '')?.[1];
       return { jobId: Number(jobId), name: jobName!, state: state!.split(' ')[0]!, elapsedSeconds: Number(elapsed), gpus: gpus ? Number(gpus) : 0, account: account ?? '' };
     });
+}
+
+/** scontrolJob returns `scontrol show job`'s fields of a Slurm job (Requeue, Restarts, JobState…). */
+export function scontrolJob(schedulerJobId: string): Record<string, string> {
+  const out = execFileSync('scontrol', ['show', 'job', '-o', schedulerJobId], { encoding: 'utf8', env: { ...process.env } });
+  return Object.fromEntries(out.trim().split(/\s+/).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+}
+
+/** setNodeState sets a test node down (as a failed node is) or resumes it; an operator's `scontrol update`. */
+export function setNodeState(node: string, state: 'down' | 'resume'): void {
+  const args = ['update', `nodename=${node}`, `state=${state}`, ...(state === 'down' ? ['reason=portal-test'] : [])];
+  try {
+    execFileSync('scontrol', args, { stdio: 'pipe', env: { ...process.env } });
+  } catch (error) {
+    // Resuming a node that is up already is refused ("Invalid node state specified"): nothing to do.
+    if (state === 'down') throw error;
+  }
 }
 
 /** The test cluster script (scripts/slurm-test-cluster.sh), for stopping and starting daemons. */
