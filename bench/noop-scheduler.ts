@@ -22,7 +22,7 @@ export function createNoopScheduler(now: () => Date = () => new Date()): Schedul
       for (const portalJobId of portalJobIds) {
         const schedulerJobId = known.get(portalJobId);
         if (schedulerJobId === undefined) continue;
-        statuses.push({ portalJobId, schedulerJobId, state: 'PENDING', pendingReason: 'Priority', startedAt: null, endedAt: null, exitCode: null, nodeList: [], gpuSeconds: 0, energyWh: 0, energyMeasured: false, siteId: null });
+        statuses.push({ portalJobId, schedulerJobId, state: 'PENDING', pendingReason: 'Priority', startedAt: null, endedAt: null, exitCode: null, signal: null, nodeList: [], gpuSeconds: 0, energyWh: 0, energyMeasured: false, siteId: null });
       }
       return Promise.resolve(statuses);
     },

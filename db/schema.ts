@@ -4,6 +4,7 @@ import { REVIEW_PATHS, WORKLOAD_KINDS, type ReviewRoute } from '../server/core/a
 import { AUTH_TOKEN_PURPOSES } from '../server/core/auth/tokens';
 import type { MailAttachmentRef } from '../server/core/mail/delivery';
 import { MAIL_KIND_NAMES } from '../server/core/mail/kinds';
+import { SCHEDULER_JOB_STATES } from '../server/core/scheduler/port';
 import {
   bigint,
   bigserial,
@@ -408,7 +409,8 @@ export const notifications = pgTable(
 // ---- Jobs ----
 
 export const jobKind = pgEnum('job_kind', ['training', 'fine_tuning', 'inference', 'batch']);
-export const jobState = pgEnum('job_state', ['SUBMITTING', 'PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL']);
+/** The portal's own SUBMITTING (not yet at the scheduler), then the scheduler's states. */
+export const jobState = pgEnum('job_state', ['SUBMITTING', ...SCHEDULER_JOB_STATES]);
 
 export const jobs = pgTable(
   'jobs',
@@ -459,7 +461,10 @@ export const jobs = pgTable(
     beginAt: timestamp('begin_at', { withTimezone: true }),
     startedAt: timestamp('started_at', { withTimezone: true }),
     endedAt: timestamp('ended_at', { withTimezone: true }),
+    /** The exit code as Slurm reports it: 0 when a signal ended the job (then exit_signal says which). */
     exitCode: integer('exit_code'),
+    /** The signal that ended the job (TIMEOUT: 15), null when it exited by itself or never ran. */
+    exitSignal: integer('exit_signal'),
     nodeList: jsonb('node_list').$type<string[]>(),
     // Usage, fixed at settlement.
     gpuSeconds: bigint('gpu_seconds', { mode: 'number' }),

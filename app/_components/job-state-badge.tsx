@@ -1,7 +1,7 @@
 import type { MessageKey } from '~/server/i18n';
 import { Badge } from './ui';
 
-const TONE = { SUBMITTING: 'slate', PENDING: 'amber', RUNNING: 'indigo', COMPLETED: 'green', FAILED: 'red', TIMEOUT: 'red', CANCELLED: 'slate', NODE_FAIL: 'red' } as const;
+const TONE = { SUBMITTING: 'slate', PENDING: 'amber', RUNNING: 'indigo', COMPLETED: 'green', FAILED: 'red', TIMEOUT: 'red', CANCELLED: 'slate', NODE_FAIL: 'red', PREEMPTED: 'slate' } as const;
 export type JobStateName = keyof typeof TONE;
 
 export function JobStateBadge({ state, t }: { state: JobStateName; t: (key: MessageKey) => string }) {

@@ -3,9 +3,9 @@
 import { parseArgs } from 'node:util';
 import { EXIT_CODES_HELP, UsageError } from './exit-codes.mjs';
 
-export const JOB_STATES = ['SUBMITTING', 'PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL'];
+export const JOB_STATES = ['SUBMITTING', 'PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL', 'PREEMPTED'];
 /** The states a job does not leave (server/core/scheduler/port.ts FINAL_STATES). */
-export const FINAL_STATES = ['COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL'];
+export const FINAL_STATES = ['COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL', 'PREEMPTED'];
 
 const OPTIONS = {
   help: { type: 'boolean', short: 'h' },

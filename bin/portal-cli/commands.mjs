@@ -151,7 +151,7 @@ export async function jobsGet({ io, options, client, id }) {
       ['Submitted', f.dateTime(job.submittedAt)],
       ['Started', f.dateTime(job.startedAt)],
       ['Ended', f.dateTime(job.endedAt)],
-      ['Exit code', job.exitCode ?? null],
+      ['Exit code', exitShown(job)],
       ['Reserved', reserved],
       ['Used', f.gpuHours(job.gpuSeconds)],
       ['Cost', job.costCents !== null ? f.euros(job.costCents) : job.costSoFarCents !== null && job.costSoFarCents !== undefined ? `${f.euros(job.costSoFarCents)} so far` : null],
@@ -162,6 +162,28 @@ export async function jobsGet({ io, options, client, id }) {
   const events = job.events ?? [];
   if (events.length > 0) io.stdout.write(`\nEvents:\n${f.table(['AT (UTC)', 'STATE', 'NOTE'], events.map((e) => [f.dateTime(e.at).replace(' UTC', ''), e.state, e.message ?? '']))}`);
   return EXIT.OK;
+}
+
+/** The signal that ended a job as the API names it ("signal 15 (SIGTERM)"), or null when it exited by itself. */
+function signalText(job) {
+  const s = job.exitStatus;
+  if (!s || s.signal === null) return null;
+  return `signal ${s.signal}${s.signalName ? ` (${s.signalName})` : ''}`;
+}
+
+/** The exit code with Slurm's notation: "3 (Slurm 3:0)", "0, signal 15 (SIGTERM) (Slurm 0:15)". */
+function exitShown(job) {
+  const s = job.exitStatus;
+  if (!s) return job.exitCode ?? null;
+  const signal = signalText(job);
+  return `${s.exitCode}${signal ? `, ${signal}` : ''} (Slurm ${s.slurm})`;
+}
+
+/** How a watched job ended, after its state: " with exit code 3", " by signal 15 (SIGTERM)". */
+function endedBy(job) {
+  const signal = signalText(job);
+  if (signal) return ` by ${signal}`;
+  return job.exitCode !== null && job.exitCode !== undefined ? ` with exit code ${job.exitCode}` : '';
 }
 
 const transient = (error) => error instanceof NetworkError || (error instanceof ApiError && error.status >= 500);
@@ -201,7 +223,7 @@ export async function jobsWatch({ io, options, client, id }) {
     if (FINAL_STATES.includes(job.state)) {
       if (!options.json) {
         const figures = [job.gpuSeconds !== null ? f.gpuHours(job.gpuSeconds) : null, job.costCents !== null ? f.euros(job.costCents) : null, job.energyWh !== null ? f.kwh(job.energyWh) : null].filter(Boolean);
-        io.stdout.write(`Job ${job.state.toLowerCase()}${job.exitCode !== null && job.exitCode !== undefined ? ` with exit code ${job.exitCode}` : ''}${figures.length ? `: ${figures.join(', ')}` : ''}.\n`);
+        io.stdout.write(`Job ${job.state.toLowerCase()}${endedBy(job)}${figures.length ? `: ${figures.join(', ')}` : ''}.\n`);
       }
       return job.state === 'COMPLETED' ? EXIT.OK : EXIT.FAILED;
     }

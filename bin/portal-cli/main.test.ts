@@ -310,6 +310,14 @@ describe('jobs watch', () => {
     ]);
   });
 
+  it('says which signal ended a job, as the API names it', async () => {
+    const exitStatus = { kind: 'signal', exitCode: 0, signal: 15, signalName: 'SIGTERM', slurm: '0:15' };
+    const portal = fakePortal({ [`GET /jobs/${JOB_ID}`]: job('TIMEOUT', [event(1, 'RUNNING', 0), event(2, 'TIMEOUT', 3)], { exitCode: 0, exitSignal: 15, exitStatus, gpuSeconds: 3600 }) });
+    const run = fakeIo(portal);
+    expect(await main(['jobs', 'watch', JOB_ID], run.io)).toBe(1);
+    expect(run.stdout()).toContain('Job timeout by signal 15 (SIGTERM): 1 GPU-h');
+  });
+
   it('keeps watching through a portal restart (5xx, connection refused)', async () => {
     const portal = fakePortal({
       [`GET /jobs/${JOB_ID}`]: [job('RUNNING', [event(1, 'RUNNING', 0)]), { status: 503, json: { error: { code: 'UNAVAILABLE', message: 'restarting' } } }, new TypeError('fetch failed'), job('COMPLETED', [event(1, 'RUNNING', 0), event(2, 'COMPLETED', 60)])],

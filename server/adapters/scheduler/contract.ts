@@ -159,6 +159,7 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
       const done = await waitFinal(s.portalJobId);
       expect(done.state).toBe('COMPLETED');
       expect(done.exitCode).toBe(0);
+      expect(done.signal).toBeNull();
       expectGpuSeconds(done.gpuSeconds, s.gpus, SHORT_RUN_SECONDS);
       expect(done.startedAt).toBeInstanceOf(Date);
       expect(done.endedAt).toBeInstanceOf(Date);
@@ -177,11 +178,12 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
       const done = await waitFinal(s.portalJobId);
       expect(done.state).toBe('FAILED');
       expect(done.exitCode).toBe(1);
+      expect(done.signal).toBeNull();
       expectGpuSeconds(done.gpuSeconds, s.gpus, 30);
       expect(new Set(done.nodeList).size).toBe(2);
     });
 
-    it('a job running past its walltime ends TIMEOUT with gpuSeconds = gpus × walltime', async () => {
+    it('a job running past its walltime ends TIMEOUT with gpuSeconds = gpus × walltime, ended by SIGTERM (Slurm 0:15)', async () => {
       const walltimeSeconds = 60;
       const s = spec({ gpus: h.gpusPerNode, runtimeSeconds: LONG_RUN_SECONDS, walltimeSeconds });
       await h.port.submit(s);
@@ -189,6 +191,7 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
       expect(done.state).toBe('TIMEOUT');
       expectGpuSeconds(done.gpuSeconds, s.gpus, walltimeSeconds);
       expect(done.endedAt).toBeInstanceOf(Date);
+      expect({ exitCode: done.exitCode, signal: done.signal }).toEqual({ exitCode: 0, signal: 15 });
     });
 
     it('cancelling a pending job ends it CANCELLED with 0 GPU-seconds', async () => {
@@ -204,9 +207,10 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
       expect(done.gpuSeconds).toBe(0);
       expect(done.startedAt).toBeNull();
       expect(done.pendingReason).toBeNull();
+      expect({ exitCode: done.exitCode, signal: done.signal }).toEqual({ exitCode: null, signal: null });
     });
 
-    it('cancelling a running job ends it CANCELLED with the usage so far', async () => {
+    it('cancelling a running job ends it CANCELLED with the usage so far, ended by a signal (Slurm 0:15)', async () => {
       const runSeconds = 30;
       const s = spec({ gpus: h.gpusPerNode, runtimeSeconds: LONG_RUN_SECONDS, walltimeSeconds: 2 * LONG_RUN_SECONDS });
       await h.port.submit(s);
@@ -220,6 +224,7 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
       expect(done.gpuSeconds).toBeLessThan(s.gpus * LONG_RUN_SECONDS);
       expect(done.startedAt).toBeInstanceOf(Date);
       expect(done.endedAt).toBeInstanceOf(Date);
+      expect({ exitCode: done.exitCode, signal: done.signal }).toEqual({ exitCode: 0, signal: 15 });
     });
 
     it('stopping a running service ends it COMPLETED with the usage so far', async () => {
@@ -232,6 +237,7 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
       const done = await waitFinal(s.portalJobId);
       expect(done.state).toBe('COMPLETED');
       expect(done.exitCode).toBe(0);
+      expect(done.signal).toBeNull();
       expectGpuSeconds(done.gpuSeconds, s.gpus, runSeconds);
       expect(done.gpuSeconds).toBeLessThan(s.gpus * LONG_RUN_SECONDS);
     });

@@ -221,7 +221,8 @@ describe.each(dbTargets())('simulated scheduler on %s', (target) => {
       clock.advanceSimSeconds(1199);
       expect((await port.jobs(['service-1']))[0]!.state).toBe('RUNNING');
       clock.advanceSimSeconds(1);
-      expect((await port.jobs(['service-1']))[0]).toMatchObject({ state: 'TIMEOUT', gpuSeconds: 4 * 1200, exitCode: null });
+      // As Slurm reports a TIMEOUT: the job 0:0, its batch step ended by SIGTERM (0:15).
+      expect((await port.jobs(['service-1']))[0]).toMatchObject({ state: 'TIMEOUT', gpuSeconds: 4 * 1200, exitCode: 0, signal: 15 });
     });
 
     it('moves ended jobs out of the engine into sim_finished_jobs and bumps the version on every call', async () => {
@@ -242,7 +243,11 @@ describe.each(dbTargets())('simulated scheduler on %s', (target) => {
       expect((snapshot!.state as EngineState).jobs.map((j) => j.spec.id)).toEqual(['retire-2']);
       const [finished] = await handle.db.select().from(simFinishedJobs).where(eq(simFinishedJobs.portalJobId, 'retire-1'));
       expect(finished).toMatchObject({ clusterId: 'retire', finishedAt: new Date(START_MS + 10_000) });
-      expect(finished!.status).toMatchObject({ portalJobId: 'retire-1', schedulerJobId: 'sim-1', state: 'COMPLETED', gpuSeconds: 2400 });
+      expect(finished!.status).toMatchObject({ portalJobId: 'retire-1', schedulerJobId: 'sim-1', state: 'COMPLETED', gpuSeconds: 2400, exitCode: 0, signal: null });
+      // A row retired before signals were kept has none: it reads as no signal.
+      const { signal: _signal, ...older } = finished!.status as Record<string, unknown>;
+      await handle.db.update(simFinishedJobs).set({ status: older }).where(eq(simFinishedJobs.portalJobId, 'retire-1'));
+      expect((await port.jobs(['retire-1']))[0]).toMatchObject({ state: 'COMPLETED', exitCode: 0, signal: null });
       // A retry of a finished job's submit returns its id and does not run it again.
       expect(await port.submit(job('retire-1'))).toEqual({ schedulerJobId: 'sim-1' });
       expect((await port.describeCluster()).runningJobs).toBe(1);

@@ -178,8 +178,8 @@ interface Queued {
   reject: (error: unknown) => void;
 }
 
-/** A finished job's status as stored in `sim_finished_jobs.status` (dates as ISO strings). */
-type StoredStatus = Omit<SchedulerJobStatus, 'startedAt' | 'endedAt'> & { startedAt: string | null; endedAt: string | null };
+/** A finished job's status as stored in `sim_finished_jobs.status` (dates as ISO strings; rows retired before signals were kept have none). */
+type StoredStatus = Omit<SchedulerJobStatus, 'startedAt' | 'endedAt' | 'signal'> & { startedAt: string | null; endedAt: string | null; signal?: number | null };
 
 function simSecondsAt(clock: SimClock, wallMs: number): number {
   return clock.simAnchorSeconds + Math.floor(((wallMs - clock.wallAnchorMs) * clock.speed) / MS_PER_SECOND);
@@ -211,6 +211,7 @@ function statusOf(view: JobView, live: LiveEngine, clock: SimClock): SchedulerJo
     startedAt: start === null ? null : wallDateAt(clock, start),
     endedAt: end === null ? null : wallDateAt(clock, end),
     exitCode: view.exitCode,
+    signal: view.signal,
     nodeList: [...view.nodeList],
     gpuSeconds: start === null ? 0 : view.gpus * ((end ?? nowSeconds) - start),
     energyWh: view.energyWh ?? 0,
@@ -226,6 +227,7 @@ function toStored(status: SchedulerJobStatus): StoredStatus {
 function fromStored(stored: StoredStatus): SchedulerJobStatus {
   return {
     ...stored,
+    signal: stored.signal ?? null,
     startedAt: stored.startedAt === null ? null : new Date(stored.startedAt),
     endedAt: stored.endedAt === null ? null : new Date(stored.endedAt),
   };

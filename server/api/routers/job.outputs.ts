@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { budgetUnit, residency } from '~/db/schema';
 import { isoDateOut, resourceClassOut } from '~/server/api/outputs';
+import { EXIT_KINDS } from '~/server/core/jobs/exit-status';
 
 /** What a job would reserve, cost and consume. */
 const reservationShortfallOut = z.discriminatedUnion('limit', [
@@ -70,4 +71,13 @@ export const jobTargetsOut = z.object({
     z.object({ id: z.string(), projectId: z.string(), projectTitle: z.string(), projectResidency: z.enum(residency.enumValues).nullable(), unit: z.enum(budgetUnit.enumValues), resourceClassId: z.string().nullable(), available: z.number().int() }),
   ),
   resourceClasses: z.array(resourceClassOut),
+});
+
+/** How a job ended as Slurm reports it (server/core/jobs/exit-status.ts): `slurm` is sacct's ExitCode, e.g. "0:15". */
+export const exitStatusOut = z.object({
+  kind: z.enum(EXIT_KINDS),
+  exitCode: z.number().int(),
+  signal: z.number().int().nullable(),
+  signalName: z.string().nullable(),
+  slurm: z.string(),
 });

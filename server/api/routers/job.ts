@@ -4,7 +4,7 @@ import { budgetUnit, jobKind, jobState, resourceClasses } from '~/db/schema';
 import { afterCommit, router, schedulerOf, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { idempotencyKeyField, resourceClassIdField, textField, uuidField } from '~/server/api/fields';
 import { isoDateOut, jobRowOut, jobStateOut } from '~/server/api/outputs';
-import { fineTuneEstimateOut, jobEstimateOut, lowCarbonStartOut, jobTargetsOut } from './job.outputs';
+import { exitStatusOut, fineTuneEstimateOut, jobEstimateOut, lowCarbonStartOut, jobTargetsOut } from './job.outputs';
 import { fineTuneEstimate } from '~/server/core/jobs/estimates';
 import { AppError } from '~/server/errors';
 import { syntheticOutput } from '~/server/core/jobs/synthetic-output';
@@ -79,7 +79,12 @@ const jobView = z.object({
   beginAt: isoDateOut.nullable(),
   startedAt: isoDateOut.nullable(),
   endedAt: isoDateOut.nullable(),
+  /** The exit code as Slurm reports it: 0 when a signal ended the job (exitSignal says which); null while it runs or if it never ran. */
   exitCode: z.number().nullable(),
+  /** The signal that ended the job (a TIMEOUT: 15), else null. */
+  exitSignal: z.number().nullable(),
+  /** Both in one, with the signal's name and Slurm's notation ("0:15"); null when nothing was reported. */
+  exitStatus: exitStatusOut.nullable(),
   nodeList: z.array(z.string()).nullable(),
   gpuSeconds: z.number().nullable(),
   energyWh: z.number().nullable(),
@@ -191,7 +196,7 @@ export const jobRouter = router({
       // A real Slurm writes the job's output on the cluster (the portal does not copy it); the simulated cluster's is made up here.
       const scheduler = await schedulerOf(ctx);
       if (scheduler.outputLocation) return { ...job, output: [], outputLocation: job.schedulerJobId ? scheduler.outputLocation(job.id, job.schedulerJobId) : null };
-      return { ...job, output: syntheticOutput({ jobId: job.id, kind: job.kind, image: job.image, nodeList: job.nodeList ?? [], gpus: job.gpus, state: job.state, elapsedSeconds, exitCode: job.exitCode }), outputLocation: null };
+      return { ...job, output: syntheticOutput({ jobId: job.id, kind: job.kind, image: job.image, nodeList: job.nodeList ?? [], gpus: job.gpus, state: job.state, elapsedSeconds, exitCode: job.exitCode, signal: job.exitSignal }), outputLocation: null };
     }),
 
   /** Where the actor may run jobs: active allocations of their projects, and the resource classes their tenant may use. */

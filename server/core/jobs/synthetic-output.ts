@@ -1,5 +1,6 @@
 // The simulated cluster's job output: plausible log lines, the same every time for the same job.
 import { hashToUnit } from './estimates';
+import { exitStatus, type ExitStatus } from './exit-status';
 
 export interface OutputInput {
   jobId: string;
@@ -11,7 +12,25 @@ export interface OutputInput {
   /** Seconds the job has run (so far). */
   elapsedSeconds: number;
   exitCode: number | null;
+  /** The signal that ended it, as the job page shows it. */
+  signal: number | null;
 }
+
+/** The job's end as the last line says it, in the figures of the job page: "signal 15 (SIGTERM), Slurm 0:15". */
+function endText(exit: ExitStatus | null): string {
+  if (!exit) return '';
+  if (exit.signal === null) return `: exit code ${exit.exitCode}, Slurm ${exit.slurm}`;
+  return `: signal ${exit.signal}${exit.signalName ? ` (${exit.signalName})` : ''}, Slurm ${exit.slurm}`;
+}
+
+const LAST_LINE: Record<string, string> = {
+  COMPLETED: '[portal] finished',
+  FAILED: '[portal] the program failed',
+  TIMEOUT: '[portal] walltime reached, the job was stopped (TIMEOUT)',
+  CANCELLED: '[portal] cancelled',
+  NODE_FAIL: '[portal] a node failed, the job was stopped (NODE_FAIL)',
+  PREEMPTED: '[portal] preempted, another job took its nodes (PREEMPTED)',
+};
 
 /** syntheticOutput returns the log a simulated job would have printed after running elapsedSeconds. */
 export function syntheticOutput(input: OutputInput): string[] {
@@ -31,10 +50,7 @@ export function syntheticOutput(input: OutputInput): string[] {
       lines.push(`[${input.kind === 'batch' ? 'batch' : 'train'}] step ${i * 500}  loss ${loss}  throughput ${Math.round(2800 * input.gpus * (0.9 + 0.1 * seed))} tokens/s`);
     }
   }
-  if (input.state === 'COMPLETED') lines.push('[portal] finished, exit code 0');
-  else if (input.state === 'FAILED') lines.push(`[portal] the program exited with code ${input.exitCode ?? 1}`);
-  else if (input.state === 'TIMEOUT') lines.push('[portal] walltime reached: the job was stopped (TIMEOUT)');
-  else if (input.state === 'CANCELLED') lines.push('[portal] cancelled');
-  else if (input.state === 'NODE_FAIL') lines.push('[portal] a node failed: the job was stopped (NODE_FAIL)');
+  const last = LAST_LINE[input.state];
+  if (last) lines.push(`${last}${endText(exitStatus(input.exitCode, input.signal))}`);
   return lines;
 }

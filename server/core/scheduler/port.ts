@@ -2,10 +2,17 @@
 // Slurm through slurmrestd). Types only; adapters in server/adapters/scheduler implement it and must
 // pass the one contract suite (server/adapters/scheduler/contract.ts).
 
-/** Slurm job states the portal knows. */
-export type SchedulerJobState = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'TIMEOUT' | 'CANCELLED' | 'NODE_FAIL';
+/**
+ * The Slurm job states the portal knows, the one list: the pg enum `job_state` (db/schema.ts, after the
+ * portal's own SUBMITTING) and the API's enums derive from it. A new state goes last (ALTER TYPE … ADD VALUE).
+ */
+export const SCHEDULER_JOB_STATES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL', 'PREEMPTED'] as const;
 
-export const FINAL_STATES: readonly SchedulerJobState[] = ['COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL'];
+/** Slurm job states the portal knows. */
+export type SchedulerJobState = (typeof SCHEDULER_JOB_STATES)[number];
+
+/** The states a job never leaves. PREEMPTED: another job took its nodes (not requeued); it is charged what it ran. */
+export const FINAL_STATES: readonly SchedulerJobState[] = ['COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL', 'PREEMPTED'];
 
 /** isFinalState tells whether a job in this state will never change again. */
 export function isFinalState(state: SchedulerJobState): boolean {
@@ -51,7 +58,13 @@ export interface SchedulerJobStatus {
   pendingReason: string | null;
   startedAt: Date | null;
   endedAt: Date | null;
+  /**
+   * The exit code as Slurm reports it (sacct's `ExitCode` before the colon): the program's own, 0 when a
+   * signal ended it; null while the job runs or when it never ran.
+   */
   exitCode: number | null;
+  /** The signal that ended the job (sacct's after the colon, e.g. 15 for a TIMEOUT), else null. Slurm shows `${exitCode}:${signal ?? 0}`. */
+  signal: number | null;
   nodeList: string[];
   /** GPU-seconds used so far (final once the state is final): GPUs × elapsed run time. */
   gpuSeconds: number;

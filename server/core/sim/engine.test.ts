@@ -95,16 +95,17 @@ describe('engine: FIFO and EASY on nodes (hand-computed)', () => {
 });
 
 describe('engine: job end states', () => {
-  it('COMPLETED, FAILED and TIMEOUT (killed at the limit)', () => {
+  it('COMPLETED, FAILED and TIMEOUT (killed at the limit), with exit code and signal as Slurm reports them', () => {
     const engine = engineWith('fifo', [
       testJob('ok', { gpus: 2 }),
       testJob('bad', { gpus: 2, exitCode: 3, runtimeSeconds: 40 }),
       testJob('slow', { runtimeSeconds: 150, walltimeLimitSeconds: 100 }),
     ]);
     engine.runToCompletion();
-    expect(engine.job('ok')).toMatchObject({ state: 'COMPLETED', exitCode: 0, endTimeSeconds: 100 });
-    expect(engine.job('bad')).toMatchObject({ state: 'FAILED', exitCode: 3, endTimeSeconds: 40 });
-    expect(engine.job('slow')).toMatchObject({ state: 'TIMEOUT', exitCode: null, startTimeSeconds: 0, endTimeSeconds: 100 });
+    expect(engine.job('ok')).toMatchObject({ state: 'COMPLETED', exitCode: 0, signal: null, endTimeSeconds: 100 });
+    expect(engine.job('bad')).toMatchObject({ state: 'FAILED', exitCode: 3, signal: null, endTimeSeconds: 40 });
+    // Slurm: sacct -X 0:0, its batch step CANCELLED 0:15.
+    expect(engine.job('slow')).toMatchObject({ state: 'TIMEOUT', exitCode: 0, signal: 15, startTimeSeconds: 0, endTimeSeconds: 100 });
   });
 
   it('NODE_FAIL: running job killed, node down for the repair time, back up after', () => {
@@ -114,7 +115,7 @@ describe('engine: job end states', () => {
     ]);
     engine.injectNodeFailure('gpu-001', 300, 200);
     engine.advanceTo(300);
-    expect(engine.job('j1')).toMatchObject({ state: 'NODE_FAIL', startTimeSeconds: 0, endTimeSeconds: 300, nodeList: ['gpu-001'] });
+    expect(engine.job('j1')).toMatchObject({ state: 'NODE_FAIL', startTimeSeconds: 0, endTimeSeconds: 300, nodeList: ['gpu-001'], exitCode: null, signal: null });
     let nodes = engine.snapshot().nodes;
     expect(nodes[0]).toMatchObject({ id: 'gpu-001', state: 'down', repairAtSeconds: 500, powerW: 0, allocatedGpus: 0 });
     // Idle node: base 1,000 W + 4 × 100 W idle GPUs.
@@ -146,16 +147,31 @@ describe('engine: job end states', () => {
     ]);
     engine.advanceTo(50);
     expect(engine.cancel('j3')).toBe(true);
-    expect(engine.job('j3')).toMatchObject({ state: 'CANCELLED', startTimeSeconds: null, endTimeSeconds: 50, pendingReason: null });
+    expect(engine.job('j3')).toMatchObject({ state: 'CANCELLED', startTimeSeconds: null, endTimeSeconds: 50, pendingReason: null, exitCode: null, signal: null });
     engine.advanceTo(100);
     expect(engine.cancel('j1')).toBe(true);
-    expect(engine.job('j1')).toMatchObject({ state: 'CANCELLED', startTimeSeconds: 0, endTimeSeconds: 100 });
+    // Cancelled while running: Slurm ends the batch script by SIGTERM on the portal's cancel (0:15).
+    expect(engine.job('j1')).toMatchObject({ state: 'CANCELLED', startTimeSeconds: 0, endTimeSeconds: 100, exitCode: 0, signal: 15 });
     engine.advanceTo(100);
     expect(engine.job('j2')).toMatchObject({ state: 'RUNNING', startTimeSeconds: 100 });
     expect(engine.cancel('j1')).toBe(false);
     expect(() => engine.cancel('nope')).toThrow(SimInputError);
     engine.runToCompletion();
     expect(engine.job('j2')).toMatchObject({ state: 'COMPLETED', endTimeSeconds: 200 });
+  });
+
+  it('a service stopped as asked exits 0 by itself (COMPLETED, no signal)', () => {
+    const engine = engineWith('fifo', [testJob('svc', { runtimeSeconds: 1000, walltimeLimitSeconds: 1000 })]);
+    engine.advanceTo(60);
+    expect(engine.stop('svc')).toBe(true);
+    expect(engine.job('svc')).toMatchObject({ state: 'COMPLETED', startTimeSeconds: 0, endTimeSeconds: 60, exitCode: 0, signal: null });
+  });
+
+  it('a job that has not ended has neither exit code nor signal', () => {
+    const engine = engineWith('fifo', [testJob('run', { runtimeSeconds: 1000, walltimeLimitSeconds: 1000 }), testJob('wait', { gpus: 8, nodes: 2 })]);
+    engine.advanceTo(10);
+    expect(engine.job('run')).toMatchObject({ state: 'RUNNING', exitCode: null, signal: null });
+    expect(engine.job('wait')).toMatchObject({ state: 'PENDING', exitCode: null, signal: null });
   });
 });
 

@@ -45,7 +45,10 @@ export interface JobView {
   startTimeSeconds: number | null;
   endTimeSeconds: number | null;
   nodeList: string[];
+  /** As Slurm reports it: the program's exit code, 0 when a signal ended the job; null while it runs or if it never ran. */
   exitCode: number | null;
+  /** The signal that ended the job: 15 (SIGTERM) at its time limit (TIMEOUT) or when cancelled while running; else null. */
+  signal: number | null;
   energyWh: number | null;
   /** True once the job has waited with PowerCap at least once (what-if planning counts these); absent otherwise. */
   heldByPowerCap?: true;
@@ -196,6 +199,24 @@ function isWhole(n: unknown, min: number): boolean {
 
 function deepCopy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/**
+ * The signal Slurm ends a running job with, at its time limit and when the portal cancels it: a plain
+ * cancel (DELETE /job, as scancel) ends the batch script by SIGTERM before any SIGKILL, so Slurm records
+ * 0:15 for both (recorded: `slurm/fixtures/07-job-get-after-delete` exit_code 15, its batch step SIGNALED 15).
+ */
+const SIGTERM = 15;
+
+/**
+ * endOfJob is a job's exit code and signal as Slurm reports them for the same event: a program that
+ * ended by itself (or a service stopped as asked) its exit code and no signal; TIMEOUT and cancelled
+ * while running 0 and SIGTERM; nothing for a job that never ran, runs still, or lost its node.
+ */
+function endOfJob(j: JobRecord): { exitCode: number | null; signal: number | null } {
+  if (j.state === 'COMPLETED' || j.state === 'FAILED') return { exitCode: j.spec.exitCode, signal: null };
+  if (j.state === 'TIMEOUT' || (j.state === 'CANCELLED' && j.startTimeSeconds !== null)) return { exitCode: 0, signal: SIGTERM };
+  return { exitCode: null, signal: null };
 }
 
 /** The pending jobs of one partition and account, in arrival order. */
@@ -760,7 +781,7 @@ class Engine implements ClusterEngine {
 
   private view(j: JobRecord): JobView {
     const ended = j.endTimeSeconds !== null;
-    const selfEnded = j.state === 'COMPLETED' || j.state === 'FAILED';
+    const { exitCode, signal } = endOfJob(j);
     let energyWh = j.energyWh;
     if (j.state === 'RUNNING') energyWh = this.energy(j, this.s.nowSeconds - (j.startTimeSeconds ?? this.s.nowSeconds));
     return {
@@ -779,7 +800,8 @@ class Engine implements ClusterEngine {
       startTimeSeconds: j.startTimeSeconds,
       endTimeSeconds: ended ? j.endTimeSeconds : null,
       nodeList: j.nodeIndices.map((i) => this.s.nodes[i]!.id),
-      exitCode: selfEnded ? j.spec.exitCode : null,
+      exitCode,
+      signal,
       energyWh,
       ...(j.heldByPowerCap ? { heldByPowerCap: true as const } : {}),
     };

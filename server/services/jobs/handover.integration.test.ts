@@ -40,7 +40,7 @@ function nonIdempotentScheduler() {
       for (const id of ids) {
         const e = created.findLast((c) => c.portalJobId === id);
         if (!e) continue;
-        out.push({ portalJobId: id, schedulerJobId: e.schedulerJobId, state: e.cancelled ? 'CANCELLED' : 'PENDING', pendingReason: e.cancelled ? null : 'Priority', startedAt: null, endedAt: e.cancelled ? new Date() : null, exitCode: null, nodeList: [], gpuSeconds: 0, energyWh: 0, energyMeasured: false, siteId: 'de-jena' });
+        out.push({ portalJobId: id, schedulerJobId: e.schedulerJobId, state: e.cancelled ? 'CANCELLED' : 'PENDING', pendingReason: e.cancelled ? null : 'Priority', startedAt: null, endedAt: e.cancelled ? new Date() : null, exitCode: null, signal: null, nodeList: [], gpuSeconds: 0, energyWh: 0, energyMeasured: false, siteId: 'de-jena' });
       }
       return Promise.resolve(out);
     },

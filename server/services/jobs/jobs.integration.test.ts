@@ -19,6 +19,9 @@ import type { SchedulerPort } from '~/server/core/scheduler/port';
 import type { ClusterConfig } from '~/server/core/sim';
 import { AppError } from '~/server/errors';
 import { translate } from '~/server/i18n';
+import { exitWording } from '~/server/i18n/exit-wording';
+import { createRestHandler } from '~/server/api/rest';
+import { apiTokens } from '~/server/testing/api-tokens';
 import { accountOf, activeAllocation, addMember, callerFor, confirmEmail, createStaff, createTenant, dbTargets, openTestDb, TEST_PASSWORD } from '~/server/testing/harness';
 import { loadCaller } from '~/server/services/identity/accounts';
 import type { TenantActor } from '~/server/services/actor';
@@ -316,7 +319,7 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     expect((await jobRow(queued.id)).cancelRequestedAt).not.toBeNull();
     await reconcileOnce(db, scheduler, now);
     const cancelled = await jobRow(queued.id);
-    expect(cancelled).toMatchObject({ state: 'CANCELLED', gpuSeconds: 0, chargedAmount: 0, costCents: 0, startedAt: null });
+    expect(cancelled).toMatchObject({ state: 'CANCELLED', gpuSeconds: 0, chargedAmount: 0, costCents: 0, startedAt: null, exitCode: null, exitSignal: null });
     expect(cancelled.settledAt).not.toBeNull();
     expect((await ledgerRowsOf(queued.id)).map((r) => [r.kind, r.amount])).toEqual([
       ['reserve', 4 * H],
@@ -333,7 +336,8 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     await cancelJob(db, scheduler, await actorOf(a), big.id, now);
     await reconcileOnce(db, scheduler, now);
     const stopped = await jobRow(big.id);
-    expect(stopped).toMatchObject({ state: 'CANCELLED', gpuSeconds: 128 * 600, chargedAmount: 128 * 600 });
+    // Ended as Slurm ends a cancelled running job: its batch script by SIGTERM (0:15).
+    expect(stopped).toMatchObject({ state: 'CANCELLED', gpuSeconds: 128 * 600, chargedAmount: 128 * 600, exitCode: 0, exitSignal: 15 });
     expect(stopped.costCents).toBe(chargeFor({ unit: 'cents', gpuSeconds: 128 * 600, centsPerGpuHour: 180 }));
     const fillerAfter = await expectLedgerConsistent(filler.allocationId);
     expect(fillerAfter.charged).toBe(fillerBefore.charged + 128 * 600);
@@ -360,7 +364,7 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     await cancelJob(db, scheduler, await actorOf(a), service.id, now);
     await reconcileOnce(db, scheduler, now);
     const stopped = await jobRow(service.id);
-    expect(stopped).toMatchObject({ state: 'COMPLETED', exitCode: 0, gpuSeconds: 2 * 3600, chargedAmount: 2 * 3600 });
+    expect(stopped).toMatchObject({ state: 'COMPLETED', exitCode: 0, exitSignal: null, gpuSeconds: 2 * 3600, chargedAmount: 2 * 3600 });
     expect(stopped.settledAt).not.toBeNull();
     expect((await eventsOf(service.id)).map((e) => [e.state, e.message])).toEqual([
       ['SUBMITTING', 'job.event.submitted'],
@@ -387,6 +391,69 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     expect(page.efficiency).toEqual({ runSeconds: 3600, walltimeUsedPercent: 25, meanGpuUtilPercent: 45 });
     expect(page.site?.pueMilli).toBeGreaterThan(1000);
     expect(stopped.facilityEnergyWh).toBe(Math.floor((2 * stopped.energyWh! * page.site!.pueMilli + 1000) / 2000));
+  });
+
+  it('settles a job past its walltime TIMEOUT with exit code 0 and signal 15, as the page, its log and the REST API show', async () => {
+    const scheduler = newScheduler();
+    // A service is never stopped here: it runs into its walltime.
+    const service = await submit(scheduler, a, jobInput(main.allocationId, { kind: 'inference', name: 'left-running', gpus: 1, walltimeSeconds: 600 }));
+    const done = await settle(scheduler, service.id, 300);
+    expect(done).toMatchObject({ state: 'TIMEOUT', exitCode: 0, exitSignal: 15, gpuSeconds: 600, chargedAmount: 600 });
+    expect((await eventsOf(service.id)).find((e) => e.message === 'job.event.finished')?.data).toEqual({ exitCode: 0, exitSignal: 15 });
+
+    const page = await callerFor(db, { userId: a.userId, orgId: a.orgId, now: clock, scheduler }).job.get({ jobId: service.id });
+    const exitStatus = { kind: 'signal', exitCode: 0, signal: 15, signalName: 'SIGTERM', slurm: '0:15' };
+    expect(page).toMatchObject({ state: 'TIMEOUT', exitCode: 0, exitSignal: 15, exitStatus });
+    const words = exitWording(page.exitStatus);
+    expect(translate('en', words.key, words.params)).toBe('Ended by signal 15 (SIGTERM) (Slurm 0:15)');
+    expect(translate('de', words.key, words.params)).toBe('Durch Signal 15 (SIGTERM) beendet (Slurm 0:15)');
+    expect(page.output.at(-1)).toBe('[portal] walltime reached, the job was stopped (TIMEOUT): signal 15 (SIGTERM), Slurm 0:15');
+
+    const tokens = apiTokens(db);
+    const rest = createRestHandler({ db: () => Promise.resolve(db), authenticate: tokens.authenticate, portalUrl: 'http://portal.test', perMinute: 1000, scheduler });
+    const response = await rest(new Request(`http://portal.test/api/v1/jobs/${service.id}`, { headers: { authorization: `Bearer ${await tokens.mint(a, ['read'])}` } }));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ state: 'TIMEOUT', exitCode: 0, exitSignal: 15, exitStatus });
+  });
+
+  it('settles a job the scheduler preempted as PREEMPTED, charged what it ran, its reservation released', async () => {
+    const sim = newScheduler();
+    let preemptedAt: Date | null = null;
+    // Slurm with preemption (PreemptMode=CANCEL): from `preemptedAt` on, the running job is reported PREEMPTED.
+    const preempting: SchedulerPort = {
+      ...sim,
+      jobs: async (ids) =>
+        (await sim.jobs(ids)).map((s) => (preemptedAt && s.state === 'RUNNING' ? { ...s, state: 'PREEMPTED' as const, endedAt: preemptedAt, exitCode: 0, signal: 15 } : s)),
+    };
+    const before = await allocationRow(main.allocationId);
+    const job = await submit(preempting, a, jobInput(main.allocationId, { kind: 'inference', name: 'preempted', gpus: 2, walltimeSeconds: 2 * H }));
+    await reconcileOnce(db, preempting, now);
+    expect((await jobRow(job.id)).state).toBe('RUNNING');
+    advance(1200);
+    preemptedAt = now;
+    await reconcileOnce(db, preempting, now);
+
+    const row = await jobRow(job.id);
+    expect(row).toMatchObject({ state: 'PREEMPTED', gpuSeconds: 2 * 1200, chargedAmount: 2 * 1200, exitCode: 0, exitSignal: 15, endedAt: preemptedAt });
+    expect(row.settledAt).not.toBeNull();
+    expect((await ledgerRowsOf(job.id)).map((r) => [r.kind, r.amount])).toEqual([
+      ['reserve', 2 * 2 * H],
+      ['release', 2 * 2 * H],
+      ['charge', 2 * 1200],
+    ]);
+    const after = await expectLedgerConsistent(main.allocationId);
+    expect(after.charged).toBe(before.charged + 2 * 1200);
+    expect(after.reserved).toBe(before.reserved);
+    expect((await eventsOf(job.id)).map((e) => [e.state, e.message]).slice(-2)).toEqual([
+      ['PREEMPTED', 'job.event.finished'],
+      ['PREEMPTED', 'job.event.settled'],
+    ]);
+    // Shown and listed as ended, not hidden.
+    const caller = asUser(a);
+    expect((await caller.job.get({ jobId: job.id })).state).toBe('PREEMPTED');
+    expect((await caller.job.list({ status: 'finished', limit: 500 })).map((j) => j.id)).toContain(job.id);
+    expect((await caller.job.list({ status: 'active', limit: 500 })).map((j) => j.id)).not.toContain(job.id);
+    expect(translate('de', 'jobState.PREEMPTED')).toBe('Verdrängt');
   });
 
   it('cancels a job the scheduler never received at once, releasing its whole reservation', async () => {
@@ -838,7 +905,7 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     // The next round stops the queued job at the scheduler; it ends cancelled and unpaid.
     await reconcileOnce(db, scheduler, now);
     const cancelled = await jobRow(queued.id);
-    expect(cancelled).toMatchObject({ state: 'CANCELLED', gpuSeconds: 0, chargedAmount: 0, costCents: 0, startedAt: null });
+    expect(cancelled).toMatchObject({ state: 'CANCELLED', gpuSeconds: 0, chargedAmount: 0, costCents: 0, startedAt: null, exitCode: null, exitSignal: null });
     expect(cancelled.settledAt).not.toBeNull();
     expect((await eventsOf(queued.id)).map((e) => e.message)).toContain('job.event.allocationExpired');
     expect((await ledgerRowsOf(queued.id)).map((r) => r.kind)).toEqual(['reserve', 'release']);

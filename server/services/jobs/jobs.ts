@@ -9,6 +9,7 @@ import { admitJob, powerCapShortfall, type SitePowerCap } from '~/server/core/jo
 import { available } from '~/server/core/ledger/balance';
 import { jobEfficiency } from '~/server/core/jobs/efficiency';
 import { ASSUMED_GPU_UTIL_PERCENT, chargeFor, jobEnergyEstimateWh, jobReservation, simulatedOutcome, type JobKind } from '~/server/core/jobs/estimates';
+import { exitStatus } from '~/server/core/jobs/exit-status';
 import { reservationShortfalls, type ReservationRoom } from '~/server/core/jobs/fit';
 import { inferenceTraffic } from '~/server/core/jobs/inference';
 import { roleAtLeast } from '~/server/core/roles';
@@ -637,6 +638,8 @@ export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string, loca
           { begin: job.beginAt, submittedAt: job.submittedAt, startedAt: job.startedAt, facilityEnergyWh: job.facilityEnergyWh, runSeconds: efficiency?.runSeconds ?? null },
         )
       : null,
+    /** How it ended as Slurm reports it (exit code, signal, `0:15`), once settled. */
+    exitStatus: exitStatus(job.exitCode, job.exitSignal),
     /** What the job has cost so far at its tariff (the settled cost once it ended). */
     costSoFarCents: job.costCents ?? (job.gpuSeconds !== null ? chargeFor({ unit: 'cents', gpuSeconds: job.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour }) : null),
     inference: job.kind === 'inference' ? inferenceTraffic({ jobId: job.id, siteId: job.siteId, gpus: job.gpus, runSeconds: efficiency?.runSeconds ?? 0 }) : null,

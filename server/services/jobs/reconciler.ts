@@ -5,9 +5,11 @@ import { and, eq, getTableColumns, inArray, isNotNull, isNull, lt, lte, or, sql 
 import type { Db, Tx } from '~/db/client';
 import { clusterSamples, jobEvents, jobs, sites } from '~/db/schema';
 import { chargeFor } from '~/server/core/jobs/estimates';
+import { exitStatus } from '~/server/core/jobs/exit-status';
 import { notBeforeSubmission } from '~/server/core/jobs/run-times';
 import { jobFootprint } from '~/server/core/usage/footprint';
 import { translate } from '~/server/i18n';
+import { exitWording } from '~/server/i18n/exit-wording';
 import { formatEuros, formatGpuHours } from '~/server/i18n/format';
 import { isFinalState, isSchedulerUnavailable, type SchedulerJobStatus, type SchedulerPort } from '~/server/core/scheduler/port';
 import { chargeReleasedJobInTx, lockAllocations, settleJobInTx } from '~/server/services/ledger/ledger';
@@ -92,13 +94,15 @@ async function mailFinishedJobs(tx: Tx, done: readonly { job: OpenJob; status: S
       orgId: job.orgId,
       dedupeKey: `job:${job.id}`,
       content: (reader) => {
+        const exit = exitWording(exitStatus(status.exitCode, status.signal));
         const params = {
           name: job.name,
           state: translate(reader.locale, `jobState.${status.state}`),
           // The same figures, formatted the same way, as the job page shows once the job is settled.
           gpuHours: formatGpuHours(reader.locale, status.gpuSeconds),
           cost: formatEuros(reader.locale, chargeFor({ unit: 'cents', gpuSeconds: status.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour })),
-          exitCode: status.exitCode ?? '—',
+          // How it ended, in the words and figures the job page uses.
+          exit: translate(reader.locale, exit.key, exit.params),
         };
         return {
           subject: ['mail.jobFinished.subject', params],
@@ -131,6 +135,7 @@ async function settleInTx(tx: Tx, job: OpenJob, status: SchedulerJobStatus, site
       waitSeconds,
       ...footprint,
       exitCode: status.exitCode,
+      exitSignal: status.signal,
       nodeList: status.nodeList,
       gpuSeconds: status.gpuSeconds,
       energyWh: status.energyWh,
@@ -150,7 +155,7 @@ async function settleInTx(tx: Tx, job: OpenJob, status: SchedulerJobStatus, site
     events.push({ jobId: job.id, at: attempt.endedAt ?? endedAt, state: attempt.state, message: 'job.event.requeued', data: { gpuSeconds: attempt.gpuSeconds } });
   }
   if (status.startedAt && !job.startedAt) events.push({ jobId: job.id, at: status.startedAt, state: 'RUNNING', message: 'job.event.started', data: { nodes: status.nodeList } });
-  events.push({ jobId: job.id, at: endedAt, state: status.state, message: 'job.event.finished', data: { exitCode: status.exitCode } });
+  events.push({ jobId: job.id, at: endedAt, state: status.state, message: 'job.event.finished', data: { exitCode: status.exitCode, exitSignal: status.signal } });
   events.push({ jobId: job.id, at: now, state: status.state, message: 'job.event.settled', data: { gpuSeconds: status.gpuSeconds, charged, unit: job.reservedUnit, costCents, energyWh: status.energyWh } });
   await tx.insert(jobEvents).values(events);
   const settled = await settleJobInTx(tx, { jobId: job.id, actualAmount: charged, at: endedAt });

@@ -15,7 +15,7 @@ function scriptedScheduler() {
   const statuses = new Map<string, SchedulerJobStatus>();
   const port: SchedulerPort = {
     submit: (spec) => {
-      statuses.set(spec.portalJobId, { portalJobId: spec.portalJobId, schedulerJobId: '4', state: 'PENDING', pendingReason: 'Priority', startedAt: null, endedAt: null, exitCode: null, nodeList: [], gpuSeconds: 0, energyWh: 0, energyMeasured: false, siteId: 'de-jena' });
+      statuses.set(spec.portalJobId, { portalJobId: spec.portalJobId, schedulerJobId: '4', state: 'PENDING', pendingReason: 'Priority', startedAt: null, endedAt: null, exitCode: null, signal: null, nodeList: [], gpuSeconds: 0, energyWh: 0, energyMeasured: false, siteId: 'de-jena' });
       return Promise.resolve({ schedulerJobId: '4' });
     },
     cancel: () => Promise.resolve(),

@@ -146,7 +146,7 @@ describe.each(dbTargets())('notification mails on %s', (target) => {
         .values({ orgId: owner.orgId, projectId: allocation.projectId, allocationId: allocation.allocationId, userId: owner.userId, idempotencyKey: randomUUID(), name, kind: 'training', resourceClassId: 'h100', siteId: rc!.siteId, gpus: 1, nodes: 1, walltimeSeconds: H, image: 'img', command: 'run', env: {}, state: 'RUNNING', reservedAmount: H, reservedUnit: 'gpu_seconds', centsPerGpuHour: 290, startedAt: new Date('2026-12-01T10:00:00Z') })
         .returning();
       await db.transaction((tx) => reserveBudget(tx, { allocationId: allocation.allocationId, orgId: owner.orgId, jobId: job!.id, amount: H, actorUserId: owner.userId, today: TODAY }));
-      const status = { portalJobId: job!.id, schedulerJobId: '1', state, pendingReason: null, startedAt: new Date('2026-12-01T10:00:00Z'), endedAt: new Date('2026-12-01T10:30:00Z'), exitCode: state === 'COMPLETED' ? 0 : 3, nodeList: ['n1'], gpuSeconds: 1800, energyWh: 300, energyMeasured: false, siteId: rc!.siteId };
+      const status = { portalJobId: job!.id, schedulerJobId: '1', state, pendingReason: null, startedAt: new Date('2026-12-01T10:00:00Z'), endedAt: new Date('2026-12-01T10:30:00Z'), exitCode: state === 'COMPLETED' ? 0 : 3, signal: null, nodeList: ['n1'], gpuSeconds: 1800, energyWh: 300, energyMeasured: false, siteId: rc!.siteId };
       expect(await settleFinishedJob(db, job!, status as Parameters<typeof settleFinishedJob>[2], new Date('2026-12-01T10:31:00Z'))).toBe(true);
       return job!.id;
     };
@@ -156,7 +156,7 @@ describe.each(dbTargets())('notification mails on %s', (target) => {
     const failed = await runJob('loud-run', 'FAILED');
     const rows = await outbox(owner.userId, 'job_finished');
     expect(rows.map((r) => r.subject)).toEqual(['Job loud-run: Failed']);
-    expect(rows[0]!.textBody).toContain('Your job loud-run has ended: Failed (exit code 3). It used 0.5 GPU-h and cost €1.45.');
+    expect(rows[0]!.textBody).toContain('Your job loud-run has ended: Failed. Exit code 3 (Slurm 3:0). It used 0.5 GPU-h and cost €1.45.');
     expect(rows[0]!.textBody).toContain(`${portalBaseUrl()}/jobs/${failed}`);
   });
 

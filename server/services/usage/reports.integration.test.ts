@@ -32,7 +32,7 @@ async function settledJob(db: Db, who: { userId: string; orgId: string }, alloca
   await settleFinishedJob(
     db,
     job!,
-    { portalJobId: id, schedulerJobId: 'x', state: 'COMPLETED', pendingReason: null, startedAt: new Date(endedAt.getTime() - seconds * 1000), endedAt, exitCode: 0, nodeList: ['n1'], gpuSeconds: gpus * seconds, energyWh, energyMeasured: false, siteId: SITE[rc] },
+    { portalJobId: id, schedulerJobId: 'x', state: 'COMPLETED', pendingReason: null, startedAt: new Date(endedAt.getTime() - seconds * 1000), endedAt, exitCode: 0, signal: null, nodeList: ['n1'], gpuSeconds: gpus * seconds, energyWh, energyMeasured: false, siteId: SITE[rc] },
     endedAt,
   );
   return id;

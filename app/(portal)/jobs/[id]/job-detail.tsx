@@ -15,6 +15,7 @@ import { useTRPC } from '~/app/_lib/trpc';
 import type { RouterOutputs } from '~/app/_lib/types';
 import { isMessageKey } from '~/server/i18n';
 import { cancelWording } from '~/server/i18n/cancel-wording';
+import { exitWording } from '~/server/i18n/exit-wording';
 import { Co2eSaved } from './co2e-saved';
 import { ConfirmDialog } from './confirm-dialog';
 
@@ -60,6 +61,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
   const settled = job.settledAt !== null;
   const dash = '—';
   const eff = job.efficiency;
+  const exit = exitWording(job.exitStatus);
   return (
     <div className="space-y-6">
       <PageHeader
@@ -147,6 +149,11 @@ export function JobDetail({ jobId }: { jobId: string }) {
             <Row wrap label={t('jobs.nodeList')}>
               <span className="font-mono text-xs break-all">{job.nodeList?.join(', ') || dash}</span>
             </Row>
+            {!active && (
+              <Row wrap label={t('jobs.exitStatus')} testId="job-exit">
+                <span data-exit-code={job.exitCode ?? ''} data-signal={job.exitSignal ?? ''}>{t(exit.key, exit.params)}</span>
+              </Row>
+            )}
             <Row wrap label={t('jobs.image')}>
               <span className="font-mono text-xs break-all">{job.image}</span>
             </Row>

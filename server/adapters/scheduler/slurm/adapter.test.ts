@@ -18,6 +18,10 @@ interface FakeJob {
   startedAt: number | null;
   endedAt: number | null;
   exitCode: number | null;
+  /** The signal in slurmctld's wait status. */
+  signal: number | null;
+  /** The signal slurmdbd's batch step records (a TIMEOUT's SIGTERM, where the job's own record says 0:0). */
+  stepSignal: number | null;
   reason: string | null;
 }
 
@@ -47,6 +51,7 @@ function fakeSlurm() {
     state: j.state,
     pendingReason: j.state === 'PENDING' ? j.reason : null,
     exitCode: j.exitCode,
+    signal: j.signal,
     nodeList: j.startedAt === null ? [] : j.nodes,
     gpus: j.gpus,
     timeLimitSeconds: j.timeLimitSeconds,
@@ -67,6 +72,7 @@ function fakeSlurm() {
     startedAt: j.startedAt === null ? null : new Date(j.startedAt),
     endedAt: j.endedAt === null ? null : new Date(j.endedAt),
     exitCode: null, // dbv0.0.38 cannot tell exit 1 from 0
+    signal: j.stepSignal,
     nodeList: j.startedAt === null ? [] : j.nodes,
     timeLimitSeconds: j.timeLimitSeconds,
     energyJoules: null,
@@ -81,7 +87,7 @@ function fakeSlurm() {
       const job = body.job!;
       const perNode = Number(job.gres!.split(':').at(-1));
       const nodes = job.nodes![0]!;
-      const created: FakeJob = { jobId: nextId++, name: job.name!, state: 'PENDING', gpus: perNode * nodes, nodes: ['n1', 'n2'].slice(0, nodes), timeLimitSeconds: job.time_limit! * 60, submittedAt: clock, startedAt: null, endedAt: null, exitCode: null, reason: 'Resources' };
+      const created: FakeJob = { jobId: nextId++, name: job.name!, state: 'PENDING', gpus: perNode * nodes, nodes: ['n1', 'n2'].slice(0, nodes), timeLimitSeconds: job.time_limit! * 60, submittedAt: clock, startedAt: null, endedAt: null, exitCode: null, signal: null, stepSignal: null, reason: 'Resources' };
       jobs.push(created);
       if (loseNextSubmitAnswer) {
         loseNextSubmitAnswer = false;
@@ -94,7 +100,9 @@ function fakeSlurm() {
       const j = jobs.find((x) => x.jobId === jobId);
       if (j && j.endedAt === null) {
         j.state = signal === 'TERM' && j.startedAt !== null ? 'COMPLETED' : 'CANCELLED';
-        j.exitCode = signal === 'TERM' ? 0 : 128 + 9;
+        // A service stopped with TERM exits 0 by itself; a cancel ends the batch script by SIGTERM (recorded: exit_code 15).
+        j.exitCode = 0;
+        j.signal = j.stepSignal = signal === 'TERM' ? null : 15;
         j.endedAt = clock;
       }
       return Promise.resolve();
@@ -132,8 +140,8 @@ function fakeSlurm() {
         Object.assign(j, { state: 'PENDING', submittedAt: clock, startedAt: null, reason: 'BeginTime' });
       }
     },
-    end(name: string, state: SchedulerJobState, exitCode: number) {
-      for (const j of jobs) if (j.name === name && j.endedAt === null) Object.assign(j, { state, endedAt: clock, exitCode });
+    end(name: string, state: SchedulerJobState, exitCode: number, signals: { signal?: number; stepSignal?: number } = {}) {
+      for (const j of jobs) if (j.name === name && j.endedAt === null) Object.assign(j, { state, endedAt: clock, exitCode, signal: signals.signal ?? null, stepSignal: signals.stepSignal ?? signals.signal ?? null });
     },
     setAgentQueue(n: number) {
       agentQueue = n;
@@ -284,18 +292,38 @@ describe('Slurm adapter: following jobs', () => {
     expect((await port.jobs([JOB]))[0]).toEqual(done);
   });
 
-  it('takes the exit code from slurmctld, and remembers it once slurmctld forgot the job', async () => {
+  // A job cancelled while running: a plain cancel ends its batch script by SIGTERM (recorded: exit_code 15).
+  it.each([
+    ['exits 1', 'FAILED', 1, null],
+    ['is cancelled while running', 'CANCELLED', 0, 15],
+  ] as const)('takes exit code and signal from slurmctld when a job %s, and remembers them once slurmctld forgot it', async (_how, state, exitCode, signal) => {
     const slurm = fakeSlurm();
     const port = adapterOn(slurm);
     await port.submit(spec(1));
     slurm.start(JOB);
     slurm.advance(30);
-    slurm.end(JOB, 'FAILED', 1);
+    if (state === 'FAILED') slurm.end(JOB, 'FAILED', 1);
+    else await port.cancel(JOB);
     slurm.advance(6);
-    expect((await port.jobs([JOB]))[0]).toMatchObject({ state: 'FAILED', exitCode: 1, gpuSeconds: 120 });
+    expect((await port.jobs([JOB]))[0]).toMatchObject({ state, exitCode, signal, gpuSeconds: 120 });
     slurm.forgotten.add(1);
     slurm.advance(301);
-    expect((await port.jobs([JOB]))[0]).toMatchObject({ state: 'FAILED', exitCode: 1, gpuSeconds: 120 });
+    expect((await port.jobs([JOB]))[0]).toMatchObject({ state, exitCode, signal, gpuSeconds: 120 });
+  });
+
+  // slurmctld's wait status says 0; the signal is on slurmdbd's batch step. PREEMPTED is final and charged what it ran.
+  it.each([
+    ['TIMEOUT', 60],
+    ['PREEMPTED', 30],
+  ] as const)('%s after %d s: 0 and signal 15 from the batch step, charged what it ran', async (state, seconds) => {
+    const slurm = fakeSlurm();
+    const port = adapterOn(slurm);
+    await port.submit(spec(1));
+    slurm.start(JOB);
+    slurm.advance(seconds);
+    slurm.end(JOB, state, 0, { stepSignal: 15 });
+    slurm.advance(6);
+    expect((await port.jobs([JOB]))[0]).toMatchObject({ state, gpuSeconds: 4 * seconds, exitCode: 0, signal: 15 });
   });
 
   it('a job cancelled while pending has no start, no nodes and 0 GPU-seconds', async () => {

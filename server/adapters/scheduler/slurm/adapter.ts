@@ -17,6 +17,7 @@
 //   SchedulerRefusedError, everything else SchedulerUnavailableError (the portal keeps the job).
 import { jobEnergyEstimateWh } from '~/server/core/jobs/estimates';
 import type { SlurmSubmitBody } from './client';
+import { preferCtldExit, type SlurmExit } from './mapping';
 import {
   isFinalState,
   isSchedulerUnavailable,
@@ -43,8 +44,10 @@ export interface CtldJob {
   state: SchedulerJobState;
   /** Slurm's state_reason while pending ("Priority", "Resources", "AssocGrpGRESMinutes"…), else null. */
   pendingReason: string | null;
-  /** The exit code decoded from the wait status (signal n → 128 + n); null while it runs. */
+  /** The exit code decoded from the wait status (0 when a signal ended it); null while it runs. */
   exitCode: number | null;
+  /** The signal decoded from the wait status, else null. */
+  signal: number | null;
   nodeList: string[];
   gpus: number;
   timeLimitSeconds: number | null;
@@ -74,6 +77,8 @@ export interface DbJob {
   endedAt: Date | null;
   /** Null when slurmdbd cannot tell (dbv0.0.38 reports exit 1 as SUCCESS/0): then slurmctld's counts. */
   exitCode: number | null;
+  /** The signal that ended the job: the record's, else its batch step's (a TIMEOUT job: 15). */
+  signal: number | null;
   nodeList: string[];
   timeLimitSeconds: number | null;
   /** Energy the hardware measured, in joules, when it did (> 0). */
@@ -270,12 +275,12 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
     return out;
   }
 
-  /** Exit codes slurmctld reported, kept for when it has forgotten the job (slurmdbd's may be ambiguous). */
-  const exitCodes = new Map<string, number>();
-  const remember = (name: string, code: number | null) => {
-    if (code === null) return;
-    if (exitCodes.size >= FINAL_CACHE_MAX) exitCodes.delete(exitCodes.keys().next().value!);
-    exitCodes.set(name, code);
+  /** Exits slurmctld reported, kept for when it has forgotten the job (slurmdbd's may be ambiguous). */
+  const exits = new Map<string, SlurmExit>();
+  const remember = (name: string, job: CtldJob) => {
+    if (job.exitCode === null) return;
+    if (exits.size >= FINAL_CACHE_MAX) exits.delete(exits.keys().next().value!);
+    exits.set(name, { exitCode: job.exitCode, signal: job.signal });
   };
 
   /** Scheduler ids this process submitted (a retry in this process needs no lookup). */
@@ -334,6 +339,7 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
       startedAt: running ? job.startedAt : null,
       endedAt: null,
       exitCode: null,
+      signal: null,
       nodeList: running ? job.nodeList : [],
       gpuSeconds: job.gpus * capped,
       energyWh: modelledEnergyWh(classId, job.gpus, capped),
@@ -363,6 +369,8 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
     const earlier = (record.earlier ?? []).map((attempt) => ({ attempt, use: attemptUse(attempt, limit) }));
     const started = last.started;
     const state = ctld && isFinalState(ctld.state) ? ctld.state : record.state;
+    const ctldExit = ctld && ctld.exitCode !== null ? { exitCode: ctld.exitCode, signal: ctld.signal } : exits.get(portalJobId);
+    const exit = preferCtldExit(ctldExit, record);
     return {
       portalJobId,
       schedulerJobId: String(record.jobId),
@@ -370,7 +378,8 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
       pendingReason: null,
       startedAt: started ? record.startedAt : null,
       endedAt: record.endedAt ?? ctld?.endedAt ?? now(),
-      exitCode: ctld?.exitCode ?? exitCodes.get(portalJobId) ?? record.exitCode ?? (state === 'COMPLETED' ? 0 : null),
+      exitCode: exit.exitCode ?? (state === 'COMPLETED' ? 0 : null),
+      signal: exit.signal,
       nodeList: started ? record.nodeList : [],
       gpuSeconds: earlier.reduce((sum, e) => sum + e.use.gpuSeconds, last.gpuSeconds),
       energyWh: earlier.reduce((sum, e) => sum + e.use.energyWh, last.energyWh),
@@ -385,7 +394,7 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
   /** A slurmdbd record that is not final yet, read as slurmctld would report it. */
   function recordAsCtld(record: DbJob): CtldJob {
     const started = record.startedAt !== null && record.nodeList.length > 0;
-    return { ...record, state: started ? 'RUNNING' : 'PENDING', pendingReason: started ? null : 'Accounting', exitCode: null, submittedAt: null, startedAt: started ? record.startedAt : null, endedAt: null };
+    return { ...record, state: started ? 'RUNNING' : 'PENDING', pendingReason: started ? null : 'Accounting', exitCode: null, signal: null, submittedAt: null, startedAt: started ? record.startedAt : null, endedAt: null };
   }
 
   let budgetChain: Promise<unknown> = Promise.resolve();
@@ -453,7 +462,7 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
         if (inCtld && inCtld.length > 1) await dropDuplicates(id, inCtld.map((j) => j.jobId));
         else if (inDb && inDb.length > 1) await dropDuplicates(id, inDb.map((j) => j.jobId));
         const job = inCtld?.[0];
-        if (job) remember(id, job.exitCode);
+        if (job) remember(id, job);
         const record = inDb?.find((r) => !job || r.jobId === job.jobId) ?? inDb?.[0];
         if (job && !isFinalState(job.state)) {
           out.push(liveStatus(id, job));

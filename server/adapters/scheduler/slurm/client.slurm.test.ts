@@ -91,7 +91,7 @@ describe.skipIf(!live)('slurmrestd client against a live Slurm', () => {
       const row = rows.find((r) => r.name === s.portalJobId);
       return row && jobState(row.state.current).state === 'COMPLETED' ? row : null;
     });
-    const db = statusFromDb(record, { nowSeconds: nowSeconds(), ctldExitCode: ctld.exitCode });
+    const db = statusFromDb(record, { nowSeconds: nowSeconds(), ctldExit: { exitCode: ctld.exitCode, signal: ctld.signal } });
     expect(db).toMatchObject({ portalJobId: s.portalJobId, schedulerJobId: jobId, state: 'COMPLETED', exitCode: 0, gpus: 1, nodeList: ctld.nodeList });
     expect(db.elapsedSeconds).toBeGreaterThanOrEqual(1);
     expect(db.gpuSeconds).toBe(db.elapsedSeconds);

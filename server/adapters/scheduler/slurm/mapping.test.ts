@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { SchedulerJobSpec, SchedulerJobState } from '~/server/core/scheduler/port';
 import {
   chargedGpuSeconds,
-  exitCodeFromDb,
-  exitCodeFromWaitStatus,
+  exitFromDb,
+  exitFromWaitStatus,
   expandHostlist,
   gpusFromGres,
   gpusFromTres,
@@ -13,6 +13,7 @@ import {
   jobScript,
   jobState,
   measuredEnergyJoules,
+  preferCtldExit,
   shellQuote,
   slurmBegin,
   slurmStateIsKnown,
@@ -55,7 +56,7 @@ describe('jobState: the table of the issue', () => {
     ['TIMEOUT', 'TIMEOUT'],
     ['DEADLINE', 'TIMEOUT'],
     ['CANCELLED', 'CANCELLED'],
-    ['PREEMPTED', 'CANCELLED'],
+    ['PREEMPTED', 'PREEMPTED'],
     ['REVOKED', 'CANCELLED'],
     ['NODE_FAIL', 'NODE_FAIL'],
     ['BOOT_FAIL', 'NODE_FAIL'],
@@ -76,26 +77,76 @@ describe('jobState: the table of the issue', () => {
   });
 });
 
-describe('exit codes', () => {
+describe('exit codes and signals', () => {
   it.each([
-    [0, 0],
-    [256, 1],
-    [2 << 8, 2],
-    [255 << 8, 255],
-    [9, 137],
-    [15, 143],
-    [15 | 0x80, 143],
-    [null, null],
-    [-1, null],
-  ])('wait status %j → %j', (status, code) => {
-    expect(exitCodeFromWaitStatus(status)).toBe(code);
+    [0, 0, null],
+    [256, 1, null],
+    [3 << 8, 3, null],
+    [255 << 8, 255, null],
+    [9, 0, 9],
+    [15, 0, 15],
+    [15 | 0x80, 0, 15],
+    [null, null, null],
+    [-1, null, null],
+  ])('wait status %j → %j:%j', (status, exitCode, signal) => {
+    expect(exitFromWaitStatus(status)).toEqual({ exitCode, signal });
   });
-  it('slurmdbd: SUCCESS/0 is 0 only for a COMPLETED job (dbv0.0.38 reports exit 1 as SUCCESS/0)', () => {
-    expect(exitCodeFromDb({ status: 'SUCCESS', return_code: 0 }, 'COMPLETED')).toBe(0);
-    expect(exitCodeFromDb({ status: 'SUCCESS', return_code: 0 }, 'FAILED')).toBeNull();
-    expect(exitCodeFromDb({ status: 'FAILED', return_code: 3 }, 'FAILED')).toBe(3);
-    expect(exitCodeFromDb({ status: 'SIGNALED', return_code: null, signal: { signal_id: 9, name: 'Killed' } }, 'CANCELLED')).toBe(137);
-    expect(exitCodeFromDb(null, 'FAILED')).toBeNull();
+
+  // The four cases measured on the Slurm 22.05 test cluster, on the recorded dbv0.0.38 record of a job that
+  // ran (11-slurmdb-job: CANCELLED, its batch step CANCELLED SIGNALED 15) with the fields each case changes.
+  const record = (state: string, exit: DbJob['exit_code'], step: DbJob['exit_code']): DbJob => ({
+    ...dbCancelled,
+    state: { current: state, reason: 'None' },
+    exit_code: exit,
+    steps: dbCancelled.steps!.map((s) => ({ ...s, exit_code: step })),
+  });
+  const success = { status: 'SUCCESS', return_code: 0 };
+  const signaled = (id: number, name: string) => ({ status: 'SIGNALED', return_code: null, signal: { signal_id: id, name } });
+
+  it('the recorded batch step is read with its signal (sacct: .batch CANCELLED 0:15)', () => {
+    expect(dbCancelled.steps![0]!.exit_code).toEqual(signaled(15, 'Terminated'));
+    expect(statusFromDb(dbCancelled, { nowSeconds: 0 })).toMatchObject({ state: 'CANCELLED', exitCode: 0, signal: 15 });
+  });
+
+  it('TIMEOUT: sacct -X 0:0, .batch CANCELLED 0:15 → 0 and signal 15', () => {
+    const timeout = record('TIMEOUT', success, signaled(15, 'Terminated'));
+    expect(statusFromDb(timeout, { nowSeconds: 0 })).toMatchObject({ state: 'TIMEOUT', exitCode: 0, signal: 15 });
+    // slurmctld's wait status, when it names no signal, keeps the batch step's.
+    expect(statusFromDb(timeout, { nowSeconds: 0, ctldExit: exitFromWaitStatus(0) })).toMatchObject({ exitCode: 0, signal: 15 });
+  });
+
+  it('CANCELLED while running: sacct -X 0:0, .batch 0:15 after plain scancel, 0:9 after SIGKILL', () => {
+    expect(statusFromDb(record('CANCELLED', success, signaled(15, 'Terminated')), { nowSeconds: 0 })).toMatchObject({ exitCode: 0, signal: 15 });
+    expect(statusFromDb(record('CANCELLED', success, signaled(9, 'Killed')), { nowSeconds: 0 })).toMatchObject({ exitCode: 0, signal: 9 });
+    // slurmctld (recorded after DELETE /job: exit_code 15) says the same.
+    expect(statusFromCtld(cancelled, 0)).toMatchObject({ state: 'CANCELLED', exitCode: 0, signal: 15 });
+  });
+
+  it('`kill -9 $$`: FAILED 0:9 (dbv0.0.38: SIGNALED 9 Killed) → 0 and signal 9', () => {
+    const killed = record('FAILED', signaled(9, 'Killed'), signaled(9, 'Killed'));
+    expect(statusFromDb(killed, { nowSeconds: 0 })).toMatchObject({ state: 'FAILED', exitCode: 0, signal: 9 });
+    expect(statusFromCtld({ ...cancelled, job_state: 'FAILED', exit_code: 9 }, 0)).toMatchObject({ state: 'FAILED', exitCode: 0, signal: 9 });
+  });
+
+  it('`exit 3`: FAILED 3:0 → 3 and no signal; slurmdbd\'s SUCCESS/0 for a FAILED job is not trusted, slurmctld\'s wait status is', () => {
+    const failed = record('FAILED', success, { status: 'FAILED', return_code: 3 });
+    expect(statusFromCtld({ ...cancelled, job_state: 'FAILED', exit_code: 3 << 8 }, 0)).toMatchObject({ state: 'FAILED', exitCode: 3, signal: null });
+    expect(statusFromDb(failed, { nowSeconds: 0, ctldExit: exitFromWaitStatus(3 << 8) })).toMatchObject({ state: 'FAILED', exitCode: 3, signal: null });
+    expect(statusFromDb(failed, { nowSeconds: 0 })).toMatchObject({ exitCode: null, signal: null });
+    expect(statusFromDb(record('FAILED', { status: 'FAILED', return_code: 3 }, null), { nowSeconds: 0 })).toMatchObject({ exitCode: 3, signal: null });
+  });
+
+  it('slurmdbd alone: SUCCESS/0 is 0:0 for a COMPLETED job; nothing for a job that never ran', () => {
+    expect(exitFromDb(record('COMPLETED', success, success), 'COMPLETED', true)).toEqual({ exitCode: 0, signal: null });
+    expect(exitFromDb(record('CANCELLED', success, signaled(15, 'Terminated')), 'CANCELLED', false)).toEqual({ exitCode: 0, signal: null });
+    expect(exitFromDb({ ...dbCancelled, exit_code: null, steps: [] }, 'FAILED', true)).toEqual({ exitCode: null, signal: null });
+  });
+
+  it('slurmctld\'s exit code wins; a signal only slurmdbd\'s batch step names is kept', () => {
+    expect(preferCtldExit({ exitCode: 1, signal: null }, { exitCode: null, signal: null })).toEqual({ exitCode: 1, signal: null });
+    expect(preferCtldExit({ exitCode: 0, signal: 9 }, { exitCode: 0, signal: 15 })).toEqual({ exitCode: 0, signal: 9 });
+    expect(preferCtldExit({ exitCode: 0, signal: null }, { exitCode: 0, signal: 15 })).toEqual({ exitCode: 0, signal: 15 });
+    expect(preferCtldExit(null, { exitCode: 3, signal: null })).toEqual({ exitCode: 3, signal: null });
   });
 });
 
@@ -178,6 +229,7 @@ describe('statusFromCtld', () => {
       startedAt: new Date(1796030809 * 1000),
       endedAt: null,
       exitCode: null,
+      signal: null,
       nodeList: ['n1'],
       gpuSeconds: 200,
       account: 'portal',
@@ -191,12 +243,13 @@ describe('statusFromCtld', () => {
     expect(statusFromCtld(running, 1796030809 + 1000).gpuSeconds).toBe(600);
   });
 
-  it('a job cancelled while running (recorded): ended, exit 128 + SIGTERM', () => {
+  it('a job cancelled while running (recorded): ended by SIGTERM, Slurm 0:15', () => {
     expect(statusFromCtld(cancelled, 1796040000)).toMatchObject({
       state: 'CANCELLED',
       startedAt: new Date(1796030809 * 1000),
       endedAt: new Date(1796030810 * 1000),
-      exitCode: 143,
+      exitCode: 0,
+      signal: 15,
       gpuSeconds: 2,
       elapsedSeconds: 1,
     });
@@ -210,12 +263,12 @@ describe('statusFromCtld', () => {
 
   it('cancelled while pending: start = end, no nodes → never started, 0 GPU-s', () => {
     const job: CtldJob = { ...running, job_state: 'CANCELLED', nodes: '', tres_alloc_str: '', start_time: 1796030900, end_time: 1796030900, exit_code: 0 };
-    expect(statusFromCtld(job, 1796031000)).toMatchObject({ state: 'CANCELLED', startedAt: null, endedAt: new Date(1796030900 * 1000), exitCode: null, gpuSeconds: 0 });
+    expect(statusFromCtld(job, 1796031000)).toMatchObject({ state: 'CANCELLED', startedAt: null, endedAt: new Date(1796030900 * 1000), exitCode: null, signal: null, gpuSeconds: 0 });
   });
 
   it('exit 1 of a failed job, and a 2-node job over all its nodes', () => {
     const job: CtldJob = { ...running, job_state: 'FAILED', exit_code: 256, nodes: 'n[1-2]', node_count: 2, tres_alloc_str: 'cpu=2,node=2,gres/gpu=8', end_time: 1796030869 };
-    expect(statusFromCtld(job, 0)).toMatchObject({ state: 'FAILED', exitCode: 1, nodeList: ['n1', 'n2'], gpus: 8, gpuSeconds: 8 * 60 });
+    expect(statusFromCtld(job, 0)).toMatchObject({ state: 'FAILED', exitCode: 1, signal: null, nodeList: ['n1', 'n2'], gpus: 8, gpuSeconds: 8 * 60 });
   });
 
   it('GPUs from per-node GRES × nodes when the TRES string has none', () => {
@@ -225,7 +278,7 @@ describe('statusFromCtld', () => {
 });
 
 describe('statusFromDb', () => {
-  it('the recorded cancelled job: sacct elapsed × GPUs; SUCCESS/0 is no exit code, slurmctld\'s wins', () => {
+  it('the recorded cancelled job: sacct elapsed × GPUs; 0:0 with its batch step\'s SIGTERM; slurmctld\'s wins', () => {
     expect(statusFromDb(dbCancelled, { nowSeconds: 1796040000 })).toEqual({
       portalJobId: 'portal-run-42',
       schedulerJobId: '3',
@@ -233,7 +286,8 @@ describe('statusFromDb', () => {
       pendingReason: null,
       startedAt: new Date(1796030809 * 1000),
       endedAt: new Date(1796030810 * 1000),
-      exitCode: null,
+      exitCode: 0,
+      signal: 15,
       nodeList: ['n1'],
       gpuSeconds: 2,
       account: 'portal',
@@ -243,13 +297,22 @@ describe('statusFromDb', () => {
       timeLimitSeconds: 300,
       energyJoules: null,
     });
-    expect(statusFromDb(dbCancelled, { nowSeconds: 0, ctldExitCode: 143 }).exitCode).toBe(143);
+    expect(statusFromDb(dbCancelled, { nowSeconds: 0, ctldExit: exitFromWaitStatus(9) })).toMatchObject({ exitCode: 0, signal: 9 });
   });
 
   it('the recorded list: a completed job exits 0; a job that never got nodes never started', () => {
     const [completed, , , failed] = dbList.map((r) => statusFromDb(r, { nowSeconds: 1796040000 }));
     expect(completed).toMatchObject({ portalJobId: 'wrap', state: 'COMPLETED', exitCode: 0, gpuSeconds: 4, elapsedSeconds: 2 });
-    expect(failed).toMatchObject({ portalJobId: 'allocation', state: 'FAILED', startedAt: null, endedAt: new Date(1796030811 * 1000), gpuSeconds: 0, nodeList: [], exitCode: null });
+    expect(failed).toMatchObject({ portalJobId: 'allocation', state: 'FAILED', startedAt: null, endedAt: new Date(1796030811 * 1000), gpuSeconds: 0, nodeList: [], exitCode: null, signal: null });
+  });
+
+  it('PREEMPTED is its own final state, charged what it ran, ended by the batch step\'s signal', () => {
+    // The recorded record as slurmdbd keeps a job whose nodes another job took (PreemptMode=CANCEL: SIGTERM, then the kill).
+    const preempted: DbJob = { ...dbCancelled, state: { current: 'PREEMPTED', reason: 'None' } };
+    expect(statusFromDb(preempted, { nowSeconds: 1796040000 })).toMatchObject({ state: 'PREEMPTED', startedAt: new Date(1796030809 * 1000), endedAt: new Date(1796030810 * 1000), gpuSeconds: 2, elapsedSeconds: 1, exitCode: 0, signal: 15 });
+    expect(statusFromCtld({ ...cancelled, job_state: 'PREEMPTED' }, 0)).toMatchObject({ state: 'PREEMPTED', gpuSeconds: 2, exitCode: 0, signal: 15 });
+    // Still releasing its nodes: not final yet.
+    expect(jobState('PREEMPTED+COMPLETING').state).toBe('RUNNING');
   });
 
   it('TIMEOUT is charged GPUs × the limit, not the overrun', () => {

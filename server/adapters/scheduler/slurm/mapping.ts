@@ -1,5 +1,5 @@
 // Pure mapping between Slurm 22.05's REST shapes (v0.0.38 / dbv0.0.38) and the SchedulerPort: states,
-// wait statuses, hostlists, GPU counts from GRES and TRES strings, the charge, and the submit body.
+// exit codes and signals, hostlists, GPU counts from GRES and TRES strings, the charge, and the submit body.
 // No I/O and no clock: the caller passes "now" where a running job's usage so far is wanted.
 import type { SchedulerJobSpec, SchedulerJobState, SchedulerJobStatus } from '~/server/core/scheduler/port';
 import { isFinalState } from '~/server/core/scheduler/port';
@@ -22,7 +22,7 @@ const BASE_STATES: Record<string, SchedulerJobState> = {
   TIMEOUT: 'TIMEOUT',
   DEADLINE: 'TIMEOUT',
   CANCELLED: 'CANCELLED',
-  PREEMPTED: 'CANCELLED',
+  PREEMPTED: 'PREEMPTED',
   REVOKED: 'CANCELLED',
   NODE_FAIL: 'NODE_FAIL',
   BOOT_FAIL: 'NODE_FAIL',
@@ -78,33 +78,74 @@ export function slurmStateIsKnown(raw: string | readonly string[]): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Exit codes
+// Exit codes and signals
+
+/** A job's end as Slurm writes it, `${exitCode}:${signal ?? 0}`: the return code (0 when a signal ended it) and the signal. */
+export interface SlurmExit {
+  exitCode: number | null;
+  signal: number | null;
+}
+
+const NO_EXIT: SlurmExit = { exitCode: null, signal: null };
 
 /**
- * exitCodeFromWaitStatus turns slurmctld's `exit_code` (a POSIX wait status) into a shell-style exit
- * code: 256 → 1 (exited 1), 15 → 143 (killed by SIGTERM: 128 + n). Null for no value.
+ * exitFromWaitStatus decodes slurmctld's `exit_code`, a POSIX wait status, as sacct shows it:
+ * 768 → 3:0 (exited 3), 9 → 0:9 (killed by SIGKILL), 15 → 0:15. Null fields for no value.
  */
-export function exitCodeFromWaitStatus(status: number | null | undefined): number | null {
-  if (status === null || status === undefined || !Number.isInteger(status) || status < 0) return null;
+export function exitFromWaitStatus(status: number | null | undefined): SlurmExit {
+  if (status === null || status === undefined || !Number.isInteger(status) || status < 0) return NO_EXIT;
   const signal = status & 0x7f;
-  if (signal !== 0 && signal !== 0x7f) return 128 + signal;
-  return (status >> 8) & 0xff;
+  // 0x7f is a stopped process, not an ended one: the exit byte is what it will have.
+  if (signal !== 0 && signal !== 0x7f) return { exitCode: 0, signal };
+  return { exitCode: (status >> 8) & 0xff, signal: null };
 }
 
 type DbExitCode = DbJob['exit_code'];
 
-/**
- * exitCodeFromDb reads dbv0.0.38's `{status, return_code, signal}`. It reports a plain non-zero exit as
- * SUCCESS/0 (sacct shows 1:0), so SUCCESS/0 is trusted only for a COMPLETED job (Slurm marks a job
- * COMPLETED only when it exited 0); otherwise it is unknown (null).
- */
-export function exitCodeFromDb(exit: DbExitCode, state: SchedulerJobState): number | null {
+/** States in which Slurm ended a running job itself (a signal to its batch step), when it ran. */
+const ENDED_BY_SLURM: ReadonlySet<SchedulerJobState> = new Set(['TIMEOUT', 'CANCELLED', 'FAILED', 'NODE_FAIL', 'PREEMPTED']);
+
+/** Reads dbv0.0.38's `{status, return_code, signal}` as it stands; SUCCESS/0 says 0 with no signal. */
+function readDbExit(exit: DbExitCode): { exitCode: number; signal: number | null } | null {
   if (!exit) return null;
   const signal = exit.signal?.signal_id;
-  if (exit.status === 'SIGNALED' && typeof signal === 'number' && signal > 0) return 128 + signal;
-  if (typeof exit.return_code === 'number' && exit.return_code > 0) return exit.return_code;
-  if (state === 'COMPLETED') return 0;
+  if (exit.status === 'SIGNALED' && typeof signal === 'number' && signal > 0) return { exitCode: 0, signal };
+  if (typeof exit.return_code === 'number' && exit.return_code >= 0) return { exitCode: exit.return_code, signal: null };
   return null;
+}
+
+/** The batch step's record (`.batch` in sacct), which holds the signal Slurm sent a job it ended. */
+function batchStep(record: DbJob): NonNullable<DbJob['steps']>[number] | undefined {
+  return record.steps?.find((s) => s.step?.name === 'batch' || s.step?.id === 'batch');
+}
+
+/**
+ * exitFromDb reads a slurmdbd record's end as sacct shows it. The job's own exit_code first: a signal or
+ * a non-zero return code it names is trusted, and SUCCESS/0 too except for a FAILED job (dbv0.0.38
+ * reports exit 1 as SUCCESS/0; sacct shows 1:0), which is then unknown. A job Slurm ended (TIMEOUT,
+ * cancelled, preempted…) is 0:0 at the job level and the signal is on its batch step (sacct:
+ * `.batch CANCELLED 0:15`), so a job that ran and names no signal of its own takes the batch step's.
+ */
+export function exitFromDb(record: DbJob, state: SchedulerJobState, ran: boolean): SlurmExit {
+  const own = readDbExit(record.exit_code);
+  const job = own && !(state === 'FAILED' && own.exitCode === 0 && own.signal === null) ? own : null;
+  if (job && (job.signal !== null || job.exitCode > 0)) return job;
+  if (ran && ENDED_BY_SLURM.has(state)) {
+    const step = readDbExit(batchStep(record)?.exit_code);
+    if (step && step.signal !== null) return step;
+  }
+  return job ?? NO_EXIT;
+}
+
+/**
+ * preferCtldExit joins slurmctld's wait status (known while it holds the job, exact) with slurmdbd's
+ * reading: slurmctld's exit code wins (dbv0.0.38 cannot tell exit 1 from 0); a signal it does not name
+ * may come from slurmdbd's batch step (a TIMEOUT job's record says 0:0, its batch step 0:15).
+ */
+export function preferCtldExit(ctld: SlurmExit | null | undefined, db: SlurmExit): SlurmExit {
+  if (!ctld || ctld.exitCode === null) return db;
+  if (ctld.signal !== null || ctld.exitCode !== 0) return ctld;
+  return { exitCode: 0, signal: db.signal };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -265,7 +306,7 @@ interface StatusParts {
   reason: string | null | undefined;
   start: number | null;
   end: number | null;
-  exitCode: number | null;
+  exit: SlurmExit;
   nodeList: string[];
   gpus: number;
   elapsedSeconds: number;
@@ -286,7 +327,8 @@ function buildStatus(p: StatusParts): SlurmJobStatus {
     pendingReason: pendingReason(p.state, p.reason),
     startedAt: p.ran ? epoch(p.start) : null,
     endedAt: final ? epoch(p.end) : null,
-    exitCode: final && p.ran ? p.exitCode : null,
+    exitCode: final && p.ran ? p.exit.exitCode : null,
+    signal: final && p.ran ? p.exit.signal : null,
     nodeList: p.nodeList,
     gpuSeconds: p.ran ? chargedGpuSeconds(p.gpus, p.elapsedSeconds, p.limit) : 0,
     account: p.account ?? null,
@@ -322,7 +364,7 @@ export function statusFromCtld(job: CtldJob, nowSeconds: number): SlurmJobStatus
     reason: job.state_reason,
     start,
     end,
-    exitCode: exitCodeFromWaitStatus(job.exit_code),
+    exit: exitFromWaitStatus(job.exit_code),
     nodeList,
     gpus,
     elapsedSeconds,
@@ -357,10 +399,10 @@ export function measuredEnergyJoules(record: DbJob): number | null {
 
 /**
  * statusFromDb maps a slurmdbd record: its elapsed, GPUs, start and end are what sacct shows, so the
- * charge settled from it equals sacct's. The exit code comes from slurmctld when known (`ctldExitCode`,
- * already converted), since dbv0.0.38 reports exit 1 as SUCCESS/0.
+ * charge settled from it equals sacct's. The exit comes from slurmctld when known (`ctldExit`, its
+ * decoded wait status), since dbv0.0.38 reports exit 1 as SUCCESS/0 (`preferCtldExit`).
  */
-export function statusFromDb(record: DbJob, options: { nowSeconds: number; ctldExitCode?: number | null }): SlurmJobStatus {
+export function statusFromDb(record: DbJob, options: { nowSeconds: number; ctldExit?: SlurmExit | null }): SlurmJobStatus {
   const { state } = jobState(record.state.current);
   const final = isFinalState(state);
   const nodeList = state === 'PENDING' ? [] : expandHostlist(record.nodes);
@@ -371,7 +413,6 @@ export function statusFromDb(record: DbJob, options: { nowSeconds: number; ctldE
   const start = ran ? time.start! : 0;
   const elapsedSeconds = !ran ? 0 : final ? (recorded ?? Math.max(0, (time.end ?? start) - start)) : Math.max(recorded ?? 0, options.nowSeconds - start);
   const gpus = gpusFromTresList(record.tres?.allocated) || gpusFromTresList(record.tres?.requested);
-  const ctldExit = options.ctldExitCode;
   return buildStatus({
     name: record.name,
     jobId: record.job_id,
@@ -380,7 +421,7 @@ export function statusFromDb(record: DbJob, options: { nowSeconds: number; ctldE
     reason: record.state.reason,
     start: ran ? start : null,
     end: time.end ?? null,
-    exitCode: ctldExit !== undefined && ctldExit !== null ? ctldExit : exitCodeFromDb(record.exit_code, state),
+    exit: preferCtldExit(options.ctldExit, exitFromDb(record, state, ran)),
     nodeList,
     gpus,
     elapsedSeconds,

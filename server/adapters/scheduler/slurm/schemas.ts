@@ -84,6 +84,8 @@ export const dbJobSchema = z.object({
     .array(
       z.object({
         step: z.object({ id: z.union([z.string(), z.number()]).nullable().optional(), name: str }).nullable().optional(),
+        /** The batch step's holds the signal Slurm sent a job it ended (a TIMEOUT job: SIGNALED 15). */
+        exit_code: dbExitCodeSchema,
         tres: z.object({ consumed: z.object({ total: tresListSchema }).nullable().optional() }).nullable().optional(),
         statistics: z.object({ energy: z.object({ consumed: num }).nullable().optional() }).nullable().optional(),
       }),
