@@ -99,10 +99,10 @@ function fakeSlurm() {
       guard(`signal ${jobId} ${signal}`);
       const j = jobs.find((x) => x.jobId === jobId);
       if (j && j.endedAt === null) {
-        j.state = signal === 'TERM' && j.startedAt !== null ? 'COMPLETED' : 'CANCELLED';
-        // A service stopped with TERM exits 0 by itself; a cancel ends the batch script by SIGTERM (recorded: exit_code 15).
+        j.state = signal === 'STOP' && j.startedAt !== null ? 'COMPLETED' : 'CANCELLED';
+        // A service stopped (SIGUSR1 to its wrapper) exits 0 by itself; a cancel ends the batch script by SIGTERM (recorded: exit_code 15).
         j.exitCode = 0;
-        j.signal = j.stepSignal = signal === 'TERM' ? null : 15;
+        j.signal = j.stepSignal = signal === 'STOP' ? null : 15;
         j.endedAt = clock;
       }
       return Promise.resolve();
@@ -336,13 +336,13 @@ describe('Slurm adapter: following jobs', () => {
     expect((await port.jobs([JOB]))[0]).toMatchObject({ state: 'CANCELLED', startedAt: null, gpuSeconds: 0, nodeList: [], pendingReason: null });
   });
 
-  it('stopping a running service sends TERM (it ends COMPLETED); a plain cancel sends KILL', async () => {
+  it('stopping a running service sends its stop signal (it ends COMPLETED); a plain cancel sends KILL', async () => {
     const slurm = fakeSlurm();
     const port = adapterOn(slurm);
     await port.submit(spec(1));
     slurm.start(JOB);
     await port.cancel(JOB, { stop: true });
-    expect(slurm.calls.at(-1)).toBe('signal 1 TERM');
+    expect(slurm.calls.at(-1)).toBe('signal 1 STOP');
   });
 
   it('leaves an unknown id out only with proof, and throws while records may be on their way', async () => {

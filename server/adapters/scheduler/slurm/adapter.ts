@@ -123,7 +123,7 @@ export interface SlurmApi {
   /** Submits a job (the v0.0.38 body, built here), answers Slurm's job id. */
   submit(body: SlurmSubmitBody): Promise<number>;
   /** KILL cancels (CANCELLED); TERM asks the job to end (a service exits cleanly: COMPLETED). */
-  signal(jobId: number, signal: 'KILL' | 'TERM'): Promise<void>;
+  signal(jobId: number, signal: 'KILL' | 'STOP'): Promise<void>;
   /** slurmdbd's records of the jobs with these names, submitted in the last `days` days. */
   dbJobsByName(names: string[], days: number): Promise<DbJob[]>;
   /** slurmctld's queue of records not yet sent to slurmdbd (`/diag` dbd_agent_queue_size). */
@@ -422,7 +422,7 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
       const live = jobs.filter((j) => !isFinalState(j.state));
       for (const job of live) {
         // A service asked to stop gets SIGTERM and exits cleanly (COMPLETED); a pending one is cancelled.
-        const signal = cancelOptions?.stop && job.state === 'RUNNING' ? 'TERM' : 'KILL';
+        const signal = cancelOptions?.stop && job.state === 'RUNNING' ? 'STOP' : 'KILL';
         await call('slurmctld (DELETE /job)', () => api.signal(job.jobId, signal));
       }
       if (live.length) invalidate();

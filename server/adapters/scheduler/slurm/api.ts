@@ -95,7 +95,8 @@ export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
 
     async signal(jobId, signal) {
       try {
-        await run((c) => c.cancelJob(String(jobId), signal === 'TERM' ? { signal: 'TERM' } : undefined));
+        // A stop is SIGUSR1, which the job's wrapper (stoppable) turns into a clean end; a cancel is Slurm's own.
+        await run((c) => c.cancelJob(String(jobId), signal === 'STOP' ? { signal: 'USR1' } : undefined));
       } catch (error) {
         // Gone already: nothing to stop.
         if (isSchedulerUnavailable(error) && isSlurmError(error.cause, 'not-found')) return;

@@ -110,10 +110,10 @@ describe('createSlurmClient', () => {
   it('cancels with an optional signal', async () => {
     const { client, seen } = fakeSlurm([{ body: fixtureText('06-job-delete.resp.json') }, { body: fixtureText('06-job-delete.resp.json') }]);
     await client.cancelJob('3');
-    await client.cancelJob('3', { signal: 'TERM' });
+    await client.cancelJob('3', { signal: 'USR1' });
     expect(seen.map((s) => [s.method, s.url.pathname, s.url.search])).toEqual([
       ['DELETE', '/slurm/v0.0.38/job/3', ''],
-      ['DELETE', '/slurm/v0.0.38/job/3', '?signal=TERM'],
+      ['DELETE', '/slurm/v0.0.38/job/3', '?signal=USR1'],
     ]);
   });
 

@@ -36,7 +36,7 @@ export type SlurmAccountInput = { name: string; description: string; organizatio
  */
 export type SlurmAssociationInput = { account: string; cluster: string; user?: string; partition?: string } & Record<string, unknown>;
 
-export type CancelSignal = 'TERM' | 'KILL';
+export type CancelSignal = 'USR1' | 'TERM' | 'KILL';
 
 export interface SlurmClientOptions {
   /** slurmrestd's base URL, e.g. http://127.0.0.1:6820 (SLURM_REST_URL). */

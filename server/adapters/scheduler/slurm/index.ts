@@ -48,12 +48,22 @@ export function slurmSettings(config: PortalEnv): SlurmSettings {
 }
 
 /**
- * stoppable wraps a batch script so that a stop (SIGTERM to the job, as a service is asked to end) ends
- * its command and the job reports a clean end (COMPLETED); its own failures keep their exit code.
+ * stoppable wraps a batch script so that a stop (SIGUSR1 to the job: a service asked to end) ends its
+ * command and the job reports a clean end (COMPLETED, 0:0). Slurm's own SIGTERM (a time limit, a cancel)
+ * is passed on and then ends the script by that signal, so Slurm records it as it happened (0:15); the
+ * command's own failures keep their exit code.
  */
 export function stoppable(script: string): string {
   const body = script.replace(/^#!\/bin\/bash\n/, '');
-  return ['#!/bin/bash', `trap 'kill -TERM "$child" 2>/dev/null; wait "$child"; exit 0' TERM`, `/bin/bash -c ${shellQuote(body)} &`, 'child=$!', 'wait "$child"', ''].join('\n');
+  return [
+    '#!/bin/bash',
+    `trap 'kill -TERM "$child" 2>/dev/null; wait "$child"; exit 0' USR1`,
+    `trap 'kill -TERM "$child" 2>/dev/null; wait "$child"; trap - TERM; kill -TERM $$' TERM`,
+    `/bin/bash -c ${shellQuote(body)} &`,
+    'child=$!',
+    'wait "$child"',
+    '',
+  ].join('\n');
 }
 
 export interface SlurmSchedulerOptions {

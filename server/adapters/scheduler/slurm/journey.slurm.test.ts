@@ -2,6 +2,7 @@
 // followed by the reconciler and settled once from slurmdbd's record, so the ledger charges exactly what
 // `sacct` reports (elapsed × GPUs); a job with a begin time waits for it. A hand-over whose answer was lost is retried into the same Slurm job,
 // also once slurmctld has forgotten it (MinJobAge), from slurmdbd's records.
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +108,37 @@ describe('a job on a real Slurm, from the API to the ledger', () => {
     expect(row.startedAt!.getTime()).toBeGreaterThanOrEqual(Math.floor(begin.getTime() / 1000) * 1000);
     const [record] = sacct(job.id);
     expect(record).toMatchObject({ state: 'COMPLETED' });
+  });
+
+  it('the low-carbon journey: the suggested start goes to Slurm as the begin, and Slurm holds the job until then', async () => {
+    const asOwner = callerFor(db, { userId: owner.userId, orgId: owner.orgId, now, scheduler: port });
+    const job = input('sleep 2', 1);
+    // Which hour is cleanest depends on when this runs: the first window whose cleanest start is not now.
+    let suggestion = await asOwner.job.lowCarbonStart({ ...job, windowHours: 12 });
+    if (suggestion.startsNow) suggestion = await asOwner.job.lowCarbonStart({ ...job, windowHours: 48 });
+    if (suggestion.startsNow) {
+      // Now is the cleanest hour of the next two days: there is no begin, and the job runs at once.
+      const submitted = await asOwner.job.submit(job);
+      expect((await settle(submitted.id, port)).state).toBe('COMPLETED');
+      return;
+    }
+    expect(suggestion.begin.getTime()).toBeGreaterThan(Date.now());
+    expect(suggestion.savedGrams).toBeGreaterThan(0);
+    const submitted = await asOwner.job.submit({ ...job, begin: suggestion.begin.toISOString() });
+    expect(submitted.state).toBe('PENDING');
+    const [row] = await db.select().from(jobs).where(eq(jobs.id, submitted.id));
+    expect(row!.beginAt).toEqual(suggestion.begin);
+    // Slurm holds it for that begin: its expected start is the suggested second (the hand-over's own second or the next).
+    expect(await waitUntil(async () => (await port.jobs([submitted.id]))[0]?.pendingReason === 'BeginTime', 30)).toBe(true);
+    const startTime = execFileSync('squeue', ['-h', '-j', row!.schedulerJobId!, '-o', '%S'], { encoding: 'utf8', env: { ...process.env, TZ: 'UTC' } }).trim();
+    const slurmBegin = new Date(`${startTime}Z`).getTime();
+    expect(slurmBegin - suggestion.begin.getTime()).toBeGreaterThanOrEqual(0);
+    expect(slurmBegin - suggestion.begin.getTime()).toBeLessThanOrEqual(2000);
+    // Not worth waiting hours here: cancelled while it waits, it costs nothing and frees its reservation.
+    await asOwner.job.cancel({ jobId: submitted.id });
+    const cancelled = await settle(submitted.id, port);
+    expect(cancelled).toMatchObject({ state: 'CANCELLED', gpuSeconds: 0 });
+    expect(await charges(submitted.id)).toEqual([]);
   });
 
   it('a hand-over whose answer was lost is retried into the same Slurm job — also after slurmctld forgot it', async () => {
