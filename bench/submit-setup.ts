@@ -116,3 +116,26 @@ export async function fillPartition(db: Db, scheduler: SchedulerPort, filler: Wo
     });
   }
 }
+
+/**
+ * onePersonWorld creates a centre where `clients` clients are one and the same person submitting into
+ * one allocation (a script in parallel, issue #26): the allocation's lock and its counters of jobs in
+ * flight are as busy as they can be. Plus the filler tenant.
+ */
+export async function onePersonWorld(db: Db, o: WorldOptions): Promise<World> {
+  const admin = await createStaff(db, 'admin');
+  const tag = randomUUID().slice(0, 6);
+  const gpuHours = Math.ceil(o.queued * Math.max(...JOB_GPUS) * (JOB_WALLTIME_MINUTES / 60) * 1.25) + 1_000;
+  const single = await tenantWithProject(db, admin.userId, `Bench Solo Lab ${tag}`, 1, gpuHours, o.today);
+  const fillerTenant = await tenantWithProject(db, admin.userId, `Bench Filler Lab ${tag}`, 1, FILLER_JOBS * 8 * (FILLER_WALLTIME_MINUTES / 60) + 1_000, o.today);
+  const person = single.members[0]!;
+  const filler = fillerTenant.members[0]!;
+  return {
+    adminUserId: admin.userId,
+    clients: Array.from({ length: o.clients }, () => ({ group: 'big' as const, tenant: 'solo', userId: person.userId, orgId: person.orgId, allocationId: single.allocationId })),
+    bigMembers: 1,
+    tenants: 1,
+    allocationIds: [single.allocationId],
+    filler: { userId: filler.userId, orgId: filler.orgId, allocationId: fillerTenant.allocationId },
+  };
+}

@@ -4,9 +4,12 @@
  * N jobs are queued behind a full partition, once with the simulated scheduler and once with a
  * scheduler that does nothing; then reconciler passes over those active jobs. Writes the sections
  * "## Job submission (service path)" and "## Reconciler (service path)" of BENCHMARKS.md.
+ * The case "one person" (issue #26) runs the same load with every client the same person submitting
+ * into one allocation, and compares its median around 100 queued with its median around --queued in
+ * that one run; it writes "## Job submission, one person into one allocation (service path)".
  *
  *   npm run bench:submit -- [--queued 10000] [--clients 16] [--tenants 5] [--warmup 2×clients]
- *                           [--settle-batch 1000] [--adapters simulated,noop] [--pool 20]
+ *                           [--cases mixed,one-person] [--settle-batch 1000] [--adapters simulated,noop] [--pool 20]
  *                           [--max-seconds 1800] [--stall-seconds 60] [--database-url URL] [--keep] [--no-write]
  *
  * The load stops early, and says so, after --max-seconds, or when no submit succeeded for
@@ -37,11 +40,12 @@ import { loadAverage, machine, mark, writeSection } from './markdown';
 import { createNoopScheduler } from './noop-scheduler';
 import { ascending, median, num, quantile } from './stats';
 import { JOB_GPUS, JOB_RUNTIME_SECONDS, jobInput, PARTITION, PARTITION_GPUS } from './job-input';
-import { buildWorld, fillPartition, FILLER_JOBS, FILLER_WALLTIME_MINUTES, type Client, type World } from './submit-setup';
+import { buildWorld, fillPartition, FILLER_JOBS, FILLER_WALLTIME_MINUTES, onePersonWorld, type Client, type World } from './submit-setup';
 import { flag, intFlag, UsageError } from './args';
 
 const SUBMIT_SECTION = '## Job submission (service path)';
 const RECONCILE_SECTION = '## Reconciler (service path)';
+const ONE_PERSON_SECTION = '## Job submission, one person into one allocation (service path)';
 const SIM_SPEED = 60;
 const TARGET = { submitsPerSecond: 250, p99Ms: 100, growth: 1.25, adapterOverhead: 1.5, reconcileMs: 1000 } as const;
 
@@ -51,6 +55,8 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 // ---- options -----------------------------------------------------------------------------------
 
 type AdapterName = 'simulated' | 'noop';
+/** mixed: half the clients one tenant's people, the rest other tenants'; one-person: every client the same person, one allocation. */
+type CaseName = 'mixed' | 'one-person';
 
 interface Options {
   adminUrl: string;
@@ -63,6 +69,7 @@ interface Options {
   maxSeconds: number;
   stallSeconds: number;
   adapters: AdapterName[];
+  cases: CaseName[];
   keep: boolean;
   write: boolean;
 }
@@ -76,6 +83,8 @@ function options(): Options {
   if (maxSeconds > 2_400) throw new UsageError('--max-seconds must be at most 2,400 (the fillers end after 48 simulated hours = 48 minutes)');
   const adapters = (flag('--adapters') ?? 'simulated,noop').split(',').map((a) => a.trim());
   for (const a of adapters) if (a !== 'simulated' && a !== 'noop') throw new UsageError(`--adapters: unknown adapter "${a}" (simulated, noop)`);
+  const cases = (flag('--cases') ?? 'mixed,one-person').split(',').map((c) => c.trim());
+  for (const c of cases) if (c !== 'mixed' && c !== 'one-person') throw new UsageError(`--cases: unknown case "${c}" (mixed, one-person)`);
   return {
     adminUrl: flag('--database-url') ?? process.env.BENCH_ADMIN_URL ?? DEFAULT_ADMIN_URL,
     queued,
@@ -87,6 +96,7 @@ function options(): Options {
     maxSeconds,
     stallSeconds: intFlag('--stall-seconds', 60),
     adapters: adapters as AdapterName[],
+    cases: cases as CaseName[],
     keep: process.argv.includes('--keep'),
     write: !process.argv.includes('--no-write'),
   };
@@ -255,11 +265,20 @@ async function checkDatabase(db: Db): Promise<{ states: Record<string, number>; 
     .where(isNull(jobs.settledAt))
     .groupBy(jobs.allocationId);
   const openOf = new Map(open.map((r) => [r.allocationId, r.amount]));
-  const balances = await db.select({ id: allocations.id, granted: allocations.granted, charged: allocations.charged, reserved: allocations.reserved }).from(allocations);
+  // The counters of jobs in flight admission reads (drizzle/0042) against the jobs themselves.
+  const inFlight = await db
+    .select({ allocationId: jobs.allocationId, gpus: sql<number>`sum(${jobs.gpus})`.mapWith(Number), queued: sql<number>`count(*) filter (where ${jobs.state} in ('SUBMITTING', 'PENDING'))`.mapWith(Number) })
+    .from(jobs)
+    .where(and(isNull(jobs.settledAt), inArray(jobs.state, ['SUBMITTING', 'PENDING', 'RUNNING'])))
+    .groupBy(jobs.allocationId);
+  const inFlightOf = new Map(inFlight.map((r) => [r.allocationId, r]));
+  const balances = await db.select({ id: allocations.id, granted: allocations.granted, charged: allocations.charged, reserved: allocations.reserved, activeGpus: allocations.activeGpus, queuedJobs: allocations.queuedJobs }).from(allocations);
   for (const b of balances) {
     const openAmount = openOf.get(b.id) ?? 0;
     if (b.charged + b.reserved > b.granted) checks.push(`allocation ${b.id}: charged + reserved ${num(b.charged + b.reserved)} > granted ${num(b.granted)}`);
     if (b.reserved !== openAmount) checks.push(`allocation ${b.id}: reserved ${num(b.reserved)} ≠ open reservations of its jobs ${num(openAmount)}`);
+    const counted = inFlightOf.get(b.id) ?? { gpus: 0, queued: 0 };
+    if (b.activeGpus !== counted.gpus || b.queuedJobs !== counted.queued) checks.push(`allocation ${b.id}: counters ${num(b.activeGpus)} GPUs, ${num(b.queuedJobs)} queued ≠ its jobs in flight ${num(counted.gpus)} GPUs, ${num(counted.queued)} queued`);
   }
   return { states, checks };
 }
@@ -330,14 +349,14 @@ interface AdapterRun {
   reconcilerProblems: string[];
 }
 
-async function runAdapter(adapter: AdapterName, o: Options): Promise<AdapterRun> {
+async function runAdapter(adapter: AdapterName, o: Options, kind: CaseName = 'mixed'): Promise<AdapterRun> {
   let database: BenchDatabase | undefined;
   let handle: DbHandle | undefined;
   let unregisterHandle = () => {};
   try {
     const setupStart = performance.now();
     database = await createBenchDatabase(o.adminUrl, { keep: o.keep, log });
-    log(`\n${adapter}: database ${database.name}`);
+    log(`\n${adapter}${kind === 'mixed' ? '' : ` (${kind})`}: database ${database.name}`);
     handle = await openDb({ driver: 'postgres', url: database.url, max: o.pool });
     // On Ctrl-C: close the pool before the database is dropped under it.
     unregisterHandle = atInterrupt(handle.close);
@@ -348,7 +367,7 @@ async function runAdapter(adapter: AdapterName, o: Options): Promise<AdapterRun>
     const simulated = adapter === 'simulated' ? createSimulatedScheduler({ db, cluster: await clusterConfigFromCatalogue(db), speed: SIM_SPEED, now: clock.now, nodeFailures: null }) : null;
     const scheduler: SchedulerPort = simulated ?? createNoopScheduler(clock.now);
     const today = clock.now().toISOString().slice(0, 10);
-    const world = await buildWorld(db, { queued: o.queued, clients: o.clients, tenants: o.tenants, today });
+    const world = await (kind === 'mixed' ? buildWorld : onePersonWorld)(db, { queued: o.queued, clients: o.clients, tenants: o.tenants, today });
     const fillersAtMs = clock.now().getTime();
     await fillPartition(db, scheduler, world.filler);
     const setupSeconds = (performance.now() - setupStart) / 1000;
@@ -360,7 +379,7 @@ async function runAdapter(adapter: AdapterName, o: Options): Promise<AdapterRun>
     log(`  ${adapter}: ${num(load.queued)} queued after ${num(load.attempts)} submits; jobs by state ${JSON.stringify(states)}; ${cluster}`);
     for (const c of checks) log(`  CHECK FAILED: ${c}`);
     const result: AdapterRun = { load: { ...load, states, checks, cluster }, passes: [], reconcilerProblems: [] };
-    if (simulated) {
+    if (simulated && kind === 'mixed') {
       const silence = silenceConsoleErrors();
       try {
         result.passes = await reconcilerPasses(db, simulated, clock, fillersAtMs, o, result.passes);
@@ -554,30 +573,91 @@ function reconcileSection(o: Options, run: AdapterRun | undefined, pgVersion: st
   return lines.join('\n');
 }
 
+/**
+ * onePersonSection reports the case "one person": every client is the same person and submits into one
+ * allocation, so each submission waits for the one allocation lock and reads its counters of jobs in
+ * flight. The figure is the growth of the median from around 100 to around --queued queued, both from
+ * the same run (the machine is shared and noisy: runs an hour apart differ more than the growth).
+ */
+function onePersonSection(o: Options, runs: Partial<Record<AdapterName, AdapterRun>>, pgVersion: string, failures: string[]): string {
+  const date = new Date().toISOString().slice(0, 10);
+  const measured = o.adapters.flatMap((a) => (runs[a] ? [{ adapter: a, run: runs[a], f: figures(runs[a].load, o.queued) }] : []));
+  const label = (a: AdapterName) => (a === 'noop' ? 'no-op adapter' : 'simulated adapter');
+  const at = (f: Figures, p: number) => f.windows.find((w) => w.around === p);
+  const median = (f: Figures, p: number) => {
+    const w = at(f, p);
+    return w ? `${ms(w.median)} (n = ${w.n})` : '—';
+  };
+  const rows: string[][] = [
+    ['median around 100 queued', '—', ...measured.flatMap((m) => [median(m.f, 100), ''])],
+    [`median around ${num(o.queued)} queued`, '—', ...measured.flatMap((m) => [median(m.f, o.queued), ''])],
+    [`median@${num(o.queued)} ÷ median@100`, `≤ ${TARGET.growth}`, ...measured.flatMap((m) => [num(m.f.growth, 2), Number.isNaN(m.f.growth) ? '—' : mark(m.f.growth <= TARGET.growth)])],
+    ['throughput (queued submits/s)', '—', ...measured.flatMap((m) => [num(m.f.perSecond, 1), ''])],
+    ['latency p50 / p99', '—', ...measured.flatMap((m) => [`${ms(m.f.p50)} / ${ms(m.f.p99)}`, ''])],
+    ['errors (all submits, warm-up included)', '0', ...measured.flatMap((m) => [num(m.f.errors), mark(m.f.errors === 0)])],
+  ];
+  const lines = [
+    ONE_PERSON_SECTION,
+    '',
+    `Measured by \`npm run bench:submit\` (\`bench/submit.ts\`, case \`one-person\`) on ${date}. Machine: ${machine()}; ${pgVersion} on the same machine, a fresh database per adapter, postgres.js pool of ${o.pool}.`,
+    `Load average at the start / end of the load: ${measured.map((m) => `${label(m.adapter)} ${m.run.load.loadStart} → ${m.run.load.loadEnd}`).join('; ') || '—'}.`,
+    '',
+    `Load: ${o.clients} concurrent clients, all of them **one person** of one tenant, call \`job.submit\` through the server-side caller into **one allocation**, one after another each, until ${num(o.queued)} jobs are queued behind the full ${PARTITION} partition (the same jobs and warm-up as "Job submission (service path)"). Every submission locks that allocation and decides its limits (GPUs at once, queued jobs) from the allocation's counters of jobs in flight, kept by triggers on jobs in the statement that changes a job (\`drizzle/0042_allocation_in_flight.sql\`), instead of counting the allocation's active jobs. Both medians come from the same run.`,
+    '',
+    `| figure | target | ${measured.map((m) => `${label(m.adapter)} | `).join('| ')}|`,
+    `| --- | --- | ${measured.map(() => '---: | --- | ').join('')}`.trim(),
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+    '',
+    ...(failures.length ? [`**${failures.join('; ')}.**`, ''] : []),
+  ];
+  for (const { adapter, run } of measured) {
+    const l = run.load;
+    lines.push(
+      `**${label(adapter)}**: ${num(l.queued)} queued in ${num(l.timedMs / 1000, 1)} s after ${num(l.attempts)} submits${l.stoppedBy ? ` — **stopped early (${l.stoppedBy}), the target queue was not reached**` : ''}. Jobs by state: ${Object.entries(l.states).map(([st, n]) => `${st} ${num(n)}`).join(', ')}. Checks: ${l.checks.length ? `**${l.checks.join('; ')}**` : "one reservation per job, reserved = open reservations ≤ granted, each allocation's counters of jobs in flight = its jobs"}.`,
+      '',
+    );
+    if (l.errors.size) lines.push(`Errors of the ${label(adapter)} run by kind: ${[...l.errors].map(([k, n]) => `${k} (${num(n)})`).join('; ')}.`, '');
+  }
+  lines.push(
+    'Notes:',
+    '- Before the counters (issue #26, part 5), each submission counted the allocation\'s active jobs under its lock (`activeUsage`): the median grew with the queue. The same case with that code (the triggers in place, no-op adapter, the same machine within the hour, 2026-12-03): 58.3 ms around 100 queued, 183.6 ms around 10,000, ratio 3.15, 111.7 submits/s.',
+    `- Sizes of this run: \`--cases one-person --queued ${o.queued} --clients ${o.clients} --adapters ${o.adapters.join(',')}\`.`,
+    '',
+  );
+  return lines.join('\n');
+}
 
 async function main(): Promise<void> {
   const o = options();
   const pgVersion = await describeServer(o.adminUrl);
   log(`bench/submit — ${num(o.queued)} queued, ${o.clients} clients, ${o.tenants} tenants, adapters ${o.adapters.join(', ')}; ${machine()}; load average ${loadAverage()}`);
-  const runs: Partial<Record<AdapterName, AdapterRun>> = {};
-  const failures: string[] = [];
-  for (const adapter of o.adapters) {
-    try {
-      runs[adapter] = await runAdapter(adapter, o);
-    } catch (error) {
-      if (wasInterrupted()) throw error;
-      // One adapter's failure (its set-up, say) must not lose the other's figures.
-      failures.push(`the ${adapter} run failed: ${errorKind(error)}`);
-      log(`${adapter} run failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  for (const kind of o.cases) {
+    const runs: Partial<Record<AdapterName, AdapterRun>> = {};
+    const failures: string[] = [];
+    for (const adapter of o.adapters) {
+      try {
+        runs[adapter] = await runAdapter(adapter, o, kind);
+      } catch (error) {
+        if (wasInterrupted()) throw error;
+        // One adapter's failure (its set-up, say) must not lose the other's figures.
+        failures.push(`the ${adapter} run failed: ${errorKind(error)}`);
+        log(`${adapter} run failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      }
     }
-  }
-  if (failures.length) process.exitCode = 1;
-  const submit = submitSection(o, runs, pgVersion, failures);
-  const reconcile = reconcileSection(o, runs.simulated, pgVersion);
-  log(`\n${submit}\n${reconcile}`);
-  if (o.write) {
-    writeSection(root, SUBMIT_SECTION, submit);
-    log(`wrote ${writeSection(root, RECONCILE_SECTION, reconcile)}`);
+    if (failures.length) process.exitCode = 1;
+    if (kind === 'one-person') {
+      const section = onePersonSection(o, runs, pgVersion, failures);
+      log(`\n${section}`);
+      if (o.write) log(`wrote ${writeSection(root, ONE_PERSON_SECTION, section)}`);
+      continue;
+    }
+    const submit = submitSection(o, runs, pgVersion, failures);
+    const reconcile = reconcileSection(o, runs.simulated, pgVersion);
+    log(`\n${submit}\n${reconcile}`);
+    if (o.write) {
+      writeSection(root, SUBMIT_SECTION, submit);
+      log(`wrote ${writeSection(root, RECONCILE_SECTION, reconcile)}`);
+    }
   }
 }
 

@@ -353,6 +353,14 @@ export const allocations = pgTable(
     overrun: bigint('overrun', { mode: 'number' }).notNull().default(0),
     /** Highest usage notice sent (per-mille: 800, 1000), so each is sent once. */
     noticedPermille: integer('noticed_permille').notNull().default(0),
+    /**
+     * What the allocation has in flight, kept by triggers on jobs (drizzle/0042) in the same statement as
+     * each job's insert, state change, settlement or delete: GPUs of its active jobs (SUBMITTING, PENDING,
+     * RUNNING, not settled) and how many of them are queued (SUBMITTING, PENDING). Admission reads them
+     * under the allocation's lock instead of counting the queue.
+     */
+    activeGpus: bigint('active_gpus', { mode: 'number' }).notNull().default(0),
+    queuedJobs: integer('queued_jobs').notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [
@@ -360,6 +368,7 @@ export const allocations = pgTable(
     index('allocations_org_idx').on(t.orgId),
     check('allocations_balance_ck', sql`${t.charged} - ${t.overrun} + ${t.reserved} + ${t.expired} <= ${t.granted} and ${t.reserved} >= 0 and ${t.charged} >= 0`),
     check('allocations_period_ck', sql`${t.periodEnd} > ${t.periodStart}`),
+    check('allocations_in_flight_ck', sql`${t.activeGpus} >= 0 and ${t.queuedJobs} >= 0`),
   ],
 );
 

@@ -1,7 +1,7 @@
 // Jobs: submitted from the browser, admitted against every limit, paid for by a reservation made in
 // the same transaction that creates the job, handed to the scheduler, and watched until they end.
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq, inArray, isNull, lte, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
 import { reusable } from '~/db/reusable';
 import { allocations, jobEvents, jobs, organisations, projectMembers, projects, resourceClasses, sites, tariffs } from '~/db/schema';
@@ -144,8 +144,8 @@ export async function estimateJob(db: DbOrTx, actor: TenantActor, input: Pick<Su
   const { allocation, rc, centsPerGpuHour, org } = await jobContext(db, actor, input);
   const runtime = Math.min(input.runtimeSeconds ?? input.walltimeSeconds, input.walltimeSeconds);
   const capped = allocation.unit === 'cents' && org.monthlyCapCents !== null;
-  const [inUse, monthSpent, figures, overdueInvoices] = await Promise.all([
-    allocation.maxGpusAtOnce !== null ? activeUsage(db, allocation.id) : undefined,
+  const inUse = allocation.maxGpusAtOnce !== null ? inFlight(allocation) : undefined;
+  const [monthSpent, figures, overdueInvoices] = await Promise.all([
     capped ? monthSpendCents(db, actor.org.id, today) : undefined,
     allocation.unit === 'cents' ? spendingFigures(db, { orgId: actor.org.id, projectId: allocation.projectId, userId: actor.userId, today }) : undefined,
     // The overdue-invoice pause, read as the submission reads it, so the form says so before submitting.
@@ -190,23 +190,15 @@ export const HANDOVER_LEASE_MS = 30_000;
 
 type JobRow = typeof jobs.$inferSelect;
 
-/** activeUsage counts what an allocation has in flight besides the job being admitted: GPUs of active jobs and jobs still queued. */
-async function activeUsage(tx: DbOrTx, allocationId: string, exceptJobId?: string): Promise<{ gpus: number; queuedJobs: number }> {
-  const [row] = await (exceptJobId ? activeUsageExcept(tx, { allocationId, exceptJobId }) : activeUsageStatement(tx, { allocationId }));
-  return { gpus: Number(row?.gpus ?? 0), queuedJobs: Number(row?.queued ?? 0) };
+/**
+ * inFlight is what an allocation has in flight as its row says: GPUs of its active jobs and jobs still
+ * queued, counters the triggers on jobs keep in the statement that changes them (drizzle/0042). Read
+ * from the row as locked, before the job being admitted is inserted: the figures without it, however
+ * long the queue.
+ */
+function inFlight(allocation: Pick<typeof allocations.$inferSelect, 'activeGpus' | 'queuedJobs'>): { gpus: number; queuedJobs: number } {
+  return { gpus: allocation.activeGpus, queuedJobs: allocation.queuedJobs };
 }
-
-const activeUsageSelect = (db: DbOrTx, except?: SQL) =>
-  db
-    .select({
-      gpus: sql<string>`coalesce(sum(${jobs.gpus}), 0)`,
-      queued: sql<string>`count(*) filter (where ${jobs.state} in ('SUBMITTING', 'PENDING'))`,
-    })
-    .from(jobs)
-    // Active jobs are never settled: `settled_at is null` reads the allocation's open jobs only (jobs_allocation_open_idx).
-    .where(and(eq(jobs.allocationId, sql.placeholder('allocationId')), isNull(jobs.settledAt), inArray(jobs.state, [...ACTIVE_STATES]), except));
-const activeUsageStatement = reusable('job_active_usage', (db) => activeUsageSelect(db));
-const activeUsageExcept = reusable('job_active_usage_except', (db) => activeUsageSelect(db, ne(jobs.id, sql.placeholder('exceptJobId'))));
 
 /**
  * submitJob admits a job, creates it and reserves its budget in one transaction, then hands it to the
@@ -290,19 +282,20 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
       handoverUntil: new Date(now.getTime() + HANDOVER_LEASE_MS),
     };
     // Statements started one after another without waiting go out in one write and Postgres runs
-    // them in that order (see startNewJobReservation): one round trip. Lock order (server/services/ledger/README.md): organisation, then allocation, then the jobs in flight
-    // counted under both locks; the job, its event and its reservation follow. The reservation is
-    // written before it is decided (confirmReservation below): a refusal rolls it back, and the
-    // allocation's lock is held for one round trip less.
+    // them in that order (see startNewJobReservation): one round trip. Lock order (server/services/ledger/README.md): organisation, then allocation, whose
+    // row as locked carries the jobs in flight before this one's insert adds it (inFlight); the job, its
+    // event and its reservation follow. The reservation is written before it is decided
+    // (confirmReservation below): a refusal rolls it back, and the allocation's lock is held for one round trip less.
     const reserve = { allocationId: allocation.id, orgId: actor.org.id, jobId: id, amount, actorUserId: actor.userId, today: now.toISOString().slice(0, 10), at: now, newJob: true };
-    const locked = Promise.all([lockOrganisation(tx, actor.org.id, allocation.unit), lockAllocation(tx, allocation.id), activeUsage(tx, allocation.id, id)]);
+    const locked = Promise.all([lockOrganisation(tx, actor.org.id, allocation.unit), lockAllocation(tx, allocation.id)]);
     // A credit line's job must also fit the company's project and person budgets (issue #24): read after the
     // organisation's NO KEY UPDATE lock (which budget changes and the tenant's other credit-line reservations
     // take too) and before this job's rows, so the figures are the spend before it.
     const budgets: Promise<SpendingFigures | null> = allocation.unit === 'cents' ? spendingFigures(tx, { orgId: actor.org.id, projectId: allocation.projectId, userId: actor.userId, today: reserve.today }) : Promise.resolve(null);
     const inserted = Promise.all([insertJobStatement(tx, values), submittedEventStatement(tx, { jobId: id, at: now })]);
     const pending = startNewJobReservation(tx, reserve, allocation.unit, tenant.monthlyCapCents !== null);
-    const [[org, row, inUse], [[job]], monthSpent, figures] = await Promise.all([locked, inserted, pending.monthSpent, budgets]);
+    const [[org, row], [[job]], monthSpent, figures] = await Promise.all([locked, inserted, pending.monthSpent, budgets]);
+    const inUse = inFlight(row);
     const refusal = admitJob({
       tenant: { status: org.status, residency: tenant.residency },
       project: { residency: projectResidency },

@@ -208,8 +208,14 @@ async function applyLiveStatuses(db: Db, items: { job: OpenJob; status: Schedule
     };
   });
   const ids = changed.map((c) => c.job.id);
+  // A start or a requeue moves a job out of or into its allocation's queued count, which the update's
+  // trigger adjusts (allocations.queued_jobs, drizzle/0042): those allocations are locked first, in id
+  // order, before the job rows (the lock order), so a submission or settlement holding one never waits
+  // for this batch's job rows while the batch waits for its allocation.
+  const moved = changed.filter((c) => liveChange(c.job, c.status).stateChanged).map((c) => c.job.allocationId);
   // The batch travels as one JSON parameter: one statement for a thousand jobs, on both drivers.
   await inTransaction(db, async (tx) => {
+    await lockAllocations(tx, moved);
     await tx.select({ id: jobs.id }).from(jobs).where(inArray(jobs.id, ids)).orderBy(jobs.id).for('no key update');
     await tx.execute(sql`
       update ${jobs} set state = v.state, pending_reason = v.pending_reason, started_at = v.started_at, node_list = v.node_list,

@@ -6,24 +6,9 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
 import { jobEvents, jobs, ledgerEntries } from '~/db/schema';
-import type { SchedulerJobStatus, SchedulerPort } from '~/server/core/scheduler/port';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
+import { scriptedScheduler } from '~/server/testing/scripted-scheduler';
 import { reconcileOnce } from './reconciler';
-
-/** A scheduler whose answer for each job the test writes. */
-function scriptedScheduler() {
-  const statuses = new Map<string, SchedulerJobStatus>();
-  const port: SchedulerPort = {
-    submit: (spec) => {
-      statuses.set(spec.portalJobId, { portalJobId: spec.portalJobId, schedulerJobId: '4', state: 'PENDING', pendingReason: 'Priority', startedAt: null, endedAt: null, exitCode: null, signal: null, nodeList: [], gpuSeconds: 0, energyWh: 0, energyMeasured: false, siteId: 'de-jena' });
-      return Promise.resolve({ schedulerJobId: '4' });
-    },
-    cancel: () => Promise.resolve(),
-    jobs: (ids) => Promise.resolve(ids.flatMap((id) => statuses.get(id) ?? [])),
-    describeCluster: () => Promise.resolve({ at: new Date(), partitions: [], nodes: [], pendingJobs: 0, runningJobs: 0, powerW: 0 }),
-  };
-  return { port, set: (id: string, change: Partial<SchedulerJobStatus>) => statuses.set(id, { ...statuses.get(id)!, ...change }) };
-}
 
 describe.each(dbTargets())('a requeued job on %s', (target) => {
   let handle: DbHandle;
