@@ -127,6 +127,8 @@ describe('createSlurmClient', () => {
     expect(seen[0]!.rawUrl).toContain('job_name=portal-run-42%2Cwrap');
     expect(seen[0]!.rawUrl).not.toMatch(/job_name=[^&]*,/);
     expect(seen[0]!.url.searchParams.get('start_time')).toBe('now-30days');
+    // slurmdbd matches the period against the eligible time: a job with a begin ahead is found only with an end past it.
+    expect(seen[0]!.url.searchParams.get('end_time')).toBe('now+45days');
   });
 
   it('a slurmdbd that is down answers 200 + 7000: unreachable, not an empty list', async () => {

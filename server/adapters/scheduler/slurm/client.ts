@@ -38,6 +38,9 @@ export type SlurmAssociationInput = { account: string; cluster: string; user?: s
 
 export type CancelSignal = 'USR1' | 'TERM' | 'KILL';
 
+/** The end of the period slurmdbd is asked about for jobs by name: past the latest begin a job may have. */
+const DB_JOBS_END = 'now+45days';
+
 export interface SlurmClientOptions {
   /** slurmrestd's base URL, e.g. http://127.0.0.1:6820 (SLURM_REST_URL). */
   baseUrl: string;
@@ -207,7 +210,10 @@ export function createSlurmClient(options: SlurmClientOptions): SlurmClient {
       // Without a name filter slurmdbd would return every job of the period.
       if (names.length === 0) return [];
       // openapi-fetch encodes the value (',' → %2C): a raw ',' is a 400 "Unable to parse query".
-      const query = { job_name: [...new Set(names.map(checkName))].join(','), start_time: startTime, ...(cluster ? { cluster } : {}) };
+      // The period is matched against a job's eligible time, which for a job with a begin lies ahead: with
+      // the default end (now) a job cancelled before its begin was in no answer — never settled, and a
+      // retry would have found "no such job". Begins are at most 30 days ahead (jobs.ts BEGIN_FUTURE_MS).
+      const query = { job_name: [...new Set(names.map(checkName))].join(','), start_time: startTime, end_time: DB_JOBS_END, ...(cluster ? { cluster } : {}) };
       const body = await read('dbJobs', dbJobsResponseSchema, (init) => api.GET('/slurmdb/v0.0.38/jobs', { ...init, params: { query } }));
       return body.jobs ?? [];
     },
