@@ -623,6 +623,40 @@ export const schedulerBudgetSyncs = pgTable(
   (t) => [index('scheduler_budget_syncs_at_idx').on(t.at)],
 );
 
+/**
+ * Jobs that ran in a project's account at the scheduler without the portal (`sbatch -A <project>` from a
+ * shell), read back from its accounting and charged to the project's allocation once: the key is the
+ * cluster and the scheduler's job id. Without an allocation for its class the job is recorded, uncharged.
+ */
+export const outsideJobs = pgTable(
+  'outside_jobs',
+  {
+    cluster: text('cluster').notNull(),
+    schedulerJobId: text('scheduler_job_id').notNull(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id),
+    /** The allocation charged (null: none for its class, so nothing was charged). */
+    allocationId: uuid('allocation_id').references(() => allocations.id),
+    name: text('name').notNull(),
+    partition: text('partition').notNull(),
+    resourceClassId: text('resource_class_id'),
+    /** The Unix user it ran as. */
+    schedulerUser: text('scheduler_user'),
+    state: jobState('state').notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+    gpuSeconds: bigint('gpu_seconds', { mode: 'number' }).notNull(),
+    /** What was charged, in the allocation's unit (0 when nothing was). */
+    chargedAmount: bigint('charged_amount', { mode: 'number' }).notNull().default(0),
+    importedAt: timestamp('imported_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.cluster, t.schedulerJobId] }), index('outside_jobs_project_idx').on(t.projectId, t.endedAt)],
+);
+
 // ---- Usage, invoices ----
 
 /** Daily usage per tenant × project × user × resource class × job kind, maintained as jobs settle. */

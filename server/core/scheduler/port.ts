@@ -161,6 +161,40 @@ export interface BudgetEnforcing {
   budgetHolds(): Promise<BudgetHold[]>;
 }
 
+/**
+ * A job that ran in a portal project's account at the scheduler without being submitted through the
+ * portal (Slurm: `sbatch -A <project>` from a shell), as the scheduler's accounting records it once final.
+ */
+export interface OutsideJob {
+  /** The scheduler's cluster; with schedulerJobId it names the job once (the import is idempotent by both). */
+  cluster: string;
+  schedulerJobId: string;
+  name: string;
+  /** The project id (the Slurm account). */
+  account: string;
+  /** The portal's resource class id, or the scheduler's partition name when it maps to none. */
+  partition: string;
+  resourceClassId: string | null;
+  /** Who ran it (the Unix user), when the scheduler says. */
+  user: string | null;
+  state: SchedulerJobState;
+  startedAt: Date | null;
+  endedAt: Date | null;
+  /** Every attempt's GPU time, capped at the time limit: what the scheduler counts against the account. */
+  gpuSeconds: number;
+}
+
+/** A scheduler whose accounting the portal reads back, so usage around the portal reaches the ledger. */
+export interface UsageReporting {
+  /** outsideJobs lists the final jobs of these accounts since `since`, including the portal's own (the caller tells them apart). */
+  outsideJobs(accounts: string[], since: Date): Promise<OutsideJob[]>;
+}
+
+/** isUsageReporting tells whether a scheduler adapter reports the jobs run in its accounts. */
+export function isUsageReporting(port: SchedulerPort): port is SchedulerPort & UsageReporting {
+  return 'outsideJobs' in port && typeof port.outsideJobs === 'function';
+}
+
 /** isBudgetEnforcing tells whether a scheduler adapter enforces budgets itself. */
 export function isBudgetEnforcing(port: SchedulerPort): port is SchedulerPort & BudgetEnforcing {
   return 'syncBudgets' in port && typeof port.syncBudgets === 'function' && 'budgetHolds' in port && typeof port.budgetHolds === 'function';

@@ -417,6 +417,17 @@ export async function chargeReleasedJobInTx(tx: Tx, input: { jobId: string; amou
   await appendEntries(tx, row, [{ kind: 'charge', amount: input.amount, overrun: input.amount, jobId: input.jobId, at: input.at }]);
 }
 
+/**
+ * chargeOutsideUsageInTx charges usage that ran around the portal (a job submitted to the scheduler from
+ * a shell in the project's account): nothing was reserved for it, so all of it is overrun. The caller
+ * makes it happen once (server/services/cluster/outside-usage.ts).
+ */
+export async function chargeOutsideUsageInTx(tx: Tx, input: { allocationId: string; amount: number; reason: string; at?: Date }): Promise<void> {
+  if (input.amount <= 0) return;
+  const row = await lockAllocation(tx, input.allocationId);
+  await appendEntries(tx, row, [{ kind: 'charge', amount: input.amount, overrun: input.amount, reason: input.reason, at: input.at }]);
+}
+
 /** settleJob settles a job in its own transaction (see settleJobInTx). */
 export async function settleJob(db: Db, input: { jobId: string; actualAmount: number; at?: Date }): Promise<SettleResult> {
   return inTransaction(db, (tx) => settleJobInTx(tx, input));

@@ -62,6 +62,7 @@ function fakeSlurm() {
   const toDb = (j: FakeJob): DbJob => ({
     jobId: j.jobId,
     name: j.name,
+    user: 'u',
     submittedAt: new Date(j.submittedAt),
     account: 'acct',
     partition: 'gpu',
@@ -111,6 +112,11 @@ function fakeSlurm() {
       guard('dbJobsByName');
       // Earlier attempts first, as slurmdbd lists them; the adapter must not rely on the order.
       return Promise.resolve([...jobs, ...earlierAttempts].filter((j) => names.includes(j.name) && !notInDb.has(j.jobId)).map(toDb).reverse());
+    },
+    dbJobsOfAccounts(accounts) {
+      guard('dbJobsOfAccounts');
+      // Every job here runs in account 'acct'.
+      return Promise.resolve(accounts.includes('acct') ? [...jobs, ...earlierAttempts].filter((j) => !notInDb.has(j.jobId)).map(toDb) : []);
     },
     dbdAgentQueueSize() {
       guard('diag');
@@ -166,6 +172,7 @@ function adapterOn(slurm: ReturnType<typeof fakeSlurm>, sleep: (ms: number) => P
     assumedGpuUtilPercent: 90,
     log: () => undefined,
     sleep,
+    cluster: 'ci',
   });
 }
 
@@ -245,6 +252,27 @@ describe('Slurm adapter: hand-over', () => {
   it('refuses a resource class without a partition for good', async () => {
     const slurm = fakeSlurm();
     await expect(adapterOn(slurm).submit(spec(1, { partition: 'b200' }))).rejects.toThrow(SchedulerRefusedError);
+  });
+});
+
+describe('Slurm adapter: usage read back', () => {
+  it('lists the final jobs of the accounts asked, every attempt counted, in the portal’s class and the cluster’s name', async () => {
+    const slurm = fakeSlurm();
+    const port = adapterOn(slurm);
+    await port.submit(spec(1, { portalJobId: 'from-a-shell' }));
+    await port.submit(spec(1, { portalJobId: 'still-running' }));
+    slurm.start('from-a-shell');
+    slurm.start('still-running');
+    slurm.advance(5);
+    slurm.requeue('from-a-shell', 'NODE_FAIL');
+    slurm.start('from-a-shell');
+    slurm.advance(20);
+    slurm.end('from-a-shell', 'COMPLETED', 0);
+    expect(await port.outsideJobs(['other'], slurm.now())).toEqual([]);
+    const jobs = await port.outsideJobs(['acct'], new Date(slurm.now().getTime() - 3 * 86_400_000));
+    expect(jobs).toEqual([
+      { cluster: 'ci', schedulerJobId: '1', name: 'from-a-shell', account: 'acct', partition: 'h100', resourceClassId: 'h100', user: 'u', state: 'COMPLETED', startedAt: expect.any(Date) as Date, endedAt: slurm.now(), gpuSeconds: 4 * 5 + 4 * 20 },
+    ]);
   });
 });
 

@@ -31,7 +31,9 @@ import {
   type SchedulerJobSpec,
   type SchedulerJobState,
   type SchedulerJobStatus,
+  type OutsideJob,
   type SchedulerPort,
+  type UsageReporting,
 } from '~/server/core/scheduler/port';
 
 /** A job as slurmctld reports it (GET /slurm/v0.0.38/jobs), already mapped to the portal's terms. */
@@ -64,6 +66,8 @@ export interface CtldJob {
 export interface DbJob {
   jobId: number;
   name: string;
+  /** The Unix user it ran as (null when slurmdbd did not say). */
+  user: string | null;
   submittedAt: Date | null;
   account: string;
   partition: string;
@@ -126,6 +130,8 @@ export interface SlurmApi {
   signal(jobId: number, signal: 'KILL' | 'STOP'): Promise<void>;
   /** slurmdbd's records of the jobs with these names, submitted in the last `days` days. */
   dbJobsByName(names: string[], days: number): Promise<DbJob[]>;
+  /** slurmdbd's records of every job of these accounts submitted or eligible in the last `days` days. */
+  dbJobsOfAccounts?(accounts: string[], days: number): Promise<DbJob[]>;
   /** slurmctld's queue of records not yet sent to slurmdbd (`/diag` dbd_agent_queue_size). */
   dbdAgentQueueSize(): Promise<number>;
   nodes(): Promise<SlurmNode[]>;
@@ -167,6 +173,8 @@ export interface SlurmAdapterOptions {
   agentQueueWaitMs?: number;
   /** Waits `ms` (tests pass a fake). */
   sleep?: (ms: number) => Promise<void>;
+  /** The Slurm cluster's name (ClusterName), which names the jobs read back from its accounting. */
+  cluster?: string;
 }
 
 const BREAKER_MAX_MS = 60_000;
@@ -178,7 +186,7 @@ const FINAL_CACHE_MAX = 20_000;
 /** How often slurmctld's queue to slurmdbd is looked at while an unknown id waits for it to drain. */
 const AGENT_QUEUE_POLL_MS = 250;
 
-export type SlurmScheduler = SchedulerPort & BudgetEnforcing;
+export type SlurmScheduler = SchedulerPort & BudgetEnforcing & UsageReporting;
 
 /** createSlurmPort returns the SchedulerPort (with budgets) on a Slurm reached through `api`. */
 export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
@@ -529,6 +537,35 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
       });
       budgetChain = run.catch(() => undefined);
       return run;
+    },
+
+    async outsideJobs(accounts: string[], since: Date): Promise<OutsideJob[]> {
+      const read = api.dbJobsOfAccounts?.bind(api);
+      if (!read || accounts.length === 0) return [];
+      const days = Math.max(1, Math.ceil((now().getTime() - since.getTime()) / 86_400_000));
+      const out: OutsideJob[] = [];
+      for (let i = 0; i < accounts.length; i += DB_NAMES_PER_QUERY) {
+        const records = await call('slurmdbd (GET /slurmdb/jobs)', () => read(accounts.slice(i, i + DB_NAMES_PER_QUERY), days));
+        for (const record of foldAttempts(records)) {
+          if (!record.final) continue;
+          const final = finalStatus(record.name, record, undefined);
+          const classId = classOfPartition.get(record.partition) ?? null;
+          out.push({
+            cluster: options.cluster ?? 'slurm',
+            schedulerJobId: String(record.jobId),
+            name: record.name,
+            account: record.account,
+            partition: classId ?? record.partition,
+            resourceClassId: classId,
+            user: record.user,
+            state: final.state,
+            startedAt: final.startedAt,
+            endedAt: final.endedAt,
+            gpuSeconds: final.gpuSeconds,
+          });
+        }
+      }
+      return out;
     },
 
     async budgetHolds(): Promise<BudgetHold[]> {

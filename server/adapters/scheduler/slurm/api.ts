@@ -4,6 +4,7 @@
 import { isFinalState, isSchedulerUnavailable, SchedulerRefusedError, SchedulerUnavailableError, type SchedulerRefusalReason } from '~/server/core/scheduler/port';
 import type { CtldJob, DbJob, SlurmApi, SlurmNode, SlurmPartition } from './adapter';
 import type { SlurmClient } from './client';
+import type { DbJob as SlurmDbRecord } from './schemas';
 import { isSlurmError, SLURM_ERRNO, type SlurmError } from './errors';
 import { expandHostlist, gpusFromGres, statusFromCtld, statusFromDb, timeLimitSeconds } from './mapping';
 import { syncBudgetsRest, type SlurmBudget } from './limits';
@@ -63,6 +64,33 @@ export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
     }
   }
 
+  /** slurmdbd's records in the adapter's terms: what sacct shows (elapsed, GPUs, start and end) and who ran them. */
+  function toDbJobs(records: SlurmDbRecord[]): DbJob[] {
+    const now = nowSeconds();
+    return records.map((record): DbJob => {
+      const s = statusFromDb(record, { nowSeconds: now });
+      return {
+        jobId: record.job_id,
+        name: record.name,
+        user: record.user ?? null,
+        submittedAt: typeof record.time.submission === 'number' && record.time.submission > 0 ? new Date(record.time.submission * 1000) : null,
+        account: s.account ?? '',
+        partition: s.partition ?? '',
+        state: s.state,
+        final: isFinalState(s.state) && s.endedAt !== null,
+        elapsedSeconds: s.elapsedSeconds,
+        gpus: s.gpus,
+        startedAt: s.startedAt,
+        endedAt: s.endedAt,
+        exitCode: s.exitCode,
+        signal: s.signal,
+        nodeList: s.nodeList,
+        timeLimitSeconds: s.timeLimitSeconds,
+        energyJoules: s.energyJoules,
+      };
+    });
+  }
+
   const api: SlurmApi = {
     async listJobs() {
       const jobs = await run((c) => c.listJobs());
@@ -105,29 +133,11 @@ export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
     },
 
     async dbJobsByName(names, days) {
-      const records = await run((c) => c.dbJobs({ names, startTime: `now-${days}days` }));
-      const now = nowSeconds();
-      return records.map((record): DbJob => {
-        const s = statusFromDb(record, { nowSeconds: now });
-        return {
-          jobId: record.job_id,
-          name: record.name,
-          submittedAt: typeof record.time.submission === 'number' && record.time.submission > 0 ? new Date(record.time.submission * 1000) : null,
-          account: s.account ?? '',
-          partition: s.partition ?? '',
-          state: s.state,
-          final: isFinalState(s.state) && s.endedAt !== null,
-          elapsedSeconds: s.elapsedSeconds,
-          gpus: s.gpus,
-          startedAt: s.startedAt,
-          endedAt: s.endedAt,
-          exitCode: s.exitCode,
-          signal: s.signal,
-          nodeList: s.nodeList,
-          timeLimitSeconds: s.timeLimitSeconds,
-          energyJoules: s.energyJoules,
-        };
-      });
+      return toDbJobs(await run((c) => c.dbJobs({ names, startTime: `now-${days}days` })));
+    },
+
+    async dbJobsOfAccounts(accounts, days) {
+      return toDbJobs(await run((c) => c.dbJobsOfAccounts({ accounts, startTime: `now-${days}days`, cluster: options.cluster })));
     },
 
     async dbdAgentQueueSize() {

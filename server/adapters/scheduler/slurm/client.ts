@@ -72,6 +72,8 @@ export interface SlurmClient {
    * Slurm time expression (default now-30days; an epoch is refused).
    */
   dbJobs(query: { names: string[]; startTime?: string; cluster?: string }): Promise<DbJob[]>;
+  /** dbJobsOfAccounts lists slurmdbd's records of every job of these accounts in the period (no accounts, no query). */
+  dbJobsOfAccounts(query: { accounts: string[]; startTime: string; cluster?: string }): Promise<DbJob[]>;
   /** dbJob reads a job's accounting records (several when job ids were reused). */
   dbJob(jobId: string): Promise<DbJob[]>;
   nodes(): Promise<SlurmNode[]>;
@@ -215,6 +217,13 @@ export function createSlurmClient(options: SlurmClientOptions): SlurmClient {
       // retry would have found "no such job". Begins are at most 30 days ahead (jobs.ts BEGIN_FUTURE_MS).
       const query = { job_name: [...new Set(names.map(checkName))].join(','), start_time: startTime, end_time: DB_JOBS_END, ...(cluster ? { cluster } : {}) };
       const body = await read('dbJobs', dbJobsResponseSchema, (init) => api.GET('/slurmdb/v0.0.38/jobs', { ...init, params: { query } }));
+      return body.jobs ?? [];
+    },
+
+    async dbJobsOfAccounts({ accounts, startTime, cluster }) {
+      if (accounts.length === 0) return [];
+      const query = { account: [...new Set(accounts.map(checkName))].join(','), start_time: startTime, end_time: DB_JOBS_END, ...(cluster ? { cluster } : {}) };
+      const body = await read('dbJobsOfAccounts', dbJobsResponseSchema, (init) => api.GET('/slurmdb/v0.0.38/jobs', { ...init, params: { query } }));
       return body.jobs ?? [];
     },
 

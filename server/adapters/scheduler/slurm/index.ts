@@ -99,6 +99,7 @@ export function createSlurmScheduler(settings: SlurmSettings, classes: SlurmClas
       return { ...body, script: stoppable(body.script ?? '') };
     },
     pollMs: settings.pollSeconds * 1000,
+    cluster: settings.cluster,
     now,
     assumedGpuUtilPercent: ASSUMED_GPU_UTIL_PERCENT,
     ...(options.log ? { log: options.log } : {}),

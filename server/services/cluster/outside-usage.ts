@@ -1,0 +1,117 @@
+// Usage around the portal: a job run in a project's scheduler account without the portal (Slurm: `sbatch
+// -A <project>` from a member's shell) is read back from the scheduler's accounting once it is final and
+// charged to the project's allocation for its class as "submitted outside the portal" — once per
+// cluster and job id, so a second run changes nothing. The scheduler counts such jobs against the
+// project's limit (GrpTRESMins) all the same: after the import the portal's remaining budget is the
+// scheduler's limit minus its usage again. The worker runs it with every full budget sync.
+import { and, desc, eq, gte, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import type { Db } from '~/db/client';
+import { allocations, jobs, organisations, outsideJobs, projects, tariffs } from '~/db/schema';
+import { chargeFor } from '~/server/core/jobs/estimates';
+import { isUsageReporting, type OutsideJob, type SchedulerPort } from '~/server/core/scheduler/port';
+import { chargeOutsideUsageInTx } from '~/server/services/ledger/ledger';
+import { inTransaction } from '~/server/services/transaction';
+
+/** How far back the scheduler's accounting is read: allocations ended longer ago are not charged any more. */
+export const OUTSIDE_LOOKBACK_DAYS = 30;
+const DAY_MS = 86_400_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface OutsideImport {
+  /** Jobs recorded for the first time this run. */
+  imported: number;
+  /** Of those, jobs charged to an allocation (the others had none for their class). */
+  charged: number;
+}
+
+/** importOutsideUsage reads the scheduler's final jobs in the portal's projects' accounts and charges the ones the portal did not submit, once. Null for a scheduler that reports none. */
+export async function importOutsideUsage(db: Db, scheduler: SchedulerPort, now: Date): Promise<OutsideImport | null> {
+  if (!isUsageReporting(scheduler)) return null;
+  const horizon = new Date(now.getTime() - OUTSIDE_LOOKBACK_DAYS * DAY_MS);
+  const accounts = (
+    await db
+      .selectDistinct({ projectId: allocations.projectId })
+      .from(allocations)
+      .where(gte(allocations.periodEnd, horizon.toISOString().slice(0, 10)))
+  ).map((r) => r.projectId);
+  if (accounts.length === 0) return { imported: 0, charged: 0 };
+  // From a day before the last job imported (records reach slurmdbd late), at most the lookback.
+  const [last] = await db.select({ endedAt: sql<Date | null>`max(${outsideJobs.endedAt})` }).from(outsideJobs);
+  const lastEnd = last?.endedAt ? new Date(last.endedAt) : null;
+  const since = lastEnd && lastEnd.getTime() - DAY_MS > horizon.getTime() ? new Date(lastEnd.getTime() - DAY_MS) : horizon;
+  const reported = await scheduler.outsideJobs(accounts, since);
+  // The portal's own jobs carry their id as the name.
+  const named = reported.filter((j) => UUID.test(j.name)).map((j) => j.name);
+  const portal = new Set(named.length ? (await db.select({ id: jobs.id }).from(jobs).where(inArray(jobs.id, named))).map((r) => r.id) : []);
+  const result: OutsideImport = { imported: 0, charged: 0 };
+  for (const job of reported) {
+    if (portal.has(job.name) || !UUID.test(job.account) || !accounts.includes(job.account)) continue;
+    const outcome = await importOne(db, job);
+    if (outcome) {
+      result.imported++;
+      if (outcome.charged) result.charged++;
+    }
+  }
+  return result;
+}
+
+/** importOne records one outside job and charges it, in one transaction; null when it was imported before. */
+async function importOne(db: Db, job: OutsideJob): Promise<{ charged: boolean } | null> {
+  return inTransaction(db, async (tx) => {
+    const [project] = await tx
+      .select({ orgId: projects.orgId, orgKind: organisations.kind })
+      .from(projects)
+      .innerJoin(organisations, eq(organisations.id, projects.orgId))
+      .where(eq(projects.id, job.account));
+    if (!project) return null;
+    const day = (job.endedAt ?? job.startedAt ?? new Date()).toISOString().slice(0, 10);
+    // The allocation the job's class ran on that day: one for the class, else the project's credit line.
+    const [allocation] = await tx
+      .select({ id: allocations.id, unit: allocations.unit })
+      .from(allocations)
+      .where(
+        and(
+          eq(allocations.projectId, job.account),
+          job.resourceClassId ? or(eq(allocations.resourceClassId, job.resourceClassId), isNull(allocations.resourceClassId)) : isNull(allocations.resourceClassId),
+          lte(allocations.periodStart, day),
+          gte(allocations.periodEnd, day),
+        ),
+      )
+      .orderBy(sql`${allocations.resourceClassId} is null`, sql`${allocations.status} <> 'active'`, desc(allocations.periodStart))
+      .limit(1);
+    const [tariff] =
+      allocation?.unit === 'cents' && job.resourceClassId
+        ? await tx
+            .select({ centsPerGpuHour: tariffs.centsPerGpuHour })
+            .from(tariffs)
+            .where(and(eq(tariffs.resourceClassId, job.resourceClassId), eq(tariffs.tenantKind, project.orgKind)))
+        : [];
+    const amount = !allocation ? 0 : allocation.unit === 'gpu_seconds' ? job.gpuSeconds : tariff ? chargeFor({ unit: 'cents', gpuSeconds: job.gpuSeconds, centsPerGpuHour: tariff.centsPerGpuHour }) : 0;
+    const inserted = await tx
+      .insert(outsideJobs)
+      .values({
+        cluster: job.cluster,
+        schedulerJobId: job.schedulerJobId,
+        orgId: project.orgId,
+        projectId: job.account,
+        allocationId: allocation?.id ?? null,
+        name: job.name,
+        partition: job.partition,
+        resourceClassId: job.resourceClassId,
+        schedulerUser: job.user,
+        state: job.state,
+        startedAt: job.startedAt,
+        endedAt: job.endedAt,
+        gpuSeconds: job.gpuSeconds,
+        chargedAmount: amount,
+      })
+      .onConflictDoNothing()
+      .returning({ cluster: outsideJobs.cluster });
+    if (inserted.length === 0) return null;
+    if (allocation && amount > 0) {
+      const who = job.user ? ` by ${job.user}` : '';
+      await chargeOutsideUsageInTx(tx, { allocationId: allocation.id, amount, reason: `Slurm job ${job.schedulerJobId} on ${job.cluster} (${job.name})${who}, submitted outside the portal`, at: job.endedAt ?? undefined });
+    }
+    return { charged: !!allocation && amount > 0 };
+  });
+}
