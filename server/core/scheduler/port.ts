@@ -14,6 +14,16 @@ export type SchedulerJobState = (typeof SCHEDULER_JOB_STATES)[number];
 /** The states a job never leaves. PREEMPTED: another job took its nodes (not requeued); it is charged what it ran. */
 export const FINAL_STATES: readonly SchedulerJobState[] = ['COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL', 'PREEMPTED'];
 
+const PORTAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * isPortalId tells a name the portal gives at the scheduler — a job's name is its portal job id, an
+ * account is its project's id (both UUIDs) — from one made around the portal (sbatch from a shell).
+ */
+export function isPortalId(name: string): boolean {
+  return PORTAL_ID.test(name);
+}
+
 /** isFinalState tells whether a job in this state will never change again. */
 export function isFinalState(state: SchedulerJobState): boolean {
   return FINAL_STATES.includes(state);

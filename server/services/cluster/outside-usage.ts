@@ -8,14 +8,13 @@ import { and, desc, eq, gte, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '~/db/client';
 import { allocations, jobs, organisations, outsideJobs, projects, tariffs } from '~/db/schema';
 import { chargeFor } from '~/server/core/jobs/estimates';
-import { isUsageReporting, type OutsideJob, type SchedulerPort } from '~/server/core/scheduler/port';
+import { isPortalId, isUsageReporting, type OutsideJob, type SchedulerPort } from '~/server/core/scheduler/port';
 import { chargeOutsideUsageInTx } from '~/server/services/ledger/ledger';
 import { inTransaction } from '~/server/services/transaction';
 
 /** How far back the scheduler's accounting is read: allocations ended longer ago are not charged any more. */
 export const OUTSIDE_LOOKBACK_DAYS = 30;
 const DAY_MS = 86_400_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface OutsideImport {
   /** Jobs recorded for the first time this run. */
@@ -41,11 +40,12 @@ export async function importOutsideUsage(db: Db, scheduler: SchedulerPort, now: 
   const since = lastEnd && lastEnd.getTime() - DAY_MS > horizon.getTime() ? new Date(lastEnd.getTime() - DAY_MS) : horizon;
   const reported = await scheduler.outsideJobs(accounts, since);
   // The portal's own jobs carry their id as the name.
-  const named = reported.filter((j) => UUID.test(j.name)).map((j) => j.name);
+  const named = reported.filter((j) => isPortalId(j.name)).map((j) => j.name);
   const portal = new Set(named.length ? (await db.select({ id: jobs.id }).from(jobs).where(inArray(jobs.id, named))).map((r) => r.id) : []);
+  const known = new Set(accounts);
   const result: OutsideImport = { imported: 0, charged: 0 };
   for (const job of reported) {
-    if (portal.has(job.name) || !UUID.test(job.account) || !accounts.includes(job.account)) continue;
+    if (portal.has(job.name) || !known.has(job.account)) continue;
     const outcome = await importOne(db, job);
     if (outcome) {
       result.imported++;

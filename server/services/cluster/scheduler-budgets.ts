@@ -7,12 +7,11 @@ import { and, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
 import { allocations, jobs, organisations, projects, resourceClasses, schedulerBudgetSyncs, tariffs } from '~/db/schema';
 import { budgetMismatches, holdDrift, isUsable, projectBudgets, roomGpuSeconds, type BudgetMismatch, type BudgetProject, type HoldDrift } from '~/server/core/scheduler/budgets';
-import { isBudgetEnforcing, type SchedulerBudget, type SchedulerPort } from '~/server/core/scheduler/port';
+import { isBudgetEnforcing, isPortalId, type SchedulerBudget, type SchedulerPort } from '~/server/core/scheduler/port';
 import { stepAfterCommit, type SchedulerStep } from '~/server/services/transaction';
 
 /** Sync records older than this are dropped by the full sync (the page shows the latest). */
 const KEEP_SYNCS_DAYS = 30;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface LoadedProject extends BudgetProject {
   title: string;
@@ -209,7 +208,7 @@ export async function schedulerBudgetsView(db: Db, scheduler: SchedulerPort, now
   } catch (error) {
     console.warn('[budgets] asking the scheduler for its budget holds failed:', error);
   }
-  const accounts = [...new Set([...(holds ?? []).map((h) => h.account), ...(last?.mismatches ?? []).map((m) => m.account)])].filter((a) => UUID.test(a));
+  const accounts = [...new Set([...(holds ?? []).map((h) => h.account), ...(last?.mismatches ?? []).map((m) => m.account)])].filter((a) => isPortalId(a));
   const loaded = new Map((await loadBudgetProjects(db, accounts)).map((p) => [p.id, p]));
   const titled = accounts.length ? await db.select({ id: projects.id, title: projects.title }).from(projects).where(inArray(projects.id, accounts)) : [];
   const titleOf = new Map(titled.map((p) => [p.id, p.title]));
@@ -224,7 +223,7 @@ export async function schedulerBudgetsView(db: Db, scheduler: SchedulerPort, now
       }
     : null;
   if (!holds) return { enforcing: true, lastSync, holds: null, unreachable: true };
-  const portalJobIds = holds.map((h) => h.portalJobId).filter((id): id is string => id !== null && UUID.test(id));
+  const portalJobIds = holds.map((h) => h.portalJobId).filter((id): id is string => id !== null && isPortalId(id));
   const openJobs = portalJobIds.length
     ? await db
         .select({ id: jobs.id, allocation: { status: allocations.status, periodStart: allocations.periodStart, periodEnd: allocations.periodEnd }, orgStatus: organisations.status })

@@ -20,6 +20,7 @@ import type { SlurmSubmitBody } from './client';
 import { preferCtldExit, type SlurmExit } from './mapping';
 import {
   isFinalState,
+  isPortalId,
   isSchedulerUnavailable,
   SchedulerRefusedError,
   SchedulerUnavailableError,
@@ -178,7 +179,6 @@ export interface SlurmAdapterOptions {
 }
 
 const BREAKER_MAX_MS = 60_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** Names per slurmdbd query (the URL stays short). */
 const DB_NAMES_PER_QUERY = 100;
 /** Final slurmdbd records kept in memory (they never change). */
@@ -575,7 +575,7 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
         .map((j) => ({
           schedulerJobId: String(j.jobId),
           // The portal names its jobs by their id; anything else was submitted around the portal.
-          portalJobId: UUID.test(j.name) ? j.name : null,
+          portalJobId: isPortalId(j.name) ? j.name : null,
           account: j.account,
           partition: classOfPartition.get(j.partition) ?? j.partition,
           reason: j.pendingReason!,
