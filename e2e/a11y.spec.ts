@@ -16,7 +16,7 @@ async function visit(page: Page, path: string, firstLink?: RegExp) {
 }
 
 test('a company’s pages have no accessibility violations', async ({ page }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(180_000); // 13 pages through axe: 1–1.5 min on a quiet machine, 2.1 min once beside the Slurm tier
   await signIn(page, 'en', 'owner@company.example');
   for (const path of ['/dashboard', '/jobs', '/jobs/new', '/usage', '/prices', '/organisation', '/projects', '/invoices', '/notifications', '/profile']) await visit(page, path);
   await visit(page, '/jobs', /^(fine-tuning|inference|batch|training)-/);
@@ -25,7 +25,7 @@ test('a company’s pages have no accessibility violations', async ({ page }) =>
 });
 
 test('the centre staff’s pages have no accessibility violations', async ({ page }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(180_000); // 13 pages through axe: 1–1.5 min on a quiet machine, 2.1 min once beside the Slurm tier
   await signIn(page, 'en', 'admin@centre.example');
   for (const path of ['/staff/centre', '/staff/applications', '/staff/cluster', '/staff/allocations', '/staff/invoices', '/staff/tenants', '/staff/audit', '/staff/mail']) await visit(page, path);
   await visit(page, '/staff/applications', /Alemannic/);
