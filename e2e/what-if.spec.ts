@@ -44,6 +44,9 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       expect(meanProposed).toBeLessThan(meanNow!);
       // The current machine waits as the history did: the same p90 in the sentence and in the table.
       await expect(page.getByTestId('whatif-history')).toContainText(`p90 ${formatDuration(p90Now!)}`);
+      // Classes and sites go by their names in the reader's language, not by their ids.
+      const jena = locale === 'de' ? 'H100-Partition (Jena) · Jena, Deutschland (Warmwasserkühlung)' : 'H100 partition (Jena) · Jena, Germany (warm-water cooled)';
+      await expect(page.getByRole('rowheader', { name: jena })).toBeVisible();
       await expectNoViolations(page, `what-if result (${locale})`);
 
       // Listed as done with its change.

@@ -112,6 +112,8 @@ export const clusterOut = z.object({
     runningJobs: z.number().int(),
     powerW: z.number(),
   }).nullable(),
+  /** Each partition's class as the reader's language names it (the cards' titles). */
+  partitionLabels: z.array(z.object({ partition: z.string(), className: z.string() })),
   samples: z.array(z.object({ at: isoDateOut, partition: z.string(), totalGpus: z.number().int(), allocatedGpus: z.number().int() })),
   /** Per site: facility power (IT × PUE, W) at each sample time of the last day and now (null: the scheduler did not answer), and its cap (null: none). */
   sitePower: z.array(

@@ -26,7 +26,7 @@ export async function clusterView(db: DbOrTx, scheduler: SchedulerPort, catalogu
     readSchedulerStatus(db),
     db.select({ id: sites.id, name: sites.name, nameDe: sites.nameDe, pueMilli: sites.pueMilli }).from(sites).orderBy(asc(sites.id)),
     // Every class, active or not: a sample of a class retired since still belongs to its site.
-    db.select({ id: resourceClasses.id, siteId: resourceClasses.siteId }).from(resourceClasses),
+    db.select({ id: resourceClasses.id, siteId: resourceClasses.siteId, name: resourceClasses.name, nameDe: resourceClasses.nameDe }).from(resourceClasses),
   ]);
   const sitePower = facilityPowerBySite({
     sites: siteRows.map(({ nameDe, ...s }) => ({ ...s, name: localName(locale, { name: s.name, nameDe }), capW: sitePowerCapW(catalogue, s.id) })),
@@ -34,8 +34,12 @@ export async function clusterView(db: DbOrTx, scheduler: SchedulerPort, catalogu
     samples,
     now: description ? description.nodes.map((n) => ({ partition: n.partition, powerW: n.powerW })) : null,
   });
+  // The partition cards are titled by the class the partition serves (its name says the site), in the reader's
+  // language: the scheduler's partition names are the class ids; a partition no class names keeps its own name.
+  const partitionLabels = classRows.map((c) => ({ partition: c.id, className: localName(locale, c) }));
   return {
     description,
+    partitionLabels,
     samples,
     sitePower,
     scheduler: {

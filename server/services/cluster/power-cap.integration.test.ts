@@ -58,6 +58,12 @@ describe.each(dbTargets())('facility power cap on %s', (target) => {
       // Kajaani, PUE 1.04: 20,000 W → 20,800 W; now idle 8 × (2,000 + 8 × 120) = 23,680 W → 24,627.2 → 24,627 W.
       { siteId: 'fi-kajaani', pueMilli: 1040, capW: null, points: [{ at: minutesAgo(2), facilityW: 20_800 }], nowW: 24_627 },
     ]);
+    // The partition cards are titled by their class, in the reader's language (not the ids h100, b200 …).
+    const labelOf = (c: typeof cluster, partition: string) => c.partitionLabels.find((l) => l.partition === partition)?.className;
+    expect(cluster.description?.partitions.map((p) => labelOf(cluster, p.name))).toEqual(expect.arrayContaining(['H100 partition (Jena)', 'B200 partition (Kajaani)', 'H100 partition (Lugano)']));
+    const inGerman = await callerFor(db, { userId: admin.userId, now, scheduler: await scheduler(), locale: 'de' }).staff.cluster();
+    expect(labelOf(inGerman, 'h100')).toBe('H100-Partition (Jena)');
+    expect(inGerman.sitePower.map((s) => s.siteName)).toContain('Jena, Deutschland (Warmwasserkühlung)');
   });
 
   it('a job that could never start under the cap is refused on gpus with the most that fit; the estimate warns first', async () => {

@@ -134,8 +134,9 @@ export function ClusterView() {
       )}
       {c?.partitions.map((p) => {
         const nodes = c.nodes.filter((n) => n.partition === p.name);
+        const label = query.data.partitionLabels.find((l) => l.partition === p.name);
         return (
-          <Card key={p.name} title={`${p.name} · ${p.gpuModel} · ${p.siteId}`}>
+          <Card key={p.name} title={`${label?.className ?? p.name} · ${p.gpuModel}`}>
             <ul className="grid grid-cols-8 gap-2 sm:grid-cols-16" aria-label={t('cluster.nodesOf', { partition: p.name })}>
               {nodes.map((n) => (
                 <li key={n.name} title={`${n.name}: ${t(`cluster.node.${n.state}`)} · ${n.allocatedGpus}/${n.gpus} GPU · ${Math.round(n.powerW)} W`} className={cx('h-8 rounded ring-1', NODE_STYLE[n.state])}>

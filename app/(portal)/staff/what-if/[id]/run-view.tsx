@@ -57,7 +57,12 @@ export function RunView({ id }: { id: string }) {
 
 function Result({ run, result }: { run: Run; result: NonNullable<Run['result']> }) {
   const { t, locale } = useT();
+  const trpc = useTRPC();
   const { history, current, proposed } = result;
+  // The current machine's names in the reader's language; a class the proposal adds keeps the id staff gave it.
+  const machine = useQuery(trpc.whatIf.machine.queryOptions());
+  const className = (id: string) => machine.data?.classes.find((c) => c.id === id)?.name ?? id;
+  const siteName = (id: string) => machine.data?.sites.find((s) => s.id === id)?.name ?? id;
   const count = (n: number) => formatCount(locale, n);
   const neverRun = (o: Outcome) => o.jobsNeverRun.partition + o.jobsNeverRun.nodes + o.jobsNeverRun.walltime + o.jobsNeverRun.power;
   /** A measure on both machines: each figure formatted, the difference signed (by default the format of its size). */
@@ -152,7 +157,7 @@ function Result({ run, result }: { run: Run; result: NonNullable<Run['result']> 
               return (
                 <tr key={p.id}>
                   <th scope="row" className="whitespace-nowrap px-3 py-2 text-left text-xs font-semibold text-slate-800">
-                    {`${p.id} · ${p.siteId}`}
+                    {`${className(p.id)} · ${siteName(p.siteId)}`}
                   </th>
                   <Td className="text-right tabular-nums">{pair(c && count(c.gpus), count(p.gpus))}</Td>
                   <Td className="text-right tabular-nums">{pair(c && formatBasisPoints(locale, c.utilisationBp), formatBasisPoints(locale, p.utilisationBp))}</Td>
@@ -165,7 +170,7 @@ function Result({ run, result }: { run: Run; result: NonNullable<Run['result']> 
         </Table>
       </Card>
       {sites.map(({ current: c, proposed: p }) => (
-        <Card key={p.id} title={t('whatIf.power.heading', { site: p.id })}>
+        <Card key={p.id} title={t('whatIf.power.heading', { site: siteName(p.id) })}>
           <p className="mb-2 text-sm text-slate-700">{t('whatIf.power.peak', { current: kw(c.peakFacilityPowerW), proposed: kw(p.peakFacilityPowerW) })}</p>
           <WhatIfPowerChart
             days={days}
@@ -177,7 +182,7 @@ function Result({ run, result }: { run: Run; result: NonNullable<Run['result']> 
             formatKw={kw}
             formatTick={(v) => formatDecimal(locale, v, 0)}
             labels={{
-              title: t('whatIf.power.label', { site: p.id }),
+              title: t('whatIf.power.label', { site: siteName(p.id) }),
               axis: 'kW',
               day: t('whatIf.power.day'),
               current: t('whatIf.table.current'),
