@@ -619,6 +619,11 @@ export const schedulerBudgetSyncs = pgTable(
     budgets: integer('budgets').notNull(),
     mismatches: jsonb('mismatches').$type<{ account: string; partition: string; asked: number; read: number | null }[]>().notNull(),
     error: text('error'),
+    /**
+     * With a full sync of a scheduler that reports its accounting: the ledger's GPU-seconds per project account
+     * and class beside the scheduler's, for jobs ended since `since` (server/core/scheduler/usage-check.ts).
+     */
+    usage: jsonb('usage').$type<{ since: string; rows: { account: string; partition: string; portalGpuSeconds: number; schedulerGpuSeconds: number; differenceGpuSeconds: number }[] }>(),
   },
   (t) => [index('scheduler_budget_syncs_at_idx').on(t.at)],
 );

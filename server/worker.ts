@@ -21,7 +21,7 @@ import { sendInvoiceReminders } from './services/billing/payments';
 import { sendExpiryReminders } from './services/mail/reminders';
 import { reconcileOnce, recordClusterSample } from './services/jobs/reconciler';
 import { noteSchedulerOutcome } from './services/cluster/scheduler-status';
-import { importOutsideUsage } from './services/cluster/outside-usage';
+import { checkSchedulerUsage, importOutsideUsage, type UsageCheck } from './services/cluster/outside-usage';
 import { budgetSyncDue, syncSchedulerBudgets } from './services/cluster/scheduler-budgets';
 import { runDueWhatIf } from './services/planning/what-if';
 
@@ -143,15 +143,18 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
       if (isBudgetEnforcing(scheduler) && at.getTime() - lastBudgetCheck >= Math.min(BUDGET_CHECK_MS, everySeconds * 1000)) {
         lastBudgetCheck = at.getTime();
         if (await budgetSyncDue(handle.db, at, everySeconds)) {
-          // First what ran around the portal (sbatch from a shell), so the budgets handed over count it.
+          // First what ran around the portal (sbatch from a shell), so the budgets handed over count it; then
+          // the ledger beside the scheduler's accounting, recorded with the sync for staff.
+          let usage: UsageCheck | null = null;
           try {
             const outside = await importOutsideUsage(handle.db, scheduler, at);
             if (outside?.imported) log(`[worker] imported ${outside.imported} job(s) run outside the portal (${outside.charged} charged)`);
+            usage = await checkSchedulerUsage(handle.db, scheduler, at);
           } catch (error) {
             if (!isSchedulerUnavailable(error)) throw error;
             log(`[worker] reading the scheduler's accounting failed: ${error instanceof Error ? error.message : String(error)}`);
           }
-          const sync = await syncSchedulerBudgets(handle.db, scheduler, { now: at });
+          const sync = await syncSchedulerBudgets(handle.db, scheduler, { now: at, usage });
           if (sync && !sync.ok) log(`[worker] syncing the scheduler's budgets failed: ${sync.error}`);
           else if (sync?.mismatches.length) log(`[worker] the scheduler holds ${sync.mismatches.length} budget(s) other than asked`);
         }

@@ -135,6 +135,24 @@ const budgetMismatchOut = z.object({ account: z.string(), projectTitle: z.string
 /** The scheduler's own budgets for staff: the last sync and the jobs it holds on a budget limit (server/services/cluster/scheduler-budgets.ts). */
 export const schedulerBudgetsOut = z.object({
   enforcing: z.boolean(),
+  /** The ledger's GPU-seconds per project account and class beside the scheduler's accounting, from the last full sync. */
+  usage: z
+    .object({
+      at: isoDateOut,
+      since: isoDateOut,
+      rows: z.array(
+        z.object({
+          account: z.string(),
+          projectTitle: z.string().nullable(),
+          orgName: z.string().nullable(),
+          partition: z.string(),
+          portalGpuSeconds: z.number().int(),
+          schedulerGpuSeconds: z.number().int(),
+          differenceGpuSeconds: z.number().int(),
+        }),
+      ),
+    })
+    .nullable(),
   lastSync: z
     .object({ at: isoDateOut, ok: z.boolean(), budgets: z.number().int(), projects: z.number().int().nullable(), mismatches: z.array(budgetMismatchOut), error: z.string().nullable() })
     .nullable(),

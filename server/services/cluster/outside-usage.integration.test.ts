@@ -5,11 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
-import { allocations, ledgerEntries, outsideJobs } from '~/db/schema';
-import type { OutsideJob, SchedulerPort, UsageReporting } from '~/server/core/scheduler/port';
+import { allocations, jobs, ledgerEntries, outsideJobs, projects } from '~/db/schema';
+import type { BudgetEnforcing, OutsideJob, SchedulerPort, UsageReporting } from '~/server/core/scheduler/port';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { scriptedScheduler } from '~/server/testing/scripted-scheduler';
-import { importOutsideUsage } from './outside-usage';
+import { checkSchedulerUsage, importOutsideUsage } from './outside-usage';
+import { syncSchedulerBudgets } from './scheduler-budgets';
 
 describe.each(dbTargets())('usage around the portal on %s', (target) => {
   let handle: DbHandle;
@@ -88,7 +89,73 @@ describe.each(dbTargets())('usage around the portal on %s', (target) => {
 
   });
 
+  it('puts the ledger beside the scheduler’s accounting per project and class; staff see the difference until the job settles', async () => {
+    const now = new Date('2026-12-03T12:00:00Z');
+    const today = now.toISOString().slice(0, 10);
+    const admin = await createStaff(db, 'admin');
+    const owner = await createTenant(db, { name: `Usage Check ${randomUUID().slice(0, 6)}` });
+    const { projectId, allocationId } = await activeAllocation(db, owner, admin, { gpuHours: 10, today });
+    const scripted = scriptedScheduler();
+    const asOwner = callerFor(db, { userId: owner.userId, orgId: owner.orgId, now: () => now, scheduler: scripted.port });
+    const portalJob = await asOwner.job.submit({ allocationId, resourceClassId: 'h100', name: 'through the portal', kind: 'training', gpus: 1, nodes: 1, walltimeMinutes: 30, image: 'img', command: 'run', env: {}, idempotencyKey: randomUUID() });
+    const cluster = `ci-${randomUUID().slice(0, 6)}`;
+    const ended = new Date('2026-12-03T10:01:40Z');
+    const record = (id: string, name: string, changes: Partial<OutsideJob> = {}): OutsideJob => ({
+      cluster, schedulerJobId: id, name, account: projectId, partition: 'h100', resourceClassId: 'h100', user: 'alice', state: 'COMPLETED', startedAt: new Date('2026-12-03T10:00:00Z'), endedAt: ended, gpuSeconds: 200, ...changes,
+    });
+    const reported = [
+      record('201', 'sweep.sh'),
+      record('202', portalJob.id, { gpuSeconds: 3600 }),
+      record('203', 'b200-test', { partition: 'b200', resourceClassId: 'b200', gpuSeconds: 50 }),
+      // Ended before the 30 days compared: on neither side.
+      record('204', 'old.sh', { endedAt: new Date('2026-10-01T00:00:00Z'), gpuSeconds: 999 }),
+    ];
+    const asked: Date[] = [];
+    const port: SchedulerPort & UsageReporting & BudgetEnforcing = {
+      ...scripted.port,
+      outsideJobs: (accounts, since) => {
+        asked.push(since);
+        return Promise.resolve(reported.filter((r) => accounts.includes(r.account)));
+      },
+      syncBudgets: (budgets) => Promise.resolve(budgets.map((b) => ({ ...b, usedGpuMinutes: null }))),
+      budgetHolds: () => Promise.resolve([]),
+    };
+    await importOutsideUsage(db, port, now);
+    const mine = (check: Awaited<ReturnType<typeof checkSchedulerUsage>>) => check!.rows.filter((r) => r.account === projectId);
+
+    // The portal's own job ended at the scheduler but is not settled here yet: Slurm counts 3,600 GPU-s more.
+    const first = await checkSchedulerUsage(db, port, now);
+    expect(first!.since).toEqual(new Date(now.getTime() - 30 * 86_400_000));
+    // Asked two days further back: the accounting finds jobs by when they became eligible.
+    expect(asked.at(-1)).toEqual(new Date(now.getTime() - 32 * 86_400_000));
+    expect(mine(first)).toEqual([
+      { account: projectId, partition: 'h100', portalGpuSeconds: 200, schedulerGpuSeconds: 3800, differenceGpuSeconds: 3600 },
+      { account: projectId, partition: 'b200', portalGpuSeconds: 50, schedulerGpuSeconds: 50, differenceGpuSeconds: 0 },
+    ]);
+
+    // Settled as the reconciler would: the two sides agree, and a second check changes nothing.
+    await db.update(jobs).set({ schedulerJobId: '202', state: 'COMPLETED', endedAt: ended, gpuSeconds: 3600 }).where(eq(jobs.id, portalJob.id));
+    const second = await checkSchedulerUsage(db, port, now);
+    expect(mine(second).map((r) => [r.partition, r.portalGpuSeconds, r.schedulerGpuSeconds, r.differenceGpuSeconds])).toEqual([
+      ['b200', 50, 50, 0],
+      ['h100', 3800, 3800, 0],
+    ]);
+
+    // Staff see the first check (recorded with a full sync) on the cluster page, the project named.
+    await syncSchedulerBudgets(db, port, { now, usage: first });
+    const asStaff = callerFor(db, { userId: admin.userId, now: () => now, scheduler: port });
+    const view = await asStaff.staff.schedulerBudgets();
+    const row = view.usage!.rows.find((r) => r.account === projectId && r.partition === 'h100');
+    const [project] = await db.select({ title: projects.title }).from(projects).where(eq(projects.id, projectId));
+    expect(row).toMatchObject({ projectTitle: project!.title, orgName: owner.orgName, portalGpuSeconds: 200, schedulerGpuSeconds: 3800, differenceGpuSeconds: 3600 });
+    expect(view.usage!.since).toEqual(first!.since);
+    // A later sync of a few projects (after a change) keeps the last full sync's comparison on the page.
+    await syncSchedulerBudgets(db, port, { now: new Date(now.getTime() + 1000), projectIds: [projectId] });
+    expect((await asStaff.staff.schedulerBudgets()).usage!.rows.find((r) => r.account === projectId && r.partition === 'h100')?.differenceGpuSeconds).toBe(3600);
+  });
+
   it('a scheduler that reports no accounting (the simulated cluster) imports nothing', async () => {
     expect(await importOutsideUsage(db, scriptedScheduler().port, new Date())).toBeNull();
+    expect(await checkSchedulerUsage(db, scriptedScheduler().port, new Date())).toBeNull();
   });
 });

@@ -4,11 +4,12 @@
 // cluster and job id, so a second run changes nothing. The scheduler counts such jobs against the
 // project's limit (GrpTRESMins) all the same: after the import the portal's remaining budget is the
 // scheduler's limit minus its usage again. The worker runs it with every full budget sync.
-import { and, desc, eq, gte, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '~/db/client';
 import { allocations, jobs, organisations, outsideJobs, projects, tariffs } from '~/db/schema';
 import { chargeFor } from '~/server/core/jobs/estimates';
 import { isPortalId, isUsageReporting, type OutsideJob, type SchedulerPort } from '~/server/core/scheduler/port';
+import { compareUsage, type UsageDifference } from '~/server/core/scheduler/usage-check';
 import { chargeOutsideUsageInTx } from '~/server/services/ledger/ledger';
 import { inTransaction } from '~/server/services/transaction';
 
@@ -23,16 +24,20 @@ export interface OutsideImport {
   charged: number;
 }
 
+/** The projects whose accounts are read: those with an allocation that ended within the lookback or later. */
+async function accountsInReach(db: Db, horizon: Date): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ projectId: allocations.projectId })
+    .from(allocations)
+    .where(gte(allocations.periodEnd, horizon.toISOString().slice(0, 10)));
+  return rows.map((r) => r.projectId);
+}
+
 /** importOutsideUsage reads the scheduler's final jobs in the portal's projects' accounts and charges the ones the portal did not submit, once. Null for a scheduler that reports none. */
 export async function importOutsideUsage(db: Db, scheduler: SchedulerPort, now: Date): Promise<OutsideImport | null> {
   if (!isUsageReporting(scheduler)) return null;
   const horizon = new Date(now.getTime() - OUTSIDE_LOOKBACK_DAYS * DAY_MS);
-  const accounts = (
-    await db
-      .selectDistinct({ projectId: allocations.projectId })
-      .from(allocations)
-      .where(gte(allocations.periodEnd, horizon.toISOString().slice(0, 10)))
-  ).map((r) => r.projectId);
+  const accounts = await accountsInReach(db, horizon);
   if (accounts.length === 0) return { imported: 0, charged: 0 };
   // From a day before the last job imported (records reach slurmdbd late), at most the lookback.
   const [last] = await db.select({ endedAt: sql<Date | null>`max(${outsideJobs.endedAt})` }).from(outsideJobs);
@@ -114,4 +119,45 @@ async function importOne(db: Db, job: OutsideJob): Promise<{ charged: boolean } 
     }
     return { charged: !!allocation && amount > 0 };
   });
+}
+
+/** The ledger against the scheduler's accounting over the last days (stored with the full budget sync, shown to staff). */
+export interface UsageCheck {
+  /** Jobs that ended from here on are counted on both sides. */
+  since: Date;
+  rows: UsageDifference[];
+}
+
+/** How far before `since` the scheduler is asked: its accounting finds jobs by when they became eligible, and a job may run up to two days. */
+const ELIGIBLE_MARGIN_MS = 2 * DAY_MS;
+
+/**
+ * checkSchedulerUsage puts the GPU-seconds the portal holds per project account and class (its own jobs
+ * handed to the scheduler, and the jobs imported as run around it) beside what the scheduler's accounting
+ * counts for the same accounts, for the jobs that ended in the last OUTSIDE_LOOKBACK_DAYS. Run after the
+ * import, every job settled and imported makes the two equal. Null for a scheduler that reports no usage.
+ */
+export async function checkSchedulerUsage(db: Db, scheduler: SchedulerPort, now: Date): Promise<UsageCheck | null> {
+  if (!isUsageReporting(scheduler)) return null;
+  const since = new Date(now.getTime() - OUTSIDE_LOOKBACK_DAYS * DAY_MS);
+  const accounts = await accountsInReach(db, since);
+  if (accounts.length === 0) return { since, rows: [] };
+  const [reported, own, outside] = await Promise.all([
+    scheduler.outsideJobs(accounts, new Date(since.getTime() - ELIGIBLE_MARGIN_MS)),
+    db
+      .select({ account: allocations.projectId, partition: jobs.resourceClassId, gpuSeconds: sql<string>`sum(coalesce(${jobs.gpuSeconds}, 0))` })
+      .from(jobs)
+      .innerJoin(allocations, eq(allocations.id, jobs.allocationId))
+      .where(and(inArray(allocations.projectId, accounts), gte(jobs.endedAt, since), isNotNull(jobs.schedulerJobId)))
+      .groupBy(allocations.projectId, jobs.resourceClassId),
+    db
+      .select({ account: outsideJobs.projectId, partition: outsideJobs.partition, gpuSeconds: sql<string>`sum(${outsideJobs.gpuSeconds})` })
+      .from(outsideJobs)
+      .where(and(inArray(outsideJobs.projectId, accounts), gte(outsideJobs.endedAt, since)))
+      .groupBy(outsideJobs.projectId, outsideJobs.partition),
+  ]);
+  const known = new Set(accounts);
+  const schedulerSide = reported.filter((j) => known.has(j.account) && j.endedAt !== null && j.endedAt >= since).map((j) => ({ account: j.account, partition: j.partition, gpuSeconds: j.gpuSeconds }));
+  const portalSide = [...own, ...outside].map((r) => ({ account: r.account, partition: r.partition, gpuSeconds: Number(r.gpuSeconds) }));
+  return { since, rows: compareUsage(portalSide, schedulerSide) };
 }

@@ -3,12 +3,13 @@
 // hands them to a BudgetEnforcing scheduler after every change that moves them, and the worker syncs all
 // of them every SLURM_BUDGET_SYNC_SECONDS so a missed or failed change heals. Each sync is recorded with
 // what the scheduler read back differently (drift), for the staff cluster page.
-import { and, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
 import { allocations, jobs, organisations, projects, resourceClasses, schedulerBudgetSyncs, tariffs } from '~/db/schema';
 import { budgetMismatches, holdDrift, isUsable, projectBudgets, roomGpuSeconds, type BudgetMismatch, type BudgetProject, type HoldDrift } from '~/server/core/scheduler/budgets';
 import { isBudgetEnforcing, isPortalId, type SchedulerBudget, type SchedulerPort } from '~/server/core/scheduler/port';
 import { stepAfterCommit, type SchedulerStep } from '~/server/services/transaction';
+import type { UsageCheck } from './outside-usage';
 
 /** Sync records older than this are dropped by the full sync (the page shows the latest). */
 const KEEP_SYNCS_DAYS = 30;
@@ -101,7 +102,7 @@ export interface BudgetSyncResult {
  * enforces budgets (null otherwise, or when there is nothing to sync) and records the sync: what the
  * scheduler read back differently is drift. A scheduler's failure is recorded and answered, not thrown.
  */
-export async function syncSchedulerBudgets(db: Db, scheduler: SchedulerPort, options: { projectIds?: string[]; now?: Date } = {}): Promise<BudgetSyncResult | null> {
+export async function syncSchedulerBudgets(db: Db, scheduler: SchedulerPort, options: { projectIds?: string[]; now?: Date; usage?: UsageCheck | null } = {}): Promise<BudgetSyncResult | null> {
   if (!isBudgetEnforcing(scheduler)) return null;
   const now = options.now ?? new Date();
   const budgets = await schedulerBudgets(db, { projectIds: options.projectIds, now });
@@ -113,7 +114,8 @@ export async function syncSchedulerBudgets(db: Db, scheduler: SchedulerPort, opt
   } catch (error) {
     result = { at: now, ok: false, budgets: budgets.length, mismatches: [], error: error instanceof Error ? error.message : String(error) };
   }
-  await db.insert(schedulerBudgetSyncs).values({ at: now, projectIds: options.projectIds ?? null, ok: result.ok, budgets: result.budgets, mismatches: result.mismatches, error: result.error });
+  const usage = options.usage ? { since: options.usage.since.toISOString(), rows: options.usage.rows } : null;
+  await db.insert(schedulerBudgetSyncs).values({ at: now, projectIds: options.projectIds ?? null, ok: result.ok, budgets: result.budgets, mismatches: result.mismatches, error: result.error, usage });
   if (!options.projectIds) await db.delete(schedulerBudgetSyncs).where(lt(schedulerBudgetSyncs.at, new Date(now.getTime() - KEEP_SYNCS_DAYS * 86_400_000)));
   return result;
 }
@@ -186,12 +188,35 @@ export interface BudgetHoldView {
   drift: HoldDrift;
 }
 
+/** A row of the ledger beside the scheduler's accounting, with the project's names. */
+export interface UsageCheckRowView {
+  account: string;
+  projectTitle: string | null;
+  orgName: string | null;
+  partition: string;
+  portalGpuSeconds: number;
+  schedulerGpuSeconds: number;
+  differenceGpuSeconds: number;
+}
+
 export interface SchedulerBudgetsView {
   enforcing: boolean;
+  /** The last full sync's ledger beside the scheduler's accounting (null: none yet, or a scheduler that reports no usage). */
+  usage: { at: Date; since: Date; rows: UsageCheckRowView[] } | null;
   lastSync: (BudgetSyncResult & { projects: number | null; mismatches: (BudgetMismatch & { projectTitle: string | null })[] }) | null;
   /** The scheduler's holds now; null when it could not be asked (`unreachable`). */
   holds: BudgetHoldView[] | null;
   unreachable: boolean;
+}
+
+/** usageView names the projects of a stored usage check (an account that is no project keeps its name). */
+async function usageView(db: DbOrTx, at: Date, usage: NonNullable<typeof schedulerBudgetSyncs.$inferSelect.usage>) {
+  const ids = [...new Set(usage.rows.map((r) => r.account))].filter((a) => isPortalId(a));
+  const named = ids.length
+    ? await db.select({ id: projects.id, title: projects.title, orgName: organisations.name }).from(projects).innerJoin(organisations, eq(organisations.id, projects.orgId)).where(inArray(projects.id, ids))
+    : [];
+  const byId = new Map(named.map((p) => [p.id, p]));
+  return { at, since: new Date(usage.since), rows: usage.rows.map((r) => ({ ...r, projectTitle: byId.get(r.account)?.title ?? null, orgName: byId.get(r.account)?.orgName ?? null })) };
 }
 
 /**
@@ -200,8 +225,12 @@ export interface SchedulerBudgetsView {
  * unreachable scheduler is reported, not thrown, so the page still renders.
  */
 export async function schedulerBudgetsView(db: Db, scheduler: SchedulerPort, now: Date): Promise<SchedulerBudgetsView> {
-  if (!isBudgetEnforcing(scheduler)) return { enforcing: false, lastSync: null, holds: null, unreachable: false };
-  const [last] = await db.select().from(schedulerBudgetSyncs).orderBy(desc(schedulerBudgetSyncs.id)).limit(1);
+  if (!isBudgetEnforcing(scheduler)) return { enforcing: false, usage: null, lastSync: null, holds: null, unreachable: false };
+  const [[last], [checked]] = await Promise.all([
+    db.select().from(schedulerBudgetSyncs).orderBy(desc(schedulerBudgetSyncs.id)).limit(1),
+    db.select({ at: schedulerBudgetSyncs.at, usage: schedulerBudgetSyncs.usage }).from(schedulerBudgetSyncs).where(isNotNull(schedulerBudgetSyncs.usage)).orderBy(desc(schedulerBudgetSyncs.id)).limit(1),
+  ]);
+  const usage = checked?.usage ? await usageView(db, checked.at, checked.usage) : null;
   let holds: Awaited<ReturnType<typeof scheduler.budgetHolds>> | null = null;
   try {
     holds = await scheduler.budgetHolds();
@@ -222,7 +251,7 @@ export async function schedulerBudgetsView(db: Db, scheduler: SchedulerPort, now
         mismatches: last.mismatches.map((m) => ({ ...m, projectTitle: titleOf.get(m.account) ?? null })),
       }
     : null;
-  if (!holds) return { enforcing: true, lastSync, holds: null, unreachable: true };
+  if (!holds) return { enforcing: true, usage, lastSync, holds: null, unreachable: true };
   const portalJobIds = holds.map((h) => h.portalJobId).filter((id): id is string => id !== null && isPortalId(id));
   const openJobs = portalJobIds.length
     ? await db
@@ -253,5 +282,5 @@ export async function schedulerBudgetsView(db: Db, scheduler: SchedulerPort, now
       drift: holdDrift(h, portalHasBudget),
     };
   });
-  return { enforcing: true, lastSync, holds: views, unreachable: false };
+  return { enforcing: true, usage, lastSync, holds: views, unreachable: false };
 }

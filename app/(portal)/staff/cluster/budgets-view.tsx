@@ -5,10 +5,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Badge, Card, Table, Td, Th } from '~/app/_components/ui';
-import { formatCount, formatDateTime } from '~/server/i18n/format';
+import { formatCount, formatDateTime, formatGpuHours } from '~/server/i18n/format';
 import { useTRPC } from '~/app/_lib/trpc';
 
 const DRIFT_TONE = { staleLimit: 'red', aroundPortal: 'amber', agreed: 'slate' } as const;
+
+/** Rows of the ledger-vs-accounting table shown at most (the largest differences come first). */
+const USAGE_ROWS_SHOWN = 100;
 
 export function BudgetsView() {
   const { t, locale, timeZone } = useT();
@@ -65,6 +68,44 @@ export function BudgetsView() {
             </div>
           )}
         </section>
+        {data.usage && (
+          <section data-testid="usage-check">
+            <h3 className="text-sm font-semibold">{t('cluster.usage.title')}</h3>
+            <p className="text-sm text-slate-600">
+              {t('cluster.usage.intro', { since: formatDateTime(locale, data.usage.since, timeZone), at: formatDateTime(locale, data.usage.at, timeZone) })}{' '}
+              {t('cluster.usage.agree', { agree: data.usage.rows.filter((r) => r.differenceGpuSeconds === 0).length, total: data.usage.rows.length })}
+            </p>
+            {data.usage.rows.length > 0 && (
+              <Table>
+                <thead>
+                  <tr>
+                    <Th>{t('cluster.budgets.project')}</Th>
+                    <Th>{t('cluster.budgets.partition')}</Th>
+                    <Th className="text-right">{t('cluster.usage.portal')}</Th>
+                    <Th className="text-right">{t('cluster.usage.scheduler')}</Th>
+                    <Th className="text-right">{t('cluster.usage.difference')}</Th>
+                  </tr>
+                </thead>
+                <tbody className="divide-y divide-slate-100">
+                  {data.usage.rows.slice(0, USAGE_ROWS_SHOWN).map((r) => (
+                    <tr key={`${r.account}/${r.partition}`}>
+                      <Td>{r.projectTitle ? `${r.projectTitle}${r.orgName ? ` · ${r.orgName}` : ''}` : r.account}</Td>
+                      <Td>{r.partition}</Td>
+                      <Td className="text-right tabular-nums">{formatGpuHours(locale, r.portalGpuSeconds)}</Td>
+                      <Td className="text-right tabular-nums">{formatGpuHours(locale, r.schedulerGpuSeconds)}</Td>
+                      <Td className={`text-right tabular-nums ${r.differenceGpuSeconds === 0 ? 'text-slate-500' : 'font-semibold text-amber-800'}`}>
+                        {r.differenceGpuSeconds === 0
+                          ? t('cluster.usage.equal')
+                          : t('cluster.usage.differenceSeconds', { sign: r.differenceGpuSeconds > 0 ? '+' : '−', hours: formatGpuHours(locale, Math.abs(r.differenceGpuSeconds)), seconds: formatCount(locale, Math.abs(r.differenceGpuSeconds)) })}
+                      </Td>
+                    </tr>
+                  ))}
+                </tbody>
+              </Table>
+            )}
+            {data.usage.rows.length > USAGE_ROWS_SHOWN && <p className="mt-2 text-xs text-slate-500">{t('cluster.usage.more', { count: data.usage.rows.length - USAGE_ROWS_SHOWN })}</p>}
+          </section>
+        )}
         {data.holds && (
           <section>
             <h3 className="text-sm font-semibold">{t('cluster.budgets.holds')}</h3>

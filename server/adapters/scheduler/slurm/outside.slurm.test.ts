@@ -9,7 +9,7 @@ import type { Db, DbHandle } from '~/db/client';
 import { allocations, ledgerEntries, outsideJobs } from '~/db/schema';
 import { slurmClassesFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
 import { available } from '~/server/core/ledger/balance';
-import { importOutsideUsage } from '~/server/services/cluster/outside-usage';
+import { checkSchedulerUsage, importOutsideUsage } from '~/server/services/cluster/outside-usage';
 import { activeAllocation, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { createSlurmScheduler, type SlurmSettings } from './index';
 import { testClusterSettings, waitUntil } from './testing';
@@ -70,6 +70,12 @@ describe('usage around the portal, on a real Slurm', () => {
     const [allocation] = await db.select().from(allocations).where(eq(allocations.id, allocationId));
     const slurmUsage = slurm.reduce((sum, j) => sum + j.elapsedSeconds * j.gpus, 0);
     expect(available(allocation!)).toBe(limitGpuMinutes(projectId) * 60 - slurmUsage);
+
+    // Staff's comparison: the ledger holds for the account what slurmdbd counts, to the GPU-second.
+    const check = await checkSchedulerUsage(db, port, now());
+    const rows = check!.rows.filter((r) => r.account === projectId);
+    expect(rows.reduce((sum, r) => sum + r.schedulerGpuSeconds, 0)).toBe(slurmUsage);
+    expect(rows.map((r) => r.differenceGpuSeconds)).toEqual(rows.map(() => 0));
 
     // A second run changes nothing.
     expect((await importOutsideUsage(db, port, now()))?.imported).toBe(0);

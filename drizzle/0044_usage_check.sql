@@ -1,0 +1,1 @@
+ALTER TABLE "scheduler_budget_syncs" ADD COLUMN "usage" jsonb;
