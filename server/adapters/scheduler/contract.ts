@@ -5,7 +5,7 @@
 // The suite assumes the harness partition runs only the suite's jobs while it runs.
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { isFinalState, type SchedulerJobSpec, type SchedulerJobState, type SchedulerJobStatus, type SchedulerPort } from '~/server/core/scheduler/port';
+import { isFinalState, isSchedulerUnavailable, type SchedulerJobSpec, type SchedulerJobState, type SchedulerJobStatus, type SchedulerPort } from '~/server/core/scheduler/port';
 
 /** What an adapter's test provides to run the contract suite against it. */
 export interface ContractHarness {
@@ -32,6 +32,23 @@ const POLL_STEP_SECONDS = 10;
 const MAX_WAIT_SECONDS = 900;
 
 const LIVE_STATES: readonly SchedulerJobState[] = ['PENDING', 'RUNNING'];
+
+/**
+ * handOver submits as the portal's hand-over does: "unavailable" decides nothing (Slurm: slurmdbd's records
+ * still on their way, so whether an earlier try reached it cannot be told), so it tries again a little later,
+ * for at most a minute. Any other error is the answer.
+ */
+async function handOver(port: SchedulerPort, spec: SchedulerJobSpec): ReturnType<SchedulerPort['submit']> {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    try {
+      return await port.submit(spec);
+    } catch (error) {
+      if (!isSchedulerUnavailable(error) || Date.now() > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+  }
+}
 
 /** schedulerContract registers the SchedulerPort contract tests for one adapter; `setup` runs once before them. */
 export function schedulerContract(name: string, setup: () => Promise<ContractHarness>): void {
@@ -132,7 +149,7 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
 
     it('submit returns a scheduler id and the job is PENDING or RUNNING', async () => {
       const s = spec();
-      const { schedulerJobId } = await h.port.submit(s);
+      const { schedulerJobId } = await handOver(h.port, s);
       expect(typeof schedulerJobId).toBe('string');
       expect(schedulerJobId.length).toBeGreaterThan(0);
       const status = await statusOf(s.portalJobId);
@@ -145,9 +162,9 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
 
     it('a retried submit with the same portal id returns the same scheduler id and creates no second job', async () => {
       const s = spec({ runtimeSeconds: LONG_RUN_SECONDS, walltimeSeconds: 2 * LONG_RUN_SECONDS });
-      const first = await h.port.submit(s);
+      const first = await handOver(h.port, s);
       const before = await queueSize();
-      const again = await h.port.submit({ ...s });
+      const again = await handOver(h.port, { ...s });
       expect(again.schedulerJobId).toBe(first.schedulerJobId);
       expect(await queueSize()).toBe(before);
       expect(await h.port.jobs([s.portalJobId])).toHaveLength(1);
@@ -155,7 +172,7 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
 
     it('a short job reaches COMPLETED with gpuSeconds = gpus × runtime, start and end, exit code 0 and energy', async () => {
       const s = spec({ gpus: h.gpusPerNode, runtimeSeconds: SHORT_RUN_SECONDS });
-      await h.port.submit(s);
+      await handOver(h.port, s);
       const done = await waitFinal(s.portalJobId);
       expect(done.state).toBe('COMPLETED');
       expect(done.exitCode).toBe(0);
@@ -174,7 +191,7 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
 
     it('a job that exits with code 1 ends FAILED (here on two nodes)', async () => {
       const s = spec({ gpus: 2 * h.gpusPerNode, nodes: 2, runtimeSeconds: 30, exitCode: 1 });
-      await h.port.submit(s);
+      await handOver(h.port, s);
       const done = await waitFinal(s.portalJobId);
       expect(done.state).toBe('FAILED');
       expect(done.exitCode).toBe(1);
@@ -186,7 +203,7 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
     it('a job running past its walltime ends TIMEOUT with gpuSeconds = gpus × walltime, ended by SIGTERM (Slurm 0:15)', async () => {
       const walltimeSeconds = 60;
       const s = spec({ gpus: h.gpusPerNode, runtimeSeconds: LONG_RUN_SECONDS, walltimeSeconds });
-      await h.port.submit(s);
+      await handOver(h.port, s);
       const done = await waitFinal(s.portalJobId);
       expect(done.state).toBe('TIMEOUT');
       expectGpuSeconds(done.gpuSeconds, s.gpus, walltimeSeconds);
@@ -196,10 +213,10 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
 
     it('cancelling a pending job ends it CANCELLED with 0 GPU-seconds', async () => {
       const blocker = blockerSpec(LONG_RUN_SECONDS);
-      await h.port.submit(blocker);
+      await handOver(h.port, blocker);
       await waitRunning(blocker.portalJobId);
       const waiter = spec({ gpus: h.gpusPerNode });
-      await h.port.submit(waiter);
+      await handOver(h.port, waiter);
       expect((await statusOf(waiter.portalJobId)).state).toBe('PENDING');
       await h.port.cancel(waiter.portalJobId);
       const done = await waitFinal(waiter.portalJobId);
@@ -213,7 +230,7 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
     it('cancelling a running job ends it CANCELLED with the usage so far, ended by a signal (Slurm 0:15)', async () => {
       const runSeconds = 30;
       const s = spec({ gpus: h.gpusPerNode, runtimeSeconds: LONG_RUN_SECONDS, walltimeSeconds: 2 * LONG_RUN_SECONDS });
-      await h.port.submit(s);
+      await handOver(h.port, s);
       await waitRunning(s.portalJobId);
       await h.advanceSeconds(runSeconds);
       await h.port.cancel(s.portalJobId);
@@ -230,7 +247,7 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
     it('stopping a running service ends it COMPLETED with the usage so far', async () => {
       const runSeconds = 30;
       const s = spec({ gpus: h.gpusPerNode, runtimeSeconds: LONG_RUN_SECONDS, walltimeSeconds: 2 * LONG_RUN_SECONDS });
-      await h.port.submit(s);
+      await handOver(h.port, s);
       await waitRunning(s.portalJobId);
       await h.advanceSeconds(runSeconds);
       await h.port.cancel(s.portalJobId, { stop: true });
@@ -244,10 +261,10 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
 
     it('stopping a pending job cancels it', async () => {
       const blocker = blockerSpec(LONG_RUN_SECONDS);
-      await h.port.submit(blocker);
+      await handOver(h.port, blocker);
       await waitRunning(blocker.portalJobId);
       const waiter = spec({ gpus: h.gpusPerNode });
-      await h.port.submit(waiter);
+      await handOver(h.port, waiter);
       await h.port.cancel(waiter.portalJobId, { stop: true });
       const done = await waitFinal(waiter.portalJobId);
       expect(done.state).toBe('CANCELLED');
@@ -260,7 +277,7 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
 
     it('jobs() leaves unknown ids out', async () => {
       const s = spec();
-      await h.port.submit(s);
+      await handOver(h.port, s);
       const unknown = `contract-unknown-${randomUUID()}`;
       expect(await h.port.jobs([unknown])).toEqual([]);
       expect(await h.port.jobs([])).toEqual([]);
@@ -270,10 +287,10 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
 
     it('a job needing more GPUs than are free waits PENDING with a reason and starts once the blocker ends', async () => {
       const blocker = blockerSpec(SHORT_RUN_SECONDS);
-      await h.port.submit(blocker);
+      await handOver(h.port, blocker);
       await waitRunning(blocker.portalJobId);
       const waiter = spec({ gpus: h.gpusPerNode, runtimeSeconds: SHORT_RUN_SECONDS });
-      await h.port.submit(waiter);
+      await handOver(h.port, waiter);
       const waiting = await statusOf(waiter.portalJobId);
       expect(waiting.state).toBe('PENDING');
       expect(waiting.pendingReason).toEqual(expect.any(String));
@@ -306,8 +323,8 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
       const half = Math.max(1, Math.floor(h.gpusPerNode / 2));
       const one = spec({ gpus: half, nodes: 1, runtimeSeconds: LONG_RUN_SECONDS, walltimeSeconds: 2 * LONG_RUN_SECONDS });
       const two = spec({ gpus: 2 * half, nodes: 2, runtimeSeconds: LONG_RUN_SECONDS, walltimeSeconds: 2 * LONG_RUN_SECONDS });
-      await h.port.submit(one);
-      await h.port.submit(two);
+      await handOver(h.port, one);
+      await handOver(h.port, two);
       const running = await waitFor([one.portalJobId, two.portalJobId], (all) => all.every((s) => s.state === 'RUNNING'));
       const busy = await h.port.describeCluster();
       const partitionNodes = busy.nodes.filter((n) => n.partition === h.partition);
