@@ -7,7 +7,8 @@
 // Tiers that do not compete for the same thing run side by side (the machine has 2 cores):
 //   1. typecheck, lint and the production build for e2e;
 //   2. unit + integration;
-//   3. e2e in two shards, each on its own server, database, SMTP sink and OIDC provider;
+//   3. e2e in two shards balanced by each spec file's recorded time (scripts/e2e-shards.mjs), each on its own
+//      server, database, SMTP sink and OIDC provider;
 // and the Slurm tier, which mostly waits on the cluster in real time, beside all three from the start.
 // The tier shown live prints to the terminal; the others write to .test-results/<tier>.log, printed
 // whole after their phase.
@@ -15,6 +16,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildIsCurrent, nextBin } from './build-if-needed.mjs';
+import { assignShards, durationsOfReport, DURATIONS_FILE, fileFilter, readDurations, specFiles } from './e2e-shards.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const out = path.join(root, '.test-results');
@@ -62,6 +64,8 @@ async function timed(work) {
   const seconds = (Date.now() - from) / 1000;
   return results.map((r) => ({ ...r, seconds }));
 }
+
+const minutes = (seconds) => `${Math.floor(Math.round(seconds) / 60)}:${String(Math.round(seconds) % 60).padStart(2, '0')} min`;
 
 const check = (name) => (ok) => [{ name, passed: ok ? 1 : 0, failed: ok ? 0 : 1 }];
 
@@ -116,8 +120,8 @@ function build() {
   return run(process.execPath, [nextBin, 'build'], { log: 'build' });
 }
 
-/** e2eShard runs one shard of the browser journeys on ports of its own (server, SMTP sink, OIDC provider). */
-async function e2eShard(index) {
+/** e2eShard runs one shard of the browser journeys (its spec files) on ports of its own (server, SMTP sink, OIDC provider). */
+async function e2eShard(index, files) {
   const json = path.join(out, `playwright-${index + 1}.json`);
   fs.rmSync(json, { force: true });
   const offset = index * 10;
@@ -129,11 +133,24 @@ async function e2eShard(index) {
     TEST_OIDC_PORT: String(Number(process.env.TEST_OIDC_PORT ?? 3901) + offset),
     E2E_OUTPUT_DIR: E2E_SHARDS > 1 ? `test-results/shard-${index + 1}` : 'test-results',
   };
-  const args = ['test', ...(E2E_SHARDS > 1 ? [`--shard=${index + 1}/${E2E_SHARDS}`] : [])];
+  const args = ['test', ...(E2E_SHARDS > 1 ? files.map(fileFilter) : [])];
   await run(bin('playwright'), args, { env, live: index === 0, log: index === 0 ? undefined : `e2e-shard-${index + 1}` });
   const report = readJson(json);
   playwrightFailures(report?.suites, index + 1);
-  return report?.stats;
+  return report && { stats: report.stats, seconds: durationsOfReport(report) };
+}
+
+/**
+ * noteDurations writes each spec file's time of this run to .test-results/e2e-durations.json and says when the
+ * recorded times (e2e/durations.json, which balance the shards) are off by more than a quarter of the run.
+ */
+function noteDurations(seconds) {
+  const fresh = path.join(out, 'e2e-durations.json');
+  fs.writeFileSync(fresh, `${JSON.stringify(seconds, null, 2)}\n`);
+  const recorded = readDurations();
+  const total = Object.values(seconds).reduce((a, b) => a + b, 0);
+  const off = Object.entries(seconds).reduce((sum, [f, s]) => sum + Math.abs(s - (recorded[f] ?? 0)), 0);
+  if (off > total / 4) console.log(`\nThe e2e files' times moved (by ${Math.round(off)} of ${Math.round(total)} s): cp ${path.relative(root, fresh)} ${path.relative(root, DURATIONS_FILE)} balances the shards again.`);
 }
 
 // Against a real Slurm, when one is configured (CI starts one: scripts/slurm-test-cluster.sh). This tier
@@ -165,10 +182,15 @@ if (!haveChromium) {
   console.error(`\nNo Chromium at ${chromium}: install Debian's package (apt-get install chromium) or set CHROMIUM_PATH.`);
   e2e = [{ name: 'e2e', passed: 0, failed: 1, seconds: 0 }];
 } else if (built[0]?.failed === 0) {
+  // Spec files whole to the shard with the least recorded time so far (scripts/e2e-shards.mjs).
+  const plan = assignShards(specFiles(), readDurations(), E2E_SHARDS).filter((shard) => shard.files.length > 0);
+  if (plan.length > 1) plan.forEach((shard, i) => console.log(`e2e shard ${i + 1}: ${shard.files.length} spec files, ${minutes(shard.seconds)} when last recorded`));
   e2e = await timed(async () => {
-    const shards = await Promise.all(Array.from({ length: E2E_SHARDS }, (_, i) => e2eShard(i)));
-    if (shards.some((s) => !s)) return [{ name: 'e2e', passed: 0, failed: 1 }];
-    return [{ name: `e2e (${E2E_SHARDS} shard${E2E_SHARDS > 1 ? 's' : ''})`, passed: shards.reduce((n, s) => n + s.expected + s.flaky, 0), failed: shards.reduce((n, s) => n + s.unexpected, 0) }];
+    const runs = await Promise.all(plan.map((shard, i) => e2eShard(i, shard.files)));
+    if (runs.some((r) => !r)) return [{ name: 'e2e', passed: 0, failed: 1 }];
+    if (plan.length > 1) noteDurations(Object.assign({}, ...runs.map((r) => r.seconds)));
+    const shards = runs.map((r) => r.stats);
+    return [{ name: `e2e (${plan.length} shard${plan.length > 1 ? 's' : ''})`, passed: shards.reduce((n, s) => n + s.expected + s.flaky, 0), failed: shards.reduce((n, s) => n + s.unexpected, 0) }];
   });
   printLogs();
 }
@@ -176,7 +198,6 @@ if (!haveChromium) {
 const phases = [[...typecheck, ...lint, ...built], vitest, e2e, await slurm];
 printLogs();
 const tiers = phases.flat();
-const minutes = (seconds) => `${Math.floor(Math.round(seconds) / 60)}:${String(Math.round(seconds) % 60).padStart(2, '0')} min`;
 console.log('\nSummary (1–3 one after another, the tiers of 1 side by side; the Slurm tier beside them all)');
 phases.forEach((phase, i) => {
   for (const tier of phase) console.log(`  ${i < 3 ? `${i + 1}.` : '  '} ${tier.name.padEnd(22)} ${`${tier.passed} passed, ${tier.failed} failed`.padEnd(26)} ${minutes(tier.seconds ?? 0)}`);
