@@ -657,6 +657,8 @@ export const outsideJobs = pgTable(
     gpuSeconds: bigint('gpu_seconds', { mode: 'number' }).notNull(),
     /** What was charged, in the allocation's unit (0 when nothing was). */
     chargedAmount: bigint('charged_amount', { mode: 'number' }).notNull().default(0),
+    /** The tariff it was charged at, on a credit line (cents per GPU-hour; null on a GPU-hour budget): its invoice line's price. */
+    centsPerGpuHour: integer('cents_per_gpu_hour'),
     importedAt: timestamp('imported_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.cluster, t.schedulerJobId] }), index('outside_jobs_project_idx').on(t.projectId, t.endedAt)],

@@ -3,10 +3,13 @@
 // concurrent issuing, one invoice per tenant and month, immutability (no API to edit, the database
 // refuses), credit notes, and who may read what. Usage is created by inserting settled jobs directly.
 import { randomUUID } from 'node:crypto';
-import { and, eq, gte, isNotNull, lt, sql } from 'drizzle-orm';
+import { and, eq, gte, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
-import { auditEvents, creditNotes, documentCounters, invoiceLines, invoices, jobs } from '~/db/schema';
+import { auditEvents, creditNotes, documentCounters, invoiceLines, invoices, jobs, ledgerEntries, outsideJobs } from '~/db/schema';
+import type { SchedulerPort, UsageReporting } from '~/server/core/scheduler/port';
+import { importOutsideUsage } from '~/server/services/cluster/outside-usage';
+import { scriptedScheduler } from '~/server/testing/scripted-scheduler';
 import { appRouter } from '~/server/api/root';
 import { parseDocumentNumber } from '~/server/core/billing/invoicing';
 import { activeAllocation, addMember, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
@@ -333,6 +336,31 @@ describe.each(dbTargets())('invoices on %s', (target) => {
     await expect(asUser(a).invoice.issueMonthly()).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(callerFor(db, {}).invoice.list()).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
     await expect(getInvoice(db, {}, invoiceA!.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('bills a job run around the portal and charged to the credit line on the line of its class and price, as charged', async () => {
+    const c = await companyTenant();
+    await insertJob(c, { centsPerGpuHour: 290, gpuSeconds: H, costCents: 290, endedAt: '2026-03-10T10:00:00Z' });
+    // From a member's shell (sbatch -A <project>): 2 GPUs for an hour, ended in March, imported with the next sync.
+    const scripted = scriptedScheduler();
+    const port: SchedulerPort & UsageReporting = {
+      ...scripted.port,
+      outsideJobs: () =>
+        Promise.resolve([
+          { cluster: 'jena', schedulerJobId: '4711', name: 'sweep.sh', account: c.projectId, partition: 'h100', resourceClassId: 'h100', user: 'mika', state: 'COMPLETED', startedAt: new Date('2026-03-20T09:00:00Z'), endedAt: new Date('2026-03-20T10:00:00Z'), gpuSeconds: 2 * H },
+        ]),
+    };
+    expect(await importOutsideUsage(db, port, new Date('2026-04-02T00:00:00Z'))).toEqual({ imported: 1, charged: 1 });
+    const [outside] = await db.select().from(outsideJobs).where(eq(outsideJobs.schedulerJobId, '4711'));
+    expect(outside).toMatchObject({ chargedAmount: 580, centsPerGpuHour: 290 });
+
+    const invoice = await issueInvoice(db, { orgId: c.orgId, month: '2026-03', now: NOW });
+    // One line: the portal's job and the outside one share class and price; the net is what the two were charged.
+    expect(invoice!.lines).toMatchObject([{ resourceClassId: 'h100', unitPriceCentsPerGpuHour: 290, jobs: 2, gpuSeconds: 3 * H, netCents: 290 + 580 }]);
+    expect(invoice!.netCents).toBe(870);
+    // The outside charge in the ledger is the amount billed for it.
+    const charged = await db.select({ amount: ledgerEntries.amount }).from(ledgerEntries).where(and(eq(ledgerEntries.allocationId, c.allocationId), eq(ledgerEntries.kind, 'charge'), isNull(ledgerEntries.jobId)));
+    expect(charged.map((r) => r.amount)).toEqual([580]);
   });
 
   it('gives academic tenants no invoices', async () => {

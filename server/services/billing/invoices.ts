@@ -12,7 +12,7 @@
 // credit notes never change (database triggers); corrections are credit notes.
 import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
-import { billingProfiles, creditNotes, documentCounters, invoiceLines as invoiceLinesTable, invoices, jobs, memberships, organisations, projectBudgets, resourceClasses, users, type InvoiceRecipient } from '~/db/schema';
+import { allocations, billingProfiles, creditNotes, documentCounters, invoiceLines as invoiceLinesTable, invoices, jobs, memberships, organisations, outsideJobs, projectBudgets, resourceClasses, users, type InvoiceRecipient } from '~/db/schema';
 import { configuredCatalogue, localName, type Issuer } from '~/server/catalogue';
 import { dueDate, vatTreatmentFor } from '~/server/core/billing/vat-treatment';
 import {
@@ -108,7 +108,7 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
         .where(and(eq(jobs.orgId, orgId), isNull(jobs.settledAt), isNotNull(jobs.startedAt), lt(jobs.startedAt, until)));
       if (open && open.n > 0) throw new AppError('PRECONDITION_FAILED', 'invoice.error.jobsOpen', { count: open.n, month });
 
-      const usage = await tx
+      let usage = await tx
         .select({
           resourceClassId: jobs.resourceClassId,
           resourceClassName: resourceClasses.name,
@@ -126,6 +126,28 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
         .leftJoin(projectBudgets, eq(projectBudgets.projectId, jobs.projectId))
         .where(and(eq(jobs.orgId, orgId), isNotNull(jobs.settledAt), gte(jobs.endedAt, from), lt(jobs.endedAt, until), gt(jobs.gpuSeconds, 0)))
         .groupBy(jobs.resourceClassId, resourceClasses.name, resourceClasses.nameDe, jobs.centsPerGpuHour, projectBudgets.costCentre, projectBudgets.purchaseOrder);
+      // Jobs run around the portal and charged to the company's credit line (server/services/cluster/outside-usage.ts)
+      // are billed as they were charged, on the line of their class and price.
+      const outside = await tx
+        .select({
+          resourceClassId: sql<string>`${outsideJobs.resourceClassId}`,
+          resourceClassName: resourceClasses.name,
+          resourceClassNameDe: resourceClasses.nameDe,
+          centsPerGpuHour: sql<number>`${outsideJobs.centsPerGpuHour}`,
+          jobs: sql<number>`count(*)::int`,
+          gpuSeconds: sql<string>`sum(${outsideJobs.gpuSeconds})`,
+          costCents: sql<string>`sum(${outsideJobs.chargedAmount})`,
+          costCentre: projectBudgets.costCentre,
+          purchaseOrder: projectBudgets.purchaseOrder,
+        })
+        .from(outsideJobs)
+        .innerJoin(allocations, eq(allocations.id, outsideJobs.allocationId))
+        .innerJoin(resourceClasses, eq(resourceClasses.id, outsideJobs.resourceClassId))
+        .leftJoin(projectBudgets, eq(projectBudgets.projectId, outsideJobs.projectId))
+        .where(and(eq(outsideJobs.orgId, orgId), eq(allocations.unit, 'cents'), isNotNull(outsideJobs.centsPerGpuHour), gt(outsideJobs.chargedAmount, 0), gte(outsideJobs.endedAt, from), lt(outsideJobs.endedAt, until)))
+        .groupBy(outsideJobs.resourceClassId, resourceClasses.name, resourceClasses.nameDe, outsideJobs.centsPerGpuHour, projectBudgets.costCentre, projectBudgets.purchaseOrder);
+      // invoiceLines groups them with the portal's own jobs of the same class, price, cost centre and PO.
+      usage = [...usage, ...outside];
       if (usage.length === 0) return previous ? { ...previous, created: false } : null;
 
       // The customer as its billing profile says now; copied, since the invoice never changes.

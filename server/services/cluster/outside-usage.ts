@@ -109,6 +109,7 @@ async function importOne(db: Db, job: OutsideJob): Promise<{ charged: boolean } 
         endedAt: job.endedAt,
         gpuSeconds: job.gpuSeconds,
         chargedAmount: amount,
+        centsPerGpuHour: allocation?.unit === 'cents' && tariff ? tariff.centsPerGpuHour : null,
       })
       .onConflictDoNothing()
       .returning({ cluster: outsideJobs.cluster });

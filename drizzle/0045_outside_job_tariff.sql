@@ -1,0 +1,1 @@
+ALTER TABLE "outside_jobs" ADD COLUMN "cents_per_gpu_hour" integer;
