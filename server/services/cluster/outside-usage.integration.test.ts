@@ -2,10 +2,10 @@
 // per cluster and job id, the portal's own jobs left alone, a job of a class without allocation recorded
 // uncharged (the table is behind the tenant wall: server/api/rls.integration.test.ts). On PGlite and real Postgres.
 import { randomUUID } from 'node:crypto';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
-import { allocations, jobs, ledgerEntries, outsideJobs, projects } from '~/db/schema';
+import { allocations, jobs, ledgerEntries, notifications, outsideJobs, projects } from '~/db/schema';
 import type { BudgetEnforcing, OutsideJob, SchedulerPort, UsageReporting } from '~/server/core/scheduler/port';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { scriptedScheduler } from '~/server/testing/scripted-scheduler';
@@ -152,6 +152,26 @@ describe.each(dbTargets())('usage around the portal on %s', (target) => {
     // A later sync of a few projects (after a change) keeps the last full sync's comparison on the page.
     await syncSchedulerBudgets(db, port, { now: new Date(now.getTime() + 1000), projectIds: [projectId] });
     expect((await asStaff.staff.schedulerBudgets()).usage!.rows.find((r) => r.account === projectId && r.partition === 'h100')?.differenceGpuSeconds).toBe(3600);
+  });
+
+  it('a charge to a company’s credit line counts towards the project’s budget: owners hear of the threshold it passes', async () => {
+    const now = new Date('2026-12-03T12:00:00Z');
+    const admin = await createStaff(db, 'admin');
+    const company = await createTenant(db, { kind: 'company', name: `Outside Co ${randomUUID().slice(0, 6)}` });
+    const asAdmin = callerFor(db, { userId: admin.userId, now: () => now });
+    const asOwner = callerFor(db, { userId: company.userId, orgId: company.orgId, now: () => now });
+    await asAdmin.staff.changeTenantStatus({ orgId: company.orgId, action: 'verify', reason: 'Company checked' });
+    const project = await asOwner.project.create({ title: `Sweeps ${randomUUID().slice(0, 6)}`, abstract: 'Parameter sweeps from a shell.', workloadKind: 'training', members: [] });
+    await asAdmin.staff.grantCreditLine({ projectId: project.id, amountEuros: 1_000, periodStart: '2026-01-01', periodEnd: '2027-12-31', reason: 'Credit line for tests' });
+    await asOwner.project.setBudget({ projectId: project.id, monthlyEuros: 10, totalEuros: null, costCentre: null, purchaseOrder: null });
+    // 2 GPU-hours on H100 at the company tariff (€2.90): €5.80 of the €10 monthly budget, 58 %.
+    const port: SchedulerPort & UsageReporting = {
+      ...scriptedScheduler().port,
+      outsideJobs: () => Promise.resolve([{ cluster: 'jena', schedulerJobId: `${Date.now()}`, name: 'sweep.sh', account: project.id, partition: 'h100', resourceClassId: 'h100', user: 'mika', state: 'COMPLETED', startedAt: new Date('2026-12-03T09:00:00Z'), endedAt: new Date('2026-12-03T10:00:00Z'), gpuSeconds: 7200 }]),
+    };
+    expect(await importOutsideUsage(db, port, now)).toEqual({ imported: 1, charged: 1 });
+    const alerts = await db.select({ key: notifications.messageKey, params: notifications.params }).from(notifications).where(and(eq(notifications.userId, company.userId), like(notifications.messageKey, 'notice.spendAlert.%')));
+    expect(alerts.map(({ key, params }) => ({ key, percent: params?.percent, limit: params?.limit, spent: params?.spent }))).toEqual([{ key: 'notice.spendAlert.projectMonthly', percent: 50, limit: 10, spent: 5.8 }]);
   });
 
   it('a scheduler that reports no accounting (the simulated cluster) imports nothing', async () => {

@@ -5,12 +5,14 @@
 // project's limit (GrpTRESMins) all the same: after the import the portal's remaining budget is the
 // scheduler's limit minus its usage again. The worker runs it with every full budget sync.
 import { and, desc, eq, gte, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
-import type { Db } from '~/db/client';
+import type { Db, Tx } from '~/db/client';
 import { allocations, jobs, organisations, outsideJobs, projects, tariffs } from '~/db/schema';
 import { chargeFor } from '~/server/core/jobs/estimates';
 import { isPortalId, isUsageReporting, type OutsideJob, type SchedulerPort } from '~/server/core/scheduler/port';
 import { compareUsage, type UsageDifference } from '~/server/core/scheduler/usage-check';
-import { chargeOutsideUsageInTx } from '~/server/services/ledger/ledger';
+import type { SpendingLimit } from '~/server/core/billing/spending-limits';
+import { alertSpending, spendingFigures, spendingLimitsOf } from '~/server/services/billing/spending-limits';
+import { chargeOutsideUsageInTx, lockOrganisation, monthSpendCents } from '~/server/services/ledger/ledger';
 import { inTransaction } from '~/server/services/transaction';
 
 /** How far back the scheduler's accounting is read: allocations ended longer ago are not charged any more. */
@@ -58,6 +60,16 @@ export async function importOutsideUsage(db: Db, scheduler: SchedulerPort, now: 
     }
   }
   return result;
+}
+
+/** A job run around the portal has no portal person (only a Unix user): no person's limit applies to it. */
+const NO_PERSON = '00000000-0000-0000-0000-000000000000';
+
+/** spendBefore locks the organisation and reads its cap's and the project's budgets' spend, as a submission does. */
+async function spendBefore(tx: Tx, orgId: string, projectId: string, day: string): Promise<SpendingLimit[]> {
+  const org = await lockOrganisation(tx, orgId, 'cents');
+  const [figures, spent] = await Promise.all([spendingFigures(tx, { orgId, projectId, userId: NO_PERSON, today: day }), org.monthlyCapCents !== null ? monthSpendCents(tx, orgId, day) : Promise.resolve(null)]);
+  return spendingLimitsOf(figures, { capCents: org.monthlyCapCents, spentCents: spent });
 }
 
 /** importOne records one outside job and charges it, in one transaction; null when it was imported before. */
@@ -116,7 +128,12 @@ async function importOne(db: Db, job: OutsideJob): Promise<{ charged: boolean } 
     if (inserted.length === 0) return null;
     if (allocation && amount > 0) {
       const who = job.user ? ` by ${job.user}` : '';
+      // On a credit line the charge counts towards the company's cap and the project's budgets: read the
+      // spend before it under the organisation's lock (lock order: organisation, then the allocation), so the
+      // owners and managers hear of a threshold it passes as they would of a submission's.
+      const spend = allocation.unit === 'cents' ? await spendBefore(tx, project.orgId, job.account, day) : null;
       await chargeOutsideUsageInTx(tx, { allocationId: allocation.id, amount, reason: `Slurm job ${job.schedulerJobId} on ${job.cluster} (${job.name})${who}, submitted outside the portal`, at: job.endedAt ?? undefined });
+      if (spend) await alertSpending(tx, { orgId: project.orgId, projectId: job.account, userId: NO_PERSON, today: day, amountCents: amount, limits: spend });
     }
     return { charged: !!allocation && amount > 0 };
   });
