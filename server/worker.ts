@@ -21,7 +21,8 @@ import { sendInvoiceReminders } from './services/billing/payments';
 import { sendExpiryReminders } from './services/mail/reminders';
 import { reconcileOnce, recordClusterSample } from './services/jobs/reconciler';
 import { noteSchedulerOutcome } from './services/cluster/scheduler-status';
-import { checkSchedulerUsage, importOutsideUsage, type UsageCheck } from './services/cluster/outside-usage';
+import { checkSchedulerUsage, importOutsideUsage } from './services/cluster/outside-usage';
+import type { UsageCheck } from './core/scheduler/usage-check';
 import { budgetSyncDue, syncSchedulerBudgets } from './services/cluster/scheduler-budgets';
 import { runDueWhatIf } from './services/planning/what-if';
 

@@ -19,6 +19,13 @@ export interface UsageDifference {
   differenceGpuSeconds: number;
 }
 
+/** The ledger against the scheduler's accounting over the last days (stored with the full budget sync, shown to staff). */
+export interface UsageCheck {
+  /** Jobs that ended from here on are counted on both sides. */
+  since: Date;
+  rows: UsageDifference[];
+}
+
 /**
  * compareUsage sums both sides per account and class and returns one row per pair either side has, the
  * largest differences first (then by account and class): equal rows included, so staff see what agrees.

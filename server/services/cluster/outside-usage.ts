@@ -9,7 +9,7 @@ import type { Db, Tx } from '~/db/client';
 import { allocations, jobs, organisations, outsideJobs, projects, tariffs } from '~/db/schema';
 import { chargeFor } from '~/server/core/jobs/estimates';
 import { isPortalId, isUsageReporting, type OutsideJob, type SchedulerPort } from '~/server/core/scheduler/port';
-import { compareUsage, type UsageDifference } from '~/server/core/scheduler/usage-check';
+import { compareUsage, type UsageCheck } from '~/server/core/scheduler/usage-check';
 import type { SpendingLimit } from '~/server/core/billing/spending-limits';
 import { alertSpending, spendingFigures, spendingLimitsOf } from '~/server/services/billing/spending-limits';
 import { chargeOutsideUsageInTx, lockOrganisation, monthSpendCents } from '~/server/services/ledger/ledger';
@@ -137,13 +137,6 @@ async function importOne(db: Db, job: OutsideJob): Promise<{ charged: boolean } 
     }
     return { charged: !!allocation && amount > 0 };
   });
-}
-
-/** The ledger against the scheduler's accounting over the last days (stored with the full budget sync, shown to staff). */
-export interface UsageCheck {
-  /** Jobs that ended from here on are counted on both sides. */
-  since: Date;
-  rows: UsageDifference[];
 }
 
 /** How far before `since` the scheduler is asked: its accounting finds jobs by when they became eligible, and a job may run up to two days. */

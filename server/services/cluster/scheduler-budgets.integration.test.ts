@@ -214,7 +214,7 @@ describe.each(dbTargets())('scheduler budgets on %s', (target) => {
   it('is for staff only, and empty for a scheduler that does not enforce budgets', async () => {
     await expect(callerFor(handle.db, { userId: owner.userId, orgId: owner.orgId, now, scheduler: port }).staff.schedulerBudgets()).rejects.toMatchObject({ code: 'FORBIDDEN' });
     const plain: SchedulerPort = { submit: (spec) => port.submit(spec), cancel: (id) => port.cancel(id), jobs: (ids) => port.jobs(ids), describeCluster: () => port.describeCluster() };
-    expect(await callerFor(handle.db, { userId: admin.userId, now, scheduler: plain }).staff.schedulerBudgets()).toEqual({ enforcing: false, lastSync: null, holds: null, unreachable: false });
+    expect(await callerFor(handle.db, { userId: admin.userId, now, scheduler: plain }).staff.schedulerBudgets()).toEqual({ enforcing: false, usage: null, lastSync: null, holds: null, unreachable: false });
   });
 
   it('keeps the sync records out of the tenant role’s reach', async () => {

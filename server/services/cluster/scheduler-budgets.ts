@@ -9,7 +9,7 @@ import { allocations, jobs, organisations, projects, resourceClasses, schedulerB
 import { budgetMismatches, holdDrift, isUsable, projectBudgets, roomGpuSeconds, type BudgetMismatch, type BudgetProject, type HoldDrift } from '~/server/core/scheduler/budgets';
 import { isBudgetEnforcing, isPortalId, type SchedulerBudget, type SchedulerPort } from '~/server/core/scheduler/port';
 import { stepAfterCommit, type SchedulerStep } from '~/server/services/transaction';
-import type { UsageCheck } from './outside-usage';
+import type { UsageCheck } from '~/server/core/scheduler/usage-check';
 
 /** Sync records older than this are dropped by the full sync (the page shows the latest). */
 const KEEP_SYNCS_DAYS = 30;
