@@ -14,7 +14,13 @@ export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelati
 export type DbOrTx = Db | Tx;
 
 export type DbTarget =
-  | { driver: 'pglite'; dataDir?: string; command?: string }
+  | {
+      driver: 'pglite';
+      dataDir?: string;
+      command?: string;
+      /** An in-memory database started from this dump of a data directory (PGlite's dumpDataDir), e.g. a migrated template. */
+      loadDataDir?: Blob;
+    }
   | {
       driver: 'postgres';
       url: string;
@@ -130,7 +136,7 @@ export async function openDb(target: DbTarget): Promise<DbHandle> {
   let release: (() => void) | undefined;
   if (target.dataDir) release = acquireDataDirLock(path.resolve(target.dataDir), target.command ?? 'portal');
   try {
-    const client = target.dataDir ? await PGlite.create(path.resolve(target.dataDir, 'pgdata')) : await PGlite.create();
+    const client = target.dataDir ? await PGlite.create(path.resolve(target.dataDir, 'pgdata')) : await PGlite.create(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {});
     const db = drizzle(client, { schema }) as unknown as Db;
     return {
       db,
