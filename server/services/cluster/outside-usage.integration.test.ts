@@ -22,31 +22,28 @@ describe.each(dbTargets())('usage around the portal on %s', (target) => {
   });
   afterAll(async () => handle?.close());
 
-  it('charges a job submitted outside the portal once, and nothing else', async () => {
+  /**
+   * projectWithPortalJob: an academic project with 10 GPU-hours, one job submitted through the portal (to a
+   * scripted scheduler), and `record` making the scheduler's accounting record of a job in its account.
+   */
+  async function projectWithPortalJob(name: string) {
     const now = new Date('2026-12-03T12:00:00Z');
-    const today = now.toISOString().slice(0, 10);
     const admin = await createStaff(db, 'admin');
-    const owner = await createTenant(db, { name: `Outside Lab ${randomUUID().slice(0, 6)}` });
-    const { projectId, allocationId } = await activeAllocation(db, owner, admin, { gpuHours: 10, today });
+    const owner = await createTenant(db, { name: `${name} ${randomUUID().slice(0, 6)}` });
+    const { projectId, allocationId } = await activeAllocation(db, owner, admin, { gpuHours: 10, today: now.toISOString().slice(0, 10) });
     const scripted = scriptedScheduler();
     const asOwner = callerFor(db, { userId: owner.userId, orgId: owner.orgId, now: () => now, scheduler: scripted.port });
     const portalJob = await asOwner.job.submit({ allocationId, resourceClassId: 'h100', name: 'through the portal', kind: 'training', gpus: 1, nodes: 1, walltimeMinutes: 30, image: 'img', command: 'run', env: {}, idempotencyKey: randomUUID() });
-
     const cluster = `ci-${randomUUID().slice(0, 6)}`;
-    const record = (id: string, name: string, changes: Partial<OutsideJob> = {}): OutsideJob => ({
-      cluster,
-      schedulerJobId: id,
-      name,
-      account: projectId,
-      partition: 'h100',
-      resourceClassId: 'h100',
-      user: 'alice',
-      state: 'COMPLETED',
-      startedAt: new Date('2026-12-03T10:00:00Z'),
-      endedAt: new Date('2026-12-03T10:01:40Z'),
-      gpuSeconds: 200,
-      ...changes,
+    const ended = new Date('2026-12-03T10:01:40Z');
+    const record = (id: string, jobName: string, changes: Partial<OutsideJob> = {}): OutsideJob => ({
+      cluster, schedulerJobId: id, name: jobName, account: projectId, partition: 'h100', resourceClassId: 'h100', user: 'alice', state: 'COMPLETED', startedAt: new Date('2026-12-03T10:00:00Z'), endedAt: ended, gpuSeconds: 200, ...changes,
     });
+    return { now, admin, owner, projectId, allocationId, scripted, portalJob, cluster, ended, record };
+  }
+
+  it('charges a job submitted outside the portal once, and nothing else', async () => {
+    const { now, projectId, allocationId, scripted, portalJob, cluster, record } = await projectWithPortalJob('Outside Lab');
     const reported: OutsideJob[] = [
       record('101', 'train.sh'),
       // The portal's own job: settled through the reconciler, never here.
@@ -90,19 +87,7 @@ describe.each(dbTargets())('usage around the portal on %s', (target) => {
   });
 
   it('puts the ledger beside the scheduler’s accounting per project and class; staff see the difference until the job settles', async () => {
-    const now = new Date('2026-12-03T12:00:00Z');
-    const today = now.toISOString().slice(0, 10);
-    const admin = await createStaff(db, 'admin');
-    const owner = await createTenant(db, { name: `Usage Check ${randomUUID().slice(0, 6)}` });
-    const { projectId, allocationId } = await activeAllocation(db, owner, admin, { gpuHours: 10, today });
-    const scripted = scriptedScheduler();
-    const asOwner = callerFor(db, { userId: owner.userId, orgId: owner.orgId, now: () => now, scheduler: scripted.port });
-    const portalJob = await asOwner.job.submit({ allocationId, resourceClassId: 'h100', name: 'through the portal', kind: 'training', gpus: 1, nodes: 1, walltimeMinutes: 30, image: 'img', command: 'run', env: {}, idempotencyKey: randomUUID() });
-    const cluster = `ci-${randomUUID().slice(0, 6)}`;
-    const ended = new Date('2026-12-03T10:01:40Z');
-    const record = (id: string, name: string, changes: Partial<OutsideJob> = {}): OutsideJob => ({
-      cluster, schedulerJobId: id, name, account: projectId, partition: 'h100', resourceClassId: 'h100', user: 'alice', state: 'COMPLETED', startedAt: new Date('2026-12-03T10:00:00Z'), endedAt: ended, gpuSeconds: 200, ...changes,
-    });
+    const { now, admin, owner, projectId, scripted, portalJob, ended, record } = await projectWithPortalJob('Usage Check');
     const reported = [
       record('201', 'sweep.sh'),
       record('202', portalJob.id, { gpuSeconds: 3600 }),
