@@ -3,12 +3,15 @@
 // uncharged (the table is behind the tenant wall: server/api/rls.integration.test.ts). On PGlite and real Postgres.
 import { randomUUID } from 'node:crypto';
 import { and, eq, isNull, like } from 'drizzle-orm';
+import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
 import { allocations, jobs, ledgerEntries, notifications, outsideJobs, projects } from '~/db/schema';
 import type { BudgetEnforcing, OutsideJob, SchedulerPort, UsageReporting } from '~/server/core/scheduler/port';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { scriptedScheduler } from '~/server/testing/scripted-scheduler';
+import { balanceOfRow, ledgerSums } from '~/server/services/ledger/ledger';
+import { transactionRetries } from '~/server/services/transaction';
 import { checkSchedulerUsage, importOutsideUsage } from './outside-usage';
 import { syncSchedulerBudgets } from './scheduler-budgets';
 
@@ -157,6 +160,50 @@ describe.each(dbTargets())('usage around the portal on %s', (target) => {
     expect(await importOutsideUsage(db, port, now)).toEqual({ imported: 1, charged: 1 });
     const alerts = await db.select({ key: notifications.messageKey, params: notifications.params }).from(notifications).where(and(eq(notifications.userId, company.userId), like(notifications.messageKey, 'notice.spendAlert.%')));
     expect(alerts.map(({ key, params }) => ({ key, percent: params?.percent, limit: params?.limit, spent: params?.spent }))).toEqual([{ key: 'notice.spendAlert.projectMonthly', percent: 50, limit: 10, spent: 5.8 }]);
+  });
+
+  it('submissions of one company race three imports of its outside jobs: each charged once, no budget passed by a submission, the ledger balanced', { timeout: 120_000 }, async () => {
+    const now = new Date('2026-12-03T12:00:00Z');
+    const admin = await createStaff(db, 'admin');
+    const company = await createTenant(db, { kind: 'company', name: `Race Co ${randomUUID().slice(0, 6)}` });
+    const asAdmin = callerFor(db, { userId: admin.userId, now: () => now });
+    const scripted = scriptedScheduler();
+    const asOwner = callerFor(db, { userId: company.userId, orgId: company.orgId, now: () => now, scheduler: scripted.port });
+    await asAdmin.staff.changeTenantStatus({ orgId: company.orgId, action: 'verify', reason: 'Company checked' });
+    const project = await asOwner.project.create({ title: `Race ${randomUUID().slice(0, 6)}`, abstract: 'Submissions racing the import.', workloadKind: 'training', members: [] });
+    const credit = await asAdmin.staff.grantCreditLine({ projectId: project.id, amountEuros: 1_000, periodStart: '2026-01-01', periodEnd: '2027-12-31', reason: 'Credit line for tests' });
+    // €60 a month for the project; each submission reserves an H100 hour (€2.90), each outside job was one (€2.90).
+    await asOwner.project.setBudget({ projectId: project.id, monthlyEuros: 60, totalEuros: null, costCentre: null, purchaseOrder: null });
+    const outside: OutsideJob[] = Array.from({ length: 5 }, (_, i) => ({
+      cluster: 'jena', schedulerJobId: `race-${project.id.slice(0, 8)}-${i}`, name: `shell-${i}`, account: project.id, partition: 'h100', resourceClassId: 'h100', user: 'mika', state: 'COMPLETED', startedAt: new Date('2026-12-03T09:00:00Z'), endedAt: new Date('2026-12-03T10:00:00Z'), gpuSeconds: 3600,
+    }));
+    const port: SchedulerPort & UsageReporting = { ...scripted.port, outsideJobs: () => Promise.resolve(outside) };
+    const deadlocksBefore = transactionRetries.deadlock;
+
+    const submissions = Array.from({ length: 30 }, () =>
+      asOwner.job.submit({ allocationId: credit.id, resourceClassId: 'h100', name: 'race', kind: 'training', gpus: 1, nodes: 1, walltimeMinutes: 60, image: 'img', command: 'run', env: {}, idempotencyKey: randomUUID() }).then(
+        () => 'accepted' as const,
+        (error: unknown) => {
+          if (error instanceof TRPCError && error.code === 'PRECONDITION_FAILED') return 'refused' as const;
+          throw error;
+        },
+      ),
+    );
+    const imports = Array.from({ length: 3 }, () => importOutsideUsage(db, port, now));
+    const [outcomes, imported] = await Promise.all([Promise.all(submissions), Promise.all(imports)]);
+
+    // Each outside job was charged once, whichever import won it.
+    expect(imported.reduce((n, r) => n + (r?.charged ?? 0), 0)).toBe(5);
+    const charges = await db.select({ amount: ledgerEntries.amount }).from(ledgerEntries).where(and(eq(ledgerEntries.allocationId, credit.id), eq(ledgerEntries.kind, 'charge'), isNull(ledgerEntries.jobId)));
+    expect(charges.map((c) => c.amount)).toEqual([290, 290, 290, 290, 290]);
+    // No submission passed the budget: at most 20 hours fit €60, at least 15 with all five outside hours counted first.
+    const accepted = outcomes.filter((o) => o === 'accepted').length;
+    expect(accepted).toBeGreaterThanOrEqual(15);
+    expect(accepted).toBeLessThanOrEqual(20);
+    const [row] = await db.select().from(allocations).where(eq(allocations.id, credit.id));
+    expect(row!.reserved).toBe(accepted * 290);
+    expect(balanceOfRow(row!)).toEqual(await ledgerSums(db, credit.id));
+    expect(transactionRetries.deadlock - deadlocksBefore).toBe(0);
   });
 
   it('a scheduler that reports no accounting (the simulated cluster) imports nothing', async () => {
