@@ -60,7 +60,7 @@ const testUrls = new WeakMap<DbHandle, string>();
 
 /**
  * migratedPgliteTemplate is the data directory of a PGlite database migrated and given the default catalogue,
- * made once per machine and state of the migrations, the catalogue and PGlite (the key of its file in the
+ * made once per machine and state of the migrations, the catalogue (and the code writing it) and PGlite (the key of its file in the
  * temporary folder) and shared by every test file's worker: written to a temporary name and renamed, so a
  * worker reads a whole file or makes its own.
  */
@@ -69,6 +69,8 @@ async function migratedPgliteTemplate(prepare: (handle: DbHandle) => Promise<voi
   for (const name of fs.readdirSync(MIGRATIONS_FOLDER).sort()) if (name.endsWith('.sql')) hash.update(name).update(fs.readFileSync(path.join(MIGRATIONS_FOLDER, name)));
   hash.update(fs.readFileSync(path.join(MIGRATIONS_FOLDER, 'meta', '_journal.json')));
   hash.update(JSON.stringify(DEFAULT_CATALOGUE));
+  // What writes the catalogue into the database, so a change there makes a new copy too.
+  hash.update(fs.readFileSync(path.join(process.cwd(), 'server', 'services', 'catalogue.ts')));
   hash.update(fs.readFileSync(path.join(process.cwd(), 'node_modules', '@electric-sql', 'pglite', 'package.json')));
   const file = path.join(os.tmpdir(), `portal-test-pglite-${hash.digest('hex').slice(0, 20)}.tar`);
   if (!fs.existsSync(file)) {
@@ -79,6 +81,11 @@ async function migratedPgliteTemplate(prepare: (handle: DbHandle) => Promise<voi
       const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
       fs.writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
       fs.renameSync(partial, file);
+      // Copies of earlier states (another migration, catalogue …) untouched for a day go: 40 MB each.
+      for (const name of fs.readdirSync(os.tmpdir())) {
+        const other = path.join(os.tmpdir(), name);
+        if (/^portal-test-pglite-[0-9a-f]{20}\.tar$/.test(name) && other !== file && Date.now() - fs.statSync(other).mtimeMs > 86_400_000) fs.rmSync(other, { force: true });
+      }
     } finally {
       await handle.close();
     }
