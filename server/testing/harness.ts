@@ -84,7 +84,7 @@ async function migratedPgliteTemplate(prepare: (handle: DbHandle) => Promise<voi
       // Copies of earlier states (another migration, catalogue …) untouched for a day go: 40 MB each.
       for (const name of fs.readdirSync(os.tmpdir())) {
         const other = path.join(os.tmpdir(), name);
-        if (/^portal-test-pglite-[0-9a-f]{20}\.tar$/.test(name) && other !== file && Date.now() - fs.statSync(other).mtimeMs > 86_400_000) fs.rmSync(other, { force: true });
+        if (/^portal-test-pglite-[0-9a-f]{20}\.tar$/.test(name) && other !== file && Date.now() - (fs.statSync(other, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 86_400_000) fs.rmSync(other, { force: true });
       }
     } finally {
       await handle.close();
