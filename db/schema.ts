@@ -45,9 +45,19 @@ export const users = pgTable(
     timeZone: text('time_zone').notNull().default('Europe/Berlin'),
     /** When the person proved they receive mail at `email` (a link mailed to it, or an identity provider that vouches for it). */
     emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
+    /**
+     * The person's user on the cluster (POSIX): their jobs run as it. From the centre's directory (the
+     * single sign-on's claim, or staff), else made from the mail address when first needed
+     * (server/core/scheduler/identity.ts).
+     */
+    posixName: text('posix_name'),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('users_email_lower_idx').on(sql`lower(${t.email})`)],
+  (t) => [
+    uniqueIndex('users_email_lower_idx').on(sql`lower(${t.email})`),
+    uniqueIndex('users_posix_name_idx').on(t.posixName),
+    check('users_posix_name_ck', sql`${t.posixName} ~ '^[a-z_][a-z0-9_-]{0,31}$'`),
+  ],
 );
 
 export const organisations = pgTable(
@@ -493,6 +503,9 @@ export const jobs = pgTable(
     handoverUntil: timestamp('handover_until', { withTimezone: true }),
     /** How many hand-overs were started (the lease taken); on the first the scheduler cannot know the job yet. */
     handoverAttempts: integer('handover_attempts').notNull().default(0),
+    /** Who the job runs as on the cluster, fixed at the hand-over: the person's POSIX user and the project's group. */
+    runAsUser: text('run_as_user'),
+    runAsGroup: text('run_as_group'),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

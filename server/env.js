@@ -21,7 +21,13 @@ const oidcProvider = z
     clientSecret: z.string().min(1),
     scopes: z.string().trim().min(1).default('openid email profile').refine((v) => v.split(/\s+/).includes('openid'), 'scopes must include openid'),
     claims: z
-      .object({ email: z.string().min(1).default('email'), name: z.string().min(1).default('name'), entitlements: z.string().min(1).default('eduPersonEntitlement') })
+      .object({
+        email: z.string().min(1).default('email'),
+        name: z.string().min(1).default('name'),
+        entitlements: z.string().min(1).default('eduPersonEntitlement'),
+        /** The claim with the person's POSIX user from the centre's directory (such as `uid`); unset: the portal makes one from the mail address. */
+        posixName: z.string().min(1).optional(),
+      })
       .strict()
       .default({ email: 'email', name: 'name', entitlements: 'eduPersonEntitlement' }),
     entitlements: z
@@ -129,6 +135,13 @@ const schema = z
      * site's JobRequeue, and a requeued job is followed to its last attempt and charged for all of them.
      */
     SLURM_REQUEUE: z.enum(['off', 'on']).default('off'),
+    /**
+     * Who the portal's jobs run as: `person` submits each job as its person's POSIX user (the centre's
+     * directory provides the users and the projects' groups; SLURM_REST_USER must then be SlurmUser or root,
+     * whose token slurmrestd lets act for anyone), in a folder of its project's group under SLURM_JOB_DIR;
+     * `service` runs every job as SLURM_REST_USER (a test cluster without a directory).
+     */
+    SLURM_SUBMIT_AS: z.enum(['service', 'person']).default('service'),
     /** How often the worker asks Slurm for the open jobs, in seconds (one cached GET /jobs per poll). */
     SLURM_POLL_SECONDS: z.coerce.number().int().min(1).max(600).default(5),
     /** A Slurm admin (AdminLevel=Admin) the portal writes budgets (GrpTRESMins) as; without it Slurm enforces none. */

@@ -12,11 +12,20 @@ describe('ssoProfileOf', () => {
       emailVerified: true,
       name: 'Ada',
       entitlements: ['urn:x'],
+      posixName: null,
     });
     expect(ssoProfileOf('kc', { sub: 'abc', email: 'ada@example.org', email_verified: 'true' }, NAMES)?.emailVerified).toBe(true);
     expect(ssoProfileOf('kc', { sub: 'abc', email: 'ada@example.org', email_verified: 'yes' }, NAMES)?.emailVerified).toBe(false);
     expect(ssoProfileOf('kc', { sub: 'abc', email: 'not-an-address' }, NAMES)).toMatchObject({ email: null, emailVerified: false });
     expect(ssoProfileOf('kc', { email: 'ada@example.org' }, NAMES)).toBeNull();
+  });
+
+  it("reads the person's POSIX user from the claim the provider is told to use, and only a valid name", () => {
+    const names = { ...NAMES, posixName: 'uid' };
+    expect(ssoProfileOf('kc', { sub: 'a', email: 'ada@example.org', uid: 'alovelace' }, names)?.posixName).toBe('alovelace');
+    expect(ssoProfileOf('kc', { sub: 'a', email: 'ada@example.org', uid: ['Ada Lovelace', 'ada2'] }, names)?.posixName).toBe('ada2');
+    expect(ssoProfileOf('kc', { sub: 'a', email: 'ada@example.org', uid: '../root' }, names)?.posixName).toBeNull();
+    expect(ssoProfileOf('kc', { sub: 'a', email: 'ada@example.org', uid: 'alovelace' }, NAMES)?.posixName).toBeNull();
   });
 
   it('uses the configured claim names', () => {

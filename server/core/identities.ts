@@ -1,6 +1,7 @@
 // Single sign-on (OIDC): who a person signing in through an identity provider is, which memberships
 // the provider's entitlements give them, and when an identity may be unlinked. Values in, values out.
 import type { MemberRole } from './roles';
+import { isPosixName } from './scheduler/identity';
 
 /** What an identity provider told about the person, read from its claims. */
 export interface SsoProfile {
@@ -14,6 +15,8 @@ export interface SsoProfile {
   name: string | null;
   /** The entitlement claim's values (empty without one). */
   entitlements: string[];
+  /** The person's POSIX user on the cluster from the centre's directory (the claim `claims.posixName` names), when it is a valid name. */
+  posixName?: string | null;
 }
 
 /** One entitlement mapping of a provider: a claim value that makes its holder a member of an organisation. */
@@ -29,6 +32,8 @@ export interface ClaimNames {
   email: string;
   name: string;
   entitlements: string;
+  /** The claim holding the person's POSIX user name (e.g. `uid` from LDAP); unset: the portal makes one. */
+  posixName?: string;
 }
 
 /** claimValues reads a claim that may be one string or a list of strings; anything else counts as none. */
@@ -53,6 +58,7 @@ export function ssoProfileOf(provider: string, claims: Record<string, unknown>, 
     emailVerified: Boolean(email) && verified,
     name: claimValues(claims, names.name)[0]?.trim().slice(0, 120) ?? null,
     entitlements: claimValues(claims, names.entitlements),
+    posixName: names.posixName ? (claimValues(claims, names.posixName).find(isPosixName) ?? null) : null,
   };
 }
 

@@ -722,6 +722,8 @@ export const de: Record<MessageKey, string> = {
   'jobs.cost': "Kosten",
   'jobs.site': "Standort",
   'jobs.nodeList': "Knoten",
+  'jobs.runsAs': "Läuft als",
+  'jobs.runsAsValue': "{user} (Gruppe {group})",
   'jobs.exitStatus': "Exit-Status",
   'job.exit.code': "Exit-Code {exitCode} (Slurm {slurm})",
   'job.exit.signal': "Durch Signal {signal} ({signalName}) beendet (Slurm {slurm})",

@@ -721,6 +721,8 @@ export const en = {
   'jobs.cost': "Cost",
   'jobs.site': "Site",
   'jobs.nodeList': "Nodes",
+  'jobs.runsAs': "Runs as",
+  'jobs.runsAsValue': "{user} (group {group})",
   'jobs.exitStatus': "Exit status",
   'job.exit.code': "Exit code {exitCode} (Slurm {slurm})",
   'job.exit.signal': "Ended by signal {signal} ({signalName}) (Slurm {slurm})",

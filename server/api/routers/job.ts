@@ -71,6 +71,9 @@ const jobView = z.object({
   state: z.enum(jobState.enumValues),
   pendingReason: z.string().nullable(),
   schedulerJobId: z.string().nullable(),
+  /** Who the job runs as on the cluster: the person's POSIX user and the project's group (null until handed over). */
+  runAsUser: z.string().nullable(),
+  runAsGroup: z.string().nullable(),
   reservedAmount: z.number(),
   reservedUnit: z.enum(budgetUnit.enumValues),
   centsPerGpuHour: z.number(),
@@ -195,7 +198,7 @@ export const jobRouter = router({
       const elapsedSeconds = job.gpuSeconds !== null ? Math.round(job.gpuSeconds / job.gpus) : 0;
       // A real Slurm writes the job's output on the cluster (the portal does not copy it); the simulated cluster's is made up here.
       const scheduler = await schedulerOf(ctx);
-      if (scheduler.outputLocation) return { ...job, output: [], outputLocation: job.schedulerJobId ? scheduler.outputLocation(job.id, job.schedulerJobId) : null };
+      if (scheduler.outputLocation) return { ...job, output: [], outputLocation: job.schedulerJobId ? scheduler.outputLocation(job.id, job.schedulerJobId, job.runAsGroup) : null };
       return { ...job, output: syntheticOutput({ jobId: job.id, kind: job.kind, image: job.image, nodeList: job.nodeList ?? [], gpus: job.gpus, state: job.state, elapsedSeconds, exitCode: job.exitCode, signal: job.exitSignal }), outputLocation: null };
     }),
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { router, tenantProcedure } from '~/server/api/trpc';
+import { budgetSync, router, tenantProcedure } from '~/server/api/trpc';
 import { residencyField, textField, uuidField } from '~/server/api/fields';
 import { WORKLOAD_KINDS } from '~/server/core/applications';
 import { nothing } from '~/server/api/outputs';
@@ -42,12 +42,12 @@ export const projectRouter = router({
   setMember: tenantProcedure('member')
     .input(z.object({ projectId: uuidField, userId: uuidField, role: projectRoleField }))
     .output(nothing)
-    .mutation(({ ctx, input }) => setProjectMember(ctx.db, ctx.tenant, input)),
+    .mutation(({ ctx, input }) => setProjectMember(ctx.db, ctx.tenant, input, budgetSync(ctx))),
 
   removeMember: tenantProcedure('member')
     .input(z.object({ projectId: uuidField, userId: uuidField }))
     .output(nothing)
-    .mutation(({ ctx, input }) => removeProjectMember(ctx.db, ctx.tenant, input)),
+    .mutation(({ ctx, input }) => removeProjectMember(ctx.db, ctx.tenant, input, budgetSync(ctx))),
 
   /** A company project's budgets, cost centre and purchase-order number (null until set). */
   budget: tenantProcedure('member')

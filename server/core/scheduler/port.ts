@@ -44,9 +44,11 @@ export interface SchedulerJobSpec {
   gpus: number;
   nodes: number;
   walltimeSeconds: number;
-  /** Fair-share account (the project) and user. */
+  /** Fair-share account (the project's id) and the person's POSIX user the job runs as (identity.ts). */
   account: string;
   user: string;
+  /** The project's POSIX group (identity.ts projectGroupName): the job's files belong to it. */
+  group?: string;
   image: string;
   command: string;
   env: Record<string, string>;
@@ -125,7 +127,7 @@ export interface SchedulerPort {
   /** describeCluster reports partitions, nodes (free, busy, down), queue and power now. */
   describeCluster(): Promise<ClusterDescription>;
   /** Where a real scheduler writes a job's output on the cluster (a path), when it does; the simulated cluster has none. */
-  outputLocation?(portalJobId: string, schedulerJobId: string): string;
+  outputLocation?(portalJobId: string, schedulerJobId: string, group?: string | null): string;
 }
 
 /**
@@ -137,6 +139,8 @@ export interface SchedulerBudget {
   account: string;
   partition: string;
   gpuMinutes: number;
+  /** The POSIX users of the project's members (identity.ts): where jobs run as their people, each is bound by the budget. */
+  users?: string[];
 }
 
 /** A budget as the scheduler holds it after a sync (gpuMinutes null: no limit there), with the usage it counts against it when it tells. */

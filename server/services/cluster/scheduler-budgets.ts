@@ -5,7 +5,7 @@
 // what the scheduler read back differently (drift), for the staff cluster page.
 import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
-import { allocations, jobs, organisations, projects, resourceClasses, schedulerBudgetSyncs, tariffs } from '~/db/schema';
+import { allocations, jobs, organisations, projectMembers, projects, resourceClasses, schedulerBudgetSyncs, tariffs, users } from '~/db/schema';
 import { budgetMismatches, holdDrift, isUsable, projectBudgets, roomGpuSeconds, type BudgetMismatch, type BudgetProject, type HoldDrift } from '~/server/core/scheduler/budgets';
 import { isBudgetEnforcing, isPortalId, type SchedulerBudget, type SchedulerPort } from '~/server/core/scheduler/port';
 import { stepAfterCommit, type SchedulerStep } from '~/server/services/transaction';
@@ -86,7 +86,23 @@ function dayOf(now: Date): string {
 /** schedulerBudgets returns the budgets of the given projects (all when unset), per project and resource class. */
 export async function schedulerBudgets(db: DbOrTx, options: { projectIds?: string[]; now?: Date } = {}): Promise<SchedulerBudget[]> {
   const today = dayOf(options.now ?? new Date());
-  return (await loadBudgetProjects(db, options.projectIds)).flatMap((p) => projectBudgets(p, today));
+  const loaded = await loadBudgetProjects(db, options.projectIds);
+  const users = await memberPosixNames(db, loaded.map((p) => p.id));
+  return loaded.flatMap((p) => projectBudgets(p, today).map((b) => ({ ...b, users: users.get(p.id) ?? [] })));
+}
+
+/** The POSIX users of each project's members who have one (they are given one when they first run a job). */
+async function memberPosixNames(db: DbOrTx, projectIds: string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (projectIds.length === 0) return out;
+  const rows = await db
+    .select({ projectId: projectMembers.projectId, posixName: users.posixName })
+    .from(projectMembers)
+    .innerJoin(users, eq(users.id, projectMembers.userId))
+    .where(and(inArray(projectMembers.projectId, projectIds), isNotNull(users.posixName)))
+    .orderBy(users.posixName);
+  for (const r of rows) out.set(r.projectId, [...(out.get(r.projectId) ?? []), r.posixName!]);
+  return out;
 }
 
 export interface BudgetSyncResult {

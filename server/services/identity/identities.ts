@@ -10,6 +10,7 @@ import { entitledMemberships, ssoResolution, unlinkRefusal, type EntitlementMapp
 import { AppError, isUniqueViolation } from '~/server/errors';
 import type { Actor } from '~/server/services/actor';
 import { recordAudit } from '~/server/services/audit';
+import { logger } from '~/server/observability/log';
 import { recordSignInFailure, recordSignInSuccess, signInBlocked, type SignInKeys } from '~/server/services/rate-limits';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -32,7 +33,7 @@ export async function resolveSsoSignIn(db: Db, profile: SsoProfile, mappings: En
     return await resolveOnce(db, profile, mappings, now);
   } catch (error) {
     // Two first sign-ins of one new person at once: the other made the account; resolve again.
-    if (isUniqueViolation(error, 'user_identities_provider_subject_idx') || isUniqueViolation(error, 'users_email_lower_idx')) {
+    if (isUniqueViolation(error, 'user_identities_provider_subject_idx') || isUniqueViolation(error, 'users_email_lower_idx') || isUniqueViolation(error, 'users_posix_name_idx')) {
       return resolveOnce(db, profile, mappings, now);
     }
     throw error;
@@ -56,6 +57,7 @@ async function resolveOnce(db: Db, profile: SsoProfile, mappings: EntitlementMap
       case 'known': {
         await tx.update(userIdentities).set({ lastUsedAt: now }).where(eq(userIdentities.id, linked!.id));
         await grantEntitlements(tx, resolution.userId, profile, mappings);
+        await takeDirectoryPosixName(tx, resolution.userId, profile);
         return { kind: 'signedIn', user: await personOf(tx, resolution.userId), created: false };
       }
       case 'create': {
@@ -69,10 +71,30 @@ async function resolveOnce(db: Db, profile: SsoProfile, mappings: EntitlementMap
         await recordAudit(tx, { actorUserId: user.id, orgId: null, action: 'account.created_by_sso', targetType: 'user', targetId: user.id, data: { provider: profile.provider, emailVerified: profile.emailVerified } });
         await linkIdentity(tx, user.id, profile, now);
         await grantEntitlements(tx, user.id, profile, mappings);
+        await takeDirectoryPosixName(tx, user.id, profile);
         return { kind: 'signedIn', user, created: true };
       }
     }
   });
+}
+
+/**
+ * takeDirectoryPosixName sets the person's POSIX user to the one the centre's directory names (the
+ * provider's posixName claim): the directory decides, also over a name the portal made earlier (jobs keep
+ * the user they ran as). A name another person holds is left alone and logged, never taken from them.
+ */
+async function takeDirectoryPosixName(tx: Tx, userId: string, profile: SsoProfile): Promise<void> {
+  const name = profile.posixName;
+  if (!name) return;
+  const updated = await tx
+    .update(users)
+    .set({ posixName: name })
+    .where(and(eq(users.id, userId), sql`${users.posixName} is distinct from ${name}`, sql`not exists (select 1 from ${users} u where u.posix_name = ${name} and u.id <> ${userId})`))
+    .returning({ id: users.id });
+  if (updated.length === 0) {
+    const [holder] = await tx.select({ id: users.id }).from(users).where(and(eq(users.posixName, name), sql`${users.id} <> ${userId}`));
+    if (holder) logger().warn({ userId, posixName: name, heldBy: holder.id }, 'the directory names a POSIX user another person holds in the portal; left unchanged');
+  }
 }
 
 async function personOf(tx: DbOrTx, userId: string): Promise<SignedInPerson> {

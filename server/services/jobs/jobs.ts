@@ -13,6 +13,7 @@ import { exitStatus } from '~/server/core/jobs/exit-status';
 import { reservationShortfalls, type ReservationRoom } from '~/server/core/jobs/fit';
 import { inferenceTraffic } from '~/server/core/jobs/inference';
 import { roleAtLeast } from '~/server/core/roles';
+import { projectGroupName } from '~/server/core/scheduler/identity';
 import { isBudgetEnforcing, isSchedulerRefused, isSchedulerUnavailable, type SchedulerPort } from '~/server/core/scheduler/port';
 import { configuredCatalogue, localName, sitePowerCapW, type Catalogue } from '~/server/catalogue';
 import { siteIdleCentiW } from '~/server/core/sim/power';
@@ -26,6 +27,7 @@ import { co2eSavedForJob } from './co2e-saved';
 import { overdueInvoicesBlocking } from '~/server/services/billing/payments';
 import { listResourceClasses } from '~/server/services/catalogue';
 import { confirmReservation, lockAllocation, lockOrganisation, monthSpendCents, releaseJobReservationInTx, startNewJobReservation } from '~/server/services/ledger/ledger';
+import { posixNameOf } from '~/server/services/identity/posix';
 import { projectAccess } from '~/server/services/tenants/projects';
 import { syncSchedulerBudgets } from '~/server/services/cluster/scheduler-budgets';
 import { alertSpending, checkSpendingLimits, spendingFigures, spendingLimitsOf, type SpendingFigures } from '~/server/services/billing/spending-limits';
@@ -183,7 +185,7 @@ function budgetsLeft(figures: SpendingFigures): NonNullable<ReservationRoom['bud
 }
 
 /** What a successful hand-over changes on a job (when another process had moved it on first, nothing). */
-type QueuedFields = Partial<Pick<JobRow, 'state' | 'schedulerJobId' | 'handoverUntil' | 'updatedAt'>>;
+type QueuedFields = Partial<Pick<JobRow, 'state' | 'schedulerJobId' | 'runAsUser' | 'runAsGroup' | 'handoverUntil' | 'updatedAt'>>;
 
 /** How long one process may take to hand a job to the scheduler before another may try (jobs.handover_until). */
 export const HANDOVER_LEASE_MS = 30_000;
@@ -400,6 +402,14 @@ export async function claimHandover(db: Db, jobId: string, now: Date): Promise<J
  * the reconciler retries).
  */
 export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: JobRow, now: Date): Promise<QueuedFields | null> {
+  let runAs: { user: string; group: string };
+  try {
+    runAs = { user: job.runAsUser ?? (await posixNameOf(db, job.userId)), group: job.runAsGroup ?? projectGroupName(job.projectId) };
+  } catch (error) {
+    logger().error({ jobId: job.id, err: error }, 'the job has no user to run as yet; the reconciler will retry');
+    await db.update(jobs).set({ handoverUntil: null }).where(and(eq(jobs.id, job.id), eq(jobs.state, 'SUBMITTING'))).catch(() => undefined);
+    return null;
+  }
   const submit = () =>
     scheduler.submit({
       portalJobId: job.id,
@@ -410,7 +420,8 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
       nodes: job.nodes,
       walltimeSeconds: job.walltimeSeconds,
       account: job.projectId,
-      user: job.userId,
+      user: runAs.user,
+      group: runAs.group,
       image: job.image,
       command: job.command,
       env: job.env,
@@ -430,14 +441,14 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
       ({ schedulerJobId } = await submit());
     }
     // One statement (one commit): the job moves to PENDING and its event is written, or neither.
-    const updated = await queuedStatement(db, { jobId: job.id, schedulerJobId, at: now.toISOString(), data: JSON.stringify({ schedulerJobId }) });
+    const updated = await queuedStatement(db, { jobId: job.id, schedulerJobId, runAsUser: runAs.user, runAsGroup: runAs.group, at: now.toISOString(), data: JSON.stringify({ schedulerJobId }) });
     if (updated.length === 0) {
       // Someone else moved it on (a cancellation, or a lease that ran out): only a cancelled job must not run.
       const [current] = await db.select({ cancelRequestedAt: jobs.cancelRequestedAt }).from(jobs).where(eq(jobs.id, job.id));
       if (current?.cancelRequestedAt) await scheduler.cancel(job.id);
       return {};
     }
-    return { state: 'PENDING', schedulerJobId, handoverUntil: null, updatedAt: now };
+    return { state: 'PENDING', schedulerJobId, runAsUser: runAs.user, runAsGroup: runAs.group, handoverUntil: null, updatedAt: now };
   } catch (error) {
     if (isSchedulerRefused(error)) {
       // Refused for good (no such partition, more than a node has, a hard limit): the job can never run
@@ -473,7 +484,14 @@ const queuedStatement = reusable('job_queued', (db) => {
     .as(
       db
         .update(jobs)
-        .set({ state: 'PENDING', schedulerJobId: sql`${sql.placeholder('schedulerJobId')}::text`, handoverUntil: null, updatedAt: sql`${sql.placeholder('at')}::timestamptz` })
+        .set({
+          state: 'PENDING',
+          schedulerJobId: sql`${sql.placeholder('schedulerJobId')}::text`,
+          runAsUser: sql`${sql.placeholder('runAsUser')}::text`,
+          runAsGroup: sql`${sql.placeholder('runAsGroup')}::text`,
+          handoverUntil: null,
+          updatedAt: sql`${sql.placeholder('at')}::timestamptz`,
+        })
         .where(and(eq(jobs.id, sql.placeholder('jobId')), eq(jobs.state, 'SUBMITTING')))
         .returning({ id: jobs.id }),
     );

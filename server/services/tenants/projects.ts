@@ -8,6 +8,7 @@ import { AppError } from '~/server/errors';
 import type { TenantActor } from '~/server/services/actor';
 import { inTransaction } from '~/server/services/transaction';
 import { recordAudit } from '~/server/services/audit';
+import { syncBudgetsAfterCommit, type BudgetSyncStep } from '~/server/services/cluster/scheduler-budgets';
 import { localName } from '~/server/catalogue';
 import type { Locale } from '~/server/i18n';
 
@@ -135,7 +136,7 @@ export async function getProject(db: DbOrTx, actor: TenantActor, projectId: stri
 }
 
 /** setProjectMember adds a tenant colleague to a project or changes their role (PI, managers, tenant leads). */
-export async function setProjectMember(db: Db, actor: TenantActor, input: { projectId: string; userId: string; role: ProjectRole }) {
+export async function setProjectMember(db: Db, actor: TenantActor, input: { projectId: string; userId: string; role: ProjectRole }, budgets?: BudgetSyncStep) {
   const access = await projectAccess(db, actor, input.projectId);
   requireProjectManager(access);
   if (input.role === 'pi') throw new AppError('BAD_REQUEST', 'project.onePi', {}, 'role');
@@ -152,10 +153,12 @@ export async function setProjectMember(db: Db, actor: TenantActor, input: { proj
       .onConflictDoUpdate({ target: [projectMembers.projectId, projectMembers.userId], set: { role: input.role } });
     await recordAudit(tx, { actorUserId: actor.userId, orgId: actor.org.id, action: 'project.member_set', targetType: 'project', targetId: input.projectId, data: { userId: input.userId, role: input.role, from: current?.role ?? null } });
   });
+  // A new member may run jobs in the project's account (where jobs run as their people).
+  await syncBudgetsAfterCommit(db, budgets, [input.projectId]);
 }
 
 /** removeProjectMember takes someone off a project (not the PI). */
-export async function removeProjectMember(db: Db, actor: TenantActor, input: { projectId: string; userId: string }) {
+export async function removeProjectMember(db: Db, actor: TenantActor, input: { projectId: string; userId: string }, budgets?: BudgetSyncStep) {
   const access = await projectAccess(db, actor, input.projectId);
   requireProjectManager(access);
   await inTransaction(db, async (tx) => {
@@ -166,6 +169,8 @@ export async function removeProjectMember(db: Db, actor: TenantActor, input: { p
     if (!removed) throw new AppError('NOT_FOUND', 'error.notFound');
     await recordAudit(tx, { actorUserId: actor.userId, orgId: actor.org.id, action: 'project.member_removed', targetType: 'project', targetId: input.projectId, data: { userId: input.userId } });
   });
+  // One who left can no longer submit into the project's account.
+  await syncBudgetsAfterCommit(db, budgets, [input.projectId]);
 }
 
 /** projectLeads returns the ids of a project's PI and managers, who receive its notices. */

@@ -146,6 +146,13 @@ export function JobDetail({ jobId }: { jobId: string }) {
                 {formatDateTime(locale, new Date(job.beginAt), timeZone)}
               </Row>
             )}
+            {job.runAsUser && (
+              <Row wrap label={t('jobs.runsAs')} testId="job-runs-as">
+                <span className="font-mono text-xs break-all">
+                  {t('jobs.runsAsValue', { user: job.runAsUser, group: job.runAsGroup ?? dash })}
+                </span>
+              </Row>
+            )}
             <Row wrap label={t('jobs.nodeList')}>
               <span className="font-mono text-xs break-all">{job.nodeList?.join(', ') || dash}</span>
             </Row>

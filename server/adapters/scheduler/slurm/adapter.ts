@@ -126,7 +126,8 @@ export interface SlurmPartition {
 export interface SlurmApi {
   listJobs(): Promise<CtldJob[]>;
   /** Submits a job (the v0.0.38 body, built here), answers Slurm's job id. */
-  submit(body: SlurmSubmitBody): Promise<number>;
+  /** Submits as the service user, or with `asUser` as that person (the service's privileged token acting for them). */
+  submit(body: SlurmSubmitBody, asUser?: string): Promise<number>;
   /** KILL cancels (CANCELLED); TERM asks the job to end (a service exits cleanly: COMPLETED). */
   signal(jobId: number, signal: 'KILL' | 'STOP'): Promise<void>;
   /** slurmdbd's records of the jobs with these names, submitted in the last `days` days. */
@@ -138,7 +139,7 @@ export interface SlurmApi {
   nodes(): Promise<SlurmNode[]>;
   partitions(): Promise<SlurmPartition[]>;
   /** Applies GrpTRESMins=gres/gpu per (account, partition) for the service user, reads them back. */
-  syncBudgets?(budgets: { account: string; partition: string; gpuMinutes: number }[]): Promise<{ account: string; partition: string; gpuMinutes: number | null; usedGpuMinutes: number | null }[]>;
+  syncBudgets?(budgets: { account: string; partition: string; gpuMinutes: number; users?: string[] }[]): Promise<{ account: string; partition: string; gpuMinutes: number | null; usedGpuMinutes: number | null }[]>;
 }
 
 export type { SlurmSubmitBody };
@@ -160,8 +161,10 @@ export interface SlurmAdapterOptions {
   /** Resource class id → Slurm partition. */
   partitions: Record<string, string>;
   classes: SlurmClassInfo[];
-  /** Builds the submit body of a spec for its partition (mapping.ts submitBody with the launcher and job dir). */
-  submitBody(spec: SchedulerJobSpec, partition: string): SlurmSubmitBody;
+  /** Builds the submit body of a spec for its partition (mapping.ts submitBody with the launcher and job dir), making the project's folder first where the jobs run as their people. */
+  submitBody(spec: SchedulerJobSpec, partition: string): SlurmSubmitBody | Promise<SlurmSubmitBody>;
+  /** Jobs are submitted as their person (spec.user, SLURM_SUBMIT_AS=person), not as the service user. */
+  submitAsPerson?: boolean;
   /** How long one GET /jobs answers every read, in ms (SLURM_POLL_SECONDS). */
   pollMs: number;
   now: () => Date;
@@ -419,7 +422,7 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
           return { schedulerJobId: String(existing) };
         }
       }
-      const jobId = await call('slurmctld (POST /job/submit)', () => api.submit(options.submitBody(spec, partition)));
+      const jobId = await call('slurmctld (POST /job/submit)', async () => api.submit(await options.submitBody(spec, partition), options.submitAsPerson ? spec.user : undefined));
       submitted.set(spec.portalJobId, jobId);
       invalidate();
       return { schedulerJobId: String(jobId) };
@@ -528,7 +531,7 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
     syncBudgets(budgets: SchedulerBudget[]): Promise<SchedulerBudgetState[]> {
       const sync = api.syncBudgets?.bind(api);
       if (!sync) return Promise.reject(new SchedulerUnavailableError('no Slurm admin is configured (SLURM_ADMIN_USER): Slurm enforces no budgets'));
-      const rows = budgets.filter((b) => options.partitions[b.partition]).map((b) => ({ account: b.account, partition: partitionOf(b.partition), gpuMinutes: b.gpuMinutes }));
+      const rows = budgets.filter((b) => options.partitions[b.partition]).map((b) => ({ account: b.account, partition: partitionOf(b.partition), gpuMinutes: b.gpuMinutes, ...(options.submitAsPerson ? { users: b.users ?? [] } : {}) }));
       // One sync at a time: slurmdbd refuses association writes that overlap (error -1).
       const run = budgetChain.then(async () => {
         const applied = rows.length ? await call('slurmdbd (POST /slurmdb/associations)', () => sync(rows)) : [];

@@ -18,6 +18,11 @@ export interface SlurmApiOptions {
   cluster: string;
   serviceUser: string;
   now: () => Date;
+  /**
+   * A client acting for a person (X-SLURM-USER-NAME: that person, the service's privileged token): jobs
+   * submitted through it run as the person. Without it a submit as a person is refused.
+   */
+  asPerson?: (user: string) => { client: SlurmClient; renewToken: () => void };
 }
 
 const REFUSAL: Record<number, SchedulerRefusalReason> = {
@@ -91,6 +96,11 @@ export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
     });
   }
 
+  function personTarget(user: string) {
+    if (!options.asPerson) throw new SchedulerRefusedError(`jobs cannot be submitted as ${user}: the portal is not set up to act for people (SLURM_SUBMIT_AS=person)`, 'other');
+    return options.asPerson(user);
+  }
+
   const api: SlurmApi = {
     async listJobs() {
       const jobs = await run((c) => c.listJobs());
@@ -116,8 +126,9 @@ export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
       });
     },
 
-    async submit(body) {
-      const { jobId } = await run((c) => c.submitJob(body), options, false);
+    async submit(body, asUser) {
+      const target = asUser === undefined ? options : personTarget(asUser);
+      const { jobId } = await run((c) => c.submitJob(body), target, false);
       return Number(jobId);
     },
 

@@ -91,6 +91,8 @@ export interface SlurmClient {
    * particular write is known to send on success (see limits.ts); every other entry still throws.
    */
   postAssociations(associations: SlurmAssociationInput[], options?: { accept?: (entry: SlurmErrorEntry) => boolean }): Promise<void>;
+  /** deleteAssociation removes one user's association in an account (and partition). */
+  deleteAssociation(query: { cluster: string; account: string; user: string; partition?: string }): Promise<void>;
 }
 
 export interface AssociationQuery {
@@ -269,6 +271,10 @@ export function createSlurmClient(options: SlurmClientOptions): SlurmClient {
     async postAssociations(associations, post = {}) {
       const body = { associations } as unknown as components['schemas']['dbv0.0.38_associations_info'];
       await call('postAssociations', (init) => api.POST('/slurmdb/v0.0.38/associations', { ...init, body }), post.accept);
+    },
+
+    async deleteAssociation(query) {
+      await call(`deleteAssociation ${query.account}/${query.user}`, (init) => api.DELETE('/slurmdb/v0.0.38/association', { ...init, params: { query } }));
     },
   };
 }

@@ -15,7 +15,7 @@ import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, open
 import { createSlurmClient } from './client';
 import { tokenSource } from './jwt';
 import { createSlurmScheduler } from './index';
-import { sacct, sleep, testClusterSettings, waitUntil } from './testing';
+import { sacct, settleJob, sleep, testClusterSettings, waitUntil } from './testing';
 
 /** A fetch that, when asked, lets the next submit reach slurmrestd and then drops its answer. */
 function droppingFetch() {
@@ -55,16 +55,7 @@ describe('a job on a real Slurm, from the API to the ledger', () => {
 
   const input = (command: string, gpus = 2) => ({ allocationId, resourceClassId: 'h100', name: 'slurm journey', kind: 'training' as const, gpus, nodes: 1, walltimeMinutes: 5, image: 'img', command, env: { STEP: 'one' }, idempotencyKey: randomUUID() });
 
-  async function settle(jobId: string, scheduler: SchedulerPort, maxSeconds = 180) {
-    const done = await waitUntil(async () => {
-      await reconcileOnce(db, scheduler, now());
-      const [row] = await db.select({ settledAt: jobs.settledAt }).from(jobs).where(eq(jobs.id, jobId));
-      return row?.settledAt !== null;
-    }, maxSeconds);
-    expect(done, `job ${jobId} settled within ${maxSeconds} s`).toBe(true);
-    const [row] = await db.select().from(jobs).where(eq(jobs.id, jobId));
-    return row!;
-  }
+  const settle = (jobId: string, scheduler: SchedulerPort, maxSeconds = 180) => settleJob(db, scheduler, jobId, maxSeconds);
 
   async function charges(jobId: string) {
     return db.select().from(ledgerEntries).where(and(eq(ledgerEntries.jobId, jobId), eq(ledgerEntries.kind, 'charge')));

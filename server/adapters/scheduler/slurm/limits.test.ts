@@ -45,6 +45,12 @@ function fakeSlurmdbd(initial: { accounts?: string[]; associations?: SlurmAssoci
       }
       return Promise.resolve();
     },
+    deleteAssociation: (q) => {
+      calls.push(`DELETE association ${q.account}/${q.user}/${q.partition ?? '-'}`);
+      const i = associations.findIndex((x) => x.account === q.account && x.user === q.user && x.partition === (q.partition ?? null));
+      if (i >= 0) associations.splice(i, 1);
+      return Promise.resolve();
+    },
   };
   return { client: client as SlurmClient, calls, associations };
 }
@@ -68,6 +74,26 @@ describe('syncBudgetsRest', () => {
       'POST associations proj-a/portal/gpu,proj-a/portal/debug',
       'GET associations proj-a/portal',
     ]);
+  });
+
+  it("where jobs run as their people, each member gets the project's limit, and one who left loses the association", async () => {
+    const slurm = fakeSlurmdbd();
+    await syncBudgetsRest(slurm.client, 'ci', 'slurm', [{ account: 'proj-m', partition: 'gpu', gpuMinutes: 600, users: ['alice', 'bob'] }]);
+    const members = () =>
+      slurm.associations
+        .filter((a) => a.account === 'proj-m' && a.user)
+        .map((a) => `${a.user}:${groupGpuMinutes(a)}`)
+        .sort();
+    expect(members()).toEqual(['alice:600', 'bob:600', 'slurm:600']);
+    slurm.calls.length = 0;
+    await syncBudgetsRest(slurm.client, 'ci', 'slurm', [{ account: 'proj-m', partition: 'gpu', gpuMinutes: 540, users: ['alice'] }]);
+    expect(members()).toEqual(['alice:540', 'slurm:540']);
+    expect(slurm.calls).toContain('DELETE association proj-m/bob/gpu');
+    // A second run changes nothing and removes nothing.
+    slurm.calls.length = 0;
+    await syncBudgetsRest(slurm.client, 'ci', 'slurm', [{ account: 'proj-m', partition: 'gpu', gpuMinutes: 540, users: ['alice'] }]);
+    expect(slurm.calls.filter((c) => c.startsWith('DELETE'))).toEqual([]);
+    await expect(syncBudgetsRest(slurm.client, 'ci', 'slurm', [{ account: 'proj-m', partition: 'gpu', gpuMinutes: 1, users: ['Bad Name'] }])).rejects.toThrow(/not a Unix user name/);
   });
 
   it('a top-up only rewrites the limit', async () => {

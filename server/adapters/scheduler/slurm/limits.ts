@@ -1,6 +1,8 @@
 // Budgets in Slurm too (defence in depth): each project is a Slurm account, and the portal's service user
-// gets one association per account and partition with GrpTRESMins=gres/gpu=<GPU-minutes>, so a job
-// submitted around the portal cannot overspend either. Slurm holds such a job (AssocGrpGRESMinutes).
+// (and, where jobs run as their people, each member) gets one association per account and partition with
+// GrpTRESMins=gres/gpu=<GPU-minutes>, so a job submitted around the portal cannot overspend either. Each
+// member's association carries the whole budget: slurmrestd 22.05 sets an account association's own
+// limit when it creates it but ignores later changes, so the sum over members is the portal's to keep. Slurm holds such a job (AssocGrpGRESMinutes).
 //
 // The REST writes that work on Slurm 22.05 (docs/slurm.md, "Budgets over REST"), as admin:
 // 1. POST /accounts creates the account (without any association);
@@ -20,6 +22,11 @@ export interface SlurmBudget {
   account: string;
   partition: string;
   gpuMinutes: number;
+  /**
+   * The POSIX users who run jobs in the account (its project's members), when jobs run as their people:
+   * each gets an association with the limit, and any other user's association in the account is removed.
+   */
+  users?: string[];
 }
 
 /** A budget as read back from slurmdbd after the sync. */
@@ -65,6 +72,7 @@ function checkBudgets(budgets: SlurmBudget[]): void {
     if (!Number.isInteger(b.gpuMinutes) || b.gpuMinutes < 0) throw new SlurmError('permanent', `syncBudgets: GPU-minutes must be a whole number ≥ 0, got ${b.gpuMinutes}`);
     const key = `${b.account}/${b.partition}`;
     if (seen.has(key)) throw new SlurmError('permanent', `syncBudgets: ${key} is given twice`);
+    for (const user of b.users ?? []) if (!NAME_RE.test(user)) throw new SlurmError('permanent', `syncBudgets: not a Unix user name: ${JSON.stringify(user)}`);
     seen.add(key);
   }
 }
@@ -90,7 +98,18 @@ export async function syncBudgetsRest(admin: SlurmClient, cluster: string, servi
     await admin.postAssociations([{ cluster, account, parent_account: 'root' }], { accept: isMissingUserField });
   }
 
-  await admin.postAssociations(budgets.map((b) => limitAssociation(cluster, serviceUser, b)));
+  await admin.postAssociations(budgets.flatMap((b) => [serviceUser, ...(b.users ?? [])].map((user) => limitAssociation(cluster, user, b))));
+
+  // People who left a project lose their association in its account (they can no longer submit there).
+  for (const account of accounts) {
+    const own = budgets.filter((b) => b.account === account);
+    if (own.every((b) => b.users === undefined)) continue;
+    const wanted = new Set([serviceUser, ...own.flatMap((b) => b.users ?? [])]);
+    const rows = await admin.associations({ account, cluster });
+    for (const row of rows) {
+      if (row.user && !wanted.has(row.user)) await admin.deleteAssociation({ cluster, account, user: row.user, ...(row.partition ? { partition: row.partition } : {}) });
+    }
+  }
 
   const applied: AppliedSlurmBudget[] = [];
   for (const account of accounts) {

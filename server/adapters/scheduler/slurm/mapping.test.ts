@@ -16,6 +16,7 @@ import {
   preferCtldExit,
   shellQuote,
   slurmBegin,
+  slurmOutputPath,
   slurmStateIsKnown,
   statusFromCtld,
   statusFromDb,
@@ -369,12 +370,25 @@ describe('submitBody', () => {
         tasks_per_node: 1,
         gres: 'gpu:4',
         no_requeue: true,
-        environment: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', WANDB_MODE: 'offline' },
+        environment: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', WANDB_MODE: 'offline', SLURM_UMASK: '0027' },
         current_working_directory: '/srv/jobs',
         standard_output: '/srv/jobs/job-7f3a-%j.out',
         comment: 'portal:job-7f3a',
       },
     });
+  });
+
+  it("runs a job as its person in its project's folder (SLURM_SUBMIT_AS=person), its files for the project only", () => {
+    const opts = { partition: 'gpu', jobDir: '/srv/jobs/', launcher: 'none' as const, now: new Date(), perProject: true };
+    const body = submitBody({ ...spec, user: 'alice', group: 'p0123456789abcdef', env: { SLURM_UMASK: '0000' } }, opts);
+    expect(body.job).toMatchObject({
+      current_working_directory: '/srv/jobs/p0123456789abcdef',
+      standard_output: '/srv/jobs/p0123456789abcdef/job-7f3a-%j.out',
+      environment: { SLURM_UMASK: '0027' },
+    });
+    expect(slurmOutputPath('/srv/jobs', 'job-7f3a', '42', 'p0123456789abcdef')).toBe('/srv/jobs/p0123456789abcdef/job-7f3a-42.out');
+    expect(() => submitBody({ ...spec, group: undefined }, opts)).toThrow(/project group/);
+    expect(() => submitBody({ ...spec, group: '../etc' }, opts)).toThrow(/not a group name/);
   });
 
   it('lets Slurm requeue the job only where the site allows it (SLURM_REQUEUE=on)', () => {
@@ -389,7 +403,7 @@ describe('submitBody', () => {
   it('leaves gres out for a job without GPUs, lets the spec set PATH, and names output files safely', () => {
     const body = submitBody({ ...spec, portalJobId: 'a b/c', gpus: 0, nodes: 1, env: { PATH: '/opt/bin' } }, { partition: 'cpu', jobDir: '/j', launcher: 'none', now: new Date() });
     expect(body.job).not.toHaveProperty('gres');
-    expect(body.job?.environment).toEqual({ PATH: '/opt/bin' });
+    expect(body.job?.environment).toEqual({ PATH: '/opt/bin', SLURM_UMASK: '0027' });
     expect(body.job?.standard_output).toBe('/j/a_b_c-%j.out');
   });
 

@@ -475,9 +475,17 @@ export function jobScript(spec: Pick<SchedulerJobSpec, 'command' | 'image'>, lau
   return `#!/bin/bash\nexec srun --container-image=${shellQuote(spec.image)} /bin/bash -c ${command}\n`;
 }
 
-/** slurmOutputPath is where Slurm writes a portal job's output (standard_output of submitBody, %j expanded). */
-export function slurmOutputPath(jobDir: string, portalJobId: string, schedulerJobId: string): string {
-  return `${jobDir.replace(/\/+$/, '') || ''}/${fileSafe(portalJobId)}-${schedulerJobId}.out`;
+/** slurmOutputPath is where Slurm writes a portal job's output (standard_output of submitBody, %j expanded); `group`: in its project's folder. */
+export function slurmOutputPath(jobDir: string, portalJobId: string, schedulerJobId: string, group?: string | null): string {
+  return `${jobFolder(jobDir, group)}/${fileSafe(portalJobId)}-${schedulerJobId}.out`;
+}
+
+/** jobFolder is where a job runs: SLURM_JOB_DIR, or with `group` the project's folder in it (SLURM_SUBMIT_AS=person). */
+export function jobFolder(jobDir: string, group?: string | null): string {
+  const dir = jobDir.replace(/\/+$/, '') || '';
+  if (!group) return dir || '/';
+  if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(group)) throw new Error(`jobFolder: not a group name: ${JSON.stringify(group)}`);
+  return `${dir}/${group}`;
 }
 
 /** A file name made from the portal job id (it names the job's output file). */
@@ -495,7 +503,12 @@ export interface SubmitBodyOptions {
   now: Date;
   /** Whether Slurm may requeue the job (SLURM_REQUEUE); default false. */
   requeue?: boolean;
+  /** The job runs in its project's folder (jobDir/<spec.group>) as its person (SLURM_SUBMIT_AS=person). */
+  perProject?: boolean;
 }
+
+/** Files a job makes are its person's and its project group's only (0640, folders 0750): nothing for others. */
+export const JOB_UMASK = '0027';
 
 /**
  * slurmBegin is Slurm's --begin for a job that may not start before `begin`, as slurmrestd 22.05 takes
@@ -525,7 +538,8 @@ export function submitBody(spec: SchedulerJobSpec, options: SubmitBodyOptions): 
   for (const name of Object.keys(spec.env)) {
     if (!ENV_NAME_RE.test(name)) throw new Error(`submitBody: not an environment variable name: ${JSON.stringify(name)}`);
   }
-  const dir = options.jobDir.replace(/\/+$/, '') || '/';
+  if (options.perProject && !spec.group) throw new Error('submitBody: a job that runs in its project folder needs the project group');
+  const dir = jobFolder(options.jobDir, options.perProject ? spec.group : undefined);
   const perNode = gpus / nodes;
   const begin = slurmBegin(spec.begin, options.now);
   return {
@@ -544,7 +558,8 @@ export function submitBody(spec: SchedulerJobSpec, options: SubmitBodyOptions): 
       // slurmrestd 22.05 ignores `requeue: false` (Requeue=1 either way, on submit and on update) and does
       // not read #SBATCH lines; its parser takes `no_requeue` as sbatch's --no-requeue (Requeue=0).
       ...(options.requeue ? {} : ({ no_requeue: true } as object)),
-      environment: { PATH: DEFAULT_JOB_PATH, ...spec.env },
+      // slurmstepd takes the job's umask from SLURM_UMASK (sbatch sends the shell's), also for the output file it opens.
+      environment: { PATH: DEFAULT_JOB_PATH, ...spec.env, SLURM_UMASK: JOB_UMASK },
       current_working_directory: dir,
       standard_output: `${dir}/${fileSafe(spec.portalJobId)}-%j.out`,
       comment: `portal:${spec.portalJobId}`,

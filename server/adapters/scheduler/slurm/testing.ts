@@ -2,7 +2,12 @@
 // scripts/slurm-test-cluster.sh started (its env file, exported by .ci/run), Slurm's own accounting
 // (`sacct`) to compare charges with, and its daemons to stop and start for the outage tests.
 import { execFileSync } from 'node:child_process';
+import { eq } from 'drizzle-orm';
+import type { Db } from '~/db/client';
+import { jobs } from '~/db/schema';
 import { configuredCatalogue } from '~/server/catalogue';
+import type { SchedulerPort } from '~/server/core/scheduler/port';
+import { reconcileOnce } from '~/server/services/jobs/reconciler';
 import { parseEnv } from '~/server/env.js';
 import type { SlurmClassInfo } from './adapter';
 import { slurmSettings, type SlurmSettings } from './index';
@@ -103,4 +108,16 @@ export async function waitUntil(condition: () => Promise<boolean> | boolean, max
     if (Date.now() > deadline) return false;
     await sleep(1000);
   }
+}
+
+/** settleJob runs the reconciler every second until the portal job is settled (throws after maxSeconds) and returns its row. */
+export async function settleJob(db: Db, scheduler: SchedulerPort, jobId: string, maxSeconds = 180): Promise<typeof jobs.$inferSelect> {
+  const settled = await waitUntil(async () => {
+    await reconcileOnce(db, scheduler, new Date());
+    const [row] = await db.select({ settledAt: jobs.settledAt }).from(jobs).where(eq(jobs.id, jobId));
+    return row?.settledAt !== null;
+  }, maxSeconds);
+  if (!settled) throw new Error(`job ${jobId} was not settled within ${maxSeconds} s`);
+  const [row] = await db.select().from(jobs).where(eq(jobs.id, jobId));
+  return row!;
 }
