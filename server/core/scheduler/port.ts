@@ -141,6 +141,8 @@ export interface SchedulerBudget {
   gpuMinutes: number;
   /** The POSIX users of the project's members (identity.ts): where jobs run as their people, each is bound by the budget. */
   users?: string[];
+  /** The tenant's account the project's account belongs under (tenant → project), by the tenant's id. */
+  parent?: string;
 }
 
 /** A budget as the scheduler holds it after a sync (gpuMinutes null: no limit there), with the usage it counts against it when it tells. */

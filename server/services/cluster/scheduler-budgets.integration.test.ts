@@ -73,7 +73,8 @@ describe.each(dbTargets())('scheduler budgets on %s', (target) => {
   it('hands a grant to the scheduler as GPU-minutes on the project and its class', async () => {
     // 100 GPU-hours = 6,000 GPU-minutes, on the project's account in partition h100; one sync, recorded.
     // No member has run a job yet, so none has a POSIX user to bind.
-    expect(fake.syncs.at(-1)).toEqual([{ account: base.projectId, partition: 'h100', gpuMinutes: 6_000, users: [] }]);
+    // The project's account belongs under its tenant's.
+    expect(fake.syncs.at(-1)).toEqual([{ account: base.projectId, partition: 'h100', gpuMinutes: 6_000, users: [], parent: owner.orgId }]);
     expect(await lastSync()).toMatchObject({ ok: true, budgets: 1, projectIds: [base.projectId], mismatches: [], error: null });
   });
 

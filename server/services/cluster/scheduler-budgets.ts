@@ -15,6 +15,7 @@ import type { UsageCheck } from '~/server/core/scheduler/usage-check';
 const KEEP_SYNCS_DAYS = 30;
 
 interface LoadedProject extends BudgetProject {
+  orgId: string;
   title: string;
   orgName: string;
 }
@@ -38,6 +39,7 @@ async function loadBudgetProjects(db: DbOrTx, projectIds?: string[]): Promise<Lo
         expired: allocations.expired,
       },
       title: projects.title,
+      orgId: organisations.id,
       orgName: organisations.name,
       orgStatus: organisations.status,
       orgKind: organisations.kind,
@@ -71,7 +73,7 @@ async function loadBudgetProjects(db: DbOrTx, projectIds?: string[]): Promise<Lo
     let p = byProject.get(r.allocation.projectId);
     if (!p) {
       const centsPerGpuHour = Object.fromEntries(prices.filter((t) => t.tenantKind === r.orgKind).map((t) => [t.resourceClassId, t.centsPerGpuHour]));
-      p = { id: r.allocation.projectId, title: r.title, orgName: r.orgName, tenantActive: r.orgStatus === 'active', centsPerGpuHour, allocations: [] };
+      p = { id: r.allocation.projectId, orgId: r.orgId, title: r.title, orgName: r.orgName, tenantActive: r.orgStatus === 'active', centsPerGpuHour, allocations: [] };
       byProject.set(p.id, p);
     }
     (p.allocations as BudgetProject['allocations'][number][]).push({ ...r.allocation, usedGpuSecondsByClass: usedOf.get(r.allocation.id) ?? {} });
@@ -88,7 +90,7 @@ export async function schedulerBudgets(db: DbOrTx, options: { projectIds?: strin
   const today = dayOf(options.now ?? new Date());
   const loaded = await loadBudgetProjects(db, options.projectIds);
   const users = await memberPosixNames(db, loaded.map((p) => p.id));
-  return loaded.flatMap((p) => projectBudgets(p, today).map((b) => ({ ...b, users: users.get(p.id) ?? [] })));
+  return loaded.flatMap((p) => projectBudgets(p, today).map((b) => ({ ...b, parent: p.orgId, users: users.get(p.id) ?? [] })));
 }
 
 /** The POSIX users of each project's members who have one (they are given one when they first run a job). */

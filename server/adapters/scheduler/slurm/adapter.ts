@@ -139,7 +139,7 @@ export interface SlurmApi {
   nodes(): Promise<SlurmNode[]>;
   partitions(): Promise<SlurmPartition[]>;
   /** Applies GrpTRESMins=gres/gpu per (account, partition) for the service user, reads them back. */
-  syncBudgets?(budgets: { account: string; partition: string; gpuMinutes: number; users?: string[] }[]): Promise<{ account: string; partition: string; gpuMinutes: number | null; usedGpuMinutes: number | null }[]>;
+  syncBudgets?(budgets: { account: string; partition: string; gpuMinutes: number; users?: string[]; parent?: string }[]): Promise<{ account: string; partition: string; gpuMinutes: number | null; usedGpuMinutes: number | null }[]>;
 }
 
 export type { SlurmSubmitBody };
@@ -531,7 +531,7 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
     syncBudgets(budgets: SchedulerBudget[]): Promise<SchedulerBudgetState[]> {
       const sync = api.syncBudgets?.bind(api);
       if (!sync) return Promise.reject(new SchedulerUnavailableError('no Slurm admin is configured (SLURM_ADMIN_USER): Slurm enforces no budgets'));
-      const rows = budgets.filter((b) => options.partitions[b.partition]).map((b) => ({ account: b.account, partition: partitionOf(b.partition), gpuMinutes: b.gpuMinutes, ...(options.submitAsPerson ? { users: b.users ?? [] } : {}) }));
+      const rows = budgets.filter((b) => options.partitions[b.partition]).map((b) => ({ account: b.account, partition: partitionOf(b.partition), gpuMinutes: b.gpuMinutes, ...(b.parent ? { parent: b.parent } : {}), ...(options.submitAsPerson ? { users: b.users ?? [] } : {}) }));
       // One sync at a time: slurmdbd refuses association writes that overlap (error -1).
       const run = budgetChain.then(async () => {
         const applied = rows.length ? await call('slurmdbd (POST /slurmdb/associations)', () => sync(rows)) : [];

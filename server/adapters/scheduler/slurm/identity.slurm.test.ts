@@ -1,6 +1,6 @@
 // One Unix identity per person on a real Slurm (SLURM_SUBMIT_AS=person): two people of one project submit
 // through the portal and their jobs run as their own users (sacct's User), in the project's folder of its
-// group (2770) with files for the project only (0640); a person of another project can read none of it,
+// group (2770) with files for the project only (0640), its account under its tenant's; a person of another project can read none of it,
 // neither from a job nor from a shell. Each member has an association bound by the project's budget, and
 // one who leaves the project loses it; the portal cancels a person's job. The users and groups are made here as a centre's directory would.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -83,6 +83,10 @@ describe('one Unix identity per person, on a real Slurm', () => {
     await asOwnerA.project.setMember({ projectId: a.projectId, userId: memberA.userId, role: 'member' });
     // Every member's association carries the project's budget (10 GPU-hours = 600 GPU-minutes).
     expect(memberLimits(a.projectId)).toMatchObject({ [nameA1]: 600, [nameA2]: 600 });
+    // The project's account belongs under its tenant's (tenant → project), which belongs under root.
+    const parentOf = (account: string) => run('sacctmgr', ['-n', '-P', 'show', 'assoc', 'where', `account=${account}`, 'user=', 'format=User,ParentName']).split('\n').find((l) => l.startsWith('|'))?.slice(1);
+    expect(parentOf(a.projectId)).toBe(ownerA.orgId);
+    expect(parentOf(ownerA.orgId)).toBe('root');
 
     // Project B of another tenant: its person is named only after the grant (the first hand-over adds the association).
     const ownerB = await createTenant(db, { name: `Slurm Identity B ${tag}` });

@@ -29,7 +29,7 @@ function fakeSlurmdbd(initial: { accounts?: string[]; associations?: SlurmAssoci
       return Promise.resolve(associations.filter((a) => (!q.account || a.account === q.account) && (!q.user || a.user === q.user) && (!q.cluster || a.cluster === q.cluster)));
     },
     postAssociations: (list: SlurmAssociationInput[], options = {}) => {
-      calls.push(`POST associations ${list.map((a) => `${a.account}/${a.user ?? '-'}/${a.partition ?? '-'}`).join(',')}`);
+      calls.push(`POST associations ${list.map((a) => `${a.account}/${a.user ?? '-'}/${a.partition ?? '-'}${a.parent_account && a.parent_account !== 'root' ? ` under ${String(a.parent_account)}` : a.parent_account ? ' under root' : ''}`).join(',')}`);
       for (const a of list) {
         if (!accounts.has(a.account)) return Promise.reject(new SlurmError('transient', 'no such account', { code: -1 }));
         if (!a.user) {
@@ -70,7 +70,7 @@ describe('syncBudgetsRest', () => {
       'GET accounts',
       'POST accounts proj-a',
       'GET associations proj-a',
-      'POST associations proj-a/-/-',
+      'POST associations proj-a/-/- under root',
       'POST associations proj-a/portal/gpu,proj-a/portal/debug',
       'GET associations proj-a/portal',
     ]);
@@ -94,6 +94,29 @@ describe('syncBudgetsRest', () => {
     await syncBudgetsRest(slurm.client, 'ci', 'slurm', [{ account: 'proj-m', partition: 'gpu', gpuMinutes: 540, users: ['alice'] }]);
     expect(slurm.calls.filter((c) => c.startsWith('DELETE'))).toEqual([]);
     await expect(syncBudgetsRest(slurm.client, 'ci', 'slurm', [{ account: 'proj-m', partition: 'gpu', gpuMinutes: 1, users: ['Bad Name'] }])).rejects.toThrow(/not a Unix user name/);
+  });
+
+  it("makes a project's account under its tenant's account (made once, under root), for every project of the tenant", async () => {
+    const slurm = fakeSlurmdbd();
+    await syncBudgetsRest(slurm.client, 'ci', 'portal', [
+      { account: 'proj-x', partition: 'gpu', gpuMinutes: 60, parent: 'tenant-t' },
+      { account: 'proj-y', partition: 'gpu', gpuMinutes: 30, parent: 'tenant-t' },
+    ]);
+    expect(slurm.calls.slice(0, 9)).toEqual([
+      'GET accounts',
+      'POST accounts tenant-t,proj-x,proj-y',
+      'GET associations tenant-t',
+      'POST associations tenant-t/-/- under root',
+      'GET associations proj-x',
+      'POST associations proj-x/-/- under tenant-t',
+      'GET associations proj-y',
+      'POST associations proj-y/-/- under tenant-t',
+      'POST associations proj-x/portal/gpu,proj-y/portal/gpu',
+    ]);
+    slurm.calls.length = 0;
+    await syncBudgetsRest(slurm.client, 'ci', 'portal', [{ account: 'proj-x', partition: 'gpu', gpuMinutes: 90, parent: 'tenant-t' }]);
+    expect(slurm.calls.filter((c) => c.startsWith('POST accounts') || c.endsWith('under root'))).toEqual([]);
+    await expect(syncBudgetsRest(slurm.client, 'ci', 'portal', [{ account: 'proj-x', partition: 'gpu', gpuMinutes: 1, parent: 'Bad Parent' }])).rejects.toThrow(/not a Slurm account name/);
   });
 
   it('a top-up only rewrites the limit', async () => {

@@ -27,6 +27,8 @@ export interface SlurmBudget {
    * each gets an association with the limit, and any other user's association in the account is removed.
    */
   users?: string[];
+  /** The account the project's account is made under (its tenant's: tenant → project), else root. */
+  parent?: string;
 }
 
 /** A budget as read back from slurmdbd after the sync. */
@@ -73,6 +75,7 @@ function checkBudgets(budgets: SlurmBudget[]): void {
     const key = `${b.account}/${b.partition}`;
     if (seen.has(key)) throw new SlurmError('permanent', `syncBudgets: ${key} is given twice`);
     for (const user of b.users ?? []) if (!NAME_RE.test(user)) throw new SlurmError('permanent', `syncBudgets: not a Unix user name: ${JSON.stringify(user)}`);
+    if (b.parent !== undefined && !NAME_RE.test(b.parent)) throw new SlurmError('permanent', `syncBudgets: not a Slurm account name: ${JSON.stringify(b.parent)}`);
     seen.add(key);
   }
 }
@@ -87,15 +90,19 @@ export async function syncBudgetsRest(admin: SlurmClient, cluster: string, servi
   if (budgets.length === 0) return [];
   const accounts = [...new Set(budgets.map((b) => b.account))];
 
+  const parentOf = new Map(budgets.map((b) => [b.account, b.parent ?? 'root']));
+  const parents = [...new Set(parentOf.values())].filter((p) => p !== 'root');
   const known = new Set((await admin.accounts()).map((a) => a.name.toLowerCase()));
-  const missing = accounts.filter((a) => !known.has(a));
-  if (missing.length > 0) await admin.postAccounts(missing.map((name) => ({ name, description: `portal project ${name}`, organization: 'portal' })));
+  const missing = [...parents.filter((p) => !known.has(p)).map((name) => ({ name, description: `portal tenant ${name}` })), ...accounts.filter((a) => !known.has(a)).map((name) => ({ name, description: `portal project ${name}` }))];
+  if (missing.length > 0) await admin.postAccounts(missing.map((a) => ({ ...a, organization: 'portal' })));
 
-  // The account's own association in the cluster (under root) must exist before a user's can.
-  for (const account of accounts) {
+  // An account's own association in the cluster (a tenant's under root, a project's under its tenant's)
+  // must exist before a child's or a user's can. One made before there were tenant accounts stays under
+  // root: slurmrestd 22.05 does not move an association.
+  for (const [account, parent] of [...parents.map((p) => [p, 'root'] as const), ...accounts.map((a) => [a, parentOf.get(a)!] as const)]) {
     const rows = await admin.associations({ account, cluster });
     if (rows.some((r) => !r.user && !r.partition)) continue;
-    await admin.postAssociations([{ cluster, account, parent_account: 'root' }], { accept: isMissingUserField });
+    await admin.postAssociations([{ cluster, account, parent_account: parent }], { accept: isMissingUserField });
   }
 
   await admin.postAssociations(budgets.flatMap((b) => [serviceUser, ...(b.users ?? [])].map((user) => limitAssociation(cluster, user, b))));
