@@ -71,6 +71,8 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       // Names, not ids, in the reader's language.
       await expect(page.getByTestId('job-resource-class')).toHaveText(locale === 'de' ? 'H100-Partition (Jena)' : 'H100 partition (Jena)');
       await expect(page.getByTestId('job-site')).toHaveText(locale === 'de' ? 'Jena, Deutschland (Warmwasserkühlung)' : 'Jena, Germany (warm-water cooled)');
+      // Who it ran as on the cluster: the person's Unix user (made from pi@uni.example) and the project's group.
+      await expect(page.getByTestId('job-runs-as')).toHaveText(new RegExp(`^pi\\d* \\(${locale === 'de' ? 'Gruppe' : 'group'} p[0-9a-f]{16}\\)$`));
 
       // Run time (cluster time) = GPU-hours ÷ GPUs, both as the page shows them.
       const gpuHours = number(locale, await page.getByTestId('job-gpu-hours').innerText());

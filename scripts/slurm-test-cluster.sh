@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # slurm-test-cluster.sh - the project's single-machine Slurm 22.05 (Debian 12) test cluster, run as root.
-#   munged + slurmdbd (on the machine's MariaDB) + slurmctld + 2 slurmd (n1, n2; 4 fake GPUs each)
+#   munged + slurmdbd (on the machine's MariaDB) + slurmctld + 2 slurmd (n1 with 4 fake GPUs of type h100, n2 of type b200)
 #   + slurmrestd (JWT, REST v0.0.38 + dbv0.0.38 on 127.0.0.1:6820), accounts for the contract suite.
 #
 # Usage: scripts/slurm-test-cluster.sh start | stop | stop-daemon <name> | status | env
@@ -68,6 +68,9 @@ wait_for() { # wait_for <seconds> <description> <command...>
     sleep 0.2
   done
 }
+# Two GPU types, as a centre with two generations has: n1 "h100" (with the node feature nvlink), n2 "b200".
+gpu_type() { if [ "$1" = 1 ]; then echo h100; else echo b200; fi; }
+node_features() { if [ "$1" = 1 ]; then echo nvlink; else echo pcie; fi; }
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 db() { mariadb --no-defaults -h "$DB_HOST" -P "$DB_PORT" -u "$DB_USER" "$@"; }
 
@@ -235,15 +238,19 @@ ReturnToService=2
 MinJobAge=60
 # advertise more CPUs and memory than the machine has, without the nodes draining
 SlurmdParameters=config_overrides
-NodeName=n[1-$NODES] NodeHostname=$HOST NodeAddr=127.0.0.1 Port=[$SLURMD_PORT_BASE-$((SLURMD_PORT_BASE + NODES - 1))] CPUs=$CPUS_PER_NODE Sockets=1 CoresPerSocket=$CPUS_PER_NODE ThreadsPerCore=1 RealMemory=$MEM_PER_NODE Gres=gpu:$GPUS_PER_NODE State=UNKNOWN
+$(for i in $(seq 1 $NODES); do
+  echo "NodeName=n$i NodeHostname=$HOST NodeAddr=127.0.0.1 Port=$((SLURMD_PORT_BASE + i - 1)) CPUs=$CPUS_PER_NODE Sockets=1 CoresPerSocket=$CPUS_PER_NODE ThreadsPerCore=1 RealMemory=$MEM_PER_NODE Gres=gpu:$(gpu_type "$i"):$GPUS_PER_NODE Features=$(node_features "$i") State=UNKNOWN"
+done)
 PartitionName=$PARTITION Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+# one partition per GPU type, over the same nodes (classes that ask for a type, QoS, feature or reservation)
+$(for i in $(seq 1 $NODES); do echo "PartitionName=$(gpu_type "$i") Nodes=n$i MaxTime=INFINITE State=UP"; done)
 EOF
   CONF_CHANGED=0
   if [ -f "$D/etc/slurm.conf" ] && ! cmp -s "$D/etc/slurm.conf.new" "$D/etc/slurm.conf"; then CONF_CHANGED=1; fi
   mv "$D/etc/slurm.conf.new" "$D/etc/slurm.conf"
   cat > "$D/etc/gres.conf" <<EOF
 AutoDetect=off
-NodeName=n[1-$NODES] Name=gpu File=$D/fakegpu/nvidia[0-$((GPUS_PER_NODE - 1))]
+$(for i in $(seq 1 $NODES); do echo "NodeName=n$i Name=gpu Type=$(gpu_type "$i") File=$D/fakegpu/nvidia[0-$((GPUS_PER_NODE - 1))]"; done)
 EOF
   # slurmd initialises the cgroup plugin even with proctrack/linuxproc; IgnoreSystemd avoids dbus on cgroup v2
   cat > "$D/etc/cgroup.conf" <<EOF
@@ -457,7 +464,7 @@ cmd_start() {
   cat <<EOF
 
 Slurm test cluster ready ($(sinfo -V)) in $(secs "$T0")s
-  nodes    : n[1-$NODES] x $CPUS_PER_NODE CPUs, $MEM_PER_NODE MB, gpu:$GPUS_PER_NODE (fake); partition $PARTITION
+  nodes    : n[1-$NODES] x $CPUS_PER_NODE CPUs, $MEM_PER_NODE MB, gpu:<type>:$GPUS_PER_NODE (fake; n1 h100 + feature nvlink, n2 b200); partition $PARTITION (all), h100 (n1), b200 (n2)
   REST     : $REST_URL (openapi/v0.0.38, openapi/dbv0.0.38), headers X-SLURM-USER-NAME / X-SLURM-USER-TOKEN
   accounts : $ACCOUNT (users $JOB_USER, root, $ADMIN_USER); admin $ADMIN_USER
   logs     : $D/log/

@@ -47,6 +47,17 @@ describe('the catalogue’s invoice issuer', () => {
 });
 
 describe('the catalogue’s cost-of-ownership figures', () => {
+  it("takes a class's Slurm options (QoS, GPU type, constraint, reservation) and names the field of a bad one", () => {
+    const [h100, ...rest] = DEFAULT_CATALOGUE.resourceClasses;
+    const withSlurm = (slurm: unknown) => catalogueSchema.safeParse({ ...DEFAULT_CATALOGUE, resourceClasses: [{ ...h100!, slurm }, ...rest] });
+    const ok = withSlurm({ qos: 'high', gpuType: 'h100', constraint: 'nvlink&ib', reservation: 'maint-2' });
+    expect(ok.success && ok.data.resourceClasses[0]!.slurm).toEqual({ qos: 'high', gpuType: 'h100', constraint: 'nvlink&ib', reservation: 'maint-2' });
+    const bad = withSlurm({ qos: 'high; rm -rf' });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0]?.path).toEqual(['resourceClasses', 0, 'slurm', 'qos']);
+    expect(withSlurm({ partition: 'gpu' }).success).toBe(false);
+  });
+
   it('a catalogue without them is still valid', () => {
     const bare = { ...DEFAULT_CATALOGUE, sites: DEFAULT_CATALOGUE.sites.map(({ energyPriceEurPerMwh: _p, heatValueEurPerMwh: _h, overheadPerYearEur: _o, ...s }) => s), resourceClasses: DEFAULT_CATALOGUE.resourceClasses.map(({ capitalCostPerNodeEur: _c, depreciationYears: _d, maintenancePerNodePerYearEur: _m, ...rc }) => rc) };
     expect(catalogueSchema.safeParse(bare).success).toBe(true);

@@ -12,6 +12,8 @@ import { isTimeZone } from './core/carbon/local-time';
 import { isHourlyProfile, profileSum } from './core/carbon/profiles';
 
 const id = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lower-case letters, digits and dashes');
+/** A name Slurm takes for a QoS, a GRES type or a reservation. */
+const slurmName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, . _ or -');
 const line = z.string().trim().min(1).max(200);
 
 /** Who issues the invoices: printed on every invoice and credit note, snapshotted onto each when it is issued. */
@@ -121,6 +123,20 @@ export const catalogueSchema = z.object({
         depreciationYears: z.number().int().min(1).max(20).optional(),
         /** Maintenance and support contracts per node and year, whole €. */
         maintenancePerNodePerYearEur: z.number().int().min(0).max(10_000_000).optional(),
+        /**
+         * How a real Slurm runs the class beyond its partition (SLURM_PARTITIONS): the QoS its jobs go
+         * with, the GPU type they ask for (typed GRES `gpu:<type>:<n>`), a node feature constraint and a
+         * reservation. The simulated cluster ignores it.
+         */
+        slurm: z
+          .object({
+            qos: slurmName.optional(),
+            gpuType: slurmName.optional(),
+            constraint: z.string().regex(/^[A-Za-z0-9_.&|[\]()*:,-]{1,200}$/, 'a Slurm constraint such as nvlink&ib').optional(),
+            reservation: slurmName.optional(),
+          })
+          .strict()
+          .optional(),
       }),
     )
     .min(1),

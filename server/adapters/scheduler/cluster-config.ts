@@ -45,5 +45,10 @@ export function withPowerCap(site: Site, catalogue: Catalogue = configuredCatalo
 /** slurmClassesFromCatalogue gives the Slurm adapter each resource class's site and power model (Slurm itself says how many nodes there are). */
 export async function slurmClassesFromCatalogue(db: DbOrTx): Promise<SlurmClassInfo[]> {
   const rows = await db.select().from(resourceClasses).orderBy(asc(resourceClasses.id));
-  return rows.map((rc) => ({ id: rc.id, siteId: rc.siteId, gpuModel: rc.gpuModel, gpusPerNode: rc.gpusPerNode, maxWalltimeSeconds: rc.maxWalltimeSeconds, gpuIdlePowerW: rc.gpuIdlePowerW, gpuMaxPowerW: rc.gpuMaxPowerW, nodeBasePowerW: rc.nodeBasePowerW }));
+  // The Slurm options live in the configured catalogue only (no column): what the class asks Slurm for.
+  const slurmOf = new Map(configuredCatalogue().resourceClasses.map((rc) => [rc.id, rc.slurm]));
+  return rows.map((rc) => {
+    const slurm = slurmOf.get(rc.id);
+    return { id: rc.id, siteId: rc.siteId, gpuModel: rc.gpuModel, gpusPerNode: rc.gpusPerNode, maxWalltimeSeconds: rc.maxWalltimeSeconds, gpuIdlePowerW: rc.gpuIdlePowerW, gpuMaxPowerW: rc.gpuMaxPowerW, nodeBasePowerW: rc.nodeBasePowerW, ...(slurm ? { slurm } : {}) };
+  });
 }

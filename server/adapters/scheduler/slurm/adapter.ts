@@ -154,6 +154,16 @@ export interface SlurmClassInfo {
   gpuIdlePowerW: number;
   gpuMaxPowerW: number;
   nodeBasePowerW: number;
+  /** How the class runs beyond its partition: QoS, GPU type (typed GRES), constraint, reservation (the catalogue's `slurm`). */
+  slurm?: SlurmClassOptions;
+}
+
+/** The catalogue's Slurm options of a resource class. */
+export interface SlurmClassOptions {
+  qos?: string;
+  gpuType?: string;
+  constraint?: string;
+  reservation?: string;
 }
 
 export interface SlurmAdapterOptions {

@@ -17,6 +17,8 @@ describe('classify: the table of the issue', () => {
     { case: 'too many GPUs (recorded): 2014', status: 500, body: fixture('08-submit-too-many-gpus.resp.json'), kind: 'permanent', code: 2014 },
     { case: 'no environment (recorded): 2127 + 9001', status: 500, body: fixture('09-submit-missing-environment.resp.json'), kind: 'permanent', code: 2127 },
     { case: 'invalid account 2045', status: 500, body: ctld([{ error_code: 2045, error: 'Invalid account or account/partition combination specified' }]), kind: 'permanent', code: 2045 },
+    { case: 'a node feature no node has 2029', status: 500, body: ctld([{ error_code: 2029, error: 'Invalid feature specification' }]), kind: 'permanent', code: 2029 },
+    { case: 'a reservation Slurm does not know 2053', status: 500, body: ctld([{ error_code: 2053, error: 'Requested reservation is invalid' }]), kind: 'permanent', code: 2053 },
     { case: 'accounting policy 2050 (DenyOnLimit)', status: 500, body: ctld([{ error_code: 2050, error: 'Job violates accounting/QOS policy' }]), kind: 'permanent', code: 2050 },
     { case: 'invalid partition 2000', status: 500, body: ctld([{ error_code: 2000, error: 'Invalid partition name specified' }]), kind: 'permanent', code: 2000 },
     { case: 'invalid partition by text only', status: 500, body: ctld([{ error_number: -1, error: 'Unspecified error', description: 'Invalid partition name specified' }]), kind: 'permanent', code: -1 },

@@ -68,11 +68,13 @@ export const SLURM_ERRNO = {
   ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE: 2014,
   ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE: 2015,
   ESLURM_INVALID_JOB_ID: 2017,
+  ESLURM_INVALID_FEATURE: 2029,
   ESLURM_INVALID_ACCOUNT: 2045,
   /** A held submit: the job exists (answered next to its job_id). */
   ESLURM_JOB_HELD: 2042,
   ESLURM_ACCOUNTING_POLICY: 2050,
   ESLURM_INVALID_TIME_LIMIT: 2051,
+  ESLURM_RESERVATION_INVALID: 2053,
   ESLURM_INVALID_QOS: 2066,
   ESLURM_INVALID_GRES: 2072,
   ESLURM_INVALID_TRES: 2115,
@@ -104,7 +106,8 @@ const UNREACHABLE_CODES = new Set<number>([
   E.ESLURM_DB_CONNECTION,
   E.ESLURM_DB_CONNECTION_INVALID,
 ]);
-// The request as written can never succeed: a partition, account, QOS, GRES or time limit Slurm refuses,
+// The request as written can never succeed: a partition, account, QOS, GRES, node feature, reservation
+// or time limit Slurm refuses,
 // a job larger than any node (2014) or than the policy allows (2050), a body slurmrestd cannot parse.
 // Retrying these would hold the job's reservation forever.
 const PERMANENT_CODES = new Set<number>([
@@ -114,6 +117,8 @@ const PERMANENT_CODES = new Set<number>([
   E.ESLURM_INVALID_ACCOUNT,
   E.ESLURM_ACCOUNTING_POLICY,
   E.ESLURM_INVALID_TIME_LIMIT,
+  E.ESLURM_RESERVATION_INVALID,
+  E.ESLURM_INVALID_FEATURE,
   E.ESLURM_INVALID_QOS,
   E.ESLURM_INVALID_GRES,
   E.ESLURM_INVALID_TRES,

@@ -159,7 +159,8 @@ export function createSlurmScheduler(settings: SlurmSettings, classes: SlurmClas
     partitions: settings.partitions,
     classes,
     submitBody: async (spec: SchedulerJobSpec, partition: string) => {
-      const body = submitBody(spec, { partition, jobDir: settings.jobDir, launcher: settings.launcher, now: now(), requeue: settings.requeue, perProject: person });
+      const classOptions = classes.find((c) => c.id === spec.partition)?.slurm;
+      const body = submitBody(spec, { partition, jobDir: settings.jobDir, launcher: settings.launcher, now: now(), requeue: settings.requeue, perProject: person, ...(classOptions ? { classOptions } : {}) });
       if (person) await (options.ensureProjectFolder ?? ensureProjectFolder)(jobFolder(settings.jobDir, spec.group), spec.group!);
       return { ...body, script: stoppable(body.script ?? '') };
     },

@@ -29,7 +29,7 @@ function fakeSlurmdbd(initial: { accounts?: string[]; associations?: SlurmAssoci
       return Promise.resolve(associations.filter((a) => (!q.account || a.account === q.account) && (!q.user || a.user === q.user) && (!q.cluster || a.cluster === q.cluster)));
     },
     postAssociations: (list: SlurmAssociationInput[], options = {}) => {
-      calls.push(`POST associations ${list.map((a) => `${a.account}/${a.user ?? '-'}/${a.partition ?? '-'}${a.parent_account && a.parent_account !== 'root' ? ` under ${String(a.parent_account)}` : a.parent_account ? ' under root' : ''}`).join(',')}`);
+      calls.push(`POST associations ${list.map((a) => `${a.account}/${a.user ?? '-'}/${a.partition ?? '-'}${typeof a.parent_account === 'string' ? ` under ${a.parent_account}` : ''}`).join(',')}`);
       for (const a of list) {
         if (!accounts.has(a.account)) return Promise.reject(new SlurmError('transient', 'no such account', { code: -1 }));
         if (!a.user) {

@@ -391,6 +391,15 @@ describe('submitBody', () => {
     expect(() => submitBody({ ...spec, group: '../etc' }, opts)).toThrow(/not a group name/);
   });
 
+  it("asks for the class's QoS, GPU type (typed GRES), constraint and reservation where the catalogue names them", () => {
+    const opts = { partition: 'gpu', jobDir: '/j', launcher: 'none' as const, now: new Date() };
+    const job = submitBody(spec, { ...opts, classOptions: { qos: 'high', gpuType: 'h100', constraint: 'nvlink&ib', reservation: 'maint-2' } }).job;
+    expect(job).toMatchObject({ gres: 'gpu:h100:4', qos: 'high', constraints: 'nvlink&ib', reservation: 'maint-2' });
+    const plain = submitBody(spec, opts).job;
+    expect(plain).toMatchObject({ gres: 'gpu:4' });
+    for (const key of ['qos', 'constraints', 'reservation']) expect(plain).not.toHaveProperty(key);
+  });
+
   it('lets Slurm requeue the job only where the site allows it (SLURM_REQUEUE=on)', () => {
     const opts = { partition: 'gpu', jobDir: '/j', launcher: 'none' as const, now: new Date() };
     expect(submitBody(spec, opts).job).toMatchObject({ no_requeue: true });

@@ -505,6 +505,8 @@ export interface SubmitBodyOptions {
   requeue?: boolean;
   /** The job runs in its project's folder (jobDir/<spec.group>) as its person (SLURM_SUBMIT_AS=person). */
   perProject?: boolean;
+  /** The class's QoS, GPU type, constraint and reservation (the catalogue's `slurm`). */
+  classOptions?: { qos?: string; gpuType?: string; constraint?: string; reservation?: string };
 }
 
 /** Files a job makes are its person's and its project group's only (0640, folders 0750): nothing for others. */
@@ -542,6 +544,7 @@ export function submitBody(spec: SchedulerJobSpec, options: SubmitBodyOptions): 
   const dir = jobFolder(options.jobDir, options.perProject ? spec.group : undefined);
   const perNode = gpus / nodes;
   const begin = slurmBegin(spec.begin, options.now);
+  const cls = options.classOptions ?? {};
   return {
     script: jobScript(spec, options.launcher),
     job: {
@@ -554,7 +557,10 @@ export function submitBody(spec: SchedulerJobSpec, options: SubmitBodyOptions): 
       nodes: [nodes, nodes],
       tasks: nodes,
       tasks_per_node: 1,
-      ...(perNode > 0 ? { gres: `gpu:${perNode}` } : {}),
+      ...(perNode > 0 ? { gres: cls.gpuType ? `gpu:${cls.gpuType}:${perNode}` : `gpu:${perNode}` } : {}),
+      ...(cls.qos ? { qos: cls.qos } : {}),
+      ...(cls.constraint ? { constraints: cls.constraint } : {}),
+      ...(cls.reservation ? { reservation: cls.reservation } : {}),
       // slurmrestd 22.05 ignores `requeue: false` (Requeue=1 either way, on submit and on update) and does
       // not read #SBATCH lines; its parser takes `no_requeue` as sbatch's --no-requeue (Requeue=0).
       ...(options.requeue ? {} : ({ no_requeue: true } as object)),

@@ -29,6 +29,7 @@ export function catalogueClasses(): SlurmClassInfo[] {
     gpuIdlePowerW: rc.gpuIdlePowerW,
     gpuMaxPowerW: rc.gpuMaxPowerW,
     nodeBasePowerW: rc.nodeBasePowerW,
+    ...(rc.slurm ? { slurm: rc.slurm } : {}),
   }));
 }
 
