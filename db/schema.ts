@@ -4,7 +4,7 @@ import { REVIEW_PATHS, WORKLOAD_KINDS, type ReviewRoute } from '../server/core/a
 import { AUTH_TOKEN_PURPOSES } from '../server/core/auth/tokens';
 import type { MailAttachmentRef } from '../server/core/mail/delivery';
 import { MAIL_KIND_NAMES } from '../server/core/mail/kinds';
-import { SCHEDULER_JOB_STATES } from '../server/core/scheduler/port';
+import { SCHEDULER_JOB_STATES, type JobDependencyType } from '../server/core/scheduler/port';
 import {
   bigint,
   bigserial,
@@ -503,6 +503,8 @@ export const jobs = pgTable(
     handoverUntil: timestamp('handover_until', { withTimezone: true }),
     /** How many hand-overs were started (the lease taken); on the first the scheduler cannot know the job yet. */
     handoverAttempts: integer('handover_attempts').notNull().default(0),
+    /** Start only after these jobs of the project ended as `type` asks (Slurm's --dependency); null: no dependency. */
+    dependency: jsonb('dependency').$type<{ type: JobDependencyType; jobIds: string[] }>(),
     /** Who the job runs as on the cluster, fixed at the hand-over: the person's POSIX user and the project's group. */
     runAsUser: text('run_as_user'),
     runAsGroup: text('run_as_group'),

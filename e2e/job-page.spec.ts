@@ -113,6 +113,31 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await expect(page.getByLabel(t('jobs.command'))).toHaveValue(/torchrun/);
     });
 
+    test('a job can start after another job of its project, and its page links the one it waits for', async ({ page }) => {
+      await signIn(page, locale, 'pi@uni.example');
+      await openForm(page);
+      const first = unique('first');
+      await fill(page, { name: first, gpus: 8, hours: 1 });
+      await page.getByRole('button', { name: t('jobs.submit') }).click();
+      await expect(page).toHaveURL(/\/jobs\/[0-9a-f-]{36}$/);
+      const firstUrl = page.url();
+
+      await openForm(page);
+      await fill(page, { name: unique('second'), gpus: 8, hours: 1 });
+      const after = page.getByLabel(t('jobs.after.job'));
+      const option = after.locator('option', { hasText: first });
+      await expect(option).toHaveCount(1);
+      await after.selectOption((await option.getAttribute('value')) ?? '');
+      await page.getByLabel(t('jobs.after.when')).selectOption('afterany');
+      await page.getByRole('button', { name: t('jobs.submit') }).click();
+      await expect(page).toHaveURL(/\/jobs\/[0-9a-f-]{36}$/);
+      const row = page.getByTestId('job-after');
+      await expect(row).toContainText(first);
+      await expect(row).toContainText(t('jobs.after.afterany'));
+      await row.getByRole('link', { name: first }).click();
+      await expect(page).toHaveURL(firstUrl);
+    });
+
     test('the form warns before submitting when the reservation does not fit, and Back after a submit keeps the values', async ({ page }) => {
       await signIn(page, locale, 'pi@uni.example');
       await openForm(page);

@@ -59,6 +59,13 @@ describe('helpFor', () => {
     for (const usage of ['login [--url URL]', 'jobs submit --file', 'jobs watch ID', 'usage --month YYYY-MM [--csv]', 'allocations']) expect(help).toContain(usage);
   });
 
+  it('takes --after for jobs submit as Slurm writes a dependency, and refuses a bad one', () => {
+    const id = '3f2c0d9e-1111-4aaa-8bbb-00000000000a';
+    expect(parseCommandLine(['jobs', 'submit', '--file', 'j.yaml', '--after', `afternotok:${id}`]).options.after).toEqual({ type: 'afternotok', jobIds: [id] });
+    expect(() => parseCommandLine(['jobs', 'submit', '--file', 'j.yaml', '--after', 'afterok'])).toThrow(UsageError);
+    expect(() => parseCommandLine(['jobs', 'list', '--after', `afterok:${id}`])).toThrow(/does not take --after/);
+  });
+
   it('shows one command’s usage', () => {
     expect(helpFor('jobs watch')).toMatch(/^Usage: portal-cli jobs watch ID \[--interval SECONDS\]\n\nPrint each state change/);
   });

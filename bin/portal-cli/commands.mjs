@@ -52,6 +52,8 @@ export async function logout({ io, options }) {
 
 // ---- jobs -------------------------------------------------------------------------------------
 
+const DEPENDENCY_WORDS = { afterok: 'once these completed:', afterany: 'once these ended:', afternotok: 'once these failed:' };
+
 function shortfallText(s) {
   if (s.limit === 'gpusAtOnce') return `at most ${s.limitGpus} GPUs at once (${s.inUseGpus} in use now)`;
   const what = s.limit === 'budget' ? 'the allocation’s budget' : 'the monthly cap';
@@ -61,7 +63,7 @@ function shortfallText(s) {
 /** estimateText is what `jobs submit` shows before asking: the reservation, the cost at the tenant's tariff, the energy, what is left. */
 export function estimateText(job, e) {
   const lines = [
-    `Job "${job.name}" (${job.kind}): ${job.gpus} GPU${job.gpus === 1 ? '' : 's'} of ${job.resourceClassId} on ${job.nodes} node${job.nodes === 1 ? '' : 's'} for at most ${f.duration(job.walltimeMinutes * 60)}`,
+    `Job "${job.name}" (${job.kind}): ${job.gpus} GPU${job.gpus === 1 ? '' : 's'} of ${job.resourceClassId} on ${job.nodes} node${job.nodes === 1 ? '' : 's'} for at most ${f.duration(job.walltimeMinutes * 60)}${job.dependency ? `, starting ${DEPENDENCY_WORDS[job.dependency.type]} ${job.dependency.jobIds.join(', ')}` : ''}`,
     f
       .keyValues([
         ['Reservation', e.unit === 'cents' ? `${f.euros(e.reservation)} (${f.gpuHours(e.reservedGpuSeconds)})` : f.gpuHours(e.reservation)],
@@ -87,7 +89,9 @@ export async function jobsSubmit({ io, options, client }) {
   } catch (error) {
     throw new UsageError(`cannot read the job file ${options.file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
   }
-  const job = parseJobFile(text, fromStdin ? 'stdin' : options.file);
+  const fromFile = parseJobFile(text, fromStdin ? 'stdin' : options.file);
+  // --after wins over the file's dependency.
+  const job = options.after ? { ...fromFile, dependency: options.after } : fromFile;
   const api = client();
   const { allocationId, resourceClassId, gpus, nodes, walltimeMinutes } = job;
   const estimate = await api.request('POST', '/jobs/estimate', { body: { allocationId, resourceClassId, gpus, nodes, walltimeMinutes } });

@@ -18,9 +18,26 @@ const FIELDS = {
   image: 'string',
   command: 'string',
   env: 'env',
+  dependency: 'dependency',
 };
-/** Optional fields and their defaults: one node, no environment (as the form starts). */
-const DEFAULTS = { nodes: 1, env: {} };
+/** Optional fields and their defaults: one node, no environment, no dependency (as the form starts). */
+const DEFAULTS = { nodes: 1, env: {}, dependency: undefined };
+
+export const DEPENDENCY_TYPES = ['afterok', 'afterany', 'afternotok'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * parseDependency reads a dependency as Slurm writes it — `afterok:<job id>[:<job id>…]` (afterany,
+ * afternotok likewise) — with the portal's job ids, into the API's `{ type, jobIds }`.
+ */
+export function parseDependency(text, name = 'dependency') {
+  const [type, ...ids] = String(text).trim().split(':');
+  if (!DEPENDENCY_TYPES.includes(type) || ids.length === 0) throw new UsageError(`"${name}" must be ${DEPENDENCY_TYPES.join(', ')} followed by job ids, such as afterok:<job id>[:<job id>…]`);
+  const bad = ids.find((id) => !UUID.test(id));
+  if (bad !== undefined) throw new UsageError(`"${name}": "${bad}" is not a job id (a UUID, as \`portal-cli jobs list\` shows)`);
+  if (ids.length > 16) throw new UsageError(`"${name}": a job can wait for at most 16 jobs`);
+  return { type, jobIds: ids.map((id) => id.toLowerCase()) };
+}
 
 class YamlError extends UsageError {
   constructor(line, message) {
@@ -178,6 +195,9 @@ export function jobFromFields(fields) {
     const value = fields[field] ?? DEFAULTS[field];
     if (type === 'int') job[field] = integer(field, value);
     else if (type === 'env') job[field] = environment(value);
+    else if (type === 'dependency') {
+      if (value !== undefined) job[field] = parseDependency(value, field);
+    }
     else if (typeof value === 'string' || typeof value === 'number') job[field] = String(value);
     else throw new UsageError(`"${field}" must be a text`);
   }

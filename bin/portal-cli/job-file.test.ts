@@ -49,6 +49,14 @@ describe('parseJobFile', () => {
     expect(parseJobFile(JSON.stringify(required), 'job.json')).toEqual({ ...required, nodes: 1, env: {} });
   });
 
+  it('reads a dependency as Slurm writes it, with the portal’s job ids', () => {
+    const a = '3f2c0d9e-1111-4aaa-8bbb-00000000000a';
+    const b = '3F2C0D9E-1111-4AAA-8BBB-00000000000B';
+    expect((parseJobFile(`${YAML}dependency: afterok:${a}:${b}\n`, 'job.yaml') as { dependency?: unknown }).dependency).toEqual({ type: 'afterok', jobIds: [a, b.toLowerCase()] });
+    expect(() => parseJobFile(`${YAML}dependency: after:${a}\n`, 'job.yaml')).toThrow(/job.yaml: "dependency" must be afterok, afterany, afternotok followed by job ids/);
+    expect(() => parseJobFile(`${YAML}dependency: afterany:42\n`, 'job.yaml')).toThrow(/"42" is not a job id/);
+  });
+
   it.each([
     ['name: x\ngpu: 4\n', /job.yaml: unknown field "gpu" \(a job file has: name, kind/],
     ['name: x\n', /job.yaml: missing fields: kind, allocationId, resourceClassId, gpus, walltimeMinutes, image, command/],

@@ -248,6 +248,8 @@ function jobSpecFor(spec: SchedulerJobSpec, submitTimeSeconds: number, clock: Si
     gpuUtilPercent: sim.gpuUtilPercent,
     exitCode: sim.exitCode,
     ...(spec.begin ? { beginTimeSeconds: Math.max(0, simSecondsNotBefore(clock, spec.begin.getTime())) } : {}),
+    // The engine's job ids are the portal's.
+    ...(spec.dependency ? { dependency: { type: spec.dependency.type, jobIds: spec.dependency.portalJobIds } } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import { idempotencyKeyField, resourceClassIdField, textField, uuidField } from 
 import { isoDateOut, jobRowOut, jobStateOut } from '~/server/api/outputs';
 import { exitStatusOut, fineTuneEstimateOut, jobEstimateOut, lowCarbonStartOut, jobTargetsOut } from './job.outputs';
 import { fineTuneEstimate } from '~/server/core/jobs/estimates';
+import { JOB_DEPENDENCY_TYPES } from '~/server/core/scheduler/port';
 import { AppError } from '~/server/errors';
 import { syntheticOutput } from '~/server/core/jobs/synthetic-output';
 import { MAX_WINDOW_HOURS, suggestLowCarbonStart } from '~/server/services/jobs/carbon';
@@ -37,6 +38,11 @@ export const submitJobInput = z.object({
   idempotencyKey: idempotencyKeyField,
   /** Earliest start (ISO date-time); checked against the clock in the service (createJob). */
   begin: z.iso.datetime({ offset: true, message: 'job.beginFormat' }).optional(),
+  /** Start only after these jobs of the same project ended as `type` asks; checked in the service (createJob). */
+  dependency: z
+    .object({ type: z.enum(JOB_DEPENDENCY_TYPES), jobIds: z.array(uuidField).min(1).max(16, 'job.dependencyTooMany') })
+    .strict()
+    .optional(),
   estimate: z
     .object({
       runtimeSeconds: z.number().int().positive().optional(),
@@ -71,6 +77,10 @@ const jobView = z.object({
   state: z.enum(jobState.enumValues),
   pendingReason: z.string().nullable(),
   schedulerJobId: z.string().nullable(),
+  /** Starts only after these jobs of the project ended as `type` asks (null: no dependency). */
+  dependency: z.object({ type: z.enum(JOB_DEPENDENCY_TYPES), jobIds: z.array(z.string()) }).nullable(),
+  /** The jobs it starts after, with their names and states now. */
+  dependencyJobs: z.array(z.object({ id: z.string(), name: z.string(), state: z.enum(jobState.enumValues) })),
   /** Who the job runs as on the cluster: the person's POSIX user and the project's group (null until handed over). */
   runAsUser: z.string().nullable(),
   runAsGroup: z.string().nullable(),

@@ -8,6 +8,10 @@
  */
 export const SCHEDULER_JOB_STATES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL', 'PREEMPTED'] as const;
 
+/** When a job may start after others: they all completed (afterok), ended at all (afterany) or failed (afternotok). */
+export const JOB_DEPENDENCY_TYPES = ['afterok', 'afterany', 'afternotok'] as const;
+export type JobDependencyType = (typeof JOB_DEPENDENCY_TYPES)[number];
+
 /** Slurm job states the portal knows. */
 export type SchedulerJobState = (typeof SCHEDULER_JOB_STATES)[number];
 
@@ -54,6 +58,12 @@ export interface SchedulerJobSpec {
   env: Record<string, string>;
   /** Earliest start (Slurm's --begin): the job stays PENDING with reason BeginTime until then. */
   begin?: Date;
+  /**
+   * Start only after these portal jobs ended as `type` asks (Slurm's --dependency): until then the job
+   * stays PENDING with reason Dependency; one that never may start waits with DependencyNeverSatisfied.
+   * Only jobs not yet final in the portal are named (the portal decides the others itself).
+   */
+  dependency?: { type: JobDependencyType; portalJobIds: string[] };
   /**
    * What the simulated cluster should pretend happens (ignored by a real scheduler):
    * the runtime the job would need, its mean GPU utilisation and its exit code.

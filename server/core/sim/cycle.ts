@@ -8,7 +8,8 @@
  *   2. Order     — compute priorities, sort the queue (submit order or multifactor);
  *                  with a queue depth, only the first jobs of each partition (order.ts).
  *   3. Walk      — for each job in order, per partition:
- *        3·. begin time not reached → BeginTime (skipped);
+ *        3·. waiting on other jobs → Dependency / DependencyNeverSatisfied, begin time not reached →
+ *            BeginTime (skipped);
  *        3a. partition time limit  → PartitionTimeLimit (skipped);
  *        3b. account limits         → QOSMaxGRESPerUser / AssocGrpGRESMinutes (skipped);
  *        3c. partition still open   → start if it fits now (GPUs, and at a
@@ -206,6 +207,10 @@ export function scheduleCycle(input: CycleInput): CycleDecision {
     };
 
     // 3·.
+    if (job.heldBy) {
+      wait(job.heldBy);
+      continue;
+    }
     if (job.beginSeconds !== undefined && job.beginSeconds > now) {
       wait('BeginTime');
       continue;

@@ -25,7 +25,7 @@ import { SimInputError } from './errors';
 import { EventKind, peekEvent, popEvent, pushEvent, type SimEvent } from './events';
 import { accrueUsage } from './fairshare';
 import { createRng, exponentialSeconds, type RngState } from './random';
-import type { AccountLimits, EngineConfig, JobSpec, JobState, PendingReason } from './types';
+import { dependencyHolds, type AccountLimits, type EngineConfig, type JobSpec, type JobState, type PendingReason } from './types';
 
 /** A job as shown to callers. `endTimeSeconds` is set once the job has ended; `energyWh` is so far for a running job. */
 export interface JobView {
@@ -116,6 +116,9 @@ export interface JobRecord {
   energyWh: number | null;
   /** Set once the job has waited with PowerCap (only capped sites ever set it). */
   heldByPowerCap?: true;
+  /** A dependency's jobs not ended yet, and whether one ended in a way that never satisfies it. */
+  waitingOn?: string[];
+  dependencyNever?: true;
 }
 
 /** A node inside the serialised state. */
@@ -226,6 +229,9 @@ interface PendingQueue {
   ids: Set<string>;
 }
 
+/** Most jobs one dependency may name (the portal's own limit is lower). */
+const MAX_DEPENDENCIES = 100;
+
 class Engine implements ClusterEngine {
   // `s.jobs` and `s.pendingIds` stay empty while the engine runs: the indexes below hold them,
   // and `serialize` writes them back as arrays in the same order.
@@ -238,6 +244,8 @@ class Engine implements ClusterEngine {
   private readonly queues = new Map<string, PendingQueue>();
   /** Jobs that have ended and are not pruned yet. */
   private readonly ended = new Set<string>();
+  /** Jobs another job waits on → the jobs waiting (rebuilt from the records on restore). */
+  private readonly dependents = new Map<string, Set<string>>();
   private readonly accounts = new Map<string, AccountRecord>();
   private readonly partitionIndex = new Map<string, number>();
   private readonly nodeIndex = new Map<string, number>();
@@ -256,6 +264,7 @@ class Engine implements ClusterEngine {
     for (const j of state.jobs) {
       this.jobs.set(j.spec.id, j);
       if (j.endTimeSeconds !== null) this.ended.add(j.spec.id);
+      for (const parent of j.waitingOn ?? []) this.addDependent(parent, j.spec.id);
     }
     for (const id of state.pendingIds) this.enqueue(this.jobs.get(id)!);
     state.jobs = [];
@@ -283,6 +292,17 @@ class Engine implements ClusterEngine {
       nodeIndices: [],
       energyWh: null,
     };
+    if (spec.dependency) {
+      // Jobs that ended already decide now; the others when they end (resolveDependents).
+      const waiting: string[] = [];
+      for (const parent of new Set(spec.dependency.jobIds)) {
+        const p = this.jobs.get(parent);
+        if (p && p.endTimeSeconds === null) waiting.push(parent);
+        else if (p && !dependencyHolds(spec.dependency.type, p.state)) record.dependencyNever = true;
+      }
+      if (waiting.length) record.waitingOn = waiting;
+      for (const parent of waiting) this.addDependent(parent, spec.id);
+    }
     this.jobs.set(spec.id, record);
     this.push({ atSeconds: spec.submitTimeSeconds, kind: EventKind.JobArrival, ref: spec.id });
     // Wake the scheduler when the job may start (nothing else may happen at that instant).
@@ -317,6 +337,8 @@ class Engine implements ClusterEngine {
       job.pendingReason = null;
       job.endTimeSeconds = now;
       this.ended.add(jobId);
+      this.dropDependency(job);
+      this.resolveDependents(job);
     } else {
       return false;
     }
@@ -639,6 +661,7 @@ class Engine implements ClusterEngine {
       walltimeLimitSeconds: j.spec.walltimeLimitSeconds,
       powerCentiW: this.capped ? this.jobPower(j) : undefined,
       beginSeconds: j.spec.beginTimeSeconds,
+      ...(j.dependencyNever ? { heldBy: 'DependencyNeverSatisfied' as const } : j.waitingOn ? { heldBy: 'Dependency' as const } : {}),
     };
   }
 
@@ -689,6 +712,33 @@ class Engine implements ClusterEngine {
     j.energyWh = this.energy(j, t - start);
     const account = this.accounts.get(j.spec.account)!;
     account.finishedGpuSeconds += j.spec.gpus * (t - start);
+    this.resolveDependents(j);
+  }
+
+  private addDependent(parent: string, child: string): void {
+    let set = this.dependents.get(parent);
+    if (!set) this.dependents.set(parent, (set = new Set()));
+    set.add(child);
+  }
+
+  /** A job ended: the jobs waiting on it wait on one job less, or learn they never may start. */
+  private resolveDependents(j: JobRecord): void {
+    const children = this.dependents.get(j.spec.id);
+    if (!children) return;
+    this.dependents.delete(j.spec.id);
+    for (const id of children) {
+      const child = this.jobs.get(id);
+      if (!child?.waitingOn || child.endTimeSeconds !== null) continue;
+      child.waitingOn = child.waitingOn.filter((p) => p !== j.spec.id);
+      if (child.waitingOn.length === 0) delete child.waitingOn;
+      if (!dependencyHolds(child.spec.dependency!.type, j.state)) child.dependencyNever = true;
+    }
+  }
+
+  /** A waiting job ended itself (cancelled): it waits on nothing any more. */
+  private dropDependency(j: JobRecord): void {
+    for (const parent of j.waitingOn ?? []) this.dependents.get(parent)?.delete(j.spec.id);
+    delete j.waitingOn;
   }
 
   private energy(j: JobRecord, runSeconds: number): number {
@@ -828,6 +878,12 @@ class Engine implements ClusterEngine {
     if (!Number.isInteger(spec.exitCode)) bad('exit code must be an integer');
     if (typeof spec.user !== 'string' || typeof spec.account !== 'string') bad('user and account must be strings');
     if (spec.beginTimeSeconds !== undefined && !isWhole(spec.beginTimeSeconds, 0)) bad('begin time must be a whole second ≥ 0');
+    if (spec.dependency !== undefined) {
+      const { type, jobIds } = spec.dependency;
+      if (type !== 'afterok' && type !== 'afterany' && type !== 'afternotok') bad('dependency type must be afterok, afterany or afternotok');
+      if (!Array.isArray(jobIds) || jobIds.length === 0 || jobIds.length > MAX_DEPENDENCIES) bad(`a dependency names 1 to ${MAX_DEPENDENCIES} jobs`);
+      if (jobIds.some((id) => typeof id !== 'string' || id === spec.id)) bad('a dependency names other jobs by id');
+    }
   }
 }
 

@@ -29,6 +29,8 @@ export interface CyclePendingJob {
   powerCentiW?: number;
   /** Earliest start (BeginTime until then). */
   beginSeconds?: number;
+  /** Waits on other jobs (Dependency), or never may start (DependencyNeverSatisfied). */
+  heldBy?: 'Dependency' | 'DependencyNeverSatisfied';
 }
 
 /** One partition's pending jobs of one account, in arrival order (submit time, then seq); read lazily. */

@@ -53,7 +53,18 @@ export type PendingReason =
   | 'AssocGrpGRESMinutes'
   | 'PartitionTimeLimit'
   | 'PowerCap'
-  | 'BeginTime';
+  | 'BeginTime'
+  | 'Dependency'
+  | 'DependencyNeverSatisfied';
+
+/** When a job may start after others (Slurm's --dependency): all of them ended OK, ended at all, or failed. */
+export type DependencyType = 'afterok' | 'afterany' | 'afternotok';
+
+/** dependencyHolds tells whether a job that ended in `state` satisfies a dependency of this type (the portal's rule too). */
+export function dependencyHolds(type: DependencyType, state: string): boolean {
+  if (type === 'afterany') return true;
+  return (state === 'COMPLETED') === (type === 'afterok');
+}
 
 /**
  * A job as submitted. `runtimeSeconds` is how long it would really run (known
@@ -77,6 +88,13 @@ export interface JobSpec {
   exitCode: number;
   /** Earliest start (Slurm's --begin); before it the job waits with `BeginTime` and does not block the queue. */
   beginTimeSeconds?: number;
+  /**
+   * Start only after these jobs (ids on this engine) ended as `type` asks; until then the job waits with
+   * `Dependency` and does not block the queue. A job that can never start waits with
+   * `DependencyNeverSatisfied` until cancelled, as Slurm's does. A job not held (never known, or pruned
+   * after it ended) counts as ended in a way that satisfies.
+   */
+  dependency?: { type: DependencyType; jobIds: string[] };
 }
 
 /** Per-account quota limits (checked before a job may start). */

@@ -14,9 +14,10 @@ import { reservationShortfalls, type ReservationRoom } from '~/server/core/jobs/
 import { inferenceTraffic } from '~/server/core/jobs/inference';
 import { roleAtLeast } from '~/server/core/roles';
 import { projectGroupName } from '~/server/core/scheduler/identity';
-import { isBudgetEnforcing, isSchedulerRefused, isSchedulerUnavailable, type SchedulerPort } from '~/server/core/scheduler/port';
+import { isBudgetEnforcing, isFinalState, isSchedulerRefused, isSchedulerUnavailable, type JobDependencyType, type SchedulerJobSpec, type SchedulerPort } from '~/server/core/scheduler/port';
 import { configuredCatalogue, localName, sitePowerCapW, type Catalogue } from '~/server/catalogue';
 import { siteIdleCentiW } from '~/server/core/sim/power';
+import { dependencyHolds } from '~/server/core/sim/types';
 import { env } from '~/server/env.js';
 import { AppError } from '~/server/errors';
 import { logger } from '~/server/observability/log';
@@ -48,6 +49,8 @@ export interface SubmitJobInput {
   idempotencyKey: string;
   /** Earliest start, ISO date-time (Slurm's --begin): not more than a minute ago, at most 30 days ahead. */
   begin?: string;
+  /** Start only after these jobs of the same project ended as `type` asks (Slurm's --dependency). */
+  dependency?: { type: JobDependencyType; jobIds: string[] };
   /** The estimate shown before submitting, kept with the job. */
   estimate?: Record<string, unknown> & { runtimeSeconds?: number };
 }
@@ -249,6 +252,7 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
   }
   const { allocation, rc, site, centsPerGpuHour, org: tenant, projectResidency } = jobContextOf(actor, input, target, offer);
   const beginAt = beginOf(input.begin, now);
+  if (input.dependency) await checkDependency(db, allocation.projectId, input.dependency);
   const powerCap = sitePowerCapOf(configuredCatalogue(), rc);
   const amount = jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour });
   const id = randomUUID();
@@ -280,6 +284,7 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
       centsPerGpuHour,
       submittedAt: now,
       beginAt: beginAt?.toISOString() ?? null,
+      dependency: input.dependency ? JSON.stringify({ type: input.dependency.type, jobIds: [...new Set(input.dependency.jobIds)] }) : null,
       // This request hands the job over right after the commit: it holds the lease from the start.
       handoverUntil: new Date(now.getTime() + HANDOVER_LEASE_MS),
     };
@@ -319,7 +324,21 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
 }
 
 /** The values of a new job's row (an estimate as JSON text or null: a placeholder's null would be written as JSON null; the begin time as ISO text or null). */
-type NewJobValues = Omit<typeof jobs.$inferInsert, 'estimate' | 'beginAt' | 'updatedAt' | 'handoverAttempts'> & Required<Pick<typeof jobs.$inferInsert, 'id' | 'env' | 'simulation' | 'handoverUntil'>> & { estimate: string | null; submittedAt: Date; beginAt: string | null };
+type NewJobValues = Omit<typeof jobs.$inferInsert, 'estimate' | 'beginAt' | 'dependency' | 'updatedAt' | 'handoverAttempts'> & Required<Pick<typeof jobs.$inferInsert, 'id' | 'env' | 'simulation' | 'handoverUntil'>> & { estimate: string | null; submittedAt: Date; beginAt: string | null; dependency: string | null };
+
+/**
+ * checkDependency refuses a dependency on jobs that are not this project's, or that ended already in a
+ * way that never lets the new job start (afterok on a failed job, afternotok on a completed one).
+ */
+async function checkDependency(db: DbOrTx, projectId: string, dependency: NonNullable<SubmitJobInput['dependency']>): Promise<void> {
+  const ids = [...new Set(dependency.jobIds)];
+  const parents = await db.select({ id: jobs.id, name: jobs.name, state: jobs.state, projectId: jobs.projectId }).from(jobs).where(inArray(jobs.id, ids));
+  const known = new Map(parents.filter((p) => p.projectId === projectId).map((p) => [p.id, p]));
+  const unknown = ids.find((id) => !known.has(id));
+  if (unknown) throw new AppError('BAD_REQUEST', 'job.dependencyUnknown', { id: unknown }, 'dependency.jobIds');
+  const never = [...known.values()].find((p) => p.state !== 'SUBMITTING' && p.state !== 'PENDING' && p.state !== 'RUNNING' && !dependencyHolds(dependency.type, p.state));
+  if (never) throw new AppError('BAD_REQUEST', 'job.dependencyNeverSatisfied', { name: never.name, state: never.state }, 'dependency.jobIds');
+}
 
 /** How far a begin time may lie in the past (a form filled in a minute ago) and in the future. */
 const BEGIN_PAST_MS = 60_000;
@@ -364,6 +383,7 @@ function insertJobQuery(db: DbOrTx) {
       centsPerGpuHour: p('centsPerGpuHour'),
       submittedAt: p('submittedAt'),
       beginAt: sql`${p('beginAt')}::timestamptz`,
+      dependency: sql`${p('dependency')}::jsonb`,
       updatedAt: p('submittedAt'),
       handoverUntil: p('handoverUntil'),
       handoverAttempts: 1,
@@ -373,6 +393,24 @@ function insertJobQuery(db: DbOrTx) {
 const submittedEventStatement = reusable<ReturnType<typeof submittedEventQuery>, { jobId: string; at: Date }>('job_event_submitted', (db) => submittedEventQuery(db));
 function submittedEventQuery(db: DbOrTx) {
   return db.insert(jobEvents).values({ jobId: sql.placeholder('jobId'), at: sql.placeholder('at'), state: 'SUBMITTING', message: 'job.event.submitted' });
+}
+
+/**
+ * dependencyAtHandover decides what it can of a job's dependency from the portal's own records: jobs that
+ * ended here (settled, or final) satisfy it or never will; the others go to the scheduler by id, and one
+ * not at the scheduler yet makes the hand-over wait.
+ */
+async function dependencyAtHandover(db: DbOrTx, dependency: { type: JobDependencyType; jobIds: string[] }): Promise<{ kind: 'wait' } | { kind: 'never' } | { kind: 'submit'; portalJobIds: string[] }> {
+  const parents = await db.select({ id: jobs.id, state: jobs.state, settledAt: jobs.settledAt }).from(jobs).where(inArray(jobs.id, dependency.jobIds));
+  const live: string[] = [];
+  for (const p of parents) {
+    const ended = p.settledAt !== null || (p.state !== 'SUBMITTING' && isFinalState(p.state));
+    if (ended && !dependencyHolds(dependency.type, p.state)) return { kind: 'never' };
+    if (ended) continue;
+    if (p.state === 'SUBMITTING') return { kind: 'wait' };
+    live.push(p.id);
+  }
+  return { kind: 'submit', portalJobIds: live };
 }
 
 /** handOverCreated hands a job this process just created (and holds the lease of) to the scheduler and returns it as it is then. */
@@ -410,6 +448,20 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
     await db.update(jobs).set({ handoverUntil: null }).where(and(eq(jobs.id, job.id), eq(jobs.state, 'SUBMITTING'))).catch(() => undefined);
     return null;
   }
+  let dependency: SchedulerJobSpec['dependency'];
+  if (job.dependency) {
+    const decided = await dependencyAtHandover(db, job.dependency);
+    if (decided.kind === 'wait') {
+      // A job it depends on is not at the scheduler yet: the reconciler hands this one over after it.
+      await db.update(jobs).set({ handoverUntil: null }).where(and(eq(jobs.id, job.id), eq(jobs.state, 'SUBMITTING'))).catch(() => undefined);
+      return null;
+    }
+    if (decided.kind === 'never') {
+      await endUnsubmitted(db, job.id, now, 'CANCELLED', 'job.event.dependencyNeverSatisfied', { type: job.dependency.type });
+      return {};
+    }
+    if (decided.portalJobIds.length) dependency = { type: job.dependency.type, portalJobIds: decided.portalJobIds };
+  }
   const submit = () =>
     scheduler.submit({
       portalJobId: job.id,
@@ -426,6 +478,7 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
       command: job.command,
       env: job.env,
       ...(job.beginAt ? { begin: job.beginAt } : {}),
+      ...(dependency ? { dependency } : {}),
       simulation: job.simulation ?? undefined,
     });
   try {
@@ -631,6 +684,10 @@ export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string, loca
       .where(eq(resourceClasses.id, job.resourceClassId)),
   ]);
   const mayReadEnv = job.userId === actor.userId || access?.projectRole === 'pi';
+  // The jobs it starts after (its own project's, so the tenant's): their names and states for the page.
+  const after = job.dependency
+    ? await db.select({ id: jobs.id, name: jobs.name, state: jobs.state }).from(jobs).where(and(inArray(jobs.id, job.dependency.jobIds), eq(jobs.orgId, actor.org.id)))
+    : [];
   const { simulation: _simulation, idempotencyKey: _key, handoverUntil: _lease, handoverAttempts: _attempts, env, ...shown } = job;
   const schedulerAway = job.state === 'SUBMITTING' && (await readSchedulerStatus(db))?.reachable === false;
   // Run time and utilisation from the figures the job is charged for (cluster time, not the wall clock).
@@ -658,6 +715,7 @@ export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string, loca
       .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
       .map(([name, value]) => ({ name, value: mayReadEnv ? value : null })),
     events,
+    dependencyJobs: job.dependency ? job.dependency.jobIds.flatMap((id) => after.filter((a) => a.id === id)) : [],
     projectTitle: access?.project.title ?? '',
     canCancel: access ? canActOnJob(job, actor, access.projectRole) : job.userId === actor.userId,
     waitingForScheduler: schedulerAway,

@@ -173,6 +173,9 @@ function asRequeued(job: OpenJob, status: SchedulerJobStatus): SchedulerJobStatu
   return requeued ? { ...status, pendingReason: 'Requeued' } : status;
 }
 
+/** The scheduler's reason for a job whose dependency can never be met (Slurm keeps it pending for ever). */
+const NEVER_SATISFIED = 'DependencyNeverSatisfied';
+
 function liveChange(job: OpenJob, status: SchedulerJobStatus) {
   const stateChanged = status.state !== job.state;
   const reasonChanged = status.pendingReason !== job.pendingReason && status.state === 'PENDING';
@@ -192,6 +195,9 @@ async function applyLiveStatuses(db: Db, items: { job: OpenJob; status: Schedule
     const change = liveChange(job, status);
     if (change.stateChanged && status.state === 'RUNNING') {
       events.push({ job_id: job.id, at: (status.startedAt ?? now).toISOString(), state: 'RUNNING', message: 'job.event.started', data: { nodes: status.nodeList } });
+    } else if (change.reasonChanged && status.pendingReason === NEVER_SATISFIED) {
+      // It can never start: the portal cancels it (step 2 of the next round), nothing is charged.
+      events.push({ job_id: job.id, at: now.toISOString(), state: 'PENDING', message: 'job.event.dependencyNeverSatisfied', data: { type: job.dependency?.type ?? '' } });
     } else if (change.reasonChanged && status.pendingReason) {
       events.push({ job_id: job.id, at: now.toISOString(), state: 'PENDING', message: 'job.event.pendingReason', data: { reason: status.pendingReason } });
     }
@@ -220,7 +226,8 @@ async function applyLiveStatuses(db: Db, items: { job: OpenJob; status: Schedule
     await tx.execute(sql`
       update ${jobs} set state = v.state, pending_reason = v.pending_reason, started_at = v.started_at, node_list = v.node_list,
              gpu_seconds = v.gpu_seconds, energy_wh = v.energy_wh, energy_measured = v.energy_measured,
-             scheduler_job_id = v.scheduler_job_id, updated_at = ${now.toISOString()}::timestamptz
+             scheduler_job_id = v.scheduler_job_id, updated_at = ${now.toISOString()}::timestamptz,
+             cancel_requested_at = case when v.pending_reason = ${NEVER_SATISFIED} then coalesce(${jobs.cancelRequestedAt}, ${now.toISOString()}::timestamptz) else ${jobs.cancelRequestedAt} end
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
            as v(id uuid, state job_state, pending_reason text, started_at timestamptz, node_list jsonb, gpu_seconds bigint,
                 energy_wh bigint, energy_measured boolean, scheduler_job_id text)

@@ -146,6 +146,22 @@ export function JobDetail({ jobId }: { jobId: string }) {
                 {formatDateTime(locale, new Date(job.beginAt), timeZone)}
               </Row>
             )}
+            {job.dependency && (
+              <Row wrap label={t('jobs.after.waitsFor')} testId="job-after">
+                <span data-type={job.dependency.type}>
+                  {job.dependencyJobs.map((d, i) => (
+                    <span key={d.id}>
+                      {i > 0 && ', '}
+                      <Link href={`/jobs/${d.id}`} className="text-indigo-700 underline">
+                        {d.name}
+                      </Link>{' '}
+                      ({t(`jobState.${d.state}`)})
+                    </span>
+                  ))}{' '}
+                  — {t(`jobs.after.${job.dependency.type}`)}
+                </span>
+              </Row>
+            )}
             {job.runAsUser && (
               <Row wrap label={t('jobs.runsAs')} testId="job-runs-as">
                 <span className="font-mono text-xs break-all">

@@ -16,6 +16,7 @@ import { useTRPC } from '~/app/_lib/trpc';
 import type { RouterOutputs } from '~/app/_lib/types';
 import { residencyAllowsSite } from '~/server/core/jobs/admission';
 import { LowCarbonStart } from './low-carbon-start';
+import { RunAfter, type Dependency } from './run-after';
 
 type Targets = RouterOutputs['job']['targets'];
 type Kind = 'training' | 'fine_tuning' | 'inference' | 'batch';
@@ -63,7 +64,7 @@ function readDraft(id: string): Partial<JobDraft> | null {
   }
 }
 
-const SHOWN = ['allocationId', 'resourceClassId', 'name', 'kind', 'gpus', 'nodes', 'walltimeMinutes', 'image', 'command', 'env'];
+const SHOWN = ['allocationId', 'resourceClassId', 'name', 'kind', 'gpus', 'nodes', 'walltimeMinutes', 'image', 'command', 'env', 'dependency.jobIds'];
 
 function parseEnv(text: string): Record<string, string> {
   const env: Record<string, string> = {};
@@ -123,6 +124,8 @@ export function SubmitJobForm({
   const submit = useMutation(trpc.job.submit.mutationOptions());
   // The low-carbon start the submitter chose (null: as soon as possible).
   const [begin, setBegin] = useState<Date | null>(null);
+  // Another job of the project this one starts after (null: as soon as it can).
+  const [dependency, setDependency] = useState<Dependency>(null);
 
   // This visit's draft: Back to this page's history entry (its URL names the draft) restores it; a
   // new visit of the form starts afresh. Kept in this tab's sessionStorage, never in the URL itself.
@@ -214,6 +217,7 @@ export function SubmitJobForm({
         env: envVars,
         idempotencyKey,
         ...(begin && kind !== 'inference' ? { begin: begin.toISOString() } : {}),
+        ...(dependency ? { dependency } : {}),
         estimate:
           template === 'fine-tune' && fineTune.data
             ? { runtimeSeconds: fineTune.data.runtimeSeconds, template: 'fine-tune', assumptions: { paramsBillions: Number(params), tokensBillions: Number(tokens), peakTflops: fineTune.data.peakTflops, utilisationPercent: fineTune.data.utilisationPercent } }
@@ -429,6 +433,10 @@ export function SubmitJobForm({
               />
             </div>
           )}
+          <div className="mt-4 border-t border-slate-200 pt-4">
+            <h3 className="mb-2 text-sm font-medium">{t('jobs.after.title')}</h3>
+            <RunAfter key={allocation.projectId} projectId={allocation.projectId} value={dependency} onChange={setDependency} error={fe['dependency.jobIds']} />
+          </div>
           <Button type="submit" disabled={submit.isPending || !resourceClassId} className="mt-5 w-full">
             {submit.isPending ? t('common.working') : t('jobs.submit')}
           </Button>

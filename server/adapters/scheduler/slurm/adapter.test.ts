@@ -4,7 +4,7 @@
 // The same adapter runs the contract suite on a real Slurm (contract.slurm.test.ts).
 import { describe, expect, it } from 'vitest';
 import { SchedulerRefusedError, SchedulerUnavailableError, type SchedulerJobSpec, type SchedulerJobState } from '~/server/core/scheduler/port';
-import { createSlurmPort, type CtldJob, type DbJob, type SlurmApi } from './adapter';
+import { createSlurmPort, type CtldJob, type DbJob, type SlurmApi, type SlurmSubmitBody } from './adapter';
 import { submitBody } from './mapping';
 
 interface FakeJob {
@@ -37,6 +37,7 @@ function fakeSlurm() {
   /** Jobs slurmdbd has not received yet (its lag). */
   const notInDb = new Set<number>();
   let agentQueue = 0;
+  const submittedBodies: SlurmSubmitBody[] = [];
   let loseNextSubmitAnswer = false;
   let down = false;
   const guard = (what: string) => {
@@ -88,6 +89,7 @@ function fakeSlurm() {
       const job = body.job!;
       const perNode = Number(job.gres!.split(':').at(-1));
       const nodes = job.nodes![0]!;
+      submittedBodies.push(body);
       const created: FakeJob = { jobId: nextId++, name: job.name!, state: 'PENDING', gpus: perNode * nodes, nodes: ['n1', 'n2'].slice(0, nodes), timeLimitSeconds: job.time_limit! * 60, submittedAt: clock, startedAt: null, endedAt: null, exitCode: null, signal: null, stepSignal: null, reason: 'Resources' };
       jobs.push(created);
       if (loseNextSubmitAnswer) {
@@ -131,6 +133,7 @@ function fakeSlurm() {
     calls,
     forgotten,
     notInDb,
+    submittedBodies,
     now: () => new Date(clock),
     advance(seconds: number) {
       clock += seconds * 1000;
@@ -352,6 +355,30 @@ describe('Slurm adapter: following jobs', () => {
     slurm.end(JOB, state, 0, { stepSignal: 15 });
     slurm.advance(6);
     expect((await port.jobs([JOB]))[0]).toMatchObject({ state, gpuSeconds: 4 * seconds, exitCode: 0, signal: 15 });
+  });
+
+  it('sends a dependency as Slurm ids; a parent not at Slurm yet makes the hand-over wait', async () => {
+    const slurm = fakeSlurm();
+    const port = adapterOn(slurm);
+    await port.submit(spec(1, { portalJobId: 'parent-a' }));
+    await port.submit(spec(1, { portalJobId: 'parent-b' }));
+    await port.submit(spec(1, { dependency: { type: 'afterok', portalJobIds: ['parent-a', 'parent-b'] } }));
+    expect(slurm.submittedBodies.at(-1)!.job).toMatchObject({ name: JOB, dependency: 'afterok:1:2' });
+    await expect(port.submit(spec(1, { portalJobId: 'child-2', dependency: { type: 'afterany', portalJobIds: ['never-submitted'] } }))).rejects.toThrow(/not at Slurm yet/);
+    expect(slurm.submittedBodies).toHaveLength(3);
+  });
+
+  it('a job cancelled before it was ever eligible (slurmdbd never hears of it) ends from slurmctld’s word, once nothing is on its way', async () => {
+    const slurm = fakeSlurm();
+    const port = adapterOn(slurm);
+    await port.submit(spec(1));
+    slurm.notInDb.add(1);
+    await port.cancel(JOB);
+    slurm.setAgentQueue(1);
+    expect((await port.jobs([JOB]))[0]).toMatchObject({ state: 'PENDING', pendingReason: 'Accounting' });
+    slurm.setAgentQueue(0);
+    slurm.advance(6);
+    expect((await port.jobs([JOB]))[0]).toMatchObject({ state: 'CANCELLED', startedAt: null, gpuSeconds: 0, energyWh: 0, nodeList: [], schedulerJobId: '1' });
   });
 
   it('a job cancelled while pending has no start, no nodes and 0 GPU-seconds', async () => {

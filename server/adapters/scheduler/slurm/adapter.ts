@@ -321,6 +321,17 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
    * lookUp finds the Slurm job of a portal job id in slurmctld and slurmdbd; null only with proof that
    * Slurm has none (both answered, both found nothing, nothing on its way to slurmdbd).
    */
+  /** Slurm's --dependency for portal jobs: their Slurm ids (a job not at Slurm yet makes the hand-over wait). */
+  async function slurmDependency(portalJobId: string, dependency: NonNullable<SchedulerJobSpec['dependency']>): Promise<string> {
+    const ids: number[] = [];
+    for (const parent of dependency.portalJobIds) {
+      const id = submitted.get(parent) ?? (await lookUp(parent));
+      if (id === null) throw new SchedulerUnavailableError(`job ${parent}, which ${portalJobId} depends on, is not at Slurm yet`, { transient: true });
+      ids.push(id);
+    }
+    return `${dependency.type}:${ids.join(':')}`;
+  }
+
   async function lookUp(name: string): Promise<number | null> {
     const [ctld, db] = await Promise.all([ctldJobs(true), dbJobs([name])]);
     const ids = [...(byName(ctld).get(name) ?? []), ...(db.get(name) ?? [])].map((j) => j.jobId);
@@ -364,6 +375,26 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
       nodeList: running ? job.nodeList : [],
       gpuSeconds: job.gpus * capped,
       energyWh: modelledEnergyWh(classId, job.gpus, capped),
+      energyMeasured: false,
+      siteId: classId ? (classes.get(classId)?.siteId ?? null) : null,
+    };
+  }
+
+  /** A job slurmctld ended before it ever started and slurmdbd never heard of: final, nothing used. */
+  function neverStartedStatus(portalJobId: string, job: CtldJob): SchedulerJobStatus {
+    const classId = classOfPartition.get(job.partition);
+    return {
+      portalJobId,
+      schedulerJobId: String(job.jobId),
+      state: job.state,
+      pendingReason: null,
+      startedAt: null,
+      endedAt: job.endedAt ?? now(),
+      exitCode: null,
+      signal: null,
+      nodeList: [],
+      gpuSeconds: 0,
+      energyWh: 0,
       energyMeasured: false,
       siteId: classId ? (classes.get(classId)?.siteId ?? null) : null,
     };
@@ -432,7 +463,12 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
           return { schedulerJobId: String(existing) };
         }
       }
-      const jobId = await call('slurmctld (POST /job/submit)', async () => api.submit(await options.submitBody(spec, partition), options.submitAsPerson ? spec.user : undefined));
+      const dependency = spec.dependency ? await slurmDependency(spec.portalJobId, spec.dependency) : undefined;
+      const jobId = await call('slurmctld (POST /job/submit)', async () => {
+        const body = await options.submitBody(spec, partition);
+        const job = body.job;
+        return api.submit(dependency && job ? { ...body, job: { ...job, dependency } } : body, options.submitAsPerson ? spec.user : undefined);
+      });
       submitted.set(spec.portalJobId, jobId);
       invalidate();
       return { schedulerJobId: String(jobId) };
@@ -489,6 +525,10 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
           out.push(liveStatus(id, job));
         } else if (record?.final) {
           out.push(finalStatus(id, record, job));
+        } else if (job && !record && !dbError && job.state === 'CANCELLED' && job.startedAt === null && (proven ??= await agentQueueDrains())) {
+          // Cancelled before it was ever eligible (a dependency never met, a begin not reached): slurmctld
+          // sends such a job no record, so slurmdbd will never have one. Nothing ran: slurmctld's word ends it.
+          out.push(neverStartedStatus(id, job));
         } else if (job) {
           // Ended in slurmctld, not yet final in slurmdbd: not settled until Slurm's record is.
           out.push(liveStatus(id, { ...job, state: job.startedAt ? 'RUNNING' : 'PENDING', pendingReason: job.startedAt ? null : 'Accounting' }));
