@@ -666,6 +666,8 @@ export const outsideJobs = pgTable(
     resourceClassId: text('resource_class_id'),
     /** The Unix user it ran as. */
     schedulerUser: text('scheduler_user'),
+    /** The person of the tenant whose POSIX user that is (users.posix_name), when one is: their spending counts it. */
+    userId: uuid('user_id').references(() => users.id),
     state: jobState('state').notNull(),
     startedAt: timestamp('started_at', { withTimezone: true }),
     endedAt: timestamp('ended_at', { withTimezone: true }),

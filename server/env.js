@@ -142,6 +142,12 @@ const schema = z
      * `service` runs every job as SLURM_REST_USER (a test cluster without a directory).
      */
     SLURM_SUBMIT_AS: z.enum(['service', 'person']).default('service'),
+    /**
+     * `sacctmgr`: the budget sync also sets each project account's own GrpTRESMins (the sum over its
+     * classes), which binds all its members together — slurmrestd 22.05 cannot change an account's limit.
+     * Needs sacctmgr on the portal's host, run as a Slurm administrator. `off`: only the per-member limits.
+     */
+    SLURM_ACCOUNT_LIMITS: z.enum(['off', 'sacctmgr']).default('off'),
     /** How often the worker asks Slurm for the open jobs, in seconds (one cached GET /jobs per poll). */
     SLURM_POLL_SECONDS: z.coerce.number().int().min(1).max(600).default(5),
     /** A Slurm admin (AdminLevel=Admin) the portal writes budgets (GrpTRESMins) as; without it Slurm enforces none. */

@@ -42,10 +42,13 @@ export function spendingFigures(db: DbOrTx, input: { orgId: string; projectId: s
       where a.org_id = ${orgId} and a.project_id = ${projectId} and a.unit = 'cents' and le.at >= ${monthStart}::date and le.kind in ('charge', 'refund'))
     + (select coalesce(sum(a.reserved), 0) from allocations a where a.org_id = ${orgId} and a.project_id = ${projectId} and a.unit = 'cents')`;
   const projectEver = sql`(select coalesce(sum(a.charged + a.reserved), 0) from allocations a where a.org_id = ${orgId} and a.project_id = ${projectId} and a.unit = 'cents')`;
-  // Charged this month for the person's jobs + what their open jobs hold reserved (refunds are the allocation's, not a person's).
+  // Charged this month for the person's jobs, through the portal and (their POSIX user's) around it, + what
+  // their open jobs hold reserved (refunds are the allocation's, not a person's).
   const personMonth = sql`(select coalesce(sum(le.amount), 0)
       from ledger_entries le join allocations a on a.id = le.allocation_id join jobs j on j.id = le.job_id
       where a.org_id = ${orgId} and a.unit = 'cents' and le.at >= ${monthStart}::date and le.kind = 'charge' and j.user_id = ${userId})
+    + (select coalesce(sum(o.charged_amount), 0) from outside_jobs o join allocations a on a.id = o.allocation_id
+      where o.org_id = ${orgId} and a.unit = 'cents' and o.user_id = ${userId} and o.ended_at >= ${monthStart}::date)
     + (select coalesce(sum(j.reserved_amount), 0) from jobs j
       where j.org_id = ${orgId} and j.user_id = ${userId} and j.reserved_unit = 'cents' and j.settled_at is null
         and not exists (select 1 from ledger_entries r where r.job_id = j.id and r.kind = 'release'))`;

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
 import { allocations, jobs, ledgerEntries, notifications, outsideJobs, projects } from '~/db/schema';
 import type { BudgetEnforcing, OutsideJob, SchedulerPort, UsageReporting } from '~/server/core/scheduler/port';
-import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
+import { activeAllocation, addMember, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
+import { posixNameOf } from '~/server/services/identity/posix';
 import { scriptedScheduler } from '~/server/testing/scripted-scheduler';
 import { balanceOfRow, ledgerSums } from '~/server/services/ledger/ledger';
 import { transactionRetries } from '~/server/services/transaction';
@@ -160,6 +161,34 @@ describe.each(dbTargets())('usage around the portal on %s', (target) => {
     expect(await importOutsideUsage(db, port, now)).toEqual({ imported: 1, charged: 1 });
     const alerts = await db.select({ key: notifications.messageKey, params: notifications.params }).from(notifications).where(and(eq(notifications.userId, company.userId), like(notifications.messageKey, 'notice.spendAlert.%')));
     expect(alerts.map(({ key, params }) => ({ key, percent: params?.percent, limit: params?.limit, spent: params?.spent }))).toEqual([{ key: 'notice.spendAlert.projectMonthly', percent: 50, limit: 10, spent: 5.8 }]);
+  });
+
+  it("a job from a member's shell is theirs: it counts towards their monthly limit, on the usage page as at submission; a stranger's user is nobody's", async () => {
+    const now = new Date('2026-12-03T12:00:00Z');
+    const admin = await createStaff(db, 'admin');
+    const company = await createTenant(db, { kind: 'company', name: `Shell Co ${randomUUID().slice(0, 6)}` });
+    const member = await addMember(db, company, 'member');
+    const asAdmin = callerFor(db, { userId: admin.userId, now: () => now });
+    const asOwner = callerFor(db, { userId: company.userId, orgId: company.orgId, now: () => now });
+    await asAdmin.staff.changeTenantStatus({ orgId: company.orgId, action: 'verify', reason: 'Company checked' });
+    const project = await asOwner.project.create({ title: `Shell ${randomUUID().slice(0, 6)}`, abstract: 'Jobs from a shell, per person.', workloadKind: 'training', members: [] });
+    await asAdmin.staff.grantCreditLine({ projectId: project.id, amountEuros: 1_000, periodStart: '2026-01-01', periodEnd: '2027-12-31', reason: 'Credit line for tests' });
+    await asOwner.organisation.setSpendLimit({ userId: member.userId, monthlyEuros: 10 });
+    const posix = await posixNameOf(db, member.userId);
+    // 2 GPU-hours at €2.90 = €5.80 by the member's Unix user, 1 GPU-hour by a user no one here has.
+    const job = (id: string, user: string, gpuSeconds: number): OutsideJob => ({ cluster: 'jena', schedulerJobId: `${Date.now()}-${id}`, name: 'sweep.sh', account: project.id, partition: 'h100', resourceClassId: 'h100', user, state: 'COMPLETED', startedAt: new Date('2026-12-03T09:00:00Z'), endedAt: new Date('2026-12-03T10:00:00Z'), gpuSeconds });
+    const port: SchedulerPort & UsageReporting = { ...scriptedScheduler().port, outsideJobs: () => Promise.resolve([job('m', posix, 7200), job('g', 'ghost-user', 3600)]) };
+    expect(await importOutsideUsage(db, port, now)).toEqual({ imported: 2, charged: 2 });
+    const rows = await db.select({ user: outsideJobs.schedulerUser, userId: outsideJobs.userId }).from(outsideJobs).where(eq(outsideJobs.projectId, project.id));
+    expect(rows.sort((a, b) => a.user!.localeCompare(b.user!))).toEqual([
+      { user: 'ghost-user', userId: null },
+      { user: posix, userId: member.userId },
+    ]);
+    // The usage page's person figure counts it (€5.80 of €10), as the next submission's check does.
+    const spending = await asOwner.report.spending();
+    expect(spending.people.find((p) => p.userId === member.userId)).toMatchObject({ monthlyCents: 1000, monthSpentCents: 580 });
+    const alerts = await db.select({ key: notifications.messageKey }).from(notifications).where(and(eq(notifications.userId, company.userId), like(notifications.messageKey, 'notice.spendAlert.person%')));
+    expect(alerts.map((a) => a.key)).toEqual(['notice.spendAlert.personMonthly']);
   });
 
   it('submissions of one company race three imports of its outside jobs: each charged once, no budget passed by a submission, the ledger balanced', { timeout: 120_000 }, async () => {

@@ -6,7 +6,7 @@
 // scheduler's limit minus its usage again. The worker runs it with every full budget sync.
 import { and, desc, eq, gte, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '~/db/client';
-import { allocations, jobs, organisations, outsideJobs, projects, tariffs } from '~/db/schema';
+import { allocations, jobs, memberships, organisations, outsideJobs, projects, tariffs, users } from '~/db/schema';
 import { chargeFor } from '~/server/core/jobs/estimates';
 import { isPortalId, isUsageReporting, type OutsideJob, type SchedulerPort } from '~/server/core/scheduler/port';
 import { compareUsage, type UsageCheck } from '~/server/core/scheduler/usage-check';
@@ -66,9 +66,9 @@ export async function importOutsideUsage(db: Db, scheduler: SchedulerPort, now: 
 const NO_PERSON = '00000000-0000-0000-0000-000000000000';
 
 /** spendBefore locks the organisation and reads its cap's and the project's budgets' spend, as a submission does. */
-async function spendBefore(tx: Tx, orgId: string, projectId: string, day: string): Promise<SpendingLimit[]> {
+async function spendBefore(tx: Tx, orgId: string, projectId: string, userId: string, day: string): Promise<SpendingLimit[]> {
   const org = await lockOrganisation(tx, orgId, 'cents');
-  const [figures, spent] = await Promise.all([spendingFigures(tx, { orgId, projectId, userId: NO_PERSON, today: day }), org.monthlyCapCents !== null ? monthSpendCents(tx, orgId, day) : Promise.resolve(null)]);
+  const [figures, spent] = await Promise.all([spendingFigures(tx, { orgId, projectId, userId, today: day }), org.monthlyCapCents !== null ? monthSpendCents(tx, orgId, day) : Promise.resolve(null)]);
   return spendingLimitsOf(figures, { capCents: org.monthlyCapCents, spentCents: spent });
 }
 
@@ -103,6 +103,14 @@ async function importOne(db: Db, job: OutsideJob): Promise<{ charged: boolean } 
             .from(tariffs)
             .where(and(eq(tariffs.resourceClassId, job.resourceClassId), eq(tariffs.tenantKind, project.orgKind)))
         : [];
+    // Whose job it was: the tenant's person with that POSIX user (their own spending counts it).
+    const [person] = job.user
+      ? await tx
+          .select({ id: users.id })
+          .from(users)
+          .innerJoin(memberships, and(eq(memberships.userId, users.id), eq(memberships.orgId, project.orgId)))
+          .where(eq(users.posixName, job.user))
+      : [];
     const amount = !allocation ? 0 : allocation.unit === 'gpu_seconds' ? job.gpuSeconds : tariff ? chargeFor({ unit: 'cents', gpuSeconds: job.gpuSeconds, centsPerGpuHour: tariff.centsPerGpuHour }) : 0;
     const inserted = await tx
       .insert(outsideJobs)
@@ -116,6 +124,7 @@ async function importOne(db: Db, job: OutsideJob): Promise<{ charged: boolean } 
         partition: job.partition,
         resourceClassId: job.resourceClassId,
         schedulerUser: job.user,
+        userId: person?.id ?? null,
         state: job.state,
         startedAt: job.startedAt,
         endedAt: job.endedAt,
@@ -131,9 +140,9 @@ async function importOne(db: Db, job: OutsideJob): Promise<{ charged: boolean } 
       // On a credit line the charge counts towards the company's cap and the project's budgets: read the
       // spend before it under the organisation's lock (lock order: organisation, then the allocation), so the
       // owners and managers hear of a threshold it passes as they would of a submission's.
-      const spend = allocation.unit === 'cents' ? await spendBefore(tx, project.orgId, job.account, day) : null;
+      const spend = allocation.unit === 'cents' ? await spendBefore(tx, project.orgId, job.account, person?.id ?? NO_PERSON, day) : null;
       await chargeOutsideUsageInTx(tx, { allocationId: allocation.id, amount, reason: `Slurm job ${job.schedulerJobId} on ${job.cluster} (${job.name})${who}, submitted outside the portal`, at: job.endedAt ?? undefined });
-      if (spend) await alertSpending(tx, { orgId: project.orgId, projectId: job.account, userId: NO_PERSON, today: day, amountCents: amount, limits: spend });
+      if (spend) await alertSpending(tx, { orgId: project.orgId, projectId: job.account, userId: person?.id ?? NO_PERSON, today: day, amountCents: amount, limits: spend });
     }
     return { charged: !!allocation && amount > 0 };
   });

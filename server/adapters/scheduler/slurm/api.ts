@@ -7,7 +7,7 @@ import type { SlurmClient } from './client';
 import type { DbJob as SlurmDbRecord } from './schemas';
 import { isSlurmError, SLURM_ERRNO, type SlurmError } from './errors';
 import { expandHostlist, gpusFromGres, statusFromCtld, statusFromDb, timeLimitSeconds } from './mapping';
-import { syncBudgetsRest, type SlurmBudget } from './limits';
+import { accountLimits, setAccountLimitsSacctmgr, syncBudgetsRest, type SacctmgrRunner, type SlurmBudget } from './limits';
 
 export interface SlurmApiOptions {
   client: SlurmClient;
@@ -23,6 +23,8 @@ export interface SlurmApiOptions {
    * submitted through it run as the person. Without it a submit as a person is refused.
    */
   asPerson?: (user: string) => { client: SlurmClient; renewToken: () => void };
+  /** Runs sacctmgr (SLURM_ACCOUNT_LIMITS=sacctmgr): each project account's own GPU-minute limit, binding all its members together. */
+  sacctmgr?: SacctmgrRunner;
 }
 
 const REFUSAL: Record<number, SchedulerRefusalReason> = {
@@ -177,7 +179,18 @@ export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
   };
   const admin = options.admin;
   if (admin) {
-    api.syncBudgets = (budgets: SlurmBudget[]) => run((c) => syncBudgetsRest(c, options.cluster, options.serviceUser, budgets), admin);
+    api.syncBudgets = async (budgets: SlurmBudget[]) => {
+      const applied = await run((c) => syncBudgetsRest(c, options.cluster, options.serviceUser, budgets), admin);
+      // The accounts exist now: their own limit (all members together), where the site writes it with sacctmgr.
+      if (options.sacctmgr && budgets.length) {
+        try {
+          await setAccountLimitsSacctmgr(options.sacctmgr, options.cluster, accountLimits(budgets));
+        } catch (error) {
+          throw toPortError(error);
+        }
+      }
+      return applied;
+    };
   }
   return api;
 }

@@ -36,7 +36,7 @@ describe('one Unix identity per person, on a real Slurm', () => {
   let port: SchedulerPort;
   const now = () => new Date();
   const today = now().toISOString().slice(0, 10);
-  const settings = testClusterSettings({ user: 'slurm', submitAs: 'person' });
+  const settings = testClusterSettings({ user: 'slurm', submitAs: 'person', accountLimits: 'sacctmgr' });
   const madeUsers: string[] = [];
   const madeGroups: string[] = [];
 
@@ -146,5 +146,35 @@ describe('one Unix identity per person, on a real Slurm', () => {
     const sbatch = spawnSync('runuser', ['-u', nameA2, '--', 'sbatch', '-A', a.projectId, '-p', 'gpu', '-t', '1', '-D', folderA, '-o', '/dev/null', '--wrap', 'true'], { encoding: 'utf8', env: process.env });
     expect(sbatch.status).not.toBe(0);
     expect(sbatch.stderr).toMatch(/Invalid account/i);
+  });
+  it("the project's budget binds its members together: one member's running job leaves the other only the rest", async () => {
+    const admin = await createStaff(db, 'admin');
+    const owner = await createTenant(db, { name: `Slurm Shared Budget ${randomUUID().slice(0, 6)}` });
+    const member = await addMember(db, owner);
+    const [first, second] = [await posixNameOf(db, owner.userId), await posixNameOf(db, member.userId)];
+    // 1 GPU-hour = 60 GPU-minutes for the whole project.
+    const p = await activeAllocation(db, owner, admin, { gpuHours: 1, today, scheduler: port });
+    const group = projectGroupName(p.projectId);
+    directoryUser(first, [group]);
+    directoryUser(second, [group]);
+    const asOwner = callerFor(db, { userId: owner.userId, orgId: owner.orgId, now, scheduler: port });
+    await asOwner.project.setMember({ projectId: p.projectId, userId: member.userId, role: 'member' });
+    const accountLimit = run('sacctmgr', ['-n', '-P', 'show', 'assoc', 'where', `account=${p.projectId}`, 'format=User,Partition,GrpTRESMins']).split('\n').find((l) => l.startsWith('||'));
+    expect(accountLimit).toBe('||gres/gpu=60');
+    expect(memberLimits(p.projectId)).toMatchObject({ [first]: 60, [second]: 60 });
+
+    // The first member runs 4 GPUs × 10 minutes (40 GPU-minutes) through the portal …
+    const running = await asOwner.job.submit({ allocationId: p.allocationId, resourceClassId: 'h100', name: 'shared', kind: 'training', gpus: 4, nodes: 1, walltimeMinutes: 10, image: 'img', command: 'sleep 120', env: {}, idempotencyKey: randomUUID() });
+    expect(await waitUntil(async () => (await port.jobs([running.id]))[0]?.state === 'RUNNING', 60)).toBe(true);
+    // … so the second member's 40 GPU-minutes from a shell do not fit the 20 left: Slurm holds the job on
+    // the account's limit, though the member's own association (60) alone would let it run.
+    const held = run('runuser', ['-u', second, '--', 'sbatch', '--parsable', '-A', p.projectId, '-p', 'gpu', '--gres=gpu:4', '-t', '10', '-D', jobFolder(settings.jobDir, group), '-o', '/dev/null', '--wrap', 'sleep 1']).trim();
+    const reason = () => run('squeue', ['-h', '-j', held, '-o', '%T|%r']).trim();
+    try {
+      expect(await waitUntil(() => reason() === 'PENDING|AssocGrpGRESMinutes', 30), reason()).toBe(true);
+    } finally {
+      spawnSync('scancel', [held], { env: process.env });
+      await asOwner.job.cancel({ jobId: running.id });
+    }
   });
 });

@@ -10,6 +10,8 @@ import { createSlurmPort, type SlurmClassInfo, type SlurmScheduler } from './ada
 import { createSlurmApi } from './api';
 import { createSlurmClient } from './client';
 import { tokenSource } from './jwt';
+import { SlurmError } from './errors';
+import type { SacctmgrRunner } from './limits';
 import { JOB_UMASK, jobFolder, shellQuote, slurmOutputPath, submitBody, type SlurmLauncher } from './mapping';
 
 const execFileAsync = promisify(execFile);
@@ -33,6 +35,8 @@ export interface SlurmSettings {
   adminUser?: string;
   /** Jobs run as their person (SLURM_SUBMIT_AS=person) in their project's folder, or all as the service user. */
   submitAs: 'service' | 'person';
+  /** Each project account's own limit over all members, written with sacctmgr (SLURM_ACCOUNT_LIMITS=sacctmgr), or none. */
+  accountLimits: 'off' | 'sacctmgr';
 }
 
 /** slurmSettings reads the Slurm settings of a validated configuration (SCHEDULER=slurm). */
@@ -52,6 +56,7 @@ export function slurmSettings(config: PortalEnv): SlurmSettings {
     requeue: config.SLURM_REQUEUE === 'on',
     adminUser: config.SLURM_ADMIN_USER,
     submitAs: config.SLURM_SUBMIT_AS,
+    accountLimits: config.SLURM_ACCOUNT_LIMITS,
   };
 }
 
@@ -86,6 +91,8 @@ export interface SlurmSchedulerOptions {
   fetch?: typeof globalThis.fetch;
   now?: () => Date;
   log?: (line: string) => void;
+  /** Runs sacctmgr (tests pass a fake); default the sacctmgr on PATH, as the portal's Unix user. */
+  sacctmgr?: SacctmgrRunner;
   /** Makes a project's folder before its first job (tests pass a fake); default ensureProjectFolder. */
   ensureProjectFolder?: (folder: string, group: string) => Promise<void>;
 }
@@ -113,6 +120,16 @@ export async function ensureProjectFolder(folder: string, group: string): Promis
       `the project's folder ${folder} is missing and the portal cannot make it (${error instanceof Error ? error.message : String(error)}): create it owned by group ${group}, mode 2770`,
       'other',
     );
+  }
+}
+
+/** runSacctmgr runs sacctmgr (its answer, or a transient SlurmError with what it said). */
+async function runSacctmgr(args: string[]): Promise<string> {
+  try {
+    return (await execFileAsync('sacctmgr', args, { timeout: 30_000 })).stdout;
+  } catch (error) {
+    const e = error as { stderr?: string; message?: string };
+    throw new SlurmError('transient', `sacctmgr ${args.join(' ')}: ${(e.stderr || e.message || String(error)).trim()}`);
   }
 }
 
@@ -153,6 +170,7 @@ export function createSlurmScheduler(settings: SlurmSettings, classes: SlurmClas
     serviceUser: settings.user,
     now,
     ...(person ? { asPerson } : {}),
+    ...(settings.accountLimits === 'sacctmgr' ? { sacctmgr: options.sacctmgr ?? runSacctmgr } : {}),
   });
   const port = createSlurmPort({
     api,

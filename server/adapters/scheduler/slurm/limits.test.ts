@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SlurmAssociationInput, SlurmClient } from './client';
 import { SlurmError, type SlurmErrorEntry } from './errors';
-import { budgetHoldsFrom, groupGpuMinutes, limitAssociation, portalJobIdFromComment, syncBudgetsRest } from './limits';
+import { accountLimits, budgetHoldsFrom, groupGpuMinutes, limitAssociation, portalJobIdFromComment, setAccountLimitsSacctmgr, syncBudgetsRest } from './limits';
 import { ctldJobsResponseSchema, type CtldJob, type SlurmAssociation } from './schemas';
 
 const MISSING_USER: SlurmErrorEntry = { code: null, error: null, description: "Missing required field 'user'", source: '_parser_run' };
@@ -191,5 +191,41 @@ describe('budgetHoldsFrom', () => {
     expect(portalJobIdFromComment('portal:run=42')).toBe('run=42');
     expect(portalJobIdFromComment('something else')).toBeNull();
     expect(portalJobIdFromComment(null)).toBeNull();
+  });
+});
+
+describe("an account's own limit with sacctmgr (all members together)", () => {
+  it('sums the budgets over partitions, writes each account once and reads it back', async () => {
+    const limits = accountLimits([
+      { account: 'proj-a', partition: 'gpu', gpuMinutes: 600 },
+      { account: 'proj-a', partition: 'b200', gpuMinutes: 60 },
+      { account: 'proj-b', partition: 'gpu', gpuMinutes: 0 },
+    ]);
+    expect(limits).toEqual([
+      { account: 'proj-a', gpuMinutes: 660 },
+      { account: 'proj-b', gpuMinutes: 0 },
+    ]);
+    const held = new Map<string, number>();
+    const calls: string[] = [];
+    const sacctmgr = (args: string[]) => {
+      calls.push(args.join(' '));
+      const account = /(?:name|account)=([^ ]+)/.exec(args.join(' '))![1]!;
+      const set = /GrpTRESMins=gres\/gpu=(\d+)/.exec(args.join(' '));
+      if (set) held.set(account, Number(set[1]));
+      // The account's own row (no user, no partition), then a member's.
+      return Promise.resolve(`||gres/gpu=${held.get(account) ?? ''}\nalice|gpu|gres/gpu=600\n`);
+    };
+    await setAccountLimitsSacctmgr(sacctmgr, 'ci', limits);
+    expect(calls.slice(0, 2)).toEqual(['-i modify account where name=proj-a cluster=ci set GrpTRESMins=gres/gpu=660', '-i modify account where name=proj-b cluster=ci set GrpTRESMins=gres/gpu=0']);
+    expect(Object.fromEntries(held)).toEqual({ 'proj-a': 660, 'proj-b': 0 });
+  });
+
+  it('a limit that did not take fails the sync with what sacctmgr shows; a bad name is never passed on', async () => {
+    const ignoring = () => Promise.resolve('||gres/gpu=120\n');
+    await expect(setAccountLimitsSacctmgr(ignoring, 'ci', [{ account: 'proj-a', gpuMinutes: 660 }])).rejects.toThrow(/sacctmgr shows 120 GPU-minutes, not 660/);
+    let called = false;
+    const spy = () => ((called = true), Promise.resolve(''));
+    await expect(setAccountLimitsSacctmgr(spy, 'ci', [{ account: 'a; rm -rf /', gpuMinutes: 1 }])).rejects.toThrow(/bad account/);
+    expect(called).toBe(false);
   });
 });

@@ -161,3 +161,40 @@ export function budgetHoldsFrom(jobs: readonly CtldJob[], partitionOf: (slurmPar
       };
     });
 }
+
+/** An account's own limit, over all its partitions and members: GrpTRESMins=gres/gpu on the account's association. */
+export interface AccountLimit {
+  account: string;
+  gpuMinutes: number;
+}
+
+/**
+ * accountLimits sums each account's budgets over its partitions: the limit on the account's own
+ * association, which binds every member together (the per-partition limits sit on each member's).
+ */
+export function accountLimits(budgets: readonly SlurmBudget[]): AccountLimit[] {
+  const sums = new Map<string, number>();
+  for (const b of budgets) sums.set(b.account, (sums.get(b.account) ?? 0) + b.gpuMinutes);
+  return [...sums].map(([account, gpuMinutes]) => ({ account, gpuMinutes }));
+}
+
+/** A command runner: the arguments to sacctmgr, its stdout back (tests pass a fake). */
+export type SacctmgrRunner = (args: string[]) => Promise<string>;
+
+/**
+ * setAccountLimitsSacctmgr writes each account's own GrpTRESMins=gres/gpu with sacctmgr (slurmrestd 22.05
+ * sets an account association's limit only when it creates it) and reads them back: an account whose
+ * limit did not take throws, so the sync is recorded as failed with the reason.
+ */
+export async function setAccountLimitsSacctmgr(sacctmgr: SacctmgrRunner, cluster: string, limits: readonly AccountLimit[]): Promise<void> {
+  for (const l of limits) {
+    if (!NAME_RE.test(l.account) || !Number.isInteger(l.gpuMinutes) || l.gpuMinutes < 0) throw new SlurmError('permanent', `account limit: bad account or GPU-minutes: ${JSON.stringify(l)}`);
+    await sacctmgr(['-i', 'modify', 'account', 'where', `name=${l.account}`, `cluster=${cluster}`, 'set', `GrpTRESMins=gres/gpu=${l.gpuMinutes}`]);
+  }
+  for (const l of limits) {
+    const out = await sacctmgr(['-n', '-P', 'show', 'assoc', 'where', `account=${l.account}`, `cluster=${cluster}`, 'format=User,Partition,GrpTRESMins']);
+    const own = out.split('\n').find((line) => line.startsWith('||'));
+    const read = own ? Number(/gres\/gpu=(\d+)/.exec(own)?.[1] ?? NaN) : NaN;
+    if (read !== l.gpuMinutes) throw new SlurmError('transient', `account limit of ${l.account}: sacctmgr shows ${Number.isNaN(read) ? 'none' : read} GPU-minutes, not ${l.gpuMinutes}`);
+  }
+}

@@ -1,0 +1,2 @@
+ALTER TABLE "outside_jobs" ADD COLUMN "user_id" uuid;--> statement-breakpoint
+ALTER TABLE "outside_jobs" ADD CONSTRAINT "outside_jobs_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;
