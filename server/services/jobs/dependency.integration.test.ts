@@ -12,6 +12,8 @@ import { allocations, jobEvents, jobs, ledgerEntries } from '~/db/schema';
 import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
 import { createSimulatedScheduler } from '~/server/adapters/scheduler/simulated';
 import { SchedulerUnavailableError, type SchedulerPort } from '~/server/core/scheduler/port';
+import { createRestHandler } from '~/server/api/rest';
+import { apiTokens } from '~/server/testing/api-tokens';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { reconcileOnce } from './reconciler';
 
@@ -101,6 +103,23 @@ describe.each(dbTargets())('job dependencies on %s', (target) => {
     expect(await row(b.id)).toMatchObject({ state: 'PENDING', pendingReason: 'Dependency' });
     await until(async () => (await row(b.id)).settledAt !== null);
     expect((await row(b.id)).state).toBe('COMPLETED');
+  });
+
+  it('REST takes a dependency as the API does, and refuses a bad one with the field named', async () => {
+    const tokens = apiTokens(db);
+    const token = await tokens.mint(owner, ['read', 'jobs:write']);
+    const rest = createRestHandler({ db: () => Promise.resolve(db), authenticate: tokens.authenticate, portalUrl: 'http://portal.test', perMinute: 1000, scheduler, now: clock });
+    const post = (body: unknown) => rest(new Request('http://portal.test/api/v1/jobs', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+    const { idempotencyKey: _k, ...parentBody } = input('rest-parent');
+    const parent = (await (await post(parentBody)).json()) as { id: string };
+    const { idempotencyKey: _c, ...childBody } = input('rest-child', { dependency: { type: 'afternotok', jobIds: [parent.id] } });
+    const child = await post(childBody);
+    expect(child.status).toBe(200);
+    const created = (await child.json()) as { id: string };
+    expect((await row(created.id)).dependency).toEqual({ type: 'afternotok', jobIds: [parent.id] });
+    const bad = await post({ ...childBody, dependency: { type: 'afterwards', jobIds: [parent.id] } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(await bad.json())).toContain('dependency.type');
   });
 
   it("refuses a dependency on another project's job, on an unknown job, or on one that already ended the wrong way, on its field", async () => {
