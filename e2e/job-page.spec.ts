@@ -133,7 +133,8 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await expect(page).toHaveURL(/\/jobs\/[0-9a-f-]{36}$/);
       const row = page.getByTestId('job-after');
       await expect(row).toContainText(first);
-      await expect(row).toContainText(t('jobs.after.afterany'));
+      await expect(row).toContainText(t('jobs.after.once.afterany', { count: 1 }));
+      await shoot(page, `job-after-${locale}`);
       await row.getByRole('link', { name: first }).click();
       await expect(page).toHaveURL(firstUrl);
     });

@@ -53,6 +53,7 @@ export async function logout({ io, options }) {
 // ---- jobs -------------------------------------------------------------------------------------
 
 const DEPENDENCY_WORDS = { afterok: 'once these completed:', afterany: 'once these ended:', afternotok: 'once these failed:' };
+const AFTER_WORDS = { afterok: 'once they completed', afterany: 'once they ended, however', afternotok: 'once they failed' };
 
 function shortfallText(s) {
   if (s.limit === 'gpusAtOnce') return `at most ${s.limitGpus} GPUs at once (${s.inUseGpus} in use now)`;
@@ -151,6 +152,8 @@ export async function jobsGet({ io, options, client, id }) {
       ['Kind', job.kind],
       ['Resources', `${job.gpus} × ${job.gpuModel ?? 'GPU'} on ${job.nodes} node${job.nodes === 1 ? '' : 's'} of ${job.resourceClassName ?? job.resourceClassId}${job.siteName ? ` (${job.siteName})` : ''}`],
       ['Walltime', f.duration(job.walltimeSeconds)],
+      ['Starts after', job.dependency ? `${(job.dependencyJobs ?? []).map((d) => `${d.name} (${d.id}, ${d.state})`).join(', ')}, ${AFTER_WORDS[job.dependency.type]}` : undefined],
+      ['Runs as', job.runAsUser ? `${job.runAsUser} (group ${job.runAsGroup})` : undefined],
       ['Image', job.image],
       ['Submitted', f.dateTime(job.submittedAt)],
       ['Started', f.dateTime(job.startedAt)],

@@ -263,6 +263,19 @@ describe('jobs list, get, cancel', () => {
     expect(portal.calls.map((c) => c.url.search)).toEqual(['']); // the API's own page size
   });
 
+  it('get says which jobs a job starts after and who it runs as, and leaves both out when there is nothing to say', async () => {
+    const parent = '3f2c0d9e-1111-4aaa-8bbb-0000000000aa';
+    const job = { id: JOB_ID, name: 'evaluate', projectTitle: 'Sweeps', state: 'PENDING', pendingReason: 'Dependency', kind: 'batch', gpus: 1, nodes: 1, resourceClassId: 'h100', walltimeSeconds: 3600, image: 'img', submittedAt: '2026-12-01T10:00:00Z', startedAt: null, endedAt: null, events: [] };
+    const withBoth = { ...job, dependency: { type: 'afterok', jobIds: [parent] }, dependencyJobs: [{ id: parent, name: 'train', state: 'RUNNING' }], runAsUser: 'anna_muller', runAsGroup: 'p0123456789abcdef' };
+    const run = fakeIo(fakePortal({ [`GET /jobs/${JOB_ID}`]: { json: withBoth } }));
+    expect(await main(['jobs', 'get', JOB_ID], run.io)).toBe(0);
+    expect(run.stdout()).toMatch(new RegExp(`Starts after: +train \\(${parent}, RUNNING\\), once they completed\n`));
+    expect(run.stdout()).toMatch(/Runs as: +anna_muller \(group p0123456789abcdef\)\n/);
+    const plain = fakeIo(fakePortal({ [`GET /jobs/${JOB_ID}`]: { json: { ...job, dependency: null, runAsUser: null } } }));
+    expect(await main(['jobs', 'get', JOB_ID], plain.io)).toBe(0);
+    expect(plain.stdout()).not.toMatch(/Starts after|Runs as/);
+  });
+
   it('cancel says what happened', async () => {
     const portal = fakePortal({ [`POST /jobs/${JOB_ID}/cancel`]: { json: { id: JOB_ID, state: 'CANCELLED' } } });
     const run = fakeIo(portal);

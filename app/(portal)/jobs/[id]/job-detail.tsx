@@ -158,7 +158,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
                       ({t(`jobState.${d.state}`)})
                     </span>
                   ))}{' '}
-                  — {t(`jobs.after.${job.dependency.type}`)}
+                  — {t(`jobs.after.once.${job.dependency.type}`, { count: job.dependency.jobIds.length })}
                 </span>
               </Row>
             )}
