@@ -8,7 +8,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS_FOLDER, migrateDb, type Db, type DbHandle } from '~/db/client';
 import { simClusterOps, simClusterSnapshots, simClusterState, simFinishedJobs } from '~/db/schema';
-import { isFinalState, type SchedulerJobSpec, type SchedulerJobStatus } from '~/server/core/scheduler/port';
+import { isFinalState, type SchedulerJobSpec, type SchedulerJobStatus, type SchedulerPort } from '~/server/core/scheduler/port';
 import { createEngine, policyFromName, type ClusterConfig, type EngineState } from '~/server/core/sim';
 import { testCluster, testPartition } from '~/server/core/sim/fixtures';
 import { dbTargets, openTestDb } from '~/server/testing/harness';
@@ -251,6 +251,22 @@ describe.each(dbTargets())('simulated scheduler on %s', (target) => {
       // A retry of a finished job's submit returns its id and does not run it again.
       expect(await port.submit(job('retire-1'))).toEqual({ schedulerJobId: 'sim-1' });
       expect((await port.describeCluster()).runningJobs).toBe(1);
+    });
+
+    it('a dependency on a job that already ended and left the engine is decided by how it ended, also after a restart', async () => {
+      const clock = manualClock(START_MS);
+      const port = scheduler('dep-retired', clock.now);
+      await port.submit(job('dep-fails', { simulation: { runtimeSeconds: 60, gpuUtilPercent: 50, exitCode: 1 } }));
+      await port.submit(job('dep-ok', { simulation: { runtimeSeconds: 60, gpuUtilPercent: 50, exitCode: 0 } }));
+      clock.advanceSimSeconds(120);
+      await port.advance(); // both ended and were retired to sim_finished_jobs
+      // The portal has not seen them end yet and names them: their end decides, not "unknown, so satisfied".
+      await port.submit(job('after-fail', { dependency: { type: 'afterok', portalJobIds: ['dep-fails'] } }));
+      await port.submit(job('after-ok', { dependency: { type: 'afterok', portalJobIds: ['dep-ok'] } }));
+      const read = async (p: SchedulerPort) => Object.fromEntries((await p.jobs(['after-fail', 'after-ok'])).map((j) => [j.portalJobId, j.state === 'PENDING' ? j.pendingReason : j.state]));
+      expect(await read(port)).toEqual({ 'after-fail': 'DependencyNeverSatisfied', 'after-ok': 'RUNNING' });
+      // A second process rebuilds the cluster from the ops: the same decision.
+      expect(await read(scheduler('dep-retired', clock.now))).toEqual({ 'after-fail': 'DependencyNeverSatisfied', 'after-ok': 'RUNNING' });
     });
 
     it('continues every queued and running job after a restart exactly as an uninterrupted run', async () => {

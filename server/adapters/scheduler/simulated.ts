@@ -148,6 +148,8 @@ interface PlanContext {
   clock: SimClock;
   /** The job the call asked to look up in `sim_finished_jobs` (read under the lock), if it is there. */
   finished: FinishedRow | undefined;
+  /** Every job the call asked to look up that is there (a submit's own id and the jobs it depends on). */
+  finishedAll: ReadonlyMap<string, FinishedRow>;
 }
 
 /** What a call sees once the engine has been advanced to its time. */
@@ -173,7 +175,8 @@ type Plan<T> = (context: PlanContext) => Apply<T>;
 /** A call waiting for its turn: the plan, the finished job it wants looked up, and its promise. */
 interface Queued {
   plan: Plan<unknown>;
-  finishedId?: string;
+  /** The jobs to look up in `sim_finished_jobs`; the first is the call's own (`finished`). */
+  finishedIds?: string[];
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -233,7 +236,7 @@ function fromStored(stored: StoredStatus): SchedulerJobStatus {
   };
 }
 
-function jobSpecFor(spec: SchedulerJobSpec, submitTimeSeconds: number, clock: SimClock): JobSpec {
+function jobSpecFor(spec: SchedulerJobSpec, submitTimeSeconds: number, clock: SimClock, ended: Record<string, string> = {}): JobSpec {
   const sim = spec.simulation ?? { runtimeSeconds: spec.walltimeSeconds + 1, gpuUtilPercent: 90, exitCode: 0 };
   return {
     id: spec.portalJobId,
@@ -249,7 +252,7 @@ function jobSpecFor(spec: SchedulerJobSpec, submitTimeSeconds: number, clock: Si
     exitCode: sim.exitCode,
     ...(spec.begin ? { beginTimeSeconds: Math.max(0, simSecondsNotBefore(clock, spec.begin.getTime())) } : {}),
     // The engine's job ids are the portal's.
-    ...(spec.dependency ? { dependency: { type: spec.dependency.type, jobIds: spec.dependency.portalJobIds } } : {}),
+    ...(spec.dependency ? { dependency: { type: spec.dependency.type, jobIds: spec.dependency.portalJobIds, ...(Object.keys(ended).length ? { ended } : {}) } } : {}),
   };
 }
 
@@ -295,9 +298,9 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
   }
 
   /** Queues a call; the calls that gather while the previous batch runs go in the next one. */
-  function enqueue<T>(plan: Plan<T>, finishedId?: string): Promise<T> {
+  function enqueue<T>(plan: Plan<T>, finishedIds?: string[]): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      waiting.push({ plan, finishedId, resolve: resolve as (value: unknown) => void, reject });
+      waiting.push({ plan, ...(finishedIds ? { finishedIds } : {}), resolve: resolve as (value: unknown) => void, reject });
       if (!drainScheduled) {
         drainScheduled = true;
         void exclusive(drain);
@@ -465,7 +468,7 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
       await db.transaction(async (tx) => {
         const now = options.now();
         const known = live;
-        const finishedIds = [...new Set(batch.flatMap((q) => (q.finishedId === undefined ? [] : [q.finishedId])))];
+        const finishedIds = [...new Set(batch.flatMap((q) => q.finishedIds ?? []))];
         const [locked, opsAfterLive, finishedRows] = await Promise.all([
           lockRow(tx),
           known ? readOps(tx, known.opSeq) : null,
@@ -489,7 +492,8 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
         const applies: [Queued, Apply<unknown>][] = [];
         for (const q of batch) {
           try {
-            applies.push([q, q.plan({ engine, atSeconds, clock, finished: q.finishedId === undefined ? undefined : finished.get(q.finishedId) })]);
+            const own = q.finishedIds?.[0];
+            applies.push([q, q.plan({ engine, atSeconds, clock, finished: own === undefined ? undefined : finished.get(own), finishedAll: finished })]);
           } catch (error) {
             outcomes.set(q, { error });
           }
@@ -548,7 +552,7 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
 
   async function submit(spec: SchedulerJobSpec): Promise<{ schedulerJobId: string }> {
     const id = spec.portalJobId;
-    return enqueue<{ schedulerJobId: string }>(({ engine, atSeconds, clock, finished }) => {
+    return enqueue<{ schedulerJobId: string }>(({ engine, atSeconds, clock, finished, finishedAll }) => {
       const held = engine.job(id);
       if (held) return () => ({ value: () => ({ schedulerJobId: schedulerJobIdOf(held) }) });
       // Not in the engine and not new: it ended and was retired before this call took the lock.
@@ -558,7 +562,14 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
         }
         return () => ({ value: () => ({ schedulerJobId: finished.status.schedulerJobId }) });
       }
-      const job = jobSpecFor(spec, atSeconds, clock);
+      // Jobs it depends on that ended and were retired from the engine by an earlier call: their end decides.
+      const ended = Object.fromEntries(
+        (spec.dependency?.portalJobIds ?? []).flatMap((parent) => {
+          const row = engine.job(parent) ? undefined : finishedAll.get(parent);
+          return row && row.clusterId === clusterId ? [[parent, row.status.state]] : [];
+        }),
+      );
+      const job = jobSpecFor(spec, atSeconds, clock, ended);
       try {
         engine.validate(job);
       } catch (error) {
@@ -574,7 +585,7 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
         const schedulerJobId = schedulerJobIdOf(engine.job(id)!);
         return { op, value: () => ({ schedulerJobId }) };
       };
-    }, id);
+    }, [id, ...(spec.dependency?.portalJobIds ?? [])]);
   }
 
   async function cancel(portalJobId: string, options?: { stop?: boolean }): Promise<void> {

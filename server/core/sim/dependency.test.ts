@@ -69,6 +69,15 @@ describe('dependencies on the simulated cluster', () => {
     expect(view(e, 'after-cancel').pendingReason).toBe('DependencyNeverSatisfied');
   });
 
+  it('a job the engine no longer holds is decided by how it ended, when the submit says so', () => {
+    const e = engine();
+    e.submit(testJob('after-retired-fail', { dependency: { type: 'afterok', jobIds: ['gone'], ended: { gone: 'FAILED' } } }));
+    e.submit(testJob('after-retired-ok', { dependency: { type: 'afterok', jobIds: ['gone'], ended: { gone: 'COMPLETED' } } }));
+    e.advanceTo(1);
+    expect(view(e, 'after-retired-fail')).toMatchObject({ state: 'PENDING', pendingReason: 'DependencyNeverSatisfied' });
+    expect(view(e, 'after-retired-ok')).toMatchObject({ state: 'RUNNING' });
+  });
+
   it('a serialise and restore while a job waits changes nothing', () => {
     const straight = chain('afterok', 0);
     const restored = restoreEngineJson(chain('afterok', 0).serializeJson());

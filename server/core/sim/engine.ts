@@ -297,8 +297,9 @@ class Engine implements ClusterEngine {
       const waiting: string[] = [];
       for (const parent of new Set(spec.dependency.jobIds)) {
         const p = this.jobs.get(parent);
-        if (p && p.endTimeSeconds === null) waiting.push(parent);
-        else if (p && !dependencyHolds(spec.dependency.type, p.state)) record.dependencyNever = true;
+        const endedAs = p ? (p.endTimeSeconds === null ? null : p.state) : (spec.dependency.ended?.[parent] ?? null);
+        if (p && endedAs === null) waiting.push(parent);
+        else if (endedAs !== null && !dependencyHolds(spec.dependency.type, endedAs)) record.dependencyNever = true;
       }
       if (waiting.length) record.waitingOn = waiting;
       for (const parent of waiting) this.addDependent(parent, spec.id);

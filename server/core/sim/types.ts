@@ -91,10 +91,15 @@ export interface JobSpec {
   /**
    * Start only after these jobs (ids on this engine) ended as `type` asks; until then the job waits with
    * `Dependency` and does not block the queue. A job that can never start waits with
-   * `DependencyNeverSatisfied` until cancelled, as Slurm's does. A job not held (never known, or pruned
-   * after it ended) counts as ended in a way that satisfies.
+   * `DependencyNeverSatisfied` until cancelled, as Slurm's does. A job not held is decided by `ended`
+   * when it names it, else it counts as ended in a way that satisfies.
    */
-  dependency?: { type: DependencyType; jobIds: string[] };
+  dependency?: {
+    type: DependencyType;
+    jobIds: string[];
+    /** How jobs it names ended that the engine no longer holds (retired by a live driver): their end decides. */
+    ended?: Record<string, string>;
+  };
 }
 
 /** Per-account quota limits (checked before a job may start). */
