@@ -445,7 +445,7 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
     runAs = { user: job.runAsUser ?? (await posixNameOf(db, job.userId)), group: job.runAsGroup ?? projectGroupName(job.projectId) };
   } catch (error) {
     logger().error({ jobId: job.id, err: error }, 'the job has no user to run as yet; the reconciler will retry');
-    await db.update(jobs).set({ handoverUntil: null }).where(and(eq(jobs.id, job.id), eq(jobs.state, 'SUBMITTING'))).catch(() => undefined);
+    await releaseHandover(db, job.id);
     return null;
   }
   let dependency: SchedulerJobSpec['dependency'];
@@ -453,7 +453,7 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
     const decided = await dependencyAtHandover(db, job.dependency);
     if (decided.kind === 'wait') {
       // A job it depends on is not at the scheduler yet: the reconciler hands this one over after it.
-      await db.update(jobs).set({ handoverUntil: null }).where(and(eq(jobs.id, job.id), eq(jobs.state, 'SUBMITTING'))).catch(() => undefined);
+      await releaseHandover(db, job.id);
       return null;
     }
     if (decided.kind === 'never') {
@@ -515,13 +515,18 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
       // Staff see the outage from this first failed hand-over, not from the worker's next probe.
       await noteSchedulerOutcome(db, now, error).catch((e: unknown) => logger().warn({ err: e }, 'could not record the scheduler outage'));
     } else logger().error({ jobId: job.id, err: error }, 'handing the job to the scheduler failed; the reconciler will retry');
-    await db
-      .update(jobs)
-      .set({ handoverUntil: null })
-      .where(and(eq(jobs.id, job.id), eq(jobs.state, 'SUBMITTING')))
-      .catch(() => undefined); // if even this fails, the lease runs out by itself
+    await releaseHandover(db, job.id);
     return null;
   }
+}
+
+/** releaseHandover gives a SUBMITTING job's hand-over lease back so the reconciler's next round tries again; if even this fails, the lease runs out by itself. */
+async function releaseHandover(db: Db, jobId: string): Promise<void> {
+  await db
+    .update(jobs)
+    .set({ handoverUntil: null })
+    .where(and(eq(jobs.id, jobId), eq(jobs.state, 'SUBMITTING')))
+    .catch(() => undefined);
 }
 
 /**

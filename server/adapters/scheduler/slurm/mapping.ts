@@ -3,6 +3,7 @@
 // No I/O and no clock: the caller passes "now" where a running job's usage so far is wanted.
 import type { SchedulerJobSpec, SchedulerJobState, SchedulerJobStatus } from '~/server/core/scheduler/port';
 import { isFinalState } from '~/server/core/scheduler/port';
+import { isPosixName } from '~/server/core/scheduler/identity';
 import type { SlurmSubmitBody } from './client';
 import type { CtldJob, DbJob, TresEntry } from './schemas';
 
@@ -484,7 +485,7 @@ export function slurmOutputPath(jobDir: string, portalJobId: string, schedulerJo
 export function jobFolder(jobDir: string, group?: string | null): string {
   const dir = jobDir.replace(/\/+$/, '') || '';
   if (!group) return dir || '/';
-  if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(group)) throw new Error(`jobFolder: not a group name: ${JSON.stringify(group)}`);
+  if (!isPosixName(group)) throw new Error(`jobFolder: not a group name: ${JSON.stringify(group)}`);
   return `${dir}/${group}`;
 }
 
