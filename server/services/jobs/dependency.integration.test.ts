@@ -15,6 +15,7 @@ import { SchedulerUnavailableError, type SchedulerPort } from '~/server/core/sch
 import { createRestHandler } from '~/server/api/rest';
 import { apiTokens } from '~/server/testing/api-tokens';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
+import { balanceOfRow, ledgerSums } from '~/server/services/ledger/ledger';
 import { reconcileOnce } from './reconciler';
 
 const SPEED = 60;
@@ -68,6 +69,20 @@ describe.each(dbTargets())('job dependencies on %s', (target) => {
     expect(rc.startedAt!.getTime()).toBeGreaterThanOrEqual(rb.endedAt!.getTime());
     // The page says what it waits for.
     expect((await api().job.get({ jobId: c.id })).dependency).toEqual({ type: 'afterany', jobIds: [b.id, a.id] });
+  });
+
+  it('one person submitting 10 parents and 10 children at once: every child starts after its parent ended, the ledger balanced', { timeout: 120_000 }, async () => {
+    const parents = await Promise.all(Array.from({ length: 10 }, (_, i) => api().job.submit(input(`burst-parent-${i}`, { gpus: 1 }))));
+    const children = await Promise.all(parents.map((p, i) => api().job.submit(input(`burst-child-${i}`, { gpus: 1, dependency: { type: 'afterany', jobIds: [p.id] } }))));
+    expect(children.every((c) => c.state === 'PENDING')).toBe(true);
+    await until(async () => (await Promise.all(children.map((c) => row(c.id)))).every((r) => r.settledAt !== null));
+    for (const [i, child] of children.entries()) {
+      const [p, c] = [await row(parents[i]!.id), await row(child.id)];
+      expect(c.state).toBe('COMPLETED');
+      expect(c.startedAt!.getTime()).toBeGreaterThanOrEqual(p.endedAt!.getTime());
+    }
+    const [allocation] = await db.select().from(allocations).where(eq(allocations.id, mine.allocationId));
+    expect(balanceOfRow(allocation!)).toEqual(await ledgerSums(db, mine.allocationId));
   });
 
   it('a dependency that can never be met cancels the job: nothing charged, the reservation released', async () => {
