@@ -65,6 +65,13 @@ export interface SchedulerJobSpec {
    */
   dependency?: { type: JobDependencyType; portalJobIds: string[] };
   /**
+   * A job array (Slurm's --array): one submission runs the job once per task index, as separate tasks
+   * with the same spec (each with `gpus`, `nodes`, `walltimeSeconds`); `text` is parseArray's canonical
+   * text ("0-19%4"), the throttle after `%` the most tasks running at once. A task sees its index in
+   * SLURM_ARRAY_TASK_ID. The job's status then reports its tasks (`tasks`) and their sum.
+   */
+  array?: { text: string };
+  /**
    * What the simulated cluster should pretend happens (ignored by a real scheduler):
    * the runtime the job would need, its mean GPU utilisation and its exit code.
    */
@@ -101,6 +108,30 @@ export interface SchedulerJobStatus {
    * The status above is the last attempt's, its gpuSeconds and energy those of all attempts together.
    */
   earlierAttempts?: { state: SchedulerJobState; startedAt: Date | null; endedAt: Date | null; gpuSeconds: number }[];
+  /**
+   * A job array: its tasks that started or ended after starting, by index (tasks still waiting, or
+   * cancelled before they ran, are not listed; `tasksWaiting` counts those still waiting). The status
+   * above is the array's as a whole (core/scheduler/array-status.ts summariseArray): gpuSeconds and
+   * energy the sum over its tasks.
+   */
+  tasks?: SchedulerTaskStatus[];
+  /** A job array: how many of its tasks wait to start (not yet listed in `tasks`). */
+  tasksWaiting?: number;
+}
+
+/** One task of a job array as the scheduler reports it (the fields mean what they mean on a job). */
+export interface SchedulerTaskStatus {
+  index: number;
+  /** The scheduler's id of this task (Slurm: the task's own job id). */
+  schedulerJobId: string;
+  state: SchedulerJobState;
+  startedAt: Date | null;
+  endedAt: Date | null;
+  exitCode: number | null;
+  signal: number | null;
+  nodeList: string[];
+  gpuSeconds: number;
+  energyWh: number;
 }
 
 export interface ClusterNodeStatus {
