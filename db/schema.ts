@@ -397,14 +397,16 @@ export const ledgerEntries = pgTable(
     overrun: bigint('overrun', { mode: 'number' }).notNull().default(0),
     /** The job a reserve, release or charge belongs to. */
     jobId: uuid('job_id'),
+    /** A job array's task a release or charge belongs to (each task is settled as it ends); null: the job as a whole. */
+    taskIndex: integer('task_index'),
     actorUserId: uuid('actor_user_id').references(() => users.id),
     reason: text('reason'),
     at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     index('ledger_entries_allocation_idx').on(t.allocationId, t.at),
-    // Each job reserves, releases and is charged at most once: settling twice writes nothing.
-    uniqueIndex('ledger_entries_job_kind_idx').on(t.jobId, t.kind).where(sql`${t.jobId} is not null`),
+    // Each job (each task of an array) reserves, releases and is charged at most once: settling twice writes nothing.
+    uniqueIndex('ledger_entries_job_kind_idx').on(t.jobId, t.kind, sql`coalesce(${t.taskIndex}, -1)`).where(sql`${t.jobId} is not null`),
   ],
 );
 
@@ -508,6 +510,13 @@ export const jobs = pgTable(
     /** Who the job runs as on the cluster, fixed at the hand-over: the person's POSIX user and the project's group. */
     runAsUser: text('run_as_user'),
     runAsGroup: text('run_as_group'),
+    /** A job array (Slurm's --array): its canonical text ("0-19%4"), its number of tasks and the most running at once; null: one job. */
+    arraySpec: text('array_spec'),
+    arrayTasks: integer('array_tasks'),
+    arrayThrottle: integer('array_throttle'),
+    /** A job array's tasks running now and tasks ended (each settled as it ends); the others wait. */
+    tasksRunning: integer('tasks_running').notNull().default(0),
+    tasksEnded: integer('tasks_ended').notNull().default(0),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -524,7 +533,40 @@ export const jobs = pgTable(
     index('jobs_handover_idx').on(t.handoverUntil).where(sql`${t.state} = 'SUBMITTING' and ${t.settledAt} is null`),
     index('jobs_cancelling_idx').on(t.id).where(sql`${t.cancelRequestedAt} is not null and ${t.settledAt} is null`),
     check('jobs_shape_ck', sql`${t.gpus} > 0 and ${t.nodes} > 0 and ${t.walltimeSeconds} > 0`),
+    check(
+      'jobs_array_ck',
+      sql`(${t.arrayTasks} is null and ${t.tasksRunning} = 0 and ${t.tasksEnded} = 0) or (${t.arrayTasks} between 1 and 10000 and ${t.tasksRunning} >= 0 and ${t.tasksEnded} >= 0 and ${t.tasksRunning} + ${t.tasksEnded} <= ${t.arrayTasks})`,
+    ),
   ],
+);
+
+/**
+ * The tasks of a job array that started, one row per task index as the scheduler reports it; a task's
+ * usage is settled (charged, its share of the reservation released) once, when it ends.
+ */
+export const jobTasks = pgTable(
+  'job_tasks',
+  {
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => jobs.id),
+    taskIndex: integer('task_index').notNull(),
+    schedulerJobId: text('scheduler_job_id').notNull(),
+    state: jobState('state').notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+    exitCode: integer('exit_code'),
+    exitSignal: integer('exit_signal'),
+    nodeList: jsonb('node_list').$type<string[]>().notNull(),
+    gpuSeconds: bigint('gpu_seconds', { mode: 'number' }).notNull(),
+    energyWh: bigint('energy_wh', { mode: 'number' }).notNull(),
+    /** Fixed at the task's settlement: in the job's reserved unit, and in cents. */
+    chargedAmount: bigint('charged_amount', { mode: 'number' }),
+    costCents: bigint('cost_cents', { mode: 'number' }),
+    settledAt: timestamp('settled_at', { withTimezone: true }),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.taskIndex] }), check('job_tasks_amounts_ck', sql`${t.gpuSeconds} >= 0 and ${t.energyWh} >= 0 and ${t.taskIndex} >= 0`)],
 );
 
 export const jobEvents = pgTable(

@@ -145,6 +145,8 @@ export const jobRowOut = z.object({
   gpuSeconds: z.number().int().nullable(),
   costCents: z.number().int().nullable(),
   energyWh: z.number().int().nullable(),
+  /** A job array: its text, its tasks and how many are in each state (running, waiting, and each final state); null: one job. */
+  array: z.object({ text: z.string(), tasks: z.number().int(), counts: z.record(z.string(), z.number().int()) }).nullable(),
 });
 
 // ---- Usage reports ----

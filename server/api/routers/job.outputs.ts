@@ -26,6 +26,8 @@ export const jobEstimateOut = z.object({
   powerCap: z.object({ capKw: z.number(), requestedGpus: z.number().int(), maxGpus: z.number().int() }).nullable(),
   overdueInvoices: z.array(z.string()),
   unit: z.enum(budgetUnit.enumValues),
+  /** A job array's tasks (1: one job); every figure below is for all of them. */
+  tasks: z.number().int(),
   reservation: z.number().int(),
   reservedGpuSeconds: z.number().int(),
   maxCostCents: z.number().int(),

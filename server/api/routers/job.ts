@@ -21,6 +21,8 @@ const shape = {
   gpus: z.number().int().min(1).max(4096),
   nodes: z.number().int().min(1).max(1024),
   walltimeMinutes: z.number().int().min(1).max(MAX_WALLTIME_MINUTES),
+  /** A job array, as Slurm's --array ("0-99", "1,3,5-11:2", "0-9999%64"); checked in the service (parseArray). */
+  array: z.string().max(200).optional(),
 };
 
 const envField = z
@@ -81,6 +83,32 @@ const jobView = z.object({
   dependency: z.object({ type: z.enum(JOB_DEPENDENCY_TYPES), jobIds: z.array(z.string()) }).nullable(),
   /** The jobs it starts after, with their names and states now. */
   dependencyJobs: z.array(z.object({ id: z.string(), name: z.string(), state: z.enum(jobState.enumValues) })),
+  /**
+   * A job array: its text, tasks and throttle, how many tasks are in each state (running, waiting and each
+   * final state), and its tasks that started, by index (the first `shown`); null: one job.
+   */
+  array: z
+    .object({
+      text: z.string(),
+      tasks: z.number().int(),
+      throttle: z.number().int().nullable(),
+      counts: z.record(z.string(), z.number().int()),
+      started: z.number().int(),
+      list: z.array(
+        z.object({
+          index: z.number().int(),
+          state: z.enum(jobState.enumValues),
+          startedAt: isoDateOut.nullable(),
+          endedAt: isoDateOut.nullable(),
+          exitCode: z.number().int().nullable(),
+          exitSignal: z.number().int().nullable(),
+          nodeList: z.array(z.string()),
+          gpuSeconds: z.number().int(),
+          costCents: z.number().int().nullable(),
+        }),
+      ),
+    })
+    .nullable(),
   /** Who the job runs as on the cluster: the person's POSIX user and the project's group (null until handed over). */
   runAsUser: z.string().nullable(),
   runAsGroup: z.string().nullable(),

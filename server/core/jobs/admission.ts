@@ -19,7 +19,8 @@ export interface AdmissionInput {
   };
   /** GPUs of the allocation's jobs that are pending or running now, and how many are pending. */
   inUse: { gpus: number; queuedJobs: number };
-  request: { gpus: number; nodes: number; walltimeSeconds: number };
+  /** One job's (one task's) shape; `array`: a job array of `tasks` tasks, at most `throttle` running at once (null: as many as fit). */
+  request: { gpus: number; nodes: number; walltimeSeconds: number; array?: { tasks: number; throttle: number | null } | null };
   /** The facility power cap of the class's site, when it has one. */
   powerCap?: SitePowerCap | null;
   /** The tenant's invoices overdue beyond the policy's days and not lifted by staff (numbers); empty or absent: none. */
@@ -45,7 +46,7 @@ export interface PowerCapShortfall {
 
 export type AdmissionRefusal = {
   code: 'BAD_REQUEST' | 'FORBIDDEN' | 'PRECONDITION_FAILED';
-  field: 'gpus' | 'nodes' | 'walltimeMinutes' | 'resourceClassId' | 'allocationId' | null;
+  field: 'gpus' | 'nodes' | 'walltimeMinutes' | 'resourceClassId' | 'allocationId' | 'array' | null;
   key: string;
   params: Record<string, number | string>;
 };
@@ -105,11 +106,31 @@ export function admitJob(input: AdmissionInput): AdmissionRefusal | null {
   if (a.maxWalltimeSeconds !== null && r.walltimeSeconds > a.maxWalltimeSeconds) {
     return { code: 'PRECONDITION_FAILED', field: 'walltimeMinutes', key: 'job.walltimeOverAllocation', params: { requested: hours(r.walltimeSeconds), max: hours(a.maxWalltimeSeconds), over: hours(r.walltimeSeconds - a.maxWalltimeSeconds) } };
   }
+  if (r.array) return admitArray(a, inUse, r.gpus, r.array);
   if (a.maxGpusAtOnce !== null && inUse.gpus + r.gpus > a.maxGpusAtOnce) {
     return { code: 'PRECONDITION_FAILED', field: 'gpus', key: 'job.gpusAtOnce', params: { limit: a.maxGpusAtOnce, inUse: inUse.gpus, requested: r.gpus, over: inUse.gpus + r.gpus - a.maxGpusAtOnce } };
   }
   if (a.maxQueuedJobs !== null && inUse.queuedJobs >= a.maxQueuedJobs) {
     return { code: 'PRECONDITION_FAILED', field: null, key: 'job.queuedJobs', params: { limit: a.maxQueuedJobs } };
+  }
+  return null;
+}
+
+/**
+ * admitArray checks a job array against the allocation's limits in flight: the GPUs its tasks may hold
+ * at once (the tasks, at most its throttle, × GPUs per task) and its tasks as queued jobs. Over the GPU
+ * limit, the refusal names the throttle that would fit.
+ */
+function admitArray(a: AdmissionInput['allocation'], inUse: AdmissionInput['inUse'], gpus: number, array: { tasks: number; throttle: number | null }): AdmissionRefusal | null {
+  const atOnce = Math.min(array.tasks, array.throttle ?? array.tasks);
+  if (a.maxGpusAtOnce !== null && inUse.gpus + gpus * atOnce > a.maxGpusAtOnce) {
+    const fits = Math.floor((a.maxGpusAtOnce - inUse.gpus) / gpus);
+    return fits >= 1
+      ? { code: 'PRECONDITION_FAILED', field: 'array', key: 'job.arrayGpusAtOnce', params: { limit: a.maxGpusAtOnce, inUse: inUse.gpus, tasks: atOnce, gpus, throttle: fits } }
+      : { code: 'PRECONDITION_FAILED', field: 'gpus', key: 'job.gpusAtOnce', params: { limit: a.maxGpusAtOnce, inUse: inUse.gpus, requested: gpus, over: inUse.gpus + gpus - a.maxGpusAtOnce } };
+  }
+  if (a.maxQueuedJobs !== null && inUse.queuedJobs + array.tasks > a.maxQueuedJobs) {
+    return { code: 'PRECONDITION_FAILED', field: 'array', key: 'job.arrayQueuedJobs', params: { limit: a.maxQueuedJobs, queued: inUse.queuedJobs, tasks: array.tasks } };
   }
   return null;
 }

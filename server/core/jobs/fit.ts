@@ -23,6 +23,8 @@ export interface ReservationAsked {
   gpus: number;
   walltimeSeconds: number;
   centsPerGpuHour: number;
+  /** A job array: its tasks (each reserves as one job) and how many may run at once. */
+  array?: { tasks: number; atOnce: number };
 }
 
 /** One limit the reservation breaks, with what would fit it. */
@@ -55,13 +57,16 @@ export function maxWalltimeFitting(unit: 'gpu_seconds' | 'cents', left: number, 
 /** reservationShortfalls lists every limit a job's reservation would break now (GPUs at once, budget, monthly cap, the company's project and person budgets), each with what would fit. */
 export function reservationShortfalls(room: ReservationRoom, asked: ReservationAsked): ReservationShortfall[] {
   const shortfalls: ReservationShortfall[] = [];
-  if (room.gpusAtOnce && room.gpusAtOnce.inUse + asked.gpus > room.gpusAtOnce.limit) {
+  const tasks = asked.array?.tasks ?? 1;
+  const atOnceGpus = asked.gpus * (asked.array?.atOnce ?? 1);
+  if (room.gpusAtOnce && room.gpusAtOnce.inUse + atOnceGpus > room.gpusAtOnce.limit) {
     const { limit, inUse } = room.gpusAtOnce;
-    shortfalls.push({ limit: 'gpusAtOnce', limitGpus: limit, inUseGpus: inUse, requestedGpus: asked.gpus, maxGpus: Math.max(0, limit - inUse) });
+    shortfalls.push({ limit: 'gpusAtOnce', limitGpus: limit, inUseGpus: inUse, requestedGpus: atOnceGpus, maxGpus: Math.max(0, limit - inUse) });
   }
-  const needed = jobReservation({ unit: room.unit, gpus: asked.gpus, walltimeSeconds: asked.walltimeSeconds, centsPerGpuHour: asked.centsPerGpuHour });
+  // An array reserves each task as one job: the walltime that fits is the one each task's share fits.
+  const needed = tasks * jobReservation({ unit: room.unit, gpus: asked.gpus, walltimeSeconds: asked.walltimeSeconds, centsPerGpuHour: asked.centsPerGpuHour });
   const over = (limit: 'budget' | 'monthlyCap' | BudgetLimitKind, left: number) => {
-    if (needed > left) shortfalls.push({ limit, unit: room.unit, needed, left: Math.max(0, left), gpus: asked.gpus, maxWalltimeSeconds: maxWalltimeFitting(room.unit, left, asked.gpus, asked.centsPerGpuHour) });
+    if (needed > left) shortfalls.push({ limit, unit: room.unit, needed, left: Math.max(0, left), gpus: asked.gpus, maxWalltimeSeconds: maxWalltimeFitting(room.unit, Math.floor(left / tasks), asked.gpus, asked.centsPerGpuHour) });
   };
   over('budget', room.available);
   if (room.unit === 'cents' && room.monthCapLeftCents !== null) over('monthlyCap', room.monthCapLeftCents);

@@ -49,9 +49,11 @@ export function spendingFigures(db: DbOrTx, input: { orgId: string; projectId: s
       where a.org_id = ${orgId} and a.unit = 'cents' and le.at >= ${monthStart}::date and le.kind = 'charge' and j.user_id = ${userId})
     + (select coalesce(sum(o.charged_amount), 0) from outside_jobs o join allocations a on a.id = o.allocation_id
       where o.org_id = ${orgId} and a.unit = 'cents' and o.user_id = ${userId} and o.ended_at >= ${monthStart}::date)
-    + (select coalesce(sum(j.reserved_amount), 0) from jobs j
+    + (select coalesce(sum(j.reserved_amount - case when j.array_tasks is null then 0 else
+          (select coalesce(sum(t.amount), 0) from ledger_entries t where t.job_id = j.id and t.kind = 'release' and t.task_index is not null) end), 0)
+      from jobs j
       where j.org_id = ${orgId} and j.user_id = ${userId} and j.reserved_unit = 'cents' and j.settled_at is null
-        and not exists (select 1 from ledger_entries r where r.job_id = j.id and r.kind = 'release'))`;
+        and not exists (select 1 from ledger_entries r where r.job_id = j.id and r.kind = 'release' and r.task_index is null))`;
   return db
     .select({
       projectMonthlyCents: sql<string | null>`${projectMonthly}`,

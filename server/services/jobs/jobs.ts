@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
 import { reusable } from '~/db/reusable';
-import { allocations, jobEvents, jobs, organisations, projectMembers, projects, resourceClasses, sites, tariffs } from '~/db/schema';
+import { allocations, jobEvents, jobs, jobTasks, organisations, projectMembers, projects, resourceClasses, sites, tariffs } from '~/db/schema';
 import { admitJob, powerCapShortfall, type SitePowerCap } from '~/server/core/jobs/admission';
 import { available } from '~/server/core/ledger/balance';
 import { jobEfficiency } from '~/server/core/jobs/efficiency';
@@ -27,6 +27,7 @@ import type { TenantActor } from '~/server/services/actor';
 import { co2eSavedForJob } from './co2e-saved';
 import { overdueInvoicesBlocking } from '~/server/services/billing/payments';
 import { listResourceClasses } from '~/server/services/catalogue';
+import { isArrayProblem, parseArray, type JobArray } from '~/server/core/jobs/array';
 import { confirmReservation, lockAllocation, lockOrganisation, monthSpendCents, releaseJobReservationInTx, startNewJobReservation } from '~/server/services/ledger/ledger';
 import { posixNameOf } from '~/server/services/identity/posix';
 import { projectAccess } from '~/server/services/tenants/projects';
@@ -51,6 +52,8 @@ export interface SubmitJobInput {
   begin?: string;
   /** Start only after these jobs of the same project ended as `type` asks (Slurm's --dependency). */
   dependency?: { type: JobDependencyType; jobIds: string[] };
+  /** A job array (Slurm's --array, e.g. "0-999%16"): the job runs once per task index; each task reserves as one job. */
+  array?: string;
   /** The estimate shown before submitting, kept with the job. */
   estimate?: Record<string, unknown> & { runtimeSeconds?: number };
 }
@@ -145,7 +148,9 @@ function sitePowerCapOf(catalogue: Catalogue, rc: SitePowerCap['model'] & { site
  * whether it is too large for its site's power cap: the form warns before submitting. The submission
  * decides again under its locks.
  */
-export async function estimateJob(db: DbOrTx, actor: TenantActor, input: Pick<SubmitJobInput, 'allocationId' | 'resourceClassId' | 'gpus' | 'walltimeSeconds'> & { runtimeSeconds?: number }, today: string) {
+export async function estimateJob(db: DbOrTx, actor: TenantActor, input: Pick<SubmitJobInput, 'allocationId' | 'resourceClassId' | 'gpus' | 'walltimeSeconds' | 'array'> & { runtimeSeconds?: number }, today: string) {
+  const array = arrayOf(input.array);
+  const tasks = array?.count ?? 1;
   const { allocation, rc, centsPerGpuHour, org } = await jobContext(db, actor, input);
   const runtime = Math.min(input.runtimeSeconds ?? input.walltimeSeconds, input.walltimeSeconds);
   const capped = allocation.unit === 'cents' && org.monthlyCapCents !== null;
@@ -165,19 +170,21 @@ export async function estimateJob(db: DbOrTx, actor: TenantActor, input: Pick<Su
   };
   return {
     room,
-    shortfalls: reservationShortfalls(room, { gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour }),
+    shortfalls: reservationShortfalls(room, { gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour, ...(array ? { array: { tasks, atOnce: Math.min(tasks, array.throttle ?? tasks) } } : {}) }),
     /** Set when the job could never start under its site's power cap (admission refuses it). */
     powerCap: powerCapShortfall(sitePowerCapOf(configuredCatalogue(), rc), input.gpus),
     /** The numbers of the invoices overdue beyond the pause's days (INVOICE_OVERDUE_BLOCK_DAYS): while any, submissions are refused. */
     overdueInvoices,
     unit: allocation.unit,
-    reservation: jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour }),
-    reservedGpuSeconds: input.gpus * input.walltimeSeconds,
-    maxCostCents: jobReservation({ unit: 'cents', gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour }),
-    expectedCostCents: jobReservation({ unit: 'cents', gpus: input.gpus, walltimeSeconds: runtime, centsPerGpuHour }),
+    // An array's figures are its tasks': each task reserves, costs and draws as one job.
+    tasks,
+    reservation: tasks * jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour }),
+    reservedGpuSeconds: tasks * input.gpus * input.walltimeSeconds,
+    maxCostCents: tasks * jobReservation({ unit: 'cents', gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour }),
+    expectedCostCents: tasks * jobReservation({ unit: 'cents', gpus: input.gpus, walltimeSeconds: runtime, centsPerGpuHour }),
     centsPerGpuHour,
-    maxEnergyWh: jobEnergyEstimateWh(rc, input.gpus, input.walltimeSeconds, ASSUMED_GPU_UTIL_PERCENT),
-    expectedEnergyWh: jobEnergyEstimateWh(rc, input.gpus, runtime, ASSUMED_GPU_UTIL_PERCENT),
+    maxEnergyWh: tasks * jobEnergyEstimateWh(rc, input.gpus, input.walltimeSeconds, ASSUMED_GPU_UTIL_PERCENT),
+    expectedEnergyWh: tasks * jobEnergyEstimateWh(rc, input.gpus, runtime, ASSUMED_GPU_UTIL_PERCENT),
     assumedGpuUtilPercent: ASSUMED_GPU_UTIL_PERCENT,
   };
 }
@@ -252,9 +259,12 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
   }
   const { allocation, rc, site, centsPerGpuHour, org: tenant, projectResidency } = jobContextOf(actor, input, target, offer);
   const beginAt = beginOf(input.begin, now);
+  const array = arrayOf(input.array);
+  if (array && input.kind === 'inference') throw new AppError('BAD_REQUEST', 'job.arrayNotForServices', {}, 'array');
   if (input.dependency) await checkDependency(db, allocation.projectId, input.dependency);
   const powerCap = sitePowerCapOf(configuredCatalogue(), rc);
-  const amount = jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour });
+  // An array reserves each of its tasks as one job; each task's share is released as it ends.
+  const amount = (array?.count ?? 1) * jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour });
   const id = randomUUID();
   const simulation = simulatedOutcome({ jobId: id, kind: input.kind, walltimeSeconds: input.walltimeSeconds, estimatedRuntimeSeconds: input.estimate?.runtimeSeconds });
   const created = await inTransaction(db, async (tx) => {
@@ -285,6 +295,9 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
       submittedAt: now,
       beginAt: beginAt?.toISOString() ?? null,
       dependency: input.dependency ? JSON.stringify({ type: input.dependency.type, jobIds: [...new Set(input.dependency.jobIds)] }) : null,
+      arraySpec: array?.text ?? null,
+      arrayTasks: array?.count ?? null,
+      arrayThrottle: array?.throttle ?? null,
       // This request hands the job over right after the commit: it holds the lease from the start.
       handoverUntil: new Date(now.getTime() + HANDOVER_LEASE_MS),
     };
@@ -309,7 +322,7 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
       resourceClass: { id: rc.id, gpusPerNode: rc.gpusPerNode, nodes: rc.nodes, maxWalltimeSeconds: rc.maxWalltimeSeconds, site: { country: site.country, inEu: site.inEu } },
       allocation: row,
       inUse,
-      request: input,
+      request: { gpus: input.gpus, nodes: input.nodes, walltimeSeconds: input.walltimeSeconds, array: array ? { tasks: array.count, throttle: array.throttle } : null },
       powerCap,
       overdueInvoices,
     });
@@ -324,7 +337,16 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
 }
 
 /** The values of a new job's row (an estimate as JSON text or null: a placeholder's null would be written as JSON null; the begin time as ISO text or null). */
-type NewJobValues = Omit<typeof jobs.$inferInsert, 'estimate' | 'beginAt' | 'dependency' | 'updatedAt' | 'handoverAttempts'> & Required<Pick<typeof jobs.$inferInsert, 'id' | 'env' | 'simulation' | 'handoverUntil'>> & { estimate: string | null; submittedAt: Date; beginAt: string | null; dependency: string | null };
+type NewJobValues = Omit<typeof jobs.$inferInsert, 'estimate' | 'beginAt' | 'dependency' | 'updatedAt' | 'handoverAttempts' | 'tasksRunning' | 'tasksEnded'> &
+  Required<Pick<typeof jobs.$inferInsert, 'id' | 'env' | 'simulation' | 'handoverUntil' | 'arraySpec' | 'arrayTasks' | 'arrayThrottle'>> & { estimate: string | null; submittedAt: Date; beginAt: string | null; dependency: string | null };
+
+/** arrayOf reads a job array's text (refused with the field named), or null for one job. */
+function arrayOf(text: string | undefined): JobArray | null {
+  if (text === undefined || text.trim() === '') return null;
+  const array = parseArray(text);
+  if (isArrayProblem(array)) throw new AppError('BAD_REQUEST', array.key, 'params' in array ? array.params : {}, 'array');
+  return array;
+}
 
 /**
  * checkDependency refuses a dependency on jobs that are not this project's, or that ended already in a
@@ -384,6 +406,9 @@ function insertJobQuery(db: DbOrTx) {
       submittedAt: p('submittedAt'),
       beginAt: sql`${p('beginAt')}::timestamptz`,
       dependency: sql`${p('dependency')}::jsonb`,
+      arraySpec: p('arraySpec'),
+      arrayTasks: p('arrayTasks'),
+      arrayThrottle: p('arrayThrottle'),
       updatedAt: p('submittedAt'),
       handoverUntil: p('handoverUntil'),
       handoverAttempts: 1,
@@ -479,6 +504,7 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
       env: job.env,
       ...(job.beginAt ? { begin: job.beginAt } : {}),
       ...(dependency ? { dependency } : {}),
+      ...(job.arraySpec ? { array: { text: job.arraySpec } } : {}),
       simulation: job.simulation ?? undefined,
     });
   try {
@@ -693,10 +719,12 @@ export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string, loca
   const after = job.dependency
     ? await db.select({ id: jobs.id, name: jobs.name, state: jobs.state }).from(jobs).where(and(inArray(jobs.id, job.dependency.jobIds), eq(jobs.orgId, actor.org.id)))
     : [];
-  const { simulation: _simulation, idempotencyKey: _key, handoverUntil: _lease, handoverAttempts: _attempts, env, ...shown } = job;
+  const { simulation: _simulation, idempotencyKey: _key, handoverUntil: _lease, handoverAttempts: _attempts, env, arraySpec, arrayTasks, arrayThrottle, tasksRunning: _running, tasksEnded: _ended, ...shown } = job;
+  const array = arraySpec !== null && arrayTasks !== null ? { text: arraySpec, tasks: arrayTasks, throttle: arrayThrottle, ...(await arrayTasksOf(db, job)) } : null;
   const schedulerAway = job.state === 'SUBMITTING' && (await readSchedulerStatus(db))?.reachable === false;
   // Run time and utilisation from the figures the job is charged for (cluster time, not the wall clock).
-  const efficiency = where && job.gpuSeconds !== null && job.startedAt ? jobEfficiency({ power: where, gpus: job.gpus, walltimeSeconds: job.walltimeSeconds, gpuSeconds: job.gpuSeconds, energyWh: job.energyWh ?? 0 }) : null;
+  // (An array's GPU time is its tasks' sum: the walltime used and the utilisation are per task, not shown for the whole.)
+  const efficiency = where && job.gpuSeconds !== null && job.startedAt && !array ? jobEfficiency({ power: where, gpus: job.gpus, walltimeSeconds: job.walltimeSeconds, gpuSeconds: job.gpuSeconds, energyWh: job.energyWh ?? 0 }) : null;
   return {
     ...shown,
     resourceClassName: where ? localName(locale, { name: where.resourceClassName, nameDe: where.resourceClassNameDe }) : job.resourceClassId,
@@ -721,10 +749,59 @@ export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string, loca
       .map(([name, value]) => ({ name, value: mayReadEnv ? value : null })),
     events,
     dependencyJobs: job.dependency ? job.dependency.jobIds.flatMap((id) => after.filter((a) => a.id === id)) : [],
+    array,
     projectTitle: access?.project.title ?? '',
     canCancel: access ? canActOnJob(job, actor, access.projectRole) : job.userId === actor.userId,
     waitingForScheduler: schedulerAway,
   };
+}
+
+/** A jsonb value read through raw SQL: parsed by one driver (PGlite), text from the other (postgres.js). */
+function parseJsonb<T>(value: T | string | null): T | null {
+  return typeof value === 'string' ? (JSON.parse(value) as T) : value;
+}
+
+/** Tasks of an array shown on its page at once (the counts cover all). */
+const TASKS_SHOWN = 500;
+
+/**
+ * arrayCounts is how many of an array's tasks are in each state: those that started by their state as
+ * reported, the others PENDING (waiting to start) while the array is open, else CANCELLED (never ran).
+ */
+function arrayCounts(job: Pick<JobRow, 'arrayTasks' | 'settledAt' | 'state'>, started: Record<string, number>): Record<string, number> {
+  const counts = { ...started };
+  const seen = Object.values(started).reduce((s, n) => s + n, 0);
+  const rest = (job.arrayTasks ?? 0) - seen;
+  if (rest > 0) {
+    const state = job.settledAt !== null || !ACTIVE_STATES.includes(job.state as (typeof ACTIVE_STATES)[number]) ? 'CANCELLED' : 'PENDING';
+    counts[state] = (counts[state] ?? 0) + rest;
+  }
+  return counts;
+}
+
+/** arrayTasksOf reads an array's tasks for its page: counts per state and the first tasks that started. */
+async function arrayTasksOf(db: DbOrTx, job: JobRow) {
+  const [byState, list] = await Promise.all([
+    db.select({ state: jobTasks.state, n: sql<number>`count(*)`.mapWith(Number) }).from(jobTasks).where(eq(jobTasks.jobId, job.id)).groupBy(jobTasks.state),
+    db
+      .select({
+        index: jobTasks.taskIndex,
+        state: jobTasks.state,
+        startedAt: jobTasks.startedAt,
+        endedAt: jobTasks.endedAt,
+        exitCode: jobTasks.exitCode,
+        exitSignal: jobTasks.exitSignal,
+        nodeList: jobTasks.nodeList,
+        gpuSeconds: jobTasks.gpuSeconds,
+        costCents: jobTasks.costCents,
+      })
+      .from(jobTasks)
+      .where(eq(jobTasks.jobId, job.id))
+      .orderBy(jobTasks.taskIndex)
+      .limit(TASKS_SHOWN),
+  ]);
+  const started = Object.fromEntries(byState.map((r) => [r.state, r.n]));
+  return { counts: arrayCounts(job, started), started: byState.reduce((s, r) => s + r.n, 0), list };
 }
 
 export interface JobFilter {
@@ -775,13 +852,23 @@ export async function listJobs(db: DbOrTx, actor: TenantActor, filter: JobFilter
       reservedAmount: jobs.reservedAmount,
       reservedUnit: jobs.reservedUnit,
       centsPerGpuHour: jobs.centsPerGpuHour,
+      settledAt: jobs.settledAt,
+      arraySpec: jobs.arraySpec,
+      arrayTasks: jobs.arrayTasks,
+      // An array's tasks that started, by state (one grouped read per array on the page; none for a job).
+      taskStates: sql<Record<string, number> | null>`case when ${jobs.arrayTasks} is null then null else
+        (select coalesce(jsonb_object_agg(s.state, s.n), '{}'::jsonb) from (select t.state, count(*)::int as n from ${jobTasks} t where t.job_id = ${jobs.id} group by t.state) s) end`,
     })
     .from(jobs)
     .innerJoin(resourceClasses, eq(resourceClasses.id, jobs.resourceClassId))
     .where(and(...conditions))
     .orderBy(desc(jobs.submittedAt), desc(jobs.id))
     .limit(filter.limit);
-  return rows.map(({ resourceClassNameDe, ...r }) => ({ ...r, resourceClassName: localName(locale, { name: r.resourceClassName, nameDe: resourceClassNameDe }) }));
+  return rows.map(({ resourceClassNameDe, settledAt, arraySpec, arrayTasks, taskStates, ...r }) => ({
+    ...r,
+    resourceClassName: localName(locale, { name: r.resourceClassName, nameDe: resourceClassNameDe }),
+    array: arraySpec !== null && arrayTasks !== null ? { text: arraySpec, tasks: arrayTasks, counts: arrayCounts({ arrayTasks, settledAt, state: r.state }, parseJsonb(taskStates) ?? {}) } : null,
+  }));
 }
 
 /** jobTargets lists the active allocations the actor may run jobs on and the resource classes their tenant may use. */

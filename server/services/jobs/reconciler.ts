@@ -1,9 +1,9 @@
 // The reconciler keeps job records and their event history in step with the scheduler, and settles
 // the ledger exactly once when a job ends. The scheduler is the source of truth for what happened;
 // the portal owns the record. One round is idempotent: running it twice, or after a crash, is safe.
-import { and, eq, getTableColumns, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, isNotNull, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '~/db/client';
-import { clusterSamples, jobEvents, jobs, sites } from '~/db/schema';
+import { clusterSamples, jobEvents, jobs, jobTasks, sites } from '~/db/schema';
 import { chargeFor } from '~/server/core/jobs/estimates';
 import { exitStatus } from '~/server/core/jobs/exit-status';
 import { notBeforeSubmission } from '~/server/core/jobs/run-times';
@@ -11,8 +11,8 @@ import { jobFootprint } from '~/server/core/usage/footprint';
 import { translate } from '~/server/i18n';
 import { exitWording } from '~/server/i18n/exit-wording';
 import { formatEuros, formatGpuHours } from '~/server/i18n/format';
-import { isFinalState, isSchedulerUnavailable, type SchedulerJobStatus, type SchedulerPort } from '~/server/core/scheduler/port';
-import { chargeReleasedJobInTx, lockAllocations, settleJobInTx } from '~/server/services/ledger/ledger';
+import { isFinalState, isSchedulerUnavailable, type SchedulerJobStatus, type SchedulerPort, type SchedulerTaskStatus } from '~/server/core/scheduler/port';
+import { chargeReleasedJobInTx, lockAllocations, settleJobInTx, settleTaskInTx } from '~/server/services/ledger/ledger';
 import { cancelSubmitting, claimHandover, handToScheduler } from './jobs';
 import { mailPeople, portalLink } from '~/server/services/mail/notifications';
 import { inTransaction } from '~/server/services/transaction';
@@ -120,8 +120,13 @@ function endOf(status: SchedulerJobStatus, now: Date): Date {
 
 /** settleInTx settles one job; returns its rollup rows, or null when it was settled already. */
 async function settleInTx(tx: Tx, job: OpenJob, status: SchedulerJobStatus, site: SiteFigures, now: Date): Promise<RollupRow[] | null> {
-  const costCents = chargeFor({ unit: 'cents', gpuSeconds: status.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour });
-  const charged = chargeFor({ unit: job.reservedUnit, gpuSeconds: status.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour });
+  const array = job.arrayTasks !== null;
+  // A job array is charged task by task: its cost is the sum of its tasks' (each rounded as one job's).
+  const parts = array ? (status.tasks ?? []).map((t) => t.gpuSeconds) : [status.gpuSeconds];
+  const costCents = parts.reduce((sum, gpuSeconds) => sum + chargeFor({ unit: 'cents', gpuSeconds, centsPerGpuHour: job.centsPerGpuHour }), 0);
+  const charged = parts.reduce((sum, gpuSeconds) => sum + chargeFor({ unit: job.reservedUnit, gpuSeconds, centsPerGpuHour: job.centsPerGpuHour }), 0);
+  // Tasks that ended since the last round are settled first, each once (the job's row is locked by them).
+  const tasksEnded = array ? await settleTasksInTx(tx, job, status.tasks ?? [], now) : null;
   const endedAt = endOf(status, now);
   const waitSeconds = status.startedAt ? Math.max(0, Math.round((status.startedAt.getTime() - job.submittedAt.getTime()) / 1000)) : null;
   const footprint = jobFootprint(status.energyWh, site);
@@ -143,6 +148,7 @@ async function settleInTx(tx: Tx, job: OpenJob, status: SchedulerJobStatus, site
       costCents,
       chargedAmount: charged,
       handoverUntil: null,
+      ...(tasksEnded !== null ? { tasksRunning: 0, tasksEnded } : {}),
       settledAt: now,
       updatedAt: now,
     })
@@ -158,10 +164,124 @@ async function settleInTx(tx: Tx, job: OpenJob, status: SchedulerJobStatus, site
   events.push({ jobId: job.id, at: endedAt, state: status.state, message: 'job.event.finished', data: { exitCode: status.exitCode, exitSignal: status.signal } });
   events.push({ jobId: job.id, at: now, state: status.state, message: 'job.event.settled', data: { gpuSeconds: status.gpuSeconds, charged, unit: job.reservedUnit, costCents, energyWh: status.energyWh } });
   await tx.insert(jobEvents).values(events);
-  const settled = await settleJobInTx(tx, { jobId: job.id, actualAmount: charged, at: endedAt });
+  const settled = await settleJobInTx(tx, { jobId: job.id, actualAmount: charged, at: endedAt, array });
   // Released earlier (queued at expiry, then started before the cancel arrived): still charge what ran.
-  if (!settled.settled) await chargeReleasedJobInTx(tx, { jobId: job.id, amount: charged, at: endedAt });
+  if (!settled.settled) await chargeReleasedJobInTx(tx, { jobId: job.id, amount: charged, at: endedAt, array });
   return rollupParts({ ...job, startedAt: status.startedAt, endedAt, gpuSeconds: status.gpuSeconds, waitSeconds, costCents, energyWh: status.energyWh, ...footprint });
+}
+
+/**
+ * settleTasksInTx stores a job array's ended tasks and settles each once (its usage charged, its share of
+ * the reservation released), then the job's counts of tasks running and ended, which its allocation's
+ * figures in flight follow (drizzle/0049). The caller holds the allocation's lock; the job's row and then
+ * its task rows are locked here, in that order. Returns how many tasks have ended (settled) in all.
+ */
+async function settleTasksInTx(tx: Tx, job: OpenJob, tasks: readonly SchedulerTaskStatus[], now: Date): Promise<number> {
+  await tx.select({ id: jobs.id }).from(jobs).where(eq(jobs.id, job.id)).for('no key update');
+  const ended = tasks.filter((t) => isFinalState(t.state));
+  const share = Math.floor(job.reservedAmount / job.arrayTasks!);
+  if (ended.length) {
+    const at = now;
+    const values = ended.map((t) => ({
+      jobId: job.id,
+      taskIndex: t.index,
+      schedulerJobId: t.schedulerJobId,
+      state: t.state,
+      startedAt: t.startedAt,
+      endedAt: t.endedAt,
+      exitCode: t.exitCode,
+      exitSignal: t.signal,
+      nodeList: t.nodeList,
+      gpuSeconds: t.gpuSeconds,
+      energyWh: t.energyWh,
+      chargedAmount: chargeFor({ unit: job.reservedUnit, gpuSeconds: t.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour }),
+      costCents: chargeFor({ unit: 'cents', gpuSeconds: t.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour }),
+      settledAt: at,
+      updatedAt: at,
+    }));
+    // Only tasks not settled before come back: each is settled once, however often it is reported.
+    const settledNow = await tx
+      .insert(jobTasks)
+      .values(values)
+      .onConflictDoUpdate({ target: [jobTasks.jobId, jobTasks.taskIndex], set: excludedColumns(Object.keys(values[0]!).filter((c) => c !== 'jobId' && c !== 'taskIndex')), setWhere: isNull(jobTasks.settledAt) })
+      .returning({ taskIndex: jobTasks.taskIndex, chargedAmount: jobTasks.chargedAmount, endedAt: jobTasks.endedAt });
+    settledNow.sort((a, b) => a.taskIndex - b.taskIndex);
+    for (const t of settledNow) {
+      await settleTaskInTx(tx, { allocationId: job.allocationId, jobId: job.id, taskIndex: t.taskIndex, share, actualAmount: t.chargedAmount ?? 0, at: t.endedAt ?? now });
+    }
+  }
+  const [counted] = await tx
+    .select({ ended: sql<number>`count(*) filter (where ${jobTasks.settledAt} is not null)`.mapWith(Number) })
+    .from(jobTasks)
+    .where(eq(jobTasks.jobId, job.id));
+  return counted?.ended ?? 0;
+}
+
+/** An upsert's `set` taking these job_tasks columns from the row it tried to insert. */
+function excludedColumns(columns: string[]): Record<string, SQL> {
+  const byKey = getTableColumns(jobTasks) as Record<string, { name: string }>;
+  return Object.fromEntries(columns.map((c) => [c, sql.raw(`excluded.${byKey[c]!.name}`)]));
+}
+
+/**
+ * followArrayTasks keeps a job array's tasks in step while it runs: tasks that started appear (and
+ * their usage so far follows), ended tasks are settled one by one, and the job's counts of tasks
+ * running and ended move with them. Nothing changes for a round that reports nothing new.
+ */
+async function followArrayTasks(db: Db, job: OpenJob, status: SchedulerJobStatus, known: Map<number, TaskSeen>, now: Date): Promise<void> {
+  const tasks = status.tasks ?? [];
+  const running = tasks.filter((t) => t.state === 'RUNNING').length;
+  const ended = tasks.filter((t) => isFinalState(t.state) && !known.get(t.index)?.settled);
+  const live = tasks.filter((t) => !isFinalState(t.state) && taskChanged(known.get(t.index), t));
+  if (live.length) {
+    const values = live.map((t) => ({
+      jobId: job.id,
+      taskIndex: t.index,
+      schedulerJobId: t.schedulerJobId,
+      state: t.state,
+      startedAt: t.startedAt,
+      nodeList: t.nodeList,
+      gpuSeconds: t.gpuSeconds,
+      energyWh: t.energyWh,
+      updatedAt: now,
+    }));
+    await db
+      .insert(jobTasks)
+      .values(values)
+      .onConflictDoUpdate({ target: [jobTasks.jobId, jobTasks.taskIndex], set: excludedColumns(['schedulerJobId', 'state', 'startedAt', 'nodeList', 'gpuSeconds', 'energyWh', 'updatedAt']), setWhere: isNull(jobTasks.settledAt) });
+  }
+  if (ended.length === 0 && running === job.tasksRunning) return;
+  await inTransaction(db, async (tx) => {
+    await lockAllocations(tx, [job.allocationId]);
+    const endedCount = await settleTasksInTx(tx, job, ended, now);
+    await tx
+      .update(jobs)
+      .set({ tasksRunning: Math.min(running, job.arrayTasks! - endedCount), tasksEnded: endedCount, updatedAt: now })
+      .where(and(eq(jobs.id, job.id), isNull(jobs.settledAt)));
+  });
+}
+
+/** What the portal holds of a task already: its state and usage, and whether it was settled. */
+interface TaskSeen {
+  state: (typeof jobTasks.$inferSelect)['state'];
+  gpuSeconds: number;
+  settled: boolean;
+}
+
+function taskChanged(seen: TaskSeen | undefined, t: SchedulerTaskStatus): boolean {
+  return !seen || (!seen.settled && (seen.state !== t.state || seen.gpuSeconds !== t.gpuSeconds));
+}
+
+/** tasksSeen reads what the portal holds of these job arrays' tasks, by job. */
+async function tasksSeen(db: Db, jobIds: string[]): Promise<Map<string, Map<number, TaskSeen>>> {
+  const byJob = new Map<string, Map<number, TaskSeen>>(jobIds.map((id) => [id, new Map()]));
+  if (jobIds.length === 0) return byJob;
+  const rows = await db
+    .select({ jobId: jobTasks.jobId, index: jobTasks.taskIndex, state: jobTasks.state, gpuSeconds: jobTasks.gpuSeconds, settledAt: jobTasks.settledAt })
+    .from(jobTasks)
+    .where(inArray(jobTasks.jobId, jobIds));
+  for (const r of rows) byJob.get(r.jobId)!.set(r.index, { state: r.state, gpuSeconds: r.gpuSeconds, settled: r.settledAt !== null });
+  return byJob;
 }
 
 /**
@@ -297,11 +417,15 @@ async function followScheduler(db: Db, scheduler: SchedulerPort, now: Date, resu
     result.schedulerError = null;
     const finished: { job: OpenJob; status: SchedulerJobStatus }[] = [];
     const live: { job: OpenJob; status: SchedulerJobStatus }[] = [];
+    const arrays = await tasksSeen(db, batch.filter((j) => j.arrayTasks !== null && statuses.has(j.id)).map((j) => j.id));
     for (const job of batch) {
       const reported = statuses.get(job.id);
       if (!reported) continue;
       // Never a start before the portal's own submission, whatever the scheduler's clock grain.
       const status = asRequeued(job, notBeforeSubmission(reported, job.submittedAt));
+      // An array's tasks are followed (and settled as they end) before the array itself.
+      const seen = arrays.get(job.id);
+      if (seen && !isFinalState(status.state)) await followArrayTasks(db, job, status, seen, now);
       (isFinalState(status.state) ? finished : live).push({ job, status });
     }
     result.updated += await applyLiveStatuses(db, live, now);

@@ -1,7 +1,7 @@
 // The GPU-hour ledger: every change to a budget is an appended row; the allocation row caches the
 // balance and is updated under a row lock in the same transaction, so charged + reserved never
 // exceed granted, under any concurrency. The maths lives in server/core/ledger.
-import { and, eq, gte, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
+import { and, eq, gte, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db, DbOrTx, Tx } from '~/db/client';
 import { reusable } from '~/db/reusable';
@@ -100,6 +100,8 @@ function refusalError(row: AllocationRow, refusal: LedgerRefusal, field?: string
 
 interface EntryInput extends LedgerEntryValue {
   jobId?: string | null;
+  /** A job array's task (its own release and charge), else null. */
+  taskIndex?: number | null;
   actorUserId?: string | null;
   reason?: string | null;
   at?: Date;
@@ -124,6 +126,7 @@ async function appendEntries(tx: Tx, row: AllocationRow, entries: EntryInput[], 
           amount: e.amount,
           overrun: e.overrun ?? 0,
           jobId: e.jobId ?? null,
+          taskIndex: e.taskIndex ?? null,
           actorUserId: e.actorUserId ?? null,
           reason: e.reason ?? null,
           ...stampAt(e.at),
@@ -368,9 +371,21 @@ async function jobReservation(tx: Tx, jobId: string) {
   const [row] = await tx
     .select({ allocationId: ledgerEntries.allocationId, amount: ledgerEntries.amount, releasedId: release.id })
     .from(ledgerEntries)
-    .leftJoin(release, and(eq(release.jobId, ledgerEntries.jobId), eq(release.kind, 'release')))
+    .leftJoin(release, and(eq(release.jobId, ledgerEntries.jobId), eq(release.kind, 'release'), isNull(release.taskIndex)))
     .where(and(eq(ledgerEntries.jobId, jobId), eq(ledgerEntries.kind, 'reserve')));
   return row;
+}
+
+/** What a job array's tasks settled so far: released of its reservation and charged (both 0 for one job). */
+async function settledTasks(tx: Tx, jobId: string): Promise<{ released: number; charged: number }> {
+  const [row] = await tx
+    .select({
+      released: sql<string>`coalesce(sum(${ledgerEntries.amount}) filter (where ${ledgerEntries.kind} = 'release'), 0)`,
+      charged: sql<string>`coalesce(sum(${ledgerEntries.amount}) filter (where ${ledgerEntries.kind} = 'charge'), 0)`,
+    })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.jobId, jobId), isNotNull(ledgerEntries.taskIndex)));
+  return { released: Number(row?.released ?? 0), charged: Number(row?.charged ?? 0) };
 }
 
 export interface SettleResult {
@@ -386,7 +401,7 @@ export interface SettleResult {
  * Overrun rule (core settleAmounts): usage beyond the reservation is charged and flagged. On an
  * allocation that has already expired, the unused part of the reservation is written off too.
  */
-export async function settleJobInTx(tx: Tx, input: { jobId: string; actualAmount: number; at?: Date }): Promise<SettleResult> {
+export async function settleJobInTx(tx: Tx, input: { jobId: string; actualAmount: number; at?: Date; array?: boolean }): Promise<SettleResult> {
   if (!Number.isSafeInteger(input.actualAmount) || input.actualAmount < 0) throw new AppError('BAD_REQUEST', 'ledger.invalidAmount', {}, 'actualAmount');
   const reservation = await jobReservation(tx, input.jobId);
   if (!reservation) throw new AppError('NOT_FOUND', 'error.notFound');
@@ -394,11 +409,42 @@ export async function settleJobInTx(tx: Tx, input: { jobId: string; actualAmount
   // Re-read under the lock: a concurrent settle may have finished while we waited.
   const current = await jobReservation(tx, input.jobId);
   if (current?.releasedId) return { settled: false, charged: 0, released: 0, overrun: 0 };
-  const s = settleAmounts(reservation.amount, input.actualAmount);
-  const entries: EntryInput[] = [{ kind: 'release', amount: s.release, jobId: input.jobId, at: input.at }];
+  // A job array's tasks were settled one by one as they ended: the job settles the rest (the reservation
+  // of tasks that never ran, and any usage not yet charged).
+  const tasks = input.array ? await settledTasks(tx, input.jobId) : { released: 0, charged: 0 };
+  const s = settleAmounts(reservation.amount - tasks.released, Math.max(0, input.actualAmount - tasks.charged));
+  // (An array whose tasks released all of it has nothing left to release: its settled row is the guard then.)
+  const entries: EntryInput[] = s.release > 0 || !input.array ? [{ kind: 'release', amount: s.release, jobId: input.jobId, at: input.at }] : [];
   if (s.charge > 0) entries.push({ kind: 'charge', amount: s.charge, overrun: s.overrun, jobId: input.jobId, at: input.at });
   if (row.status === 'expired' && s.unused > 0) entries.push({ kind: 'expire', amount: s.unused, reason: `allocation period ended on ${row.periodEnd}`, at: input.at });
-  await appendEntries(tx, row, entries);
+  if (entries.length) await appendEntries(tx, row, entries);
+  return { settled: true, charged: s.charge, released: s.unused, overrun: s.overrun };
+}
+
+/**
+ * settleTaskInTx settles one ended task of a job array, once: its usage is charged and its share of the
+ * array's reservation (`share`: the reservation ÷ the tasks) released, with the overrun rule of a job.
+ * The caller has locked the allocation (the lock order) and makes the task's row settled in the same
+ * transaction; a second call for the task writes nothing and returns settled=false.
+ */
+export async function settleTaskInTx(tx: Tx, input: { allocationId: string; jobId: string; taskIndex: number; share: number; actualAmount: number; at?: Date }): Promise<SettleResult> {
+  const row = await lockAllocation(tx, input.allocationId);
+  const done = await tx
+    .select({ kind: ledgerEntries.kind, taskIndex: ledgerEntries.taskIndex })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.jobId, input.jobId), inArray(ledgerEntries.kind, ['release', 'charge']), or(eq(ledgerEntries.taskIndex, input.taskIndex), isNull(ledgerEntries.taskIndex))));
+  if (done.some((e) => e.taskIndex === input.taskIndex)) return { settled: false, charged: 0, released: 0, overrun: 0 };
+  if (done.some((e) => e.kind === 'release')) {
+    // The array's reservation was released already (it was to be cancelled, at its allocation's end) and
+    // this task ran before the cancel arrived: what it used is charged all the same, as an overrun.
+    if (input.actualAmount > 0) await appendEntries(tx, row, [{ kind: 'charge', amount: input.actualAmount, overrun: input.actualAmount, jobId: input.jobId, taskIndex: input.taskIndex, at: input.at }]);
+    return { settled: true, charged: input.actualAmount, released: 0, overrun: input.actualAmount };
+  }
+  const s = settleAmounts(input.share, input.actualAmount);
+  const entries: EntryInput[] = s.release > 0 ? [{ kind: 'release', amount: s.release, jobId: input.jobId, taskIndex: input.taskIndex, at: input.at }] : [];
+  if (s.charge > 0) entries.push({ kind: 'charge', amount: s.charge, overrun: s.overrun, jobId: input.jobId, taskIndex: input.taskIndex, at: input.at });
+  if (row.status === 'expired' && s.unused > 0) entries.push({ kind: 'expire', amount: s.unused, reason: `allocation period ended on ${row.periodEnd}`, at: input.at });
+  if (entries.length) await appendEntries(tx, row, entries);
   return { settled: true, charged: s.charge, released: s.unused, overrun: s.overrun };
 }
 
@@ -407,14 +453,20 @@ export async function settleJobInTx(tx: Tx, input: { jobId: string; actualAmount
  * cancelled, e.g. at allocation expiry, but started before the cancellation reached the scheduler).
  * The usage happened, so it is charged — as an overrun, since nothing was reserved for it.
  */
-export async function chargeReleasedJobInTx(tx: Tx, input: { jobId: string; amount: number; at?: Date }): Promise<void> {
+export async function chargeReleasedJobInTx(tx: Tx, input: { jobId: string; amount: number; at?: Date; array?: boolean }): Promise<void> {
   if (input.amount <= 0) return;
   const reservation = await jobReservation(tx, input.jobId);
   if (!reservation) throw new AppError('NOT_FOUND', 'error.notFound');
   const row = await lockAllocation(tx, reservation.allocationId);
-  const [charged] = await tx.select({ id: ledgerEntries.id }).from(ledgerEntries).where(and(eq(ledgerEntries.jobId, input.jobId), eq(ledgerEntries.kind, 'charge')));
+  const [charged] = await tx
+    .select({ id: ledgerEntries.id })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.jobId, input.jobId), eq(ledgerEntries.kind, 'charge'), isNull(ledgerEntries.taskIndex)));
   if (charged) return;
-  await appendEntries(tx, row, [{ kind: 'charge', amount: input.amount, overrun: input.amount, jobId: input.jobId, at: input.at }]);
+  // A job array's tasks were charged as they ended: only what they did not cover.
+  const amount = input.array ? input.amount - (await settledTasks(tx, input.jobId)).charged : input.amount;
+  if (amount <= 0) return;
+  await appendEntries(tx, row, [{ kind: 'charge', amount, overrun: amount, jobId: input.jobId, at: input.at }]);
 }
 
 /**
@@ -440,8 +492,10 @@ export async function releaseJobReservationInTx(tx: Tx, input: { jobId: string; 
   const row = await lockAllocation(tx, reservation.allocationId);
   const current = await jobReservation(tx, input.jobId);
   if (current?.releasedId) return { released: 0 };
-  await appendEntries(tx, row, [{ kind: 'release', amount: reservation.amount, jobId: input.jobId, reason: input.reason }]);
-  return { released: reservation.amount };
+  // A job array may have settled tasks already: what is left of its reservation.
+  const amount = reservation.amount - (await settledTasks(tx, input.jobId)).released;
+  await appendEntries(tx, row, [{ kind: 'release', amount, jobId: input.jobId, reason: input.reason }]);
+  return { released: amount };
 }
 
 /** releaseJobReservation releases a job's reservation in its own transaction (see releaseJobReservationInTx). */
@@ -516,12 +570,14 @@ export async function refundCharge(db: Db, staff: Actor, input: { allocationId: 
 /** openReservations lists the jobs holding a reservation on an allocation that was never released, with the job's state if it has a job record. */
 export async function openReservations(db: DbOrTx, allocationId: string) {
   const release = alias(ledgerEntries, 'release');
+  // A job array's tasks release their shares as they end: what is left of its reservation is open.
+  const tasksReleased = sql<number>`coalesce((select sum(t.amount) from ${ledgerEntries} t where t.job_id = ${ledgerEntries.jobId} and t.kind = 'release' and t.task_index is not null), 0)`;
   return db
-    .select({ jobId: ledgerEntries.jobId, amount: ledgerEntries.amount, jobState: jobs.state })
+    .select({ jobId: ledgerEntries.jobId, amount: sql<number>`(${ledgerEntries.amount} - ${tasksReleased})::bigint`.mapWith(Number), jobState: jobs.state })
     .from(ledgerEntries)
-    .leftJoin(release, and(eq(release.jobId, ledgerEntries.jobId), eq(release.kind, 'release')))
+    .leftJoin(release, and(eq(release.jobId, ledgerEntries.jobId), eq(release.kind, 'release'), isNull(release.taskIndex)))
     .leftJoin(jobs, eq(jobs.id, ledgerEntries.jobId))
-    .where(and(eq(ledgerEntries.allocationId, allocationId), eq(ledgerEntries.kind, 'reserve'), isNotNull(ledgerEntries.jobId), sql`${release.id} is null`));
+    .where(and(eq(ledgerEntries.allocationId, allocationId), eq(ledgerEntries.kind, 'reserve'), isNotNull(ledgerEntries.jobId), sql`${release.id} is null`, sql`${ledgerEntries.amount} - ${tasksReleased} > 0`));
 }
 
 /**
