@@ -2,7 +2,7 @@
 // parsing, the per-command checks and the help, so a flag cannot be accepted but undocumented.
 import { parseArgs } from 'node:util';
 import { EXIT_CODES_HELP, UsageError } from './exit-codes.mjs';
-import { parseDependency } from './job-file.mjs';
+import { parseArraySpec, parseDependency } from './job-file.mjs';
 
 export const JOB_STATES = ['SUBMITTING', 'PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'TIMEOUT', 'CANCELLED', 'NODE_FAIL', 'PREEMPTED'];
 /** The states a job does not leave (server/core/scheduler/port.ts FINAL_STATES). */
@@ -24,6 +24,7 @@ const OPTIONS = {
   to: { type: 'string' },
   csv: { type: 'boolean' },
   after: { type: 'string' },
+  array: { type: 'string' },
 };
 /** Flags every command takes. */
 const GLOBAL = ['help', 'json', 'url'];
@@ -32,7 +33,11 @@ const GLOBAL = ['help', 'json', 'url'];
 export const COMMANDS = {
   login: { flags: ['token'], usage: 'login [--url URL] [--token afp_…]', summary: 'check a personal API token and store it with the portal’s address' },
   logout: { flags: [], usage: 'logout', summary: 'forget the stored token' },
-  'jobs submit': { flags: ['file', 'yes', 'after'], usage: 'jobs submit --file job.yaml [--after afterok:ID[:ID…]] [--yes]', summary: 'show the estimate, confirm, submit; prints the job id (--after: start once those jobs completed; afterany: ended; afternotok: failed)' },
+  'jobs submit': {
+    flags: ['file', 'yes', 'after', 'array'],
+    usage: 'jobs submit --file job.yaml [--after afterok:ID[:ID…]] [--array 0-99%8] [--yes]',
+    summary: 'show the estimate, confirm, submit; prints the job id (--after: start once those jobs completed; afterany: ended; afternotok: failed; --array: one task per index, $SLURM_ARRAY_TASK_ID, after % the most at once)',
+  },
   'jobs list': { flags: ['state', 'limit', 'all'], usage: 'jobs list [--state STATE] [--limit N] [--all]', summary: 'your tenant’s jobs, newest first (--all follows every page)' },
   'jobs get': { flags: [], argument: 'ID', usage: 'jobs get ID', summary: 'one job: state, resources, times, usage, events' },
   'jobs watch': { flags: ['interval'], argument: 'ID', usage: 'jobs watch ID [--interval SECONDS]', summary: 'print each state change until the job ends; exit 0 only for COMPLETED' },
@@ -118,6 +123,7 @@ export function parseCommandLine(argv) {
   }
   if (name === 'jobs submit' && !options.file) throw new UsageError('jobs submit needs --file job.yaml (or --file - to read it from stdin)');
   if (options.after !== undefined) result.options.after = parseDependency(options.after, '--after');
+  if (options.array !== undefined) result.options.array = parseArraySpec(options.array, '--array');
   if (options.limit !== undefined) result.options.limit = positiveInteger('limit', options.limit, 500);
   if (options.interval !== undefined) result.options.interval = positiveInteger('interval', options.interval, 3600);
   if (options.state !== undefined) {

@@ -66,6 +66,13 @@ describe('helpFor', () => {
     expect(() => parseCommandLine(['jobs', 'list', '--after', `afterok:${id}`])).toThrow(/does not take --after/);
   });
 
+  it('takes --array for jobs submit as Slurm writes one, and refuses what is not', () => {
+    expect(parseCommandLine(['jobs', 'submit', '--file', 'j.yaml', '--array', '0-99%8']).options.array).toBe('0-99%8');
+    expect(parseCommandLine(['jobs', 'submit', '--file', 'j.yaml', '--array', '1,3,5-11:2']).options.array).toBe('1,3,5-11:2');
+    expect(() => parseCommandLine(['jobs', 'submit', '--file', 'j.yaml', '--array', 'all'])).toThrow(/--array" must be task indexes/);
+    expect(() => parseCommandLine(['jobs', 'list', '--array', '0-9'])).toThrow(/does not take --array/);
+  });
+
   it('shows one command’s usage', () => {
     expect(helpFor('jobs watch')).toMatch(/^Usage: portal-cli jobs watch ID \[--interval SECONDS\]\n\nPrint each state change/);
   });

@@ -64,7 +64,7 @@ function shortfallText(s) {
 /** estimateText is what `jobs submit` shows before asking: the reservation, the cost at the tenant's tariff, the energy, what is left. */
 export function estimateText(job, e) {
   const lines = [
-    `Job "${job.name}" (${job.kind}): ${job.gpus} GPU${job.gpus === 1 ? '' : 's'} of ${job.resourceClassId} on ${job.nodes} node${job.nodes === 1 ? '' : 's'} for at most ${f.duration(job.walltimeMinutes * 60)}${job.dependency ? `, starting ${DEPENDENCY_WORDS[job.dependency.type]} ${job.dependency.jobIds.join(', ')}` : ''}`,
+    `Job "${job.name}" (${job.kind}): ${job.array ? `an array of ${e.tasks} tasks (${job.array}), each ` : ''}${job.gpus} GPU${job.gpus === 1 ? '' : 's'} of ${job.resourceClassId} on ${job.nodes} node${job.nodes === 1 ? '' : 's'} for at most ${f.duration(job.walltimeMinutes * 60)}${job.dependency ? `, starting ${DEPENDENCY_WORDS[job.dependency.type]} ${job.dependency.jobIds.join(', ')}` : ''}`,
     f
       .keyValues([
         ['Reservation', e.unit === 'cents' ? `${f.euros(e.reservation)} (${f.gpuHours(e.reservedGpuSeconds)})` : f.gpuHours(e.reservation)],
@@ -91,11 +91,11 @@ export async function jobsSubmit({ io, options, client }) {
     throw new UsageError(`cannot read the job file ${options.file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
   }
   const fromFile = parseJobFile(text, fromStdin ? 'stdin' : options.file);
-  // --after wins over the file's dependency.
-  const job = options.after ? { ...fromFile, dependency: options.after } : fromFile;
+  // --after and --array win over the file's dependency and array.
+  const job = { ...fromFile, ...(options.after ? { dependency: options.after } : {}), ...(options.array ? { array: options.array } : {}) };
   const api = client();
-  const { allocationId, resourceClassId, gpus, nodes, walltimeMinutes } = job;
-  const estimate = await api.request('POST', '/jobs/estimate', { body: { allocationId, resourceClassId, gpus, nodes, walltimeMinutes } });
+  const { allocationId, resourceClassId, gpus, nodes, walltimeMinutes, array } = job;
+  const estimate = await api.request('POST', '/jobs/estimate', { body: { allocationId, resourceClassId, gpus, nodes, walltimeMinutes, ...(array ? { array } : {}) } });
   if (!options.json || !options.yes) io.stderr.write(estimateText(job, estimate));
   if (!options.yes && !(await io.confirm(estimate.shortfalls.length > 0 ? 'It will probably be refused. Submit anyway? [y/N] ' : 'Submit this job? [y/N] '))) {
     io.stderr.write('Not submitted.\n');
@@ -130,7 +130,7 @@ export async function jobsList({ io, options, client }) {
     io.stdout.write(
       f.table(
         ['ID', 'NAME', 'STATE', 'KIND', { header: 'GPUS', right: true }, 'CLASS', 'SUBMITTED (UTC)', { header: 'USED', right: true }, { header: 'COST', right: true }, { header: 'ENERGY', right: true }],
-        items.map((j) => [j.id, clip(j.name, 32), j.state, j.kind, j.gpus, j.resourceClassName ?? j.resourceClassId, f.dateTime(j.submittedAt, { short: true }), f.gpuHours(j.gpuSeconds), f.euros(j.costCents), f.kwh(j.energyWh)]),
+        items.map((j) => [j.id, clip(j.name, 32), j.array ? `${j.state} [${arrayCountsText(j.array.counts)}]` : j.state, j.kind, j.gpus, j.resourceClassName ?? j.resourceClassId, f.dateTime(j.submittedAt, { short: true }), f.gpuHours(j.gpuSeconds), f.euros(j.costCents), f.kwh(j.energyWh)]),
       ),
     );
   if (cursor) io.stderr.write(`More jobs than shown: add --all for every page, or --limit N.\n`);
@@ -152,6 +152,7 @@ export async function jobsGet({ io, options, client, id }) {
       ['Kind', job.kind],
       ['Resources', `${job.gpus} × ${job.gpuModel ?? 'GPU'} on ${job.nodes} node${job.nodes === 1 ? '' : 's'} of ${job.resourceClassName ?? job.resourceClassId}${job.siteName ? ` (${job.siteName})` : ''}`],
       ['Walltime', f.duration(job.walltimeSeconds)],
+      ['Array', job.array ? `${job.array.text}: ${arrayCountsText(job.array.counts)} of ${job.array.tasks} tasks` : undefined],
       ['Starts after', job.dependency ? `${(job.dependencyJobs ?? []).map((d) => `${d.name} (${d.id}, ${d.state})`).join(', ')}, ${AFTER_WORDS[job.dependency.type]}` : undefined],
       ['Runs as', job.runAsUser ? `${job.runAsUser} (group ${job.runAsGroup})` : undefined],
       ['Image', job.image],
@@ -169,6 +170,13 @@ export async function jobsGet({ io, options, client, id }) {
   const events = job.events ?? [];
   if (events.length > 0) io.stdout.write(`\nEvents:\n${f.table(['AT (UTC)', 'STATE', 'NOTE'], events.map((e) => [f.dateTime(e.at).replace(' UTC', ''), e.state, e.message ?? '']))}`);
   return EXIT.OK;
+}
+
+/** An array's tasks by state, as the job list and page count them: "4 RUNNING, 10 COMPLETED, 6 PENDING". */
+function arrayCountsText(counts) {
+  return Object.entries(counts)
+    .map(([state, n]) => `${n} ${state}`)
+    .join(', ');
 }
 
 /** The signal that ended a job as the API names it ("signal 15 (SIGTERM)"), or null when it exited by itself. */

@@ -19,9 +19,20 @@ const FIELDS = {
   command: 'string',
   env: 'env',
   dependency: 'dependency',
+  array: 'array',
 };
-/** Optional fields and their defaults: one node, no environment, no dependency (as the form starts). */
-const DEFAULTS = { nodes: 1, env: {}, dependency: undefined };
+/** Optional fields and their defaults: one node, no environment, no dependency, one job (not an array), as the form starts. */
+const DEFAULTS = { nodes: 1, env: {}, dependency: undefined, array: undefined };
+
+/**
+ * parseArraySpec reads a job array as Slurm's --array writes it ("0-99", "1,3,5-11:2", "0-9999%64":
+ * after % the most tasks running at once); the portal checks the rest and names what to fix.
+ */
+export function parseArraySpec(value, name = 'array') {
+  const text = String(value).replace(/\s+/g, '');
+  if (!/^\d+(-\d+(:\d+)?)?(,\d+(-\d+(:\d+)?)?)*(%\d+)?$/.test(text)) throw new UsageError(`"${name}" must be task indexes as Slurm's --array writes them, e.g. 0-99, 1,3,5-11:2 or 0-999%16 (after % the most tasks at once), not "${value}"`);
+  return text;
+}
 
 export const DEPENDENCY_TYPES = ['afterok', 'afterany', 'afternotok'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -197,6 +208,8 @@ export function jobFromFields(fields) {
     else if (type === 'env') job[field] = environment(value);
     else if (type === 'dependency') {
       if (value !== undefined) job[field] = parseDependency(value, field);
+    } else if (type === 'array') {
+      if (value !== undefined) job[field] = parseArraySpec(value, field);
     }
     else if (typeof value === 'string' || typeof value === 'number') job[field] = String(value);
     else throw new UsageError(`"${field}" must be a text`);

@@ -49,6 +49,12 @@ describe('parseJobFile', () => {
     expect(parseJobFile(JSON.stringify(required), 'job.json')).toEqual({ ...required, nodes: 1, env: {} });
   });
 
+  it('reads a job array as Slurm writes it, and names the field of a bad one', () => {
+    expect((parseJobFile(`${YAML}array: 0-19%4\n`, 'job.yaml') as { array?: string }).array).toBe('0-19%4');
+    expect((parseJobFile(`${YAML}`, 'job.yaml') as { array?: string }).array).toBeUndefined();
+    expect(() => parseJobFile(`${YAML}array: every task\n`, 'job.yaml')).toThrow(/job.yaml: "array" must be task indexes/);
+  });
+
   it('reads a dependency as Slurm writes it, with the portal’s job ids', () => {
     const a = '3f2c0d9e-1111-4aaa-8bbb-00000000000a';
     const b = '3F2C0D9E-1111-4AAA-8BBB-00000000000B';

@@ -5,6 +5,7 @@ import Link from 'next/link';
 import { useState } from 'react';
 import { inputClass } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
+import { ArrayCounts } from '~/app/_components/array-counts';
 import { JobStateBadge } from '~/app/_components/job-state-badge';
 import { Card, Table, Td, Th, cx } from '~/app/_components/ui';
 import { formatDateTime, formatEuros, formatGpuHours } from '~/server/i18n/format';
@@ -86,6 +87,12 @@ export function JobList({ projects }: { projects: { id: string; title: string }[
                 </Td>
                 <Td>
                   <JobStateBadge state={j.state} t={t} />
+                  {j.array && (
+                    <span className="mt-1 block" data-testid="job-row-array">
+                      <span className="mr-1 text-xs text-slate-500">{t('jobs.array.badge', { tasks: j.array.tasks })}:</span>
+                      <ArrayCounts counts={j.array.counts} t={t} locale={locale} />
+                    </span>
+                  )}
                 </Td>
                 <Td className="text-slate-700">{projectTitle(j.projectId)}</Td>
                 <Td className="whitespace-nowrap text-slate-700">

@@ -101,7 +101,7 @@ describe.each(dbTargets())('a job array on %s', (target) => {
     expect(all.filter((e) => e.kind === 'release').reduce((s, e) => s + e.amount, 0)).toBe(3600);
     expect(all.filter((e) => e.kind === 'charge')).toHaveLength(6);
     const tasks = await db.select().from(jobTasks).where(eq(jobTasks.jobId, submitted.id));
-    expect(tasks.map((t) => t.chargedAmount).reduce((s, n) => s + n!, 0)).toBe(sum);
+    expect(tasks.reduce((s, t) => s + (t.chargedAmount ?? 0), 0)).toBe(sum);
     const a = await allocation();
     expect(a).toMatchObject({ reserved: 0, charged: sum, queuedJobs: 0, activeGpus: 0 });
     expect(await ledgerSums(db, allocationId)).toMatchObject({ reserved: 0, charged: sum });

@@ -7,6 +7,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState, type ReactNode } from 'react';
 import { useT } from '~/app/_components/i18n';
+import { ArrayCounts } from '~/app/_components/array-counts';
 import { JobStateBadge } from '~/app/_components/job-state-badge';
 import { Alert, Button, Card, PageHeader } from '~/app/_components/ui';
 import { formErrors } from '~/app/_lib/errors';
@@ -16,6 +17,7 @@ import type { RouterOutputs } from '~/app/_lib/types';
 import { isMessageKey } from '~/server/i18n';
 import { cancelWording } from '~/server/i18n/cancel-wording';
 import { exitWording } from '~/server/i18n/exit-wording';
+import { exitStatus } from '~/server/core/jobs/exit-status';
 import { Co2eSaved } from './co2e-saved';
 import { ConfirmDialog } from './confirm-dialog';
 
@@ -140,7 +142,10 @@ export function JobDetail({ jobId }: { jobId: string }) {
             <Row wrap label={t('jobs.gpus')} testId="job-gpus">
               <span data-value={job.gpus}>{job.gpus}</span> × {job.gpuModel} ({t('jobs.nodeCount', { nodes: job.nodes })})
             </Row>
-            <Row label={t('jobs.walltimeRequested')}>{formatDuration(job.walltimeSeconds)}</Row>
+            <Row label={t('jobs.walltimeRequested')}>
+              {formatDuration(job.walltimeSeconds)}
+              {job.array ? ` ${t('jobs.array.perTask')}` : ''}
+            </Row>
             {job.beginAt && (
               <Row label={t('jobs.beginAt')} testId="job-begin">
                 {formatDateTime(locale, new Date(job.beginAt), timeZone)}
@@ -244,6 +249,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
           </dl>
         </Card>
       </div>
+      {job.array && <ArrayTasks job={job} array={job.array} />}
       <Card title={t('jobs.timeline')}>
         <ol className="space-y-3 border-l border-slate-200 pl-4 text-sm" data-testid="timeline">
           {byState(job.events).map((group) => (
@@ -285,5 +291,61 @@ export function JobDetail({ jobId }: { jobId: string }) {
         <pre className="max-h-64 overflow-auto rounded-md bg-slate-50 p-3 font-mono text-xs whitespace-pre-wrap break-all">{job.command}</pre>
       </Card>
     </div>
+  );
+}
+
+/** A job array's tasks: how many are in each state, and the tasks that started with their figures. */
+function ArrayTasks({ job, array }: { job: Job; array: NonNullable<Job['array']> }) {
+  const { t, locale, timeZone } = useT();
+  const dash = '—';
+  return (
+    <Card title={t('jobs.array.title')}>
+      <div className="space-y-3 text-sm" data-testid="job-array">
+        <p className="text-slate-700">
+          {t('jobs.array.summary', { tasks: array.tasks, text: array.text })}
+          {array.throttle !== null && `, ${t('jobs.array.throttle', { throttle: array.throttle })}`}
+        </p>
+        <ArrayCounts counts={array.counts} t={t} locale={locale} />
+        {array.list.length === 0 ? (
+          <p className="text-slate-500">{t('jobs.array.none')}</p>
+        ) : (
+          <div className="max-h-96 overflow-auto rounded-md ring-1 ring-slate-200" tabIndex={0} aria-label={t('jobs.array.title')}>
+            <table className="min-w-full text-sm" data-testid="job-array-tasks">
+              <thead className="sticky top-0 bg-slate-50 text-left text-xs text-slate-500">
+                <tr>
+                  <th className="px-3 py-2 font-medium">{t('jobs.array.task')}</th>
+                  <th className="px-3 py-2 font-medium">{t('staff.tenants.status')}</th>
+                  <th className="px-3 py-2 font-medium">{t('job.event.started')}</th>
+                  <th className="px-3 py-2 font-medium">{t('job.event.finished')}</th>
+                  <th className="px-3 py-2 font-medium">{t('jobs.exitStatus')}</th>
+                  <th className="px-3 py-2 text-right font-medium">{t('jobs.gpuHours')}</th>
+                  <th className="px-3 py-2 text-right font-medium">{t('jobs.cost')}</th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {array.list.map((task) => {
+                  const running = task.state === 'RUNNING' || task.state === 'PENDING';
+                  const exit = exitWording(exitStatus(task.exitCode, task.exitSignal));
+                  return (
+                    <tr key={task.index} data-testid="job-array-task" data-index={task.index}>
+                      <td className="px-3 py-1.5 font-mono tabular-nums">{task.index}</td>
+                      <td className="px-3 py-1.5">
+                        <JobStateBadge state={task.state} t={t} />
+                      </td>
+                      <td className="px-3 py-1.5 whitespace-nowrap text-slate-600">{task.startedAt ? formatDateTime(locale, new Date(task.startedAt), timeZone) : dash}</td>
+                      <td className="px-3 py-1.5 whitespace-nowrap text-slate-600">{task.endedAt ? formatDateTime(locale, new Date(task.endedAt), timeZone) : dash}</td>
+                      <td className="px-3 py-1.5 text-slate-600">{running ? dash : t(exit.key, exit.params)}</td>
+                      <td className="px-3 py-1.5 text-right tabular-nums">{formatGpuHours(locale, task.gpuSeconds)}</td>
+                      <td className="px-3 py-1.5 text-right tabular-nums">{task.costCents !== null ? formatEuros(locale, task.costCents) : dash}</td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {array.started > array.list.length && <p className="text-xs text-slate-500">{t('jobs.array.shown', { shown: array.list.length, started: array.started })}</p>}
+      </div>
+    </Card>
   );
 }

@@ -17,6 +17,7 @@ import type { RouterOutputs } from '~/app/_lib/types';
 import { residencyAllowsSite } from '~/server/core/jobs/admission';
 import { LowCarbonStart } from './low-carbon-start';
 import { RunAfter, type Dependency } from './run-after';
+import { NO_SWEEP, SweepFields, sweepRequest, type Sweep } from './sweep';
 
 type Targets = RouterOutputs['job']['targets'];
 type Kind = 'training' | 'fine_tuning' | 'inference' | 'batch';
@@ -64,7 +65,7 @@ function readDraft(id: string): Partial<JobDraft> | null {
   }
 }
 
-const SHOWN = ['allocationId', 'resourceClassId', 'name', 'kind', 'gpus', 'nodes', 'walltimeMinutes', 'image', 'command', 'env', 'dependency.jobIds'];
+const SHOWN = ['allocationId', 'resourceClassId', 'name', 'kind', 'gpus', 'nodes', 'walltimeMinutes', 'image', 'command', 'env', 'dependency.jobIds', 'array'];
 
 function parseEnv(text: string): Record<string, string> {
   const env: Record<string, string> = {};
@@ -126,6 +127,9 @@ export function SubmitJobForm({
   const [begin, setBegin] = useState<Date | null>(null);
   // Another job of the project this one starts after (null: as soon as it can).
   const [dependency, setDependency] = useState<Dependency>(null);
+  // One job, or a sweep: a job array over task indexes or over a list of values.
+  const [sweep, setSweep] = useState<Sweep>(NO_SWEEP);
+  const swept = sweepRequest(kind === 'inference' ? NO_SWEEP : sweep, command);
 
   // This visit's draft: Back to this page's history entry (its URL names the draft) restores it; a
   // new visit of the form starts afresh. Kept in this tab's sessionStorage, never in the URL itself.
@@ -178,8 +182,9 @@ export function SubmitJobForm({
   const walltimeMinutes = template === 'fine-tune' && fineTune.data ? fineTune.data.walltimeSeconds / 60 : Math.round((Number(walltimeHours) || 0) * 60);
   const runtimeSeconds = template === 'fine-tune' ? fineTune.data?.runtimeSeconds : undefined;
   const estimate = useQuery({
-    ...trpc.job.estimate.queryOptions({ allocationId, resourceClassId, gpus: gpuCount || 1, nodes: nodeCount || 1, walltimeMinutes: Math.max(1, walltimeMinutes), runtimeSeconds }),
+    ...trpc.job.estimate.queryOptions({ allocationId, resourceClassId, gpus: gpuCount || 1, nodes: nodeCount || 1, walltimeMinutes: Math.max(1, walltimeMinutes), runtimeSeconds, ...(swept.array ? { array: swept.array } : {}) }),
     enabled: Boolean(resourceClassId) && gpuCount > 0 && nodeCount > 0 && walltimeMinutes > 0,
+    retry: false,
     placeholderData: (previous) => previous,
   });
 
@@ -213,7 +218,8 @@ export function SubmitJobForm({
         nodes: Number(nodes),
         walltimeMinutes,
         image,
-        command: template === 'fine-tune' && !command.includes('finetune') ? `python finetune.py --model-size ${params}B --tokens ${tokens}B` : command,
+        command: template === 'fine-tune' && !command.includes('finetune') ? `python finetune.py --model-size ${params}B --tokens ${tokens}B` : swept.command,
+        ...(swept.array !== undefined ? { array: swept.array } : {}),
         env: envVars,
         idempotencyKey,
         ...(begin && kind !== 'inference' ? { begin: begin.toISOString() } : {}),
@@ -351,6 +357,12 @@ export function SubmitJobForm({
             </Field>
           </div>
         </Card>
+
+        {kind !== 'inference' && template === 'custom' && (
+          <Card title={t('jobs.sweep.title')}>
+            <SweepFields value={sweep} onChange={setSweep} error={fe.array ?? (estimate.error ? formErrors(estimate.error, ['array']).fields.array : undefined)} />
+          </Card>
+        )}
       </div>
 
       <aside className="space-y-4 lg:sticky lg:top-4 lg:self-start">
@@ -360,6 +372,11 @@ export function SubmitJobForm({
               <div>
                 <dt className="text-slate-500">{t('jobs.reserves')}</dt>
                 <dd className="text-lg font-semibold tabular-nums">{formatAmount(locale, estimate.data.unit, estimate.data.reservation)}</dd>
+                {estimate.data.tasks > 1 && (
+                  <dd className="text-xs text-slate-500" data-testid="job-estimate-tasks">
+                    {t('jobs.sweep.forTasks', { tasks: estimate.data.tasks })}
+                  </dd>
+                )}
                 {estimate.data.unit === 'cents' && <dd className="text-xs text-slate-500">{formatGpuHours(locale, estimate.data.reservedGpuSeconds)}</dd>}
                 <dd className="text-xs text-slate-500">{t('jobs.reservesHint')}</dd>
               </div>
