@@ -73,7 +73,7 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
       if (live.length > 0) await waitFor(live.map((s) => s.portalJobId), (all) => all.every((s) => isFinalState(s.state)));
     });
 
-    function spec(options: { gpus?: number; nodes?: number; runtimeSeconds?: number; walltimeSeconds?: number; exitCode?: number } = {}): SchedulerJobSpec {
+    function spec(options: { gpus?: number; nodes?: number; runtimeSeconds?: number; walltimeSeconds?: number; exitCode?: number; array?: string } = {}): SchedulerJobSpec {
       const portalJobId = `contract-${randomUUID()}`;
       submitted.push(portalJobId);
       const runtimeSeconds = options.runtimeSeconds ?? SHORT_RUN_SECONDS;
@@ -91,6 +91,7 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
         command: `sleep ${runtimeSeconds}; exit ${exitCode}`,
         env: {},
         simulation: { runtimeSeconds, gpuUtilPercent: 80, exitCode },
+        ...(options.array ? { array: { text: options.array } } : {}),
       };
     }
 
@@ -304,6 +305,61 @@ export function schedulerContract(name: string, setup: () => Promise<ContractHar
       expect(started!.pendingReason).toBeNull();
       const done = await waitFinal(waiter.portalJobId);
       expect(done.state).toBe('COMPLETED');
+    });
+
+    it('a job array "0-5%2" runs its tasks at most two at once, in index order, and completes as one job with their summed usage', async () => {
+      const s = spec({ gpus: 1, runtimeSeconds: SHORT_RUN_SECONDS, array: '0-5%2' });
+      const { schedulerJobId } = await handOver(h.port, s);
+      // Every poll sees at most the throttle of tasks running.
+      let mostRunning = 0;
+      const [done] = await waitFor([s.portalJobId], ([status]) => {
+        mostRunning = Math.max(mostRunning, status?.tasks?.filter((t) => t.state === 'RUNNING').length ?? 0);
+        return !!status && isFinalState(status.state);
+      });
+      expect(mostRunning).toBeGreaterThan(0);
+      expect(mostRunning).toBeLessThanOrEqual(2);
+      expect(done!).toMatchObject({ schedulerJobId, state: 'COMPLETED', exitCode: 0, pendingReason: null, tasksWaiting: 0 });
+      const tasks = done!.tasks ?? [];
+      expect(tasks.map((t) => [t.index, t.state])).toEqual([0, 1, 2, 3, 4, 5].map((i) => [i, 'COMPLETED']));
+      for (const t of tasks) {
+        expectGpuSeconds(t.gpuSeconds, 1, SHORT_RUN_SECONDS);
+        expect(t.startedAt).toBeInstanceOf(Date);
+        expect(t.endedAt).toBeInstanceOf(Date);
+      }
+      // Started in index order (a real scheduler may start two in the same instant, within the tolerance).
+      for (let i = 1; i < tasks.length; i++) expect(tasks[i]!.startedAt!.getTime()).toBeGreaterThanOrEqual(tasks[i - 1]!.startedAt!.getTime() - (h.toleranceSeconds ?? 0) * 1000);
+      expect(done!.gpuSeconds).toBe(tasks.reduce((sum, t) => sum + t.gpuSeconds, 0));
+      expect(done!.energyWh).toBeCloseTo(tasks.reduce((sum, t) => sum + t.energyWh, 0), 6);
+      expect(done!.startedAt!.getTime()).toBe(Math.min(...tasks.map((t) => t.startedAt!.getTime())));
+      expect(done!.endedAt!.getTime()).toBe(Math.max(...tasks.map((t) => t.endedAt!.getTime())));
+    });
+
+    it('cancelling a job array with waiting tasks ends it CANCELLED; the tasks that never started are not listed', async () => {
+      // Throttled to one task: task 0 runs, the other five wait for it.
+      const s = spec({ gpus: 1, runtimeSeconds: LONG_RUN_SECONDS, walltimeSeconds: 2 * LONG_RUN_SECONDS, array: '0-5%1' });
+      await handOver(h.port, s);
+      const running = await waitRunning(s.portalJobId);
+      expect(running.tasks?.map((t) => [t.index, t.state])).toEqual([[0, 'RUNNING']]);
+      expect(running.tasksWaiting).toBe(5);
+      await h.port.cancel(s.portalJobId);
+      const done = await waitFinal(s.portalJobId);
+      expect(done).toMatchObject({ state: 'CANCELLED', pendingReason: null, tasksWaiting: 0 });
+      expect(done.tasks?.map((t) => [t.index, t.state])).toEqual([[0, 'CANCELLED']]);
+      expect(done.gpuSeconds).toBe(done.tasks![0]!.gpuSeconds);
+      expect(done.gpuSeconds).toBeLessThan(LONG_RUN_SECONDS);
+
+      // Cancelled before any task started: nothing listed, nothing used.
+      const blocker = blockerSpec(LONG_RUN_SECONDS);
+      await handOver(h.port, blocker);
+      await waitRunning(blocker.portalJobId);
+      const waiting = spec({ gpus: 1, array: '0-3%2' });
+      await handOver(h.port, waiting);
+      const queued = await statusOf(waiting.portalJobId);
+      expect(queued).toMatchObject({ state: 'PENDING', tasks: [], tasksWaiting: 4, startedAt: null, gpuSeconds: 0 });
+      expect(queued.pendingReason).toEqual(expect.any(String));
+      await h.port.cancel(waiting.portalJobId);
+      const never = await waitFinal(waiting.portalJobId);
+      expect(never).toMatchObject({ state: 'CANCELLED', tasks: [], tasksWaiting: 0, startedAt: null, gpuSeconds: 0, exitCode: null });
     });
 
     it('describeCluster counts every GPU and shows the running jobs’ allocations', async () => {

@@ -10,6 +10,8 @@
 // - `sim_cluster_snapshots`: the serialised engine after some op seq, written by `checkpoint()`
 //   off the request path;
 // - `sim_finished_jobs`: ended jobs, moved out of the engine so it only holds queued and running ones.
+//   A job array is one engine array (its tasks are engine jobs `${portalJobId}_${index}`), reported as
+//   one status by summariseArray and retired as one row with its tasks once its last task ended.
 //
 // A call runs in one transaction: lock the row; bring this process's engine up to it (apply the
 // ops other processes logged since its seq, or rebuild it from the latest snapshot + the ops after
@@ -31,7 +33,8 @@
 import { and, desc, eq, gt, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '~/db/client';
 import { simClusterOps, simClusterSnapshots, simClusterState, simFinishedJobs } from '~/db/schema';
-import type { ClusterDescription, SchedulerJobSpec, SchedulerJobStatus, SchedulerPort } from '~/server/core/scheduler/port';
+import { summariseArray } from '~/server/core/scheduler/array-status';
+import type { ClusterDescription, SchedulerJobSpec, SchedulerJobStatus, SchedulerPort, SchedulerTaskStatus } from '~/server/core/scheduler/port';
 import {
   createEngine,
   policyFromName,
@@ -181,8 +184,11 @@ interface Queued {
   reject: (error: unknown) => void;
 }
 
+/** A task of a finished job array as stored (dates as ISO strings). */
+type StoredTask = Omit<SchedulerTaskStatus, 'startedAt' | 'endedAt'> & { startedAt: string | null; endedAt: string | null };
+
 /** A finished job's status as stored in `sim_finished_jobs.status` (dates as ISO strings; rows retired before signals were kept have none). */
-type StoredStatus = Omit<SchedulerJobStatus, 'startedAt' | 'endedAt' | 'signal'> & { startedAt: string | null; endedAt: string | null; signal?: number | null };
+type StoredStatus = Omit<SchedulerJobStatus, 'startedAt' | 'endedAt' | 'signal' | 'tasks'> & { startedAt: string | null; endedAt: string | null; signal?: number | null; tasks?: StoredTask[] };
 
 function simSecondsAt(clock: SimClock, wallMs: number): number {
   return clock.simAnchorSeconds + Math.floor(((wallMs - clock.wallAnchorMs) * clock.speed) / MS_PER_SECOND);
@@ -201,11 +207,43 @@ function schedulerJobIdOf(view: JobView): string {
   return `sim-${view.seq + 1}`;
 }
 
-function statusOf(view: JobView, live: LiveEngine, clock: SimClock): SchedulerJobStatus {
-  const nowSeconds = live.engine.nowSeconds;
+/** A task of a job array as the port reports it; its scheduler id is the array's and its index (Slurm's `1234_7`). */
+function taskStatusOf(view: JobView, index: number, arrayJobId: string, nowSeconds: number, clock: SimClock): SchedulerTaskStatus {
   const start = view.startTimeSeconds;
   const end = view.endTimeSeconds;
+  return {
+    index,
+    schedulerJobId: `${arrayJobId}_${index}`,
+    state: view.state,
+    startedAt: start === null ? null : wallDateAt(clock, start),
+    endedAt: end === null ? null : wallDateAt(clock, end),
+    exitCode: view.exitCode,
+    signal: view.signal,
+    nodeList: [...view.nodeList],
+    gpuSeconds: start === null ? 0 : view.gpus * ((end ?? nowSeconds) - start),
+    energyWh: view.energyWh ?? 0,
+  };
+}
+
+function statusOf(view: JobView, live: LiveEngine, clock: SimClock): SchedulerJobStatus {
+  const nowSeconds = live.engine.nowSeconds;
   const partition = live.partitions.find((p) => p.name === view.partition);
+  if (view.array) {
+    // An array reads as its tasks say, by the one rule both schedulers use.
+    const schedulerJobId = schedulerJobIdOf(view);
+    return summariseArray({
+      portalJobId: view.id,
+      schedulerJobId,
+      tasks: view.array.tasks.map((task) => taskStatusOf(task, task.arrayTask?.index ?? 0, schedulerJobId, nowSeconds, clock)),
+      waiting: view.array.waiting,
+      neverRan: view.array.neverRan,
+      pendingReason: view.array.waiting > 0 ? (view.array.waitingReason ?? 'None') : null,
+      energyMeasured: false,
+      siteId: partition?.siteId ?? null,
+    });
+  }
+  const start = view.startTimeSeconds;
+  const end = view.endTimeSeconds;
   return {
     portalJobId: view.id,
     schedulerJobId: schedulerJobIdOf(view),
@@ -224,15 +262,23 @@ function statusOf(view: JobView, live: LiveEngine, clock: SimClock): SchedulerJo
 }
 
 function toStored(status: SchedulerJobStatus): StoredStatus {
-  return { ...status, startedAt: status.startedAt?.toISOString() ?? null, endedAt: status.endedAt?.toISOString() ?? null };
+  const { tasks, ...rest } = status;
+  return {
+    ...rest,
+    startedAt: status.startedAt?.toISOString() ?? null,
+    endedAt: status.endedAt?.toISOString() ?? null,
+    ...(tasks ? { tasks: tasks.map((t) => ({ ...t, startedAt: t.startedAt?.toISOString() ?? null, endedAt: t.endedAt?.toISOString() ?? null })) } : {}),
+  };
 }
 
 function fromStored(stored: StoredStatus): SchedulerJobStatus {
+  const { tasks, ...rest } = stored;
   return {
-    ...stored,
+    ...rest,
     signal: stored.signal ?? null,
     startedAt: stored.startedAt === null ? null : new Date(stored.startedAt),
     endedAt: stored.endedAt === null ? null : new Date(stored.endedAt),
+    ...(tasks ? { tasks: tasks.map((t) => ({ ...t, startedAt: t.startedAt === null ? null : new Date(t.startedAt), endedAt: t.endedAt === null ? null : new Date(t.endedAt) })) } : {}),
   };
 }
 
@@ -253,6 +299,8 @@ function jobSpecFor(spec: SchedulerJobSpec, submitTimeSeconds: number, clock: Si
     ...(spec.begin ? { beginTimeSeconds: Math.max(0, simSecondsNotBefore(clock, spec.begin.getTime())) } : {}),
     // The engine's job ids are the portal's.
     ...(spec.dependency ? { dependency: { type: spec.dependency.type, jobIds: spec.dependency.portalJobIds, ...(Object.keys(ended).length ? { ended } : {}) } } : {}),
+    // One engine array: its tasks are jobs of the engine (`${portalJobId}_${index}`), none of the portal's.
+    ...(spec.array ? { array: { text: spec.array.text } } : {}),
   };
 }
 

@@ -24,6 +24,7 @@ import { capItCentiW, facilityPowerW, jobPowerCentiW, sitePueMilli } from './pow
 import { SimInputError } from './errors';
 import { EventKind, peekEvent, popEvent, pushEvent, type SimEvent } from './events';
 import { accrueUsage } from './fairshare';
+import { arrayEndState, arraySlots, arrayWindow, newArrayTasks, takeNextIndex, taskId, tasksWaiting, type ArrayTasks } from './array';
 import { createRng, exponentialSeconds, type RngState } from './random';
 import { dependencyHolds, type AccountLimits, type EngineConfig, type JobSpec, type JobState, type PendingReason } from './types';
 
@@ -52,6 +53,29 @@ export interface JobView {
   energyWh: number | null;
   /** True once the job has waited with PowerCap at least once (what-if planning counts these); absent otherwise. */
   heldByPowerCap?: true;
+  /** A task of a job array: the array's id and the task's index (absent on other jobs). */
+  arrayTask?: { arrayId: string; index: number };
+  /**
+   * A job array's own view (only from `job` and `endedJobs`: `snapshot` lists its tasks, which are the
+   * jobs that run). Its state is RUNNING while a task runs, PENDING while none runs and some wait, then
+   * how it ended (arrayEndState); times, energy and exit code come from its tasks.
+   */
+  array?: ArrayView;
+}
+
+/** What a job array's view adds: its tasks as they stand. */
+export interface ArrayView {
+  text: string;
+  count: number;
+  throttle: number | null;
+  /** Tasks that started (running, or ended after running), by index. */
+  tasks: JobView[];
+  /** Tasks that wait to start. */
+  waiting: number;
+  /** Tasks that ended without ever starting (the array, or they, were cancelled while they waited). */
+  neverRan: number;
+  /** Why the waiting tasks wait (the first one's reason), null when none waits. */
+  waitingReason: PendingReason | null;
 }
 
 /** Node states as shown to callers (a partly used node counts as allocated). */
@@ -119,6 +143,10 @@ export interface JobRecord {
   /** A dependency's jobs not ended yet, and whether one ended in a way that never satisfies it. */
   waitingOn?: string[];
   dependencyNever?: true;
+  /** A job array's record: its tasks' bookkeeping (the record itself never runs; its tasks do). */
+  array?: ArrayTasks;
+  /** A task of a job array (its spec is the array's, with the task's id): the array and the index. */
+  arrayTask?: { arrayId: string; index: number };
 }
 
 /** A node inside the serialised state. */
@@ -166,7 +194,7 @@ export interface ClusterEngine {
   submit(job: JobSpec): void;
   /** validate throws the SimInputError that `submit` would throw for this job, and changes nothing. */
   validate(job: JobSpec): void;
-  /** cancel ends a pending or running job now as CANCELLED; false if it had already ended. */
+  /** cancel ends a pending or running job now as CANCELLED (an array: every task, those waiting never run); false if it had already ended. */
   cancel(jobId: string): boolean;
   /** stop ends a running job now as if it had ended on its own (a service told to stop: COMPLETED, or FAILED by its exit code); a pending one is cancelled; false if it had already ended. */
   stop(jobId: string): boolean;
@@ -186,7 +214,7 @@ export interface ClusterEngine {
   sitePower(): SitePowerView[];
   /** endedJobs returns the views of the jobs that have ended and are not pruned yet. */
   endedJobs(): JobView[];
-  /** job returns one job's view, or undefined. */
+  /** job returns one job's view (an array's with its tasks), or undefined. */
   job(jobId: string): JobView | undefined;
   /** serialize returns the full state as plain JSON (a deep copy). */
   serialize(): EngineState;
@@ -246,6 +274,8 @@ class Engine implements ClusterEngine {
   private readonly ended = new Set<string>();
   /** Jobs another job waits on → the jobs waiting (rebuilt from the records on restore). */
   private readonly dependents = new Map<string, Set<string>>();
+  /** Arrays in the pending queue: `pending` holds each as one entry that stands for its waiting tasks. */
+  private readonly arraysPending = new Set<string>();
   private readonly accounts = new Map<string, AccountRecord>();
   private readonly partitionIndex = new Map<string, number>();
   private readonly nodeIndex = new Map<string, number>();
@@ -263,7 +293,8 @@ class Engine implements ClusterEngine {
     state.nodes.forEach((n, i) => this.nodeIndex.set(n.id, i));
     for (const j of state.jobs) {
       this.jobs.set(j.spec.id, j);
-      if (j.endTimeSeconds !== null) this.ended.add(j.spec.id);
+      // An array's ended tasks are retired with it, not one by one.
+      if (j.endTimeSeconds !== null && !j.arrayTask) this.ended.add(j.spec.id);
       for (const parent of j.waitingOn ?? []) this.addDependent(parent, j.spec.id);
     }
     for (const id of state.pendingIds) this.enqueue(this.jobs.get(id)!);
@@ -291,6 +322,8 @@ class Engine implements ClusterEngine {
       endTimeSeconds: null,
       nodeIndices: [],
       energyWh: null,
+      // One record at submit however many tasks: they are made jobs when the array arrives and as they start.
+      ...(spec.array ? { array: newArrayTasks(spec.array.text) } : {}),
     };
     if (spec.dependency) {
       // Jobs that ended already decide now; the others when they end (resolveDependents).
@@ -328,7 +361,11 @@ class Engine implements ClusterEngine {
     const job = this.jobs.get(jobId);
     if (!job) throw new SimInputError(`unknown job "${jobId}"`);
     const now = this.s.nowSeconds;
-    if (job.state === 'RUNNING') {
+    if (job.array) {
+      if (!this.endArrayNow(job, stop)) return false;
+    } else if (job.arrayTask && job.state === 'PENDING') {
+      this.dropWaitingTask(job, now);
+    } else if (job.state === 'RUNNING') {
       this.updateUsage(now);
       this.finish(job, now, !stop ? 'CANCELLED' : job.spec.exitCode === 0 ? 'COMPLETED' : 'FAILED');
     } else if (job.state === 'PENDING') {
@@ -381,7 +418,7 @@ class Engine implements ClusterEngine {
 
   snapshot(): EngineSnapshot {
     const jobs: JobView[] = [];
-    for (const j of this.jobs.values()) if (j.arrived) jobs.push(this.view(j));
+    for (const j of this.jobs.values()) if (j.arrived && !j.array) jobs.push(this.view(j));
     const { nowSeconds, nodes, totalPowerW, pendingJobs, runningJobs, totalGpus } = this.clusterView();
     return { nowSeconds, jobs, nodes, accounts: this.accountViews(), totalPowerW, pendingJobs, runningJobs, totalGpus };
   }
@@ -407,7 +444,7 @@ class Engine implements ClusterEngine {
       nowSeconds: this.s.nowSeconds,
       nodes,
       totalPowerW: Math.round(totalCentiW / 100),
-      pendingJobs: this.pending.size,
+      pendingJobs: this.pendingCount(),
       runningJobs: this.s.runningIds.length,
       totalGpus: clusterGpuCount(this.s.config.cluster),
     };
@@ -474,7 +511,10 @@ class Engine implements ClusterEngine {
   pruneFinished(endedBeforeSeconds: number): number {
     let pruned = 0;
     for (const id of this.ended) {
-      if ((this.jobs.get(id)?.endTimeSeconds ?? 0) >= endedBeforeSeconds) continue;
+      const j = this.jobs.get(id);
+      if ((j?.endTimeSeconds ?? 0) >= endedBeforeSeconds) continue;
+      // An array goes with the tasks it held.
+      for (const index of j?.array?.started ?? []) if (this.jobs.delete(taskId(id, index))) pruned++;
       this.ended.delete(id);
       this.jobs.delete(id);
       pruned++;
@@ -558,6 +598,7 @@ class Engine implements ClusterEngine {
         j.arrived = true;
         j.pendingReason = 'None';
         this.enqueue(j);
+        if (j.array) this.topUp(j);
         return;
       }
       default:
@@ -567,12 +608,13 @@ class Engine implements ClusterEngine {
 
   private runCycle(t: number): void {
     // Each rerun follows a cycle that started a job, so the reruns are bounded by the jobs started.
-    let decision = this.cycleOnce(t);
-    while (decision.rerun) decision = this.cycleOnce(t);
+    while (this.cycleOnce(t));
   }
 
-  private cycleOnce(t: number): CycleDecision {
-    const decision = scheduleCycle(this.cycleInput(t));
+  /** One cycle, applied; true when another should run at once (unread jobs, or an array made new tasks jobs as others started). */
+  private cycleOnce(t: number): boolean {
+    const decision: CycleDecision = scheduleCycle(this.cycleInput(t));
+    const arraysStarted = new Set<JobRecord>();
     for (const start of decision.starts) {
       const j = this.jobs.get(start.id)!;
       const perNode = j.spec.gpus / j.spec.nodes;
@@ -585,7 +627,8 @@ class Engine implements ClusterEngine {
         n.allocatedGpus += perNode;
         n.jobIds.push(j.spec.id);
       }
-      this.dequeue(j);
+      if (j.arrayTask) arraysStarted.add(this.taskStarted(j, t));
+      else this.dequeue(j);
       this.s.runningIds.push(j.spec.id);
       this.push({ atSeconds: this.plannedEnd(j), kind: EventKind.JobEnd, ref: j.spec.id });
     }
@@ -595,7 +638,14 @@ class Engine implements ClusterEngine {
       j.pendingReason = w.reason;
       if (w.reason === 'PowerCap') j.heldByPowerCap = true;
     }
-    return decision;
+    // Arrays whose tasks started make their next tasks jobs; those over the throttle wait for it.
+    let made = false;
+    for (const a of arraysStarted) {
+      if (this.topUp(a)) made = true;
+      const tasks = a.array!;
+      for (const index of tasks.waiting.slice(arraySlots(tasks))) this.jobs.get(taskId(a.spec.id, index))!.pendingReason = 'JobArrayTaskLimit';
+    }
+    return decision.rerun || made;
   }
 
   private cycleInput(t: number): CycleInput {
@@ -624,7 +674,7 @@ class Engine implements ClusterEngine {
           powerCentiW: this.capped ? this.jobPower(j) : undefined,
         };
       }),
-      pending: bounded ? [] : [...this.pending].map((id) => this.pendingJob(id)),
+      pending: bounded ? [] : [...this.pendingJobs(this.pending)],
       queues: bounded ? [...this.queues.values()].map((q): CycleQueue => ({ partition: q.partition, account: q.account, jobs: this.pendingJobs(q.ids) })) : undefined,
       accounts: this.usageAt(t),
       power: this.capped ? this.cyclePower() : undefined,
@@ -650,6 +700,8 @@ class Engine implements ClusterEngine {
 
   private pendingJob(id: string): CyclePendingJob {
     const j = this.jobs.get(id)!;
+    // An array's tasks wait on what the array waits on.
+    const held = j.arrayTask ? this.jobs.get(j.arrayTask.arrayId)! : j;
     return {
       id,
       seq: j.seq,
@@ -662,12 +714,179 @@ class Engine implements ClusterEngine {
       walltimeLimitSeconds: j.spec.walltimeLimitSeconds,
       powerCentiW: this.capped ? this.jobPower(j) : undefined,
       beginSeconds: j.spec.beginTimeSeconds,
-      ...(j.dependencyNever ? { heldBy: 'DependencyNeverSatisfied' as const } : j.waitingOn ? { heldBy: 'Dependency' as const } : {}),
+      ...(held.dependencyNever ? { heldBy: 'DependencyNeverSatisfied' as const } : held.waitingOn ? { heldBy: 'Dependency' as const } : {}),
     };
   }
 
+  /**
+   * The pending jobs of a queue in its order; an array stands at its place in the queue for its waiting
+   * tasks, in index order (they share its submit time and seq, so they sort there), as many as its
+   * throttle lets start now: the cycle can never run more of its tasks at once.
+   */
   private *pendingJobs(ids: Set<string>): Generator<CyclePendingJob> {
-    for (const id of ids) yield this.pendingJob(id);
+    for (const id of ids) {
+      const tasks = this.jobs.get(id)!.array;
+      if (!tasks) yield this.pendingJob(id);
+      else for (const index of tasks.waiting.slice(0, arraySlots(tasks))) yield this.pendingJob(taskId(id, index));
+    }
+  }
+
+  /** Pending jobs, each waiting task of an array counted (made a job or not). */
+  private pendingCount(): number {
+    let count = this.pending.size - this.arraysPending.size;
+    for (const id of this.arraysPending) count += tasksWaiting(this.jobs.get(id)!.array!);
+    return count;
+  }
+
+  // ---- job arrays -----------------------------------------------------------
+
+  /** Makes the array's next tasks jobs (arrived, pending) until its window of waiting tasks is full; true when it made any. */
+  private topUp(a: JobRecord): boolean {
+    const tasks = a.array!;
+    let made = false;
+    while (tasks.waiting.length < arrayWindow(tasks)) {
+      const index = takeNextIndex(tasks);
+      if (index === null) break;
+      const id = taskId(a.spec.id, index);
+      if (this.jobs.has(id)) throw new SimInputError(`array "${a.spec.id}": task id "${id}" is already a job`);
+      const spec: JobSpec = { ...a.spec, id };
+      delete spec.array;
+      delete spec.dependency;
+      this.jobs.set(id, {
+        spec,
+        seq: a.seq,
+        arrived: true,
+        state: 'PENDING',
+        pendingReason: 'None',
+        priority: null,
+        startTimeSeconds: null,
+        endTimeSeconds: null,
+        nodeIndices: [],
+        energyWh: null,
+        arrayTask: { arrayId: a.spec.id, index },
+      });
+      tasks.waiting.push(index);
+      made = true;
+    }
+    return made;
+  }
+
+  /** A task started: its array counts it running; the array leaves the queue once no task waits. Returns the array. */
+  private taskStarted(j: JobRecord, t: number): JobRecord {
+    const a = this.jobs.get(j.arrayTask!.arrayId)!;
+    const tasks = a.array!;
+    tasks.waiting.splice(tasks.waiting.indexOf(j.arrayTask!.index), 1);
+    tasks.started.push(j.arrayTask!.index);
+    tasks.running++;
+    if (a.startTimeSeconds === null) a.startTimeSeconds = t;
+    this.dequeueIfDrained(a);
+    return a;
+  }
+
+  /** A task ended (after running): the array ends with its last task. */
+  private taskEnded(j: JobRecord, t: number): void {
+    const a = this.jobs.get(j.arrayTask!.arrayId)!;
+    const tasks = a.array!;
+    tasks.running--;
+    if (tasks.running === 0 && tasks.waiting.length === 0 && tasks.next === null && a.endTimeSeconds === null) this.arrayEnded(a, t);
+  }
+
+  private dequeueIfDrained(a: JobRecord): void {
+    const tasks = a.array!;
+    if (tasks.waiting.length === 0 && tasks.next === null && this.arraysPending.has(a.spec.id)) this.dequeue(a);
+  }
+
+  /** A waiting task is cancelled on its own: it never ran, its record goes, the next task takes its place. */
+  private dropWaitingTask(j: JobRecord, now: number): void {
+    const a = this.jobs.get(j.arrayTask!.arrayId)!;
+    const tasks = a.array!;
+    tasks.waiting.splice(tasks.waiting.indexOf(j.arrayTask!.index), 1);
+    tasks.neverRan++;
+    j.state = 'CANCELLED';
+    j.pendingReason = null;
+    j.endTimeSeconds = now;
+    this.resolveDependents(j);
+    this.jobs.delete(j.spec.id);
+    this.topUp(a);
+    this.dequeueIfDrained(a);
+    if (tasks.running === 0 && tasks.waiting.length === 0 && tasks.next === null) this.arrayEnded(a, now);
+  }
+
+  /** Cancels (or stops) a whole array now: waiting tasks never run, running ones end; false if it had ended. */
+  private endArrayNow(a: JobRecord, stop: boolean): boolean {
+    if (a.endTimeSeconds !== null) return false;
+    const now = this.s.nowSeconds;
+    const tasks = a.array!;
+    for (const index of tasks.waiting) {
+      const j = this.jobs.get(taskId(a.spec.id, index))!;
+      j.state = 'CANCELLED';
+      j.endTimeSeconds = now;
+      this.resolveDependents(j);
+      this.jobs.delete(j.spec.id);
+    }
+    tasks.waiting = [];
+    tasks.next = null;
+    tasks.neverRan = tasks.count - tasks.started.length;
+    if (this.arraysPending.has(a.spec.id)) this.dequeue(a);
+    a.arrived = true;
+    const running = tasks.started.map((index) => this.jobs.get(taskId(a.spec.id, index))!).filter((j) => j.state === 'RUNNING');
+    if (running.length > 0) this.updateUsage(now);
+    // The last one to finish ends the array.
+    for (const j of running) this.finish(j, now, !stop ? 'CANCELLED' : j.spec.exitCode === 0 ? 'COMPLETED' : 'FAILED');
+    if (a.endTimeSeconds === null) this.arrayEnded(a, now);
+    return true;
+  }
+
+  /** Every task has ended: the array ends as its tasks say (arrayEndState), and the jobs waiting on it learn how. */
+  private arrayEnded(a: JobRecord, t: number): void {
+    const tasks = a.array!;
+    const held = [...tasks.started].sort((x, y) => x - y).map((index) => this.jobs.get(taskId(a.spec.id, index))!);
+    a.state = arrayEndState(
+      held.map((j) => j.state),
+      tasks.neverRan,
+    );
+    a.pendingReason = null;
+    a.endTimeSeconds = t;
+    a.energyWh = held.length > 0 ? held.reduce((sum, j) => sum + (j.energyWh ?? 0), 0) : null;
+    this.ended.add(a.spec.id);
+    this.dropDependency(a);
+    this.resolveDependents(a);
+  }
+
+  private arrayView(a: JobRecord): JobView {
+    const tasks = a.array!;
+    const views = [...tasks.started].sort((x, y) => x - y).map((index) => this.view(this.jobs.get(taskId(a.spec.id, index))!));
+    const ended = a.endTimeSeconds !== null;
+    const state: JobState = ended ? a.state : tasks.running > 0 ? 'RUNNING' : 'PENDING';
+    const first = tasks.waiting[0];
+    const waiting = tasksWaiting(tasks);
+    const waitingReason = waiting === 0 ? null : first === undefined ? a.pendingReason : this.jobs.get(taskId(a.spec.id, first))!.pendingReason;
+    // As summariseArray: the highest exit code once ended (with its signal); the running tasks' nodes, else all.
+    let exit: JobView | null = null;
+    if (ended) for (const v of views) if (v.exitCode !== null && (exit === null || v.exitCode > (exit.exitCode ?? -1))) exit = v;
+    const running = views.filter((v) => v.state === 'RUNNING');
+    const nodes = new Set((running.length > 0 ? running : views).flatMap((v) => v.nodeList));
+    return {
+      id: a.spec.id,
+      seq: a.seq,
+      user: a.spec.user,
+      account: a.spec.account,
+      partition: a.spec.partition,
+      gpus: a.spec.gpus,
+      nodeCount: a.spec.nodes,
+      walltimeLimitSeconds: a.spec.walltimeLimitSeconds,
+      state,
+      pendingReason: state === 'PENDING' ? waitingReason : null,
+      priority: first === undefined ? null : this.jobs.get(taskId(a.spec.id, first))!.priority,
+      submitTimeSeconds: a.spec.submitTimeSeconds,
+      startTimeSeconds: a.startTimeSeconds,
+      endTimeSeconds: ended ? a.endTimeSeconds : null,
+      nodeList: [...nodes].sort(),
+      exitCode: exit?.exitCode ?? null,
+      signal: exit ? exit.signal : null,
+      energyWh: views.length > 0 ? views.reduce((sum, v) => sum + (v.energyWh ?? 0), 0) : null,
+      array: { text: tasks.text, count: tasks.count, throttle: tasks.throttle, tasks: views, waiting, neverRan: tasks.neverRan, waitingReason },
+    };
   }
 
   // ---- the pending queue ----------------------------------------------------
@@ -678,6 +897,7 @@ class Engine implements ClusterEngine {
 
   private enqueue(j: JobRecord): void {
     this.pending.add(j.spec.id);
+    if (j.array) this.arraysPending.add(j.spec.id);
     const key = this.queueKey(j);
     let queue = this.queues.get(key);
     if (!queue) {
@@ -689,6 +909,7 @@ class Engine implements ClusterEngine {
 
   private dequeue(j: JobRecord): void {
     this.pending.delete(j.spec.id);
+    this.arraysPending.delete(j.spec.id);
     const key = this.queueKey(j);
     const queue = this.queues.get(key);
     if (!queue) return;
@@ -709,11 +930,12 @@ class Engine implements ClusterEngine {
     this.s.runningIds.splice(this.s.runningIds.indexOf(j.spec.id), 1);
     j.state = state;
     j.endTimeSeconds = t;
-    this.ended.add(j.spec.id);
+    if (!j.arrayTask) this.ended.add(j.spec.id);
     j.energyWh = this.energy(j, t - start);
     const account = this.accounts.get(j.spec.account)!;
     account.finishedGpuSeconds += j.spec.gpus * (t - start);
     this.resolveDependents(j);
+    if (j.arrayTask) this.taskEnded(j, t);
   }
 
   private addDependent(parent: string, child: string): void {
@@ -831,6 +1053,7 @@ class Engine implements ClusterEngine {
   }
 
   private view(j: JobRecord): JobView {
+    if (j.array) return this.arrayView(j);
     const ended = j.endTimeSeconds !== null;
     const { exitCode, signal } = endOfJob(j);
     let energyWh = j.energyWh;
@@ -855,6 +1078,7 @@ class Engine implements ClusterEngine {
       signal,
       energyWh,
       ...(j.heldByPowerCap ? { heldByPowerCap: true as const } : {}),
+      ...(j.arrayTask ? { arrayTask: { ...j.arrayTask } } : {}),
     };
   }
 
@@ -885,6 +1109,17 @@ class Engine implements ClusterEngine {
       if (!Array.isArray(jobIds) || jobIds.length === 0 || jobIds.length > MAX_DEPENDENCIES) bad(`a dependency names 1 to ${MAX_DEPENDENCIES} jobs`);
       if (jobIds.some((id) => typeof id !== 'string' || id === spec.id)) bad('a dependency names other jobs by id');
     }
+    if (spec.array !== undefined) {
+      try {
+        newArrayTasks(spec.array?.text);
+      } catch (error) {
+        if (error instanceof SimInputError) bad(error.message);
+        throw error;
+      }
+    }
+    // A held array's tasks are its jobs: no other job may take one of their ids.
+    const task = /^(.+)_(\d+)$/.exec(spec.id);
+    if (task && this.jobs.get(task[1]!)?.array) bad('that id belongs to a task of a job array');
   }
 }
 

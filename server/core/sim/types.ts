@@ -55,7 +55,8 @@ export type PendingReason =
   | 'PowerCap'
   | 'BeginTime'
   | 'Dependency'
-  | 'DependencyNeverSatisfied';
+  | 'DependencyNeverSatisfied'
+  | 'JobArrayTaskLimit';
 
 /** When a job may start after others (Slurm's --dependency): all of them ended OK, ended at all, or failed. */
 export type DependencyType = 'afterok' | 'afterany' | 'afternotok';
@@ -100,6 +101,13 @@ export interface JobSpec {
     /** How jobs it names ended that the engine no longer holds (retired by a live driver): their end decides. */
     ended?: Record<string, string>;
   };
+  /**
+   * A job array (Slurm's --array, parseArray's text "0-19%4"): one submission, one task per index, each a
+   * job of its own with id `${id}_${index}` and this spec. Tasks start in index order, at most the
+   * throttle (`%N`) at once (the others wait with `JobArrayTaskLimit`); begin time and dependency hold
+   * for the array as a whole. Tasks are made jobs lazily, so a large array costs one record at submit.
+   */
+  array?: { text: string };
 }
 
 /** Per-account quota limits (checked before a job may start). */
