@@ -7,6 +7,8 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
 import { allocations, jobs, jobTasks, ledgerEntries } from '~/db/schema';
+import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
+import { createSimulatedScheduler } from '~/server/adapters/scheduler/simulated';
 import { summariseArray } from '~/server/core/scheduler/array-status';
 import type { SchedulerTaskStatus } from '~/server/core/scheduler/port';
 import { ledgerSums, openReservations } from '~/server/services/ledger/ledger';
@@ -149,5 +151,58 @@ describe.each(dbTargets())('a job array on %s', (target) => {
     expect(await db.select().from(jobs).where(eq(jobs.allocationId, allocationId))).toEqual([]);
     const ok = await asOwner.job.submit({ ...base, gpus: 2, idempotencyKey: randomUUID(), array: '0-9%4' });
     expect(ok.state).toBe('PENDING');
+  });
+});
+
+describe.each(dbTargets())('a job array on the simulated cluster, on %s', (target) => {
+  let handle: DbHandle;
+  let db: Db;
+  const SPEED = 60;
+  let now = new Date('2026-12-01T10:00:00Z');
+
+  beforeAll(async () => {
+    handle = await openTestDb(target);
+    db = handle.db;
+  });
+  afterAll(async () => handle?.close());
+
+  it('a 20-task array with %4 runs at most 4 at once, a dependent job starts after it, and its ledger equals the sum of its tasks', { timeout: 120_000 }, async () => {
+    const scheduler = createSimulatedScheduler({ db, cluster: await clusterConfigFromCatalogue(db), speed: SPEED, now: () => now, clusterId: `array-${randomUUID().slice(0, 8)}` });
+    const admin = await createStaff(db, 'admin');
+    const owner = await createTenant(db);
+    const { allocationId } = await activeAllocation(db, owner, admin, { gpuHours: 1000, today: '2026-12-01' });
+    const api = callerFor(db, { userId: owner.userId, orgId: owner.orgId, now: () => now, scheduler });
+    const base = { allocationId, resourceClassId: 'h100', kind: 'batch' as const, gpus: 1, nodes: 1, walltimeMinutes: 60, image: 'img', command: 'python sweep.py --seed $SLURM_ARRAY_TASK_ID', env: {} };
+    const sweep = await api.job.submit({ ...base, name: 'sweep', idempotencyKey: randomUUID(), array: '0-19%4' });
+    const after = await api.job.submit({ ...base, name: 'collect', idempotencyKey: randomUUID(), dependency: { type: 'afterany', jobIds: [sweep.id] } });
+    const row = async (id: string) => (await db.select().from(jobs).where(eq(jobs.id, id)))[0]!;
+    let mostAtOnce = 0;
+    for (let i = 0; i < 200 && (await row(after.id)).settledAt === null; i++) {
+      await reconcileOnce(db, scheduler, now);
+      const r = await row(sweep.id);
+      mostAtOnce = Math.max(mostAtOnce, r.tasksRunning);
+      expect(r.tasksRunning).toBeLessThanOrEqual(4);
+      now = new Date(now.getTime() + (600 * 1000) / SPEED);
+    }
+    const [s, c] = [await row(sweep.id), await row(after.id)];
+    expect(mostAtOnce).toBe(4);
+    expect(s).toMatchObject({ tasksEnded: 20, tasksRunning: 0 });
+    expect(s.settledAt).not.toBeNull();
+    expect(c.startedAt!.getTime()).toBeGreaterThanOrEqual(s.endedAt!.getTime());
+    const tasks = await db.select().from(jobTasks).where(eq(jobTasks.jobId, sweep.id));
+    expect(tasks.map((t) => t.taskIndex).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    const sum = tasks.reduce((n, t) => n + t.gpuSeconds, 0);
+    expect(s.gpuSeconds).toBe(sum);
+    expect(s.chargedAmount).toBe(sum);
+    const charges = await db.select().from(ledgerEntries).where(and(eq(ledgerEntries.jobId, sweep.id), eq(ledgerEntries.kind, 'charge')));
+    expect(charges.reduce((n, e) => n + e.amount, 0)).toBe(sum);
+    // No two tasks of the four slots overlap beyond the throttle: at any task's start, at most 4 ran.
+    for (const t of tasks) {
+      const running = tasks.filter((o) => o.startedAt! <= t.startedAt! && o.endedAt! > t.startedAt!).length;
+      expect(running).toBeLessThanOrEqual(4);
+    }
+    const [a] = await db.select().from(allocations).where(eq(allocations.id, allocationId));
+    expect(await ledgerSums(db, allocationId)).toMatchObject({ reserved: a!.reserved, charged: a!.charged });
+    expect(a).toMatchObject({ reserved: 0, queuedJobs: 0, activeGpus: 0 });
   });
 });
