@@ -24,6 +24,8 @@ export interface JobFormInput {
   env: Record<string, string>;
   idempotencyKey: string;
   estimate?: { runtimeSeconds?: number; template?: string };
+  /** A job array (Slurm's --array text). */
+  array?: string;
 }
 
 /** jobInput is the n-th job of a load on an allocation, with a fresh idempotency key. */

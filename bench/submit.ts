@@ -24,7 +24,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TRPCError } from '@trpc/server';
-import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { migrateDb, openDb, type Db, type DbHandle } from '~/db/client';
 import { allocations, jobs, ledgerEntries } from '~/db/schema';
 import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
@@ -46,6 +46,10 @@ import { flag, intFlag, UsageError } from './args';
 const SUBMIT_SECTION = '## Job submission (service path)';
 const RECONCILE_SECTION = '## Reconciler (service path)';
 const ONE_PERSON_SECTION = '## Job submission, one person into one allocation (service path)';
+const ARRAY_SECTION = '## Job arrays (service path)';
+/** The array case: arrays of this many tasks, submitted one request each, between single jobs. */
+const ARRAY_TASKS = 10_000;
+const ARRAY_TARGET_MS = 100;
 const SIM_SPEED = 60;
 const TARGET = { submitsPerSecond: 250, p99Ms: 100, growth: 1.25, adapterOverhead: 1.5, reconcileMs: 1000 } as const;
 
@@ -55,8 +59,8 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 // ---- options -----------------------------------------------------------------------------------
 
 type AdapterName = 'simulated' | 'noop';
-/** mixed: half the clients one tenant's people, the rest other tenants'; one-person: every client the same person, one allocation. */
-type CaseName = 'mixed' | 'one-person';
+/** mixed: half the clients one tenant's people, the rest other tenants'; one-person: every client the same person, one allocation; array: 10,000-task arrays. */
+type CaseName = 'mixed' | 'one-person' | 'array';
 
 interface Options {
   adminUrl: string;
@@ -70,6 +74,8 @@ interface Options {
   stallSeconds: number;
   adapters: AdapterName[];
   cases: CaseName[];
+  /** The array case: how many 10,000-task arrays. */
+  arrays: number;
   keep: boolean;
   write: boolean;
 }
@@ -83,8 +89,8 @@ function options(): Options {
   if (maxSeconds > 2_400) throw new UsageError('--max-seconds must be at most 2,400 (the fillers end after 48 simulated hours = 48 minutes)');
   const adapters = (flag('--adapters') ?? 'simulated,noop').split(',').map((a) => a.trim());
   for (const a of adapters) if (a !== 'simulated' && a !== 'noop') throw new UsageError(`--adapters: unknown adapter "${a}" (simulated, noop)`);
-  const cases = (flag('--cases') ?? 'mixed,one-person').split(',').map((c) => c.trim());
-  for (const c of cases) if (c !== 'mixed' && c !== 'one-person') throw new UsageError(`--cases: unknown case "${c}" (mixed, one-person)`);
+  const cases = (flag('--cases') ?? 'mixed,one-person,array').split(',').map((c) => c.trim());
+  for (const c of cases) if (c !== 'mixed' && c !== 'one-person' && c !== 'array') throw new UsageError(`--cases: unknown case "${c}" (mixed, one-person, array)`);
   return {
     adminUrl: flag('--database-url') ?? process.env.BENCH_ADMIN_URL ?? DEFAULT_ADMIN_URL,
     queued,
@@ -97,6 +103,7 @@ function options(): Options {
     stallSeconds: intFlag('--stall-seconds', 60),
     adapters: adapters as AdapterName[],
     cases: cases as CaseName[],
+    arrays: intFlag('--arrays', 8),
     keep: process.argv.includes('--keep'),
     write: !process.argv.includes('--no-write'),
   };
@@ -259,15 +266,24 @@ async function checkDatabase(db: Db): Promise<{ states: Record<string, number>; 
   const [jobCount] = await db.select({ n: count() }).from(jobs);
   const [reserveCount] = await db.select({ n: count(), jobs: sql<number>`count(distinct ${ledgerEntries.jobId})`.mapWith(Number) }).from(ledgerEntries).where(eq(ledgerEntries.kind, 'reserve'));
   if (jobCount!.n !== reserveCount!.n || reserveCount!.n !== reserveCount!.jobs) checks.push(`${num(jobCount!.n)} jobs but ${num(reserveCount!.n)} reservations for ${num(reserveCount!.jobs)} jobs`);
+  // An array's tasks release their shares as they end: what is left of its reservation is open.
   const open = await db
-    .select({ allocationId: jobs.allocationId, amount: sql<number>`sum(${jobs.reservedAmount})`.mapWith(Number) })
+    .select({
+      allocationId: jobs.allocationId,
+      amount: sql<number>`sum(${jobs.reservedAmount} - coalesce((select sum(t.amount) from ${ledgerEntries} t where t.job_id = "jobs"."id" and t.kind = 'release' and t.task_index is not null), 0))`.mapWith(Number),
+    })
     .from(jobs)
     .where(isNull(jobs.settledAt))
     .groupBy(jobs.allocationId);
   const openOf = new Map(open.map((r) => [r.allocationId, r.amount]));
   // The counters of jobs in flight admission reads (drizzle/0042) against the jobs themselves.
   const inFlight = await db
-    .select({ allocationId: jobs.allocationId, gpus: sql<number>`sum(${jobs.gpus})`.mapWith(Number), queued: sql<number>`count(*) filter (where ${jobs.state} in ('SUBMITTING', 'PENDING'))`.mapWith(Number) })
+    .select({
+      allocationId: jobs.allocationId,
+      // One job: its GPUs, queued while SUBMITTING or PENDING; an array: its tasks that may run at once, its waiting tasks (drizzle/0049).
+      gpus: sql<number>`sum(jobs_in_flight_gpus(${jobs.gpus}, ${jobs.arrayTasks}, ${jobs.arrayThrottle}, ${jobs.tasksEnded}))`.mapWith(Number),
+      queued: sql<number>`sum(jobs_in_flight_queued(${jobs.state}, ${jobs.arrayTasks}, ${jobs.tasksRunning}, ${jobs.tasksEnded}))`.mapWith(Number),
+    })
     .from(jobs)
     .where(and(isNull(jobs.settledAt), inArray(jobs.state, ['SUBMITTING', 'PENDING', 'RUNNING'])))
     .groupBy(jobs.allocationId);
@@ -627,11 +643,137 @@ function onePersonSection(o: Options, runs: Partial<Record<AdapterName, AdapterR
   return lines.join('\n');
 }
 
+// ---- job arrays --------------------------------------------------------------------------------
+
+interface ArrayRun {
+  /** Wall time of each array's submit (one request each) and of the single jobs submitted between them. */
+  arrayMs: number[];
+  jobMs: number[];
+  /** One reconciler round with the arrays queued (simulated adapter only), and the tasks its scheduler reported waiting. */
+  roundMs: number | null;
+  waitingTasks: number | null;
+  checks: string[];
+  states: Record<string, number>;
+  loadStart: string;
+  loadEnd: string;
+}
+
+/**
+ * runArrayCase submits `--arrays` arrays of 10,000 one-GPU tasks (throttled to 64) as one person into one
+ * allocation behind the full partition, one request each, with a single job between two arrays, then
+ * times a reconciler round that follows them all.
+ */
+async function runArrayCase(adapter: AdapterName, o: Options): Promise<ArrayRun> {
+  let database: BenchDatabase | undefined;
+  let handle: DbHandle | undefined;
+  let unregisterHandle = () => {};
+  try {
+    database = await createBenchDatabase(o.adminUrl, { keep: o.keep, log });
+    log(`\n${adapter} (array): database ${database.name}`);
+    handle = await openDb({ driver: 'postgres', url: database.url, max: o.pool });
+    unregisterHandle = atInterrupt(handle.close);
+    const db = handle.db;
+    await migrateDb(handle);
+    await syncCatalogue(db, DEFAULT_CATALOGUE);
+    const clock = { now: () => new Date() };
+    const simulated = adapter === 'simulated' ? createSimulatedScheduler({ db, cluster: await clusterConfigFromCatalogue(db), speed: SIM_SPEED, now: clock.now, nodeFailures: null }) : null;
+    const scheduler: SchedulerPort = simulated ?? createNoopScheduler(clock.now);
+    const world = await onePersonWorld(db, { queued: (o.arrays + 1) * ARRAY_TASKS, clients: 1, tenants: 1, today: clock.now().toISOString().slice(0, 10) });
+    await fillPartition(db, scheduler, world.filler);
+    const person = world.clients[0]!;
+    const caller = () => callerFor(db, { userId: person.userId, orgId: person.orgId, scheduler });
+    const loadStart = loadAverage();
+    const arrayMs: number[] = [];
+    const jobMs: number[] = [];
+    // A warm-up of each kind first (prepared statements, the JIT), not timed.
+    for (let i = -1; i < o.arrays; i++) {
+      const one = await timed(() => caller().job.submit({ ...jobInput(person.allocationId, i + 1), gpus: 1 }));
+      const array = await timed(() => caller().job.submit({ ...jobInput(person.allocationId, i + 1), name: `bench-sweep-${i + 1}`, kind: 'batch', gpus: 1, array: `0-${ARRAY_TASKS - 1}%64` }));
+      if (array.value.state !== 'PENDING' || one.value.state !== 'PENDING') throw new Error(`a submit left ${array.value.state} / ${one.value.state}`);
+      if (i >= 0) {
+        arrayMs.push(array.ms);
+        jobMs.push(one.ms);
+      }
+    }
+    let roundMs: number | null = null;
+    let waitingTasks: number | null = null;
+    if (simulated) {
+      await reconcileOnce(db, simulated, clock.now());
+      const round = await timed(() => reconcileOnce(db, simulated, clock.now()));
+      roundMs = round.ms;
+      const ids = (await db.select({ id: jobs.id }).from(jobs).where(isNotNull(jobs.arrayTasks))).map((r) => r.id);
+      waitingTasks = (await simulated.jobs(ids)).reduce((n, st) => n + (st.tasksWaiting ?? 0), 0);
+    }
+    const { states, checks } = await checkDatabase(db);
+    for (const c of checks) log(`  CHECK FAILED: ${c}`);
+    log(`  ${adapter}: array submit median ${ms(median(ascending(arrayMs)))}, single job ${ms(median(ascending(jobMs)))}${roundMs !== null ? `; a reconciler round ${ms(roundMs)}` : ''}`);
+    return { arrayMs, jobMs, roundMs, waitingTasks, checks, states, loadStart, loadEnd: loadAverage() };
+  } finally {
+    unregisterHandle();
+    await handle?.close().catch(() => undefined);
+    await database?.drop().catch((error: unknown) => log(`could not drop ${database?.name}: ${String(error)}`));
+  }
+}
+
+function arraySection(o: Options, runs: Partial<Record<AdapterName, ArrayRun>>, pgVersion: string, failures: string[]): string {
+  const date = new Date().toISOString().slice(0, 10);
+  const label = (a: AdapterName) => (a === 'noop' ? 'no-op adapter' : 'simulated adapter');
+  const measured = o.adapters.flatMap((a) => (runs[a] ? [{ adapter: a, run: runs[a] }] : []));
+  const med = (values: number[]) => median(ascending(values));
+  const rows: string[][] = [
+    [`${num(ARRAY_TASKS)}-task array, one request: median`, `≤ ${ARRAY_TARGET_MS} ms`, ...measured.flatMap((m) => [ms(med(m.run.arrayMs)), mark(med(m.run.arrayMs) <= ARRAY_TARGET_MS)])],
+    [`${num(ARRAY_TASKS)}-task array: slowest of ${o.arrays}`, '—', ...measured.flatMap((m) => [ms(Math.max(...m.run.arrayMs)), ''])],
+    ['one job between them: median', '—', ...measured.flatMap((m) => [ms(med(m.run.jobMs)), ''])],
+    ['array ÷ one job (medians)', '—', ...measured.flatMap((m) => [num(med(m.run.arrayMs) / med(m.run.jobMs), 2), ''])],
+    ['a reconciler round following them', '—', ...measured.flatMap((m) => [m.run.roundMs === null ? '—' : ms(m.run.roundMs), ''])],
+  ];
+  const lines = [
+    ARRAY_SECTION,
+    '',
+    `Measured by \`npm run bench:submit\` (\`bench/submit.ts\`, case \`array\`) on ${date}. Machine: ${machine()}; ${pgVersion} on the same machine, a fresh database per adapter.`,
+    `Load average at the start / end: ${measured.map((m) => `${label(m.adapter)} ${m.run.loadStart} → ${m.run.loadEnd}`).join('; ') || '—'}.`,
+    '',
+    `Load: one person submits ${o.arrays} job arrays of ${num(ARRAY_TASKS)} one-GPU tasks each (\`0-${ARRAY_TASKS - 1}%64\`) through \`job.submit\` into one allocation, behind the full ${PARTITION} partition, each one request (admission, the whole array's reservation, the hand-over), with a single one-GPU job between two arrays; one warm-up of each first. The array is one job row, its tasks appear as they start (\`job_tasks\`); the simulated cluster makes its tasks lazily. Then one reconciler round follows every open job.`,
+    '',
+    `| figure | target | ${measured.map((m) => `${label(m.adapter)} | `).join('| ')}|`,
+    `| --- | --- | ${measured.map(() => '---: | --- | ').join('')}`.trim(),
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+    '',
+    ...(failures.length ? [`**${failures.join('; ')}.**`, ''] : []),
+  ];
+  for (const { adapter, run } of measured) {
+    lines.push(
+      `**${label(adapter)}**: jobs by state ${Object.entries(run.states).map(([st, n]) => `${st} ${num(n)}`).join(', ')}${run.waitingTasks !== null ? `; the scheduler reports ${num(run.waitingTasks)} tasks waiting` : ''}. Checks: ${run.checks.length ? `**${run.checks.join('; ')}**` : "one reservation per job, reserved = open reservations ≤ granted, each allocation's counters in flight (an array: its tasks) = its jobs"}.`,
+      '',
+    );
+  }
+  lines.push(`Sizes of this run: \`--cases array --arrays ${o.arrays} --adapters ${o.adapters.join(',')}\`.`, '');
+  return lines.join('\n');
+}
+
 async function main(): Promise<void> {
   const o = options();
   const pgVersion = await describeServer(o.adminUrl);
   log(`bench/submit — ${num(o.queued)} queued, ${o.clients} clients, ${o.tenants} tenants, adapters ${o.adapters.join(', ')}; ${machine()}; load average ${loadAverage()}`);
   for (const kind of o.cases) {
+    if (kind === 'array') {
+      const arrayRuns: Partial<Record<AdapterName, ArrayRun>> = {};
+      const failures: string[] = [];
+      for (const adapter of o.adapters) {
+        try {
+          arrayRuns[adapter] = await runArrayCase(adapter, o);
+        } catch (error) {
+          if (wasInterrupted()) throw error;
+          failures.push(`the ${adapter} run failed: ${errorKind(error)}`);
+          log(`${adapter} array run failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        }
+      }
+      if (failures.length) process.exitCode = 1;
+      const section = arraySection(o, arrayRuns, pgVersion, failures);
+      log(`\n${section}`);
+      if (o.write) log(`wrote ${writeSection(root, ARRAY_SECTION, section)}`);
+      continue;
+    }
     const runs: Partial<Record<AdapterName, AdapterRun>> = {};
     const failures: string[] = [];
     for (const adapter of o.adapters) {

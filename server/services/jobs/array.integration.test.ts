@@ -80,6 +80,8 @@ describe.each(dbTargets())('a job array on %s', (target) => {
     await reconcileOnce(db, slurm.port, now());
     expect(await row()).toMatchObject({ state: 'RUNNING', tasksRunning: 2, tasksEnded: 1 });
     expect(await allocation()).toMatchObject({ reserved: 3000, charged: 100, queuedJobs: 3, activeGpus: 2 });
+    // What is still open of its reservation: the whole less what its own tasks released.
+    expect((await openReservations(db, allocationId)).map((r) => [r.jobId, r.amount])).toEqual([[submitted.id, 3000]]);
     const entries = async () => db.select().from(ledgerEntries).where(eq(ledgerEntries.jobId, submitted.id));
     expect((await entries()).filter((e) => e.taskIndex === 0).map((e) => [e.kind, e.amount]).sort()).toEqual([
       ['charge', 100],

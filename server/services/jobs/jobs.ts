@@ -857,7 +857,7 @@ export async function listJobs(db: DbOrTx, actor: TenantActor, filter: JobFilter
       arrayTasks: jobs.arrayTasks,
       // An array's tasks that started, by state (one grouped read per array on the page; none for a job).
       taskStates: sql<Record<string, number> | null>`case when ${jobs.arrayTasks} is null then null else
-        (select coalesce(jsonb_object_agg(s.state, s.n), '{}'::jsonb) from (select t.state, count(*)::int as n from ${jobTasks} t where t.job_id = ${jobs.id} group by t.state) s) end`,
+        (select coalesce(jsonb_object_agg(s.state, s.n), '{}'::jsonb) from (select t.state, count(*)::int as n from ${jobTasks} t where t.job_id = "jobs"."id" group by t.state) s) end`,
     })
     .from(jobs)
     .innerJoin(resourceClasses, eq(resourceClasses.id, jobs.resourceClassId))

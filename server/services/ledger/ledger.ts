@@ -571,7 +571,7 @@ export async function refundCharge(db: Db, staff: Actor, input: { allocationId: 
 export async function openReservations(db: DbOrTx, allocationId: string) {
   const release = alias(ledgerEntries, 'release');
   // A job array's tasks release their shares as they end: what is left of its reservation is open.
-  const tasksReleased = sql<number>`coalesce((select sum(t.amount) from ${ledgerEntries} t where t.job_id = ${ledgerEntries.jobId} and t.kind = 'release' and t.task_index is not null), 0)`;
+  const tasksReleased = sql<number>`coalesce((select sum(t.amount) from ${ledgerEntries} t where t.job_id = "ledger_entries"."job_id" and t.kind = 'release' and t.task_index is not null), 0)`;
   return db
     .select({ jobId: ledgerEntries.jobId, amount: sql<number>`(${ledgerEntries.amount} - ${tasksReleased})::bigint`.mapWith(Number), jobState: jobs.state })
     .from(ledgerEntries)
