@@ -49,7 +49,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
 
     async function fill(page: Page, job: { name: string; gpus: number; hours: number; kind?: string }) {
       await page.getByLabel(t('jobs.name')).fill(job.name);
-      if (job.kind) await page.getByLabel(t('jobs.kind')).selectOption(job.kind);
+      if (job.kind) await page.getByLabel(t('jobs.kind'), { exact: true }).selectOption(job.kind);
       await page.getByLabel(t('jobs.gpus')).fill(String(job.gpus));
       await page.getByLabel(t('jobs.nodes')).fill(String(Math.ceil(job.gpus / 8)));
       await page.getByLabel(t('jobs.walltime')).fill(String(job.hours)); // a number field takes a dot in every language
@@ -137,6 +137,41 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await shoot(page, `job-after-${locale}`);
       await row.getByRole('link', { name: first }).click();
       await expect(page).toHaveURL(firstUrl);
+    });
+
+    test('a sweep over a list of values runs as one job array: the form reserves every task, the page counts and lists them, the job list groups them', async ({ page }) => {
+      await signIn(page, locale, 'pi@uni.example');
+      await openForm(page);
+      const name = unique('sweep');
+      await fill(page, { name, gpus: 1, hours: 1, kind: 'batch' });
+      await page.getByLabel(t('jobs.sweep.mode.values'), { exact: true }).check();
+      await page.getByLabel(t('jobs.sweep.name'), { exact: true }).fill('LR');
+      await page.getByLabel(t('jobs.sweep.values'), { exact: true }).fill('0.1\n0.01\n0.001');
+      await page.getByLabel(t('jobs.sweep.atOnce'), { exact: true }).fill('2');
+      // Every task reserves as one job: 3 × 1 GPU × 1 h.
+      await expect(page.getByTestId('job-estimate-tasks')).toHaveText(t('jobs.sweep.forTasks', { tasks: 3 }));
+      await expect(page.getByTestId('job-estimate')).toContainText('3 GPU-h');
+      await shoot(page, `form-sweep-${locale}`);
+      await page.getByRole('button', { name: t('jobs.submit') }).click();
+      await expect(page).toHaveURL(/\/jobs\/[0-9a-f-]{36}$/);
+      const array = page.getByTestId('job-array');
+      await expect(array).toContainText(t('jobs.array.summary', { tasks: 3, text: '0-2%2' }));
+      await expect(array).toContainText(t('jobs.array.throttle', { throttle: 2 }));
+      await expect(page.getByTestId('job-state').first()).toHaveAttribute('data-state', 'COMPLETED', { timeout: 60_000 });
+      await expect(page.getByTestId('job-array-task')).toHaveCount(3);
+      await expect(array.getByTestId('array-counts').locator('[data-state="COMPLETED"]')).toHaveAttribute('data-count', '3');
+      // Each task picked its own value: the command begins with the values and the line that picks one.
+      await expect(page.getByText('SWEEP_VALUES=(')).toBeVisible();
+      // The job's GPU-hours are the sum of its tasks'.
+      const taskHours = await page.getByTestId('job-array-task').locator('td:nth-child(6)').allInnerTexts();
+      const sum = taskHours.reduce((s, text) => s + number(locale, text), 0);
+      expect(Math.abs(number(locale, await page.getByTestId('job-gpu-hours').innerText()) - sum)).toBeLessThanOrEqual(0.02);
+      await shoot(page, `job-sweep-${locale}`);
+      // The job list shows the array once, with its tasks by state.
+      await page.getByRole('navigation', { name: t('nav.main') }).getByRole('link', { name: t('nav.jobs') }).click();
+      const row = page.getByTestId('job-row').filter({ hasText: name });
+      await expect(row.getByTestId('job-row-array')).toContainText(t('jobs.array.badge', { tasks: 3 }));
+      await expect(row.getByTestId('array-counts').locator('[data-state="COMPLETED"]')).toHaveAttribute('data-count', '3');
     });
 
     test('the form warns before submitting when the reservation does not fit, and Back after a submit keeps the values', async ({ page }) => {

@@ -230,26 +230,29 @@ export function JobDetail({ jobId }: { jobId: string }) {
           {!settled && <p className="mt-3 text-xs text-slate-500">{t('jobs.footprintSoFar')}</p>}
           <Co2eSaved saved={job.co2eSaved} />
         </Card>
-        <Card title={t('jobs.efficiency')}>
-          <dl className="space-y-3 text-sm" data-testid="job-efficiency">
-            <div>
-              <dt className="text-slate-500">{t('jobs.meanGpuUtil')}</dt>
-              <dd className="text-lg font-semibold tabular-nums" data-testid="job-gpu-util">
-                {eff?.meanGpuUtilPercent != null ? formatPercent(locale, eff.meanGpuUtilPercent / 100) : dash}
-              </dd>
-              <dd className="text-xs text-slate-500">{t('jobs.meanGpuUtilHint')}</dd>
-            </div>
-            <div>
-              <dt className="text-slate-500">{active ? t('jobs.runtimeSoFar') : t('jobs.runtimeCluster')}</dt>
-              <dd className="text-lg font-semibold tabular-nums">{eff ? formatDuration(eff.runSeconds) : dash}</dd>
-              <dd className="text-xs text-slate-500" data-testid="job-walltime-used">
-                {t('jobs.walltimeUsed', { percent: formatPercent(locale, (eff?.walltimeUsedPercent ?? 0) / 100), walltime: formatDuration(job.walltimeSeconds) })}
-              </dd>
-            </div>
-          </dl>
-        </Card>
+        {/* An array's run time and utilisation are per task: its tasks' rows show them. */}
+        {!job.array && (
+          <Card title={t('jobs.efficiency')}>
+            <dl className="space-y-3 text-sm" data-testid="job-efficiency">
+              <div>
+                <dt className="text-slate-500">{t('jobs.meanGpuUtil')}</dt>
+                <dd className="text-lg font-semibold tabular-nums" data-testid="job-gpu-util">
+                  {eff?.meanGpuUtilPercent != null ? formatPercent(locale, eff.meanGpuUtilPercent / 100) : dash}
+                </dd>
+                <dd className="text-xs text-slate-500">{t('jobs.meanGpuUtilHint')}</dd>
+              </div>
+              <div>
+                <dt className="text-slate-500">{active ? t('jobs.runtimeSoFar') : t('jobs.runtimeCluster')}</dt>
+                <dd className="text-lg font-semibold tabular-nums">{eff ? formatDuration(eff.runSeconds) : dash}</dd>
+                <dd className="text-xs text-slate-500" data-testid="job-walltime-used">
+                  {t('jobs.walltimeUsed', { percent: formatPercent(locale, (eff?.walltimeUsedPercent ?? 0) / 100), walltime: formatDuration(job.walltimeSeconds) })}
+                </dd>
+              </div>
+            </dl>
+          </Card>
+        )}
       </div>
-      {job.array && <ArrayTasks job={job} array={job.array} />}
+      {job.array && <ArrayTasks array={job.array} />}
       <Card title={t('jobs.timeline')}>
         <ol className="space-y-3 border-l border-slate-200 pl-4 text-sm" data-testid="timeline">
           {byState(job.events).map((group) => (
@@ -295,7 +298,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
 }
 
 /** A job array's tasks: how many are in each state, and the tasks that started with their figures. */
-function ArrayTasks({ job, array }: { job: Job; array: NonNullable<Job['array']> }) {
+function ArrayTasks({ array }: { array: NonNullable<Job['array']> }) {
   const { t, locale, timeZone } = useT();
   const dash = '—';
   return (
@@ -334,7 +337,7 @@ function ArrayTasks({ job, array }: { job: Job; array: NonNullable<Job['array']>
                       </td>
                       <td className="px-3 py-1.5 whitespace-nowrap text-slate-600">{task.startedAt ? formatDateTime(locale, new Date(task.startedAt), timeZone) : dash}</td>
                       <td className="px-3 py-1.5 whitespace-nowrap text-slate-600">{task.endedAt ? formatDateTime(locale, new Date(task.endedAt), timeZone) : dash}</td>
-                      <td className="px-3 py-1.5 text-slate-600">{running ? dash : t(exit.key, exit.params)}</td>
+                      <td className="px-3 py-1.5 whitespace-nowrap text-slate-600">{running ? dash : t(exit.key, exit.params)}</td>
                       <td className="px-3 py-1.5 text-right tabular-nums">{formatGpuHours(locale, task.gpuSeconds)}</td>
                       <td className="px-3 py-1.5 text-right tabular-nums">{task.costCents !== null ? formatEuros(locale, task.costCents) : dash}</td>
                     </tr>
