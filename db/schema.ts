@@ -1163,7 +1163,8 @@ export type Residency = (typeof residency.enumValues)[number];
 export const schedulerStatus = pgTable(
   'scheduler_status',
   {
-    id: integer('id').primaryKey().default(1),
+    /** The cluster this row is about: one row each (a single-cluster portal's scheduler is `default`). */
+    cluster: text('cluster').primaryKey(),
     reachable: boolean('reachable').notNull(),
     /** When the scheduler was last seen answering, and since when it has not (null while it answers). */
     lastOkAt: timestamp('last_ok_at', { withTimezone: true }),
@@ -1171,7 +1172,6 @@ export const schedulerStatus = pgTable(
     lastError: text('last_error'),
     checkedAt: timestamp('checked_at', { withTimezone: true }).notNull(),
   },
-  (t) => [check('scheduler_status_one_row_ck', sql`${t.id} = 1`)],
 );
 
 // ---- E-mail ----

@@ -56,6 +56,45 @@ const oidcProviders = optionalString.pipe(
     .optional(),
 ).transform((v) => v ?? []);
 
+/** class=partition pairs, comma-separated: h100=gpu,b200=b200. */
+const partitionPairs = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]*=[A-Za-z0-9_.-]+(,[a-z0-9][a-z0-9_-]*=[A-Za-z0-9_.-]+)*$/, 'must be class=partition pairs separated by commas, such as h100=gpu,b200=b200')
+  .transform((v) => Object.fromEntries(v.split(',').map((pair) => /** @type {[string, string]} */ (pair.split('=')))));
+
+/** One Slurm cluster of several (SLURM_CLUSTERS): the sites it runs jobs for and how to reach it; the other SLURM_* settings are shared. */
+const slurmCluster = z
+  .object({
+    cluster: z.string().regex(/^[a-z0-9_-]+$/, 'must be the ClusterName of its slurm.conf'),
+    sites: z.array(z.string().min(1)).min(1, 'must name the sites (catalogue ids) the cluster runs jobs for'),
+    restUrl: z.url("must be the cluster's slurmrestd URL, such as http://slurm-head:6820"),
+    partitions: partitionPairs,
+    tokenFile: z.string().min(1).optional(),
+    jwtKeyFile: z.string().min(1).optional(),
+  })
+  .strict();
+
+const slurmClusters = optionalString.pipe(
+  z
+    .string()
+    .transform((v, ctx) => {
+      try {
+        return /** @type {unknown} */ (JSON.parse(v));
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON array of clusters such as [{"cluster":"jena","sites":["de-jena"],"restUrl":"http://jena-head:6820","partitions":"h100=gpu"}]' });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z
+        .array(slurmCluster)
+        .min(1)
+        .refine((list) => new Set(list.map((c) => c.cluster)).size === list.length, 'cluster names must be unique')
+        .refine((list) => new Set(list.flatMap((c) => c.sites)).size === list.flatMap((c) => c.sites).length, 'a site may belong to one cluster only'),
+    )
+    .optional(),
+);
+
 const schema = z
   .object({
     PORTAL_ENV: z.enum(['demo', 'production']).default('demo'),
@@ -118,13 +157,14 @@ const schema = z
     SLURM_TOKEN_LIFESPAN_SECONDS: z.coerce.number().int().min(60).max(86_400).default(1800),
     SLURM_CLUSTER: optionalString.pipe(z.string().regex(/^[a-z0-9_-]+$/, 'must be the ClusterName of slurm.conf').optional()),
     /** Resource class → partition, comma-separated: h100=gpu,b200=b200. */
-    SLURM_PARTITIONS: optionalString.pipe(
-      z
-        .string()
-        .regex(/^[a-z0-9][a-z0-9_-]*=[A-Za-z0-9_.-]+(,[a-z0-9][a-z0-9_-]*=[A-Za-z0-9_.-]+)*$/, 'must be class=partition pairs separated by commas, such as h100=gpu,b200=b200')
-        .transform((v) => Object.fromEntries(v.split(',').map((pair) => /** @type {[string, string]} */ (pair.split('=')))))
-        .optional(),
-    ),
+    SLURM_PARTITIONS: optionalString.pipe(partitionPairs.optional()),
+    /**
+     * Several clusters, one per group of sites (a JSON array; docs/slurm.md, "Two clusters"): each names its
+     * cluster, its sites, its slurmrestd URL and partitions, and optionally its own token or JWT key file;
+     * the other SLURM_* settings (SLURM_JOB_DIR too) are shared. Replaces SLURM_REST_URL, SLURM_CLUSTER and
+     * SLURM_PARTITIONS.
+     */
+    SLURM_CLUSTERS: slurmClusters,
     /** Working directory of the portal's jobs on the cluster (must exist on every node). */
     SLURM_JOB_DIR: z.string().trim().min(1).default('/tmp'),
     /** How a job's image is run: apptainer exec, pyxis (srun --container-image), or none (the command as is). */
@@ -168,8 +208,9 @@ const schema = z
         ['SLURM_CLUSTER', 'is required when SCHEDULER=slurm (the ClusterName of slurm.conf)'],
         ['SLURM_PARTITIONS', 'is required when SCHEDULER=slurm (which partition each resource class runs in, such as h100=gpu)'],
       ];
-      for (const [name, message] of needed) if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message });
-      if (!env.SLURM_REST_TOKEN_FILE === !env.SLURM_JWT_KEY_FILE) {
+      if (!env.SLURM_CLUSTERS) for (const [name, message] of needed) if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message });
+      const ownCredentials = env.SLURM_CLUSTERS?.every((c) => !c.tokenFile !== !c.jwtKeyFile) ?? false;
+      if (!ownCredentials && !env.SLURM_REST_TOKEN_FILE === !env.SLURM_JWT_KEY_FILE) {
         ctx.addIssue({ code: 'custom', path: ['SLURM_JWT_KEY_FILE'], message: 'set exactly one of SLURM_JWT_KEY_FILE (the JWT key, to mint short tokens) and SLURM_REST_TOKEN_FILE (a token file) when SCHEDULER=slurm' });
       }
     }

@@ -14,6 +14,22 @@ describe('parseEnv', () => {
     const config = parseEnv({ SCHEDULER: 'slurm', SLURM_REST_URL: 'http://h:6820', SLURM_CLUSTER: 'ci', SLURM_PARTITIONS: 'h100=gpu,b200=b200', SLURM_JWT_KEY_FILE: '/k' });
     expect(config).toMatchObject({ SLURM_PARTITIONS: { h100: 'gpu', b200: 'b200' }, SLURM_REST_USER: 'portal', SLURM_POLL_SECONDS: 5, SLURM_JOB_LAUNCHER: 'apptainer' });
   });
+  it('reads several Slurm clusters, each with its sites, URL, partitions and credentials, in place of the single ones', () => {
+    const clusters = [
+      { cluster: 'jena', sites: ['de-jena'], restUrl: 'http://jena:6820', partitions: 'h100=gpu', jwtKeyFile: '/jena.key' },
+      { cluster: 'kajaani', sites: ['fi-kajaani'], restUrl: 'http://kajaani:6820', partitions: 'b200=gpu' },
+    ];
+    const config = parseEnv({ SCHEDULER: 'slurm', SLURM_CLUSTERS: JSON.stringify(clusters), SLURM_JWT_KEY_FILE: '/shared.key' });
+    expect(config.SLURM_CLUSTERS).toEqual([
+      { cluster: 'jena', sites: ['de-jena'], restUrl: 'http://jena:6820', partitions: { h100: 'gpu' }, jwtKeyFile: '/jena.key' },
+      { cluster: 'kajaani', sites: ['fi-kajaani'], restUrl: 'http://kajaani:6820', partitions: { b200: 'gpu' } },
+    ]);
+    expect(() => parseEnv({ SCHEDULER: 'slurm', SLURM_CLUSTERS: JSON.stringify([clusters[0], { ...clusters[1], sites: ['de-jena'] }]), SLURM_JWT_KEY_FILE: '/k' })).toThrow(/SLURM_CLUSTERS: a site may belong to one cluster only/);
+    expect(() => parseEnv({ SCHEDULER: 'slurm', SLURM_CLUSTERS: '[{"cluster":"x"}]', SLURM_JWT_KEY_FILE: '/k' })).toThrow(/SLURM_CLUSTERS/);
+    expect(() => parseEnv({ SCHEDULER: 'slurm', SLURM_CLUSTERS: 'jena' })).toThrow(/SLURM_CLUSTERS: must be a JSON array of clusters/);
+    // Without a shared key, every cluster must bring its own.
+    expect(() => parseEnv({ SCHEDULER: 'slurm', SLURM_CLUSTERS: JSON.stringify(clusters) })).toThrow(/SLURM_JWT_KEY_FILE: set exactly one of/);
+  });
   it.each([
     [{ PORT: 'eighty' }, /PORT/],
     [{ SCHEDULER: 'kubernetes' }, /SCHEDULER: .*simulated.*slurm.*\(got "kubernetes"\)/],

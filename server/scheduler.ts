@@ -1,6 +1,9 @@
 // The process's scheduler adapter, chosen by configuration: the simulated cluster by default.
+import { inArray } from 'drizzle-orm';
 import type { Db } from '~/db/client';
+import { jobs } from '~/db/schema';
 import { clusterConfigFromCatalogue, slurmClassesFromCatalogue } from './adapters/scheduler/cluster-config';
+import { createClusterRouter } from './adapters/scheduler/router';
 import { createSimulatedScheduler } from './adapters/scheduler/simulated';
 import { createSlurmScheduler, slurmSettings } from './adapters/scheduler/slurm';
 import type { SchedulerPort } from './core/scheduler/port';
@@ -24,7 +27,22 @@ async function createScheduler(db: Db): Promise<SchedulerPort> {
   const config = env();
   if (config.SCHEDULER === 'slurm') {
     // The resource classes' power model and site come from the catalogue; Slurm says how many nodes there are.
-    return createSlurmScheduler(slurmSettings(config), await slurmClassesFromCatalogue(db));
+    const classes = await slurmClassesFromCatalogue(db);
+    if (!config.SLURM_CLUSTERS) return createSlurmScheduler(slurmSettings(config), classes);
+    // One cluster per group of sites: each its own adapter (and metrics label), the router in front.
+    const clusters = config.SLURM_CLUSTERS.map((c) => {
+      const settings = slurmSettings({
+        ...config,
+        SLURM_REST_URL: c.restUrl,
+        SLURM_CLUSTER: c.cluster,
+        SLURM_PARTITIONS: c.partitions,
+        // Its own credentials when it names them, else the shared ones.
+        SLURM_REST_TOKEN_FILE: c.tokenFile ?? (c.jwtKeyFile ? undefined : config.SLURM_REST_TOKEN_FILE),
+        SLURM_JWT_KEY_FILE: c.jwtKeyFile ?? (c.tokenFile ? undefined : config.SLURM_JWT_KEY_FILE),
+      });
+      return { name: c.cluster, sites: c.sites, classes: Object.keys(c.partitions), port: instrumentScheduler(createSlurmScheduler(settings, classes), `slurm:${c.cluster}`) };
+    });
+    return createClusterRouter({ clusters, siteOf: jobSites(db) });
   }
   const cluster = await clusterConfigFromCatalogue(db);
   return createSimulatedScheduler({
@@ -34,4 +52,13 @@ async function createScheduler(db: Db): Promise<SchedulerPort> {
     now: () => new Date(),
     nodeFailures: config.SIM_NODE_MTBF_HOURS > 0 ? { mtbfSeconds: config.SIM_NODE_MTBF_HOURS * 3600, repairSeconds: config.SIM_NODE_REPAIR_HOURS * 3600 } : null,
   });
+}
+
+/** jobSites reads the site of each portal job from its record: where the router sends it. */
+export function jobSites(db: Db): (portalJobIds: string[]) => Promise<Map<string, string>> {
+  return async (portalJobIds) => {
+    if (portalJobIds.length === 0) return new Map();
+    const rows = await db.select({ id: jobs.id, siteId: jobs.siteId }).from(jobs).where(inArray(jobs.id, portalJobIds));
+    return new Map(rows.map((r) => [r.id, r.siteId]));
+  };
 }

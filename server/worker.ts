@@ -10,7 +10,7 @@
 import type { AdvisoryLease, DbHandle } from '~/db/client';
 import { createSmtpTransport } from './adapters/mail/smtp';
 import type { MailTransport } from './core/mail/delivery';
-import { isBudgetEnforcing, isCheckpointing, isSchedulerUnavailable, type SchedulerPort } from './core/scheduler/port';
+import { clustersOf, isBudgetEnforcing, isCheckpointing, isSchedulerUnavailable, type SchedulerPort } from './core/scheduler/port';
 import { env } from './env.js';
 import { logger } from './observability/log';
 import { issueMonthlyInvoices } from './services/billing/invoices';
@@ -103,6 +103,27 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
         whatIfInFlight = null;
       });
   };
+  const clusters = clustersOf(scheduler);
+  /** One cluster's part of a round: its jobs reconciled, its load sampled, its health noted, its engine snapshotted. */
+  const followCluster = async (cluster: (typeof clusters)[number], at: Date, sampleDue: boolean) => {
+    const round = await reconcileOnce(handle.db, cluster.port, at, { sites: cluster.sites });
+    const name = clusters.length > 1 ? ` on ${cluster.name}` : '';
+    if (round.settled) log(`[worker] settled ${round.settled} finished job(s)${name}`);
+    let schedulerError = round.schedulerError;
+    if (sampleDue || schedulerError) {
+      // Once a minute, and every round while the scheduler is away (the sample is the probe that sees it back).
+      try {
+        await recordClusterSample(handle.db, cluster.port, at);
+        schedulerError = null;
+      } catch (error) {
+        if (!isSchedulerUnavailable(error)) throw error;
+        schedulerError = error;
+      }
+    }
+    if (schedulerError !== undefined) await noteSchedulerOutcome(handle.db, at, schedulerError, cluster.name);
+    // The simulated cluster snapshots its engine here, off the request path, when one is due.
+    if (isCheckpointing(cluster.port)) await cluster.port.checkpoint();
+  };
   const round = async () => {
     try {
       if (lease && !(await lease.stillHeld())) {
@@ -118,23 +139,17 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
       const at = now();
       sendMail();
       runWhatIf(at);
-      const round = await reconcileOnce(handle.db, scheduler, at);
-      if (round.settled) log(`[worker] settled ${round.settled} finished job(s)`);
-      let schedulerError = round.schedulerError;
-      if (at.getTime() - lastSample >= 60_000 || schedulerError) {
-        // Once a minute, and every round while the scheduler is away (the sample is the probe that sees it back).
-        lastSample = at.getTime();
+      const sampleDue = at.getTime() - lastSample >= 60_000;
+      if (sampleDue) lastSample = at.getTime();
+      // Each cluster on its own (one per group of sites, or the one scheduler): a cluster that is down or
+      // failing holds up only its own jobs.
+      for (const cluster of clusters) {
         try {
-          await recordClusterSample(handle.db, scheduler, at);
-          schedulerError = null;
+          await followCluster(cluster, at, sampleDue);
         } catch (error) {
-          if (!(isSchedulerUnavailable(error))) throw error;
-          schedulerError = error;
+          fail(`following cluster ${cluster.name} failed`, error);
         }
       }
-      if (schedulerError !== undefined) await noteSchedulerOutcome(handle.db, at, schedulerError);
-      // The simulated cluster snapshots its engine here, off the request path, when one is due.
-      if (isCheckpointing(scheduler)) await scheduler.checkpoint();
       if (at.getTime() - lastExpiry >= 60_000) {
         lastExpiry = at.getTime();
         const expired = await expireDueAllocations(handle.db, at.toISOString().slice(0, 10), { step: scheduler, now: at });

@@ -128,6 +128,10 @@ export const clusterOut = z.object({
   ),
   /** Whether the scheduler answered now; while it does not, since when (as the worker saw it) and why. */
   scheduler: z.object({ reachable: z.boolean(), error: z.string().nullable(), unreachableSince: isoDateOut.nullable(), lastOkAt: isoDateOut.nullable() }),
+  /** Each cluster (one per group of sites; one `default` for a single scheduler): the sites it runs, whether it answers, since when not and why. */
+  clusters: z.array(
+    z.object({ name: z.string(), sites: z.array(z.string()).nullable(), reachable: z.boolean(), error: z.string().nullable(), unreachableSince: isoDateOut.nullable(), lastOkAt: isoDateOut.nullable() }),
+  ),
 });
 
 const budgetMismatchOut = z.object({ account: z.string(), projectTitle: z.string().nullable(), partition: z.string(), asked: z.number().int(), read: z.number().int().nullable() });

@@ -252,6 +252,35 @@ export function isUsageReporting(port: SchedulerPort): port is SchedulerPort & U
   return 'outsideJobs' in port && typeof port.outsideJobs === 'function';
 }
 
+/** One cluster of several (one per group of sites): its name, the sites it runs jobs for, the resource classes it runs, its adapter. */
+export interface RoutedCluster {
+  name: string;
+  sites: readonly string[];
+  classes: readonly string[];
+  port: SchedulerPort;
+}
+
+/** A port standing for several clusters (server/adapters/scheduler/router.ts), each followed on its own. */
+export interface ClusterSet {
+  readonly clusters: readonly RoutedCluster[];
+}
+
+/**
+ * clustersOf lists the clusters a port stands for: a router's, or the port itself as the one cluster of
+ * every site (named `default`, sites null: all).
+ */
+export function clustersOf(port: SchedulerPort): { name: string; sites: readonly string[] | null; port: SchedulerPort }[] {
+  const routed = (port as Partial<ClusterSet>).clusters;
+  return routed ? routed.map((c) => ({ name: c.name, sites: c.sites, port: c.port })) : [{ name: clusterNameOf(port, null), sites: null, port }];
+}
+
+/** clusterNameOf names the cluster that runs a site's jobs through this port: a router's by the site, a routed cluster's own name, else `default`. */
+export function clusterNameOf(port: SchedulerPort, siteId: string | null): string {
+  const routed = (port as Partial<ClusterSet>).clusters;
+  if (routed) return routed.find((c) => siteId !== null && c.sites.includes(siteId))?.name ?? 'default';
+  return (port as { clusterName?: string }).clusterName ?? 'default';
+}
+
 /** isBudgetEnforcing tells whether a scheduler adapter enforces budgets itself. */
 export function isBudgetEnforcing(port: SchedulerPort): port is SchedulerPort & BudgetEnforcing {
   return 'syncBudgets' in port && typeof port.syncBudgets === 'function' && 'budgetHolds' in port && typeof port.budgetHolds === 'function';

@@ -14,7 +14,7 @@ import { reservationShortfalls, type ReservationRoom } from '~/server/core/jobs/
 import { inferenceTraffic } from '~/server/core/jobs/inference';
 import { roleAtLeast } from '~/server/core/roles';
 import { projectGroupName } from '~/server/core/scheduler/identity';
-import { isBudgetEnforcing, isFinalState, isSchedulerRefused, isSchedulerUnavailable, type JobDependencyType, type SchedulerJobSpec, type SchedulerPort } from '~/server/core/scheduler/port';
+import { clusterNameOf, isBudgetEnforcing, isFinalState, isSchedulerRefused, isSchedulerUnavailable, type JobDependencyType, type SchedulerJobSpec, type SchedulerPort } from '~/server/core/scheduler/port';
 import { configuredCatalogue, localName, sitePowerCapW, type Catalogue } from '~/server/catalogue';
 import { siteIdleCentiW } from '~/server/core/sim/power';
 import { dependencyHolds } from '~/server/core/sim/types';
@@ -33,7 +33,7 @@ import { posixNameOf } from '~/server/services/identity/posix';
 import { projectAccess } from '~/server/services/tenants/projects';
 import { syncSchedulerBudgets } from '~/server/services/cluster/scheduler-budgets';
 import { alertSpending, checkSpendingLimits, spendingFigures, spendingLimitsOf, type SpendingFigures } from '~/server/services/billing/spending-limits';
-import { noteSchedulerOutcome, readSchedulerStatus } from '~/server/services/cluster/scheduler-status';
+import { clusterOfSite, noteSchedulerOutcome, readSchedulerStatus } from '~/server/services/cluster/scheduler-status';
 import { inTransaction, isTransaction, stepAfterCommit, type SchedulerStep } from '~/server/services/transaction';
 
 export interface SubmitJobInput {
@@ -539,7 +539,7 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
     if (isSchedulerUnavailable(error)) {
       logger().warn({ jobId: job.id, err: error }, 'the scheduler is unreachable; the job waits to be handed over');
       // Staff see the outage from this first failed hand-over, not from the worker's next probe.
-      await noteSchedulerOutcome(db, now, error).catch((e: unknown) => logger().warn({ err: e }, 'could not record the scheduler outage'));
+      await noteSchedulerOutcome(db, now, error, clusterNameOf(scheduler, job.siteId)).catch((e: unknown) => logger().warn({ err: e }, 'could not record the scheduler outage'));
     } else logger().error({ jobId: job.id, err: error }, 'handing the job to the scheduler failed; the reconciler will retry');
     await releaseHandover(db, job.id);
     return null;
@@ -721,7 +721,8 @@ export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string, loca
     : [];
   const { simulation: _simulation, idempotencyKey: _key, handoverUntil: _lease, handoverAttempts: _attempts, env, arraySpec, arrayTasks, arrayThrottle, tasksRunning: _running, tasksEnded: _ended, ...shown } = job;
   const array = arraySpec !== null && arrayTasks !== null ? { text: arraySpec, tasks: arrayTasks, throttle: arrayThrottle, ...(await arrayTasksOf(db, job)) } : null;
-  const schedulerAway = job.state === 'SUBMITTING' && (await readSchedulerStatus(db))?.reachable === false;
+  // The cluster of its site when the configuration names clusters, else every cluster together.
+  const schedulerAway = job.state === 'SUBMITTING' && ((await readSchedulerStatus(db, clusterOfSite(job.siteId))) ?? (await readSchedulerStatus(db)))?.reachable === false;
   // Run time and utilisation from the figures the job is charged for (cluster time, not the wall clock).
   // (An array's GPU time is its tasks' sum: the walltime used and the utilisation are per task, not shown for the whole.)
   const efficiency = where && job.gpuSeconds !== null && job.startedAt && !array ? jobEfficiency({ power: where, gpus: job.gpus, walltimeSeconds: job.walltimeSeconds, gpuSeconds: job.gpuSeconds, energyWh: job.energyWh ?? 0 }) : null;

@@ -31,6 +31,11 @@ const SETTLE_BATCH = 100;
 /** Hand-overs retried per round. */
 const HANDOVER_BATCH = 200;
 
+export interface ReconcileOptions {
+  /** Follow only the jobs of these sites (one cluster of several, server/adapters/scheduler/router.ts); unset: every job. */
+  sites?: readonly string[] | null;
+}
+
 export interface RoundResult {
   submitted: number;
   updated: number;
@@ -367,14 +372,15 @@ async function applyLiveStatuses(db: Db, items: { job: OpenJob; status: Schedule
  * asks the scheduler for every open job in large batches, stores what changed and settles finished
  * jobs in bounded batches.
  */
-export async function reconcileOnce(db: Db, scheduler: SchedulerPort, now: Date): Promise<RoundResult> {
+export async function reconcileOnce(db: Db, scheduler: SchedulerPort, now: Date, options: ReconcileOptions = {}): Promise<RoundResult> {
   const result: RoundResult = { submitted: 0, updated: 0, settled: 0 };
+  const ofSites = options.sites ? inArray(jobs.siteId, [...options.sites]) : undefined;
   // 1. Jobs created but not yet at the scheduler (a crash or an outage between commit and hand-over),
   //    whose hand-over lease is free: the request that created a job holds it while it hands over.
   const unsubmitted = await db
     .select({ id: jobs.id })
     .from(jobs)
-    .where(and(eq(jobs.state, 'SUBMITTING'), isNull(jobs.settledAt), or(isNull(jobs.handoverUntil), lte(jobs.handoverUntil, now))))
+    .where(and(eq(jobs.state, 'SUBMITTING'), isNull(jobs.settledAt), or(isNull(jobs.handoverUntil), lte(jobs.handoverUntil, now)), ofSites))
     .limit(HANDOVER_BATCH);
   for (const { id } of unsubmitted) {
     const job = await claimHandover(db, id, now);
@@ -390,7 +396,7 @@ export async function reconcileOnce(db: Db, scheduler: SchedulerPort, now: Date)
     } else if (await handToScheduler(db, scheduler, job, now)) result.submitted++; // null when it failed
   }
   try {
-    await followScheduler(db, scheduler, now, result);
+    await followScheduler(db, scheduler, now, result, ofSites);
   } catch (error) {
     if (!(isSchedulerUnavailable(error))) throw error;
     result.schedulerError = error;
@@ -399,18 +405,18 @@ export async function reconcileOnce(db: Db, scheduler: SchedulerPort, now: Date)
 }
 
 /** followScheduler forwards cancellations and follows every open job (steps 2 and 3 of a round). */
-async function followScheduler(db: Db, scheduler: SchedulerPort, now: Date, result: RoundResult): Promise<void> {
+async function followScheduler(db: Db, scheduler: SchedulerPort, now: Date, result: RoundResult, ofSites: SQL | undefined): Promise<void> {
   // 2. Cancellations the scheduler may not have received yet (cancel is idempotent there); a service is stopped.
   const cancelling = await db
     .select({ id: jobs.id, kind: jobs.kind })
     .from(jobs)
-    .where(and(isNotNull(jobs.cancelRequestedAt), isNull(jobs.settledAt), inArray(jobs.state, ['PENDING', 'RUNNING'])));
+    .where(and(isNotNull(jobs.cancelRequestedAt), isNull(jobs.settledAt), inArray(jobs.state, ['PENDING', 'RUNNING']), ofSites));
   for (const { id, kind } of cancelling) await scheduler.cancel(id, { stop: kind === 'inference' });
   // 3. Follow every open job.
   const open = await db
     .select(openJobColumns)
     .from(jobs)
-    .where(and(isNull(jobs.settledAt), inArray(jobs.state, ['PENDING', 'RUNNING'])));
+    .where(and(isNull(jobs.settledAt), inArray(jobs.state, ['PENDING', 'RUNNING']), ofSites));
   for (let i = 0; i < open.length; i += STATUS_BATCH) {
     const batch = open.slice(i, i + STATUS_BATCH);
     const statuses = new Map((await scheduler.jobs(batch.map((j) => j.id))).map((s) => [s.portalJobId, s]));

@@ -2,7 +2,7 @@
 // The cluster now (nodes idle / allocated / down, queue, power) and its utilisation over the last day.
 import { useQuery } from '@tanstack/react-query';
 import { useT } from '~/app/_components/i18n';
-import { Alert, Card, cx } from '~/app/_components/ui';
+import { Alert, Badge, Card, cx } from '~/app/_components/ui';
 import { formatClockUtc, formatDateTime, formatDecimal, formatKw, formatPercent } from '~/server/i18n/format';
 import { useTRPC } from '~/app/_lib/trpc';
 import { FacilityPowerChart } from './facility-power-chart';
@@ -40,7 +40,7 @@ export function ClusterView() {
   const trpc = useTRPC();
   const query = useQuery({ ...trpc.staff.cluster.queryOptions(), refetchInterval: 3000 });
   if (!query.data) return <p className="text-sm text-slate-500">{t('common.working')}</p>;
-  const { description: c, samples, sitePower, scheduler } = query.data;
+  const { description: c, samples, sitePower, scheduler, clusters } = query.data;
   const total = c ? c.nodes.reduce((s, n) => s + n.gpus, 0) : 0;
   const allocated = c ? c.nodes.reduce((s, n) => s + n.allocatedGpus, 0) : 0;
   const byTime = new Map<number, { total: number; allocated: number }>();
@@ -78,6 +78,28 @@ export function ClusterView() {
           </p>
           {scheduler.error && <p className="mt-2 font-mono text-xs break-words">{scheduler.error}</p>}
         </Alert>
+      )}
+      {clusters.length > 1 && (
+        <Card title={t('cluster.clusters')}>
+          <ul className="divide-y divide-slate-100 text-sm" data-testid="clusters">
+            {clusters.map((cl) => (
+              <li key={cl.name} className="flex flex-wrap items-center justify-between gap-2 py-2" data-testid="cluster-state" data-cluster={cl.name} data-reachable={cl.reachable}>
+                <span>
+                  <span className="font-mono font-medium">{cl.name}</span>
+                  <span className="ml-2 text-slate-500">{t('cluster.clusterSites', { sites: (cl.sites ?? []).map((id) => sitePower.find((p) => p.siteId === id)?.siteName ?? id).join(', ') })}</span>
+                </span>
+                {cl.reachable ? (
+                  <Badge tone="green">{t('cluster.clusterUp')}</Badge>
+                ) : (
+                  <span className="text-right">
+                    <Badge tone="red">{cl.unreachableSince ? t('cluster.unreachableSince', { since: formatDateTime(locale, cl.unreachableSince, timeZone) }) : t('cluster.unreachableNow')}</Badge>
+                    {cl.error && <span className="mt-1 block font-mono text-xs break-words text-slate-500">{cl.error}</span>}
+                  </span>
+                )}
+              </li>
+            ))}
+          </ul>
+        </Card>
       )}
       {stats.length > 0 && (
         <dl className="grid gap-4 sm:grid-cols-3 lg:grid-cols-5">
