@@ -236,6 +236,9 @@ ReturnToService=2
 # slurmctld forgets a finished job after a minute (production: 300 or more), so the tier that proves the
 # portal then finds it in slurmdbd waits one minute, not five
 MinJobAge=60
+# job arrays: the portal allows task indexes up to 99,999 (core/jobs/array.ts MAX_ARRAY_INDEX); Slurm's
+# default (1001) refuses any index above 1000. MaxJobCount (default 10000) counts each started task.
+MaxArraySize=100000
 # advertise more CPUs and memory than the machine has, without the nodes draining
 SlurmdParameters=config_overrides
 $(for i in $(seq 1 $NODES); do

@@ -110,10 +110,14 @@ function fakeSlurm() {
       }
       return Promise.resolve();
     },
-    dbJobsByName(names) {
-      guard('dbJobsByName');
+    dbJobsByName(names, _days, query) {
+      guard(query?.neverEligible ? 'dbJobsByName neverEligible' : 'dbJobsByName');
       // Earlier attempts first, as slurmdbd lists them; the adapter must not rely on the order.
       return Promise.resolve([...jobs, ...earlierAttempts].filter((j) => names.includes(j.name) && !notInDb.has(j.jobId)).map(toDb).reverse());
+    },
+    dbArrayJobs(arrayJobId) {
+      guard(`dbArrayJobs ${arrayJobId}`);
+      return Promise.resolve([]); // no arrays here: arrays.test.ts
     },
     dbJobsOfAccounts(accounts) {
       guard('dbJobsOfAccounts');
@@ -231,7 +235,8 @@ describe('Slurm adapter: hand-over', () => {
   it('resubmits when both slurmctld and slurmdbd answered that they have nothing and nothing is queued', async () => {
     const slurm = fakeSlurm();
     expect(await adapterOn(slurm).submit(spec(3))).toEqual({ schedulerJobId: '1' });
-    expect(slurm.calls).toEqual(['listJobs', 'dbJobsByName', 'diag', 'submit']);
+    // Nothing by name: asked once more for records without an eligible time (a job held until cancelled).
+    expect(slurm.calls).toEqual(['listJobs', 'dbJobsByName', 'dbJobsByName neverEligible', 'diag', 'submit']);
   });
 
   it('a lookup that fails leaves the job waiting (no submit)', async () => {

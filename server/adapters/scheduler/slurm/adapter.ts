@@ -11,13 +11,16 @@
 //   its elapsed time, GPUs, start and end are what `sacct` shows, so the charge equals it. An id is left
 //   out only under the same proof as a resubmit; when Slurm cannot be asked, jobs() throws.
 // - Two Slurm jobs with one name (a lost answer retried where the proof failed): the lowest id is the
-//   job, the others are cancelled and logged.
+//   job, the others are cancelled and logged. An array is one submission: its tasks' records share its id.
+// - Arrays (spec.array): slurmctld and slurmdbd hold one record per started task (its own job id) and
+//   one for the tasks not started; they become one status with core/scheduler/array-status.ts summariseArray.
 // - Failures: every call times out (20 s); an unreachable Slurm opens a breaker that backs off
 //   (1, 2, 4 … 60 s) so requests do not each wait for a timeout; refusals for good are
 //   SchedulerRefusedError, everything else SchedulerUnavailableError (the portal keeps the job).
 import { jobEnergyEstimateWh } from '~/server/core/jobs/estimates';
 import type { SlurmSubmitBody } from './client';
 import { preferCtldExit, type SlurmExit } from './mapping';
+import { summariseArray } from '~/server/core/scheduler/array-status';
 import {
   isFinalState,
   isPortalId,
@@ -32,10 +35,26 @@ import {
   type SchedulerJobSpec,
   type SchedulerJobState,
   type SchedulerJobStatus,
+  type SchedulerTaskStatus,
   type OutsideJob,
   type SchedulerPort,
   type UsageReporting,
 } from '~/server/core/scheduler/port';
+
+/**
+ * Where a record sits in a job array (absent on a job that is no array). Each started task is a record
+ * of its own (its own job id, `taskId` its index); the tasks not started yet are one record under the
+ * array's id with `taskId` null (the last task to start takes that record, and the id, over).
+ */
+export interface SlurmArrayRef {
+  /** The array's job id (the id its submit answered; scancel of it ends every task). */
+  jobId: number;
+  taskId: number | null;
+  /** slurmctld, on the record of tasks not started: how many its task string names (complete false: cut short or empty). */
+  pending?: { count: number; complete: boolean };
+  /** slurmdbd, on that record: their indexes from its bitmap as last sent (it may still hold tasks that started since). */
+  indexes?: number[];
+}
 
 /** A job as slurmctld reports it (GET /slurm/v0.0.38/jobs), already mapped to the portal's terms. */
 export interface CtldJob {
@@ -58,6 +77,7 @@ export interface CtldJob {
   startedAt: Date | null;
   /** Only once the job ended (a running job's end_time is a forecast). */
   endedAt: Date | null;
+  array?: SlurmArrayRef;
 }
 
 /**
@@ -90,15 +110,26 @@ export interface DbJob {
   energyJoules: number | null;
   /** The earlier attempts of a requeued job, oldest first (set by the adapter, which folds them into the last). */
   earlier?: DbJob[];
+  array?: SlurmArrayRef;
+}
+
+/** The Slurm submission a record belongs to: its job, or its array (every task's record carries the array's id). */
+export function submissionId(record: { jobId: number; array?: SlurmArrayRef }): number {
+  return record.array?.jobId ?? record.jobId;
 }
 
 /**
  * foldAttempts turns slurmdbd's records of one name into one per Slurm job: a requeued job's attempts
  * (one job id, several records) become its last attempt, with the earlier ones beside it. Lowest id first.
+ * An array task is a job of its own (requeued, it keeps its id and index); the record of an array's tasks
+ * not started is kept apart from the task that later takes its id.
  */
 export function foldAttempts(records: DbJob[]): DbJob[] {
-  const byId = new Map<number, DbJob[]>();
-  for (const r of records) byId.set(r.jobId, [...(byId.get(r.jobId) ?? []), r]);
+  const byId = new Map<string, DbJob[]>();
+  for (const r of records) {
+    const key = `${r.jobId}/${r.array?.taskId ?? ''}`;
+    byId.set(key, [...(byId.get(key) ?? []), r]);
+  }
   return [...byId.values()]
     .map((attempts) => {
       attempts.sort((a, b) => (a.submittedAt?.getTime() ?? 0) - (b.submittedAt?.getTime() ?? 0));
@@ -130,8 +161,17 @@ export interface SlurmApi {
   submit(body: SlurmSubmitBody, asUser?: string): Promise<number>;
   /** KILL cancels (CANCELLED); TERM asks the job to end (a service exits cleanly: COMPLETED). */
   signal(jobId: number, signal: 'KILL' | 'STOP'): Promise<void>;
-  /** slurmdbd's records of the jobs with these names, submitted in the last `days` days. */
-  dbJobsByName(names: string[], days: number): Promise<DbJob[]>;
+  /**
+   * slurmdbd's records of the jobs with these names, submitted in the last `days` days. With
+   * `neverEligible`, also those slurmdbd gave no eligible time (a job held until it was cancelled, an
+   * array's tasks that never ran), which the plain query misses, but without steps.
+   */
+  dbJobsByName(names: string[], days: number, query?: { neverEligible?: boolean }): Promise<DbJob[]>;
+  /**
+   * slurmdbd's records of one array, by its id: its tasks' and that of its tasks that never ran, which
+   * slurmdbd records without an eligible time, so that the query by name (eligible in the period) misses it.
+   */
+  dbArrayJobs(arrayJobId: number): Promise<DbJob[]>;
   /** slurmdbd's records of every job of these accounts submitted or eligible in the last `days` days. */
   dbJobsOfAccounts?(accounts: string[], days: number): Promise<DbJob[]>;
   /** slurmctld's queue of records not yet sent to slurmdbd (`/diag` dbd_agent_queue_size). */
@@ -196,6 +236,8 @@ const BREAKER_MAX_MS = 60_000;
 const DB_NAMES_PER_QUERY = 100;
 /** Final slurmdbd records kept in memory (they never change). */
 const FINAL_CACHE_MAX = 20_000;
+/** Arrays whose records are kept in memory (live ones for a poll, ended ones for good): up to 10,000 records each. */
+const ARRAY_CACHE_MAX = 500;
 /** How often slurmctld's queue to slurmdbd is looked at while an unknown id waits for it to drain. */
 const AGENT_QUEUE_POLL_MS = 250;
 
@@ -251,6 +293,7 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
   }
   const invalidate = () => {
     ctldCache = null;
+    recentArrays.clear();
   };
 
   /** slurmctld's jobs by name, lowest id first. */
@@ -266,48 +309,101 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
   }
 
   // ---- slurmdbd's records: final ones are kept (they never change) ----
-  const finalRecords = new Map<string, DbJob>();
-  async function dbJobs(names: string[]): Promise<Map<string, DbJob[]>> {
+  /** A job's final record, or every record of an array once the array has ended (set by jobs()). */
+  const finalRecords = new Map<string, DbJob[]>();
+  const finalArrays = new Map<string, DbJob[]>();
+  /**
+   * A live array's records, read at most once per poll: an array is read from slurmdbd while it runs
+   * (its ended tasks' charges are there, and slurmctld forgets each task MinJobAge after it ended).
+   */
+  const recentArrays = new Map<string, { at: number; records: DbJob[] }>();
+  const bounded = <V>(map: Map<string, V>, max: number, name: string, value: V) => {
+    map.delete(name);
+    if (map.size >= max) map.delete(map.keys().next().value!);
+    map.set(name, value);
+  };
+  const keepFinal = (name: string, records: DbJob[]) => {
+    if (records.some((r) => r.array)) {
+      recentArrays.delete(name);
+      bounded(finalArrays, ARRAY_CACHE_MAX, name, records);
+    } else if (!finalRecords.has(name)) bounded(finalRecords, FINAL_CACHE_MAX, name, records);
+  };
+  /**
+   * slurmdbd's records of these names. An array's come by its id (the array ids slurmctld names in
+   * `arrays`, else those the query by name finds): that read alone holds its tasks that never ran.
+   */
+  async function dbJobs(names: string[], arrays = new Map<string, number[]>(), reuseArrays = false): Promise<Map<string, DbJob[]>> {
     const out = new Map<string, DbJob[]>();
     const ask: string[] = [];
+    const byId = new Map<string, number[]>();
+    const t = now().getTime();
     for (const name of names) {
-      const known = finalRecords.get(name);
-      if (known) out.set(name, [known]);
+      const known = finalRecords.get(name) ?? finalArrays.get(name);
+      const recent = reuseArrays ? recentArrays.get(name) : undefined;
+      if (known) out.set(name, known);
+      else if (recent && t - recent.at < options.pollMs) out.set(name, recent.records);
+      else if (arrays.has(name)) byId.set(name, arrays.get(name)!);
       else ask.push(name);
     }
-    for (let i = 0; i < ask.length; i += DB_NAMES_PER_QUERY) {
-      const chunk = ask.slice(i, i + DB_NAMES_PER_QUERY);
-      const records = await call('slurmdbd (GET /slurmdb/jobs)', () => api.dbJobsByName(chunk, lookbackDays));
-      for (const record of records) {
-        const list = out.get(record.name);
-        if (list) list.push(record);
-        else out.set(record.name, [record]);
+    const byName = async (list: string[], query: { neverEligible?: boolean } = {}) => {
+      for (let i = 0; i < list.length; i += DB_NAMES_PER_QUERY) {
+        const chunk = list.slice(i, i + DB_NAMES_PER_QUERY);
+        const records = await call('slurmdbd (GET /slurmdb/jobs)', () => api.dbJobsByName(chunk, lookbackDays, query));
+        for (const record of records) {
+          const found = out.get(record.name);
+          if (found) found.push(record);
+          else out.set(record.name, [record]);
+        }
       }
+    };
+    await byName(ask);
+    // Names the query finds nothing of (rare: slurmctld no longer holds them either) are asked once more
+    // for records without an eligible time: one that never ran, or an array's that is read by id below.
+    const unseen = ask.filter((name) => !out.has(name));
+    if (unseen.length) await byName(unseen, { neverEligible: true });
+    for (const name of ask) {
+      const ids = [...new Set((out.get(name) ?? []).filter((r) => r.array).map(submissionId))];
+      if (ids.length) byId.set(name, ids);
     }
-    for (const [name, records] of out) {
+    for (const [name, ids] of byId) {
+      const records = (out.get(name) ?? []).filter((r) => !ids.includes(submissionId(r)));
+      for (const id of ids) {
+        // Job ids restart after a purge: only the array's records of this name.
+        const read = await call('slurmdbd (GET /slurmdb/job)', () => api.dbArrayJobs(id));
+        records.push(...read.filter((r) => r.name === name && submissionId(r) === id));
+      }
+      if (records.length) out.set(name, records);
+      else out.delete(name);
+    }
+    for (const name of new Set([...ask, ...byId.keys()])) {
+      const records = out.get(name);
+      if (!records) continue;
       const list = foldAttempts(records);
       out.set(name, list);
       const first = list[0]!;
-      if (first.final && list.length === 1 && !finalRecords.has(name)) {
-        if (finalRecords.size >= FINAL_CACHE_MAX) finalRecords.delete(finalRecords.keys().next().value!);
-        finalRecords.set(name, first);
-      }
+      // An array's records are final one task at a time: jobs() keeps them once the array has ended.
+      if (list.some((r) => r.array)) bounded(recentArrays, ARRAY_CACHE_MAX, name, { at: t, records: list });
+      else if (first.final && list.length === 1) keepFinal(name, list);
     }
     return out;
   }
 
-  /** Exits slurmctld reported, kept for when it has forgotten the job (slurmdbd's may be ambiguous). */
+  /** Exits slurmctld reported, kept for when it has forgotten the job (slurmdbd's may be ambiguous); an array task's by `exitKey`. */
   const exits = new Map<string, SlurmExit>();
-  const remember = (name: string, job: CtldJob) => {
+  const remember = (key: string, job: CtldJob) => {
     if (job.exitCode === null) return;
     if (exits.size >= FINAL_CACHE_MAX) exits.delete(exits.keys().next().value!);
-    exits.set(name, { exitCode: job.exitCode, signal: job.signal });
+    exits.set(key, { exitCode: job.exitCode, signal: job.signal });
   };
+  const exitKey = (name: string, index: number) => `${name}[${index}]`;
 
   /** Scheduler ids this process submitted (a retry in this process needs no lookup). */
   const submitted = new Map<string, number>();
 
-  /** Cancels every job of a name but the lowest id (a duplicate from a retried hand-over). */
+  /**
+   * Cancels every job of a name but the lowest id (a duplicate from a retried hand-over). Ids are
+   * submissions (submissionId): a duplicate array is cancelled as a whole by its array id.
+   */
   async function dropDuplicates(name: string, ids: number[]): Promise<void> {
     const [keep, ...extra] = [...new Set(ids)].sort((a, b) => a - b);
     for (const id of extra) {
@@ -317,10 +413,6 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
     if (extra.length) invalidate();
   }
 
-  /**
-   * lookUp finds the Slurm job of a portal job id in slurmctld and slurmdbd; null only with proof that
-   * Slurm has none (both answered, both found nothing, nothing on its way to slurmdbd).
-   */
   /** Slurm's --dependency for portal jobs: their Slurm ids (a job not at Slurm yet makes the hand-over wait). */
   async function slurmDependency(portalJobId: string, dependency: NonNullable<SchedulerJobSpec['dependency']>): Promise<string> {
     const ids: number[] = [];
@@ -332,9 +424,13 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
     return `${dependency.type}:${ids.join(':')}`;
   }
 
+  /**
+   * lookUp finds the Slurm job (or array: its id) of a portal job id in slurmctld and slurmdbd; null only
+   * with proof that Slurm has none (both answered, both found nothing, nothing on its way to slurmdbd).
+   */
   async function lookUp(name: string): Promise<number | null> {
     const [ctld, db] = await Promise.all([ctldJobs(true), dbJobs([name])]);
-    const ids = [...(byName(ctld).get(name) ?? []), ...(db.get(name) ?? [])].map((j) => j.jobId);
+    const ids = [...(byName(ctld).get(name) ?? []), ...(db.get(name) ?? [])].map(submissionId);
     if (ids.length) {
       await dropDuplicates(name, ids);
       return Math.min(...ids);
@@ -380,6 +476,26 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
     };
   }
 
+  /** A job as slurmctld ended it, with its figures (its usage capped at the time limit, modelled energy): for a task whose record is not final yet. */
+  function endedStatus(portalJobId: string, job: CtldJob): SchedulerJobStatus {
+    const classId = classOfPartition.get(job.partition);
+    const end = (job.endedAt ?? now()).getTime();
+    const elapsed = job.startedAt ? Math.max(0, Math.floor((end - job.startedAt.getTime()) / 1000)) : 0;
+    const capped = job.timeLimitSeconds === null ? elapsed : Math.min(elapsed, job.timeLimitSeconds);
+    return {
+      ...liveStatus(portalJobId, job),
+      state: job.state,
+      pendingReason: null,
+      startedAt: job.startedAt,
+      endedAt: job.endedAt,
+      exitCode: job.exitCode,
+      signal: job.signal,
+      nodeList: job.nodeList,
+      gpuSeconds: job.gpus * capped,
+      energyWh: modelledEnergyWh(classId, job.gpus, capped),
+    };
+  }
+
   /** A job slurmctld ended before it ever started and slurmdbd never heard of: final, nothing used. */
   function neverStartedStatus(portalJobId: string, job: CtldJob): SchedulerJobStatus {
     const classId = classOfPartition.get(job.partition);
@@ -414,14 +530,14 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
    * The final status from slurmdbd's record: what sacct shows, GPU time capped at the time limit. A
    * requeued job ends as its last attempt ends, and is charged every attempt, as Slurm counts its usage.
    */
-  function finalStatus(portalJobId: string, record: DbJob, ctld: CtldJob | undefined): SchedulerJobStatus {
+  function finalStatus(portalJobId: string, record: DbJob, ctld: CtldJob | undefined, exitOf = portalJobId): SchedulerJobStatus {
     const classId = classOfPartition.get(record.partition);
     const limit = record.timeLimitSeconds ?? ctld?.timeLimitSeconds ?? null;
     const last = attemptUse(record, limit);
     const earlier = (record.earlier ?? []).map((attempt) => ({ attempt, use: attemptUse(attempt, limit) }));
     const started = last.started;
     const state = ctld && isFinalState(ctld.state) ? ctld.state : record.state;
-    const ctldExit = ctld && ctld.exitCode !== null ? { exitCode: ctld.exitCode, signal: ctld.signal } : exits.get(portalJobId);
+    const ctldExit = ctld && ctld.exitCode !== null ? { exitCode: ctld.exitCode, signal: ctld.signal } : exits.get(exitOf);
     const exit = preferCtldExit(ctldExit, record);
     return {
       portalJobId,
@@ -447,6 +563,131 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
   function recordAsCtld(record: DbJob): CtldJob {
     const started = record.startedAt !== null && record.nodeList.length > 0;
     return { ...record, state: started ? 'RUNNING' : 'PENDING', pendingReason: started ? null : 'Accounting', exitCode: null, signal: null, submittedAt: null, startedAt: started ? record.startedAt : null, endedAt: null };
+  }
+
+  /** An array task's status, from the status it would have as a job of its own. */
+  function taskOf(index: number, s: SchedulerJobStatus): SchedulerTaskStatus {
+    return { index, schedulerJobId: s.schedulerJobId, state: s.state, startedAt: s.startedAt, endedAt: s.endedAt, exitCode: s.exitCode, signal: s.signal, nodeList: s.nodeList, gpuSeconds: s.gpuSeconds, energyWh: s.energyWh };
+  }
+
+  /**
+   * One array's status from its records in slurmctld and slurmdbd, by summariseArray. Each started task
+   * is read as a job of its own (live from slurmctld, final only with slurmdbd's final record, its
+   * attempts folded); the record of the tasks not started counts them as waiting while it pends, and as
+   * never run once it ended (cancelled) — from slurmctld's task string where whole, else slurmdbd's bitmap
+   * less the tasks that started since. A task that ended without ever starting is not listed either.
+   * `proof`: slurmdbd answered and nothing is on its way to it (what slurmctld ended unstarted is final).
+   * `fromDbAlone`: slurmdbd's records alone give this status (an ended array's can be kept).
+   */
+  async function arrayStatus(portalJobId: string, ctldRecords: CtldJob[], dbRecords: DbJob[], proof: () => Promise<boolean>): Promise<{ status: SchedulerJobStatus; fromDbAlone: boolean }> {
+    const first = ctldRecords[0] ?? dbRecords[0]!;
+    const ctldTasks = new Map<number, CtldJob>();
+    const dbTasks = new Map<number, DbJob>();
+    let ctldRest: CtldJob | undefined;
+    let dbRest: DbJob | undefined;
+    for (const job of ctldRecords) {
+      const index = job.array?.taskId ?? null;
+      if (index === null) ctldRest = job;
+      else ctldTasks.set(index, job);
+    }
+    for (const record of dbRecords) {
+      const index = record.array?.taskId ?? null;
+      if (index === null) dbRest = record;
+      else dbTasks.set(index, record);
+    }
+    const tasks: SchedulerTaskStatus[] = [];
+    let waiting = 0;
+    let neverRan = 0;
+    let pendingReason: string | null = null;
+    let fromDbAlone = true;
+    let measured = true;
+    let unsettled = false;
+    const indexes = [...new Set([...ctldTasks.keys(), ...dbTasks.keys()])].sort((a, b) => a - b);
+    for (const index of indexes) {
+      const job = ctldTasks.get(index);
+      const record = dbTasks.get(index);
+      if (job) remember(exitKey(portalJobId, index), job);
+      // A task requeued after it ran (its earlier attempts in slurmdbd) is listed while it waits again.
+      const ranBefore = (record?.earlier ?? []).some((a) => a.startedAt !== null);
+      if (job && !isFinalState(job.state)) {
+        fromDbAlone = false;
+        measured = false;
+        // The last task left waiting is a record of its own (with its index), not started: it waits.
+        if (job.state === 'PENDING' && !ranBefore) {
+          waiting++;
+          pendingReason ??= job.pendingReason;
+        } else tasks.push(taskOf(index, liveStatus(portalJobId, job)));
+      } else if (record?.final) {
+        if (record.startedAt === null && !ranBefore) neverRan++;
+        else {
+          const status = finalStatus(portalJobId, record, job, exitKey(portalJobId, index));
+          measured &&= status.energyMeasured;
+          tasks.push(taskOf(index, status));
+        }
+      } else if (job) {
+        // Ended in slurmctld, not yet final in slurmdbd (its record is a second or so behind): listed as
+        // slurmctld ended it, with slurmctld's figures, but the array is not settled until Slurm's record is.
+        fromDbAlone = false;
+        measured = false;
+        if (job.startedAt !== null) {
+          unsettled = true;
+          tasks.push(taskOf(index, endedStatus(portalJobId, job)));
+        } else if (job.state === 'CANCELLED' && (await proof())) neverRan++;
+        else {
+          waiting++;
+          pendingReason = 'Accounting';
+        }
+      } else if (record) {
+        fromDbAlone = false;
+        measured = false;
+        const live = recordAsCtld(record);
+        if (live.state === 'PENDING' && !ranBefore) {
+          waiting++;
+          pendingReason ??= 'Accounting';
+        } else tasks.push(taskOf(index, liveStatus(portalJobId, live)));
+      }
+    }
+    // The tasks not started: slurmctld's text is cut short past 64 characters, slurmdbd's bitmap is whole
+    // but as last sent (it may still hold tasks that have a record of their own by now).
+    const rest = (): number => {
+      const pending = ctldRest?.array?.pending;
+      if (pending?.complete) return pending.count;
+      const left = (dbRest?.array?.indexes ?? []).filter((i) => !ctldTasks.has(i) && !dbTasks.has(i)).length;
+      return Math.max(1, left, pending?.count ?? 0);
+    };
+    if (ctldRest && !isFinalState(ctldRest.state)) {
+      fromDbAlone = false;
+      waiting += rest();
+      pendingReason = ctldRest.pendingReason ?? pendingReason;
+    } else if (dbRest?.final) {
+      neverRan += rest();
+    } else if (ctldRest) {
+      fromDbAlone = false;
+      if (await proof()) neverRan += rest();
+      else {
+        waiting += rest();
+        pendingReason = 'Accounting';
+      }
+    } else if (dbRest && ctldRecords.length === 0) {
+      // slurmctld holds none of it and slurmdbd's record of them is not final yet: not settled.
+      fromDbAlone = false;
+      waiting += rest();
+      pendingReason ??= 'Accounting';
+    }
+    const classId = classOfPartition.get(first.partition);
+    const summary = summariseArray({
+      portalJobId,
+      schedulerJobId: String(submissionId(first)),
+      tasks,
+      waiting,
+      neverRan,
+      pendingReason: pendingReason ?? 'Priority',
+      energyMeasured: tasks.length > 0 && measured,
+      siteId: classId ? (classes.get(classId)?.siteId ?? null) : null,
+    });
+    // Every task has ended, some only in slurmctld: running still, as a job is until its record is final.
+    const status = unsettled && isFinalState(summary.state) ? { ...summary, state: 'RUNNING' as const, endedAt: null, exitCode: null, signal: null } : summary;
+    return { status, fromDbAlone };
   }
 
   let budgetChain: Promise<unknown> = Promise.resolve();
@@ -477,12 +718,17 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
     async cancel(portalJobId, cancelOptions) {
       const jobs = byName(await ctldJobs(true)).get(portalJobId) ?? [];
       const live = jobs.filter((j) => !isFinalState(j.state));
+      const signals = new Map<number, 'KILL' | 'STOP'>();
       for (const job of live) {
+        // An array is cancelled as one, by its id (scancel <array id> ends every task, running or waiting).
+        // A stop is for services, which are no arrays: slurmctld refuses to signal an array's waiting
+        // tasks (2020), so an array asked to stop is cancelled all the same.
+        if (job.array) signals.set(job.array.jobId, 'KILL');
         // A service asked to stop gets SIGTERM and exits cleanly (COMPLETED); a pending one is cancelled.
-        const signal = cancelOptions?.stop && job.state === 'RUNNING' ? 'STOP' : 'KILL';
-        await call('slurmctld (DELETE /job)', () => api.signal(job.jobId, signal));
+        else signals.set(job.jobId, cancelOptions?.stop && job.state === 'RUNNING' ? 'STOP' : 'KILL');
       }
-      if (live.length) invalidate();
+      for (const [jobId, signal] of signals) await call('slurmctld (DELETE /job)', () => api.signal(jobId, signal));
+      if (signals.size) invalidate();
     },
 
     async jobs(portalJobIds) {
@@ -497,27 +743,51 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
       }
       if (portalJobIds.length === 0) return [];
       const ctld = byName(await ctldJobs());
-      // slurmdbd is asked for the names slurmctld no longer holds, and for those that ended.
+      // slurmdbd is asked for the names slurmctld no longer holds, for those that ended, and for arrays
+      // (their ended tasks' records; once per poll).
       const askDb = portalJobIds.filter((id) => {
         const list = ctld.get(id);
-        return !list || isFinalState(list[0]!.state);
+        return !list || list.some((j) => j.array) || isFinalState(list[0]!.state);
       });
       // slurmdbd away (slurmctld still answers): ended jobs wait for their record, live ones are followed.
       let db = new Map<string, DbJob[]>();
       let dbError: SchedulerUnavailableError | null = null;
+      // An array slurmctld holds is read from slurmdbd by its id.
+      const arrays = new Map<string, number[]>();
+      for (const id of askDb) {
+        const ids = [...new Set((ctld.get(id) ?? []).filter((j) => j.array).map(submissionId))];
+        if (ids.length) arrays.set(id, ids);
+      }
       try {
-        if (askDb.length) db = await dbJobs(askDb);
+        if (askDb.length) db = await dbJobs(askDb, arrays, true);
       } catch (error) {
         if (!(isSchedulerUnavailable(error))) throw error;
         dbError = error;
       }
       let proven: boolean | null = null;
+      const proof = async (): Promise<boolean> => {
+        if (dbError) return false;
+        proven ??= await agentQueueDrains();
+        return proven;
+      };
       const out: SchedulerJobStatus[] = [];
       for (const id of portalJobIds) {
         const inCtld = ctld.get(id);
         const inDb = db.get(id);
-        if (inCtld && inCtld.length > 1) await dropDuplicates(id, inCtld.map((j) => j.jobId));
-        else if (inDb && inDb.length > 1) await dropDuplicates(id, inDb.map((j) => j.jobId));
+        // One submission is one Slurm job or one array (its tasks' records share its id): two are a duplicate.
+        const ctldIds = [...new Set((inCtld ?? []).map(submissionId))];
+        const dbIds = [...new Set((inDb ?? []).map(submissionId))];
+        if (ctldIds.length > 1) await dropDuplicates(id, ctldIds);
+        else if (dbIds.length > 1) await dropDuplicates(id, dbIds);
+        const kept = ctldIds.length ? Math.min(...ctldIds) : dbIds.length ? Math.min(...dbIds) : null;
+        const arrayCtld = (inCtld ?? []).filter((j) => submissionId(j) === kept);
+        const arrayDb = (inDb ?? []).filter((r) => submissionId(r) === kept);
+        if ([...arrayCtld, ...arrayDb].some((r) => r.array)) {
+          const { status, fromDbAlone } = await arrayStatus(id, arrayCtld, arrayDb, proof);
+          if (fromDbAlone && !dbError && isFinalState(status.state)) keepFinal(id, arrayDb);
+          out.push(status);
+          continue;
+        }
         const job = inCtld?.[0];
         if (job) remember(id, job);
         const record = inDb?.find((r) => !job || r.jobId === job.jobId) ?? inDb?.[0];
@@ -525,7 +795,7 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
           out.push(liveStatus(id, job));
         } else if (record?.final) {
           out.push(finalStatus(id, record, job));
-        } else if (job && !record && !dbError && job.state === 'CANCELLED' && job.startedAt === null && (proven ??= await agentQueueDrains())) {
+        } else if (job && !record && job.state === 'CANCELLED' && job.startedAt === null && (await proof())) {
           // Cancelled before it was ever eligible (a dependency never met, a begin not reached): slurmctld
           // sends such a job no record, so slurmdbd will never have one. Nothing ran: slurmctld's word ends it.
           out.push(neverStartedStatus(id, job));
@@ -572,7 +842,8 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
       const mapped = new Set(Object.values(options.partitions));
       for (const job of jobs) {
         if (!mapped.has(job.partition)) continue;
-        if (job.state === 'PENDING') out.pendingJobs++;
+        // An array's tasks not started are one record: each counts as a job waiting.
+        if (job.state === 'PENDING') out.pendingJobs += job.array?.pending ? Math.max(1, job.array.pending.count) : 1;
         else if (job.state === 'RUNNING') out.runningJobs++;
       }
       return out;

@@ -2,11 +2,11 @@
 // (mapping.ts), failures to the port's two errors — refused for good (SchedulerRefusedError) or not
 // answered (SchedulerUnavailableError) — and a refused token renewed once before giving up.
 import { isFinalState, isSchedulerUnavailable, SchedulerRefusedError, SchedulerUnavailableError, type SchedulerRefusalReason } from '~/server/core/scheduler/port';
-import type { CtldJob, DbJob, SlurmApi, SlurmNode, SlurmPartition } from './adapter';
+import type { CtldJob, DbJob, SlurmApi, SlurmArrayRef, SlurmNode, SlurmPartition } from './adapter';
 import type { SlurmClient } from './client';
-import type { DbJob as SlurmDbRecord } from './schemas';
+import type { CtldJob as SlurmCtldRecord, DbJob as SlurmDbRecord } from './schemas';
 import { isSlurmError, SLURM_ERRNO, type SlurmError } from './errors';
-import { expandHostlist, gpusFromGres, statusFromCtld, statusFromDb, timeLimitSeconds } from './mapping';
+import { arrayBitmapIndexes, arrayTaskCount, expandHostlist, gpusFromGres, statusFromCtld, statusFromDb, timeLimitSeconds } from './mapping';
 import { accountLimits, setAccountLimitsSacctmgr, syncBudgetsRest, type SacctmgrRunner, type SlurmBudget } from './limits';
 
 export interface SlurmApiOptions {
@@ -47,6 +47,21 @@ function epochDate(seconds: number | null | undefined): Date | null {
   return typeof seconds === 'number' && seconds > 0 ? new Date(seconds * 1000) : null;
 }
 
+/** Where a slurmctld record sits in a job array (array_job_id 0: no array). */
+export function ctldArrayRef(job: SlurmCtldRecord): SlurmArrayRef | undefined {
+  if (!job.array_job_id) return undefined;
+  const taskId = typeof job.array_task_id === 'number' ? job.array_task_id : null;
+  return { jobId: job.array_job_id, taskId, ...(taskId === null ? { pending: arrayTaskCount(job.array_task_string) } : {}) };
+}
+
+/** Where a slurmdbd record sits in a job array (array.job_id 0: no array). */
+export function dbArrayRef(record: SlurmDbRecord): SlurmArrayRef | undefined {
+  const array = record.array;
+  if (!array?.job_id) return undefined;
+  const taskId = typeof array.task_id === 'number' ? array.task_id : null;
+  return { jobId: array.job_id, taskId, ...(taskId === null ? { indexes: arrayBitmapIndexes(array.task) } : {}) };
+}
+
 /** createSlurmApi builds the adapter's SlurmApi on a slurmrestd client. */
 export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
   const nowSeconds = () => Math.floor(options.now().getTime() / 1000);
@@ -76,7 +91,9 @@ export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
     const now = nowSeconds();
     return records.map((record): DbJob => {
       const s = statusFromDb(record, { nowSeconds: now });
+      const array = dbArrayRef(record);
       return {
+        ...(array ? { array } : {}),
         jobId: record.job_id,
         name: record.name,
         user: record.user ?? null,
@@ -109,7 +126,9 @@ export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
       const now = nowSeconds();
       return jobs.map((job): CtldJob => {
         const s = statusFromCtld(job, now);
+        const array = ctldArrayRef(job);
         return {
+          ...(array ? { array } : {}),
           jobId: job.job_id,
           name: job.name,
           account: s.account ?? '',
@@ -145,8 +164,12 @@ export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
       }
     },
 
-    async dbJobsByName(names, days) {
-      return toDbJobs(await run((c) => c.dbJobs({ names, startTime: `now-${days}days` })));
+    async dbJobsByName(names, days, query = {}) {
+      return toDbJobs(await run((c) => c.dbJobs({ names, startTime: `now-${days}days`, ...(query.neverEligible ? { bySubmission: true } : {}) })));
+    },
+
+    async dbArrayJobs(arrayJobId) {
+      return toDbJobs(await run((c) => c.dbJob(String(arrayJobId))));
     },
 
     async dbJobsOfAccounts(accounts, days) {

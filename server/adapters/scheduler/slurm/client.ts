@@ -69,12 +69,18 @@ export interface SlurmClient {
   cancelJob(jobId: string, options?: { signal?: CancelSignal }): Promise<void>;
   /**
    * dbJobs looks jobs up in slurmdbd by name (several at once); no names, no query. `startTime` is a
-   * Slurm time expression (default now-30days; an epoch is refused).
+   * Slurm time expression (default now-30days; an epoch is refused). With `bySubmission`: every record
+   * that ended since `startTime` or has not ended, also those slurmdbd gave no eligible time, but without
+   * their steps (slurmdbd sends none for such a query).
    */
-  dbJobs(query: { names: string[]; startTime?: string; cluster?: string }): Promise<DbJob[]>;
+  dbJobs(query: { names: string[]; startTime?: string; cluster?: string; bySubmission?: boolean }): Promise<DbJob[]>;
   /** dbJobsOfAccounts lists slurmdbd's records of every job of these accounts in the period (no accounts, no query). */
   dbJobsOfAccounts(query: { accounts: string[]; startTime: string; cluster?: string }): Promise<DbJob[]>;
-  /** dbJob reads a job's accounting records (several when job ids were reused). */
+  /**
+   * dbJob reads a job's accounting records (several when job ids were reused). With an array's id: every
+   * record of the array with its steps, also the record of its tasks that never ran, which a query by name
+   * (start_time…end_time: eligible in the period) misses, as slurmdbd gives it no eligible time.
+   */
   dbJob(jobId: string): Promise<DbJob[]>;
   nodes(): Promise<SlurmNode[]>;
   partitions(): Promise<SlurmPartition[]>;
@@ -210,14 +216,17 @@ export function createSlurmClient(options: SlurmClientOptions): SlurmClient {
       await call(`cancelJob ${jobId}`, (init) => api.DELETE('/slurm/v0.0.38/job/{job_id}', { ...init, params: { path: { job_id }, ...(query ? { query } : {}) } }));
     },
 
-    async dbJobs({ names, startTime = 'now-30days', cluster }) {
+    async dbJobs({ names, startTime = 'now-30days', cluster, bySubmission = false }) {
       // Without a name filter slurmdbd would return every job of the period.
       if (names.length === 0) return [];
       // openapi-fetch encodes the value (',' → %2C): a raw ',' is a 400 "Unable to parse query".
       // The period is matched against a job's eligible time, which for a job with a begin lies ahead: with
       // the default end (now) a job cancelled before its begin was in no answer — never settled, and a
       // retry would have found "no such job". Begins are at most 30 days ahead (jobs.ts BEGIN_FUTURE_MS).
-      const query = { job_name: [...new Set(names.map(checkName))].join(','), start_time: startTime, end_time: DB_JOBS_END, ...(cluster ? { cluster } : {}) };
+      // `submit_time` (dbv0.0.38: the period's start without sacct's default window) and no end: the records
+      // without an eligible time too (a job held until it was cancelled, an array's tasks that never ran).
+      const period = bySubmission ? { submit_time: startTime } : { start_time: startTime, end_time: DB_JOBS_END };
+      const query = { job_name: [...new Set(names.map(checkName))].join(','), ...period, ...(cluster ? { cluster } : {}) };
       const body = await read('dbJobs', dbJobsResponseSchema, (init) => api.GET('/slurmdb/v0.0.38/jobs', { ...init, params: { query } }));
       return body.jobs ?? [];
     },

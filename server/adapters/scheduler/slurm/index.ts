@@ -189,6 +189,8 @@ export function createSlurmScheduler(settings: SlurmSettings, classes: SlurmClas
     assumedGpuUtilPercent: ASSUMED_GPU_UTIL_PERCENT,
     ...(options.log ? { log: options.log } : {}),
   });
-  port.outputLocation = (portalJobId, schedulerJobId, group) => slurmOutputPath(settings.jobDir, portalJobId, schedulerJobId, person ? group : undefined);
+  // An array's tasks each write their own file: `arrayTask` names one, or '%a' for the pattern of them all
+  // (beyond the port's three arguments: its callers know whether the job is an array).
+  port.outputLocation = (portalJobId: string, schedulerJobId: string, group?: string | null, arrayTask?: number | '%a') => slurmOutputPath(settings.jobDir, portalJobId, schedulerJobId, person ? group : undefined, arrayTask);
   return port;
 }

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SchedulerJobSpec, SchedulerJobState } from '~/server/core/scheduler/port';
 import {
+  arrayBitmapIndexes,
+  arrayTaskCount,
   chargedGpuSeconds,
   exitFromDb,
   exitFromWaitStatus,
@@ -342,6 +344,39 @@ describe('statusFromDb', () => {
   });
 });
 
+describe('job arrays: the task strings Slurm writes', () => {
+  // As recorded from slurmctld (array_task_string), squeue (brackets) and slurmdbd (array.task).
+  it.each([
+    ['4-19%4', 16, true],
+    ['[4-19%4]', 16, true],
+    ['2-7%2', 6, true],
+    ['8-998:2%2', 496, true],
+    ['1,3,5-11:2', 6, true],
+    ['7', 1, true],
+    // libslurm cut it at 64 characters (SLURM_BITSTR_LEN): the indexes shown, not complete.
+    ['1,3,6,10,15,21,28,36,45,55,66,78,91,105,120,136,153,171,190,...%1', 19, false],
+    // …also inside a number, which is then not counted.
+    ['0-3,10,20,30,40,50,60,70,80,90,100,110,120,130,140,150,16...%2', 19, false],
+    // What slurmctld leaves on the record once tasks were cancelled by range: names none.
+    ['', 0, false],
+  ] as const)('%j → %d tasks (complete: %s)', (text, count, complete) => {
+    expect(arrayTaskCount(text)).toEqual({ count, complete });
+  });
+
+  it('slurmdbd\'s bitmap: "0x3FC" → 2…9; "0xF" → 0…3; anything else none', () => {
+    expect(arrayBitmapIndexes('0x3FC')).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(arrayBitmapIndexes('0xF')).toEqual([0, 1, 2, 3]);
+    expect(arrayBitmapIndexes('0x3C')).toEqual([2, 3, 4, 5]);
+    // 0-998:2 less 0 and 2, as recorded while tasks 4 and 6 were starting.
+    const sparse = arrayBitmapIndexes(`0x${'5'.repeat(249)}0`);
+    expect(sparse.slice(0, 3)).toEqual([4, 6, 8]);
+    expect(sparse.at(-1)).toBe(998);
+    expect(sparse).toHaveLength(498);
+    expect(arrayBitmapIndexes(null)).toEqual([]);
+    expect(arrayBitmapIndexes('2-7')).toEqual([]);
+  });
+});
+
 describe('submitBody', () => {
   const spec: SchedulerJobSpec = {
     portalJobId: 'job-7f3a',
@@ -407,6 +442,17 @@ describe('submitBody', () => {
     // `requeue: false` is never sent: slurmrestd 22.05 ignores it.
     expect(submitBody(spec, { ...opts, requeue: true }).job).not.toHaveProperty('no_requeue');
     expect(submitBody(spec, { ...opts, requeue: true }).job).not.toHaveProperty('requeue');
+  });
+
+  it('an array: Slurm\'s --array text, and each task writes its own file (%A_%a), also in the project\'s folder', () => {
+    const opts = { partition: 'gpu', jobDir: '/srv/jobs', launcher: 'none' as const, now: new Date() };
+    const job = submitBody({ ...spec, array: { text: '0-19%4' } }, opts).job;
+    expect(job).toMatchObject({ array: '0-19%4', standard_output: '/srv/jobs/job-7f3a-%A_%a.out' });
+    expect(submitBody(spec, opts).job).not.toHaveProperty('array');
+    expect(submitBody({ ...spec, array: { text: '1,3,5-11:2' } }, opts).job).toMatchObject({ array: '1,3,5-11:2' });
+    expect(() => submitBody({ ...spec, array: { text: '0-3; rm -rf /' } }, opts)).toThrow(/not an array text/);
+    expect(slurmOutputPath('/srv/jobs', 'job-7f3a', '42', null, 7)).toBe('/srv/jobs/job-7f3a-42_7.out');
+    expect(slurmOutputPath('/srv/jobs', 'job-7f3a', '42', 'p0123456789abcdef', '%a')).toBe('/srv/jobs/p0123456789abcdef/job-7f3a-42_%a.out');
   });
 
   it('leaves gres out for a job without GPUs, lets the spec set PATH, and names output files safely', () => {

@@ -434,6 +434,66 @@ export function statusFromDb(record: DbJob, options: { nowSeconds: number; ctldE
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Job arrays
+
+/** How many task indexes a task string names; `complete` false when Slurm cut it short or named none. */
+export interface ArrayTaskCount {
+  count: number;
+  complete: boolean;
+}
+
+const ARRAY_PART = /^(\d+)(?:-(\d+)(?::(\d+))?)?$/;
+
+/**
+ * arrayTaskCount counts the indexes of slurmctld's `array_task_string` on the record of an array's tasks
+ * not started: "4-19%4" (16), "[4-19%4]" as squeue shows it, "8-998:2%2" (496). libslurm cuts the text
+ * at 64 characters ("1,3,6,10,…,190,...%1", unless slurmrestd runs with SLURM_BITSTR_LEN=0): then the
+ * indexes shown are counted, a number the cut may have split is not, and `complete` is false. "" (what is
+ * left after Slurm cancelled tasks by range) names none: 0, not complete.
+ */
+export function arrayTaskCount(text: string | null | undefined): ArrayTaskCount {
+  let body = (text ?? '').replace(/\s+/g, '').replace(/^\[/, '').replace(/\]$/, '');
+  body = body.replace(/%\d*$/, '');
+  const cut = body.indexOf('...');
+  const truncated = cut >= 0;
+  if (truncated) {
+    // Slurm overwrote the end with dots: the part just before them may be a number cut in two.
+    const before = body.slice(0, cut);
+    body = before.endsWith(',') ? before.slice(0, -1) : before.slice(0, Math.max(0, before.lastIndexOf(',')));
+  }
+  let count = 0;
+  let valid = body !== '';
+  for (const part of body === '' ? [] : body.split(',')) {
+    const m = ARRAY_PART.exec(part);
+    if (!m) {
+      valid = false;
+      continue;
+    }
+    const start = Number(m[1]);
+    const end = m[2] === undefined ? start : Number(m[2]);
+    const step = m[3] === undefined ? 1 : Math.max(1, Number(m[3]));
+    if (end >= start) count += Math.floor((end - start) / step) + 1;
+  }
+  return { count, complete: valid && !truncated };
+}
+
+/**
+ * arrayBitmapIndexes reads slurmdbd's `array.task` of the record of an array's tasks not started: a hex
+ * bitmap of their indexes ("0x3FC" → 2…9), never cut short. Anything else gives [].
+ */
+export function arrayBitmapIndexes(hex: string | null | undefined): number[] {
+  const m = /^0x([0-9a-f]+)$/i.exec((hex ?? '').trim());
+  if (!m) return [];
+  const digits = m[1]!;
+  const out: number[] = [];
+  for (let k = 0; k < digits.length; k++) {
+    const value = parseInt(digits[digits.length - 1 - k]!, 16);
+    for (let bit = 0; bit < 4; bit++) if (value & (1 << bit)) out.push(k * 4 + bit);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Submit body
 
 /**
@@ -458,6 +518,7 @@ export function shellQuote(s: string): string {
 // Images are passed on a command line (quoted all the same): a reference, URI or path, never shell syntax.
 const IMAGE_RE = /^[A-Za-z0-9/][A-Za-z0-9._\-/:@#+]*$/;
 const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ARRAY_TEXT_RE = /^\d+(-\d+(:\d+)?)?(,\d+(-\d+(:\d+)?)?)*(%\d+)?$/;
 
 function apptainerImage(image: string): string {
   // A URI (docker://, oras://, library://) or a .sif path is used as it is; a bare reference is Docker's.
@@ -476,9 +537,14 @@ export function jobScript(spec: Pick<SchedulerJobSpec, 'command' | 'image'>, lau
   return `#!/bin/bash\nexec srun --container-image=${shellQuote(spec.image)} /bin/bash -c ${command}\n`;
 }
 
-/** slurmOutputPath is where Slurm writes a portal job's output (standard_output of submitBody, %j expanded); `group`: in its project's folder. */
-export function slurmOutputPath(jobDir: string, portalJobId: string, schedulerJobId: string, group?: string | null): string {
-  return `${jobFolder(jobDir, group)}/${fileSafe(portalJobId)}-${schedulerJobId}.out`;
+/**
+ * slurmOutputPath is where Slurm writes a portal job's output (standard_output of submitBody, %j expanded);
+ * `group`: in its project's folder. An array's tasks each write their own file, `<id>-<array id>_<index>.out`
+ * (%A_%a): `arrayTask` names the task, or '%a' for the pattern of them all.
+ */
+export function slurmOutputPath(jobDir: string, portalJobId: string, schedulerJobId: string, group?: string | null, arrayTask?: number | '%a'): string {
+  const task = arrayTask === undefined ? '' : `_${arrayTask}`;
+  return `${jobFolder(jobDir, group)}/${fileSafe(portalJobId)}-${schedulerJobId}${task}.out`;
 }
 
 /** jobFolder is where a job runs: SLURM_JOB_DIR, or with `group` the project's folder in it (SLURM_SUBMIT_AS=person). */
@@ -542,6 +608,8 @@ export function submitBody(spec: SchedulerJobSpec, options: SubmitBodyOptions): 
     if (!ENV_NAME_RE.test(name)) throw new Error(`submitBody: not an environment variable name: ${JSON.stringify(name)}`);
   }
   if (options.perProject && !spec.group) throw new Error('submitBody: a job that runs in its project folder needs the project group');
+  // core/jobs/array.ts parseArray's canonical text: ranges, steps, a throttle; nothing else reaches Slurm.
+  if (spec.array && !ARRAY_TEXT_RE.test(spec.array.text)) throw new Error(`submitBody: not an array text: ${JSON.stringify(spec.array.text)}`);
   const dir = jobFolder(options.jobDir, options.perProject ? spec.group : undefined);
   const perNode = gpus / nodes;
   const begin = slurmBegin(spec.begin, options.now);
@@ -568,7 +636,10 @@ export function submitBody(spec: SchedulerJobSpec, options: SubmitBodyOptions): 
       // slurmstepd takes the job's umask from SLURM_UMASK (sbatch sends the shell's), also for the output file it opens.
       environment: { PATH: DEFAULT_JOB_PATH, ...spec.env, SLURM_UMASK: JOB_UMASK },
       current_working_directory: dir,
-      standard_output: `${dir}/${fileSafe(spec.portalJobId)}-%j.out`,
+      // An array (sbatch's --array): each task runs the script with SLURM_ARRAY_TASK_ID set by Slurm and
+      // writes its own file (%A the array's id, %a the task's index); %j would be each task's own job id.
+      ...(spec.array ? { array: spec.array.text } : {}),
+      standard_output: `${dir}/${fileSafe(spec.portalJobId)}-${spec.array ? '%A_%a' : '%j'}.out`,
       comment: `portal:${spec.portalJobId}`,
     },
   };

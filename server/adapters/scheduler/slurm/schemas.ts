@@ -32,6 +32,13 @@ export const ctldJobSchema = z.object({
   tres_req_str: str,
   tres_per_node: str,
   gres_detail: z.array(z.string()).nullable().optional(),
+  // Job arrays: 0 / null / "" on a job that is no array. A started task has its own job_id with
+  // array_job_id and array_task_id; the tasks not started yet are one record (job_id = array_job_id,
+  // array_task_id null) whose array_task_string names them ("4-19%4", cut short with "..." past 64 chars).
+  array_job_id: num,
+  array_task_id: num,
+  array_task_string: str,
+  array_max_tasks: num,
 });
 export type CtldJob = z.infer<typeof ctldJobSchema>;
 
@@ -80,6 +87,18 @@ export const dbJobSchema = z.object({
     limit: num,
   }),
   tres: z.object({ allocated: tresListSchema, requested: tresListSchema }).nullable().optional(),
+  /**
+   * Job arrays: job_id 0 on a job that is no array. A task's record has task_id; the record of tasks not
+   * started has task_id null and `task` a hex bitmap of their indexes ("0x3FC" = 2-9), as last sent.
+   */
+  array: z
+    .object({
+      job_id: num,
+      task_id: num,
+      task: str,
+    })
+    .nullable()
+    .optional(),
   steps: z
     .array(
       z.object({
