@@ -93,7 +93,7 @@ export function createClusterRouter({ clusters: given, siteOf }: ClusterRouterOp
       };
     },
     // Where a job's output lies is the same rule on every cluster of a centre (the shared SLURM_JOB_DIR).
-    ...(located ? { outputLocation: (portalJobId: string, schedulerJobId: string, group?: string | null) => located.outputLocation!(portalJobId, schedulerJobId, group) } : {}),
+    ...(located ? { outputLocation: (portalJobId: string, schedulerJobId: string, group?: string | null, arrayTask?: number | '%a') => located.outputLocation!(portalJobId, schedulerJobId, group, arrayTask) } : {}),
     async syncBudgets(budgets: SchedulerBudget[]): Promise<SchedulerBudgetState[]> {
       // Each cluster gets the budgets of its classes; a class no cluster runs is enforced nowhere.
       const enforcing = clusters.filter((c) => isBudgetEnforcing(c.port));

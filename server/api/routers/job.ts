@@ -236,7 +236,8 @@ export const jobRouter = router({
       const elapsedSeconds = job.gpuSeconds !== null ? Math.round(job.gpuSeconds / job.gpus) : 0;
       // A real Slurm writes the job's output on the cluster (the portal does not copy it); the simulated cluster's is made up here.
       const scheduler = await schedulerOf(ctx);
-      if (scheduler.outputLocation) return { ...job, output: [], outputLocation: job.schedulerJobId ? scheduler.outputLocation(job.id, job.schedulerJobId, job.runAsGroup) : null };
+      // (An array's tasks each write their own file: the pattern, with %a for the task's index.)
+      if (scheduler.outputLocation) return { ...job, output: [], outputLocation: job.schedulerJobId ? scheduler.outputLocation(job.id, job.schedulerJobId, job.runAsGroup, job.array ? '%a' : undefined) : null };
       return { ...job, output: syntheticOutput({ jobId: job.id, kind: job.kind, image: job.image, nodeList: job.nodeList ?? [], gpus: job.gpus, state: job.state, elapsedSeconds, exitCode: job.exitCode, signal: job.exitSignal }), outputLocation: null };
     }),
 

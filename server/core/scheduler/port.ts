@@ -168,7 +168,8 @@ export interface SchedulerPort {
   /** describeCluster reports partitions, nodes (free, busy, down), queue and power now. */
   describeCluster(): Promise<ClusterDescription>;
   /** Where a real scheduler writes a job's output on the cluster (a path), when it does; the simulated cluster has none. */
-  outputLocation?(portalJobId: string, schedulerJobId: string, group?: string | null): string;
+  /** (`arrayTask`: a job array's task, or `%a` for the pattern every task's file follows.) */
+  outputLocation?(portalJobId: string, schedulerJobId: string, group?: string | null, arrayTask?: number | '%a'): string;
 }
 
 /**
