@@ -133,6 +133,21 @@ describe.each(dbTargets())('a job array on %s', (target) => {
     expect(releases.reduce((s, e) => s + e.amount, 0)).toBe(12_000);
   });
 
+  it('between its tasks an array waits for the reason its tasks wait, not "requeued"', async () => {
+    const { t0, clock, now, allocationId, slurm, asOwner } = await setup('Array Between');
+    const submitted = await asOwner.job.submit({ allocationId, resourceClassId: 'h100', name: 'sweep', kind: 'batch', gpus: 1, nodes: 1, walltimeMinutes: 10, image: 'img', command: 'run', env: {}, idempotencyKey: randomUUID(), array: '0-3' });
+    const report = (tasks: SchedulerTaskStatus[], waiting: number, pendingReason: string | null) =>
+      slurm.set(submitted.id, summariseArray({ portalJobId: submitted.id, schedulerJobId: '300', tasks, waiting, neverRan: 0, pendingReason, energyMeasured: false, siteId: 'de-jena' }));
+    clock.now = t0 + 10_000;
+    report([task(0, 'RUNNING', 5, t0)], 3, 'Resources');
+    await reconcileOnce(db, slurm.port, now());
+    clock.now = t0 + 20_000;
+    report([task(0, 'COMPLETED', 50, t0)], 3, 'Resources');
+    await reconcileOnce(db, slurm.port, now());
+    const row = (await db.select().from(jobs).where(eq(jobs.id, submitted.id)))[0]!;
+    expect(row).toMatchObject({ state: 'PENDING', pendingReason: 'Resources', tasksRunning: 0, tasksEnded: 1 });
+  });
+
   it('refuses a bad array with the field named, and an array over the allocation limits with the throttle that fits', async () => {
     const { allocationId, asOwner } = await setup('Array Limits');
     const base = { allocationId, resourceClassId: 'h100', name: 'sweep', kind: 'batch' as const, gpus: 1, nodes: 1, walltimeMinutes: 10, image: 'img', command: 'run', env: {} };

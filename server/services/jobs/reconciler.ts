@@ -294,6 +294,8 @@ async function tasksSeen(db: Db, jobIds: string[]): Promise<Map<string, Map<numb
  * waits "requeued", not for the begin time Slurm gives a requeued job, until it runs again.
  */
 function asRequeued(job: OpenJob, status: SchedulerJobStatus): SchedulerJobStatus {
+  // (A job array waits between its tasks as it runs: summariseArray says when one of its tasks was requeued.)
+  if (job.arrayTasks !== null) return status;
   const requeued = status.state === 'PENDING' && (job.state === 'RUNNING' || job.pendingReason === 'Requeued');
   return requeued ? { ...status, pendingReason: 'Requeued' } : status;
 }
