@@ -12,6 +12,8 @@ import { createSimulatedScheduler } from '~/server/adapters/scheduler/simulated'
 import { summariseArray } from '~/server/core/scheduler/array-status';
 import type { SchedulerTaskStatus } from '~/server/core/scheduler/port';
 import { ledgerSums, openReservations } from '~/server/services/ledger/ledger';
+import { createRestHandler } from '~/server/api/rest';
+import { apiTokens } from '~/server/testing/api-tokens';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { scriptedScheduler } from '~/server/testing/scripted-scheduler';
 import { reconcileOnce } from './reconciler';
@@ -35,7 +37,7 @@ describe.each(dbTargets())('a job array on %s', (target) => {
     const { allocationId } = await activeAllocation(db, owner, admin, { gpuHours: 100, today: now().toISOString().slice(0, 10) });
     const slurm = scriptedScheduler();
     const asOwner = callerFor(db, { userId: owner.userId, orgId: owner.orgId, now, scheduler: slurm.port });
-    return { t0, clock, now, allocationId, slurm, asOwner };
+    return { t0, clock, now, owner, allocationId, slurm, asOwner };
   }
 
   const task = (index: number, state: SchedulerTaskStatus['state'], gpuSeconds: number, t0: number): SchedulerTaskStatus => ({
@@ -146,6 +148,33 @@ describe.each(dbTargets())('a job array on %s', (target) => {
     await reconcileOnce(db, slurm.port, now());
     const row = (await db.select().from(jobs).where(eq(jobs.id, submitted.id)))[0]!;
     expect(row).toMatchObject({ state: 'PENDING', pendingReason: 'Resources', tasksRunning: 0, tasksEnded: 1 });
+  });
+
+  it('REST takes an array as the API does, lists it with its tasks by state, and refuses a bad one with the field and the fix', async () => {
+    const { owner, allocationId, slurm } = await setup('Array REST');
+    const tokens = apiTokens(db);
+    const token = await tokens.mint(owner, ['read', 'jobs:write']);
+    const rest = createRestHandler({ db: () => Promise.resolve(db), authenticate: tokens.authenticate, portalUrl: 'http://portal.test', perMinute: 1000, scheduler: slurm.port, now: () => new Date(Date.UTC(2026, 11, 4, 9)) });
+    const call = (path: string, body?: unknown) =>
+      rest(new Request(`http://portal.test/api/v1${path}`, { method: body ? 'POST' : 'GET', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) }));
+    const body = { allocationId, resourceClassId: 'h100', name: 'rest sweep', kind: 'batch', gpus: 1, nodes: 1, walltimeMinutes: 10, image: 'img', command: 'run $SLURM_ARRAY_TASK_ID', env: {} };
+    // Each task counts as a queued job, as Slurm counts array tasks against MaxSubmitJobs: the allocation's 50 by default.
+    const tooMany = await call('/jobs', { ...body, array: '0-99%10' });
+    expect(tooMany.status).toBe(412);
+    expect(JSON.stringify(await tooMany.json())).toMatch(/allows 50 queued jobs at once and 0 are queued; the array's 100 tasks would exceed it/);
+    const created = await call('/jobs', { ...body, array: '0-39%10' });
+    expect(created.status, await created.clone().text()).toBe(200);
+    const { id } = (await created.json()) as { id: string };
+    expect((await db.select().from(jobs).where(eq(jobs.id, id)))[0]).toMatchObject({ arraySpec: '0-39%10', arrayTasks: 40, reservedAmount: 40 * 600 });
+    const listed = (await (await call('/jobs')).json()) as { items: { id: string; array: unknown }[] };
+    expect(listed.items.find((j) => j.id === id)!.array).toEqual({ text: '0-39%10', tasks: 40, counts: { PENDING: 40 } });
+    const page = (await (await call(`/jobs/${id}`)).json()) as { array: { tasks: number; throttle: number; counts: Record<string, number> } };
+    expect(page.array).toMatchObject({ tasks: 40, throttle: 10, counts: { PENDING: 40 } });
+    const bad = await call('/jobs', { ...body, array: '0-9%' });
+    expect(bad.status).toBe(400);
+    const text = JSON.stringify(await bad.json());
+    expect(text).toContain('array');
+    expect(text).toContain('0-9999%64');
   });
 
   it('refuses a bad array with the field named, and an array over the allocation limits with the throttle that fits', async () => {
