@@ -105,7 +105,7 @@ async function mailFinishedJobs(tx: Tx, done: readonly { job: OpenJob; status: S
           state: translate(reader.locale, `jobState.${status.state}`),
           // The same figures, formatted the same way, as the job page shows once the job is settled.
           gpuHours: formatGpuHours(reader.locale, status.gpuSeconds),
-          cost: formatEuros(reader.locale, chargeFor({ unit: 'cents', gpuSeconds: status.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour })),
+          cost: formatEuros(reader.locale, chargesOf(job, status).costCents),
           // How it ended, in the words and figures the job page uses.
           exit: translate(reader.locale, exit.key, exit.params),
         };
@@ -123,13 +123,22 @@ function endOf(status: SchedulerJobStatus, now: Date): Date {
   return status.endedAt ?? now;
 }
 
+/**
+ * chargesOf is what a finished job costs (cents) and is charged (its allocation's unit): a job array task
+ * by task, its cost the sum of its tasks' (each rounded as one job's), as the ledger charges them.
+ */
+function chargesOf(job: Pick<OpenJob, 'arrayTasks' | 'reservedUnit' | 'centsPerGpuHour'>, status: SchedulerJobStatus): { costCents: number; charged: number } {
+  const parts = job.arrayTasks !== null ? (status.tasks ?? []).map((t) => t.gpuSeconds) : [status.gpuSeconds];
+  return {
+    costCents: parts.reduce((sum, gpuSeconds) => sum + chargeFor({ unit: 'cents', gpuSeconds, centsPerGpuHour: job.centsPerGpuHour }), 0),
+    charged: parts.reduce((sum, gpuSeconds) => sum + chargeFor({ unit: job.reservedUnit, gpuSeconds, centsPerGpuHour: job.centsPerGpuHour }), 0),
+  };
+}
+
 /** settleInTx settles one job; returns its rollup rows, or null when it was settled already. */
 async function settleInTx(tx: Tx, job: OpenJob, status: SchedulerJobStatus, site: SiteFigures, now: Date): Promise<RollupRow[] | null> {
   const array = job.arrayTasks !== null;
-  // A job array is charged task by task: its cost is the sum of its tasks' (each rounded as one job's).
-  const parts = array ? (status.tasks ?? []).map((t) => t.gpuSeconds) : [status.gpuSeconds];
-  const costCents = parts.reduce((sum, gpuSeconds) => sum + chargeFor({ unit: 'cents', gpuSeconds, centsPerGpuHour: job.centsPerGpuHour }), 0);
-  const charged = parts.reduce((sum, gpuSeconds) => sum + chargeFor({ unit: job.reservedUnit, gpuSeconds, centsPerGpuHour: job.centsPerGpuHour }), 0);
+  const { costCents, charged } = chargesOf(job, status);
   // Tasks that ended since the last round are settled first, each once (the job's row is locked by them).
   const tasksEnded = array ? await settleTasksInTx(tx, job, status.tasks ?? [], now) : null;
   const endedAt = endOf(status, now);
