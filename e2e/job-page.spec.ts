@@ -167,6 +167,12 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       const sum = taskHours.reduce((s, text) => s + number(locale, text), 0);
       expect(Math.abs(number(locale, await page.getByTestId('job-gpu-hours').innerText()) - sum)).toBeLessThanOrEqual(0.02);
       await shoot(page, `job-sweep-${locale}`);
+      // Submit again: the same array (its values are in the command), as task indexes.
+      await page.getByTestId('job-clone').click();
+      await expect(page).toHaveURL(/\/jobs\/new\?clone=/);
+      await expect(page.getByTestId('sweep-indexes')).toHaveValue('0-2');
+      await expect(page.getByTestId('sweep-at-once')).toHaveValue('2');
+      await expect(page.getByLabel(t('jobs.command'), { exact: true })).toHaveValue(/^SWEEP_VALUES=\('0\.1' '0\.01' '0\.001'\)/);
       // The job list shows the array once, with its tasks by state.
       await page.getByRole('navigation', { name: t('nav.main') }).getByRole('link', { name: t('nav.jobs') }).click();
       const row = page.getByTestId('job-row').filter({ hasText: name });

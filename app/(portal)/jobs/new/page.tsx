@@ -34,6 +34,8 @@ async function cloneDraft(caller: Caller, jobId: string): Promise<{ name: string
       image: job.image,
       command: job.command,
       envText: job.env.map((e) => (e.value === null ? `# ${e.name}=` : `${e.name}=${e.value}`)).join('\n'),
+      // An array again as its task indexes (a list sweep's values are already in its command).
+      ...(job.array ? { sweep: { mode: 'indexes' as const, name: 'LR', values: '', indexes: job.array.text.replace(/%\d+$/, ''), atOnce: job.array.throttle === null ? '' : String(job.array.throttle) } } : {}),
       ...(fineTune ? { params: assumption('paramsBillions'), tokens: assumption('tokensBillions'), utilisation: assumption('utilisationPercent') } : {}),
     },
   };

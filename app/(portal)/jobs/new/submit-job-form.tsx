@@ -51,6 +51,8 @@ export interface JobDraft {
   params: string;
   tokens: string;
   utilisation: string;
+  /** One job or a sweep (a job array). */
+  sweep: Sweep;
 }
 
 const DRAFT_PREFIX = 'job-form-draft:';
@@ -128,7 +130,7 @@ export function SubmitJobForm({
   // Another job of the project this one starts after (null: as soon as it can).
   const [dependency, setDependency] = useState<Dependency>(null);
   // One job, or a sweep: a job array over task indexes or over a list of values.
-  const [sweep, setSweep] = useState<Sweep>(NO_SWEEP);
+  const [sweep, setSweep] = useState<Sweep>(start.sweep ?? NO_SWEEP);
   const swept = sweepRequest(kind === 'inference' ? NO_SWEEP : sweep, command);
 
   // This visit's draft: Back to this page's history entry (its URL names the draft) restores it; a
@@ -154,6 +156,7 @@ export function SubmitJobForm({
       setParams((v) => valid(stored.params, v));
       setTokens((v) => valid(stored.tokens, v));
       setUtilisation((v) => valid(stored.utilisation, v));
+      setSweep((v) => valid(stored.sweep, v));
       setDraftId(known);
       return;
     }
@@ -165,13 +168,13 @@ export function SubmitJobForm({
 
   useEffect(() => {
     if (!draftId) return;
-    const draft: JobDraft = { template, allocationId, resourceClassId, kind, name, gpus, nodes, walltimeHours, image, command, envText, params, tokens, utilisation };
+    const draft: JobDraft = { template, allocationId, resourceClassId, kind, name, gpus, nodes, walltimeHours, image, command, envText, params, tokens, utilisation, sweep };
     try {
       window.sessionStorage.setItem(DRAFT_PREFIX + draftId, JSON.stringify(draft));
     } catch {
       // Storage full or refused: the form still works, Back just starts afresh.
     }
-  }, [draftId, template, allocationId, resourceClassId, kind, name, gpus, nodes, walltimeHours, image, command, envText, params, tokens, utilisation]);
+  }, [draftId, template, allocationId, resourceClassId, kind, name, gpus, nodes, walltimeHours, image, command, envText, params, tokens, utilisation, sweep]);
 
   const gpuCount = Math.max(0, Math.floor(Number(gpus) || 0));
   const nodeCount = Math.max(0, Math.floor(Number(nodes) || 0));
