@@ -51,7 +51,7 @@ export function SweepFields({ value, onChange, error }: { value: Sweep; onChange
       <div className="flex flex-wrap gap-2" role="radiogroup" aria-label={t('jobs.sweep.title')}>
         {(['one', 'indexes', 'values'] as const).map((mode) => (
           <label key={mode} className={cx('cursor-pointer rounded-md px-3 py-1.5 text-sm ring-1', value.mode === mode ? 'bg-indigo-50 ring-2 ring-indigo-600' : 'ring-slate-300')}>
-            <input type="radio" name="sweep-mode" className="mr-2" checked={value.mode === mode} onChange={() => set({ mode })} data-testid={`sweep-${mode}`} />
+            <input type="radio" name="sweep-mode" className="mr-2" checked={value.mode === mode} onChange={() => set({ mode })} data-testid={`sweep-mode-${mode}`} />
             {t(`jobs.sweep.mode.${mode}`)}
           </label>
         ))}
