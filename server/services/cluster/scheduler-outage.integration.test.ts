@@ -7,25 +7,10 @@ import type { DbHandle } from '~/db/client';
 import { jobs } from '~/db/schema';
 import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
 import { createSimulatedScheduler } from '~/server/adapters/scheduler/simulated';
-import { SchedulerUnavailableError, type SchedulerPort } from '~/server/core/scheduler/port';
+import { switchable } from '~/server/testing/switchable-scheduler';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { startWorker } from '~/server/worker';
 import { readSchedulerStatus } from './scheduler-status';
-
-/** The simulated cluster behind a switch: while it is off, every call fails as an unreachable Slurm does. */
-function switchable(port: SchedulerPort) {
-  let away = false;
-  const guard = () => {
-    if (away) throw new SchedulerUnavailableError('connect ECONNREFUSED 127.0.0.1:6820');
-  };
-  const wrapped: SchedulerPort = {
-    submit: async (spec) => (guard(), port.submit(spec)),
-    cancel: async (id, options) => (guard(), port.cancel(id, options)),
-    jobs: async (ids) => (guard(), port.jobs(ids)),
-    describeCluster: async () => (guard(), port.describeCluster()),
-  };
-  return { port: wrapped, set: (value: boolean) => (away = value) };
-}
 
 describe.each(dbTargets())('scheduler outage on %s', (target) => {
   let handle: DbHandle;

@@ -11,15 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
 import { jobs, ledgerEntries } from '~/db/schema';
 import { slurmClassesFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
-import { createClusterRouter, type ClusterRouter } from '~/server/adapters/scheduler/router';
+import type { ClusterRouter } from '~/server/adapters/scheduler/router';
 import { clustersOf } from '~/server/core/scheduler/port';
 import { parseEnv } from '~/server/env.js';
-import { instrumentScheduler } from '~/server/observability/scheduler';
-import { jobSites } from '~/server/scheduler';
+import { createSlurmClusterRouter } from '~/server/scheduler';
 import { readClusterStatuses } from '~/server/services/cluster/scheduler-status';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { startWorker } from '~/server/worker';
-import { createSlurmScheduler, slurmSettings } from './index';
 import { sleep } from './testing';
 
 const CLUSTER_1_SITE = 'de-jena';
@@ -39,22 +37,9 @@ function twoClusterConfig() {
   return parseEnv({ ...e, SCHEDULER: 'slurm', SLURM_POLL_SECONDS: '1', SLURM_CLUSTERS: JSON.stringify(clusters) });
 }
 
-/** The router over one Slurm adapter per cluster, as server/scheduler.ts's createScheduler makes it for SLURM_CLUSTERS. */
+/** The router over one Slurm adapter per cluster, as createScheduler makes it for SLURM_CLUSTERS. */
 async function twoClusterRouter(db: Db): Promise<ClusterRouter> {
-  const config = twoClusterConfig();
-  const classes = await slurmClassesFromCatalogue(db);
-  const clusters = config.SLURM_CLUSTERS!.map((c) => {
-    const settings = slurmSettings({
-      ...config,
-      SLURM_REST_URL: c.restUrl,
-      SLURM_CLUSTER: c.cluster,
-      SLURM_PARTITIONS: c.partitions,
-      SLURM_REST_TOKEN_FILE: c.tokenFile ?? (c.jwtKeyFile ? undefined : config.SLURM_REST_TOKEN_FILE),
-      SLURM_JWT_KEY_FILE: c.jwtKeyFile ?? (c.tokenFile ? undefined : config.SLURM_JWT_KEY_FILE),
-    });
-    return { name: c.cluster, sites: c.sites, classes: Object.keys(c.partitions), port: instrumentScheduler(createSlurmScheduler(settings, classes), `slurm:${c.cluster}`) };
-  });
-  return createClusterRouter({ clusters, siteOf: jobSites(db) });
+  return createSlurmClusterRouter(db, twoClusterConfig(), await slurmClassesFromCatalogue(db));
 }
 
 /** The test cluster script's stop-cluster / start-cluster: one cluster's slurmctld and slurmrestd. */
