@@ -32,7 +32,7 @@ export type ClusterRouter = SchedulerPort & BudgetEnforcing & UsageReporting & C
 export function createClusterRouter({ clusters: given, siteOf }: ClusterRouterOptions): ClusterRouter {
   if (given.length === 0) throw new Error('a cluster router needs at least one cluster');
   // Each cluster's port tells its name (clusterNameOf), so what the worker or a hand-over notes of it is filed under it.
-  const clusters = given.map((c) => ({ ...c, port: new Proxy(c.port, { get: (target, property, receiver) => (property === 'clusterName' ? c.name : Reflect.get(target, property, receiver)) }) }));
+  const clusters = given.map((c) => ({ ...c, port: new Proxy(c.port, { get: (target, property, receiver): unknown => (property === 'clusterName' ? c.name : Reflect.get(target, property, receiver)) }) }));
   const bySite = new Map<string, RoutedCluster>();
   const byClass = new Map<string, RoutedCluster>();
   for (const c of clusters) {
