@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
-import { allocations, jobs } from '~/db/schema';
+import { allocations, jobs, ledgerEntries } from '~/db/schema';
+import { summariseArray } from '~/server/core/scheduler/array-status';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { expireDueAllocations } from '~/server/services/ledger/ledger';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
@@ -20,8 +21,12 @@ async function inFlightAgainstJobs(db: Db) {
       id: allocations.id,
       activeGpus: allocations.activeGpus,
       queuedJobs: allocations.queuedJobs,
-      gpus: sql<number>`coalesce(sum(${jobs.gpus}), 0)`.mapWith(Number),
-      queued: sql<number>`count(${jobs.id}) filter (where ${jobs.state} in ('SUBMITTING', 'PENDING'))`.mapWith(Number),
+      // A job array counted from its task rows: the tasks that may run at once (not ended, at most the
+      // throttle) × GPUs, and its tasks neither running nor ended as queued.
+      gpus: sql<number>`coalesce(sum(case when ${jobs.arrayTasks} is null then ${jobs.gpus} else ${jobs.gpus} * least(${jobs.arrayTasks} -
+        (select count(*) from job_tasks t where t.job_id = "jobs"."id" and t.settled_at is not null), coalesce(${jobs.arrayThrottle}, ${jobs.arrayTasks})) end), 0)`.mapWith(Number),
+      queued: sql<number>`coalesce(sum(case when ${jobs.arrayTasks} is null then (${jobs.state} in ('SUBMITTING', 'PENDING'))::int else ${jobs.arrayTasks} -
+        (select count(*) from job_tasks t where t.job_id = "jobs"."id" and (t.settled_at is not null or t.state = 'RUNNING')) end), 0)`.mapWith(Number),
     })
     .from(allocations)
     .leftJoin(jobs, and(eq(jobs.allocationId, allocations.id), isNull(jobs.settledAt), inArray(jobs.state, ['SUBMITTING', 'PENDING', 'RUNNING'])))
@@ -168,5 +173,48 @@ describe.each(dbTargets())('allocation counters of jobs in flight on %s', (targe
     const after = await counters(db, allocationId);
     expect(after?.gpus).toBe(24);
     await expectCountersMatch(db);
+  });
+
+  it.skipIf(target !== 'postgres')('hold an allocation to its limits exactly when one person races job arrays, while the reconciler settles their tasks', async () => {
+    const clock = Date.parse(`${TODAY}T09:00:00Z`);
+    const now = () => new Date(clock);
+    const admin = await createStaff(db, 'admin');
+    const owner = await createTenant(db, { name: `Racing Sweeps ${randomUUID().slice(0, 6)}` });
+    const { allocationId } = await activeAllocation(db, owner, admin, { gpuHours: 10_000, today: TODAY });
+    const slurm = scriptedScheduler();
+    const staff = callerFor(db, { userId: admin.userId, now });
+    const caller = () => callerFor(db, { userId: owner.userId, orgId: owner.orgId, now, scheduler: slurm.port });
+    const race = (n: number, array: string) =>
+      Promise.allSettled(
+        Array.from({ length: n }, (_, i) =>
+          caller().job.submit({ allocationId, resourceClassId: 'h100', name: `sweep-${i}`, kind: 'batch', gpus: 1, nodes: 1, walltimeMinutes: 60, image: 'img', command: 'run', env: {}, idempotencyKey: randomUUID(), array }),
+        ),
+      );
+    const admitted = (results: PromiseSettledResult<{ id: string }>[]) => results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.id] : []));
+    const refusals = (results: PromiseSettledResult<unknown>[]) => results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as { code?: string }).code] : []));
+
+    // Every task is a queued job: 5 arrays of 10 fill a queue of 50, out of 30 racing.
+    await staff.staff.setAllocationLimits({ allocationId, maxGpusAtOnce: 1000, maxWalltimeHours: 12, maxQueuedJobs: 50, reason: 'Fifty queued at most' });
+    const first = await race(30, '0-9%2');
+    expect(admitted(first)).toHaveLength(5);
+    expect(refusals(first)).toEqual(Array.from({ length: 25 }, () => 'PRECONDITION_FAILED'));
+    expect(await counters(db, allocationId)).toEqual({ gpus: 10, queued: 50 });
+
+    // Two tasks of each run and end, and two more start, in the reconciler's round while 30 more arrays race: the 20 tasks no longer waiting make room for two more arrays.
+    const task = (index: number, state: 'RUNNING' | 'COMPLETED') => ({ index, schedulerJobId: `x_${index}`, state, startedAt: now(), endedAt: state === 'COMPLETED' ? now() : null, exitCode: state === 'COMPLETED' ? 0 : null, signal: null, nodeList: ['n1'], gpuSeconds: 60, energyWh: 1 });
+    for (const id of admitted(first)) {
+      slurm.set(id, summariseArray({ portalJobId: id, schedulerJobId: 'x', tasks: [task(0, 'COMPLETED'), task(1, 'COMPLETED'), task(2, 'RUNNING'), task(3, 'RUNNING')], waiting: 6, neverRan: 0, pendingReason: 'JobArrayTaskLimit', energyMeasured: false, siteId: 'de-jena' }));
+    }
+    const [second] = await Promise.all([race(30, '0-9%2'), reconcileOnce(db, slurm.port, now())]);
+    await reconcileOnce(db, slurm.port, now());
+    // However the round and the race interleaved, the queue was never overfilled and the counters equal the tasks.
+    const queuedNow = (await counters(db, allocationId))!.queued;
+    expect(queuedNow).toBeLessThanOrEqual(50);
+    expect(admitted(second).length).toBeLessThanOrEqual(2);
+    expect(refusals(second).every((c) => c === 'PRECONDITION_FAILED')).toBe(true);
+    await expectCountersMatch(db);
+    // Each array's two ended tasks were charged and their shares released, once.
+    const charges = await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(ledgerEntries).where(and(inArray(ledgerEntries.jobId, admitted(first)), eq(ledgerEntries.kind, 'charge')));
+    expect(charges[0]!.n).toBe(10);
   });
 });
