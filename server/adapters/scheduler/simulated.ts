@@ -209,11 +209,14 @@ function schedulerJobIdOf(view: JobView): string {
 
 /** A task of a job array as the port reports it; its scheduler id is the array's and its index (Slurm's `1234_7`). */
 function taskStatusOf(view: JobView, index: number, arrayJobId: string, nowSeconds: number, clock: SimClock): SchedulerTaskStatus {
+  return { index, schedulerJobId: `${arrayJobId}_${index}`, ...figuresOf(view, nowSeconds, clock) };
+}
+
+/** What a job (or a task) reports of its run: its state, times, exit, nodes, GPU time so far and energy. */
+function figuresOf(view: JobView, nowSeconds: number, clock: SimClock): Omit<SchedulerTaskStatus, 'index' | 'schedulerJobId'> {
   const start = view.startTimeSeconds;
   const end = view.endTimeSeconds;
   return {
-    index,
-    schedulerJobId: `${arrayJobId}_${index}`,
     state: view.state,
     startedAt: start === null ? null : wallDateAt(clock, start),
     endedAt: end === null ? null : wallDateAt(clock, end),
@@ -242,20 +245,11 @@ function statusOf(view: JobView, live: LiveEngine, clock: SimClock): SchedulerJo
       siteId: partition?.siteId ?? null,
     });
   }
-  const start = view.startTimeSeconds;
-  const end = view.endTimeSeconds;
   return {
     portalJobId: view.id,
     schedulerJobId: schedulerJobIdOf(view),
-    state: view.state,
+    ...figuresOf(view, nowSeconds, clock),
     pendingReason: view.state === 'PENDING' ? (view.pendingReason ?? 'None') : null,
-    startedAt: start === null ? null : wallDateAt(clock, start),
-    endedAt: end === null ? null : wallDateAt(clock, end),
-    exitCode: view.exitCode,
-    signal: view.signal,
-    nodeList: [...view.nodeList],
-    gpuSeconds: start === null ? 0 : view.gpus * ((end ?? nowSeconds) - start),
-    energyWh: view.energyWh ?? 0,
     energyMeasured: false,
     siteId: partition?.siteId ?? null,
   };
