@@ -16,6 +16,9 @@ import { AppError } from '~/server/errors';
 import { translate, type MessageKey, type MessageParams } from '~/server/i18n';
 import { issueInvoice } from './invoices';
 import { addMember, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
+import { scriptedScheduler } from '~/server/testing/scripted-scheduler';
+import { summariseArray } from '~/server/core/scheduler/array-status';
+import { reconcileOnce } from '~/server/services/jobs/reconciler';
 
 /** The refusals a submission may get when a budget, the cap or a limit is reached; anything else is a defect. */
 const EXPECTED_REFUSALS = new Set(['ledger.insufficientCents', 'ledger.monthlyCap', 'budget.refused.projectMonthly', 'budget.refused.projectTotal', 'budget.refused.personMonthly', 'job.gpusAtOnce', 'job.queuedJobs']);
@@ -209,4 +212,25 @@ describe.each(dbTargets())('budgets inside a company on %s', (target) => {
       expect(descriptions[1]).toMatch(locale === 'en' ? /Cost centre CC-4711$/ : /Kostenstelle CC-4711$/);
     }
   }, 120_000);
+  it("an established company's job array counts every task against the person's monthly limit, and each ended task frees its share", async () => {
+    const c = await company();
+    const [p] = c.projects;
+    const member = c.members[1]!;
+    await as(c.owner).organisation.setSpendLimit({ userId: member.userId, monthlyEuros: 20 });
+    const slurm = scriptedScheduler();
+    const asMember = callerFor(db, { userId: member.userId, orgId: member.orgId, scheduler: slurm.port });
+    const sweep = (array: string) => asMember.job.submit({ allocationId: p.allocationId, resourceClassId: 'h100', name: 'sweep', kind: 'batch', gpus: 1, nodes: 1, walltimeMinutes: 30, image: 'pytorch:2', command: 'python tune.py', idempotencyKey: randomUUID(), array });
+    // 10 tasks × 30 min × €2.90 per GPU-hour = €14.50 reserved; 4 more tasks (€5.80) would pass the €20 limit.
+    const first = await sweep('0-9%5');
+    expect((await db.select().from(jobs).where(eq(jobs.id, first.id)))[0]!.reservedAmount).toBe(1_450);
+    expect(refusalOf(await sweep('0-3').catch((e: unknown) => e))).toMatchObject({ key: 'budget.refused.personMonthly' });
+    // Five tasks end after 10 minutes each (48 cents): their shares (5 × 145) are free again, their cost counts.
+    const task = (index: number) => ({ index, schedulerJobId: `9_${index}`, state: 'COMPLETED' as const, startedAt: new Date(), endedAt: new Date(), exitCode: 0, signal: null, nodeList: ['n1'], gpuSeconds: 600, energyWh: 1 });
+    slurm.set(first.id, summariseArray({ portalJobId: first.id, schedulerJobId: '9', tasks: [0, 1, 2, 3, 4].map(task), waiting: 5, neverRan: 0, pendingReason: 'Priority', energyMeasured: false, siteId: 'de-jena' }));
+    await reconcileOnce(db, slurm.port, new Date());
+    const estimate = await asMember.job.estimate({ allocationId: p.allocationId, resourceClassId: 'h100', gpus: 1, nodes: 1, walltimeMinutes: 30, array: '0-3' });
+    expect(estimate.room.budgetsLeftCents).toEqual([{ limit: 'personMonthly', leftCents: 2_000 - 5 * 48 - 5 * 145 }]);
+    expect(estimate).toMatchObject({ tasks: 4, reservation: 580, shortfalls: [] });
+    await expect(sweep('0-3')).resolves.toMatchObject({ state: 'PENDING' });
+  });
 });
