@@ -24,6 +24,8 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  // Everything but Next's own static files (they carry no user data and are cached for a year).
-  matcher: ['/((?!_next/static|_next/image|favicon.ico).*)'],
+  // Everything but Next's own static files (they carry no user data and are cached for a year) and the
+  // upload routes: a request through the proxy has its body buffered (10 MB at most), an upload streams
+  // gigabytes; those routes set the API's headers themselves (server/api/uploads-http.ts).
+  matcher: ['/((?!_next/static|_next/image|favicon.ico|api/uploads|api/v1/uploads).*)'],
 };

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
@@ -5,6 +6,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: { alias: { '~': path.resolve(import.meta.dirname) } },
   test: {
+    // Project workspaces (server/services/files) of tests: a scratch folder, not the repository's .data.
+    env: { PORTAL_FILES_DIR: path.join(os.tmpdir(), 'portal-test-files') },
     // Each integration file opens its own databases; two files at a time fit a 2-core machine.
     maxWorkers: 2,
     projects: [

@@ -82,6 +82,12 @@ export const catalogueSchema = z.object({
         heatReusePermille: z.number().int().min(0).max(1000),
         /** Facility power cap at the meter in kW (IT × PUE); the simulated cluster holds jobs with PowerCap above it. Unset: no cap. */
         powerCapKw: z.number().positive().max(1_000_000).optional(),
+        /**
+         * Where the site's project workspaces lie, an absolute path on the filesystem the cluster's nodes
+         * mount and the portal reads and writes directly (docs/files.md). Unset: SLURM_JOB_DIR on a real
+         * Slurm, else a folder under the portal's data directory (PORTAL_FILES_DIR).
+         */
+        filesystemRoot: z.string().regex(/^\/[^\0\n]*$/, 'an absolute path such as /lustre/projects').refine((p) => !p.split('/').includes('..'), 'no .. in the path').optional(),
         // Cost of ownership (server/core/tco.ts). Optional: a catalogue without them shows the TCO page
         // as "not configured" for the site's classes. The energy price also prices the low-carbon start suggestion (server/core/carbon).
         /** Industrial electricity price at the meter, whole € per MWh (= 0.1 cent per kWh). */

@@ -119,6 +119,12 @@ const schema = z
     // Behind a reverse proxy that sets X-Forwarded-For: take the caller's address from it (per-address limits).
     PORTAL_TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
     PORTAL_DATA_DIR: z.string().trim().min(1).default('.data'),
+    /**
+     * Where project workspaces lie for a site whose catalogue entry names no `filesystemRoot` (the embedded
+     * default): `<this>/<site id>/<project group>`. Default `<PORTAL_DATA_DIR>/files`. With SCHEDULER=slurm
+     * such a site's root is SLURM_JOB_DIR instead (the cluster's shared filesystem).
+     */
+    PORTAL_FILES_DIR: optionalString,
     PORT: z.coerce.number().int().min(1).max(65535).default(3000),
     PORTAL_URL: optionalString.pipe(z.url('must be an absolute URL such as https://portal.example.org').optional()),
     NEXTAUTH_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),

@@ -3,6 +3,8 @@
 // read: the tenant is the token's); every answer carries its request id and the token's rate-limit
 // headers, and every refusal has one JSON shape, `{ error: { code, message, fields, requestId } }`.
 // The route (app/api/v1/[...path]/route.ts) only wires this to the process's database.
+import { downloadResponse, downloadTargetOf } from './files-http';
+import { uploadResponse } from './uploads-http';
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { createOpenApiFetchHandler } from 'trpc-to-openapi';
@@ -139,6 +141,15 @@ async function requestOf(req: Request, path: string): Promise<Request | null | '
   return new Request(req.url, { method: req.method, headers, body: text });
 }
 
+/** `/projects/{projectId}/files/content`: a file or folder of a workspace (`?site=&path=`). */
+const FILE_CONTENT = /^\/projects\/([^/]+)\/files\/content$/;
+
+/** withAnswer adds the request id and rate-limit headers to a response made outside trpc-to-openapi. */
+function withAnswer(answer: Answer, response: Response): Response {
+  for (const [name, value] of answer.headers) if (!response.headers.has(name)) response.headers.set(name, value);
+  return response;
+}
+
 /** createRestHandler returns the REST API's request handler. */
 export function createRestHandler(deps: RestDeps): (req: Request) => Promise<Response> {
   const now = deps.now ?? (() => new Date());
@@ -197,6 +208,14 @@ export function createRestHandler(deps: RestDeps): (req: Request) => Promise<Res
           } catch (error) {
             return errorOfCall(answer, error, locale);
           }
+        }
+
+        // Files: resumable uploads (tus) and downloads (Range; a folder as a tar) stream, never read whole.
+        if (path === '/uploads' || path.startsWith('/uploads/')) return withAnswer(answer, await uploadResponse(ctx, req, `${REST_PREFIX}/uploads`));
+        const content = FILE_CONTENT.exec(path);
+        if (content && (req.method === 'GET' || req.method === 'HEAD')) {
+          const refuseFile = (_status: number, code: string, message: string, field?: string) => refuse(answer, code as TRPCError['code'], message, field ? { [field]: message } : undefined);
+          return withAnswer(answer, await downloadResponse(ctx, req, downloadTargetOf(content[1]!, url), refuseFile));
         }
 
         const request = await requestOf(req, path);

@@ -8,6 +8,7 @@ import { projectRouter } from './routers/project';
 import { reportRouter } from './routers/report';
 import { invitationRouter } from './routers/invitation';
 import { centreRouter } from './routers/centre';
+import { filesRouter } from './routers/files';
 import { invoiceRouter } from './routers/invoice';
 import { jobRouter } from './routers/job';
 import { organisationRouter } from './routers/organisation';
@@ -27,6 +28,7 @@ export const appRouter = router({
   allocation: allocationRouter,
   notification: notificationRouter,
   job: jobRouter,
+  files: filesRouter,
   report: reportRouter,
   invoice: invoiceRouter,
   centre: centreRouter,

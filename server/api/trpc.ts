@@ -12,6 +12,8 @@ import type { Db } from '~/db/client';
 import type { MemberRole, StaffRole } from '~/db/schema';
 import { roleAtLeast } from '~/server/core/roles';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
+import { configuredSiteRoots } from '~/server/services/files/roots';
+import type { SiteRoots } from '~/server/services/files/workspace';
 import { getScheduler } from '~/server/scheduler';
 import type { FairGate } from './fair-gate';
 import { mutateAsTenant, readAsTenant } from './tenant-transaction';
@@ -44,6 +46,8 @@ export interface Context {
   now: () => Date;
   /** The scheduler adapter; unset = the process's configured one (server/scheduler.ts). Tests and benchmarks pass their own. */
   scheduler?: SchedulerPort;
+  /** Where each site's workspaces lie; unset = the process's (server/services/files/roots.ts). Tests pass their own. */
+  files?: SiteRoots;
   /** Fair sharing of the process between tenants (set for requests; unset in tests = no queueing). */
   gate?: FairGate;
   /**
@@ -81,6 +85,11 @@ export interface RequestMemo {
 /** todayOf returns the context's current UTC date as YYYY-MM-DD. */
 export function todayOf(ctx: Pick<Context, 'now'>): string {
   return ctx.now().toISOString().slice(0, 10);
+}
+
+/** rootsOf returns where the context's sites keep their workspaces. */
+export function rootsOf(ctx: Pick<Context, 'files'>): SiteRoots {
+  return ctx.files ?? configuredSiteRoots();
 }
 
 /** schedulerOf returns the context's scheduler adapter (the process's configured one unless a test or benchmark set its own). */

@@ -1,6 +1,7 @@
 // The declared authorisation policy of every procedure, and the records it is checked on: used by
 // the authorisation matrix (server/api/authorization-matrix.integration.test.ts) and the fuzz test
 // (server/api/fuzz.integration.test.ts).
+import { randomUUID } from 'node:crypto';
 import { TRPCError } from '@trpc/server';
 import { count } from 'drizzle-orm';
 import { afterAll, beforeAll } from 'vitest';
@@ -115,6 +116,16 @@ export const POLICY: Record<string, Entry> = {
   'job.list': { access: 'member' },
   'job.get': { access: 'member', recordsOfA: true, input: (f) => ({ jobId: f.jobA }) },
   'job.targets': { access: 'member' },
+
+  'files.sites': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA }) },
+  'files.list': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA, site: 'de-jena', path: '' }) },
+  'files.stat': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA, site: 'de-jena', path: '' }) },
+  'files.makeFolder': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA, site: 'de-jena', path: `matrix-${randomUUID()}` }) },
+  'files.move': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA, site: 'de-jena', from: 'no-such-file', to: 'elsewhere' }), allowedAnswer: 'NOT_FOUND' },
+  'files.remove': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA, site: 'de-jena', path: 'no-such-file' }), allowedAnswer: 'NOT_FOUND' },
+  'files.startUpload': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA, site: 'de-jena', path: `upload-${randomUUID()}.bin`, size: 10 }) },
+  'files.jobFolder': { access: 'member', recordsOfA: true, input: (f) => ({ jobId: f.jobA }) },
+  'files.output': { access: 'member', recordsOfA: true, input: (f) => ({ jobId: f.jobA }) },
 
   'notification.list': { access: 'signedIn' },
   'notification.unreadCount': { access: 'signedIn' },

@@ -34,7 +34,8 @@ import { and, desc, eq, gt, inArray, lt, lte, sql, type SQL } from 'drizzle-orm'
 import type { Db, Tx } from '~/db/client';
 import { simClusterOps, simClusterSnapshots, simClusterState, simFinishedJobs } from '~/db/schema';
 import { summariseArray } from '~/server/core/scheduler/array-status';
-import type { ClusterDescription, SchedulerJobSpec, SchedulerJobStatus, SchedulerPort, SchedulerTaskStatus } from '~/server/core/scheduler/port';
+import type { ClusterDescription, OutputJob, SchedulerJobSpec, SchedulerJobStatus, SchedulerPort, SchedulerTaskStatus } from '~/server/core/scheduler/port';
+import { writeSimulatedOutput } from './simulated-output';
 import {
   createEngine,
   policyFromName,
@@ -729,5 +730,13 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
     return { seq: taken.seq };
   }
 
-  return { clusterId, submit, cancel, jobs, describeCluster, advance, checkpoint };
+  /** The jobs' output, written into their folders as they run (a real cluster's nodes write their own). */
+  async function writeOutput(items: readonly { job: OutputJob; status: SchedulerJobStatus }[], now: Date): Promise<void> {
+    // A few at a time: a round may follow thousands of jobs.
+    for (let i = 0; i < items.length; i += 16) {
+      await Promise.all(items.slice(i, i + 16).map(({ job, status }) => writeSimulatedOutput(job, status, now, { speed })));
+    }
+  }
+
+  return { clusterId, submit, cancel, jobs, describeCluster, advance, checkpoint, writeOutput };
 }

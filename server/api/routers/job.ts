@@ -1,14 +1,14 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { budgetUnit, jobKind, jobState, resourceClasses } from '~/db/schema';
-import { afterCommit, router, schedulerOf, tenantProcedure, todayOf } from '~/server/api/trpc';
+import { afterCommit, router, schedulerOf, tenantProcedure, todayOf, rootsOf } from '~/server/api/trpc';
 import { idempotencyKeyField, resourceClassIdField, textField, uuidField } from '~/server/api/fields';
 import { isoDateOut, jobRowOut, jobStateOut } from '~/server/api/outputs';
 import { exitStatusOut, fineTuneEstimateOut, jobEstimateOut, lowCarbonStartOut, jobTargetsOut } from './job.outputs';
 import { fineTuneEstimate } from '~/server/core/jobs/estimates';
 import { JOB_DEPENDENCY_TYPES } from '~/server/core/scheduler/port';
 import { AppError } from '~/server/errors';
-import { syntheticOutput } from '~/server/core/jobs/synthetic-output';
+import { jobWorkspace, readJobOutput } from '~/server/services/files/files';
 import { MAX_WINDOW_HOURS, suggestLowCarbonStart } from '~/server/services/jobs/carbon';
 import { cancelJob, estimateJob, getJob, jobTargets, listJobs, submitJob } from '~/server/services/jobs/jobs';
 
@@ -152,8 +152,9 @@ const jobView = z.object({
   co2eSaved: z.object({ co2eAtOnceGrams: z.number().int(), co2eAsRunGrams: z.number().int(), savedGrams: z.number().int() }).nullable(),
   inference: z.object({ endpointUrl: z.string(), requests: z.number().int(), tokens: z.number().int() }).nullable(),
   events: z.array(z.object({ id: z.number(), jobId: z.string(), at: isoDateOut, state: z.enum(jobState.enumValues), message: z.string().nullable(), data: z.record(z.string(), z.unknown()).nullable() })),
+  /** The last lines of its stdout (of an array: its first task's); the rest: `GET /jobs/{jobId}/output`. */
   output: z.array(z.string()),
-  /** Where the scheduler writes the job's output on the cluster (Slurm), else null. */
+  /** On a real Slurm: the job's folder on the cluster's filesystem (its files and output lie there), else null. */
   outputLocation: z.string().nullable(),
 });
 
@@ -233,12 +234,14 @@ export const jobRouter = router({
     .output(jobView)
     .query(async ({ ctx, input }) => {
       const job = await getJob(ctx.db, ctx.tenant, input.jobId, ctx.locale);
-      const elapsedSeconds = job.gpuSeconds !== null ? Math.round(job.gpuSeconds / job.gpus) : 0;
-      // A real Slurm writes the job's output on the cluster (the portal does not copy it); the simulated cluster's is made up here.
+      // The last lines of its stdout, from its folder in the project's workspace (written there by the
+      // simulated cluster, or by Slurm's nodes); the page follows the rest with files.output.
+      const tail = await readJobOutput(ctx.db, ctx.tenant, { jobId: job.id, stream: 'stdout', limit: 16 * 1024, ...(job.array ? { task: job.array.list[0]?.index ?? 0 } : {}) }, rootsOf(ctx)).catch(() => null);
+      const output = tail?.text ? tail.text.replace(/\n$/, '').split('\n').slice(-200) : [];
+      // On a real cluster, where the folder lies for those who log in there.
       const scheduler = await schedulerOf(ctx);
-      // (An array's tasks each write their own file: the pattern, with %a for the task's index.)
-      if (scheduler.outputLocation) return { ...job, output: [], outputLocation: job.schedulerJobId ? scheduler.outputLocation(job.id, job.schedulerJobId, job.runAsGroup, job.array ? '%a' : undefined) : null };
-      return { ...job, output: syntheticOutput({ jobId: job.id, kind: job.kind, image: job.image, nodeList: job.nodeList ?? [], gpus: job.gpus, state: job.state, elapsedSeconds, exitCode: job.exitCode, signal: job.exitSignal }), outputLocation: null };
+      const outputLocation = scheduler.outputLocation && job.schedulerJobId ? (await jobWorkspace(ctx.db, ctx.tenant, job.id, rootsOf(ctx))).dir : null;
+      return { ...job, output, outputLocation };
     }),
 
   /** Where the actor may run jobs: active allocations of their projects, and the resource classes their tenant may use. */

@@ -1,7 +1,10 @@
 // What a personal API token may do: its scopes. Pure rules; the check is in server/api/trpc.ts.
 
-/** Tenant scopes: read the tenant's records; submit and cancel jobs; create and submit applications. */
-export const TENANT_SCOPES = ['read', 'jobs:write', 'applications:write'] as const;
+/**
+ * Tenant scopes: read the tenant's records; submit and cancel jobs; create and submit applications; read
+ * and write files in project workspaces (issue #27).
+ */
+export const TENANT_SCOPES = ['read', 'jobs:write', 'applications:write', 'files:read', 'files:write'] as const;
 /** Staff scopes: read the centre's records; act as staff. Only people with a staff role may hold them. */
 export const STAFF_SCOPES = ['staff:read', 'staff:write'] as const;
 export const TOKEN_SCOPES = [...TENANT_SCOPES, ...STAFF_SCOPES] as const;

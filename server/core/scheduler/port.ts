@@ -76,6 +76,13 @@ export interface SchedulerJobSpec {
    * the runtime the job would need, its mean GPU utilisation and its exit code.
    */
   simulation?: { runtimeSeconds: number; gpuUtilPercent: number; exitCode: number };
+  /**
+   * The job's working folder, an absolute path on the site's filesystem (`<workspace>/jobs/<job id>`,
+   * core/files/job-folder.ts), made by the portal before the hand-over. The job starts there and its
+   * stdout and stderr go there (`stdout.log`, `stderr.log`; an array's task `stdout-<index>.log`).
+   * Unset: the adapter's own folder (older callers and tests).
+   */
+  workDir?: string;
 }
 
 /** A job's state and accounting as the scheduler reports it. */
@@ -170,6 +177,23 @@ export interface SchedulerPort {
   /** Where a real scheduler writes a job's output on the cluster (a path), when it does; the simulated cluster has none. */
   /** (`arrayTask`: a job array's task, or `%a` for the pattern every task's file follows.) */
   outputLocation?(portalJobId: string, schedulerJobId: string, group?: string | null, arrayTask?: number | '%a'): string;
+  /**
+   * writeOutput brings the output files of jobs it runs up to date in their working folders, given each
+   * job's latest status (the simulated cluster; a real scheduler's nodes write them and it has no such method).
+   */
+  writeOutput?(items: readonly { job: OutputJob; status: SchedulerJobStatus }[], now: Date): Promise<void>;
+}
+
+/** What writing a job's output needs to know of it (SchedulerPort.writeOutput). */
+export interface OutputJob {
+  jobId: string;
+  /** The job's working folder, absolute (SchedulerJobSpec.workDir). */
+  workDir: string;
+  kind: 'training' | 'fine_tuning' | 'inference' | 'batch';
+  image: string;
+  gpus: number;
+  /** An array's number of tasks, else null. */
+  arrayTasks: number | null;
 }
 
 /**

@@ -25,6 +25,8 @@ import { countRefusal, countSubmission } from '~/server/observability/metrics';
 import type { Locale, MessageKey } from '~/server/i18n';
 import type { TenantActor } from '~/server/services/actor';
 import { co2eSavedForJob } from './co2e-saved';
+import { configuredSiteRoots } from '~/server/services/files/roots';
+import { ensureJobFolder, workspaceOf } from '~/server/services/files/workspace';
 import { overdueInvoicesBlocking } from '~/server/services/billing/payments';
 import { listResourceClasses } from '~/server/services/catalogue';
 import { isArrayProblem, parseArray, type JobArray } from '~/server/core/jobs/array';
@@ -487,6 +489,13 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
     }
     if (decided.portalJobIds.length) dependency = { type: job.dependency.type, portalJobIds: decided.portalJobIds };
   }
+  // The job's working folder in its project's workspace: its output lands there on every backend.
+  let workDir: string | undefined;
+  try {
+    workDir = await ensureJobFolder(workspaceOf(configuredSiteRoots(), job.siteId, job.projectId), job.id);
+  } catch (error) {
+    logger().error({ jobId: job.id, err: error }, "the job's folder cannot be made in its workspace; it runs in the scheduler's own folder");
+  }
   const submit = () =>
     scheduler.submit({
       portalJobId: job.id,
@@ -506,6 +515,7 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
       ...(dependency ? { dependency } : {}),
       ...(job.arraySpec ? { array: { text: job.arraySpec } } : {}),
       simulation: job.simulation ?? undefined,
+      ...(workDir ? { workDir } : {}),
     });
   try {
     let schedulerJobId: string;

@@ -17,6 +17,9 @@ import { cancelSubmitting, claimHandover, handToScheduler } from './jobs';
 import { mailPeople, portalLink } from '~/server/services/mail/notifications';
 import { inTransaction } from '~/server/services/transaction';
 import { addToRollups, rollupParts, type RollupRow } from '~/server/services/usage/usage';
+import { configuredSiteRoots } from '~/server/services/files/roots';
+import { jobDirOf, workspaceOf, type SiteRoots } from '~/server/services/files/workspace';
+import { logger } from '~/server/observability/log';
 
 type JobRow = typeof jobs.$inferSelect;
 /** What following and settling a job needs (not the script, image or environment). */
@@ -34,6 +37,8 @@ const HANDOVER_BATCH = 200;
 export interface ReconcileOptions {
   /** Follow only the jobs of these sites (one cluster of several, server/adapters/scheduler/router.ts); unset: every job. */
   sites?: readonly string[] | null;
+  /** Where the sites' workspaces lie (jobs' output folders); unset: the process's (server/services/files/roots.ts). */
+  roots?: SiteRoots;
 }
 
 export interface RoundResult {
@@ -407,7 +412,7 @@ export async function reconcileOnce(db: Db, scheduler: SchedulerPort, now: Date,
     } else if (await handToScheduler(db, scheduler, job, now)) result.submitted++; // null when it failed
   }
   try {
-    await followScheduler(db, scheduler, now, result, ofSites);
+    await followScheduler(db, scheduler, now, result, ofSites, options.roots ?? configuredSiteRoots());
   } catch (error) {
     if (!(isSchedulerUnavailable(error))) throw error;
     result.schedulerError = error;
@@ -416,7 +421,7 @@ export async function reconcileOnce(db: Db, scheduler: SchedulerPort, now: Date,
 }
 
 /** followScheduler forwards cancellations and follows every open job (steps 2 and 3 of a round). */
-async function followScheduler(db: Db, scheduler: SchedulerPort, now: Date, result: RoundResult, ofSites: SQL | undefined): Promise<void> {
+async function followScheduler(db: Db, scheduler: SchedulerPort, now: Date, result: RoundResult, ofSites: SQL | undefined, roots: SiteRoots): Promise<void> {
   // 2. Cancellations the scheduler may not have received yet (cancel is idempotent there); a service is stopped.
   const cancelling = await db
     .select({ id: jobs.id, kind: jobs.kind })
@@ -445,8 +450,34 @@ async function followScheduler(db: Db, scheduler: SchedulerPort, now: Date, resu
       if (seen && !isFinalState(status.state)) await followArrayTasks(db, job, status, seen, now);
       (isFinalState(status.state) ? finished : live).push({ job, status });
     }
+    if (scheduler.writeOutput) await writeOutputs(db, scheduler, [...live, ...finished], roots, now);
     result.updated += await applyLiveStatuses(db, live, now);
     for (let k = 0; k < finished.length; k += SETTLE_BATCH) result.settled += await settleBatch(db, finished.slice(k, k + SETTLE_BATCH), now);
+  }
+}
+
+/**
+ * writeOutputs has the scheduler write its jobs' output files (the simulated cluster), each into its
+ * folder in its project's workspace, before their statuses are stored: a finished job's last lines are
+ * written before it is settled. A file that cannot be written is logged, never stops the round.
+ */
+async function writeOutputs(db: Db, scheduler: SchedulerPort, items: readonly { job: OpenJob; status: SchedulerJobStatus }[], roots: SiteRoots, now: Date): Promise<void> {
+  const running = items.filter(({ status }) => status.startedAt !== null);
+  if (!running.length) return;
+  try {
+    // The image names the model a fine-tuning job writes (the open rows leave it out).
+    const images = await db.select({ id: jobs.id, image: jobs.image }).from(jobs).where(inArray(jobs.id, running.map(({ job }) => job.id)));
+    const kinds = new Map(images.map((r) => [r.id, r]));
+    await scheduler.writeOutput!(
+      running.flatMap(({ job, status }) => {
+        const extra = kinds.get(job.id);
+        if (!extra) return [];
+        return [{ job: { jobId: job.id, workDir: jobDirOf(workspaceOf(roots, job.siteId, job.projectId), job.id), kind: job.kind, image: extra.image, gpus: job.gpus, arrayTasks: job.arrayTasks }, status }];
+      }),
+      now,
+    );
+  } catch (error) {
+    logger().error({ err: error }, "the jobs' output could not be written");
   }
 }
 

@@ -31,3 +31,6 @@ export const POST = rest;
 export const PUT = rest;
 export const PATCH = rest;
 export const DELETE = rest;
+// HEAD: a download's size, and a resumable upload's offset (tus); OPTIONS: tus's capabilities.
+export const HEAD = rest;
+export const OPTIONS = rest;

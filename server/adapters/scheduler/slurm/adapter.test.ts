@@ -2,9 +2,14 @@
 // matters here: slurmctld forgets a job MinJobAge after it ended, slurmdbd lags behind slurmctld, an
 // answer can be lost after the job was created, and a second submit of one name makes a second job.
 // The same adapter runs the contract suite on a real Slurm (contract.slurm.test.ts).
-import { describe, expect, it } from 'vitest';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { SchedulerRefusedError, SchedulerUnavailableError, type SchedulerJobSpec, type SchedulerJobState } from '~/server/core/scheduler/port';
 import { createSlurmPort, type CtldJob, type DbJob, type SlurmApi, type SlurmSubmitBody } from './adapter';
+import { createSlurmScheduler, ensureProjectFolder, ensureServiceJobFolder, jobFolders, mayAccess, projectFolderIsRight, type SlurmSettings } from './index';
 import { submitBody } from './mapping';
 
 interface FakeJob {
@@ -525,5 +530,193 @@ describe('Slurm adapter: following jobs', () => {
       [JOB, 'h100', 4, 'AssocGrpGRESMinutes'],
       [null, 'h100', 2, 'AssocGrpGRESMinutes'],
     ]);
+  });
+});
+
+// ---- index.ts: the job's working folder (spec.workDir), made by the portal before the hand-over ----
+
+describe('Slurm scheduler: the job folder, before the hand-over', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'portal-slurm-folders-'));
+  afterAll(() => {
+    spawnSync('chattr', ['-R', '-i', dir]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const tokenFile = join(dir, 'token');
+  writeFileSync(tokenFile, 'a-token');
+  const GROUP = 'p0123456789abcdef';
+  const WORKDIR = `/scratch/portal/${GROUP}/jobs/${JOB}`;
+
+  /** The scheduler on a slurmrestd that takes every submit (job 7), with the folder makers recorded. */
+  function schedulerFor(submitAs: SlurmSettings['submitAs'], refuse?: SchedulerRefusedError) {
+    const posted: { user: string | null; job: Record<string, unknown> }[] = [];
+    const folders: string[][] = [];
+    const settings: SlurmSettings = { restUrl: 'http://slurm.test:6820', user: 'portal', tokenFile, tokenLifespanSeconds: 1800, cluster: 'ci', partitions: { h100: 'gpu' }, jobDir: '/srv/jobs', launcher: 'none', pollSeconds: 5, requeue: false, submitAs, accountLimits: 'off' };
+    const classes = [{ id: 'h100', siteId: 'de-jena', gpuModel: 'H100', gpusPerNode: 4, maxWalltimeSeconds: 86_400, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 1500 }];
+    const port = createSlurmScheduler(settings, classes, {
+      fetch: async (input, init) => {
+        const request = input instanceof Request ? input : new Request(String(input), init);
+        posted.push({ user: request.headers.get('X-SLURM-USER-NAME'), job: ((await request.json()) as { job: Record<string, unknown> }).job });
+        return new Response(JSON.stringify({ errors: [], job_id: 7 }), { status: 200, headers: { 'content-type': 'application/json' } });
+      },
+      ensureProjectFolder: (folder, group) => {
+        folders.push(['project', folder, group]);
+        return refuse ? Promise.reject(refuse) : Promise.resolve();
+      },
+      ensureServiceJobFolder: (workDir, user) => {
+        folders.push(['service', workDir, user]);
+        return refuse ? Promise.reject(refuse) : Promise.resolve();
+      },
+    });
+    return { port, posted, folders };
+  }
+  const job = (overrides: Partial<SchedulerJobSpec> = {}) => spec(1, { user: 'anna.muller', group: GROUP, ...overrides });
+
+  it("as its person: the workspace, its jobs folder and the job's folder are the project group's, top down, before the job goes; the job runs and writes there", async () => {
+    const { port, posted, folders } = schedulerFor('person');
+    expect(await port.submit(job({ workDir: WORKDIR }))).toEqual({ schedulerJobId: '7' });
+    expect(folders).toEqual([
+      ['project', `/scratch/portal/${GROUP}`, GROUP],
+      ['project', `/scratch/portal/${GROUP}/jobs`, GROUP],
+      ['project', WORKDIR, GROUP],
+    ]);
+    expect(posted).toHaveLength(1);
+    expect(posted[0]).toMatchObject({ user: 'anna.muller', job: { current_working_directory: WORKDIR, standard_output: `${WORKDIR}/stdout.log`, standard_error: `${WORKDIR}/stderr.log`, open_mode: 'append' } });
+  });
+
+  it("without a working folder, as before: the project's folder in SLURM_JOB_DIR as its person, nothing as the service user", async () => {
+    const person = schedulerFor('person');
+    await person.port.submit(job());
+    expect(person.folders).toEqual([['project', `/srv/jobs/${GROUP}`, GROUP]]);
+    expect(person.posted[0]!.job).toMatchObject({ current_working_directory: `/srv/jobs/${GROUP}`, standard_output: `/srv/jobs/${GROUP}/${JOB}-%j.out` });
+    const service = schedulerFor('service');
+    await service.port.submit(job());
+    expect(service.folders).toEqual([]);
+    expect(service.posted[0]).toMatchObject({ user: 'portal', job: { current_working_directory: '/srv/jobs' } });
+  });
+
+  it("as the service user: the job's folder is made the service user's, nothing is given to the project's group", async () => {
+    const { port, posted, folders } = schedulerFor('service');
+    await port.submit(job({ workDir: WORKDIR, array: { text: '0-1' } }));
+    expect(folders).toEqual([['service', WORKDIR, 'portal']]);
+    expect(posted).toHaveLength(1);
+    expect(posted[0]).toMatchObject({ user: 'portal', job: { array: '0-1', current_working_directory: WORKDIR, standard_output: `${WORKDIR}/stdout-%a.log`, standard_error: `${WORKDIR}/stderr-%a.log` } });
+  });
+
+  it('a folder the portal cannot fix refuses the job, and nothing goes to Slurm', async () => {
+    const refusal = new SchedulerRefusedError('the project folder … give it to group …', 'other');
+    for (const submitAs of ['person', 'service'] as const) {
+      const { port, posted } = schedulerFor(submitAs, refusal);
+      await expect(port.submit(job({ workDir: WORKDIR }))).rejects.toBe(refusal);
+      expect(posted).toEqual([]);
+    }
+  });
+
+  it("a working folder that is not <workspace named after the group>/jobs/<job id> is refused before any folder is touched (the workspace is given to the group)", async () => {
+    for (const workDir of [`/scratch/portal/${GROUP}/jobs/other-job`, `/scratch/portal/${GROUP}/${JOB}`, `/scratch/portal/pffffffffffffffff/jobs/${JOB}`, `/jobs/${JOB}`, `/scratch/portal/${GROUP}/jobs/../jobs/${JOB}`]) {
+      for (const submitAs of ['person', 'service'] as const) {
+        const { port, posted, folders } = schedulerFor(submitAs);
+        await expect(port.submit(job({ workDir })), `${submitAs} ${workDir}`).rejects.toThrow(/working folder/);
+        expect(folders).toEqual([]);
+        expect(posted).toEqual([]);
+      }
+    }
+    expect(jobFolders(`/s/${GROUP}/jobs/${JOB}`, JOB, GROUP)).toEqual([`/s/${GROUP}`, `/s/${GROUP}/jobs`, `/s/${GROUP}/jobs/${JOB}`]);
+    expect(jobFolders(`/s/w/jobs/${JOB}`, JOB)).toEqual(['/s/w', '/s/w/jobs', `/s/w/jobs/${JOB}`]);
+  });
+
+  it('who may enter or write a folder, as the kernel decides it (owner, else group, else others); a project folder is its group\'s with setgid and group rwx', () => {
+    const anna = { uid: 1001, gids: [100, 2001] };
+    expect(mayAccess({ uid: 0, gid: 0, mode: 0o40755 }, anna, 0o1)).toBe(true);
+    expect(mayAccess({ uid: 0, gid: 0, mode: 0o40755 }, anna, 0o3)).toBe(false);
+    expect(mayAccess({ uid: 0, gid: 0, mode: 0o40750 }, anna, 0o1)).toBe(false);
+    expect(mayAccess({ uid: 0, gid: 2001, mode: 0o42770 }, anna, 0o3)).toBe(true);
+    // The owner's bits decide for the owner, even where others' would allow.
+    expect(mayAccess({ uid: 1001, gid: 0, mode: 0o40077 }, anna, 0o1)).toBe(false);
+    expect(mayAccess({ uid: 1001, gid: 0, mode: 0o40700 }, anna, 0o3)).toBe(true);
+    expect(mayAccess({ uid: 5, gid: 5, mode: 0o40000 }, { uid: 0, gids: [0] }, 0o3)).toBe(true);
+    expect(projectFolderIsRight({ uid: 0, gid: 2001, mode: 0o42770 }, 2001)).toBe(true);
+    expect(projectFolderIsRight({ uid: 0, gid: 2001, mode: 0o42775 }, 2001)).toBe(true);
+    expect(projectFolderIsRight({ uid: 0, gid: 2001, mode: 0o40770 }, 2001)).toBe(false);
+    expect(projectFolderIsRight({ uid: 0, gid: 2001, mode: 0o42750 }, 2001)).toBe(false);
+    expect(projectFolderIsRight({ uid: 0, gid: 0, mode: 0o42770 }, 2001)).toBe(false);
+  });
+
+  // On the file system, as the portal on the cluster runs: as root (the test cluster, CI). `users` and
+  // `nobody`/`nogroup` stand in for a project's group and the service user.
+  const root = process.getuid?.() === 0;
+  const gidOf = (group: string) => Number(execFileSync('getent', ['group', group], { encoding: 'utf8' }).split(':')[2]);
+  const modeOf = (path: string) => (statSync(path).mode & 0o7777).toString(8);
+  /** Makes a folder one root cannot change either (chattr +i), as one the portal's user may not change. */
+  const pin = (path: string) => expect(spawnSync('chattr', ['+i', path]).status, `chattr +i ${path}`).toBe(0);
+  /** Whether this machine lets root pin a folder (ext4 and CAP_LINUX_IMMUTABLE; not in every container). */
+  const canPin = root && (() => {
+    const probe = mkdtempSync(join(dir, 'probe-'));
+    const pinned = spawnSync('chattr', ['+i', probe]).status === 0;
+    spawnSync('chattr', ['-i', probe]);
+    return pinned;
+  })();
+
+  it.runIf(root)('as root, the folders the portal made (root:root 0755) become the project group\'s, 2770; a missing one is made; a right one is left as it is', async () => {
+    const workspace = join(dir, 'person', 'users');
+    const workDir = join(workspace, 'jobs', JOB);
+    mkdirSync(workDir, { recursive: true, mode: 0o755 });
+    const [ws, jobs, own] = jobFolders(workDir, JOB, 'users');
+    for (const folder of [ws, jobs, own]) await ensureProjectFolder(folder, 'users');
+    for (const folder of [ws, jobs, own]) {
+      expect(statSync(folder).gid, folder).toBe(gidOf('users'));
+      expect(modeOf(folder), folder).toBe('2770');
+      expect(statSync(folder).uid, folder).toBe(0);
+    }
+    const missing = join(jobs, 'another-job');
+    await ensureProjectFolder(missing, 'users');
+    expect([statSync(missing).gid, modeOf(missing)]).toEqual([gidOf('users'), '2770']);
+    // Wider, where a centre's provisioning made it so, is right too.
+    chmodSync(missing, 0o2775);
+    await ensureProjectFolder(missing, 'users');
+    expect(modeOf(missing)).toBe('2775');
+  });
+
+  it.runIf(root)('refuses, with what to do, a file in a folder\'s place and a group the host does not know', async () => {
+    const folder = join(dir, 'refused', 'users');
+    mkdirSync(folder, { recursive: true, mode: 0o755 });
+    const file = join(dir, 'refused', 'a-file');
+    writeFileSync(file, '');
+    await expect(ensureProjectFolder(file, 'users')).rejects.toThrow(/is not a folder: make it a folder owned by group users, mode 2770/);
+    await expect(ensureProjectFolder(folder, 'no-such-group-here')).rejects.toThrow(/the portal's host must know group no-such-group-here/);
+  });
+
+  it.runIf(canPin)('refuses, with what to do, a folder the portal cannot give to the group', async () => {
+    const folder = join(dir, 'pinned', 'users');
+    mkdirSync(folder, { recursive: true, mode: 0o755 });
+    pin(folder);
+    const refused = await ensureProjectFolder(folder, 'users').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SchedulerRefusedError);
+    expect((refused as Error).message).toMatch(new RegExp(`the project's folder ${folder} has group id 0, mode 0755, and the portal cannot change it \\(.*\\): give it to group users, mode 2770`));
+  });
+
+  it.runIf(root)("as the service user: the job's folder becomes its own; a workspace it cannot pass gets its group's x, one it can pass is left alone", async () => {
+    const workspace = join(dir, 'service', 'p0123456789abcdef');
+    const workDir = join(workspace, 'jobs', JOB);
+    mkdirSync(join(workspace, 'jobs'), { recursive: true, mode: 0o755 });
+    chmodSync(workspace, 0o700);
+    await ensureServiceJobFolder(workDir, 'nobody');
+    const nobody = { uid: Number(execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' })), gids: [gidOf('nogroup')] };
+    expect([statSync(workDir).uid, statSync(workDir).gid]).toEqual([nobody.uid, nobody.gids[0]]);
+    expect(mayAccess(statSync(workDir), nobody, 0o3)).toBe(true);
+    expect([statSync(workspace).uid, statSync(workspace).gid, modeOf(workspace)]).toEqual([0, nobody.gids[0], '710']);
+    expect([statSync(join(workspace, 'jobs')).gid, modeOf(join(workspace, 'jobs'))]).toEqual([0, '755']);
+    // Run again (a retried hand-over): nothing left to change.
+    await ensureServiceJobFolder(workDir, 'nobody');
+    expect(modeOf(workspace)).toBe('710');
+    // A user the portal's host does not know: refused with what to do.
+    await expect(ensureServiceJobFolder(join(workspace, 'jobs', 'x'), 'no-such-user-here')).rejects.toThrow(/the service user no-such-user-here is not known on the portal's host/);
+  });
+
+  it.runIf(canPin)("as the service user: a job's folder the portal cannot give to it is refused, with what to do", async () => {
+    const other = join(dir, 'service-pinned', 'p0123456789abcdef', 'jobs', JOB);
+    mkdirSync(other, { recursive: true, mode: 0o755 });
+    chownSync(other, 0, 0);
+    pin(other);
+    await expect(ensureServiceJobFolder(other, 'nobody')).rejects.toThrow(/nobody cannot write the job's folder .* and the portal cannot give it to it \(.*\): run the portal as nobody or as root/);
   });
 });

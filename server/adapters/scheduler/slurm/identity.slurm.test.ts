@@ -3,6 +3,8 @@
 // group (2770) with files for the project only (0640), its account under its tenant's; a person of another project can read none of it,
 // neither from a job nor from a shell. Each member has an association bound by the project's budget, and
 // one who leaves the project loses it; the portal cancels a person's job. The users and groups are made here as a centre's directory would.
+import { configuredSiteRoots } from '~/server/services/files/roots';
+import { workspaceOf } from '~/server/services/files/workspace';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
@@ -14,7 +16,6 @@ import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { posixNameOf } from '~/server/services/identity/posix';
 import { activeAllocation, addMember, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { createSlurmScheduler } from './index';
-import { jobFolder } from './mapping';
 import { settleJob, testClusterSettings, waitUntil } from './testing';
 
 const run = (cmd: string, args: string[]) => execFileSync(cmd, args, { encoding: 'utf8', env: process.env });
@@ -107,30 +108,33 @@ describe('one Unix identity per person, on a real Slurm', () => {
       expect(run('sacct', ['-n', '-P', '-X', '-j', row.schedulerJobId!, '-o', 'User,Account']).trim()).toBe(`${name}|${a.projectId}`);
     }
 
-    // The project's folder: its group's, 2770; each file its person's and the group's, nothing for others.
-    const folderA = jobFolder(settings.jobDir, groupA);
+    // The project's workspace: its group's, 2770; each job ran in its own folder there (jobs/<id>), each
+    // file its person's and the group's, nothing for others.
+    const folderA = workspaceOf(configuredSiteRoots(), 'de-jena', a.projectId).dir;
     const folder = statSync(folderA);
     expect((folder.mode & 0o7777).toString(8)).toBe('2770');
     expect(folder.gid).toBe(Number(run('getent', ['group', groupA]).split(':')[2]));
-    const files = readdirSync(folderA);
-    expect(files.filter((f) => f.startsWith('result-'))).toHaveLength(2);
-    for (const file of files) {
-      const st = statSync(`${folderA}/${file}`);
-      expect(st.mode & 0o007, `${file} is closed to others`).toBe(0);
-      expect(st.gid).toBe(folder.gid);
-    }
     const uidOf = (name: string) => Number(run('id', ['-u', name]).trim());
-    expect(statSync(`${folderA}/result-${rowA1.schedulerJobId}.txt`).uid).toBe(uidOf(nameA1));
-    expect(statSync(`${folderA}/result-${rowA2.schedulerJobId}.txt`).uid).toBe(uidOf(nameA2));
+    for (const [row, name] of [[rowA1, nameA1], [rowA2, nameA2]] as const) {
+      const jobDir = `${folderA}/jobs/${row.id}`;
+      const files = readdirSync(jobDir);
+      expect(files).toEqual(expect.arrayContaining([`result-${row.schedulerJobId}.txt`, 'stdout.log', 'stderr.log']));
+      for (const file of files) {
+        const st = statSync(`${jobDir}/${file}`);
+        expect(st.mode & 0o007, `${file} is closed to others`).toBe(0);
+        expect(st.gid).toBe(folder.gid);
+      }
+      expect(statSync(`${jobDir}/result-${row.schedulerJobId}.txt`).uid).toBe(uidOf(name));
+    }
 
     // The other project's person, from a job: cannot list or read project A's folder.
     const asOwnerB = callerFor(db, { userId: ownerB.userId, orgId: ownerB.orgId, now, scheduler: port });
-    const snoop = await asOwnerB.job.submit(input(b.allocationId, `ls ${folderA} || exit 3; cat ${folderA}/result-*.txt`));
+    const snoop = await asOwnerB.job.submit(input(b.allocationId, `ls ${folderA} || exit 3; cat ${folderA}/jobs/*/result-*.txt`));
     const snooped = await settle(snoop.id);
     expect(snooped).toMatchObject({ state: 'FAILED', exitCode: 3, runAsUser: nameB });
     expect(run('sacct', ['-n', '-P', '-X', '-j', snooped.schedulerJobId!, '-o', 'User']).trim()).toBe(nameB);
     // … nor from a shell.
-    const shell = spawnSync('runuser', ['-u', nameB, '--', 'cat', `${folderA}/result-${rowA1.schedulerJobId}.txt`], { encoding: 'utf8' });
+    const shell = spawnSync('runuser', ['-u', nameB, '--', 'cat', `${folderA}/jobs/${rowA1.id}/result-${rowA1.schedulerJobId}.txt`], { encoding: 'utf8' });
     expect(shell.status).not.toBe(0);
     expect(shell.stderr).toMatch(/Permission denied/);
 
@@ -168,7 +172,7 @@ describe('one Unix identity per person, on a real Slurm', () => {
     expect(await waitUntil(async () => (await port.jobs([running.id]))[0]?.state === 'RUNNING', 60)).toBe(true);
     // … so the second member's 40 GPU-minutes from a shell do not fit the 20 left: Slurm holds the job on
     // the account's limit, though the member's own association (60) alone would let it run.
-    const held = run('runuser', ['-u', second, '--', 'sbatch', '--parsable', '-A', p.projectId, '-p', 'gpu', '--gres=gpu:4', '-t', '10', '-D', jobFolder(settings.jobDir, group), '-o', '/dev/null', '--wrap', 'sleep 1']).trim();
+    const held = run('runuser', ['-u', second, '--', 'sbatch', '--parsable', '-A', p.projectId, '-p', 'gpu', '--gres=gpu:4', '-t', '10', '-D', workspaceOf(configuredSiteRoots(), 'de-jena', p.projectId).dir, '-o', '/dev/null', '--wrap', 'sleep 1']).trim();
     const reason = () => run('squeue', ['-h', '-j', held, '-o', '%T|%r']).trim();
     try {
       expect(await waitUntil(() => reason() === 'PENDING|AssocGrpGRESMinutes', 30), reason()).toBe(true);

@@ -2,9 +2,11 @@
 // See adapter.ts for the hand-over, accounting and failure rules, api.ts for the REST calls.
 import { execFile } from 'node:child_process';
 import { chmod, chown, mkdir, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { promisify } from 'node:util';
 import type { PortalEnv } from '~/server/env.js';
 import { SchedulerRefusedError, type SchedulerJobSpec } from '~/server/core/scheduler/port';
+import { jobFolderPath } from '~/server/core/files/job-folder';
 import { ASSUMED_GPU_UTIL_PERCENT } from '~/server/core/jobs/estimates';
 import { createSlurmPort, type SlurmClassInfo, type SlurmScheduler } from './adapter';
 import { createSlurmApi } from './api';
@@ -93,33 +95,146 @@ export interface SlurmSchedulerOptions {
   log?: (line: string) => void;
   /** Runs sacctmgr (tests pass a fake); default the sacctmgr on PATH, as the portal's Unix user. */
   sacctmgr?: SacctmgrRunner;
-  /** Makes a project's folder before its first job (tests pass a fake); default ensureProjectFolder. */
+  /**
+   * Makes a folder of a project's before its job (SLURM_SUBMIT_AS=person; tests pass a fake), default
+   * ensureProjectFolder: the project's folder, or with the spec's `workDir` its workspace, `jobs` and the job's
+   * folder, in that order.
+   */
   ensureProjectFolder?: (folder: string, group: string) => Promise<void>;
+  /** Lets the service user write a job's `workDir` (SLURM_SUBMIT_AS=service; tests pass a fake); default ensureServiceJobFolder. */
+  ensureServiceJobFolder?: (workDir: string, user: string) => Promise<void>;
+}
+
+/** A folder's owner and mode, as stat gives them. */
+export type FolderOwnership = Pick<Stats, 'uid' | 'gid' | 'mode'>;
+
+/** A Unix user's id and groups (its primary group first), as `id -u` and `id -G` give them. */
+export interface UnixIds {
+  uid: number;
+  gids: number[];
 }
 
 /**
- * ensureProjectFolder makes a project's job folder where it is missing: owned by the project's group, mode
- * 2770 (members write, new files keep the group, nobody else enters). The portal can do it where it runs
- * on the cluster's file system as root (or with CAP_CHOWN); elsewhere the centre's provisioning makes the
- * folders, and a job whose folder is missing is refused with what to do.
+ * mayAccess tells whether a user may do `want` (the bits r 4, w 2, x 1) on a file of this owner and mode, as
+ * the kernel decides it without ACLs: the owner's bits, else the group's for a member, else the others'.
+ */
+export function mayAccess(file: FolderOwnership, who: UnixIds, want: number): boolean {
+  if (who.uid === 0) return true;
+  const bits = file.uid === who.uid ? file.mode >> 6 : who.gids.includes(file.gid) ? file.mode >> 3 : file.mode;
+  return (bits & want) === want;
+}
+
+/**
+ * A project's folder is right when it is its group's with setgid and the group's rwx (2770, or wider where the
+ * centre's provisioning made it so): members write there and what they make keeps the group.
+ */
+export function projectFolderIsRight(folder: FolderOwnership, gid: number): boolean {
+  return folder.gid === gid && (folder.mode & 0o2070) === 0o2070;
+}
+
+/**
+ * jobFolders splits a job's working folder `<workspace>/jobs/<job id>` into the folders the portal fixes for
+ * its project or its service user: the workspace, its `jobs` and the job's own. Anything else is an error
+ * before a folder is touched, since the workspace is given to the project's group: it must be named after
+ * it (`<site root>/<group>`) when the group is known.
+ */
+export function jobFolders(workDir: string, portalJobId: string, group?: string): [workspace: string, jobs: string, job: string] {
+  const tail = `/${jobFolderPath(portalJobId)}`;
+  const workspace = workDir.endsWith(tail) ? workDir.slice(0, -tail.length) : '';
+  const name = workspace.slice(workspace.lastIndexOf('/') + 1);
+  if (!workspace.startsWith('/') || name === '' || (group !== undefined && name !== group)) {
+    throw new Error(`the job's working folder ${JSON.stringify(workDir)} is not <workspace>/jobs/${portalJobId}${group ? ` with the workspace named ${group}` : ''}`);
+  }
+  return [workspace, `${workspace}/jobs`, workDir];
+}
+
+const octal = (mode: number) => (mode & 0o7777).toString(8).padStart(4, '0');
+
+/**
+ * ensureProjectFolder makes a project's folder where it is missing, and gives one the portal made before (as
+ * root, or with its own group) to the project: owned by the project's group, mode 2770 (members write, new
+ * files keep the group, nobody else enters). The portal can do it where it runs on the cluster's file system
+ * as root (or with CAP_CHOWN); elsewhere the centre's provisioning makes the folders, and a job whose folder
+ * is missing or not the group's is refused with what to do. The group must be in the directory the portal's
+ * host reads (`getent group`).
  */
 export async function ensureProjectFolder(folder: string, group: string): Promise<void> {
+  let found: Stats | null = null;
   try {
-    if ((await stat(folder)).isDirectory()) return;
+    found = await stat(folder);
   } catch {
     // missing: make it below
   }
+  if (found && !found.isDirectory()) throw new SchedulerRefusedError(`the project's folder ${folder} is not a folder: make it a folder owned by group ${group}, mode 2770`, 'other');
+  let gid: number;
   try {
-    const gid = await groupId(group);
-    await mkdir(folder, { mode: 0o770 });
-    await chown(folder, process.getuid?.() ?? 0, gid);
-    await chmod(folder, 0o2770);
+    gid = await groupId(group);
   } catch (error) {
+    throw new SchedulerRefusedError(`the project's folder ${folder} cannot be checked (${error instanceof Error ? error.message : String(error)}): the portal's host must know group ${group}`, 'other');
+  }
+  if (found && projectFolderIsRight(found, gid)) return;
+  try {
+    if (!found) await mkdir(folder, { mode: 0o770 });
+    // Its owner may set the mode but may give it to a group only as root or as a member of the group.
+    if (found?.gid !== gid) await chown(folder, found?.uid ?? process.getuid?.() ?? 0, gid);
+    await chmod(folder, 0o2770);
+    // Linux drops setgid from a chmod by an owner outside the group: what came out is checked, not assumed.
+    const made = await stat(folder);
+    if (!projectFolderIsRight(made, gid)) throw new Error(`it came out group id ${made.gid}, mode ${octal(made.mode)}`);
+  } catch (error) {
+    // Another hand-over made it meanwhile: it makes it right as this one would have.
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    const why = error instanceof Error ? error.message : String(error);
     throw new SchedulerRefusedError(
-      `the project's folder ${folder} is missing and the portal cannot make it (${error instanceof Error ? error.message : String(error)}): create it owned by group ${group}, mode 2770`,
+      found
+        ? `the project's folder ${folder} has group id ${found.gid}, mode ${octal(found.mode)}, and the portal cannot change it (${why}): give it to group ${group}, mode 2770`
+        : `the project's folder ${folder} is missing and the portal cannot make it (${why}): create it owned by group ${group}, mode 2770`,
       'other',
     );
+  }
+}
+
+/**
+ * ensureServiceJobFolder lets the service user every job runs as (SLURM_SUBMIT_AS=service) write a job's
+ * working folder `<workspace>/jobs/<id>`, which the portal made (mkdir -p, made here when missing): the job's
+ * folder becomes the user's where it is not writable by it, and the workspace and `jobs` get the user's group
+ * with the group's x only where the user cannot pass them. A portal that runs as the service user itself
+ * changes nothing; one that runs as root (or with CAP_CHOWN) changes what is needed; any other is refused
+ * with what to do.
+ */
+export async function ensureServiceJobFolder(workDir: string, user: string): Promise<void> {
+  const refuse = (what: string, error: unknown) =>
+    new SchedulerRefusedError(`${what} (${error instanceof Error ? error.message : String(error)}): run the portal as ${user} or as root, or make the job folders writable by ${user}`, 'other');
+  let who: UnixIds;
+  try {
+    who = await unixIds(user);
+  } catch (error) {
+    throw refuse(`the service user ${user} is not known on the portal's host, so the job's folder ${workDir} cannot be given to it`, error);
+  }
+  const jobs = workDir.slice(0, workDir.lastIndexOf('/'));
+  const workspace = jobs.slice(0, jobs.lastIndexOf('/'));
+  try {
+    await mkdir(workDir, { recursive: true });
+  } catch (error) {
+    throw refuse(`the job's folder ${workDir} cannot be made`, error);
+  }
+  for (const folder of [workspace, jobs]) {
+    const found = await stat(folder);
+    if (mayAccess(found, who, 0o1)) continue;
+    try {
+      await chown(folder, found.uid, who.gids[0]!);
+      await chmod(folder, (found.mode & 0o7777) | 0o010);
+    } catch (error) {
+      throw refuse(`${user} cannot enter ${folder} and the portal cannot let it`, error);
+    }
+  }
+  const found = await stat(workDir);
+  if (mayAccess(found, who, 0o3)) return;
+  try {
+    await chown(workDir, who.uid, who.gids[0]!);
+    await chmod(workDir, (found.mode & 0o7777) | 0o700);
+  } catch (error) {
+    throw refuse(`${user} cannot write the job's folder ${workDir} and the portal cannot give it to it`, error);
   }
 }
 
@@ -133,12 +248,34 @@ async function runSacctmgr(args: string[]): Promise<string> {
   }
 }
 
+// Ids found in the directory, kept for the process's life (a user's or group's id does not change).
+const groupIds = new Map<string, number>();
+const userIds = new Map<string, UnixIds>();
+
 /** groupId looks a group up in the system's directory (NSS: /etc/group, LDAP, SSSD) as `getent group` does. */
 async function groupId(group: string): Promise<number> {
+  const known = groupIds.get(group);
+  if (known !== undefined) return known;
   const { stdout } = await execFileAsync('getent', ['group', group]).catch(() => ({ stdout: '' }));
   const gid = Number(stdout.split(':')[2]);
   if (!stdout || !Number.isInteger(gid)) throw new Error(`the group ${group} is not in the directory`);
+  groupIds.set(group, gid);
   return gid;
+}
+
+/** unixIds looks a user's id and groups up in the system's directory, as `id -u` and `id -G` give them. */
+async function unixIds(user: string): Promise<UnixIds> {
+  const known = userIds.get(user);
+  if (known) return known;
+  const read = async (flag: string) => {
+    const { stdout } = await execFileAsync('id', [flag, '--', user]).catch(() => ({ stdout: '' }));
+    const ids = stdout.trim().split(/\s+/).filter((id) => id !== '').map(Number);
+    if (ids.length === 0 || !ids.every(Number.isInteger)) throw new Error(`the user ${user} is not in the directory`);
+    return ids;
+  };
+  const ids = { uid: (await read('-u'))[0]!, gids: await read('-G') };
+  userIds.set(user, ids);
+  return ids;
 }
 
 /** createSlurmScheduler builds the Slurm adapter for these settings and resource classes. */
@@ -179,7 +316,14 @@ export function createSlurmScheduler(settings: SlurmSettings, classes: SlurmClas
     submitBody: async (spec: SchedulerJobSpec, partition: string) => {
       const classOptions = classes.find((c) => c.id === spec.partition)?.slurm;
       const body = submitBody(spec, { partition, jobDir: settings.jobDir, launcher: settings.launcher, now: now(), requeue: settings.requeue, perProject: person, ...(classOptions ? { classOptions } : {}) });
-      if (person) await (options.ensureProjectFolder ?? ensureProjectFolder)(jobFolder(settings.jobDir, spec.group), spec.group!);
+      const ensureFolder = options.ensureProjectFolder ?? ensureProjectFolder;
+      if (spec.workDir) {
+        // The portal made the job's folder (as root or as itself): its project's people, or the service
+        // user, must write there. Top down, so each folder's parent is right before it.
+        const folders = jobFolders(spec.workDir, spec.portalJobId, spec.group);
+        if (person) for (const folder of folders) await ensureFolder(folder, spec.group!);
+        else await (options.ensureServiceJobFolder ?? ensureServiceJobFolder)(spec.workDir, settings.user);
+      } else if (person) await ensureFolder(jobFolder(settings.jobDir, spec.group), spec.group!);
       return { ...body, script: stoppable(body.script ?? '') };
     },
     submitAsPerson: person,

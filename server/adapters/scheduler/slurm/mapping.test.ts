@@ -24,6 +24,7 @@ import {
   statusFromDb,
   submitBody,
   timeLimitSeconds,
+  workDirProblem,
 } from './mapping';
 import { ctldJobsResponseSchema, dbJobsResponseSchema, type CtldJob, type DbJob } from './schemas';
 
@@ -453,6 +454,68 @@ describe('submitBody', () => {
     expect(() => submitBody({ ...spec, array: { text: '0-3; rm -rf /' } }, opts)).toThrow(/not an array text/);
     expect(slurmOutputPath('/srv/jobs', 'job-7f3a', '42', null, 7)).toBe('/srv/jobs/job-7f3a-42_7.out');
     expect(slurmOutputPath('/srv/jobs', 'job-7f3a', '42', 'p0123456789abcdef', '%a')).toBe('/srv/jobs/p0123456789abcdef/job-7f3a-42_%a.out');
+  });
+
+  it("a job with its working folder (workDir) runs there and writes stdout.log and stderr.log there, appended (a requeued job keeps its earlier attempt's output)", () => {
+    const workDir = '/scratch/portal/p0123456789abcdef/jobs/job-7f3a';
+    const plain = submitBody(spec, { partition: 'gpu', jobDir: '/srv/jobs/', launcher: 'none', now: new Date() });
+    const body = submitBody({ ...spec, workDir }, { partition: 'gpu', jobDir: '/srv/jobs/', launcher: 'none', now: new Date() });
+    expect(body).toEqual({
+      ...plain,
+      job: {
+        ...plain.job,
+        current_working_directory: workDir,
+        standard_output: `${workDir}/stdout.log`,
+        standard_error: `${workDir}/stderr.log`,
+        open_mode: 'append',
+      },
+    });
+    // As its person too: the folder is the spec's, not SLURM_JOB_DIR/<group>.
+    const person = submitBody({ ...spec, group: 'p0123456789abcdef', workDir }, { partition: 'gpu', jobDir: '/srv/jobs', launcher: 'none', now: new Date(), perProject: true });
+    expect(person.job).toMatchObject({ current_working_directory: workDir, standard_output: `${workDir}/stdout.log`, standard_error: `${workDir}/stderr.log` });
+    // An array's tasks each write their own pair (Slurm's %a: stdout-0.log, stdout-1.log …).
+    expect(submitBody({ ...spec, workDir, array: { text: '0-1' } }, { partition: 'gpu', jobDir: '/srv/jobs', launcher: 'none', now: new Date() }).job).toMatchObject({
+      array: '0-1',
+      current_working_directory: workDir,
+      standard_output: `${workDir}/stdout-%a.log`,
+      standard_error: `${workDir}/stderr-%a.log`,
+      open_mode: 'append',
+    });
+    // Without one, nothing changes: Slurm's own stderr (into stdout) and open mode.
+    expect(plain.job).not.toHaveProperty('standard_error');
+    expect(plain.job).not.toHaveProperty('open_mode');
+  });
+
+  it('refuses a working folder that is not absolute and normalised, or holds control characters or Slurm file name patterns', () => {
+    const opts = { partition: 'gpu', jobDir: '/srv/jobs', launcher: 'none' as const, now: new Date() };
+    const bad: [string, RegExp][] = [
+      ['', /must be absolute/],
+      ['scratch/p01/jobs/j', /must be absolute/],
+      ['./jobs/j', /must be absolute/],
+      ['/', /not normalised/],
+      ['/scratch/p01/jobs/j/', /not normalised/],
+      ['/scratch//p01/jobs/j', /not normalised/],
+      ['/scratch/./p01/jobs/j', /not normalised/],
+      ['/scratch/p01/jobs/../../etc', /not normalised/],
+      ['/scratch/p01/jobs/..', /not normalised/],
+      ['/scratch/p01/jobs/j\n#SBATCH --uid=0', /control character/],
+      ['/scratch/p01/jobs/j\r', /control character/],
+      ['/scratch/p01\t/jobs/j', /control character/],
+      ['/scratch/p01\u0000/jobs/j', /control character/],
+      ['/scratch/p01\u007f/jobs/j', /control character/],
+      ['/scratch/p01\u0085/jobs/j', /control character/],
+      ['/scratch/100%/jobs/j', /Slurm's file name patterns/],
+      ['/scratch/%u/jobs/j', /Slurm's file name patterns/],
+      ['/scratch/p01\\/jobs/j', /Slurm's file name patterns/],
+    ];
+    for (const [workDir, why] of bad) {
+      expect(() => submitBody({ ...spec, workDir }, opts), JSON.stringify(workDir)).toThrow(why);
+      expect(workDirProblem(workDir), JSON.stringify(workDir)).not.toBeNull();
+    }
+    for (const workDir of ['/scratch/p0123456789abcdef/jobs/0f9e6a52-3c2b-4d1e-9a7b-5c6d7e8f9a0b', '/a', '/srv/site root/p01/jobs/j.1_x-y', '/srv/Ä/jobs/j']) {
+      expect(workDirProblem(workDir), workDir).toBeNull();
+      expect(submitBody({ ...spec, workDir }, opts).job?.current_working_directory).toBe(workDir);
+    }
   });
 
   it('leaves gres out for a job without GPUs, lets the spec set PATH, and names output files safely', () => {

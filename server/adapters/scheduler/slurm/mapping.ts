@@ -4,6 +4,7 @@
 import type { SchedulerJobSpec, SchedulerJobState, SchedulerJobStatus } from '~/server/core/scheduler/port';
 import { isFinalState } from '~/server/core/scheduler/port';
 import { isPosixName } from '~/server/core/scheduler/identity';
+import { outputFileName } from '~/server/core/files/job-folder';
 import type { SlurmSubmitBody } from './client';
 import type { CtldJob, DbJob, TresEntry } from './schemas';
 
@@ -555,6 +556,22 @@ export function jobFolder(jobDir: string, group?: string | null): string {
   return `${dir}/${group}`;
 }
 
+/**
+ * workDirProblem says what is wrong with a job's working folder (`spec.workDir`) for Slurm, or null: it must
+ * be absolute and normalised (no empty, `.` or `..` segment, no trailing `/`), without control characters
+ * (a newline would split the path) and without `%` or `\`, which Slurm reads in an output path as a file
+ * name pattern (`%j`) or as "no patterns" — the job would write elsewhere than the portal reads.
+ */
+export function workDirProblem(workDir: string): string | null {
+  if (!workDir.startsWith('/')) return 'must be absolute';
+  // C0 and C1 control characters and DEL: a newline or an escape in a path reaches slurmd and the logs.
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(workDir)) return 'holds a control character';
+  if (/[%\\]/.test(workDir)) return "holds '%' or '\\' (Slurm's file name patterns)";
+  if (workDir.slice(1).split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) return 'is not normalised';
+  return null;
+}
+
 /** A file name made from the portal job id (it names the job's output file). */
 function fileSafe(s: string): string {
   return s.replace(/[^A-Za-z0-9._-]/g, '_');
@@ -563,7 +580,7 @@ function fileSafe(s: string): string {
 export interface SubmitBodyOptions {
   /** Slurm's partition for the spec's resource class. */
   partition: string;
-  /** Where the job runs and writes its output (SLURM_JOB_DIR); must exist on the nodes. */
+  /** Where the job runs and writes its output (SLURM_JOB_DIR) unless its spec names its own `workDir`; must exist on the nodes. */
   jobDir: string;
   launcher: SlurmLauncher;
   /** The time of the hand-over: a begin time goes to Slurm relative to it. */
@@ -592,10 +609,23 @@ export function slurmBegin(begin: Date | undefined, now: Date): string | undefin
 }
 
 /**
+ * The output of a job with its own working folder: `stdout.log` and `stderr.log` there (core/files/job-folder.ts;
+ * an array's task `stdout-<index>.log`, Slurm's %a), appended to: Slurm's default (JobFileAppend=0) truncates
+ * them when a requeued job starts again, which loses the earlier attempt's output (seen on the test cluster). The
+ * folder is the job's own, so a first attempt finds no file to append to.
+ */
+function workDirOutput(workDir: string, array: boolean): Pick<NonNullable<SlurmSubmitBody['job']>, 'standard_output' | 'standard_error' | 'open_mode'> {
+  const task = array ? '%a' : undefined;
+  return { standard_output: `${workDir}/${outputFileName('stdout', task)}`, standard_error: `${workDir}/${outputFileName('stderr', task)}`, open_mode: 'append' };
+}
+
+/**
  * submitBody builds the v0.0.38 submit body. Every field is there for a reason found on a real Slurm:
  * nodes [n, n] + tasks n + tasks_per_node 1 (without them 2 nodes silently ran on one), gres per node,
  * no requeue unless the site allows it (see below), a non-empty environment (else error 2127),
- * name = the portal job id (retries look it up by name), comment `portal:<id>` for operators.
+ * name = the portal job id (retries look it up by name), comment `portal:<id>` for operators. A spec with
+ * its `workDir` runs there and writes `stdout.log` / `stderr.log` there (appended, see workDirOutput);
+ * without one, it runs in the job dir (or its project's folder) and writes `<id>-<slurm id>.out`.
  */
 export function submitBody(spec: SchedulerJobSpec, options: SubmitBodyOptions): SlurmSubmitBody {
   const { nodes, gpus } = spec;
@@ -610,7 +640,9 @@ export function submitBody(spec: SchedulerJobSpec, options: SubmitBodyOptions): 
   if (options.perProject && !spec.group) throw new Error('submitBody: a job that runs in its project folder needs the project group');
   // core/jobs/array.ts parseArray's canonical text: ranges, steps, a throttle; nothing else reaches Slurm.
   if (spec.array && !ARRAY_TEXT_RE.test(spec.array.text)) throw new Error(`submitBody: not an array text: ${JSON.stringify(spec.array.text)}`);
-  const dir = jobFolder(options.jobDir, options.perProject ? spec.group : undefined);
+  const workDirError = spec.workDir === undefined ? null : workDirProblem(spec.workDir);
+  if (workDirError) throw new Error(`submitBody: the job's working folder ${workDirError}: ${JSON.stringify(spec.workDir)}`);
+  const dir = spec.workDir ?? jobFolder(options.jobDir, options.perProject ? spec.group : undefined);
   const perNode = gpus / nodes;
   const begin = slurmBegin(spec.begin, options.now);
   const cls = options.classOptions ?? {};
@@ -639,7 +671,7 @@ export function submitBody(spec: SchedulerJobSpec, options: SubmitBodyOptions): 
       // An array (sbatch's --array): each task runs the script with SLURM_ARRAY_TASK_ID set by Slurm and
       // writes its own file (%A the array's id, %a the task's index); %j would be each task's own job id.
       ...(spec.array ? { array: spec.array.text } : {}),
-      standard_output: `${dir}/${fileSafe(spec.portalJobId)}-${spec.array ? '%A_%a' : '%j'}.out`,
+      ...(spec.workDir ? workDirOutput(spec.workDir, spec.array !== undefined) : { standard_output: `${dir}/${fileSafe(spec.portalJobId)}-${spec.array ? '%A_%a' : '%j'}.out` }),
       comment: `portal:${spec.portalJobId}`,
     },
   };

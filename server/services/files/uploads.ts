@@ -1,0 +1,142 @@
+// Resumable uploads (the tus protocol, @tus/server) into project workspaces. An upload is staged in its
+// site's `.uploads` folder (beside the workspaces, on the same filesystem, so placing it is a rename),
+// one file per upload named `<site>.<uuid>`; when its last byte arrives it is hashed (SHA-256), and moved
+// to its path in the workspace — through the parent folder opened without following links.
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { lstat, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { FileStore } from '@tus/file-store';
+import { DataStore, type Upload } from '@tus/utils';
+import type stream from 'node:stream';
+import { AppError } from '~/server/errors';
+import { checkPath } from '~/server/core/files/paths';
+import { makeFolders, openFolder, pathRefused, type SiteRoots, type Workspace } from './workspace';
+
+const UPLOAD_ID = /^([a-z0-9][a-z0-9-]{0,63})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+/** The largest file one upload may bring (10 TiB); a project's storage line limits it further. */
+export const MAX_UPLOAD_BYTES = 10 * 1024 ** 4;
+
+/** An unfinished upload is kept this long after it was started, then removed (the worker's sweep). */
+export const UPLOAD_EXPIRY_MS = 7 * 24 * 3600 * 1000;
+
+/** A refusal as @tus/server answers it (it reads `status_code` and `body` off what a hook throws). */
+export class TusRefusal extends Error {
+  readonly body: string;
+  constructor(readonly status_code: number, message: string) {
+    super(message);
+    this.body = `${message}\n`;
+  }
+}
+
+/** newUploadId names a new upload of a site. */
+export function newUploadId(siteId: string): string {
+  return `${siteId}.${randomUUID()}`;
+}
+
+/** siteOfUpload is the site an upload id names, or null for an id the portal never made. */
+export function siteOfUpload(id: string): string | null {
+  return UPLOAD_ID.exec(id)?.[1] ?? null;
+}
+
+/** The staging folder of a site's uploads. */
+export function stagingDir(roots: SiteRoots, siteId: string): string {
+  return path.join(roots.rootOf(siteId), '.uploads');
+}
+
+/**
+ * SiteUploadStore is the tus data store: each site's uploads in that site's staging folder (a FileStore
+ * per site), chosen by the upload id's site. Ids not of the portal's form are unknown (404).
+ */
+export class SiteUploadStore extends DataStore {
+  private readonly stores = new Map<string, FileStore>();
+
+  constructor(private readonly roots: SiteRoots) {
+    super();
+    this.extensions = ['creation', 'creation-with-upload', 'creation-defer-length', 'termination', 'expiration'];
+  }
+
+  storeOf(id: string): FileStore {
+    const site = siteOfUpload(id);
+    if (!site) throw new TusRefusal(404, 'The upload was not found.');
+    let store = this.stores.get(site);
+    if (!store) {
+      store = new FileStore({ directory: stagingDir(this.roots, site), expirationPeriodInMilliseconds: UPLOAD_EXPIRY_MS });
+      this.stores.set(site, store);
+    }
+    return store;
+  }
+
+  override create(file: Upload): Promise<Upload> {
+    return this.storeOf(file.id).create(file);
+  }
+  override remove(id: string): Promise<void> {
+    return this.storeOf(id).remove(id);
+  }
+  override write(readable: stream.Readable, id: string, offset: number): Promise<number> {
+    return this.storeOf(id).write(readable, id, offset);
+  }
+  override getUpload(id: string): Promise<Upload> {
+    return this.storeOf(id).getUpload(id);
+  }
+  override declareUploadLength(id: string, length: number): Promise<void> {
+    return this.storeOf(id).declareUploadLength(id, length);
+  }
+  override getExpiration(): number {
+    return UPLOAD_EXPIRY_MS;
+  }
+  override async deleteExpired(): Promise<number> {
+    let removed = 0;
+    for (const store of this.stores.values()) removed += await store.deleteExpired();
+    return removed;
+  }
+}
+
+/** sha256OfFile hashes a file by streaming it (a 1 GB upload is never held in memory). */
+export async function sha256OfFile(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/**
+ * placeUpload moves a finished upload's staged file to its path in the workspace (making the folders
+ * above it where missing) and returns its SHA-256 and where it landed. A name taken meanwhile (someone
+ * else put a file there while this one uploaded) keeps both: this one gets ` (2)`, ` (3)`… before its
+ * extension, so a finished upload is never lost.
+ */
+export async function placeUpload(workspace: Workspace, staged: string, targetPath: string): Promise<{ path: string; sha256: string; bytes: number }> {
+  const checked = checkPath(targetPath);
+  if (!checked.ok) throw pathRefused(checked.problem);
+  const names = checked.segments;
+  const st = await lstat(staged);
+  if (!st.isFile()) throw new Error(`the staged upload ${staged} is not a file`);
+  const sha256 = await sha256OfFile(staged);
+  if (names.length > 1) await makeFolders(workspace, names.slice(0, -1).join('/'));
+  const folder = await openFolder(workspace, names.slice(0, -1));
+  try {
+    const leaf = names[names.length - 1]!;
+    for (let n = 1; n < 1000; n++) {
+      const name = n === 1 ? leaf : numbered(leaf, n);
+      try {
+        await lstat(folder.at(name));
+        continue; // taken
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+      await rename(staged, folder.at(name));
+      await rm(`${staged}.json`, { force: true });
+      return { path: [...names.slice(0, -1), name].join('/'), sha256, bytes: st.size };
+    }
+    throw new AppError('CONFLICT', 'files.exists', {}, 'path');
+  } finally {
+    await folder.close();
+  }
+}
+
+/** `model.safetensors`, 2 → `model (2).safetensors`. */
+function numbered(name: string, n: number): string {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? `${name.slice(0, dot)} (${n})${name.slice(dot)}` : `${name} (${n})`;
+}
