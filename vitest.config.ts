@@ -38,6 +38,9 @@ export default defineConfig({
           // files share the cluster's partition, and some stop its daemons on purpose.
           name: 'slurm',
           include: ['**/*.slurm.test.ts'],
+          // Configured as a centre on Slurm is: workspaces on the cluster's filesystem (SLURM_JOB_DIR), their
+          // group the one jobs run in (server/services/files/roots.ts).
+          env: { SCHEDULER: 'slurm' },
           exclude: ['node_modules/**', '.next/**', '.slurm-test/**'],
           environment: 'node',
           fileParallelism: false,

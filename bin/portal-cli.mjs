@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // portal-cli: the AI factory portal's command-line client (`npx portal-cli --help`, `npm run cli -- --help`).
-// Plain Node 20, no build step, no dependencies: it only speaks the REST API at <portal>/api/v1.
+// Plain Node 20, no build step: it only speaks the REST API at <portal>/api/v1. One dependency, loaded
+// by `files put` alone: tus-js-client, for resumable uploads.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -55,14 +56,31 @@ async function confirm(question) {
   }
 }
 
+/** onInterrupt lets a command stop cleanly on Ctrl-C (`jobs logs --follow`); a second Ctrl-C ends the process at once. */
+function onInterrupt(handler) {
+  let pressed = false;
+  const listener = () => {
+    if (pressed) process.exit(130);
+    pressed = true;
+    handler();
+  };
+  process.on('SIGINT', listener);
+  return () => process.off('SIGINT', listener);
+}
+
 const io = {
   stdout: process.stdout,
   stderr: process.stderr,
   stdinIsTTY: Boolean(process.stdin.isTTY),
+  stderrIsTTY: Boolean(process.stderr.isTTY),
   env: process.env,
   homedir: os.homedir(),
   now: () => new Date(),
-  sleep: (ms) => sleep(ms),
+  // An aborted sleep (Ctrl-C) just ends early; the command looks at its signal.
+  sleep: (ms, signal) => sleep(ms, undefined, signal ? { signal } : undefined).catch((error) => {
+    if (error?.name !== 'AbortError') throw error;
+  }),
+  onInterrupt,
   randomUUID,
   readFile: (file) => fs.readFileSync(file, 'utf8'),
   readStdin,

@@ -168,6 +168,8 @@ export const sites = pgTable('sites', {
   gridGco2PerKwh: integer('grid_gco2_per_kwh').notNull(),
   /** Share of facility energy recovered as usable heat, in per-mille. */
   heatReusePermille: integer('heat_reuse_permille').notNull(),
+  /** What a company pays for a TB-month of storage in the site's workspaces, in cents (research tenants pay nothing). */
+  storageCentsPerTbMonth: integer('storage_cents_per_tb_month').notNull().default(0),
 });
 
 export const resourceClasses = pgTable('resource_classes', {
@@ -213,6 +215,9 @@ export const accessModes = pgTable('access_modes', {
   durationDays: integer('duration_days').notNull(),
   reviewPath: reviewPath('review_path').notNull(),
   targetDecisionWorkingDays: integer('target_decision_working_days').notNull(),
+  /** Storage a request's line gets when it names none (GB = 10^9 bytes), and the most one line may ask (null: any). */
+  defaultStorageGb: integer('default_storage_gb').notNull().default(0),
+  maxStorageGb: integer('max_storage_gb'),
   sortOrder: integer('sort_order').notNull().default(0),
   active: boolean('active').notNull().default(true),
 });
@@ -303,8 +308,10 @@ export const applicationLines = pgTable(
       .notNull()
       .references(() => resourceClasses.id),
     requestedGpuSeconds: bigint('requested_gpu_seconds', { mode: 'number' }).notNull(),
+    /** Storage asked for beside the GPU-hours, in GB, in the workspace at the class's site. */
+    requestedStorageGb: integer('requested_storage_gb').notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.applicationId, t.resourceClassId] }), check('application_lines_positive_ck', sql`${t.requestedGpuSeconds} > 0`)],
+  (t) => [primaryKey({ columns: [t.applicationId, t.resourceClassId] }), check('application_lines_positive_ck', sql`${t.requestedGpuSeconds} > 0 and ${t.requestedStorageGb} >= 0`)],
 );
 
 export const decisionOutcome = pgEnum('decision_outcome', ['approved', 'rejected', 'changes_requested']);
@@ -320,8 +327,8 @@ export const decisions = pgTable(
     reviewerUserId: uuid('reviewer_user_id').references(() => users.id),
     outcome: decisionOutcome('outcome').notNull(),
     comment: text('comment').notNull(),
-    /** Granted GPU-seconds per resource class, for approvals. */
-    grantedLines: jsonb('granted_lines').$type<{ resourceClassId: string; gpuSeconds: number }[]>(),
+    /** Granted GPU-seconds (and storage in GB; absent on decisions before storage lines) per resource class, for approvals. */
+    grantedLines: jsonb('granted_lines').$type<{ resourceClassId: string; gpuSeconds: number; storageGb?: number }[]>(),
     decidedAt: timestamp('decided_at', { withTimezone: true }).notNull().defaultNow(),
     /** Order of decisions, also when two share a timestamp. */
     seq: bigserial('seq', { mode: 'number' }).notNull(),
@@ -355,6 +362,11 @@ export const allocations = pgTable(
     maxGpusAtOnce: integer('max_gpus_at_once'),
     maxWalltimeSeconds: integer('max_walltime_seconds'),
     maxQueuedJobs: integer('max_queued_jobs'),
+    /**
+     * The storage line (issue #27), GB = 10^9 bytes: the project's quota at a site is the sum of its active
+     * allocations' lines whose class is at that site, a credit line's (no class) counting at every site.
+     */
+    storageGb: integer('storage_gb').notNull().default(0),
     // Cached balance, updated under a row lock in the same transaction as each ledger entry.
     granted: bigint('granted', { mode: 'number' }).notNull().default(0),
     charged: bigint('charged', { mode: 'number' }).notNull().default(0),
@@ -379,6 +391,7 @@ export const allocations = pgTable(
     check('allocations_balance_ck', sql`${t.charged} - ${t.overrun} + ${t.reserved} + ${t.expired} <= ${t.granted} and ${t.reserved} >= 0 and ${t.charged} >= 0`),
     check('allocations_period_ck', sql`${t.periodEnd} > ${t.periodStart}`),
     check('allocations_in_flight_ck', sql`${t.activeGpus} >= 0 and ${t.queuedJobs} >= 0`),
+    check('allocations_storage_ck', sql`${t.storageGb} >= 0`),
   ],
 );
 
@@ -760,6 +773,54 @@ export const usageRollups = pgTable(
   ],
 );
 
+/**
+ * What each project's workspace at a site holds (issue #27, server/services/files/storage.ts): bytes as last
+ * measured — added to on each upload, taken from on each delete, set by the worker's scan, which also sees
+ * what jobs wrote — and the alert level reached (0, 80, 100), so each crossing of a share alerts once.
+ */
+export const storageUsage = pgTable(
+  'storage_usage',
+  {
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id),
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    bytes: bigint('bytes', { mode: 'number' }).notNull(),
+    measuredAt: timestamp('measured_at', { withTimezone: true }).notNull(),
+    /** When the worker's scan last walked the workspace (null: only writes through the portal counted so far). */
+    scannedAt: timestamp('scanned_at', { withTimezone: true }),
+    alertedPercent: integer('alerted_percent').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.siteId] }), index('storage_usage_org_idx').on(t.orgId), check('storage_usage_bytes_ck', sql`${t.bytes} >= 0`)],
+);
+
+/**
+ * Each workspace's daily high-water mark (the most it held that day, the day starting with what the last
+ * measurement before it said): TB-months are summed from these rows, for the usage page and the invoice alike.
+ */
+export const storageDays = pgTable(
+  'storage_days',
+  {
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    day: date('day', { mode: 'string' }).notNull(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id),
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id),
+    bytes: bigint('bytes', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.day, t.projectId, t.siteId] }), index('storage_days_day_idx').on(t.day), check('storage_days_bytes_ck', sql`${t.bytes} >= 0`)],
+);
+
 /** Gap-free document numbers: one row per series (e.g. invoice-2026), locked while a number is taken. */
 export const documentCounters = pgTable('document_counters', {
   series: text('series').primaryKey(),
@@ -835,22 +896,37 @@ export const invoiceLines = pgTable(
       .notNull()
       .references(() => invoices.id),
     lineNo: integer('line_no').notNull(),
-    resourceClassId: text('resource_class_id')
-      .notNull()
-      .references(() => resourceClasses.id),
+    /** What the line bills: GPU-hours of a resource class, or storage at a site (issue #27). */
+    kind: text('kind').$type<InvoiceLineKind>().notNull().default('compute'),
+    /** The class of a compute line (null on a storage line). */
+    resourceClassId: text('resource_class_id').references(() => resourceClasses.id),
+    /** The site of a storage line (null on a compute line). */
+    siteId: text('site_id').references(() => sites.id),
     description: text('description').notNull(),
     /** The description in German, frozen with it (null on invoices issued before names had two languages). */
     descriptionDe: text('description_de'),
     jobs: integer('jobs').notNull(),
     gpuSeconds: bigint('gpu_seconds', { mode: 'number' }).notNull(),
     unitPriceCentsPerGpuHour: integer('unit_price_cents_per_gpu_hour').notNull(),
+    /** A storage line: the month's byte-days (exact), the TB-months shown (thousandths, rounded half up once) and the price per TB-month. */
+    storageByteDays: bigint('storage_byte_days', { mode: 'bigint' }),
+    milliTbMonths: bigint('milli_tb_months', { mode: 'number' }),
+    unitPriceCentsPerTbMonth: integer('unit_price_cents_per_tb_month'),
     netCents: bigint('net_cents', { mode: 'number' }).notNull(),
     /** The projects' cost centre and purchase-order number (issue #24); a line per distinct pair. */
     costCentre: text('cost_centre'),
     purchaseOrder: text('purchase_order'),
   },
-  (t) => [primaryKey({ columns: [t.invoiceId, t.lineNo] })],
+  (t) => [
+    primaryKey({ columns: [t.invoiceId, t.lineNo] }),
+    check(
+      'invoice_lines_kind_ck',
+      sql`(${t.kind} = 'compute' and ${t.resourceClassId} is not null) or (${t.kind} = 'storage' and ${t.siteId} is not null and ${t.storageByteDays} >= 0 and ${t.milliTbMonths} >= 0 and ${t.unitPriceCentsPerTbMonth} >= 0)`,
+    ),
+  ],
 );
+
+export type InvoiceLineKind = 'compute' | 'storage';
 
 /**
  * A company tenant's billing profile: who its invoices are made out to (issue #10). Required before its

@@ -7,7 +7,7 @@ import { isEuCountry } from './core/countries';
 import { isValidIban, normaliseIban } from './core/billing/iban';
 import { checkVatId } from './core/billing/vat-id';
 import { env } from './env.js';
-import { accessModeConfigProblem } from './core/applications';
+import { accessModeConfigProblem, defaultModeStorage } from './core/applications';
 import { isTimeZone } from './core/carbon/local-time';
 import { isHourlyProfile, profileSum } from './core/carbon/profiles';
 
@@ -80,6 +80,11 @@ export const catalogueSchema = z.object({
         pueMilli: z.number().int().min(1000).max(3000),
         gridGco2PerKwh: z.number().int().min(0).max(2000),
         heatReusePermille: z.number().int().min(0).max(1000),
+        /**
+         * What a company pays for a TB-month (10^12 bytes held for a month) in the site's workspaces, in cents;
+         * research tenants are not charged and see their usage (docs/files.md). Unset: nothing is charged.
+         */
+        storageCentsPerTbMonth: z.number().int().min(0).max(1_000_000).default(0),
         /** Facility power cap at the meter in kW (IT × PUE); the simulated cluster holds jobs with PowerCap above it. Unset: no cap. */
         powerCapKw: z.number().positive().max(1_000_000).optional(),
         /**
@@ -155,13 +160,26 @@ export const catalogueSchema = z.object({
         durationDays: z.number().int().min(1).max(3660),
         reviewPath: z.enum(['instant', 'single', 'full']),
         targetDecisionWorkingDays: z.number().int().min(0).max(365),
+        /**
+         * Storage (GB = 10^9 bytes) a request's line gets when it names none, and the most one line may ask
+         * (null: any). Unset: the figures of the built-in modes with the same review path (core/applications.ts `defaultModeStorage`).
+         */
+        defaultStorageGb: z.number().int().min(0).max(100_000_000).optional(),
+        maxStorageGb: z.number().int().min(0).max(100_000_000).nullable().optional(),
+      })
+      .transform((mode) => {
+        const fallback = defaultModeStorage(mode.reviewPath);
+        return { ...mode, defaultStorageGb: mode.defaultStorageGb ?? fallback.defaultStorageGb, maxStorageGb: mode.maxStorageGb === undefined ? fallback.maxStorageGb : mode.maxStorageGb };
       }),
     )
     .min(1),
-  /** What a verified company gets when its owner accepts the price list: a credit line on a project of its own. */
+  /**
+   * What a verified company gets when its owner accepts the price list: a credit line on a project of its
+   * own, with a storage line (GB) at every site, paid per TB-month used.
+   */
   payAsYouGo: z
-    .object({ startingCreditEuros: z.number().int().min(0).max(1_000_000), durationDays: z.number().int().min(1).max(3660) })
-    .default({ startingCreditEuros: 1000, durationDays: 365 }),
+    .object({ startingCreditEuros: z.number().int().min(0).max(1_000_000), durationDays: z.number().int().min(1).max(3660), storageGb: z.number().int().min(0).max(100_000_000).default(1000) })
+    .default({ startingCreditEuros: 1000, durationDays: 365, storageGb: 1000 }),
   issuer: issuerSchema.default(DEMO_ISSUER),
 });
 
@@ -182,12 +200,18 @@ export type Catalogue = z.infer<typeof catalogueSchema>;
  * year each) and floor space per site. Lugano's facility power is capped at 24 kW (idle it draws
  * 11.3 kW; at full load about 16 of its 32 GPUs fit), so the cap binds when its partition is busy
  * and staff see the cap line on the cluster page.
+ *
+ * Storage (issue #27): a TB-month of parallel-filesystem project space costs companies €20 at Jena, €15 at
+ * Kajaani (cheaper power and floor space) and €25 at Lugano — about what public clouds charge for standard
+ * object storage (~€20–25 per TB-month) and well below their block storage, for disks bought with the
+ * cluster. Each access mode's storage line follows core/applications.ts `defaultModeStorage`; a
+ * pay-as-you-go company gets 1 TB at each site.
  */
 export const DEFAULT_CATALOGUE: Catalogue = {
   sites: [
-    { id: 'de-jena', name: 'Jena, Germany (warm-water cooled)', nameDe: 'Jena, Deutschland (Warmwasserkühlung)', country: 'DE', inEu: true, pueMilli: 1080, gridGco2PerKwh: 380, heatReusePermille: 700, energyPriceEurPerMwh: 190, heatValueEurPerMwh: 40, overheadPerYearEur: 600_000 },
-    { id: 'fi-kajaani', name: 'Kajaani, Finland (free cooling)', nameDe: 'Kajaani, Finnland (freie Kühlung)', country: 'FI', inEu: true, pueMilli: 1040, gridGco2PerKwh: 60, heatReusePermille: 500, energyPriceEurPerMwh: 90, heatValueEurPerMwh: 30, overheadPerYearEur: 400_000 },
-    { id: 'ch-lugano', name: 'Lugano, Switzerland (lake water cooled)', nameDe: 'Lugano, Schweiz (Seewasserkühlung)', country: 'CH', inEu: false, pueMilli: 1200, gridGco2PerKwh: 40, heatReusePermille: 0, energyPriceEurPerMwh: 160, heatValueEurPerMwh: 0, overheadPerYearEur: 300_000, powerCapKw: 24 },
+    { id: 'de-jena', name: 'Jena, Germany (warm-water cooled)', nameDe: 'Jena, Deutschland (Warmwasserkühlung)', country: 'DE', inEu: true, pueMilli: 1080, gridGco2PerKwh: 380, heatReusePermille: 700, storageCentsPerTbMonth: 2000, energyPriceEurPerMwh: 190, heatValueEurPerMwh: 40, overheadPerYearEur: 600_000 },
+    { id: 'fi-kajaani', name: 'Kajaani, Finland (free cooling)', nameDe: 'Kajaani, Finnland (freie Kühlung)', country: 'FI', inEu: true, pueMilli: 1040, gridGco2PerKwh: 60, heatReusePermille: 500, storageCentsPerTbMonth: 1500, energyPriceEurPerMwh: 90, heatValueEurPerMwh: 30, overheadPerYearEur: 400_000 },
+    { id: 'ch-lugano', name: 'Lugano, Switzerland (lake water cooled)', nameDe: 'Lugano, Schweiz (Seewasserkühlung)', country: 'CH', inEu: false, pueMilli: 1200, gridGco2PerKwh: 40, heatReusePermille: 0, storageCentsPerTbMonth: 2500, energyPriceEurPerMwh: 160, heatValueEurPerMwh: 0, overheadPerYearEur: 300_000, powerCapKw: 24 },
   ],
   resourceClasses: [
     { id: 'h100', name: 'H100 partition (Jena)', nameDe: 'H100-Partition (Jena)', siteId: 'de-jena', gpuModel: 'NVIDIA H100 SXM 80 GB', gpusPerNode: 8, nodes: 16, maxWalltimeSeconds: 48 * 3600, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 1500, peakTflops: 989, tariffs: { academic: 180, company: 290 }, capitalCostPerNodeEur: 300_000, depreciationYears: 5, maintenancePerNodePerYearEur: 24_000 },
@@ -195,11 +219,11 @@ export const DEFAULT_CATALOGUE: Catalogue = {
     { id: 'h100-ch', name: 'H100 partition (Lugano)', nameDe: 'H100-Partition (Lugano)', siteId: 'ch-lugano', gpuModel: 'NVIDIA H100 SXM 80 GB', gpusPerNode: 4, nodes: 8, maxWalltimeSeconds: 24 * 3600, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 900, peakTflops: 989, tariffs: { academic: 170, company: 260 }, capitalCostPerNodeEur: 160_000, depreciationYears: 5, maintenancePerNodePerYearEur: 13_000 },
   ],
   accessModes: [
-    { id: 'playground', name: 'Playground', maxGpuHours: 100, durationDays: 30, reviewPath: 'instant', targetDecisionWorkingDays: 0 },
-    { id: 'development', name: 'Development', maxGpuHours: 2000, durationDays: 91, reviewPath: 'single', targetDecisionWorkingDays: 5 },
-    { id: 'large-scale', name: 'Large scale', maxGpuHours: null, durationDays: 365, reviewPath: 'full', targetDecisionWorkingDays: 30 },
+    { id: 'playground', name: 'Playground', maxGpuHours: 100, durationDays: 30, reviewPath: 'instant', targetDecisionWorkingDays: 0, defaultStorageGb: 50, maxStorageGb: 100 },
+    { id: 'development', name: 'Development', maxGpuHours: 2000, durationDays: 91, reviewPath: 'single', targetDecisionWorkingDays: 5, defaultStorageGb: 1000, maxStorageGb: 5000 },
+    { id: 'large-scale', name: 'Large scale', maxGpuHours: null, durationDays: 365, reviewPath: 'full', targetDecisionWorkingDays: 30, defaultStorageGb: 20_000, maxStorageGb: 200_000 },
   ],
-  payAsYouGo: { startingCreditEuros: 1000, durationDays: 365 },
+  payAsYouGo: { startingCreditEuros: 1000, durationDays: 365, storageGb: 1000 },
   issuer: DEMO_ISSUER,
 };
 

@@ -125,6 +125,11 @@ const schema = z
      * such a site's root is SLURM_JOB_DIR instead (the cluster's shared filesystem).
      */
     PORTAL_FILES_DIR: optionalString,
+    /**
+     * Minutes between the worker's scans of every project workspace, which book what each holds (what jobs
+     * wrote included) into the storage usage, quotas and TB-months (docs/files.md). A scan walks every file.
+     */
+    STORAGE_SCAN_MINUTES: z.coerce.number().int().min(1).max(1440).default(15),
     PORT: z.coerce.number().int().min(1).max(65535).default(3000),
     PORTAL_URL: optionalString.pipe(z.url('must be an absolute URL such as https://portal.example.org').optional()),
     NEXTAUTH_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),

@@ -9,6 +9,8 @@ export type AppErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'PRECONDITION_FAILED'
+  /** Too large for what is left (a project's storage quota): HTTP 413, as tus answers an upload over its limit. */
+  | 'PAYLOAD_TOO_LARGE'
   | 'TOO_MANY_REQUESTS'
   | 'SERVICE_UNAVAILABLE';
 

@@ -3,7 +3,8 @@
 // cluster (every minute), snapshotting the simulated cluster's engine, expiring allocations at the
 // end of their period, handing the budgets to a scheduler that enforces them too, and issuing last
 // month's invoices, reminding people of allocations that end soon (once a day), and sending the
-// e-mail outbox, and replaying staff's what-if runs. With several processes on one real
+// e-mail outbox, replaying staff's what-if runs, and scanning the project workspaces for the storage
+// they hold (every STORAGE_SCAN_MINUTES). With several processes on one real
 // Postgres, an advisory lock lets only one of them act; the leader checks every round that its
 // connection is alive and still holds the lock, and steps down at once when it does not (a dropped
 // connection frees the lock for another process).
@@ -25,6 +26,11 @@ import { checkSchedulerUsage, importOutsideUsage } from './services/cluster/outs
 import type { UsageCheck } from './core/scheduler/usage-check';
 import { budgetSyncDue, syncSchedulerBudgets } from './services/cluster/scheduler-budgets';
 import { runDueWhatIf } from './services/planning/what-if';
+import { scanStorage } from './services/files/storage';
+import { sweepUploads } from './services/files/uploads';
+import { configuredCatalogue } from './catalogue';
+import { configuredSiteRoots } from './services/files/roots';
+import type { SiteRoots } from './services/files/workspace';
 
 /** How often the worker looks whether the budgets' full sync is due (it also is when a sync failed). */
 const BUDGET_CHECK_MS = 30_000;
@@ -45,6 +51,9 @@ export interface WorkerOptions {
   budgetSyncSeconds?: number;
   /** Where mail goes (default: SMTP_URL's server from MAIL_FROM; null = keep the outbox, send nothing). */
   mail?: { transport: MailTransport; from: string } | null;
+  /** Minutes between scans of the workspaces' storage (default STORAGE_SCAN_MINUTES), and where they lie (default the catalogue's). */
+  storageScanMinutes?: number;
+  files?: SiteRoots;
 }
 
 /** mailFromEnv is the SMTP transport the configuration names, or null without SMTP_URL. */
@@ -103,6 +112,26 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
         whatIfInFlight = null;
       });
   };
+  let scanInFlight: Promise<void> | null = null;
+  let lastScan = 0;
+  const scanEveryMs = (options.storageScanMinutes ?? env().STORAGE_SCAN_MINUTES) * 60_000;
+  /** The workspaces' storage, beside the rounds: a scan walks every file, which may take a while on a big filesystem. */
+  const scanWorkspaces = (at: Date) => {
+    if (scanInFlight || at.getTime() - lastScan < scanEveryMs) return;
+    lastScan = at.getTime();
+    const roots = options.files ?? configuredSiteRoots();
+    scanInFlight = scanStorage(handle.db, roots, now)
+      .then(async (scan) => {
+        // Uploads given up (or placed) a week ago: their staged bytes and records go.
+        const swept = await sweepUploads(roots, configuredCatalogue().sites.map((site) => site.id), at);
+        if (swept) log(`[worker] uploads: ${swept} expired or placed upload(s) cleared from the staging folders`);
+        if (scan.changed || scan.failed || scan.alerts) log(`[worker] storage: ${scan.scanned} workspace(s) scanned, ${scan.changed} changed, ${scan.alerts} alert(s), ${scan.failed} failed`);
+      })
+      .catch((error: unknown) => fail('scanning the workspaces failed', error))
+      .finally(() => {
+        scanInFlight = null;
+      });
+  };
   const clusters = clustersOf(scheduler);
   /** One cluster's part of a round: its jobs reconciled, its load sampled, its health noted, its engine snapshotted. */
   const followCluster = async (cluster: (typeof clusters)[number], at: Date, sampleDue: boolean) => {
@@ -139,6 +168,7 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
       const at = now();
       sendMail();
       runWhatIf(at);
+      scanWorkspaces(at);
       const sampleDue = at.getTime() - lastSample >= 60_000;
       if (sampleDue) lastSample = at.getTime();
       // Each cluster on its own (one per group of sites, or the one scheduler): a cluster that is down or

@@ -1,6 +1,6 @@
 // An allocation's balance, burn-down chart, projection and ledger: shared by tenant and staff pages.
 import { formatNumber, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
-import { formatAmount, formatDateTime, formatDay, formatDayShort } from '~/server/i18n/format';
+import { formatAmount, formatBytes, formatDateTime, formatDay, formatDayShort } from '~/server/i18n/format';
 import { BudgetBar, BurnDownChart } from './burn-down-chart';
 import { AllocationStatusBadge } from './status-badges';
 import { Alert, Card, Table, Td, Th } from './ui';
@@ -15,6 +15,8 @@ export interface AllocationOverview {
   maxGpusAtOnce: number | null;
   maxWalltimeSeconds: number | null;
   maxQueuedJobs: number | null;
+  /** The storage line, GB (issue #27). */
+  storageGb: number;
   balance: { granted: number; charged: number; reserved: number; expired: number; overrun: number; available: number };
   days: { day: string; amount: number }[];
   projection: { ratePerDay: number; exhaustsOn: string | null; exhaustsBeforeEnd: boolean; unusedAtEnd: number; lastDay: string };
@@ -69,6 +71,9 @@ export function AllocationView({ a, t, locale, timeZone }: { a: AllocationOvervi
             {t('allocation.limits', { gpus: a.maxGpusAtOnce ?? '—', walltime: a.maxWalltimeSeconds ? a.maxWalltimeSeconds / 3600 : '—', queued: a.maxQueuedJobs ?? '—' })}
           </p>
         )}
+        <p className="mt-1 text-xs text-slate-500" data-testid="allocation-storage">
+          {t(a.unit === 'cents' ? 'project.storage.lineEverySite' : 'project.storage.line', { size: formatBytes(locale, a.storageGb * 1_000_000_000) })}
+        </p>
       </Card>
       <Card title={t('allocation.burnDown')}>
         {a.days.length === 0 ? (

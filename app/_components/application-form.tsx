@@ -1,5 +1,5 @@
 'use client';
-// Draft, edit and submit an application: access mode, GPU-hours per resource class, period, justification.
+// Draft, edit and submit an application: access mode, GPU-hours and storage per resource class, period, justification.
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useMemo, useState } from 'react';
@@ -18,6 +18,9 @@ export interface AccessModeOption {
   durationDays: number;
   reviewPath: 'instant' | 'single' | 'full';
   targetDecisionWorkingDays: number;
+  /** Storage (GB) a line gets when it names none, and the most a line may ask (null: any). */
+  defaultStorageGb?: number;
+  maxStorageGb?: number | null;
 }
 
 export interface ResourceClassOption {
@@ -36,6 +39,8 @@ export interface ApplicationFormValues {
   periodEnd: string;
   justification: string;
   gpuHours: Record<string, string>;
+  /** Storage asked per class, GB; empty: the mode's default (a top-up: none). */
+  storageGb?: Record<string, string>;
 }
 
 const SHOWN = ['accessModeId', 'kind', 'baseAllocationId', 'periodStart', 'periodEnd', 'justification', 'lines'];
@@ -84,8 +89,11 @@ export function ApplicationForm({
     () =>
       Object.entries(values.gpuHours)
         .filter(([, v]) => v.trim() !== '')
-        .map(([resourceClassId, v]) => ({ resourceClassId, gpuHours: Number(v) })),
-    [values.gpuHours],
+        .map(([resourceClassId, v]) => {
+          const storage = values.storageGb?.[resourceClassId]?.trim();
+          return { resourceClassId, gpuHours: Number(v), ...(storage ? { storageGb: Number(storage) } : {}) };
+        }),
+    [values.gpuHours, values.storageGb],
   );
   const totalHours = lines.reduce((s, l) => s + (Number.isFinite(l.gpuHours) ? l.gpuHours : 0), 0);
   const valueCents = lines.reduce((s, l) => s + (Number.isFinite(l.gpuHours) ? l.gpuHours : 0) * (classes.find((c) => c.id === l.resourceClassId)?.centsPerGpuHour ?? 0), 0);
@@ -141,6 +149,9 @@ export function ApplicationForm({
                   {m.maxGpuSeconds === null ? t('mode.anySize') : t('mode.upTo', { hours: m.maxGpuSeconds / 3600 })} · {t('mode.duration', { days: m.durationDays })}
                 </span>
                 <span className="mt-1 block text-xs text-slate-600">{t(`mode.review.${m.reviewPath}`, { days: m.targetDecisionWorkingDays })}</span>
+                {m.defaultStorageGb !== undefined && (
+                  <span className="mt-1 block text-xs text-slate-600">{m.maxStorageGb == null ? t('mode.storage', { gb: m.defaultStorageGb }) : t('mode.storageCapped', { gb: m.defaultStorageGb, max: m.maxStorageGb })}</span>
+                )}
               </label>
             ))}
           </div>
@@ -193,7 +204,7 @@ export function ApplicationForm({
           <legend className="text-sm font-medium text-slate-800">{t('application.gpuHoursPerClass')}</legend>
           <div className="mt-2 divide-y divide-slate-100 rounded-md ring-1 ring-slate-200">
             {classes.map((c) => (
-              <div key={c.id} className="grid items-center gap-2 px-3 py-3 sm:grid-cols-[1fr_10rem]">
+              <div key={c.id} className="grid items-center gap-2 px-3 py-3 sm:grid-cols-[1fr_10rem_10rem]">
                 <label htmlFor={`hours-${c.id}`} className="text-sm">
                   <span className="font-medium">{c.name}</span>
                   <span className="block text-xs text-slate-500">
@@ -214,9 +225,29 @@ export function ApplicationForm({
                   />
                   <span className="text-sm text-slate-600">GPU-h</span>
                 </div>
+                {/* Storage in the project's workspace at the class's site (issue #27); empty: the mode's default. */}
+                <div className="flex items-center gap-2">
+                  <input
+                    id={`storage-${c.id}`}
+                    type="number"
+                    inputMode="numeric"
+                    min={0}
+                    step={1}
+                    className={inputClass}
+                    value={values.storageGb?.[c.id] ?? ''}
+                    placeholder={values.kind === 'top_up' ? '0' : mode?.defaultStorageGb !== undefined ? String(mode.defaultStorageGb) : undefined}
+                    onChange={(e) => set('storageGb', { ...values.storageGb, [c.id]: e.target.value })}
+                    aria-label={t('application.storageFor', { name: c.name })}
+                    aria-describedby="lines-error storage-hint"
+                  />
+                  <span className="text-sm text-slate-600">GB</span>
+                </div>
               </div>
             ))}
           </div>
+          <p id="storage-hint" className="mt-2 text-xs text-slate-500">
+            {values.kind === 'top_up' ? t('application.storageHintTopUp') : t('application.storageHint', { gb: mode?.defaultStorageGb ?? 0 })}
+          </p>
           {linesError && (
             <p id="lines-error" className="mt-2 text-sm text-red-700">
               {linesError}

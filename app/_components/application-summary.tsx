@@ -1,7 +1,7 @@
 // What an application asks for and what was decided: shared by the applicant's and the reviewer's pages.
 import Link from 'next/link';
 import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
-import { formatDateTime, formatDay, formatGpuHours } from '~/server/i18n/format';
+import { formatBytes, formatDateTime, formatDay, formatGpuHours } from '~/server/i18n/format';
 import { ApplicationStatusBadge } from './status-badges';
 import { Card, Table, Td, Th } from './ui';
 
@@ -21,12 +21,13 @@ export interface ApplicationView {
   periodEnd: string;
   justification: string;
   submittedAt: Date | null;
-  lines: { resourceClassId: string; name: string; gpuSeconds: number }[];
-  decisions: { id: string; outcome: 'approved' | 'rejected' | 'changes_requested'; comment: string; grantedLines: { resourceClassId: string; gpuSeconds: number }[] | null; decidedAt: Date; reviewerName: string | null }[];
+  lines: { resourceClassId: string; name: string; gpuSeconds: number; storageGb: number }[];
+  decisions: { id: string; outcome: 'approved' | 'rejected' | 'changes_requested'; comment: string; grantedLines: { resourceClassId: string; gpuSeconds: number; storageGb?: number }[] | null; decidedAt: Date; reviewerName: string | null }[];
   allocations: { id: string }[];
 }
 
 export function ApplicationSummary({ app, t, locale, timeZone, allocationHref }: { app: ApplicationView; t: (key: MessageKey, params?: MessageParams) => string; locale: Locale; timeZone: string; allocationHref: (id: string) => string }) {
+  const gb = (gigabytes: number) => formatBytes(locale, gigabytes * 1_000_000_000);
   return (
     <div className="space-y-6">
       <Card title={t('application.summary')} actions={<ApplicationStatusBadge status={app.status} t={t} />}>
@@ -58,6 +59,7 @@ export function ApplicationSummary({ app, t, locale, timeZone, allocationHref }:
               <tr>
                 <Th>{t('application.resourceClass')}</Th>
                 <Th className="text-right">{t('application.requested')}</Th>
+                <Th className="text-right">{t('application.storage')}</Th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
@@ -65,6 +67,7 @@ export function ApplicationSummary({ app, t, locale, timeZone, allocationHref }:
                 <tr key={l.resourceClassId}>
                   <Td>{l.name}</Td>
                   <Td className="text-right tabular-nums">{formatGpuHours(locale, l.gpuSeconds)}</Td>
+                  <Td className="text-right tabular-nums">{gb(l.storageGb)}</Td>
                 </tr>
               ))}
             </tbody>
@@ -112,7 +115,10 @@ export function ApplicationSummary({ app, t, locale, timeZone, allocationHref }:
                 </p>
                 {d.grantedLines && (
                   <p className="mt-1 text-sm text-slate-700">
-                    {t('application.granted')}: {d.grantedLines.map((g) => `${formatGpuHours(locale, g.gpuSeconds)} (${app.lines.find((l) => l.resourceClassId === g.resourceClassId)?.name ?? g.resourceClassId})`).join(', ')}
+                    {t('application.granted')}:{' '}
+                    {d.grantedLines
+                      .map((g) => `${formatGpuHours(locale, g.gpuSeconds)}${g.storageGb === undefined ? '' : ` + ${t('application.grantedStorage', { size: gb(g.storageGb) })}`} (${app.lines.find((l) => l.resourceClassId === g.resourceClassId)?.name ?? g.resourceClassId})`)
+                      .join(', ')}
                   </p>
                 )}
                 {d.comment && <blockquote className="mt-2 border-l-4 border-indigo-200 pl-3 text-sm text-slate-800">{d.comment}</blockquote>}

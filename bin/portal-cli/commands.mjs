@@ -246,6 +246,82 @@ export async function jobsWatch({ io, options, client, id }) {
   }
 }
 
+/** How much of a job's output `jobs logs` shows first: the last 64 KB, whole lines. */
+export const LOG_TAIL_BYTES = 64 * 1024;
+const FOLLOW_MS = 1000;
+const FOLLOW_MAX_MS = 5000;
+
+/** What to say when a job has no such output (yet); an array job read without --task is a mistake worth naming. */
+async function noOutput(api, id, options, read, signal) {
+  const job = await api.request('GET', `/jobs/${id}`, { signal });
+  const stream = options.stderr ? 'stderr' : 'stdout';
+  if (job.array && options.task === undefined) throw new UsageError(`job ${id} is an array (${job.array.text}): each task writes its own ${stream}; pass --task N`);
+  if (read.done) return `The job wrote no ${stream}${options.task !== undefined ? ` in task ${options.task}` : ''}.`;
+  return `No ${stream} yet: the job is ${job.state}${job.state === 'PENDING' && job.pendingReason ? ` (${job.pendingReason})` : ''}.`;
+}
+
+/**
+ * jobsLogs prints the end of a job's stdout (or stderr, or an array task's): the last 64 KB, whole
+ * lines. With --follow it then asks for what follows the last byte it printed, every second while
+ * lines come and backing off to every 5 s while none do, until the job has ended and been settled
+ * and nothing is left; then it exits as `jobs watch` does (0 only for COMPLETED). A transient failure
+ * (network, 5xx) is retried for a while; Ctrl-C stops it between two reads (exit 130).
+ */
+export async function jobsLogs({ io, options, client, id }) {
+  const api = client();
+  const query = { stream: options.stderr ? 'stderr' : 'stdout', task: options.task };
+  const interrupt = new globalThis.AbortController();
+  const signal = interrupt.signal;
+  const release = options.follow && io.onInterrupt ? io.onInterrupt(() => interrupt.abort()) : () => {};
+  const show = (read) => {
+    if (options.json) {
+      if (read.text || !options.follow) io.stdout.write(options.follow ? `${JSON.stringify(read)}\n` : `${JSON.stringify(read, null, 2)}\n`);
+    } else if (read.text) io.stdout.write(read.text);
+  };
+  try {
+    let read = await api.request('GET', `/jobs/${id}/output`, { query: { ...query, limit: LOG_TAIL_BYTES }, signal });
+    show(read);
+    if (!read.exists) {
+      const note = await noOutput(api, id, options, read, signal);
+      if (!options.json) io.stderr.write(`${note}${options.follow && !read.done ? ' Waiting for it…' : ''}\n`);
+    }
+    if (!options.follow) return EXIT.OK;
+
+    let wait = FOLLOW_MS;
+    let failures = 0;
+    for (;;) {
+      if (read.done && read.end >= read.size) break;
+      if (signal.aborted) return EXIT.INTERRUPTED;
+      const from = read.exists ? read.end : 0;
+      // More is waiting beyond what came (a chunk's limit): ask at once. Else wait, longer while nothing comes.
+      if (failures > 0 || !(read.exists && read.text && read.end < read.size)) await io.sleep(wait, signal);
+      if (signal.aborted) return EXIT.INTERRUPTED;
+      let next;
+      try {
+        next = await api.request('GET', `/jobs/${id}/output`, { query: { ...query, from }, signal });
+        failures = 0;
+      } catch (error) {
+        if (signal.aborted) return EXIT.INTERRUPTED;
+        if (!transient(error) || ++failures > 30) throw error;
+        if (!options.json) io.stderr.write(`warning: ${error.message}; trying again\n`);
+        wait = FOLLOW_MAX_MS;
+        continue;
+      }
+      show(next);
+      wait = next.text ? FOLLOW_MS : Math.min(FOLLOW_MAX_MS, wait * 2);
+      read = next;
+    }
+    const job = await api.request('GET', `/jobs/${id}`, { signal });
+    if (!options.json) io.stderr.write(`Job ${job.state.toLowerCase()}${endedBy(job)}.\n`);
+    return job.state === 'COMPLETED' ? EXIT.OK : EXIT.FAILED;
+  } catch (error) {
+    if (signal.aborted) return EXIT.INTERRUPTED;
+    throw error;
+  } finally {
+    release();
+  }
+}
+
 export async function jobsCancel({ io, options, client, id }) {
   const answer = await client().request('POST', `/jobs/${id}/cancel`);
   if (options.json) writeJson(io, answer);

@@ -15,16 +15,19 @@ export const EXIT = Object.freeze({
   REFUSED: 5,
   /** The portal could not be reached, answered 5xx, or is not a portal at that address. */
   UNREACHABLE: 6,
+  /** Stopped by Ctrl-C (`jobs logs --follow`), as a shell reports SIGINT. */
+  INTERRUPTED: 130,
 });
 
 export const EXIT_CODES_HELP = `Exit codes:
   0  ok
-  1  the watched job ended other than COMPLETED; any other failure
+  1  the watched or followed job ended other than COMPLETED; an upload whose SHA-256 differs; any other failure
   2  usage error (bad flags, bad job file, confirmation needed without a terminal)
   3  not authenticated: no token, or the portal refused it (401) or its scopes (403)
   4  not found (404)
   5  refused by the portal: validation, conflict or rate limit (400, 409, 422, 429)
-  6  server error (5xx) or the portal is unreachable`;
+  6  server error (5xx) or the portal is unreachable (a transfer broken off: run it again, it resumes)
+  130  stopped by Ctrl-C`;
 
 /** UsageError is a mistake in how the CLI was called; it exits 2 and points at --help. */
 export class UsageError extends Error {

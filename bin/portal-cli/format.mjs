@@ -35,6 +35,20 @@ export function count(value) {
   return value === null || value === undefined ? '–' : number(0).format(value);
 }
 
+/** bytes renders a size in decimal units: "950 B", "20.0 MB", "1.23 GB". */
+export function bytes(n) {
+  if (n === null || n === undefined) return '–';
+  if (n < 1000) return `${count(n)} B`;
+  const units = ['kB', 'MB', 'GB', 'TB', 'PB'];
+  let value = n;
+  let unit = -1;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2)} ${units[unit]}`;
+}
+
 /** dateTime renders an ISO instant as "2026-12-02 08:05:09 UTC" (`short` leaves out the seconds and the zone). */
 export function dateTime(iso, { short = false } = {}) {
   if (!iso) return '–';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { amount, dateTime, duration, euros, gpuHours, keyValues, kwh, table } from './format.mjs';
+import { amount, bytes, dateTime, duration, euros, gpuHours, keyValues, kwh, table } from './format.mjs';
 
 describe('figures with units', () => {
   it.each([
@@ -20,6 +20,13 @@ describe('figures with units', () => {
     [dateTime('2026-12-02T08:05:09.123Z'), '2026-12-02 08:05:09 UTC'],
     [dateTime('2026-12-02T08:05:09.123Z', { short: true }), '2026-12-02 08:05'],
     [dateTime(null), '–'],
+    [bytes(0), '0 B'],
+    [bytes(999), '999 B'],
+    [bytes(1000), '1.00 kB'],
+    [bytes(20 * 1024 * 1024 + 12_345), '21.0 MB'],
+    [bytes(300_000_000), '300 MB'],
+    [bytes(1.5e12), '1.50 TB'],
+    [bytes(null), '–'],
   ])('%s', (actual, expected) => {
     expect(actual).toBe(expected);
   });

@@ -6,6 +6,7 @@ import { helpFor, parseCommandLine } from './args.mjs';
 import * as commands from './commands.mjs';
 import { configPath, connection, readConfig } from './config.mjs';
 import { EXIT, UsageError, exitCodeFor } from './exit-codes.mjs';
+import * as files from './files.mjs';
 
 const HANDLERS = {
   login: commands.login,
@@ -15,6 +16,13 @@ const HANDLERS = {
   'jobs get': commands.jobsGet,
   'jobs watch': commands.jobsWatch,
   'jobs cancel': commands.jobsCancel,
+  'jobs logs': commands.jobsLogs,
+  'files ls': files.filesLs,
+  'files get': files.filesGet,
+  'files put': files.filesPut,
+  'files mkdir': files.filesMkdir,
+  'files mv': files.filesMv,
+  'files rm': files.filesRm,
   usage: commands.usage,
   allocations: commands.allocations,
 };
@@ -59,7 +67,7 @@ export async function main(argv, io) {
       }
       return api;
     };
-    return await HANDLERS[cli.command]({ io, options: cli.options, id: cli.id, client, warn });
+    return await HANDLERS[cli.command]({ io, options: cli.options, id: cli.id, args: cli.args, client, warn });
   } catch (error) {
     const code = exitCodeFor(error);
     io.stderr.write(json ? errorJson(error, code) : errorText(error));

@@ -33,11 +33,13 @@ function fakePortal(routes: Record<string, Route | Reply | Reply[]>) {
   return { calls, fetch };
 }
 
-function fakeIo(portal: ReturnType<typeof fakePortal>, options: { env?: Record<string, string>; tty?: boolean; confirm?: boolean; files?: Record<string, string>; stdin?: string } = {}) {
+function fakeIo(portal: ReturnType<typeof fakePortal>, options: { env?: Record<string, string>; tty?: boolean; confirm?: boolean; files?: Record<string, string>; stdin?: string; interruptAtSleep?: number } = {}) {
   const out: (string | Buffer)[] = [];
   const err: string[] = [];
   let clock = Date.parse('2026-12-02T08:00:00Z');
   let uuids = 0;
+  const sleeps: number[] = [];
+  let interrupt: (() => void) | undefined;
   const io = {
     stdout: { write: (chunk: string | Buffer) => out.push(chunk) },
     stderr: { write: (chunk: string) => err.push(chunk) },
@@ -47,7 +49,14 @@ function fakeIo(portal: ReturnType<typeof fakePortal>, options: { env?: Record<s
     now: () => new Date(clock),
     sleep: (ms: number) => {
       clock += ms;
+      sleeps.push(ms);
+      // Ctrl-C pressed during the n-th wait.
+      if (sleeps.length === options.interruptAtSleep) interrupt?.();
       return Promise.resolve();
+    },
+    onInterrupt: (handler: () => void) => {
+      interrupt = handler;
+      return () => (interrupt = undefined);
     },
     // A new value each call, so a test sees whether a retry reused its key.
     randomUUID: () => `aaaaaaaa-0000-4000-8000-${String(++uuids).padStart(12, '0')}`,
@@ -63,6 +72,7 @@ function fakeIo(portal: ReturnType<typeof fakePortal>, options: { env?: Record<s
   };
   return {
     io,
+    sleeps,
     stdout: () => out.map(String).join(''),
     stdoutBytes: () => Buffer.concat(out.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))),
     stderr: () => err.join(''),
@@ -421,5 +431,180 @@ describe('login and logout', () => {
     expect(await main(['allocations'], run.io)).toBe(0);
     expect(portal.calls[0]!.url.origin).toBe('http://env.test');
     expect(portal.calls[0]!.headers.authorization).toBe('Bearer afp_env');
+  });
+});
+
+describe('jobs logs', () => {
+  const output = (text: string, start: number, end: number, size: number, extra: Record<string, unknown> = {}) => ({ json: { text, start, end, size, exists: true, done: false, ...extra } });
+  const job = (state: string, extra: Record<string, unknown> = {}) => ({ json: { ...jobRow(1, state), id: JOB_ID, exitCode: null, events: [], ...extra } });
+
+  it('prints the last 64 KB of stdout, whole lines, and exits 0', async () => {
+    const portal = fakePortal({ [`GET /jobs/${JOB_ID}/output`]: output('epoch 9\nepoch 10\n', 120, 138, 138) });
+    const run = fakeIo(portal);
+    expect(await main(['jobs', 'logs', JOB_ID], run.io)).toBe(0);
+    expect(run.stdout()).toBe('epoch 9\nepoch 10\n');
+    expect(portal.calls.map((c) => c.url.search)).toEqual(['?stream=stdout&limit=65536']);
+    const stderr = fakeIo(fakePortal({ [`GET /jobs/${JOB_ID}/output`]: output('warn\n', 0, 5, 5) }));
+    expect(await main(['jobs', 'logs', JOB_ID, '--stderr', '--task', '3'], stderr.io)).toBe(0);
+  });
+
+  it('--follow asks for what follows the last byte: every second while lines come, backing off to 5 s, at once while more waits; exits as the job ended', async () => {
+    const portal = fakePortal({
+      [`GET /jobs/${JOB_ID}/output`]: [
+        output('a\n', 0, 2, 2),
+        output('', 2, 2, 2),
+        output('', 2, 2, 2),
+        output('', 2, 2, 2),
+        output('', 2, 2, 2),
+        output('b\n', 2, 4, 10),
+        output('c\nd', 4, 7, 10),
+        output('e\n', 7, 10, 10, { done: true }),
+      ],
+      [`GET /jobs/${JOB_ID}`]: job('FAILED', { exitCode: 2 }),
+    });
+    const run = fakeIo(portal);
+    expect(await main(['jobs', 'logs', JOB_ID, '--follow'], run.io)).toBe(1);
+    expect(run.stdout()).toBe('a\nb\nc\nde\n');
+    expect(run.sleeps).toEqual([1000, 2000, 4000, 5000, 5000]);
+    const reads = portal.calls.filter((c) => c.url.pathname.endsWith('/output'));
+    expect(reads.map((c) => c.url.searchParams.get('from'))).toEqual([null, '2', '2', '2', '2', '2', '4', '7']);
+    expect(run.stderr()).toBe('Job failed with exit code 2.\n');
+  });
+
+  it('--follow of a job not started yet waits for its output, through a portal restart, and exits 0 for COMPLETED', async () => {
+    const none = { json: { text: '', start: 0, end: 0, size: 0, exists: false, done: false } };
+    const portal = fakePortal({
+      [`GET /jobs/${JOB_ID}/output`]: [none, { status: 503, json: { error: { code: 'UNAVAILABLE', message: 'restarting' } } }, none, output('hello\n', 0, 6, 6, { done: true })],
+      [`GET /jobs/${JOB_ID}`]: [job('PENDING', { pendingReason: 'Resources' }), job('COMPLETED', { exitCode: 0 })],
+    });
+    const run = fakeIo(portal);
+    expect(await main(['jobs', 'logs', JOB_ID, '--follow'], run.io)).toBe(0);
+    expect(run.stdout()).toBe('hello\n');
+    expect(run.stderr()).toContain('No stdout yet: the job is PENDING (Resources). Waiting for it…\n');
+    expect(run.stderr()).toContain('Job completed with exit code 0.\n');
+  });
+
+  it('an array job read without --task is told to name one (exit 2)', async () => {
+    const portal = fakePortal({
+      [`GET /jobs/${JOB_ID}/output`]: { json: { text: '', start: 0, end: 0, size: 0, exists: false, done: false } },
+      [`GET /jobs/${JOB_ID}`]: job('RUNNING', { array: { text: '0-3', tasks: 4, counts: { RUNNING: 4 } } }),
+    });
+    const run = fakeIo(portal);
+    expect(await main(['jobs', 'logs', JOB_ID], run.io)).toBe(2);
+    expect(run.stderr()).toMatch(/is an array \(0-3\): each task writes its own stdout; pass --task N/);
+  });
+
+  it('Ctrl-C stops following between two reads (exit 130)', async () => {
+    const portal = fakePortal({ [`GET /jobs/${JOB_ID}/output`]: [output('a\n', 0, 2, 2), output('', 2, 2, 2)] });
+    const run = fakeIo(portal, { interruptAtSleep: 2 });
+    expect(await main(['jobs', 'logs', JOB_ID, '--follow'], run.io)).toBe(130);
+    expect(run.stdout()).toBe('a\n');
+    expect(portal.calls).toHaveLength(2);
+  });
+});
+
+describe('files', () => {
+  const PROJECT = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
+  const at = '2026-12-01T10:00:00.000Z';
+  const sites = { json: [{ id: 'ch-lugano', name: 'Lugano, Switzerland' }, { id: 'de-jena', name: 'Jena, Germany' }] };
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-cli-files-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('ls follows every page, says which site it chose, and shows sizes and times', async () => {
+    const portal = fakePortal({
+      [`GET /projects/${PROJECT}/workspaces`]: sites,
+      [`GET /projects/${PROJECT}/files`]: [
+        { json: { entries: [{ name: 'checkpoints', type: 'folder', size: 0, modifiedAt: at }], nextCursor: 'c1', total: 2 } },
+        { json: { entries: [{ name: 'train.jsonl', type: 'file', size: 1_234_567, modifiedAt: at }], nextCursor: null, total: 2 } },
+      ],
+    });
+    const run = fakeIo(portal);
+    expect(await main(['files', 'ls', PROJECT, './data/'], run.io)).toBe(0);
+    expect(run.stdout()).toBe(['NAME          TYPE       SIZE  MODIFIED (UTC)', 'checkpoints/  folder           2026-12-01 10:00', 'train.jsonl   file    1.23 MB  2026-12-01 10:00', ''].join('\n'));
+    expect(run.stderr()).toBe('Site ch-lugano (Lugano, Switzerland); the project also has a workspace at de-jena: choose with --site.\n');
+    const pages = portal.calls.filter((c) => c.url.pathname.endsWith('/files'));
+    expect(pages.map((c) => [c.url.searchParams.get('site'), c.url.searchParams.get('path'), c.url.searchParams.get('cursor')])).toEqual([
+      ['ch-lugano', 'data', null],
+      ['ch-lugano', 'data', 'c1'],
+    ]);
+  });
+
+  it('rm refuses a folder without --recursive before deleting anything; DELETE takes the path as query parameters', async () => {
+    const portal = fakePortal({
+      [`GET /projects/${PROJECT}/files/stat`]: { json: { name: 'runs', type: 'folder', size: 0, modifiedAt: at } },
+      [`DELETE /projects/${PROJECT}/files`]: { json: { bytes: 5_000_000 } },
+    });
+    const refused = fakeIo(portal);
+    expect(await main(['files', 'rm', PROJECT, 'runs', '--site', 'de-jena'], refused.io)).toBe(2);
+    expect(refused.stderr()).toContain('de-jena:runs is a folder: pass --recursive');
+    expect(portal.calls.map((c) => c.method)).toEqual(['GET']);
+    const run = fakeIo(portal);
+    expect(await main(['files', 'rm', PROJECT, 'runs', '--site', 'de-jena', '-r'], run.io)).toBe(0);
+    expect(run.stdout()).toBe('Deleted de-jena:runs (5.00 MB).\n');
+    const deletion = portal.calls.at(-1)!;
+    expect([deletion.method, deletion.url.search, deletion.body]).toEqual(['DELETE', '?site=de-jena&path=runs', undefined]);
+  });
+
+  it('mkdir and mv say what they did (the portal answers them with an empty JSON body)', async () => {
+    const empty = { text: '', headers: { 'content-type': 'application/json' } };
+    const portal = fakePortal({ [`POST /projects/${PROJECT}/files/folders`]: empty, [`POST /projects/${PROJECT}/files/move`]: empty });
+    const run = fakeIo(portal);
+    expect(await main(['files', 'mkdir', PROJECT, 'data', '--site', 'de-jena'], run.io)).toBe(0);
+    expect(await main(['files', 'mv', PROJECT, 'data', 'inputs', '--site', 'de-jena'], run.io)).toBe(0);
+    expect(run.stdout()).toBe('Made the folder de-jena:data.\nMoved de-jena:data to inputs.\n');
+    expect(portal.calls.map((c) => c.body)).toEqual([
+      { site: 'de-jena', path: 'data' },
+      { site: 'de-jena', from: 'data', to: 'inputs' },
+    ]);
+  });
+
+  it('get goes on from a .part with Range and If-Range, checks the range answered, and renames it when whole', async () => {
+    const bytes = Buffer.from('0123456789abcdefghij');
+    const local = path.join(dir, 'model.bin');
+    const env = { PORTAL_CLI_CONFIG: path.join(dir, 'config', 'config.json') };
+    const stat = { json: { name: 'model.bin', type: 'file', size: bytes.length, modifiedAt: at } };
+    // The first run: the portal's answer breaks off after 8 bytes, three times over.
+    const broken: Route = () => ({ status: 200, text: bytes.subarray(0, 8), headers: { etag: '"v1"', 'content-length': String(bytes.length) } });
+    let portal = fakePortal({ [`GET /projects/${PROJECT}/files/stat`]: stat, [`GET /projects/${PROJECT}/files/content`]: broken });
+    let run = fakeIo(portal, { env });
+    expect(await main(['files', 'get', PROJECT, 'model.bin', local, '--site', 'de-jena'], run.io)).toBe(6);
+    expect(fs.readFileSync(`${local}.part`).toString()).toBe('01234567');
+    expect(run.stderr()).toContain('model.bin.part keeps the 8 B that arrived: run the same command again');
+    expect(portal.calls.filter((c) => c.url.pathname.endsWith('/content')).map((c) => c.headers.range)).toEqual([undefined, 'bytes=8-', 'bytes=8-', 'bytes=8-', 'bytes=8-']);
+
+    // The next run asks for the rest of the same version.
+    const rest: Route = (call) => {
+      expect([call.headers.range, call.headers['if-range']]).toEqual(['bytes=8-', '"v1"']);
+      return { status: 206, text: bytes.subarray(8), headers: { etag: '"v1"', 'content-range': `bytes 8-19/${bytes.length}` } };
+    };
+    portal = fakePortal({ [`GET /projects/${PROJECT}/files/stat`]: stat, [`GET /projects/${PROJECT}/files/content`]: rest });
+    run = fakeIo(portal, { env });
+    expect(await main(['files', 'get', PROJECT, 'model.bin', local, '--site', 'de-jena'], run.io)).toBe(0);
+    expect(fs.readFileSync(local)).toEqual(bytes);
+    expect(fs.existsSync(`${local}.part`)).toBe(false);
+    expect(run.stderr()).toContain('Resuming model.bin at 8 B of 20 B.');
+    expect(run.stderr()).toContain(`Downloaded de-jena:model.bin to ${local} (20 B; 8 B of it from an earlier run).`);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'config', 'downloads.json'), 'utf8'))).toEqual({});
+  });
+
+  it('get - writes the bytes to stdout; a folder comes as a tar', async () => {
+    const bytes = Buffer.from([0, 1, 2, 255]);
+    const portal = fakePortal({
+      [`GET /projects/${PROJECT}/files/stat`]: [{ json: { name: 'x.bin', type: 'file', size: 4, modifiedAt: at } }, { json: { name: 'out', type: 'folder', size: 0, modifiedAt: at } }],
+      [`GET /projects/${PROJECT}/files/content`]: [
+        { text: bytes, headers: { etag: '"e"', 'content-length': '4' } },
+        { text: Buffer.from('tar bytes'), headers: { 'content-type': 'application/x-tar' } },
+      ],
+    });
+    const run = fakeIo(portal, { env: { PORTAL_CLI_CONFIG: path.join(dir, 'config.json') } });
+    expect(await main(['files', 'get', PROJECT, 'x.bin', '-', '--site', 'de-jena'], run.io)).toBe(0);
+    expect(run.stdoutBytes()).toEqual(bytes);
+    const tar = path.join(dir, 'out.tar');
+    expect(await main(['files', 'get', PROJECT, 'out', `${dir}/`, '--site', 'de-jena'], run.io)).toBe(0);
+    expect(fs.readFileSync(tar, 'utf8')).toBe('tar bytes');
+    expect(run.stderr()).toContain(`Saved de-jena:out as a tar in ${tar} (9 B).`);
   });
 });

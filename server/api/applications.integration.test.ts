@@ -188,7 +188,7 @@ describe.each(dbTargets())('applications and allocations on %s', (target) => {
     expect(seen.allocations[0]).toMatchObject({ status: 'active', resourceClassId: 'b200', granted: 50 * H, periodStart: TODAY, periodEnd: '2026-12-31' });
     const app = await pi.application.get({ applicationId: draft.id });
     expect(app.status).toBe('approved');
-    expect(app.decisions).toEqual([expect.objectContaining({ outcome: 'approved', reviewerName: null, grantedLines: [{ resourceClassId: 'b200', gpuSeconds: 50 * H }] })]);
+    expect(app.decisions).toEqual([expect.objectContaining({ outcome: 'approved', reviewerName: null, grantedLines: [{ resourceClassId: 'b200', gpuSeconds: 50 * H, storageGb: 50 }] })]);
     expect((await asStaff(reviewer).staff.applicationQueue()).map((q) => q.id)).not.toContain(draft.id);
 
     const audit = (await asStaff(admin).staff.audit({ orgId: a.orgId, limit: 500 })).filter((e) => e.targetId === draft.id);

@@ -50,6 +50,8 @@ export const invitationTokenField = z.string().trim().min(20).max(100).regex(/^[
 export const authTokenField = z.string().trim().min(1).max(200);
 export const dayField = z.iso.date();
 export const gpuHoursField = z.number().int().min(1).max(10_000_000);
+/** Storage in whole GB (10^9 bytes), as a line asks for it or a reviewer grants it (up to 100 PB). */
+export const storageGbField = z.number().int().min(0).max(100_000_000);
 /** A catalogue id (resource class, access mode): letters, digits, dot, dash, underscore. */
 export const catalogueIdField = z.string().trim().min(1).max(40).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'validation.catalogueId');
 export const resourceClassIdField = catalogueIdField;

@@ -16,6 +16,8 @@ export interface DownloadTarget {
   projectId: string;
   site: string;
   path: string;
+  /** Centre staff reading a tenant's workspace (audited), not one of the project's people. */
+  asStaff?: boolean;
 }
 
 /** A refusal as a short answer: JSON in the REST shape, or plain text for the browser. */
@@ -23,7 +25,7 @@ export type Refusal = (status: number, code: string, message: string, field?: st
 
 /** downloadTargetOf reads `site` and `path` from the query string. */
 export function downloadTargetOf(projectId: string, url: URL): DownloadTarget {
-  return { projectId, site: url.searchParams.get('site') ?? '', path: url.searchParams.get('path') ?? '' };
+  return { projectId, site: url.searchParams.get('site') ?? '', path: url.searchParams.get('path') ?? '', ...(url.searchParams.get('as') === 'staff' ? { asStaff: true } : {}) };
 }
 
 /**
@@ -32,7 +34,9 @@ export function downloadTargetOf(projectId: string, url: URL): DownloadTarget {
  */
 export async function downloadResponse(ctx: Context, req: Request, target: DownloadTarget, refuse: Refusal): Promise<Response> {
   try {
-    const entry = await createCaller(ctx).files.stat({ projectId: target.projectId, site: target.site, path: target.path });
+    const where = { projectId: target.projectId, site: target.site, path: target.path };
+    const caller = createCaller(ctx);
+    const entry = target.asStaff ? await caller.files.staffStat(where) : await caller.files.stat(where);
     const workspace = workspaceOf(rootsOf(ctx), target.site, target.projectId);
     if (entry.type === 'file') {
       const file = await openFile(workspace, target.path);

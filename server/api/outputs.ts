@@ -68,6 +68,8 @@ export const allocationOverviewOut = z.object({
   maxGpusAtOnce: z.number().int().nullable(),
   maxWalltimeSeconds: z.number().int().nullable(),
   maxQueuedJobs: z.number().int().nullable(),
+  /** The storage line, GB (issue #27). */
+  storageGb: z.number().int(),
   balance: balanceOut.extend({ available: z.number() }),
   days: z.array(z.object({ day: z.string(), amount: z.number().int() })),
   projection: z.object({ ratePerDay: z.number(), exhaustsOn: z.string().nullable(), exhaustsBeforeEnd: z.boolean(), unusedAtEnd: z.number().int(), lastDay: z.string() }),
@@ -110,13 +112,15 @@ export const applicationOut = z.object({
   applicantName: z.string(),
   submittedAt: isoDateOut.nullable(),
   canEdit: z.boolean(),
-  lines: z.array(z.object({ resourceClassId: z.string(), name: z.string(), gpuSeconds: z.number().int() })),
+  /** Each line's GPU-seconds and storage asked for (GB, issue #27). */
+  lines: z.array(z.object({ resourceClassId: z.string(), name: z.string(), gpuSeconds: z.number().int(), storageGb: z.number().int() })),
   decisions: z.array(
     z.object({
       id: z.string(),
       outcome: z.enum(decisionOutcome.enumValues),
       comment: z.string(),
-      grantedLines: z.array(z.object({ resourceClassId: z.string(), gpuSeconds: z.number().int() })).nullable(),
+      /** What was granted per line; storage is absent on decisions made before storage lines. */
+      grantedLines: z.array(z.object({ resourceClassId: z.string(), gpuSeconds: z.number().int(), storageGb: z.number().int().optional() })).nullable(),
       decidedAt: isoDateOut,
       reviewerName: z.string().nullable(),
     }),
@@ -250,13 +254,21 @@ export const invoiceOut = z.object({
   lines: z.array(
     z.object({
       lineNo: z.number().int(),
-      resourceClassId: z.string(),
+      /** GPU-hours of a resource class, or storage at a site in TB-months (issue #27). */
+      kind: z.enum(['compute', 'storage']),
+      /** A compute line's class (null on a storage line). */
+      resourceClassId: z.string().nullable(),
+      /** A storage line's site (null on a compute line). */
+      siteId: z.string().nullable(),
       description: z.string(),
       /** The description in German (null on invoices issued before names had two languages). */
       descriptionDe: z.string().nullable(),
       jobs: z.number().int(),
       gpuSeconds: z.number().int(),
       unitPriceCentsPerGpuHour: z.number().int(),
+      /** A storage line's TB-months in thousandths (1234 = 1.234) and price per TB-month; null on a compute line. */
+      milliTbMonths: z.number().int().nullable(),
+      unitPriceCentsPerTbMonth: z.number().int().nullable(),
       netCents: z.number().int(),
       /** The projects' cost centre and purchase-order number (issue #24); null without. */
       costCentre: z.string().nullable(),

@@ -1,5 +1,9 @@
 // The OpenAPI document of /api/v1 validates, and every operation in it answers as documented: one
 // example request each, its status the documented one, its answer matching the documented schema.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { configuredSiteRoots } from '~/server/services/files/roots';
+import { workspaceOf } from '~/server/services/files/workspace';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
@@ -59,7 +63,14 @@ describe.each(dbTargets())('every path of the OpenAPI document answers as docume
     const submitBody = { ...jobInput, name: 'doc example', kind: 'training' as const, image: 'pytorch:2', command: 'python train.py' };
     const job = await browser.job.submit({ ...submitBody, idempotencyKey: 'doc-example-job' });
     const tokens = apiTokens(db);
-    token = await tokens.mint(a, ['read', 'jobs:write', 'applications:write']);
+    token = await tokens.mint(a, ['read', 'jobs:write', 'applications:write', 'files:read', 'files:write']);
+    // A workspace with a folder and a file to read, move and delete.
+    const files = callerFor(db, { userId: a.userId, orgId: a.orgId });
+    await files.files.makeFolder({ projectId, site: 'de-jena', path: 'doc' });
+    await files.files.makeFolder({ projectId, site: 'de-jena', path: 'doc/to-move' });
+    await files.files.makeFolder({ projectId, site: 'de-jena', path: 'doc/to-delete' });
+    await writeFile(path.join(workspaceOf(configuredSiteRoots(), 'de-jena', projectId).dir, 'doc', 'readme.txt'), 'hello\n');
+    const at = `site=de-jena`;
     handler = createRestHandler({ db: () => Promise.resolve(db), authenticate: tokens.authenticate, portalUrl, perMinute: 1000, scheduler: acceptingScheduler });
     const application = applicationInput({ today } as Fixture, { projectId });
     examples = {
@@ -75,6 +86,15 @@ describe.each(dbTargets())('every path of the OpenAPI document answers as docume
       'POST /applications': () => Promise.resolve({ url: '/applications', body: application }),
       'POST /applications/{applicationId}/submit': async () => ({ url: `/applications/${(await browser.application.create(application as never)).id}/submit` }),
       'GET /openapi.json': () => Promise.resolve({ url: '/openapi.json' }),
+      'GET /projects/{projectId}/workspaces': () => Promise.resolve({ url: `/projects/${projectId}/workspaces` }),
+      'GET /projects/{projectId}/files': () => Promise.resolve({ url: `/projects/${projectId}/files?${at}&path=doc&limit=50` }),
+      'GET /projects/{projectId}/files/stat': () => Promise.resolve({ url: `/projects/${projectId}/files/stat?${at}&path=doc/readme.txt` }),
+      'GET /projects/{projectId}/files/content': () => Promise.resolve({ url: `/projects/${projectId}/files/content?${at}&path=doc/readme.txt` }),
+      'POST /projects/{projectId}/files/folders': () => Promise.resolve({ url: `/projects/${projectId}/files/folders`, body: { site: 'de-jena', path: 'doc/new' } }),
+      'POST /projects/{projectId}/files/move': () => Promise.resolve({ url: `/projects/${projectId}/files/move`, body: { site: 'de-jena', from: 'doc/to-move', to: 'doc/moved' } }),
+      'DELETE /projects/{projectId}/files': () => Promise.resolve({ url: `/projects/${projectId}/files?${at}&path=doc/to-delete` }),
+      'GET /jobs/{jobId}/files': () => Promise.resolve({ url: `/jobs/${job.id}/files` }),
+      'GET /jobs/{jobId}/output': () => Promise.resolve({ url: `/jobs/${job.id}/output?stream=stdout&limit=1024` }),
     };
     doc = (await SwaggerParser.dereference(structuredClone(restDocument(portalUrl)) as never)) as unknown as OpenApiDocument;
   });

@@ -82,6 +82,15 @@ function generate(portalUrl: string): OpenApiDocument {
           responses: { 200: { description: 'The per-job usage table (columns in docs/CSV.md)', content: { 'text/csv': { schema: z.string() } } } },
         },
       },
+      '/projects/{projectId}/files/content': {
+        get: {
+          operationId: 'files-content',
+          summary: 'A file of a project workspace (Range and If-Range for resuming), or a folder as a streamed tar. Uploads: tus 1.0 at /uploads (docs/api.md)',
+          tags: ['files'],
+          requestParams: { path: z.object({ projectId: z.uuid() }), query: z.object({ site: z.string().describe('The site id (GET /projects/{projectId}/workspaces)'), path: z.string().describe('The path in the workspace, such as data/train.jsonl') }) },
+          responses: { 200: { description: 'The bytes, always as an attachment (206 for a Range)', content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } } } },
+        },
+      },
       '/openapi.json': {
         get: {
           operationId: 'openapi',

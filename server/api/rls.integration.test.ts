@@ -115,7 +115,7 @@ describe.each(dbTargets())('row-level security on %s', (target) => {
   });
 
   it('FORCEs the policies on every tenant-owned table, so the tables’ owner passes only by the explicit policy of portal_service', async () => {
-    const tenantOwned = ['organisations', 'memberships', 'invitations', 'projects', 'project_members', 'applications', 'application_lines', 'decisions', 'allocations', 'ledger_entries', 'jobs', 'job_events', 'usage_rollups', 'invoices', 'invoice_lines', 'credit_notes', 'audit_events', 'notifications', 'billing_profiles', 'credit_line_requests', 'user_identities', 'project_budgets', 'member_spend_limits', 'budget_alerts', 'invoice_payments', 'invoice_reminders', 'overdue_block_lifts', 'outside_jobs'];
+    const tenantOwned = ['organisations', 'memberships', 'invitations', 'projects', 'project_members', 'applications', 'application_lines', 'decisions', 'allocations', 'ledger_entries', 'jobs', 'job_events', 'usage_rollups', 'invoices', 'invoice_lines', 'credit_notes', 'audit_events', 'notifications', 'billing_profiles', 'credit_line_requests', 'user_identities', 'project_budgets', 'member_spend_limits', 'budget_alerts', 'invoice_payments', 'invoice_reminders', 'overdue_block_lifts', 'outside_jobs', 'storage_usage', 'storage_days'];
     const tables: unknown = await handle.db.execute(sql`select c.relname as name, c.relrowsecurity as enabled, c.relforcerowsecurity as forced,
         exists (select 1 from pg_policies p where p.tablename = c.relname and p.policyname = 'service_rows' and 'portal_service' = any(p.roles)) as service
       from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'public' and c.relkind = 'r'`);

@@ -14,6 +14,7 @@ import { logger } from '~/server/observability/log';
 import { apiSecurityHeaders } from '~/server/security-headers';
 import { placeUpload, siteOfUpload, SiteUploadStore, newUploadId, TusRefusal, MAX_UPLOAD_BYTES } from '~/server/services/files/uploads';
 import { workspaceOf, type SiteRoots } from '~/server/services/files/workspace';
+import { recordStorageChange } from '~/server/services/files/storage';
 import { refusalOf } from './files-http';
 
 interface Shared {
@@ -111,6 +112,10 @@ export async function uploadResponse(ctx: Context, req: Request, basePath: strin
       try {
         const placed = await placeUpload(workspaceOf(roots, meta.site, meta.projectId), upload.storage.path, meta.path);
         logger().info({ uploadId: upload.id, projectId: meta.projectId, site: meta.site, bytes: placed.bytes }, 'an upload landed in its workspace');
+        // The workspace's storage grows by the file at once (issue #27); should booking fail, the file stays and the worker's next scan counts it.
+        await recordStorageChange(ctx.db, { orgId: meta.orgId, projectId: meta.projectId, siteId: meta.site, deltaBytes: placed.bytes, now: ctx.now() }).catch((error: unknown) =>
+          logger().warn({ err: error, uploadId: upload.id, projectId: meta.projectId, site: meta.site }, 'booking an upload’s storage failed; the next scan counts it'),
+        );
         return { headers: { 'Upload-Sha256': placed.sha256, 'Upload-Path': encodeURIComponent(placed.path) } };
       } catch (error) {
         throw await asTusError(error, ctx);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { accessModeConfigProblem, checkApplicationRequest, classAllocationLimits, creditLineLimits, checkDecision, decisionRefusal, reviewRouteFor, reviewTargetWorkingDays, SECOND_REQUEST_TARGET_WORKING_DAYS, type HeldAllocation, type ReviewRoute } from './applications';
+import { accessModeConfigProblem, checkApplicationRequest, classAllocationLimits, creditLineLimits, checkDecision, decisionRefusal, defaultModeStorage, reviewRouteFor, storageOfLine, reviewTargetWorkingDays, SECOND_REQUEST_TARGET_WORKING_DAYS, type HeldAllocation, type ReviewRoute } from './applications';
 
 const development = { maxGpuSeconds: 2000 * 3600, durationDays: 91 };
 const base = { mode: development, lines: [{ resourceClassId: 'h100', gpuSeconds: 500 * 3600 }], periodStart: '2026-12-01', periodEnd: '2027-02-28', today: '2026-11-30' };
@@ -92,5 +92,42 @@ describe('the limits a new allocation starts with', () => {
   });
   it('a credit line (any class): 64 GPUs, 48 h, 50 queued jobs', () => {
     expect(creditLineLimits()).toEqual({ maxGpusAtOnce: 64, maxWalltimeSeconds: 48 * 3600, maxQueuedJobs: 50 });
+  });
+});
+
+describe('storage lines (issue #27)', () => {
+  const playground = { maxGpuSeconds: 100 * 3600, durationDays: 30, defaultStorageGb: 50, maxStorageGb: 100 };
+  it('gives a line that names no storage its mode’s default, a top-up none', () => {
+    expect(storageOfLine({ resourceClassId: 'h100', gpuSeconds: 3600 }, playground, 'new')).toBe(50);
+    expect(storageOfLine({ resourceClassId: 'h100', gpuSeconds: 3600 }, playground, 'renewal')).toBe(50);
+    expect(storageOfLine({ resourceClassId: 'h100', gpuSeconds: 3600 }, playground, 'top_up')).toBe(0);
+    expect(storageOfLine({ resourceClassId: 'h100', gpuSeconds: 3600, storageGb: 80 }, playground, 'top_up')).toBe(80);
+    expect(storageOfLine({ resourceClassId: 'h100', gpuSeconds: 3600, storageGb: 0 }, playground, 'new')).toBe(0);
+  });
+  it('refuses a line asking more storage than its mode allows per line, naming both', () => {
+    const lines = [{ resourceClassId: 'h100', gpuSeconds: 10 * 3600, storageGb: 101 }, { resourceClassId: 'b200', gpuSeconds: 10 * 3600, storageGb: 100 }];
+    expect(checkApplicationRequest({ ...base, periodEnd: '2026-12-20', mode: playground, lines })).toEqual([{ field: 'lines', key: 'application.storageOverModeCap', params: { requested: 101, cap: 100 } }]);
+    expect(checkApplicationRequest({ ...base, periodEnd: '2026-12-20', mode: playground, lines: [lines[1]!] })).toEqual([]);
+    expect(checkApplicationRequest({ ...base, mode: { ...development, maxStorageGb: null }, lines: [{ ...base.lines[0]!, storageGb: 10 ** 7 }] })).toEqual([]);
+  });
+  it('lets a reviewer grant less storage with a comment, never more, and the asked storage by default', () => {
+    const requested = [{ resourceClassId: 'h100', gpuSeconds: 500 * 3600, storageGb: 1000 }];
+    expect(checkDecision({ outcome: 'approved', requested, granted: [{ resourceClassId: 'h100', gpuSeconds: 500 * 3600 }], comment: '' })).toEqual([]);
+    expect(checkDecision({ outcome: 'approved', requested, granted: [{ resourceClassId: 'h100', gpuSeconds: 500 * 3600, storageGb: 1000 }], comment: '' })).toEqual([]);
+    expect(checkDecision({ outcome: 'approved', requested, granted: [{ resourceClassId: 'h100', gpuSeconds: 500 * 3600, storageGb: 500 }], comment: '' }).map((p) => p.key)).toEqual(['decision.commentRequired']);
+    expect(checkDecision({ outcome: 'approved', requested, granted: [{ resourceClassId: 'h100', gpuSeconds: 500 * 3600, storageGb: 500 }], comment: 'Half for now' })).toEqual([]);
+    expect(checkDecision({ outcome: 'approved', requested, granted: [{ resourceClassId: 'h100', gpuSeconds: 500 * 3600, storageGb: 1001 }], comment: 'More' })).toEqual([{ field: 'grantedLines', key: 'decision.storageOverRequest', params: { resourceClassId: 'h100' } }]);
+  });
+  it.each([
+    ['instant', { defaultStorageGb: 50, maxStorageGb: 100 }],
+    ['single', { defaultStorageGb: 1000, maxStorageGb: 5000 }],
+    ['full', { defaultStorageGb: 20_000, maxStorageGb: 200_000 }],
+  ] as const)('gives a %s mode without figures of its own the built-in storage', (path, expected) => {
+    expect(defaultModeStorage(path)).toEqual(expected);
+  });
+  it('refuses a catalogue mode whose default storage passes its cap, or an instant one without a cap', () => {
+    expect(accessModeConfigProblem({ id: 'dev', reviewPath: 'single', maxGpuHours: 10, defaultStorageGb: 200, maxStorageGb: 100 })).toMatch(/defaultStorageGb 200 is above maxStorageGb 100/);
+    expect(accessModeConfigProblem({ id: 'pg', reviewPath: 'instant', maxGpuHours: 10, defaultStorageGb: 50, maxStorageGb: null })).toMatch(/needs maxStorageGb/);
+    expect(accessModeConfigProblem({ id: 'big', reviewPath: 'full', maxGpuHours: null, defaultStorageGb: 50, maxStorageGb: null })).toBeNull();
   });
 });

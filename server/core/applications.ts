@@ -13,16 +13,56 @@ export interface AccessModeRules {
   /** Largest total request in GPU-seconds; null = any size. */
   maxGpuSeconds: number | null;
   durationDays: number;
+  /** The most storage one line may ask for, in GB; null (or absent) = any. */
+  maxStorageGb?: number | null;
 }
 
 export interface RequestLine {
   resourceClassId: string;
   gpuSeconds: number;
+  /**
+   * Storage beside the GPU-hours, in GB (10^9 bytes), in the workspace at the class's site. Absent: the
+   * mode's default for a new request or a renewal (`storageOfLine`), nothing for a top-up; in a decision,
+   * what the line asked for.
+   */
+  storageGb?: number;
+}
+
+// ---- Storage lines (issue #27) ----
+
+/** What an access mode grants in storage: the default of a line that names none, and the most a line may ask (null: any). */
+export interface ModeStorage {
+  defaultStorageGb: number;
+  maxStorageGb: number | null;
+}
+
+/**
+ * defaultModeStorage is the storage of a mode whose catalogue entry names none, by its review path, as the
+ * built-in catalogue's modes have it. Figures after LUMI's published practice: a project directory of
+ * 50 GB by default, terabytes of scratch for real work, tens of TB for the largest projects. A Playground
+ * line (instant, 100 GPU-hours) holds a small data set and a fine-tuned adapter (50 GB, at most 100); a
+ * Development project a few checkpoints of a 7–13B model and its data (1 TB, at most 5); a large-scale
+ * project training from scratch tokenised corpora and checkpoints of a large model (20 TB, at most 200).
+ */
+export function defaultModeStorage(reviewPath: ReviewPath): ModeStorage {
+  if (reviewPath === 'instant') return { defaultStorageGb: 50, maxStorageGb: 100 };
+  if (reviewPath === 'single') return { defaultStorageGb: 1000, maxStorageGb: 5000 };
+  return { defaultStorageGb: 20_000, maxStorageGb: 200_000 };
+}
+
+/**
+ * storageOfLine is the storage a request's line asks for: what it says, else the mode's default for a new
+ * request or a renewal; a top-up adds GPU-hours to an allocation that has its storage, so it adds none
+ * unless it asks.
+ */
+export function storageOfLine(line: RequestLine, mode: { defaultStorageGb: number }, kind: 'new' | 'top_up' | 'renewal'): number {
+  return line.storageGb ?? (kind === 'top_up' ? 0 : mode.defaultStorageGb);
 }
 
 export type ApplicationProblem =
   | { field: 'lines'; key: 'application.noLines' | 'application.duplicateClass' }
   | { field: 'lines'; key: 'application.overModeCap'; params: { requested: number; cap: number } }
+  | { field: 'lines'; key: 'application.storageOverModeCap'; params: { requested: number; cap: number } }
   | { field: 'periodEnd'; key: 'application.endBeforeStart' }
   | { field: 'periodEnd'; key: 'application.periodTooLong'; params: { days: number; max: number } }
   | { field: 'periodStart'; key: 'application.startInPast'; params: { today: string } };
@@ -40,6 +80,9 @@ export function checkApplicationRequest(input: { mode: AccessModeRules; kind?: '
   if (mode.maxGpuSeconds !== null && total > mode.maxGpuSeconds) {
     problems.push({ field: 'lines', key: 'application.overModeCap', params: { requested: total / 3600, cap: mode.maxGpuSeconds / 3600 } });
   }
+  const storageCap = mode.maxStorageGb ?? null;
+  const mostStorage = Math.max(0, ...lines.map((l) => l.storageGb ?? 0));
+  if (storageCap !== null && mostStorage > storageCap) problems.push({ field: 'lines', key: 'application.storageOverModeCap', params: { requested: mostStorage, cap: storageCap } });
   if (input.kind === 'top_up') return problems;
   if (input.periodEnd <= input.periodStart) problems.push({ field: 'periodEnd', key: 'application.endBeforeStart' });
   else {
@@ -55,13 +98,15 @@ export type DecisionOutcome = 'approved' | 'rejected' | 'changes_requested';
 export type DecisionProblem =
   | { field: 'comment'; key: 'decision.commentRequired' }
   | { field: 'grantedLines'; key: 'decision.grantOverRequest'; params: { resourceClassId: string } }
+  | { field: 'grantedLines'; key: 'decision.storageOverRequest'; params: { resourceClassId: string } }
   | { field: 'grantedLines'; key: 'decision.grantUnknownClass'; params: { resourceClassId: string } }
   | { field: 'grantedLines'; key: 'decision.grantNothing' };
 
 /**
  * checkDecision validates a reviewer's decision: approvals grant at most what was requested per
- * resource class and something in total; a comment is required for rejections, change requests and
- * for approvals that grant less than requested.
+ * resource class (GPU-hours and storage; a granted line without storage grants the storage asked) and
+ * something in total; a comment is required for rejections, change requests and for approvals that
+ * grant less than requested.
  */
 export function checkDecision(input: { outcome: DecisionOutcome; requested: RequestLine[]; granted: RequestLine[]; comment: string }): DecisionProblem[] {
   const problems: DecisionProblem[] = [];
@@ -70,15 +115,17 @@ export function checkDecision(input: { outcome: DecisionOutcome; requested: Requ
     if (!hasComment) problems.push({ field: 'comment', key: 'decision.commentRequired' });
     return problems;
   }
-  const requested = new Map(input.requested.map((l) => [l.resourceClassId, l.gpuSeconds]));
+  const requested = new Map(input.requested.map((l) => [l.resourceClassId, l]));
   let total = 0;
   let less = false;
   for (const line of input.granted) {
     const asked = requested.get(line.resourceClassId);
+    const askedStorage = asked?.storageGb ?? 0;
     if (asked === undefined) problems.push({ field: 'grantedLines', key: 'decision.grantUnknownClass', params: { resourceClassId: line.resourceClassId } });
-    else if (line.gpuSeconds > asked) problems.push({ field: 'grantedLines', key: 'decision.grantOverRequest', params: { resourceClassId: line.resourceClassId } });
+    else if (line.gpuSeconds > asked.gpuSeconds) problems.push({ field: 'grantedLines', key: 'decision.grantOverRequest', params: { resourceClassId: line.resourceClassId } });
+    else if (line.storageGb !== undefined && line.storageGb > askedStorage) problems.push({ field: 'grantedLines', key: 'decision.storageOverRequest', params: { resourceClassId: line.resourceClassId } });
     else {
-      if (line.gpuSeconds < asked) less = true;
+      if (line.gpuSeconds < asked.gpuSeconds || (line.storageGb !== undefined && line.storageGb < askedStorage)) less = true;
       total += line.gpuSeconds;
     }
   }
@@ -140,9 +187,15 @@ export function decisionRefusal(path: ReviewPath, reviewerIsAdmin: boolean): 'de
   return path === 'full' && !reviewerIsAdmin ? 'decision.fullReviewAdmin' : null;
 }
 
-/** accessModeConfigProblem says what is wrong with an access mode of the catalogue: an instant mode must have a cap (else anyone approves themselves any size). */
-export function accessModeConfigProblem(mode: { id: string; reviewPath: ReviewPath; maxGpuHours: number | null }): string | null {
-  return mode.reviewPath === 'instant' && mode.maxGpuHours === null ? `access mode ${mode.id} approves instantly and needs maxGpuHours` : null;
+/**
+ * accessModeConfigProblem says what is wrong with an access mode of the catalogue: an instant mode must have
+ * caps (else anyone approves themselves any size, GPU-hours or storage); a line's default storage must fit its cap.
+ */
+export function accessModeConfigProblem(mode: { id: string; reviewPath: ReviewPath; maxGpuHours: number | null; defaultStorageGb?: number; maxStorageGb?: number | null }): string | null {
+  if (mode.reviewPath === 'instant' && mode.maxGpuHours === null) return `access mode ${mode.id} approves instantly and needs maxGpuHours`;
+  if (mode.reviewPath === 'instant' && mode.maxStorageGb === null) return `access mode ${mode.id} approves instantly and needs maxStorageGb`;
+  if (mode.defaultStorageGb !== undefined && mode.maxStorageGb != null && mode.defaultStorageGb > mode.maxStorageGb) return `access mode ${mode.id}: defaultStorageGb ${mode.defaultStorageGb} is above maxStorageGb ${mode.maxStorageGb}`;
+  return null;
 }
 
 /** The limits a new allocation starts with, until staff set others: GPUs at once, walltime, queued jobs. */

@@ -34,6 +34,8 @@ export const AUDIT_KINDS = [
   'credit.raised',
   'credit.request_rejected',
   'credit.requested',
+  'files.staff_downloaded',
+  'files.staff_listed',
   'invitation.revoked',
   'invoice.credit_note_issued',
   'invoice.issued',

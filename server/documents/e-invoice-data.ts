@@ -23,6 +23,8 @@ export const PAYMENT_MEANS_CREDIT_TRANSFER = '58';
 /** UN/ECE Recommendation 20: hour (a line is billed in GPU-hours), and "one" (a credit note's single line). */
 export const UNIT_HOUR = 'HUR';
 export const UNIT_ONE = 'C62';
+/** Terabyte: a storage line is billed in TB-months, TB held for a month (Rec 20 has no unit of its own for it). */
+export const UNIT_TERABYTE = 'E35';
 /** VATEX code list: reverse charge. */
 export const VATEX_REVERSE_CHARGE = 'VATEX-EU-AE';
 
@@ -44,6 +46,12 @@ export function gpuHoursDecimal(gpuSeconds: number): string {
   const whole = Math.floor(units / 10_000);
   const fraction = String(units % 10_000).padStart(4, '0').replace(/0+$/, '');
   return fraction ? `${whole}.${fraction}` : String(whole);
+}
+
+/** tbMonthsDecimal writes thousandths of a TB-month with three decimals, as the page shows them ("1.234"). */
+export function tbMonthsDecimal(milliTbMonths: number): string {
+  if (!Number.isSafeInteger(milliTbMonths) || milliTbMonths < 0) throw new Error(`not whole thousandths: ${milliTbMonths}`);
+  return `${Math.floor(milliTbMonths / 1000)}.${String(milliTbMonths % 1000).padStart(3, '0')}`;
 }
 
 /** vatPercentDecimal writes a per-mille rate as a percentage (190 → "19", 75 → "7.5"). */
@@ -145,14 +153,19 @@ export function invoiceEInvoiceData(invoice: InvoiceView, t: T, locale: Locale):
   const category = vatCategory(invoice, t);
   const [first, ...rest] = invoice.lines.map((line): Line => ({
     'cbc:ID': String(line.lineNo),
-    'cbc:InvoicedQuantity': gpuHoursDecimal(line.gpuSeconds),
-    'cbc:InvoicedQuantity@unitCode': UNIT_HOUR,
+    // A storage line (issue #27): TB-months at a site, priced per TB-month.
+    'cbc:InvoicedQuantity': line.kind === 'storage' ? tbMonthsDecimal(line.milliTbMonths ?? 0) : gpuHoursDecimal(line.gpuSeconds),
+    'cbc:InvoicedQuantity@unitCode': line.kind === 'storage' ? UNIT_TERABYTE : UNIT_HOUR,
     'cbc:LineExtensionAmount': centsDecimal(line.netCents),
     'cbc:LineExtensionAmount@currencyID': 'EUR' as const,
     // BT-133, the buyer's accounting reference: the project's cost centre (issue #24); the name carries cost centre and PO as the page does.
     ...(line.costCentre ? { 'cbc:AccountingCost': line.costCentre } : {}),
-    'cac:Item': { 'cbc:Name': lineDescription(line, t, locale), 'cac:SellersItemIdentification': { 'cbc:ID': line.resourceClassId }, 'cac:ClassifiedTaxCategory': lineCategory(category) },
-    'cac:Price': { 'cbc:PriceAmount': centsDecimal(line.unitPriceCentsPerGpuHour), 'cbc:PriceAmount@currencyID': 'EUR' as const },
+    'cac:Item': {
+      'cbc:Name': lineDescription(line, t, locale),
+      'cac:SellersItemIdentification': { 'cbc:ID': line.kind === 'storage' ? `storage-${line.siteId ?? ''}` : (line.resourceClassId ?? '') },
+      'cac:ClassifiedTaxCategory': lineCategory(category),
+    },
+    'cac:Price': { 'cbc:PriceAmount': centsDecimal(line.kind === 'storage' ? (line.unitPriceCentsPerTbMonth ?? 0) : line.unitPriceCentsPerGpuHour), 'cbc:PriceAmount@currencyID': 'EUR' as const },
   }));
   // An invoice always has a line (one is issued only for usage); an empty one still needs one for EN 16931.
   const lines: Document['cac:InvoiceLine'] = first

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DEMO_ISSUER } from '~/server/catalogue';
 import { translate, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
 import { CBC, CAC, RAM, cents as amount, child, children, embeddedFiles, parseXml as parse, partyVatId, text } from '~/server/testing/e-invoice-xml';
-import { buyerReference, centsDecimal, creditNoteEInvoiceData, gpuHoursDecimal, invoiceEInvoiceData, vatPercentDecimal } from './e-invoice-data';
+import { buyerReference, centsDecimal, creditNoteEInvoiceData, gpuHoursDecimal, invoiceEInvoiceData, tbMonthsDecimal, vatPercentDecimal } from './e-invoice-data';
 import { renderFacturX, renderXRechnung } from './e-invoice';
 import { invoiceContent, type InvoiceView } from './invoice-content';
 import { renderInvoicePdf } from './invoice-pdf';
@@ -33,8 +33,8 @@ const GERMAN: InvoiceView = {
   vatCents: 23_457,
   grossCents: 146_914,
   lines: [
-    { lineNo: 1, resourceClassId: 'h100', description: 'NVIDIA H100, standard', descriptionDe: null, costCentre: null, purchaseOrder: null, jobs: 3, gpuSeconds: 123_457, unitPriceCentsPerGpuHour: 350, netCents: 12_003 },
-    { lineNo: 2, resourceClassId: 'a100', description: 'NVIDIA A100, low priority', descriptionDe: null, costCentre: 'CC-4711', purchaseOrder: 'PO-2026-17', jobs: 1, gpuSeconds: 3_600 * 999 + 1, unitPriceCentsPerGpuHour: 111, netCents: 111_454 },
+    { lineNo: 1, kind: 'compute', resourceClassId: 'h100', siteId: null, milliTbMonths: null, unitPriceCentsPerTbMonth: null, description: 'NVIDIA H100, standard', descriptionDe: null, costCentre: null, purchaseOrder: null, jobs: 3, gpuSeconds: 123_457, unitPriceCentsPerGpuHour: 350, netCents: 12_003 },
+    { lineNo: 2, kind: 'compute', resourceClassId: 'a100', siteId: null, milliTbMonths: null, unitPriceCentsPerTbMonth: null, description: 'NVIDIA A100, low priority', descriptionDe: null, costCentre: 'CC-4711', purchaseOrder: 'PO-2026-17', jobs: 1, gpuSeconds: 3_600 * 999 + 1, unitPriceCentsPerGpuHour: 111, netCents: 111_454 },
   ],
   creditNotes: [{ id: 'cn-1', number: 'CN-2026-000007', issuedAt: new Date('2026-04-20T10:00:00Z'), reason: 'Node failure', netCents: 10_000, vatCents: 1_900, grossCents: 11_900 }],
   creditedNetCents: 10_000,
@@ -248,5 +248,38 @@ describe.each([
     expect(root.getElementsByTagNameNS(RAM, 'SpecifiedLineTradeSettlement')).toHaveLength(invoice.lines.length);
     expect(root.getElementsByTagNameNS(RAM, 'CategoryCode')[0]!.textContent).toBe(category);
     expect(root.getElementsByTagNameNS(RAM, 'IBANID')[0]!.textContent).toBe(DEMO_ISSUER.iban);
+  });
+});
+
+describe('a storage line (issue #27)', () => {
+  // 1.235 TB-months at Jena at €20.00 = €24.69 (priced from the exact byte-days, rounded once), after the GPU-hour lines.
+  const storageLine = { lineNo: 3, kind: 'storage' as const, resourceClassId: null, siteId: 'de-jena', milliTbMonths: 1235, unitPriceCentsPerTbMonth: 2000, description: 'Storage, Jena', descriptionDe: 'Speicher, Jena', costCentre: null, purchaseOrder: null, jobs: 0, gpuSeconds: 0, unitPriceCentsPerGpuHour: 0, netCents: 2469 };
+  const withStorage: InvoiceView = { ...GERMAN, lines: [...GERMAN.lines, storageLine], netCents: 125_926, vatCents: 23_926, grossCents: 149_852, creditNotes: [], creditedNetCents: 0, remainingNetCents: 125_926, creditedGrossCents: 0, openCents: 149_852 };
+
+  it.each([
+    [1235, '1.235'],
+    [1000, '1.000'],
+    [7, '0.007'],
+    [0, '0.000'],
+  ])('%i thousandths are %s TB-months', (value, expected) => expect(tbMonthsDecimal(value)).toBe(expected));
+
+  it('bills TB-months in terabytes at the price per TB-month, in the XRechnung and on the page', async () => {
+    const mapped = invoiceEInvoiceData(withStorage, t('de'), 'de');
+    if (!mapped.ok) throw new Error(mapped.refusal.reason);
+    const root = parse(await renderXRechnung(mapped.data, 'de'));
+    const line = children(root, CAC, 'InvoiceLine')[2]!;
+    const quantity = child(line, 'cbc:InvoicedQuantity');
+    expect(quantity.getAttribute('unitCode')).toBe('E35');
+    expect(quantity.textContent).toBe('1.235');
+    expect(cents(child(line, 'cac:Price', 'cbc:PriceAmount'))).toBe(2000);
+    expect(cents(child(line, 'cbc:LineExtensionAmount'))).toBe(2469);
+    expect(text(line, 'cac:Item', 'cbc:Name')).toBe('Speicher, Jena');
+    expect(text(line, 'cac:Item', 'cac:SellersItemIdentification', 'cbc:ID')).toBe('storage-de-jena');
+    expect(cents(child(root, 'cac:LegalMonetaryTotal', 'cbc:LineExtensionAmount'))).toBe(125_926);
+
+    const content = invoiceContent(withStorage, t('en'), 'en');
+    expect(content.rows[2]!.slice(1, 6)).toEqual(['Storage, Jena', '—', '1.235 TB-months', '€20.00 / TB-month', '€24.69']);
+    expect(content.notes.map((n) => n.text)).toContain(translate('en', 'invoice.storagePricingNote'));
+    expect(invoiceContent(withStorage, t('de'), 'de').rows[2]!.slice(1, 5).map((cell) => cell.replace(/\u00a0/g, ' '))).toEqual(['Speicher, Jena', '—', '1,235 TB-Monate', '20,00 € / TB-Monat']);
   });
 });

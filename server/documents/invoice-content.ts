@@ -6,7 +6,7 @@ import type { invoiceOut } from '~/server/api/outputs';
 import { formatIban } from '~/server/core/billing/iban';
 import { lineVatCents } from '~/server/core/billing/invoicing';
 import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
-import { formatInvoiceGpuHours, formatVatRate } from './invoice-format';
+import { formatInvoiceGpuHours, formatInvoiceTbMonths, formatVatRate } from './invoice-format';
 
 export type InvoiceView = z.infer<typeof invoiceOut>;
 type T = (key: MessageKey, params?: MessageParams) => string;
@@ -98,6 +98,7 @@ export function invoiceContent(invoice: InvoiceView, t: T, locale: Locale): Invo
   if (invoice.dueDate) notes.push({ text: t('invoice.payBy', { amount: euros(invoice.grossCents), date: day(locale, invoice.dueDate), number: invoice.number }), prominent: true });
   if (invoice.closing) notes.push({ text: t('invoice.closingNote', { date: day(locale, invoice.periodLastDay) }), prominent: false });
   notes.push({ text: t('invoice.pricingNote'), prominent: false });
+  if (invoice.lines.some((line) => line.kind === 'storage')) notes.push({ text: t('invoice.storagePricingNote'), prominent: false });
 
   const credited = invoice.creditNotes;
   return {
@@ -120,9 +121,10 @@ export function invoiceContent(invoice: InvoiceView, t: T, locale: Locale): Invo
     rows: invoice.lines.map((line, i) => [
       String(line.lineNo),
       lineDescription(line, t, locale),
-      String(line.jobs),
-      formatInvoiceGpuHours(locale, line.gpuSeconds),
-      t('invoice.perGpuHour', { price: euros(line.unitPriceCentsPerGpuHour) }),
+      // A storage line (issue #27) bills TB-months at a site: no jobs, its quantity and price per TB-month.
+      line.kind === 'storage' ? '—' : String(line.jobs),
+      line.kind === 'storage' ? formatInvoiceTbMonths(locale, line.milliTbMonths ?? 0, t('invoice.tbMonths')) : formatInvoiceGpuHours(locale, line.gpuSeconds),
+      line.kind === 'storage' ? t('invoice.perTbMonth', { price: euros(line.unitPriceCentsPerTbMonth ?? 0) }) : t('invoice.perGpuHour', { price: euros(line.unitPriceCentsPerGpuHour) }),
       euros(line.netCents),
       rate,
       euros(lineVat[i] ?? 0),

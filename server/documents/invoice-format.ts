@@ -15,3 +15,8 @@ export function formatInvoiceGpuHours(locale: Locale, gpuSeconds: number): strin
 export function formatVatRate(locale: Locale, permille: number): string {
   return new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(permille / 1000);
 }
+
+/** formatInvoiceTbMonths renders thousandths of a TB-month with three decimals, e.g. 1234 → "1.234 TB-months" / "1,234 TB-Monate". */
+export function formatInvoiceTbMonths(locale: Locale, milliTbMonths: number, unit: string): string {
+  return `${new Intl.NumberFormat(locale, { minimumFractionDigits: 3, maximumFractionDigits: 3 }).format(milliTbMonths / 1000)} ${unit}`;
+}

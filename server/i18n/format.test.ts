@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { translate } from '~/server/i18n';
-import { DEFAULT_TIME_ZONE, formatDateTime, formatGpuHours, formatTimeIn, isTimeZoneName, roundGpuHours, timeZoneNames } from './format';
+import { DEFAULT_TIME_ZONE, formatBytes, formatDateTime, formatGpuHours, formatTimeIn, isTimeZoneName, roundGpuHours, timeZoneNames } from './format';
 
 describe('GPU-hours: one rounding rule', () => {
   it.each([
@@ -72,5 +72,17 @@ describe('times in the reader\'s zone, naming it', () => {
     for (const bad of ['', 'Mars/Olympus', 'CET+1', 'europe/berlin ']) expect(isTimeZoneName(bad)).toBe(false);
     expect(timeZoneNames()[0]).toBe('UTC');
     expect(timeZoneNames()).toContain('Europe/Berlin');
+  });
+});
+
+describe('formatBytes', () => {
+  it('renders sizes in decimal units with three significant digits', () => {
+    expect(formatBytes('en', 0)).toBe('0 B');
+    expect(formatBytes('en', 999)).toBe('999 B');
+    expect(formatBytes('en', 1500)).toBe('1.5 kB');
+    expect(formatBytes('en', 52_428_800)).toBe('52.4 MB');
+    expect(formatBytes('en', 1_000_000_000)).toBe('1 GB');
+    expect(formatBytes('de', 12_400_000_000)).toBe('12,4 GB');
+    expect(formatBytes('en', 3_070_000_000_000)).toBe('3.07 TB');
   });
 });

@@ -70,6 +70,23 @@ export function formatCount(locale: Locale, value: number): string {
   return numberFormat(locale, { maximumFractionDigits: 0 }).format(value);
 }
 
+const BYTE_UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'] as const;
+
+/**
+ * formatBytes renders a size in decimal units as storage is sold and quotas are granted (1 GB = 10⁹
+ * bytes): "999 B", "1.5 kB", "12.4 GB", "3.07 TB" — three significant digits from 1 kB on.
+ */
+export function formatBytes(locale: Locale, bytes: number): string {
+  let unit = 0;
+  let value = bytes;
+  while (Math.abs(value) >= 1000 && unit < BYTE_UNITS.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  const digits = unit === 0 ? 0 : Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
+  return `${numberFormat(locale, { maximumFractionDigits: digits }).format(value)} ${BYTE_UNITS[unit]}`;
+}
+
 const SUPERSCRIPT = '⁰¹²³⁴⁵⁶⁷⁸⁹';
 
 /** formatScientific renders a large figure as "2.1 × 10¹⁹" (mantissa in the reader's style), never "2.10e+19". */

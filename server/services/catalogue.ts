@@ -34,6 +34,8 @@ export async function syncCatalogue(db: Db, catalogue: Catalogue): Promise<void>
         durationDays: mode.durationDays,
         reviewPath: mode.reviewPath,
         targetDecisionWorkingDays: mode.targetDecisionWorkingDays,
+        defaultStorageGb: mode.defaultStorageGb,
+        maxStorageGb: mode.maxStorageGb,
         sortOrder: index,
         active: true,
       };
@@ -98,6 +100,25 @@ export async function priceList(db: DbOrTx, tenant: { kind: OrgKind; residency: 
     gridGco2PerKwh: site.gridGco2PerKwh,
     allowed: residencyAllows(tenant.residency, site),
     ...gpuHourFigures(rc, site, centsPerGpuHour),
+  }));
+}
+
+/**
+ * storagePriceList lists each site with a resource class and what a TB-month of storage in its workspaces
+ * costs the tenant's kind (issue #27): companies the site's price, research tenants nothing (they see their use).
+ */
+export async function storagePriceList(db: DbOrTx, tenant: { kind: OrgKind; residency: Residency }, locale: Locale = 'en') {
+  const rows = await db
+    .selectDistinct({ site: sites })
+    .from(sites)
+    .innerJoin(resourceClasses, and(eq(resourceClasses.siteId, sites.id), eq(resourceClasses.active, true)))
+    .orderBy(asc(sites.id));
+  return rows.map(({ site }) => ({
+    siteId: site.id,
+    siteName: localName(locale, site),
+    country: site.country,
+    centsPerTbMonth: tenant.kind === 'company' ? site.storageCentsPerTbMonth : 0,
+    allowed: residencyAllows(tenant.residency, site),
   }));
 }
 

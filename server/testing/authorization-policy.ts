@@ -91,6 +91,7 @@ export const POLICY: Record<string, Entry> = {
   'centre.dashboard': { access: 'staff', input: (f) => ({ from: f.today, to: f.today }) },
   'centre.partitions': { access: 'staff' },
   'centre.csv': { access: 'staff', input: (f) => ({ from: f.today, to: f.today }) },
+  'centre.storage': { access: 'staff', input: (f) => ({ from: f.today, to: f.today }) },
 
   'invitation.preview': { access: 'public', input: (f) => ({ token: f.invitationTokenA }) },
   'invitation.accept': { access: 'signedIn', input: (f) => ({ token: f.invitationTokenA }) },
@@ -124,6 +125,9 @@ export const POLICY: Record<string, Entry> = {
   'files.move': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA, site: 'de-jena', from: 'no-such-file', to: 'elsewhere' }), allowedAnswer: 'NOT_FOUND' },
   'files.remove': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA, site: 'de-jena', path: 'no-such-file' }), allowedAnswer: 'NOT_FOUND' },
   'files.startUpload': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA, site: 'de-jena', path: `upload-${randomUUID()}.bin`, size: 10 }) },
+  'files.staffSites': { access: 'staff', input: (f) => ({ projectId: f.projectA }) },
+  'files.staffList': { access: 'staff', input: (f) => ({ projectId: f.projectA, site: 'de-jena', path: '' }) },
+  'files.staffStat': { access: 'staff', input: (f) => ({ projectId: f.projectA, site: 'de-jena', path: '' }) },
   'files.jobFolder': { access: 'member', recordsOfA: true, input: (f) => ({ jobId: f.jobA }) },
   'files.output': { access: 'member', recordsOfA: true, input: (f) => ({ jobId: f.jobA }) },
 
@@ -154,11 +158,14 @@ export const POLICY: Record<string, Entry> = {
   'project.setMember': { access: 'manager', recordsOfA: true, input: (f) => ({ projectId: f.projectA, userId: f.memberA, role: 'manager' }) },
   'project.removeMember': { access: 'manager', recordsOfA: true, input: (f) => ({ projectId: f.projectA, userId: f.memberA }) },
   'project.budget': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA }) },
+  'project.storage': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA }) },
   'project.setBudget': { access: 'manager', recordsOfA: true, input: (f) => ({ projectId: f.projectA, monthlyEuros: 50, totalEuros: null, costCentre: 'CC-1', purchaseOrder: null }) },
 
   'report.usage': { access: 'member', input: (f) => ({ period: period(f) }), alsoRefused: { roles: ['memberA'], why: 'usage reports: owners, managers and the leads of a project only' } },
   'report.csv': { access: 'member', input: (f) => ({ period: period(f) }), alsoRefused: { roles: ['memberA'], why: 'usage reports: owners, managers and the leads of a project only' } },
   'report.spending': { access: 'member' },
+  'report.storage': { access: 'member', input: (f) => ({ period: period(f) }), alsoRefused: { roles: ['memberA'], why: 'usage reports: owners, managers and the leads of a project only' } },
+  'report.storageCsv': { access: 'member', input: (f) => ({ period: period(f) }), alsoRefused: { roles: ['memberA'], why: 'usage reports: owners, managers and the leads of a project only' } },
   'report.jobs': { access: 'member', input: (f) => ({ period: period(f) }), alsoRefused: { roles: ['memberA'], why: 'usage reports: owners, managers and the leads of a project only' } },
 
   'staff.tenants': { access: 'staff' },

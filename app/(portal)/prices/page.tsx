@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import Link from 'next/link';
 import { Alert, Badge, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
-import { formatDay, formatEuros } from '~/server/i18n/format';
+import { formatBytes, formatDay, formatEuros } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
@@ -21,7 +21,7 @@ export default async function PricesPage({ searchParams }: { searchParams: Promi
   const caller = await api();
   const org = await caller.organisation.current().catch(() => undefined);
   if (!org) notFound();
-  const [{ rows, payAsYouGo }, billing] = await Promise.all([caller.catalogue.priceList(), org.kind === 'company' ? caller.organisation.billingProfile() : Promise.resolve(null)]);
+  const [{ rows, storage, payAsYouGo }, billing] = await Promise.all([caller.catalogue.priceList(), org.kind === 'company' ? caller.organisation.billingProfile() : Promise.resolve(null)]);
   const kwh = (wh: number) => `${formatNumber(locale, wh / 1000)} kWh`;
   const util = rows[0]?.assumedGpuUtilPercent ?? 90;
   return (
@@ -64,6 +64,28 @@ export default async function PricesPage({ searchParams }: { searchParams: Promi
           </tbody>
         </Table>
         <p className="mt-4 text-xs text-slate-600">{t('prices.note', { util })}</p>
+      </Card>
+      {/* Storage (issue #27): a TB-month in each site's workspaces; research tenants see their use, unpriced. */}
+      <Card title={t('prices.storage')}>
+        <Table>
+          <thead>
+            <tr>
+              <Th>{t('prices.site')}</Th>
+              <Th className="text-right">{t('prices.perTbMonth')}</Th>
+              <Th>{t('prices.forYou')}</Th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {storage.map((row) => (
+              <tr key={row.siteId} data-testid={`storage-price-${row.siteId}`}>
+                <Td>{row.siteName}</Td>
+                <Td className="text-right tabular-nums">{org.kind === 'company' ? formatEuros(locale, row.centsPerTbMonth) : t('prices.storageNotCharged')}</Td>
+                <Td>{row.allowed ? <Badge tone="green">{t('prices.available')}</Badge> : <Badge tone="slate">{t('prices.excludedByResidency', { rule: t(`residency.${org.residency}`) })}</Badge>}</Td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+        <p className="mt-4 text-xs text-slate-600">{t('prices.storageNote', { payg: formatBytes(locale, payAsYouGo.storageGb * 1_000_000_000) })}</p>
       </Card>
       {org.kind === 'company' && (
         <Card title={org.hasCreditLine && !org.priceListAcceptedAt ? t('payg.acceptOnly') : t('payg.title')}>

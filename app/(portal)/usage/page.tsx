@@ -8,6 +8,7 @@ import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
 import { UsagePeriodFields } from './period-fields';
+import { StorageCard } from './storage-card';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('usage.title') };
@@ -26,11 +27,12 @@ export default async function UsagePage({ searchParams }: { searchParams: Promis
   const caller = await api();
   let report: Awaited<ReturnType<typeof caller.report.usage>> | undefined;
   let jobs: Awaited<ReturnType<typeof caller.report.jobs>> = [];
+  let storage: Awaited<ReturnType<typeof caller.report.storage>> | undefined;
   let problem: string | undefined;
   // The company's budgets this month (issue #24); a tenant without any shows nothing.
   const spending = await caller.report.spending().catch(() => undefined);
   try {
-    [report, jobs] = await Promise.all([caller.report.usage({ period, groupBy }), caller.report.jobs({ period, limit: 200 })]);
+    [report, jobs, storage] = await Promise.all([caller.report.usage({ period, groupBy }), caller.report.jobs({ period, limit: 200 }), caller.report.storage({ period })]);
   } catch (error) {
     problem = error instanceof Error ? error.message : String(error);
   }
@@ -69,6 +71,7 @@ export default async function UsagePage({ searchParams }: { searchParams: Promis
           <p className="text-sm text-slate-600">{t('usage.periodShown', { from: formatDay(locale, report.period.from), to: formatDay(locale, report.period.to) })}</p>
           <p className="text-xs text-slate-500" data-testid="usage-invoice-note">{t('usage.invoiceNote')}</p>
           <UsageSummary report={report} t={t} locale={locale} />
+          {storage && <StorageCard report={storage} csvHref={`/api/reports/storage.csv?${csvQuery}`} t={t} locale={locale} />}
           <Card title={t('usage.perJob', { count: jobs.length })}>
             {jobs.length === 0 ? (
               <p className="text-sm text-slate-600">{t('usage.nothing')}</p>

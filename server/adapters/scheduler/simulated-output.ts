@@ -33,6 +33,8 @@ export interface SimulatedOutputJob {
   gpus: number;
   /** A job array's number of tasks, null for a plain job. */
   arrayTasks: number | null;
+  /** Inputs picked from the workspace (absolute paths): the log says it reads them. */
+  inputs?: string[];
 }
 
 /**
@@ -143,7 +145,7 @@ async function writeRun(folder: Folder, job: SimulatedOutputJob, run: Run, now: 
   const stamp = (ms: number) => `${new Date(ms).toISOString()} `;
   const startMs = run.startedAt.getTime();
 
-  const head = [...(run.task === undefined ? [] : [`[portal] array task ${run.task} of ${job.arrayTasks ?? '?'}`]), ...startLines({ image: job.image, nodeList: run.nodeList, gpus: job.gpus })].map((l) => `${stamp(startMs)}${l}\n`);
+  const head = [...(run.task === undefined ? [] : [`[portal] array task ${run.task} of ${job.arrayTasks ?? '?'}`]), ...startLines({ image: job.image, nodeList: run.nodeList, gpus: job.gpus }), ...(job.inputs ?? []).map((p) => `[portal] reading input ${p}`)].map((l) => `${stamp(startMs)}${l}\n`);
   const stdout: Sequence = {
     key: `${startMs}`,
     total: head.length + MAX_PROGRESS_LINES,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { applicationKind, applicationStatus } from '~/db/schema';
 import { budgetSync, router, tenantProcedure, todayOf } from '~/server/api/trpc';
-import { catalogueIdField, dayField, gpuHoursField, resourceClassIdField, textField, uuidField } from '~/server/api/fields';
+import { catalogueIdField, dayField, gpuHoursField, resourceClassIdField, storageGbField, textField, uuidField } from '~/server/api/fields';
 import { applicationOut } from '~/server/api/outputs';
 import { gpuHoursToSeconds } from '~/server/core/ledger/units';
 import { createApplication, getApplication, submitApplication, updateApplication } from '~/server/services/ledger/applications';
@@ -25,11 +25,12 @@ const applicationFields = {
   periodStart: dayField.optional(),
   periodEnd: dayField.optional(),
   justification: textField(20, 20_000, { multiline: true }),
-  lines: z.array(z.object({ resourceClassId: resourceClassIdField, gpuHours: gpuHoursField })).min(1).max(20),
+  /** Each line's GPU-hours, and storage in GB at the class's site (absent: the access mode's default; a top-up: none). */
+  lines: z.array(z.object({ resourceClassId: resourceClassIdField, gpuHours: gpuHoursField, storageGb: storageGbField.optional() })).min(1).max(20),
 };
 
-function toSeconds<T extends { lines: { resourceClassId: string; gpuHours: number }[] }>(input: T) {
-  return { ...input, lines: input.lines.map((l) => ({ resourceClassId: l.resourceClassId, gpuSeconds: gpuHoursToSeconds(l.gpuHours) })) };
+function toSeconds<T extends { lines: { resourceClassId: string; gpuHours: number; storageGb?: number }[] }>(input: T) {
+  return { ...input, lines: input.lines.map((l) => ({ resourceClassId: l.resourceClassId, gpuSeconds: gpuHoursToSeconds(l.gpuHours), ...(l.storageGb === undefined ? {} : { storageGb: l.storageGb }) })) };
 }
 
 export const applicationRouter = router({

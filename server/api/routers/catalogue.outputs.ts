@@ -21,6 +21,15 @@ export const priceListRowOut = z.object({
   assumedGpuUtilPercent: z.number().int(),
 });
 
+/** A row of the storage price list (issue #27): a TB-month in a site's workspaces for the caller's kind of tenant (research: 0). */
+export const storagePriceRowOut = z.object({
+  siteId: z.string(),
+  siteName: z.string(),
+  country: z.string(),
+  centsPerTbMonth: z.number().int(),
+  allowed: z.boolean(),
+});
+
 export const accessModeOut = z.object({
   id: z.string(),
   name: z.string(),
@@ -28,6 +37,9 @@ export const accessModeOut = z.object({
   durationDays: z.number(),
   reviewPath: z.enum(reviewPath.enumValues),
   targetDecisionWorkingDays: z.number(),
+  /** Storage (GB) a line gets when it names none, and the most a line may ask (null: any). */
+  defaultStorageGb: z.number().int(),
+  maxStorageGb: z.number().int().nullable(),
   sortOrder: z.number(),
   active: z.boolean(),
 });

@@ -4,10 +4,10 @@ import { organisations } from '~/db/schema';
 import { eq } from 'drizzle-orm';
 import type { Db } from '~/db/client';
 import type { TenantActor } from '~/server/services/actor';
-import { listAccessModes, listResourceClasses, priceList } from '~/server/services/catalogue';
+import { listAccessModes, listResourceClasses, priceList, storagePriceList } from '~/server/services/catalogue';
 import { payAsYouGoTerms } from '~/server/services/billing/billing';
 import { resourceClassOut } from '~/server/api/outputs';
-import { accessModeOut, priceListRowOut } from './catalogue.outputs';
+import { accessModeOut, priceListRowOut, storagePriceRowOut } from './catalogue.outputs';
 
 /** The data-residency rule of the caller's tenant, which decides where its jobs may run. */
 async function residencyOf(ctx: { db: Db; tenant: TenantActor }) {
@@ -21,10 +21,16 @@ export const catalogueRouter = router({
     .output(z.array(resourceClassOut))
     .query(async ({ ctx }) => listResourceClasses(ctx.db, { kind: ctx.tenant.org.kind, residency: await residencyOf(ctx) }, ctx.locale)),
 
-  /** What a GPU-hour of each resource class costs the active tenant, and draws and emits at its site; the classes its residency rule excludes are marked. */
+  /**
+   * What a GPU-hour of each resource class costs the active tenant, and draws and emits at its site; what a
+   * TB-month of storage costs at each site (issue #27); the classes and sites its residency rule excludes are marked.
+   */
   priceList: tenantProcedure('member')
-    .output(z.object({ rows: z.array(priceListRowOut), payAsYouGo: z.object({ startingCreditCents: z.number().int(), durationDays: z.number().int() }) }))
-    .query(async ({ ctx }) => ({ rows: await priceList(ctx.db, { kind: ctx.tenant.org.kind, residency: await residencyOf(ctx) }, ctx.locale), payAsYouGo: payAsYouGoTerms() })),
+    .output(z.object({ rows: z.array(priceListRowOut), storage: z.array(storagePriceRowOut), payAsYouGo: z.object({ startingCreditCents: z.number().int(), durationDays: z.number().int(), storageGb: z.number().int() }) }))
+    .query(async ({ ctx }) => {
+      const tenant = { kind: ctx.tenant.org.kind, residency: await residencyOf(ctx) };
+      return { rows: await priceList(ctx.db, tenant, ctx.locale), storage: await storagePriceList(ctx.db, tenant, ctx.locale), payAsYouGo: payAsYouGoTerms() };
+    }),
 
   accessModes: authedProcedure.output(z.array(accessModeOut)).query(({ ctx }) => listAccessModes(ctx.db)),
 });

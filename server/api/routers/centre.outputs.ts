@@ -67,3 +67,9 @@ export const centreDashboardOut = z.object({
 
 /** A dashboard table as CSV text with its download name. */
 export const centreCsvOut = z.object({ filename: z.string(), body: z.string() });
+
+/** The centre's storage (issue #27): per tenant what it holds now, what is granted and TB-months (thousandths) in the range; the centre's totals. */
+export const centreStorageOut = z.object({
+  tenants: z.array(z.object({ orgId: z.string(), name: z.string(), kind: z.enum(orgKind.enumValues), usedBytes: z.number().int(), grantedGb: z.number().int(), milliTbMonths: z.number().int() })),
+  totals: z.object({ usedBytes: z.number().int(), grantedGb: z.number().int(), milliTbMonths: z.number().int() }),
+});

@@ -1,8 +1,9 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { dayField, orgKindField, resourceClassIdField } from '~/server/api/fields';
-import { centreCsvOut, centreDashboardOut, centrePartitionOut } from './centre.outputs';
-import { router, staffProcedure } from '~/server/api/trpc';
+import { centreCsvOut, centreDashboardOut, centrePartitionOut, centreStorageOut } from './centre.outputs';
+import { centreStorage } from '~/server/services/usage/storage';
+import { router, staffProcedure, todayOf } from '~/server/api/trpc';
 import { rangeProblem } from '~/server/core/usage/percentiles';
 import { AppError } from '~/server/errors';
 import { isMessageKey, translate, type Locale } from '~/server/i18n';
@@ -29,6 +30,12 @@ export const centreRouter = router({
     .input(centreInput)
     .output(centreDashboardOut)
     .query(({ ctx, input }) => centreDashboard(ctx.db, input, ctx.locale)),
+
+  /** Storage per tenant (held now, granted, TB-months in the range) and the centre's totals (issue #27). */
+  storage: staffProcedure()
+    .input(centreInput)
+    .output(centreStorageOut)
+    .query(({ ctx, input }) => centreStorage(ctx.db, input, todayOf(ctx), { tenantKind: input.tenantKind })),
 
   partitions: staffProcedure()
     .output(z.array(centrePartitionOut))

@@ -2,12 +2,13 @@
 // output. Uploads (tus) and downloads (Range, archives) are HTTP routes of their own (server/api/files-http.ts),
 // with the same access rules (server/services/files/files.ts).
 import { z } from 'zod';
-import { rootsOf, router, tenantProcedure } from '~/server/api/trpc';
+import { rootsOf, router, staffProcedure, tenantProcedure } from '~/server/api/trpc';
 import { uuidField } from '~/server/api/fields';
-import { isoDateOut, nothing } from '~/server/api/outputs';
-import { jobWorkspace, projectWorkspace, readJobOutput, workspaceSites, MAX_OUTPUT_CHUNK } from '~/server/services/files/files';
+import { isoDateOut } from '~/server/api/outputs';
+import { jobWorkspace, projectWorkspace, readJobOutput, staffProjectSites, staffWorkspace, workspaceSites, MAX_OUTPUT_CHUNK } from '~/server/services/files/files';
 import { checkUploadTarget, listFolder, makeFolder, moveEntry, removeEntry, statEntry, MAX_PAGE } from '~/server/services/files/workspace';
 import { MAX_UPLOAD_BYTES } from '~/server/services/files/uploads';
+import { checkStorageQuota, recordStorageChange } from '~/server/services/files/storage';
 import { MAX_PATH_BYTES } from '~/server/core/files/paths';
 import { localName } from '~/server/catalogue';
 
@@ -64,19 +65,21 @@ export const filesRouter = router({
   makeFolder: tenantProcedure('member')
     .meta({ scope: 'files:write', openapi: { method: 'POST', path: '/projects/{projectId}/files/folders', tags: ['files'], summary: 'Make a folder in a project workspace', protect: true } })
     .input(z.object({ projectId: uuidField, site: siteField, path: pathField }))
-    .output(nothing)
+    .output(z.object({ path: z.string() }))
     .mutation(async ({ ctx, input }) => {
       const workspace = await projectWorkspace(ctx.db, ctx.tenant, { projectId: input.projectId, siteId: input.site }, rootsOf(ctx));
       await makeFolder(workspace, input.path);
+      return { path: input.path.replace(/\/+$/, '') };
     }),
 
   move: tenantProcedure('member')
     .meta({ scope: 'files:write', openapi: { method: 'POST', path: '/projects/{projectId}/files/move', tags: ['files'], summary: 'Rename or move a file or folder in a project workspace', protect: true } })
     .input(z.object({ projectId: uuidField, site: siteField, from: pathField, to: pathField }))
-    .output(nothing)
+    .output(z.object({ path: z.string() }))
     .mutation(async ({ ctx, input }) => {
       const workspace = await projectWorkspace(ctx.db, ctx.tenant, { projectId: input.projectId, siteId: input.site }, rootsOf(ctx));
       await moveEntry(workspace, input.from, input.to);
+      return { path: input.to.replace(/\/+$/, '') };
     }),
 
   remove: tenantProcedure('member')
@@ -85,7 +88,9 @@ export const filesRouter = router({
     .output(z.object({ bytes: z.number().int() }))
     .mutation(async ({ ctx, input }) => {
       const workspace = await projectWorkspace(ctx.db, ctx.tenant, { projectId: input.projectId, siteId: input.site }, rootsOf(ctx));
-      return removeEntry(workspace, input.path);
+      const removed = await removeEntry(workspace, input.path);
+      await recordStorageChange(ctx.db, { orgId: ctx.tenant.org.id, projectId: input.projectId, siteId: input.site, deltaBytes: -removed.bytes, now: ctx.now() });
+      return removed;
     }),
 
   /**
@@ -99,7 +104,35 @@ export const filesRouter = router({
     .mutation(async ({ ctx, input }) => {
       const workspace = await projectWorkspace(ctx.db, ctx.tenant, { projectId: input.projectId, siteId: input.site }, rootsOf(ctx));
       await checkUploadTarget(workspace, input.path);
+      await checkStorageQuota(ctx.db, { projectId: input.projectId, siteId: input.site, askedBytes: input.size }, ctx.locale);
       return { userId: ctx.tenant.userId, orgId: ctx.tenant.org.id };
+    }),
+
+  /** Staff: a project's tenant, title and the sites it has a workspace at. */
+  staffSites: staffProcedure()
+    .input(z.object({ projectId: uuidField }))
+    .output(z.object({ title: z.string(), orgId: z.string(), orgName: z.string(), sites: z.array(z.object({ id: z.string(), name: z.string() })) }))
+    .query(async ({ ctx, input }) => {
+      const found = await staffProjectSites(ctx.db, input.projectId);
+      return { ...found, sites: found.sites.map((s) => ({ id: s.id, name: localName(ctx.locale, s) })) };
+    }),
+
+  /** Staff: one page of a folder of any project's workspace, read only; audited (files.staff_listed). */
+  staffList: staffProcedure()
+    .input(z.object({ projectId: uuidField, site: siteField, path: pathField.default(''), cursor: z.string().max(2000).nullish() }))
+    .output(listingOut)
+    .query(async ({ ctx, input }) => {
+      const workspace = await staffWorkspace(ctx.db, ctx.actor, { projectId: input.projectId, siteId: input.site, path: input.path, action: 'files.staff_listed' }, rootsOf(ctx));
+      return listFolder(workspace, input.path, { cursor: input.cursor ?? null, limit: MAX_PAGE });
+    }),
+
+  /** Staff: what a path is, before a download (server/api/files-http.ts with `as=staff`); audited (files.staff_downloaded). */
+  staffStat: staffProcedure()
+    .input(z.object({ projectId: uuidField, site: siteField, path: pathField.default('') }))
+    .output(entryOut)
+    .query(async ({ ctx, input }) => {
+      const workspace = await staffWorkspace(ctx.db, ctx.actor, { projectId: input.projectId, siteId: input.site, path: input.path, action: 'files.staff_downloaded' }, rootsOf(ctx));
+      return statEntry(workspace, input.path);
     }),
 
   /** A job's folder: where it lies in its project's workspace, and one page of its files. */

@@ -38,6 +38,8 @@ export const submitJobInput = z.object({
   command: textField(1, MAX_SCRIPT_CHARS, { multiline: true }),
   env: envField,
   idempotencyKey: idempotencyKeyField,
+  /** Workspace paths the job reads (checked in the service: each must be a file or folder there); the job sees them as PORTAL_INPUTS. */
+  inputs: z.array(z.string().max(4096)).max(20, 'job.inputsTooMany').optional(),
   /** Earliest start (ISO date-time); checked against the clock in the service (createJob). */
   begin: z.iso.datetime({ offset: true, message: 'job.beginFormat' }).optional(),
   /** Start only after these jobs of the same project ended as `type` asks; checked in the service (createJob). */

@@ -27,12 +27,28 @@ export const projectPageOut = z.object({
       status: z.enum(allocationStatus.enumValues),
       periodStart: z.string(),
       periodEnd: z.string(),
+      /** The allocation's storage line, GB (issue #27). */
+      storageGb: z.number().int(),
     }),
   ),
   applications: z.array(
     z.object({ id: z.string(), kind: z.enum(applicationKind.enumValues), status: z.enum(applicationStatus.enumValues), periodStart: z.string(), periodEnd: z.string(), createdAt: isoDateOut }),
   ),
 });
+
+/** A project's storage at each site it has a workspace at (issue #27): what it holds as last measured, its quota, the share used. */
+export const projectStorageOut = z.array(
+  z.object({
+    siteId: z.string(),
+    siteName: z.string(),
+    usedBytes: z.number().int(),
+    grantedGb: z.number().int(),
+    /** Whole percent of the quota used; null without a quota. */
+    usedPercent: z.number().int().nullable(),
+    measuredAt: isoDateOut.nullable(),
+    scannedAt: isoDateOut.nullable(),
+  }),
+);
 
 /** A project's budgets in cents (null: none) and what its invoice lines carry. */
 export const projectBudgetOut = z.object({ monthlyCents: z.number().int().nullable(), totalCents: z.number().int().nullable(), costCentre: z.string().nullable(), purchaseOrder: z.string().nullable() });

@@ -3,7 +3,8 @@ import { budgetSync, router, tenantProcedure } from '~/server/api/trpc';
 import { residencyField, textField, uuidField } from '~/server/api/fields';
 import { WORKLOAD_KINDS } from '~/server/core/applications';
 import { nothing } from '~/server/api/outputs';
-import { projectBudgetOut, projectCreatedOut, projectPageOut, projectRowOut } from './project.outputs';
+import { projectBudgetOut, projectCreatedOut, projectPageOut, projectRowOut, projectStorageOut } from './project.outputs';
+import { projectStorage } from '~/server/services/files/storage';
 import { createProject, getProject, listProjects, removeProjectMember, setProjectMember } from '~/server/services/tenants/projects';
 import { projectBudgetOf, setProjectBudget } from '~/server/services/billing/spending-limits';
 
@@ -48,6 +49,12 @@ export const projectRouter = router({
     .input(z.object({ projectId: uuidField, userId: uuidField }))
     .output(nothing)
     .mutation(({ ctx, input }) => removeProjectMember(ctx.db, ctx.tenant, input, budgetSync(ctx))),
+
+  /** The project's storage at each site: used (as last measured), granted, the share (issue #27). */
+  storage: tenantProcedure('member')
+    .input(z.object({ projectId: uuidField }))
+    .output(projectStorageOut)
+    .query(({ ctx, input }) => projectStorage(ctx.db, ctx.tenant, input.projectId, ctx.locale)),
 
   /** A company project's budgets, cost centre and purchase-order number (null until set). */
   budget: tenantProcedure('member')

@@ -39,3 +39,11 @@ export const spendingOverviewOut = z.object({
   projects: z.array(z.object({ projectId: z.string(), title: z.string(), monthlyCents: z.number().int().nullable(), monthSpentCents: z.number().int(), totalCents: z.number().int().nullable(), totalSpentCents: z.number().int() })),
   people: z.array(z.object({ userId: z.string(), name: z.string(), monthlyCents: z.number().int(), monthSpentCents: z.number().int() })),
 });
+
+/** A tenant's storage in a period (issue #27): TB-months in thousandths per project and site, per site (the invoice's figure), and totals. */
+export const storageReportOut = z.object({
+  charged: z.boolean(),
+  rows: z.array(z.object({ projectId: z.string(), projectTitle: z.string(), siteId: z.string(), siteName: z.string(), milliTbMonths: z.number().int(), costCents: z.number().int().nullable() })),
+  sites: z.array(z.object({ siteId: z.string(), siteName: z.string(), centsPerTbMonth: z.number().int(), milliTbMonths: z.number().int(), costCents: z.number().int().nullable() })),
+  totals: z.object({ milliTbMonths: z.number().int(), costCents: z.number().int().nullable() }),
+});

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { usageReportOut } from '~/server/api/outputs';
-import { reportCsvOut, reportJobOut, spendingOverviewOut } from './report.outputs';
+import { reportCsvOut, reportJobOut, spendingOverviewOut, storageReportOut } from './report.outputs';
 import { router, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { isPeriodProblem, resolvePeriod, type PeriodInput } from '~/server/core/usage/periods';
 import { AppError } from '~/server/errors';
 import { GROUP_BY, reportJobs, usageCsv, usageReport } from '~/server/services/usage/reports';
 import { spendingOverview } from '~/server/services/billing/spending-limits';
+import { storageCsv, tenantStorageReport } from '~/server/services/usage/storage';
 
 /** The period of a report: a month, a quarter, or a range of days. */
 export const periodField = z.union([
@@ -33,6 +34,21 @@ export const reportRouter = router({
     .query(async ({ ctx, input }) => {
       const period = periodOf(input.period);
       return { ...period, csv: await usageCsv(ctx.db, ctx.tenant, period) };
+    }),
+
+  /** Storage in the period (issue #27): TB-months per project and site, per site as the invoice bills it, and (companies) their price. */
+  storage: tenantProcedure('member')
+    .input(z.object({ period: periodField }))
+    .output(storageReportOut)
+    .query(({ ctx, input }) => tenantStorageReport(ctx.db, ctx.tenant, periodOf(input.period), todayOf(ctx), ctx.locale)),
+
+  /** The storage report as CSV text (served by app/api/reports/storage.csv; columns in docs/CSV.md). */
+  storageCsv: tenantProcedure('member')
+    .input(z.object({ period: periodField }))
+    .output(reportCsvOut)
+    .query(async ({ ctx, input }) => {
+      const period = periodOf(input.period);
+      return { ...period, csv: storageCsv(await tenantStorageReport(ctx.db, ctx.tenant, period, todayOf(ctx), ctx.locale)) };
     }),
 
   jobs: tenantProcedure('member')

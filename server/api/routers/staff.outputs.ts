@@ -28,6 +28,7 @@ export const staffAllocationOverviewOut = allocationOverviewOut.extend({ orgName
 export const staffAllocationRowOut = z.object({
   allocation: z.object({
     id: z.string(),
+    projectId: z.string(),
     unit: z.enum(budgetUnit.enumValues),
     status: z.enum(allocationStatus.enumValues),
     periodStart: z.string(),

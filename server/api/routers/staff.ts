@@ -6,7 +6,7 @@ import { AppError } from '~/server/errors';
 import { periodField, periodOf } from './report';
 import { GROUP_BY, organisationUsage } from '~/server/services/usage/reports';
 import { budgetSync, router, schedulerOf, staffProcedure, todayOf } from '~/server/api/trpc';
-import { capEurosField, commentField, dayField, emailField, reasonField, resourceClassIdField, uuidField } from '~/server/api/fields';
+import { capEurosField, commentField, dayField, emailField, reasonField, resourceClassIdField, storageGbField, uuidField } from '~/server/api/fields';
 import { applicationOut, balanceOut, nothing } from '~/server/api/outputs';
 import { auditEventOut, clusterOut, companyProjectOut, creditRequestInQueueOut, mailOutboxOut, reviewQueueRowOut, schedulerBudgetsOut, staffAllocationOverviewOut, staffAllocationRowOut, tenantRowOut, tenantUsageOut, tcoReportOut } from './staff.outputs';
 import { configuredCatalogue } from '~/server/catalogue';
@@ -162,7 +162,8 @@ export const staffRouter = router({
       z.object({
         applicationId: uuidField,
         outcome: z.enum(['approved', 'rejected', 'changes_requested']),
-        grantedLines: z.array(z.object({ resourceClassId: resourceClassIdField, gpuHours: z.number().int().min(0).max(10_000_000) })).max(20).default([]),
+        /** GPU-hours and storage (GB) per line; a line without storage grants the storage it asked for. */
+        grantedLines: z.array(z.object({ resourceClassId: resourceClassIdField, gpuHours: z.number().int().min(0).max(10_000_000), storageGb: storageGbField.optional() })).max(20).default([]),
         comment: commentField.default(''),
       }),
     )
@@ -171,7 +172,7 @@ export const staffRouter = router({
       decideApplication(ctx.db, ctx.actor, input.applicationId, {
         outcome: input.outcome,
         comment: input.comment,
-        grantedLines: input.grantedLines.map((l) => ({ resourceClassId: l.resourceClassId, gpuSeconds: gpuHoursToSeconds(l.gpuHours) })),
+        grantedLines: input.grantedLines.map((l) => ({ resourceClassId: l.resourceClassId, gpuSeconds: gpuHoursToSeconds(l.gpuHours), ...(l.storageGb === undefined ? {} : { storageGb: l.storageGb }) })),
       }, ctx.now(), budgetSync(ctx)),
     ),
 
@@ -232,23 +233,25 @@ export const staffRouter = router({
         maxGpusAtOnce: z.number().int().min(1).max(100_000),
         maxWalltimeHours: z.number().int().min(1).max(24 * 30),
         maxQueuedJobs: z.number().int().min(1).max(100_000),
+        /** The storage line in GB (issue #27); absent: unchanged. */
+        storageGb: storageGbField.optional(),
         reason: reasonField,
       }),
     )
     .output(nothing)
     .mutation(({ ctx, input }) =>
-      setAllocationLimits(ctx.db, ctx.actor, { allocationId: input.allocationId, maxGpusAtOnce: input.maxGpusAtOnce, maxWalltimeSeconds: input.maxWalltimeHours * 3600, maxQueuedJobs: input.maxQueuedJobs, reason: input.reason }),
+      setAllocationLimits(ctx.db, ctx.actor, { allocationId: input.allocationId, maxGpusAtOnce: input.maxGpusAtOnce, maxWalltimeSeconds: input.maxWalltimeHours * 3600, maxQueuedJobs: input.maxQueuedJobs, storageGb: input.storageGb, reason: input.reason }),
     ),
 
   /** A company project's credit line; `capEuros` sets the tenant's monthly cap with it (null: no cap; absent: unchanged). */
   grantCreditLine: staffProcedure('admin')
-    .input(z.object({ projectId: uuidField, amountEuros: z.number().int().min(1).max(100_000_000), periodStart: dayField, periodEnd: dayField, reason: reasonField, capEuros: capEurosField }))
+    .input(z.object({ projectId: uuidField, amountEuros: z.number().int().min(1).max(100_000_000), periodStart: dayField, periodEnd: dayField, reason: reasonField, capEuros: capEurosField, storageGb: storageGbField.optional() }))
     .output(z.object({ id: z.string() }))
     .mutation(({ ctx, input }) =>
       grantCreditLine(
         ctx.db,
         ctx.actor,
-        { projectId: input.projectId, amountCents: input.amountEuros * 100, periodStart: input.periodStart, periodEnd: input.periodEnd, reason: input.reason, capCents: capCentsOf(input.capEuros) },
+        { projectId: input.projectId, amountCents: input.amountEuros * 100, periodStart: input.periodStart, periodEnd: input.periodEnd, reason: input.reason, capCents: capCentsOf(input.capEuros), storageGb: input.storageGb },
         budgetSync(ctx),
       ),
     ),

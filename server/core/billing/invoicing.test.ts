@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   counterSeries,
+  coveredDays,
   creditNoteAmounts,
   DEFAULT_VAT_PERMILLE,
   documentNumber,
@@ -14,6 +15,7 @@ import {
   monthPeriod,
   parseDocumentNumber,
   previousMonth,
+  storageLines,
   vatCents,
   type ChargedJob,
 } from './invoicing';
@@ -263,5 +265,36 @@ describe('months', () => {
     ['2026-03-17T08:00:00Z', true],
   ])('monthlyRunDue(%s) = %s', (at, expected) => {
     expect(monthlyRunDue(new Date(at))).toBe(expected);
+  });
+});
+
+describe('storage lines (issue #27: TB-months per site, priced once from the byte-days)', () => {
+  const TB = 10n ** 12n;
+  it('makes a line per site with a price and usage, after nothing else, ordered by site', () => {
+    const lines = storageLines([
+      { siteId: 'fi-kajaani', byteDays: 30n * TB, daysInMonth: 30, centsPerTbMonth: 1500 },
+      { siteId: 'de-jena', byteDays: 37_035_000_000_000n, daysInMonth: 30, centsPerTbMonth: 2000 },
+      { siteId: 'ch-lugano', byteDays: 0n, daysInMonth: 30, centsPerTbMonth: 2500 },
+      { siteId: 'xx-free', byteDays: TB, daysInMonth: 30, centsPerTbMonth: 0 },
+    ]);
+    expect(lines).toEqual([
+      // 1.2345 TB-months: shown as 1.235, priced 24.69 exactly.
+      { siteId: 'de-jena', storageByteDays: 37_035_000_000_000n, milliTbMonths: 1235, unitPriceCentsPerTbMonth: 2000, netCents: 2469 },
+      { siteId: 'fi-kajaani', storageByteDays: 30n * TB, milliTbMonths: 1000, unitPriceCentsPerTbMonth: 1500, netCents: 1500 },
+    ]);
+  });
+  it('prices the exact byte-days, not the rounded quantity', () => {
+    // 0.0004 TB-months × €20 = 0.8 cent → 1 cent, although 0.000 TB-months is shown.
+    const [line] = storageLines([{ siteId: 'de-jena', byteDays: 12_000_000_000n, daysInMonth: 30, centsPerTbMonth: 2000 }]);
+    expect(line).toMatchObject({ milliTbMonths: 0, netCents: 1 });
+  });
+  it.each([
+    ['a month', '2026-03-01T00:00:00Z', '2026-04-01T00:00:00Z', { firstDay: '2026-03-01', lastDay: '2026-03-31' }],
+    ['a closing invoice at noon: its day included', '2026-03-01T00:00:00Z', '2026-03-15T12:00:00Z', { firstDay: '2026-03-01', lastDay: '2026-03-15' }],
+    ['the rest of the month after it: from the next day', '2026-03-15T12:00:00Z', '2026-04-01T00:00:00Z', { firstDay: '2026-03-16', lastDay: '2026-03-31' }],
+    ['a closing invoice at midnight', '2026-03-01T00:00:00Z', '2026-03-15T00:00:00Z', { firstDay: '2026-03-01', lastDay: '2026-03-14' }],
+    ['less than a day starting nowhere', '2026-03-15T12:00:00Z', '2026-03-15T18:00:00Z', null],
+  ])('covers the whole days starting in %s', (_label, from, until, expected) => {
+    expect(coveredDays(new Date(from), new Date(until))).toEqual(expected);
   });
 });

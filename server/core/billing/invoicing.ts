@@ -6,6 +6,7 @@
 // jobs it covers. VAT is computed once, on the invoice's net total, rounded half up to the cent.
 
 import { divRoundHalfUp } from '../usage/footprint';
+import { milliTbMonths, storageCents } from '../usage/storage';
 
 /** The VAT rate applied when none is configured: 19 % (German standard rate), in per-mille. */
 export const DEFAULT_VAT_PERMILLE = 190;
@@ -127,6 +128,54 @@ export function invoiceLines(jobs: readonly ChargedJob[]): InvoiceLineValue[] {
   return [...groups.values()]
     .sort((a, b) => (a.resourceClassId < b.resourceClassId ? -1 : a.resourceClassId > b.resourceClassId ? 1 : a.unitPriceCentsPerGpuHour - b.unitPriceCentsPerGpuHour || referenceOrder(a, b)))
     .map((line, i) => ({ lineNo: i + 1, ...line }));
+}
+
+/** A site's storage in the days an invoice covers (issue #27): the exact byte-days, the month's length and the site's price. */
+export interface StorageCharge {
+  siteId: string;
+  byteDays: bigint;
+  daysInMonth: number;
+  centsPerTbMonth: number;
+}
+
+export interface StorageLineValue {
+  siteId: string;
+  storageByteDays: bigint;
+  /** TB-months in thousandths, rounded half up once from the byte-days (the figure the usage page shows). */
+  milliTbMonths: number;
+  unitPriceCentsPerTbMonth: number;
+  /** byte-days × price ÷ (10^12 × days in the month), rounded half up once: not the rounded quantity × price. */
+  netCents: number;
+}
+
+/**
+ * storageLines makes a company's storage lines: one per site (and price), after the compute lines, ordered by
+ * site; a site with no byte-days or no price gives none. Academic tenants get no invoices at all.
+ */
+export function storageLines(charges: readonly StorageCharge[]): StorageLineValue[] {
+  return charges
+    .filter((c) => c.byteDays > 0n && c.centsPerTbMonth > 0)
+    .map((c) => ({
+      siteId: c.siteId,
+      storageByteDays: c.byteDays,
+      milliTbMonths: milliTbMonths(c.byteDays, c.daysInMonth),
+      unitPriceCentsPerTbMonth: c.centsPerTbMonth,
+      netCents: storageCents(c.byteDays, c.daysInMonth, c.centsPerTbMonth),
+    }))
+    .sort((a, b) => (a.siteId < b.siteId ? -1 : a.siteId > b.siteId ? 1 : a.unitPriceCentsPerTbMonth - b.unitPriceCentsPerTbMonth));
+}
+
+/**
+ * coveredDays are the whole UTC days whose start falls in an invoice's [from, until): a closing invoice
+ * issued at noon covers its day, the month's invoice after it the days from the next on, so a storage day is
+ * billed once. null when no day starts in the range.
+ */
+export function coveredDays(from: Date, until: Date): { firstDay: string; lastDay: string } | null {
+  const day = 86_400_000;
+  const first = Math.ceil(from.getTime() / day) * day;
+  const last = Math.ceil(until.getTime() / day) * day - day;
+  if (last < first) return null;
+  return { firstDay: new Date(first).toISOString().slice(0, 10), lastDay: new Date(last).toISOString().slice(0, 10) };
 }
 
 /** Lines of one class and tariff: without a cost centre or PO first, then by cost centre, then PO. */

@@ -194,6 +194,8 @@ export interface OutputJob {
   gpus: number;
   /** An array's number of tasks, else null. */
   arrayTasks: number | null;
+  /** The inputs picked from the workspace (absolute paths, PORTAL_INPUTS), which the job reads first. */
+  inputs?: string[];
 }
 
 /**

@@ -75,9 +75,9 @@ export async function setBillingProfile(db: Db, actor: TenantActor, input: Billi
 }
 
 /** What pay-as-you-go starts with: the catalogue's starting credit line and how long it runs. */
-export function payAsYouGoTerms(): { startingCreditCents: number; durationDays: number } {
+export function payAsYouGoTerms(): { startingCreditCents: number; durationDays: number; storageGb: number } {
   const terms = configuredCatalogue().payAsYouGo;
-  return { startingCreditCents: terms.startingCreditEuros * 100, durationDays: terms.durationDays };
+  return { startingCreditCents: terms.startingCreditEuros * 100, durationDays: terms.durationDays, storageGb: terms.storageGb };
 }
 
 /** What accepting the price list did: the starter line it opened, or none when the company already had a credit line. */
@@ -124,7 +124,7 @@ export async function startPayAsYouGo(db: Db, actor: TenantActor, now: Date): Pr
     const project = await insertProject(tx, actor, { title: 'Pay as you go', abstract: 'Jobs paid from the credit line the price list was accepted for.', members: [] });
     const [allocation] = await tx
       .insert(allocations)
-      .values({ projectId: project.id, orgId: actor.org.id, resourceClassId: null, unit: 'cents', periodStart: today, periodEnd: addDays(today, terms.durationDays), ...creditLineLimits() })
+      .values({ projectId: project.id, orgId: actor.org.id, resourceClassId: null, unit: 'cents', periodStart: today, periodEnd: addDays(today, terms.durationDays), storageGb: terms.storageGb, ...creditLineLimits() })
       .returning({ id: allocations.id });
     await grantBudget(tx, { allocationId: allocation!.id, amount: terms.startingCreditCents, actorUserId: actor.userId, reason: 'starting credit line of pay-as-you-go (price list accepted)' });
     await recordAudit(tx, {

@@ -10,13 +10,14 @@
 // The issuer (catalogue) and the customer's billing profile are copied onto the invoice with the VAT
 // treatment (server/core/billing/vat-treatment.ts) and the due date. Issued invoices, their lines and
 // credit notes never change (database triggers); corrections are credit notes.
-import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
-import { allocations, billingProfiles, creditNotes, documentCounters, invoiceLines as invoiceLinesTable, invoices, jobs, memberships, organisations, outsideJobs, projectBudgets, resourceClasses, users, type InvoiceRecipient } from '~/db/schema';
+import { allocations, billingProfiles, creditNotes, documentCounters, invoiceLines as invoiceLinesTable, invoices, jobs, memberships, organisations, outsideJobs, projectBudgets, resourceClasses, sites, storageDays, storageUsage, users, type InvoiceRecipient } from '~/db/schema';
 import { configuredCatalogue, localName, type Issuer } from '~/server/catalogue';
 import { dueDate, vatTreatmentFor } from '~/server/core/billing/vat-treatment';
 import {
   counterSeries,
+  coveredDays,
   creditNoteAmounts,
   DEFAULT_VAT_PERMILLE,
   documentNumber,
@@ -29,8 +30,11 @@ import {
   monthOf,
   monthPeriod,
   previousMonth,
+  storageLines,
   type DocumentKind,
 } from '~/server/core/billing/invoicing';
+import { translate } from '~/server/i18n';
+import { siteShortName, storageToInvoice } from '~/server/services/usage/storage';
 import { roleAtLeast } from '~/server/core/roles';
 import { AppError, isUniqueViolation } from '~/server/errors';
 import { isStaff, type Actor, type TenantActor } from '~/server/services/actor';
@@ -148,7 +152,12 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
         .groupBy(outsideJobs.resourceClassId, resourceClasses.name, resourceClasses.nameDe, outsideJobs.centsPerGpuHour, projectBudgets.costCentre, projectBudgets.purchaseOrder);
       // invoiceLines groups them with the portal's own jobs of the same class, price, cost centre and PO.
       usage = [...usage, ...outside];
-      if (usage.length === 0) return previous ? { ...previous, created: false } : null;
+      // Storage (issue #27): what the workspaces held on the covered days, a line per site after the compute
+      // lines, from the same days and maths as the usage page (server/services/usage/storage.ts).
+      const days = coveredDays(from, until);
+      const storage = days ? await storageToInvoice(tx, orgId, days) : [];
+      const storageValues = storageLines(storage);
+      if (usage.length === 0 && storageValues.length === 0) return previous ? { ...previous, created: false } : null;
 
       // The customer as its billing profile says now; copied, since the invoice never changes.
       const recipient: InvoiceRecipient = org.profile
@@ -165,7 +174,19 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
         : { name: org.name, country: org.country };
       const vat = vatTreatmentFor({ issuerCountry: issuer.country, customerCountry: recipient.country, customerVatId: recipient.vatId ?? null, standardVatPermille });
 
-      const lines = invoiceLines(usage.map((u) => ({ resourceClassId: u.resourceClassId, centsPerGpuHour: u.centsPerGpuHour, jobs: u.jobs, gpuSeconds: Number(u.gpuSeconds), costCents: Number(u.costCents), costCentre: u.costCentre, purchaseOrder: u.purchaseOrder })));
+      const computeLines = invoiceLines(usage.map((u) => ({ resourceClassId: u.resourceClassId, centsPerGpuHour: u.centsPerGpuHour, jobs: u.jobs, gpuSeconds: Number(u.gpuSeconds), costCents: Number(u.costCents), costCentre: u.costCentre, purchaseOrder: u.purchaseOrder })));
+      const siteNames = new Map(storage.map((u) => [u.siteId, { en: siteShortName(u.nameEn), de: siteShortName(u.nameDe) }]));
+      const storageRows = storageValues.map((line, i) => ({
+        ...line,
+        kind: 'storage' as const,
+        lineNo: computeLines.length + i + 1,
+        jobs: 0,
+        gpuSeconds: 0,
+        unitPriceCentsPerGpuHour: 0,
+        description: translate('en', 'invoice.line.storage', { site: siteNames.get(line.siteId)?.en ?? line.siteId }),
+        descriptionDe: translate('de', 'invoice.line.storage', { site: siteNames.get(line.siteId)?.de ?? line.siteId }),
+      }));
+      const lines = [...computeLines, ...storageRows];
       // Frozen in both languages: the invoice reads the same in English and German however the catalogue changes later.
       const names = new Map(usage.map((u) => [u.resourceClassId, { en: u.resourceClassName, de: localName('de', { name: u.resourceClassName, nameDe: u.resourceClassNameDe }) }]));
       const totals = invoiceTotals(lines, vat.vatPermille);
@@ -191,7 +212,10 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
       if (!invoice) throw new Error('invoice insert returned nothing');
       const lineRows = await tx
         .insert(invoiceLinesTable)
-        .values(lines.map((line) => ({ invoiceId: invoice.id, description: names.get(line.resourceClassId)?.en ?? line.resourceClassId, descriptionDe: names.get(line.resourceClassId)?.de ?? null, ...line })))
+        .values([
+          ...computeLines.map((line) => ({ invoiceId: invoice.id, kind: 'compute' as const, description: names.get(line.resourceClassId)?.en ?? line.resourceClassId, descriptionDe: names.get(line.resourceClassId)?.de ?? null, ...line })),
+          ...storageRows.map((line) => ({ invoiceId: invoice.id, ...line })),
+        ])
         .returning();
       await recordAudit(tx, {
         actorUserId: input.actorUserId ?? null,
@@ -199,7 +223,7 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
         action: 'invoice.issued',
         targetType: 'invoice',
         targetId: invoice.id,
-        data: { number, month, closing: Boolean(input.closing), ...totals, vatPermille: vat.vatPermille, vatTreatment: vat.treatment, lines: lines.length },
+        data: { number, month, closing: Boolean(input.closing), ...totals, vatPermille: vat.vatPermille, vatTreatment: vat.treatment, lines: lines.length, storageLines: storageRows.length },
         isStaffAction: Boolean(input.actorUserId),
       });
       // The owners hear of it, by mail with the PDF (rendered when the mail is sent, in each reader's language).
@@ -326,8 +350,15 @@ export async function issueMonthlyInvoices(db: Db, now: Date, options: { vatPerm
       and(
         eq(organisations.kind, 'company'),
         // Usage in the month that no invoice of the month covers yet (a closing invoice may have covered part of it).
-        sql`exists (select 1 from ${jobs} where ${jobs.orgId} = ${organisations.id} and ${jobs.settledAt} is not null and ${jobs.gpuSeconds} > 0 and ${jobs.endedAt} < ${period.end.toISOString()}
+        or(
+          sql`exists (select 1 from ${jobs} where ${jobs.orgId} = ${organisations.id} and ${jobs.settledAt} is not null and ${jobs.gpuSeconds} > 0 and ${jobs.endedAt} < ${period.end.toISOString()}
           and ${jobs.endedAt} >= coalesce((select max(${invoices.coversUntil}) from ${invoices} where ${invoices.orgId} = ${organisations.id} and ${invoices.periodMonth} = ${period.firstDay}), ${period.start.toISOString()}))`,
+          // Storage at a site with a price, held on a day of the month (or held since before its end, its days not
+          // yet booked), and the month not yet covered to its end.
+          sql`exists (select 1 from ${storageUsage} join ${sites} on ${sites.id} = ${storageUsage.siteId} where ${storageUsage.orgId} = ${organisations.id} and ${sites.storageCentsPerTbMonth} > 0
+            and ((${storageUsage.bytes} > 0 and ${storageUsage.measuredAt} < ${period.end.toISOString()}) or exists (select 1 from ${storageDays} where ${storageDays.orgId} = ${storageUsage.orgId} and ${storageDays.projectId} = ${storageUsage.projectId} and ${storageDays.siteId} = ${storageUsage.siteId} and ${storageDays.bytes} > 0 and ${storageDays.day} between ${period.firstDay} and ${period.lastDay})))
+            and coalesce((select max(${invoices.coversUntil}) from ${invoices} where ${invoices.orgId} = ${organisations.id} and ${invoices.periodMonth} = ${period.firstDay}), ${period.start.toISOString()}) < ${period.end.toISOString()}`,
+        ),
       ),
     )
     .orderBy(asc(organisations.name));

@@ -3,13 +3,13 @@
 // another tenant told "not found"; a resumable upload cut halfway and resumed, its SHA-256 the original's;
 // a download by ranges equal to the bytes; a simulated fine-tuning job writing its output as it runs.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { TRPCError } from '@trpc/server';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
-import { jobs } from '~/db/schema';
+import { auditEvents, jobs } from '~/db/schema';
 import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
 import { createSimulatedScheduler } from '~/server/adapters/scheduler/simulated';
 import { downloadResponse } from '~/server/api/files-http';
@@ -18,6 +18,7 @@ import { uploadResponse } from '~/server/api/uploads-http';
 import { reconcileOnce } from '~/server/services/jobs/reconciler';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { configuredSiteRoots } from './roots';
+import { sweepUploads } from './uploads';
 import { jobDirOf, workspaceOf } from './workspace';
 
 const SITE = 'de-jena';
@@ -163,6 +164,58 @@ describe.each(dbTargets())('project workspaces on %s', (target) => {
     expect((await refusal(api.files.list({ projectId, site: 'no-such-site', path: '' }))).code).toBe('NOT_FOUND');
   });
 
+  it("reads a job's output in whole lines and whole characters, whatever the chunk", async () => {
+    const { api, allocationId, workspace } = await setup();
+    const job = await api.job.submit({ allocationId, resourceClassId: 'h100', name: 'log', kind: 'batch', gpus: 1, nodes: 1, walltimeMinutes: 10, image: 'img', command: 'true', env: {}, idempotencyKey: randomUUID() });
+    const dir = jobDirOf(workspace, job.id);
+    await mkdir(dir, { recursive: true });
+    // "ä" is two bytes; the fifth line is still being written (no newline yet).
+    await writeFile(path.join(dir, 'stdout.log'), 'line 1\nline 2 ä\nline 3\nline 4\npartial ä');
+    const all = await api.files.output({ jobId: job.id });
+    expect(all.text).toBe('line 1\nline 2 ä\nline 3\nline 4\n');
+    expect(all.end).toBe(Buffer.byteLength(all.text));
+    // Following from the end: nothing until the line is finished.
+    const waiting = await api.files.output({ jobId: job.id, from: all.end });
+    expect(waiting).toMatchObject({ text: '', start: all.end, end: all.end });
+    // A chunk that ends inside "ä" stops before it; the next one starts with it.
+    const first = await api.files.output({ jobId: job.id, from: 0, limit: 15 });
+    expect(first.text).toBe('line 1\n');
+    const cut = await api.files.output({ jobId: job.id, from: 7, limit: 8 }); // "line 2 " + the first byte of "ä"
+    expect(cut.text).toBe('line 2 ');
+    expect(cut.end).toBe(14);
+    const rest = await api.files.output({ jobId: job.id, from: cut.end, limit: 8 });
+    expect(rest.text).toBe('ä\n');
+    // Older lines on demand: what precedes `before`, from a line's start.
+    const older = await api.files.output({ jobId: job.id, before: all.end, limit: 14 });
+    expect(older.text).toBe('line 3\nline 4\n');
+    const oldest = await api.files.output({ jobId: job.id, before: older.start });
+    expect(oldest.text + older.text).toBe(all.text);
+  });
+
+  it('staff read any workspace, each folder and download written to the audit log; tenants may not use the staff path', async () => {
+    const { projectId, api, ctxOf, owner, workspace } = await setup();
+    const staff = await createStaff(db, 'reviewer');
+    await api.files.makeFolder({ projectId, site: SITE, path: 'results' });
+    await writeFile(path.join(workspace.dir, 'results', 'scores.csv'), 'a,b\n1,2\n');
+    const asStaff = callerFor(db, { userId: staff.userId });
+    const listing = await asStaff.files.staffList({ projectId, site: SITE, path: 'results' });
+    expect(listing.entries.map((e) => e.name)).toEqual(['scores.csv']);
+    const refuse = (status: number, _code: string, message: string) => new Response(message, { status });
+    const staffCtx = createContextInner({ db, userId: staff.userId, locale: 'en' });
+    const answer = await downloadResponse(staffCtx, new Request('http://portal.test/x'), { projectId, site: SITE, path: 'results/scores.csv', asStaff: true }, refuse);
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toBe('a,b\n1,2\n');
+    const rows = await db.select().from(auditEvents).where(and(eq(auditEvents.actorUserId, staff.userId), eq(auditEvents.targetId, projectId)));
+    expect(rows.map((r) => [r.action, r.orgId, (r.data as { path?: string }).path]).sort()).toEqual([
+      ['files.staff_downloaded', owner.orgId, 'results/scores.csv'],
+      ['files.staff_listed', owner.orgId, 'results'],
+    ]);
+    // The tenant's own people use their path; the staff path is refused to them.
+    expect((await refusal(api.files.staffList({ projectId, site: SITE, path: '' }))).code).toBe('FORBIDDEN');
+    const tenantAsStaff = await downloadResponse(ctxOf(owner), new Request('http://portal.test/x'), { projectId, site: SITE, path: 'results/scores.csv', asStaff: true }, refuse);
+    expect(tenantAsStaff.status).toBe(403);
+  });
+
   it('resumes an upload cut halfway; the SHA-256 is the original\'s, the download by ranges is the same bytes', async () => {
     const { projectId, ctxOf, owner, other, api } = await setup();
     const bytes = randomBytes(3 * 1024 * 1024 + 17);
@@ -196,6 +249,20 @@ describe.each(dbTargets())('project workspaces on %s', (target) => {
     expect(await again.text()).toMatch(/already there/);
     const outside = await tus('POST', base, { 'upload-length': '5', 'upload-metadata': meta({ projectId, site: SITE, path: '../escape.bin' }) });
     expect(outside.status).toBe(400);
+    // An empty file lands at once, and asking after it again says it is complete.
+    const empty = await tus('POST', base, { 'upload-length': '0', 'upload-metadata': meta({ projectId, site: SITE, path: 'datasets/empty.txt' }) });
+    expect(empty.status).toBe(201);
+    expect(empty.headers.get('upload-sha256')).toBe(sha256(new Uint8Array()));
+    expect((await api.files.stat({ projectId, site: SITE, path: 'datasets/empty.txt' })).size).toBe(0);
+    expect((await tus('HEAD', location, {})).headers.get('upload-offset')).toBe(String(bytes.length));
+    // A week later the sweep clears the staging folder of both.
+    const staging = path.join(configuredSiteRoots().rootOf(SITE), '.uploads');
+    const id = location.split('/').pop()!;
+    expect((await readdir(staging)).filter((f) => f.startsWith(id))).toEqual([`${id}.json`, `${id}.placed`]);
+    const weekAgo = new Date(Date.now() - 8 * 86_400_000);
+    for (const f of [`${id}.json`, `${id}.placed`]) await utimes(path.join(staging, f), weekAgo, weekAgo);
+    expect(await sweepUploads(configuredSiteRoots(), [SITE], new Date())).toBeGreaterThanOrEqual(1);
+    expect((await readdir(staging)).filter((f) => f.startsWith(id))).toEqual([]);
 
     // Downloaded in two ranges, the bytes are the upload's.
     const refuse = (status: number, _code: string, message: string) => new Response(message, { status });

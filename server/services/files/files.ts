@@ -4,15 +4,16 @@
 import { and, eq } from 'drizzle-orm';
 import { open } from 'node:fs/promises';
 import { constants } from 'node:fs';
-import type { DbOrTx } from '~/db/client';
-import { jobs, organisations, sites } from '~/db/schema';
+import type { Db, DbOrTx } from '~/db/client';
+import { jobs, organisations, projects, sites } from '~/db/schema';
 import { AppError } from '~/server/errors';
 import { residencyAllowsSite } from '~/server/core/jobs/admission';
 import { jobFolderPath, outputFileName, type OutputStream } from '~/server/core/files/job-folder';
 import { isFinalState } from '~/server/core/scheduler/port';
-import type { TenantActor } from '~/server/services/actor';
+import type { Actor, TenantActor } from '~/server/services/actor';
+import { recordAudit } from '~/server/services/audit';
 import { projectAccess } from '~/server/services/tenants/projects';
-import { jobDirOf, openFolder, workspaceOf, type SiteRoots, type Workspace } from './workspace';
+import { jobDirOf, openFolder, statEntry, workspaceOf, type SiteRoots, type Workspace } from './workspace';
 
 /** The sites a project has a workspace at: those its (and its tenant's) residency allows. */
 export async function workspaceSites(db: DbOrTx, actor: TenantActor, projectId: string) {
@@ -43,6 +44,24 @@ export async function jobWorkspace(db: DbOrTx, actor: TenantActor, jobId: string
   if (job.userId !== actor.userId) await projectAccess(db, actor, job.projectId);
   const workspace = workspaceOf(roots, job.siteId, job.projectId);
   return { job, workspace, dir: jobDirOf(workspace, job.id), folder: jobFolderPath(job.id) };
+}
+
+/** How many bytes at the start continue a character begun before them (UTF-8 continuation bytes). */
+function leadingContinuation(bytes: Buffer): number {
+  let i = 0;
+  while (i < bytes.length && i < 3 && (bytes[i]! & 0xc0) === 0x80) i++;
+  return i;
+}
+
+/** How many bytes hold whole characters: a character cut at the end (an unfinished UTF-8 sequence) is left out. */
+function completeUtf8(bytes: Buffer): number {
+  for (let back = 1; back <= Math.min(4, bytes.length); back++) {
+    const b = bytes[bytes.length - back]!;
+    if ((b & 0xc0) === 0x80) continue; // a continuation byte: look further back for its lead
+    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return need > back ? bytes.length - back : bytes.length;
+  }
+  return bytes.length;
 }
 
 /** The most bytes one read of a job's output returns. */
@@ -113,19 +132,28 @@ export async function readJobOutput(
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
       let bytes = buffer.subarray(0, bytesRead);
       end = start + bytesRead;
-      // Whole lines only: drop a line cut at the start (reading backwards) and one still being written at the end.
+      // Whole lines only: a line cut at the start (reading backwards) is dropped; one still being written
+      // at the end waits for its newline. A line longer than a whole chunk comes in pieces, cut between
+      // characters, never inside one (a follower joins the pieces by byte offsets).
       if (input.from === undefined && start > 0) {
-        const nl = bytes.indexOf(0x0a);
-        if (nl >= 0 && nl < bytes.length - 1) {
-          bytes = bytes.subarray(nl + 1);
-          start += nl + 1;
+        // Does the chunk start a line? The byte before it tells.
+        const before = Buffer.alloc(1);
+        await handle.read(before, 0, 1, start - 1);
+        if (before[0] !== 0x0a) {
+          const nl = bytes.indexOf(0x0a);
+          const skip = nl >= 0 && nl < bytes.length - 1 ? nl + 1 : leadingContinuation(bytes);
+          bytes = bytes.subarray(skip);
+          start += skip;
         }
       }
-      const lastNl = bytes.lastIndexOf(0x0a);
-      if (lastNl >= 0 && lastNl < bytes.length - 1 && !done) {
-        bytes = bytes.subarray(0, lastNl + 1);
-        end = start + bytes.length;
+      const more = start + bytes.length < size;
+      if (!done || more) {
+        const lastNl = bytes.lastIndexOf(0x0a);
+        if (lastNl >= 0) bytes = bytes.subarray(0, lastNl + 1);
+        else if (bytesRead >= limit || done) bytes = bytes.subarray(0, completeUtf8(bytes));
+        else bytes = bytes.subarray(0, 0); // the line is still being written
       }
+      end = start + bytes.length;
       return { text: bytes.toString('utf8'), start, end, size, exists: true, done };
     } finally {
       await handle.close();
@@ -133,4 +161,54 @@ export async function readJobOutput(
   } finally {
     await dir.close();
   }
+}
+
+/** The most inputs one job may name. */
+export const MAX_INPUTS = 20;
+
+/**
+ * inputsEnv checks the files and folders a job's form picked from its project's workspace at the job's
+ * site (each must be there, a file or a folder, no link) and gives them to the job as `PORTAL_INPUTS`:
+ * their absolute paths on the cluster, joined by `:` (so a path with a `:` is refused).
+ */
+export async function inputsEnv(workspace: Workspace, inputs: readonly string[]): Promise<Record<string, string>> {
+  if (inputs.length === 0) return {};
+  if (inputs.length > MAX_INPUTS) throw new AppError('BAD_REQUEST', 'job.inputsTooMany', { max: MAX_INPUTS }, 'inputs');
+  const paths: string[] = [];
+  for (const input of inputs) {
+    if (input.includes(':')) throw new AppError('BAD_REQUEST', 'job.inputColon', { path: input }, 'inputs');
+    const entry = await statEntry(workspace, input, 'inputs').catch((error: unknown) => {
+      if (error instanceof AppError && error.key === 'files.notFound') throw new AppError('BAD_REQUEST', 'job.inputMissing', { path: input }, 'inputs');
+      throw error;
+    });
+    if (entry.type !== 'file' && entry.type !== 'folder') throw new AppError('BAD_REQUEST', 'files.path.link', {}, 'inputs');
+    paths.push(`${workspace.dir}/${input.replace(/\/+$/, '')}`);
+  }
+  return { PORTAL_INPUTS: paths.join(':') };
+}
+
+/**
+ * staffWorkspace is a project's workspace for centre staff, who read any tenant's (support, audits) —
+ * each read written to the audit log under the tenant, with the path: `files.staff_listed` for a folder,
+ * `files.staff_downloaded` for a download.
+ */
+export async function staffWorkspace(db: Db, actor: Actor, input: { projectId: string; siteId: string; path: string; action: 'files.staff_listed' | 'files.staff_downloaded' }, roots: SiteRoots): Promise<Workspace> {
+  const [project] = await db.select({ orgId: projects.orgId }).from(projects).where(eq(projects.id, input.projectId));
+  const [site] = await db.select({ id: sites.id }).from(sites).where(eq(sites.id, input.siteId));
+  if (!project || !site) throw new AppError('NOT_FOUND', 'error.notFound');
+  await recordAudit(db, { actorUserId: actor.userId, orgId: project.orgId, action: input.action, targetType: 'project', targetId: input.projectId, data: { site: input.siteId, path: input.path } });
+  return workspaceOf(roots, input.siteId, input.projectId);
+}
+
+/** staffProjectSites is a project's tenant, title and the sites it has a workspace at, for staff pages. */
+export async function staffProjectSites(db: DbOrTx, projectId: string) {
+  const [row] = await db
+    .select({ title: projects.title, orgId: organisations.id, orgName: organisations.name, orgResidency: organisations.residency, projectResidency: projects.dataResidency })
+    .from(projects)
+    .innerJoin(organisations, eq(organisations.id, projects.orgId))
+    .where(eq(projects.id, projectId));
+  if (!row) throw new AppError('NOT_FOUND', 'error.notFound');
+  const all = await db.select().from(sites).orderBy(sites.id);
+  const allowed = all.filter((s) => residencyAllowsSite(row.orgResidency, s) && (!row.projectResidency || residencyAllowsSite(row.projectResidency, s)));
+  return { title: row.title, orgId: row.orgId, orgName: row.orgName, sites: allowed };
 }

@@ -3,15 +3,15 @@
 // one file per upload named `<site>.<uuid>`; when its last byte arrives it is hashed (SHA-256), and moved
 // to its path in the workspace — through the parent folder opened without following links.
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { lstat, rename, rm } from 'node:fs/promises';
+import { chmodSync, createReadStream, mkdirSync } from 'node:fs';
+import { chmod, chown, lstat, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { FileStore } from '@tus/file-store';
-import { DataStore, type Upload } from '@tus/utils';
+import { DataStore, Upload } from '@tus/utils';
 import type stream from 'node:stream';
 import { AppError } from '~/server/errors';
 import { checkPath } from '~/server/core/files/paths';
-import { makeFolders, openFolder, pathRefused, type SiteRoots, type Workspace } from './workspace';
+import { groupIdOf, makeFolders, openFolder, pathRefused, type SiteRoots, type Workspace } from './workspace';
 
 const UPLOAD_ID = /^([a-z0-9][a-z0-9-]{0,63})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
@@ -62,7 +62,11 @@ export class SiteUploadStore extends DataStore {
     if (!site) throw new TusRefusal(404, 'The upload was not found.');
     let store = this.stores.get(site);
     if (!store) {
-      store = new FileStore({ directory: stagingDir(this.roots, site), expirationPeriodInMilliseconds: UPLOAD_EXPIRY_MS });
+      // The portal's own: no job, of any tenant, may read an upload before it lands in its workspace.
+      const directory = stagingDir(this.roots, site);
+      mkdirSync(directory, { recursive: true, mode: 0o700 });
+      chmodSync(directory, 0o700);
+      store = new FileStore({ directory, expirationPeriodInMilliseconds: UPLOAD_EXPIRY_MS });
       this.stores.set(site, store);
     }
     return store;
@@ -77,8 +81,18 @@ export class SiteUploadStore extends DataStore {
   override write(readable: stream.Readable, id: string, offset: number): Promise<number> {
     return this.storeOf(id).write(readable, id, offset);
   }
-  override getUpload(id: string): Promise<Upload> {
-    return this.storeOf(id).getUpload(id);
+  override async getUpload(id: string): Promise<Upload> {
+    const store = this.storeOf(id);
+    try {
+      return await store.getUpload(id);
+    } catch (error) {
+      // Placed already (its bytes moved into the workspace): it stands complete, so a client that asks
+      // again — or @tus/server itself, after an empty upload — is told so rather than "not found".
+      const placed = await readPlaced(path.join(store.directory, id));
+      const config = placed ? await store.configstore.get(id) : undefined;
+      if (!placed || !config) throw error;
+      return new Upload({ id, size: placed.bytes, offset: placed.bytes, metadata: config.metadata, creation_date: config.creation_date, storage: { type: 'file', path: path.join(store.directory, id) } });
+    }
   }
   override declareUploadLength(id: string, length: number): Promise<void> {
     return this.storeOf(id).declareUploadLength(id, length);
@@ -91,6 +105,41 @@ export class SiteUploadStore extends DataStore {
     for (const store of this.stores.values()) removed += await store.deleteExpired();
     return removed;
   }
+}
+
+async function readPlaced(staged: string): Promise<{ path: string; sha256: string; bytes: number } | null> {
+  try {
+    return JSON.parse(await readFile(`${staged}.placed`, 'utf8')) as { path: string; sha256: string; bytes: number };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * sweepUploads removes what uploads left in the sites' staging folders once UPLOAD_EXPIRY_MS has passed
+ * since they were last touched: unfinished uploads (their bytes and record) and the records and
+ * receipts of placed ones. Returns how many uploads it removed.
+ */
+export async function sweepUploads(roots: SiteRoots, siteIds: readonly string[], now: Date): Promise<number> {
+  let removed = 0;
+  for (const siteId of siteIds) {
+    const dir = stagingDir(roots, siteId);
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch {
+      continue; // no uploads at this site yet
+    }
+    for (const name of names) {
+      if (!name.endsWith('.json') || !siteOfUpload(name.slice(0, -'.json'.length))) continue;
+      const base = path.join(dir, name.slice(0, -'.json'.length));
+      const times = await Promise.all([base, `${base}.json`, `${base}.placed`].map((f) => lstat(f).then((st) => st.mtimeMs, () => 0)));
+      if (now.getTime() - Math.max(...times) < UPLOAD_EXPIRY_MS) continue;
+      await Promise.all([base, `${base}.json`, `${base}.placed`].map((f) => rm(f, { force: true })));
+      removed++;
+    }
+  }
+  return removed;
 }
 
 /** sha256OfFile hashes a file by streaming it (a 1 GB upload is never held in memory). */
@@ -126,8 +175,14 @@ export async function placeUpload(workspace: Workspace, staged: string, targetPa
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       }
       await rename(staged, folder.at(name));
-      await rm(`${staged}.json`, { force: true });
-      return { path: [...names.slice(0, -1), name].join('/'), sha256, bytes: st.size };
+      // The file keeps the staging folder's group: it becomes the workspace's, readable by its jobs only.
+      const gid = await groupIdOf(workspace);
+      await chown(folder.at(name), st.uid, gid ?? st.gid).catch(() => undefined);
+      await chmod(folder.at(name), 0o640);
+      const landed = { path: [...names.slice(0, -1), name].join('/'), sha256, bytes: st.size };
+      // A receipt beside its record: the upload stands complete until the sweep removes both.
+      await writeFile(`${staged}.placed`, JSON.stringify(landed), { mode: 0o600 });
+      return landed;
     }
     throw new AppError('CONFLICT', 'files.exists', {}, 'path');
   } finally {

@@ -7,16 +7,20 @@
 //   4. acts on the last name through that open folder (`/proc/self/fd/N/name`), again without following a link.
 // Linux only (/proc/self/fd), where the portal runs beside the cluster.
 import { constants, type Dirent } from 'node:fs';
-import { lstat, mkdir, open, readdir, readlink, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdir, open, readdir, readlink, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '~/server/errors';
 import { checkName, checkPath, isInside, type PathProblem } from '~/server/core/files/paths';
 import { projectGroupName } from '~/server/core/scheduler/identity';
 import { jobFolderPath } from '~/server/core/files/job-folder';
+import { logger } from '~/server/observability/log';
+import { gidOf } from './unix-groups';
 
 /** Where each site's workspaces lie (server/services/files/roots.ts `configuredSiteRoots`; tests pass their own). */
 export interface SiteRoots {
   rootOf(siteId: string): string;
+  /** The Unix group a project's workspace belongs to (the group its jobs run in), when the portal sets one. */
+  groupOf?(projectId: string): Promise<string | null>;
 }
 
 /** A project's workspace at one site: its absolute folder. */
@@ -24,11 +28,14 @@ export interface Workspace {
   projectId: string;
   siteId: string;
   dir: string;
+  /** Finds the Unix group the workspace belongs to (SiteRoots.groupOf), if any. */
+  group?: () => Promise<string | null>;
 }
 
 /** workspaceOf names a project's workspace at a site: `<site root>/<project group>` (the group its jobs' files belong to). */
 export function workspaceOf(roots: SiteRoots, siteId: string, projectId: string): Workspace {
-  return { projectId, siteId, dir: path.join(roots.rootOf(siteId), projectGroupName(projectId)) };
+  const groupOf = roots.groupOf?.bind(roots);
+  return { projectId, siteId, dir: path.join(roots.rootOf(siteId), projectGroupName(projectId)), ...(groupOf ? { group: () => groupOf(projectId) } : {}) };
 }
 
 /** jobDirOf is a job's working folder, absolute: `<workspace>/jobs/<job id>`. */
@@ -56,14 +63,40 @@ function errno(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
-/** ensureWorkspace makes the workspace folder where it is missing (and the site root above it). */
+/** Workspaces already made and given their group by this process (checked once each). */
+const prepared = new Set<string>();
+
+/**
+ * ensureWorkspace makes the workspace folder where it is missing (and the site root above it), 2770:
+ * its people write, new files and folders keep its group, nobody else enters. Where the workspace has a
+ * Unix group (SiteRoots.groupOf) and the portal may give it (root, CAP_CHOWN, or a member of the group),
+ * the folder is given that group, so what the portal writes there is its jobs' to read.
+ */
 export async function ensureWorkspace(workspace: Workspace): Promise<void> {
+  if (prepared.has(workspace.dir)) return;
   await mkdir(path.dirname(workspace.dir), { recursive: true, mode: 0o755 });
   try {
     await mkdir(workspace.dir, { mode: DIR_MODE });
   } catch (error) {
     if (errno(error) !== 'EEXIST') throw error;
   }
+  const st = await lstat(workspace.dir);
+  if (!st.isDirectory()) return; // refused by the caller
+  const group = workspace.group ? await workspace.group() : null;
+  const gid = group ? await gidOf(group) : null;
+  try {
+    if (gid !== null && st.gid !== gid) await chown(workspace.dir, st.uid, gid);
+    if ((st.mode & 0o7777) !== DIR_MODE) await chmod(workspace.dir, DIR_MODE); // the umask takes group write from mkdir
+  } catch (error) {
+    logger().warn({ dir: workspace.dir, group, err: error }, "the workspace's group or mode cannot be set: give it to the project's group, mode 2770");
+  }
+  prepared.add(workspace.dir);
+}
+
+/** groupIdOf is the gid of the workspace's group, or null (none set, or unknown on this host). */
+export async function groupIdOf(workspace: Workspace): Promise<number | null> {
+  const group = workspace.group ? await workspace.group() : null;
+  return group ? gidOf(group) : null;
 }
 
 async function workspaceReal(workspace: Workspace): Promise<string> {
@@ -271,6 +304,8 @@ export async function makeFolder(workspace: Workspace, folderPath: string): Prom
       if (errno(error) === 'EEXIST') throw pathRefused('exists');
       throw error;
     }
+    // The umask takes group write from mkdir's mode: the project's jobs write into its folders too.
+    await chmod(folder.at(leaf), DIR_MODE);
   });
 }
 

@@ -1,6 +1,7 @@
 // Jobs: submitted from the browser, admitted against every limit, paid for by a reservation made in
 // the same transaction that creates the job, handed to the scheduler, and watched until they end.
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { and, desc, eq, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
 import { reusable } from '~/db/reusable';
@@ -27,6 +28,7 @@ import type { TenantActor } from '~/server/services/actor';
 import { co2eSavedForJob } from './co2e-saved';
 import { configuredSiteRoots } from '~/server/services/files/roots';
 import { ensureJobFolder, workspaceOf } from '~/server/services/files/workspace';
+import { inputsEnv } from '~/server/services/files/files';
 import { overdueInvoicesBlocking } from '~/server/services/billing/payments';
 import { listResourceClasses } from '~/server/services/catalogue';
 import { isArrayProblem, parseArray, type JobArray } from '~/server/core/jobs/array';
@@ -56,6 +58,8 @@ export interface SubmitJobInput {
   dependency?: { type: JobDependencyType; jobIds: string[] };
   /** A job array (Slurm's --array, e.g. "0-999%16"): the job runs once per task index; each task reserves as one job. */
   array?: string;
+  /** Files and folders of the project's workspace (at the job's site) the job reads: given to it as PORTAL_INPUTS. */
+  inputs?: string[];
   /** The estimate shown before submitting, kept with the job. */
   estimate?: Record<string, unknown> & { runtimeSeconds?: number };
 }
@@ -264,6 +268,8 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
   const array = arrayOf(input.array);
   if (array && input.kind === 'inference') throw new AppError('BAD_REQUEST', 'job.arrayNotForServices', {}, 'array');
   if (input.dependency) await checkDependency(db, allocation.projectId, input.dependency);
+  // Files and folders picked from the project's workspace at the job's site: checked now, given to the job as PORTAL_INPUTS.
+  const inputs = input.inputs?.length ? await inputsEnv(workspaceOf(configuredSiteRoots(), site.id, allocation.projectId), input.inputs) : {};
   const powerCap = sitePowerCapOf(configuredCatalogue(), rc);
   // An array reserves each of its tasks as one job; each task's share is released as it ends.
   const amount = (array?.count ?? 1) * jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour });
@@ -288,7 +294,7 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
       walltimeSeconds: input.walltimeSeconds,
       image: input.image,
       command: input.command,
-      env: input.env,
+      env: { ...input.env, ...inputs },
       estimate: input.estimate ? JSON.stringify(input.estimate) : null,
       simulation,
       reservedAmount: amount,
@@ -510,7 +516,8 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
       group: runAs.group,
       image: job.image,
       command: job.command,
-      env: job.env,
+      // Where it runs, for its script: its folder and its project's workspace (inputs and results there).
+      env: workDir ? { ...job.env, PORTAL_JOB_DIR: workDir, PORTAL_WORKSPACE: path.dirname(path.dirname(workDir)) } : job.env,
       ...(job.beginAt ? { begin: job.beginAt } : {}),
       ...(dependency ? { dependency } : {}),
       ...(job.arraySpec ? { array: { text: job.arraySpec } } : {}),

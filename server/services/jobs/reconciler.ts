@@ -465,14 +465,14 @@ async function writeOutputs(db: Db, scheduler: SchedulerPort, items: readonly { 
   const running = items.filter(({ status }) => status.startedAt !== null);
   if (!running.length) return;
   try {
-    // The image names the model a fine-tuning job writes (the open rows leave it out).
-    const images = await db.select({ id: jobs.id, image: jobs.image }).from(jobs).where(inArray(jobs.id, running.map(({ job }) => job.id)));
+    // The image names the model a fine-tuning job writes, the inputs what it reads (the open rows leave both out).
+    const images = await db.select({ id: jobs.id, image: jobs.image, inputs: sql<string | null>`${jobs.env}->>'PORTAL_INPUTS'` }).from(jobs).where(inArray(jobs.id, running.map(({ job }) => job.id)));
     const kinds = new Map(images.map((r) => [r.id, r]));
     await scheduler.writeOutput!(
       running.flatMap(({ job, status }) => {
         const extra = kinds.get(job.id);
         if (!extra) return [];
-        return [{ job: { jobId: job.id, workDir: jobDirOf(workspaceOf(roots, job.siteId, job.projectId), job.id), kind: job.kind, image: extra.image, gpus: job.gpus, arrayTasks: job.arrayTasks }, status }];
+        return [{ job: { jobId: job.id, workDir: jobDirOf(workspaceOf(roots, job.siteId, job.projectId), job.id), kind: job.kind, image: extra.image, gpus: job.gpus, arrayTasks: job.arrayTasks, ...(extra.inputs ? { inputs: extra.inputs.split(':') } : {}) }, status }];
       }),
       now,
     );

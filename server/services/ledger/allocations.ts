@@ -10,6 +10,7 @@ import { AppError } from '~/server/errors';
 import { isStaff, type Actor, type TenantActor } from '~/server/services/actor';
 import { recordAudit } from '~/server/services/audit';
 import { capFiguresOf } from '~/server/services/billing/cap-figures';
+import { payAsYouGoTerms } from '~/server/services/billing/billing';
 import { checkCapChoice, setCapWithLine, tellLineAndCap, type CapChoice } from '~/server/services/billing/credit-line-cap';
 import { balanceOfRow, dailyUsage, grantBudget, lockOrganisation } from './ledger';
 import { projectAccess } from '~/server/services/tenants/projects';
@@ -118,6 +119,8 @@ export interface CreditLineGrant {
   reason: string;
   /** The tenant's monthly cap with the new line (null: no cap); absent: left as it is (API callers before issue #24). */
   capCents?: CapChoice;
+  /** The line's storage at every site, GB; absent: the pay-as-you-go default (issue #27). */
+  storageGb?: number;
 }
 
 /**
@@ -141,7 +144,7 @@ export async function grantCreditLine(db: Db, staff: Actor, input: CreditLineGra
     const org = await lockOrganisation(tx, project.orgId, 'cents');
     const [created] = await tx
       .insert(allocations)
-      .values({ projectId: project.id, orgId: project.orgId, resourceClassId: null, unit: 'cents', periodStart: input.periodStart, periodEnd: input.periodEnd, ...creditLineLimits() })
+      .values({ projectId: project.id, orgId: project.orgId, resourceClassId: null, unit: 'cents', periodStart: input.periodStart, periodEnd: input.periodEnd, storageGb: input.storageGb ?? payAsYouGoTerms().storageGb, ...creditLineLimits() })
       .returning({ id: allocations.id });
     await grantBudget(tx, { allocationId: created!.id, amount: input.amountCents, actorUserId: staff.userId, reason: input.reason });
     const cap = await setCapWithLine(tx, org, input.capCents);
@@ -152,7 +155,7 @@ export async function grantCreditLine(db: Db, staff: Actor, input: CreditLineGra
       targetType: 'allocation',
       targetId: created!.id,
       reason: input.reason,
-      data: { amountCents: input.amountCents, periodStart: input.periodStart, periodEnd: input.periodEnd, ...lineChange(0, input.amountCents), ...cap.audit },
+      data: { amountCents: input.amountCents, periodStart: input.periodStart, periodEnd: input.periodEnd, storageGb: input.storageGb ?? payAsYouGoTerms().storageGb, ...lineChange(0, input.amountCents), ...cap.audit },
       isStaffAction: true,
     });
     await tellLineAndCap(tx, { id: created!.id, orgId: project.orgId, projectId: project.id, projectTitle: project.title, grantedCents: input.amountCents }, cap.capCents, 'granted');
@@ -163,11 +166,13 @@ export async function grantCreditLine(db: Db, staff: Actor, input: CreditLineGra
 }
 
 /** setAllocationLimits sets the concurrent limits of an allocation (staff), audited. */
-export async function setAllocationLimits(db: Db, staff: Actor, input: { allocationId: string; maxGpusAtOnce: number; maxWalltimeSeconds: number; maxQueuedJobs: number; reason: string }) {
+export async function setAllocationLimits(db: Db, staff: Actor, input: { allocationId: string; maxGpusAtOnce: number; maxWalltimeSeconds: number; maxQueuedJobs: number; storageGb?: number; reason: string }) {
   await inTransaction(db, async (tx) => {
     const [before] = await tx.select().from(allocations).where(eq(allocations.id, input.allocationId)).for('no key update');
     if (!before) throw new AppError('NOT_FOUND', 'error.notFound');
-    const { reason, allocationId, ...limits } = input;
+    const { reason, allocationId, storageGb, ...rest } = input;
+    // The storage line (issue #27) is one of the limits staff set; absent: left as it is.
+    const limits = { ...rest, storageGb: storageGb ?? before.storageGb };
     await tx.update(allocations).set(limits).where(eq(allocations.id, allocationId));
     await recordAudit(tx, {
       actorUserId: staff.userId,
@@ -176,7 +181,7 @@ export async function setAllocationLimits(db: Db, staff: Actor, input: { allocat
       targetType: 'allocation',
       targetId: allocationId,
       reason,
-      data: { before: { maxGpusAtOnce: before.maxGpusAtOnce, maxWalltimeSeconds: before.maxWalltimeSeconds, maxQueuedJobs: before.maxQueuedJobs }, after: limits },
+      data: { before: { maxGpusAtOnce: before.maxGpusAtOnce, maxWalltimeSeconds: before.maxWalltimeSeconds, maxQueuedJobs: before.maxQueuedJobs, storageGb: before.storageGb }, after: limits },
       isStaffAction: true,
     });
   });

@@ -3,7 +3,7 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
 import { accessModes, allocations, applicationLines, applications, decisions, memberships, organisations, projects, resourceClasses, users } from '~/db/schema';
-import { checkApplicationRequest, checkDecision, classAllocationLimits, decisionRefusal, reviewRouteFor, reviewTargetWorkingDays, type DecisionOutcome, type RequestLine, type ReviewRoute } from '~/server/core/applications';
+import { checkApplicationRequest, checkDecision, classAllocationLimits, decisionRefusal, reviewRouteFor, reviewTargetWorkingDays, storageOfLine, type DecisionOutcome, type RequestLine, type ReviewRoute } from '~/server/core/applications';
 import { workingDaysBetween } from '~/server/core/working-days';
 import { AppError } from '~/server/errors';
 import type { Locale, MessageKey } from '~/server/i18n';
@@ -73,8 +73,9 @@ async function validateRequest(db: DbOrTx, actor: TenantActor, input: Applicatio
     }
   }
   if (!period) throw new AppError('BAD_REQUEST', 'application.periodRequired', {}, input.periodStart ? 'periodEnd' : 'periodStart');
-  const request = { ...input, ...period };
-  const error = firstProblem(checkApplicationRequest({ mode, kind: input.kind, lines: input.lines, periodStart: request.periodStart, periodEnd: request.periodEnd, today }));
+  // Each line asks for storage beside its GPU-hours: what it says, else its mode's default (a top-up: none).
+  const request = { ...input, ...period, lines: input.lines.map((l) => ({ ...l, storageGb: storageOfLine(l, mode, input.kind) })) };
+  const error = firstProblem(checkApplicationRequest({ mode, kind: input.kind, lines: request.lines, periodStart: request.periodStart, periodEnd: request.periodEnd, today }));
   if (error) throw error;
   return { mode, request };
 }
@@ -98,7 +99,7 @@ export async function createApplication(db: Db, actor: TenantActor, input: Appli
         createdBy: actor.userId,
       })
       .returning();
-    await tx.insert(applicationLines).values(input.lines.map((l) => ({ applicationId: app!.id, resourceClassId: l.resourceClassId, requestedGpuSeconds: l.gpuSeconds })));
+    await tx.insert(applicationLines).values(request.lines.map((l) => ({ applicationId: app!.id, resourceClassId: l.resourceClassId, requestedGpuSeconds: l.gpuSeconds, requestedStorageGb: l.storageGb })));
     await recordAudit(tx, { actorUserId: actor.userId, orgId: actor.org.id, action: 'application.drafted', targetType: 'application', targetId: app!.id, data: { accessModeId: input.accessModeId, kind: input.kind } });
     return app!;
   });
@@ -128,13 +129,13 @@ export async function updateApplication(db: Db, actor: TenantActor, applicationI
       .set({ accessModeId: input.accessModeId, kind: input.kind, baseAllocationId: input.kind === 'new' ? null : input.baseAllocationId!, periodStart: request.periodStart, periodEnd: request.periodEnd, justification: input.justification })
       .where(eq(applications.id, applicationId));
     await tx.delete(applicationLines).where(eq(applicationLines.applicationId, applicationId));
-    await tx.insert(applicationLines).values(input.lines.map((l) => ({ applicationId, resourceClassId: l.resourceClassId, requestedGpuSeconds: l.gpuSeconds })));
+    await tx.insert(applicationLines).values(request.lines.map((l) => ({ applicationId, resourceClassId: l.resourceClassId, requestedGpuSeconds: l.gpuSeconds, requestedStorageGb: l.storageGb })));
   });
 }
 
 async function linesOf(db: DbOrTx, applicationId: string): Promise<RequestLine[]> {
   const rows = await db.select().from(applicationLines).where(eq(applicationLines.applicationId, applicationId)).orderBy(asc(applicationLines.resourceClassId));
-  return rows.map((r) => ({ resourceClassId: r.resourceClassId, gpuSeconds: r.requestedGpuSeconds }));
+  return rows.map((r) => ({ resourceClassId: r.resourceClassId, gpuSeconds: r.requestedGpuSeconds, storageGb: r.requestedStorageGb }));
 }
 
 /** heldAllocations lists a tenant's allocations with the access mode each was granted under, for the review route. */
@@ -194,10 +195,13 @@ const OUTCOME_NOTICE = { approved: 'notice.applicationApproved', rejected: 'noti
 /** decideInTx records a decision and its effects (allocations and grants on approval), audited and notified. */
 async function decideInTx(tx: Tx, reviewer: Actor | null, app: typeof applications.$inferSelect, input: DecisionInput, now: Date) {
   const requested = await linesOf(tx, app.id);
-  const granted = input.outcome === 'approved' ? input.grantedLines.filter((l) => l.gpuSeconds > 0) : [];
+  // A granted line without storage grants the storage its request line asked for.
+  const granted = input.outcome === 'approved'
+    ? input.grantedLines.filter((l) => l.gpuSeconds > 0).map((l) => ({ ...l, storageGb: l.storageGb ?? requested.find((r) => r.resourceClassId === l.resourceClassId)?.storageGb ?? 0 }))
+    : [];
   const [decision] = await tx
     .insert(decisions)
-    .values({ applicationId: app.id, reviewerUserId: reviewer?.userId ?? null, outcome: input.outcome, comment: input.comment, decidedAt: now, grantedLines: input.outcome === 'approved' ? granted.map((l) => ({ resourceClassId: l.resourceClassId, gpuSeconds: l.gpuSeconds })) : null })
+    .values({ applicationId: app.id, reviewerUserId: reviewer?.userId ?? null, outcome: input.outcome, comment: input.comment, decidedAt: now, grantedLines: input.outcome === 'approved' ? granted.map((l) => ({ resourceClassId: l.resourceClassId, gpuSeconds: l.gpuSeconds, storageGb: l.storageGb })) : null })
     .returning({ id: decisions.id });
   await tx.update(applications).set({ status: OUTCOME_STATUS[input.outcome], decidedAt: now }).where(eq(applications.id, app.id));
   const allocationIds: string[] = [];
@@ -217,10 +221,14 @@ async function decideInTx(tx: Tx, reviewer: Actor | null, app: typeof applicatio
             unit: 'gpu_seconds',
             periodStart: app.periodStart,
             periodEnd: app.periodEnd,
+            storageGb: line.storageGb,
             ...classAllocationLimits(rc!),
           })
           .returning({ id: allocations.id });
         allocationId = created!.id;
+      } else if (line.storageGb > 0) {
+        // A top-up that asked for storage adds it to the allocation's line.
+        await tx.update(allocations).set({ storageGb: sql`${allocations.storageGb} + ${line.storageGb}` }).where(eq(allocations.id, allocationId));
       }
       await grantBudget(tx, { allocationId, amount: line.gpuSeconds, actorUserId: reviewer?.userId ?? null, reason });
       allocationIds.push(allocationId);
@@ -298,7 +306,7 @@ export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor;
   const reviewer = users;
   const [lines, history] = await Promise.all([
     db
-      .select({ resourceClassId: applicationLines.resourceClassId, gpuSeconds: applicationLines.requestedGpuSeconds, name: resourceClasses.name, nameDe: resourceClasses.nameDe })
+      .select({ resourceClassId: applicationLines.resourceClassId, gpuSeconds: applicationLines.requestedGpuSeconds, storageGb: applicationLines.requestedStorageGb, name: resourceClasses.name, nameDe: resourceClasses.nameDe })
       .from(applicationLines)
       .innerJoin(resourceClasses, eq(resourceClasses.id, applicationLines.resourceClassId))
       .where(eq(applicationLines.applicationId, applicationId))

@@ -27,6 +27,9 @@ const NOTICE_MAILS: Partial<Record<MessageKey, { kind: MailKind; subject: Messag
   'notice.spendAlert.projectMonthly': { kind: 'budget_threshold', subject: 'mail.spendAlert.subject' },
   'notice.spendAlert.projectTotal': { kind: 'budget_threshold', subject: 'mail.spendAlert.subject' },
   'notice.spendAlert.personMonthly': { kind: 'budget_threshold', subject: 'mail.spendAlert.subject' },
+  // A workspace's storage passing 80 % or 100 % of its quota (issue #27): a budget of its own, the same preference.
+  'notice.storage80': { kind: 'budget_threshold', subject: 'mail.storage80.subject' },
+  'notice.storageFull': { kind: 'budget_threshold', subject: 'mail.storageFull.subject' },
   'notice.invoiceIssued': { kind: 'invoice_issued', subject: 'mail.invoiceIssued.subject' },
   'notice.invoiceReminder1': { kind: 'invoice_issued', subject: 'mail.invoiceReminder1.subject' },
   'notice.invoiceReminder2': { kind: 'invoice_issued', subject: 'mail.invoiceReminder2.subject' },

@@ -69,6 +69,7 @@ export default async function ApplicationPage({ params }: { params: Promise<{ id
               periodEnd: app.periodEnd,
               justification: app.justification,
               gpuHours: Object.fromEntries(app.lines.map((l) => [l.resourceClassId, String(l.gpuSeconds / 3600)])),
+              storageGb: Object.fromEntries(app.lines.map((l) => [l.resourceClassId, String(l.storageGb)])),
             }}
           />
         </section>

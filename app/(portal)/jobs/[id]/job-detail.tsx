@@ -19,7 +19,9 @@ import { cancelWording } from '~/server/i18n/cancel-wording';
 import { exitWording } from '~/server/i18n/exit-wording';
 import { exitStatus } from '~/server/core/jobs/exit-status';
 import { Co2eSaved } from './co2e-saved';
-import { ConfirmDialog } from './confirm-dialog';
+import { ConfirmDialog } from '~/app/_components/confirm-dialog';
+import { JobFiles } from './job-files';
+import { JobLog } from './job-log';
 
 type Job = RouterOutputs['job']['get'];
 const ACTIVE = ['SUBMITTING', 'PENDING', 'RUNNING'];
@@ -276,19 +278,15 @@ export function JobDetail({ jobId }: { jobId: string }) {
         </ol>
       </Card>
       <Card title={t('jobs.output')}>
-        {/* Focusable, so the log scrolls from the keyboard too. */}
-        {job.output.length > 0 && (
-          <pre tabIndex={0} aria-label={t('jobs.output')} className="max-h-96 overflow-auto rounded-md bg-slate-900 p-4 font-mono text-xs text-slate-100 focus:ring-2 focus:ring-indigo-500 focus:outline-none" data-testid="job-output">{job.output.join('\n')}</pre>
-        )}
-        {job.outputLocation ? (
-          <p className="text-sm text-slate-700" data-testid="job-output-location">
-            {t('jobs.outputOnCluster')} <code className="font-mono text-xs break-all">{job.outputLocation}</code>
+        <JobLog jobId={job.id} queued={job.state === 'PENDING' || job.state === 'SUBMITTING'} tasks={job.array ? job.array.list.map((task) => task.index) : null} />
+        {job.outputLocation && (
+          <p className="mt-3 text-xs text-slate-500" data-testid="job-output-location">
+            {t('jobs.outputOnCluster')} <code className="font-mono break-all">{job.outputLocation}</code>
           </p>
-        ) : job.output.length > 0 ? (
-          <p className="mt-2 text-xs text-slate-500">{t('jobs.outputNote')}</p>
-        ) : (
-          <p className="text-sm text-slate-500" data-testid="job-output-none">{t(job.state === 'PENDING' || job.state === 'SUBMITTING' ? 'jobs.outputWaiting' : 'jobs.outputNotYet')}</p>
         )}
+      </Card>
+      <Card title={t('files.jobFolder')}>
+        <JobFiles jobId={job.id} active={active} />
       </Card>
       <Card title={t('jobs.command')}>
         <pre className="max-h-64 overflow-auto rounded-md bg-slate-50 p-3 font-mono text-xs whitespace-pre-wrap break-all">{job.command}</pre>

@@ -18,6 +18,7 @@ import { residencyAllowsSite } from '~/server/core/jobs/admission';
 import { LowCarbonStart } from './low-carbon-start';
 import { RunAfter, type Dependency } from './run-after';
 import { NO_SWEEP, SweepFields, sweepRequest, type Sweep } from './sweep';
+import { InputsPicker } from './inputs-picker';
 
 type Targets = RouterOutputs['job']['targets'];
 type Kind = 'training' | 'fine_tuning' | 'inference' | 'batch';
@@ -67,7 +68,7 @@ function readDraft(id: string): Partial<JobDraft> | null {
   }
 }
 
-const SHOWN = ['allocationId', 'resourceClassId', 'name', 'kind', 'gpus', 'nodes', 'walltimeMinutes', 'image', 'command', 'env', 'dependency.jobIds', 'array'];
+const SHOWN = ['allocationId', 'resourceClassId', 'name', 'kind', 'gpus', 'nodes', 'walltimeMinutes', 'image', 'command', 'env', 'dependency.jobIds', 'array', 'inputs'];
 
 function parseEnv(text: string): Record<string, string> {
   const env: Record<string, string> = {};
@@ -129,6 +130,10 @@ export function SubmitJobForm({
   const [begin, setBegin] = useState<Date | null>(null);
   // Another job of the project this one starts after (null: as soon as it can).
   const [dependency, setDependency] = useState<Dependency>(null);
+  // Inputs picked from the project's workspace at the class's site (a new project or site starts with none).
+  const [inputsPicked, setInputsPicked] = useState<{ at: string; paths: string[] }>({ at: '', paths: [] });
+  const inputsAt = `${allocation.projectId}:${rc?.siteId ?? ''}`;
+  const inputs = inputsPicked.at === inputsAt ? inputsPicked.paths : [];
   // One job, or a sweep: a job array over task indexes or over a list of values.
   const [sweep, setSweep] = useState<Sweep>(start.sweep ?? NO_SWEEP);
   const swept = sweepRequest(kind === 'inference' ? NO_SWEEP : sweep, command);
@@ -223,6 +228,7 @@ export function SubmitJobForm({
         image,
         command: template === 'fine-tune' && !command.includes('finetune') ? `python finetune.py --model-size ${params}B --tokens ${tokens}B` : swept.command,
         ...(swept.array !== undefined ? { array: swept.array } : {}),
+        ...(inputs.length ? { inputs } : {}),
         env: envVars,
         idempotencyKey,
         ...(begin && kind !== 'inference' ? { begin: begin.toISOString() } : {}),
@@ -360,6 +366,12 @@ export function SubmitJobForm({
             </Field>
           </div>
         </Card>
+
+        {rc && (
+          <Card title={t('jobs.inputs.title')}>
+            <InputsPicker key={inputsAt} projectId={allocation.projectId} site={rc.siteId} value={inputs} onChange={(paths) => setInputsPicked({ at: inputsAt, paths })} error={fe.inputs} />
+          </Card>
+        )}
 
         {kind !== 'inference' && template === 'custom' && (
           <Card title={t('jobs.sweep.title')}>

@@ -2,9 +2,10 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { BudgetBar } from '~/app/_components/burn-down-chart';
+import { StorageBar } from '~/app/_components/storage-bar';
 import { AllocationStatusBadge, ApplicationStatusBadge } from '~/app/_components/status-badges';
 import { Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
-import { formatAmount, formatDay } from '~/server/i18n/format';
+import { formatAmount, formatBytes, formatDateTime, formatDay } from '~/server/i18n/format';
 import { purposeLine } from '~/app/_lib/project-purpose';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
@@ -22,11 +23,14 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 export default async function ProjectPage({ params }: { params: Promise<{ id: string }> }) {
   await requireUser();
   const { id } = await params;
-  const { t, locale } = await getT();
+  const { t, locale, timeZone } = await getT();
   const caller = await api();
   const data = await caller.project.get({ projectId: id }).catch(() => undefined);
   if (!data) notFound();
   const { project, members, allocations, applications, canManage } = data;
+  // Storage at each site (issue #27): what the workspace holds, as last measured, against its quota.
+  const storage = await caller.project.storage({ projectId: id });
+  const gb = (gigabytes: number) => formatBytes(locale, gigabytes * 1_000_000_000);
   const colleagues = canManage ? await caller.organisation.members() : [];
   // A company project's budgets (issue #24): everyone in the tenant reads them, owners and managers set them.
   const isCompanyProject = project.fieldOfScience === null;
@@ -37,11 +41,16 @@ export default async function ProjectPage({ params }: { params: Promise<{ id: st
         title={project.title}
         subtitle={[purposeLine(t, project), `${t('projects.pi')}: ${members.find((m) => m.role === 'pi')?.name ?? '—'}`].filter(Boolean).join(' · ')}
         actions={
-          canManage && (
-            <Link href={`/projects/${project.id}/apply`} className="rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-700">
-              {t('project.apply')}
+          <div className="flex flex-wrap gap-3">
+            <Link href={`/projects/${project.id}/files`} className="rounded-md px-3 py-2 text-sm font-medium text-indigo-700 ring-1 ring-slate-300 hover:bg-slate-50" data-testid="project-files">
+              {t('files.title')}
             </Link>
-          )
+            {canManage && (
+              <Link href={`/projects/${project.id}/apply`} className="rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-700">
+                {t('project.apply')}
+              </Link>
+            )}
+          </div>
         }
       />
       <Card title={project.fieldOfScience === null ? t('project.descriptionCompany') : t('project.abstract')}>
@@ -65,6 +74,7 @@ export default async function ProjectPage({ params }: { params: Promise<{ id: st
                   </div>
                   <p className="mt-1 text-xs text-slate-600">
                     {formatDay(locale, a.periodStart)} – {formatDay(locale, a.periodEnd)}
+                    {a.storageGb > 0 && ` · ${t(a.unit === 'cents' ? 'project.storage.lineEverySite' : 'project.storage.line', { size: gb(a.storageGb) })}`}
                   </p>
                   <dl className="mt-3 grid grid-cols-2 gap-2 text-sm sm:grid-cols-4">
                     {(
@@ -89,6 +99,29 @@ export default async function ProjectPage({ params }: { params: Promise<{ id: st
             })}
           </ul>
         )}
+      </Card>
+      <Card title={t('project.storage.title')}>
+        {storage.length === 0 ? (
+          <p className="text-sm text-slate-600">{t('project.storage.none')}</p>
+        ) : (
+          <ul className="space-y-4">
+            {storage.map((s) => (
+              <li key={s.siteId} data-testid={`project-storage-${s.siteId}`}>
+                <div className="flex flex-wrap items-baseline justify-between gap-2 text-sm">
+                  <span className="font-medium">{s.siteName}</span>
+                  <span className="tabular-nums text-slate-700">
+                    {s.grantedGb > 0 ? t('project.storage.usedOf', { used: formatBytes(locale, s.usedBytes), granted: gb(s.grantedGb), percent: s.usedPercent ?? 0 }) : t('project.storage.usedNoQuota', { used: formatBytes(locale, s.usedBytes) })}
+                  </span>
+                </div>
+                <div className="mt-2">
+                  <StorageBar usedBytes={s.usedBytes} grantedGb={s.grantedGb} label={t('project.storage.usedOf', { used: formatBytes(locale, s.usedBytes), granted: gb(s.grantedGb), percent: s.usedPercent ?? 0 })} markLabel={t('project.storage.mark')} />
+                </div>
+                <p className="mt-1 text-xs text-slate-500">{s.measuredAt ? t('project.storage.measured', { at: formatDateTime(locale, s.measuredAt, timeZone) }) : t('project.storage.notMeasured')}</p>
+              </li>
+            ))}
+          </ul>
+        )}
+        <p className="mt-4 text-xs text-slate-500">{t('project.storage.hint')}</p>
       </Card>
       <Card title={t('project.applications')}>
         {applications.length === 0 ? (

@@ -5,7 +5,7 @@ import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
 import type { z } from 'zod';
 import { Alert, Button, Card, PageHeader, Table, Td, Th } from '~/app/_components/ui';
-import { formatDay, formatDayShort, formatEuros, formatGpuHours } from '~/server/i18n/format';
+import { formatBytes, formatDay, formatDayShort, formatEuros, formatGpuHours } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
 import type { RouterOutputs } from '~/app/_lib/types';
@@ -22,6 +22,7 @@ export async function generateMetadata(): Promise<Metadata> {
 
 type Search = Record<string, string | string[] | undefined>;
 type CentreDashboard = RouterOutputs['centre']['dashboard'];
+type CentreStorage = RouterOutputs['centre']['storage'];
 
 function first(value: string | string[] | undefined): string | undefined {
   return (Array.isArray(value) ? value[0] : value)?.trim() || undefined;
@@ -74,10 +75,11 @@ export default async function CentrePage({ searchParams }: { searchParams: Promi
   const caller = await api();
   const partitions = await caller.centre.partitions();
   let data: CentreDashboard | undefined;
+  let storage: CentreStorage | undefined;
   let refusal: CentreRefusal | undefined;
   try {
     // Validated by the procedure; a refusal is shown beside the field it is about.
-    data = await caller.centre.dashboard(input as z.input<typeof centreInput>);
+    [data, storage] = await Promise.all([caller.centre.dashboard(input as z.input<typeof centreInput>), caller.centre.storage(input as z.input<typeof centreInput>)]);
   } catch (error) {
     refusal = centreRefusal(error, locale);
     if (!refusal) throw error;
@@ -161,7 +163,55 @@ export default async function CentrePage({ searchParams }: { searchParams: Promi
       )}
 
       {data && <Dashboard data={data} t={t} locale={locale} fmtDay={fmtDay} kindLabel={kindLabel} />}
+      {storage && <StorageCard storage={storage} t={t} locale={locale} kindLabel={kindLabel} />}
     </div>
+  );
+}
+
+/** Storage per tenant (issue #27): what its workspaces hold now, what its allocations grant, its TB-months in the range; the centre's total. */
+function StorageCard({ storage, t, locale, kindLabel }: { storage: CentreStorage; t: T; locale: L; kindLabel: (kind: 'academic' | 'company') => string }) {
+  const bytes = (b: number) => formatBytes(locale, b);
+  const share = (used: number, grantedGb: number) => (grantedGb > 0 ? percent(locale, used / (grantedGb * 1_000_000_000)) : '—');
+  const tbMonths = (milli: number) => fixed(locale, milli / 1000, 3);
+  return (
+    <Card title={t('centre.storage.title')}>
+      {storage.tenants.length === 0 ? (
+        <p className="text-sm text-slate-500">{t('centre.storage.empty')}</p>
+      ) : (
+        <div className="space-y-6">
+          <TenantBars
+            fill="bg-sky-600"
+            rows={storage.tenants.slice(0, 10).map((r) => ({ id: r.orgId, name: `${r.name} (${kindLabel(r.kind)})`, value: r.usedBytes, label: bytes(r.usedBytes) }))}
+            toAxisUnit={(b) => b / 1e12}
+            formatTick={(v) => decimal(locale, v, 2)}
+            labels={{ title: t('centre.storage.chart'), tenant: t('centre.chart.tenant'), value: t('centre.storage.used'), empty: t('centre.chart.empty'), axis: t('centre.storage.axisTb') }}
+          />
+          <Table>
+            <thead>
+              <tr>
+                <Th>{t('centre.chart.tenant')}</Th>
+                <Th className="text-right">{t('centre.storage.used')}</Th>
+                <Th className="text-right">{t('centre.storage.granted')}</Th>
+                <Th className="text-right">{t('centre.allocations.usedShare')}</Th>
+                <Th className="text-right">{t('centre.storage.tbMonths')}</Th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {[...storage.tenants.map((r) => ({ key: r.orgId, label: `${r.name} (${kindLabel(r.kind)})`, ...r })), { key: '_total', label: t('centre.storage.total'), ...storage.totals }].map((r) => (
+                <tr key={r.key} className={r.key === '_total' ? 'font-semibold' : undefined} data-testid={r.key === '_total' ? 'centre-storage-total' : 'centre-storage-tenant'}>
+                  <Td>{r.label}</Td>
+                  <Td className="text-right tabular-nums">{bytes(r.usedBytes)}</Td>
+                  <Td className="text-right tabular-nums">{bytes(r.grantedGb * 1_000_000_000)}</Td>
+                  <Td className="text-right tabular-nums">{share(r.usedBytes, r.grantedGb)}</Td>
+                  <Td className="text-right tabular-nums">{tbMonths(r.milliTbMonths)}</Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        </div>
+      )}
+      <p className="mt-3 text-xs text-slate-500">{t('centre.storage.note')}</p>
+    </Card>
   );
 }
 

@@ -9,8 +9,8 @@ import { formErrors, type FormErrors } from '~/app/_lib/errors';
 import { formValue } from '~/app/_lib/form-value';
 import { useTRPC } from '~/app/_lib/trpc';
 
-/** Staff set an allocation's concurrent limits: GPUs at once, walltime per job, queued jobs — with a reason. */
-export function LimitsForm({ allocationId, current }: { allocationId: string; current: { maxGpusAtOnce: number | null; maxWalltimeSeconds: number | null; maxQueuedJobs: number | null } }) {
+/** Staff set an allocation's limits: GPUs at once, walltime per job, queued jobs and its storage line (GB) — with a reason. */
+export function LimitsForm({ allocationId, current }: { allocationId: string; current: { maxGpusAtOnce: number | null; maxWalltimeSeconds: number | null; maxQueuedJobs: number | null; storageGb: number } }) {
   const { t } = useT();
   const trpc = useTRPC();
   const router = useRouter();
@@ -28,17 +28,18 @@ export function LimitsForm({ allocationId, current }: { allocationId: string; cu
         maxGpusAtOnce: Number(formValue(form, 'maxGpusAtOnce')),
         maxWalltimeHours: Number(formValue(form, 'maxWalltimeHours')),
         maxQueuedJobs: Number(formValue(form, 'maxQueuedJobs')),
+        storageGb: Number(formValue(form, 'storageGb')),
         reason: formValue(form, 'reason'),
       });
       setDone(true);
       router.refresh();
     } catch (error) {
-      setErrors(formErrors(error, ['maxGpusAtOnce', 'maxWalltimeHours', 'maxQueuedJobs', 'reason']));
+      setErrors(formErrors(error, ['maxGpusAtOnce', 'maxWalltimeHours', 'maxQueuedJobs', 'storageGb', 'reason']));
     }
   }
   return (
     <Card title={t('limits.title')}>
-      <form onSubmit={onSubmit} className="grid items-start gap-4 sm:grid-cols-4" noValidate>
+      <form onSubmit={onSubmit} className="grid items-start gap-4 sm:grid-cols-5" noValidate>
         <Field label={t('limits.gpus')} error={errors.fields.maxGpusAtOnce}>
           <input name="maxGpusAtOnce" type="number" min={1} step={1} defaultValue={current.maxGpusAtOnce ?? ''} required />
         </Field>
@@ -48,10 +49,13 @@ export function LimitsForm({ allocationId, current }: { allocationId: string; cu
         <Field label={t('limits.queued')} error={errors.fields.maxQueuedJobs}>
           <input name="maxQueuedJobs" type="number" min={1} step={1} defaultValue={current.maxQueuedJobs ?? ''} required />
         </Field>
+        <Field label={t('limits.storageGb')} error={errors.fields.storageGb}>
+          <input name="storageGb" type="number" min={0} step={1} defaultValue={current.storageGb} required />
+        </Field>
         <Field label={t('common.reason')} error={errors.fields.reason}>
           <input name="reason" required maxLength={1000} />
         </Field>
-        <div className="sm:col-span-4">
+        <div className="sm:col-span-5">
           <Button type="submit" disabled={save.isPending}>
             {save.isPending ? t('common.working') : t('limits.submit')}
           </Button>

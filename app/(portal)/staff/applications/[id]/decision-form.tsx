@@ -10,13 +10,14 @@ import { useTRPC } from '~/app/_lib/trpc';
 
 type Outcome = 'approved' | 'changes_requested' | 'rejected';
 
-/** The reviewer's decision: approve (possibly less than requested), ask for changes, or reject — with words for the applicants. */
-export function DecisionForm({ applicationId, lines }: { applicationId: string; lines: { resourceClassId: string; name: string; gpuHours: number }[] }) {
+/** The reviewer's decision: approve (possibly less than requested, in GPU-hours or storage), ask for changes, or reject — with words for the applicants. */
+export function DecisionForm({ applicationId, lines }: { applicationId: string; lines: { resourceClassId: string; name: string; gpuHours: number; storageGb: number }[] }) {
   const { t } = useT();
   const trpc = useTRPC();
   const router = useRouter();
   const [outcome, setOutcome] = useState<Outcome>('approved');
   const [granted, setGranted] = useState<Record<string, string>>(Object.fromEntries(lines.map((l) => [l.resourceClassId, String(l.gpuHours)])));
+  const [grantedStorage, setGrantedStorage] = useState<Record<string, string>>(Object.fromEntries(lines.map((l) => [l.resourceClassId, String(l.storageGb)])));
   const [comment, setComment] = useState('');
   const [errors, setErrors] = useState<FormErrors>({ fields: {} });
   const decide = useMutation(trpc.staff.decide.mutationOptions());
@@ -29,7 +30,7 @@ export function DecisionForm({ applicationId, lines }: { applicationId: string; 
         applicationId,
         outcome,
         comment,
-        grantedLines: outcome === 'approved' ? lines.map((l) => ({ resourceClassId: l.resourceClassId, gpuHours: Number(granted[l.resourceClassId] || 0) })) : [],
+        grantedLines: outcome === 'approved' ? lines.map((l) => ({ resourceClassId: l.resourceClassId, gpuHours: Number(granted[l.resourceClassId] || 0), storageGb: Number(grantedStorage[l.resourceClassId] || 0) })) : [],
       });
       router.push('/staff/applications');
       router.refresh();
@@ -75,6 +76,18 @@ export function DecisionForm({ applicationId, lines }: { applicationId: string; 
                     onChange={(e) => setGranted({ ...granted, [l.resourceClassId]: e.target.value })}
                   />
                   <span className="text-sm text-slate-600">GPU-h</span>
+                  <input
+                    id={`grant-storage-${l.resourceClassId}`}
+                    type="number"
+                    min={0}
+                    max={l.storageGb}
+                    step={1}
+                    className={`${inputClass} w-36`}
+                    value={grantedStorage[l.resourceClassId] ?? ''}
+                    onChange={(e) => setGrantedStorage({ ...grantedStorage, [l.resourceClassId]: e.target.value })}
+                    aria-label={t('review.grantStorage', { name: l.name, gb: l.storageGb })}
+                  />
+                  <span className="text-sm text-slate-600">GB</span>
                 </div>
               ))}
             </div>

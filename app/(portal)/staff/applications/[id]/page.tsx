@@ -30,7 +30,7 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
         }
       />
       <ApplicationSummary app={app} t={t} locale={locale} timeZone={timeZone} allocationHref={(a) => `/staff/allocations/${a}`} />
-      {app.status === 'submitted' && <DecisionForm applicationId={app.id} lines={app.lines.map((l) => ({ resourceClassId: l.resourceClassId, name: l.name, gpuHours: l.gpuSeconds / 3600 }))} />}
+      {app.status === 'submitted' && <DecisionForm applicationId={app.id} lines={app.lines.map((l) => ({ resourceClassId: l.resourceClassId, name: l.name, gpuHours: l.gpuSeconds / 3600, storageGb: l.storageGb }))} />}
     </div>
   );
 }

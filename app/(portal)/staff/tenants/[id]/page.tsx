@@ -77,6 +77,19 @@ export default async function StaffTenantPage({ params, searchParams }: { params
           <AllocationTable rows={allocations} t={t} locale={locale} showTenant={false} />
         )}
       </Card>
+      {allocations.length > 0 && (
+        <Card title={t('files.workspaces')}>
+          <ul className="flex flex-wrap gap-x-6 gap-y-2 text-sm" data-testid="tenant-workspaces">
+            {[...new Map(allocations.map((a) => [a.allocation.projectId, a.projectTitle])).entries()].map(([projectId, title]) => (
+              <li key={projectId}>
+                <Link href={`/staff/projects/${projectId}/files`} className="text-indigo-700 hover:underline">
+                  {t('files.openWorkspace', { project: title })}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </Card>
+      )}
     </div>
   );
 }
