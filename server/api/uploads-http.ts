@@ -110,7 +110,7 @@ export async function uploadResponse(ctx: Context, req: Request, basePath: strin
       const meta = metaOf(upload);
       if (!meta || !upload.storage?.path) throw new TusRefusal(500, translate(ctx.locale, 'common.unexpectedError'));
       try {
-        const placed = await placeUpload(workspaceOf(roots, meta.site, meta.projectId), upload.storage.path, meta.path);
+        const placed = await placeUpload(workspaceOf(roots, meta.site, meta.projectId), upload.storage.path, meta.path, datastore.takeHash(upload.id, upload.size ?? upload.offset));
         logger().info({ uploadId: upload.id, projectId: meta.projectId, site: meta.site, bytes: placed.bytes }, 'an upload landed in its workspace');
         // The workspace's storage grows by the file at once (issue #27); should booking fail, the file stays and the worker's next scan counts it.
         await recordStorageChange(ctx.db, { orgId: meta.orgId, projectId: meta.projectId, siteId: meta.site, deltaBytes: placed.bytes, now: ctx.now() }).catch((error: unknown) =>

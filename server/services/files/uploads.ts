@@ -2,13 +2,13 @@
 // site's `.uploads` folder (beside the workspaces, on the same filesystem, so placing it is a rename),
 // one file per upload named `<site>.<uuid>`; when its last byte arrives it is hashed (SHA-256), and moved
 // to its path in the workspace — through the parent folder opened without following links.
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { chmodSync, createReadStream, mkdirSync } from 'node:fs';
 import { chmod, chown, lstat, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { FileStore } from '@tus/file-store';
 import { DataStore, Upload } from '@tus/utils';
-import type stream from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { AppError } from '~/server/errors';
 import { checkPath } from '~/server/core/files/paths';
 import { groupIdOf, makeFolders, openFolder, pathRefused, type SiteRoots, type Workspace } from './workspace';
@@ -78,8 +78,46 @@ export class SiteUploadStore extends DataStore {
   override remove(id: string): Promise<void> {
     return this.storeOf(id).remove(id);
   }
-  override write(readable: stream.Readable, id: string, offset: number): Promise<number> {
-    return this.storeOf(id).write(readable, id, offset);
+  /**
+   * The SHA-256 of each upload so far, fed as its bytes arrive in order (so the last PATCH need not read
+   * the whole file again); dropped on any gap or failed write, after which placing it hashes the file.
+   */
+  private readonly hashes = new Map<string, { offset: number; hash: Hash }>();
+
+  override async write(readable: Readable, id: string, offset: number): Promise<number> {
+    let state = this.hashes.get(id);
+    if (offset === 0) state = { offset: 0, hash: createHash('sha256') };
+    if (!state || state.offset !== offset) {
+      this.hashes.delete(id);
+      return this.storeOf(id).write(readable, id, offset);
+    }
+    this.hashes.set(id, state);
+    const hash = state.hash;
+    let seen = 0;
+    const tee = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        hash.update(chunk);
+        seen += chunk.length;
+        done(null, chunk);
+      },
+    });
+    readable.on('error', (error) => tee.destroy(error));
+    try {
+      const written = await this.storeOf(id).write(readable.pipe(tee), id, offset);
+      if (written - offset === seen) state.offset = written;
+      else this.hashes.delete(id);
+      return written;
+    } catch (error) {
+      this.hashes.delete(id);
+      throw error;
+    }
+  }
+
+  /** takeHash gives an upload's SHA-256 when every byte of it was hashed as it arrived (and forgets it), else null. */
+  takeHash(id: string, size: number): string | null {
+    const state = this.hashes.get(id);
+    this.hashes.delete(id);
+    return state && state.offset === size ? state.hash.digest('hex') : null;
   }
   override async getUpload(id: string): Promise<Upload> {
     const store = this.storeOf(id);
@@ -155,13 +193,13 @@ export async function sha256OfFile(file: string): Promise<string> {
  * else put a file there while this one uploaded) keeps both: this one gets ` (2)`, ` (3)`… before its
  * extension, so a finished upload is never lost.
  */
-export async function placeUpload(workspace: Workspace, staged: string, targetPath: string): Promise<{ path: string; sha256: string; bytes: number }> {
+export async function placeUpload(workspace: Workspace, staged: string, targetPath: string, knownSha256?: string | null): Promise<{ path: string; sha256: string; bytes: number }> {
   const checked = checkPath(targetPath);
   if (!checked.ok) throw pathRefused(checked.problem);
   const names = checked.segments;
   const st = await lstat(staged);
   if (!st.isFile()) throw new Error(`the staged upload ${staged} is not a file`);
-  const sha256 = await sha256OfFile(staged);
+  const sha256 = knownSha256 ?? (await sha256OfFile(staged));
   if (names.length > 1) await makeFolders(workspace, names.slice(0, -1).join('/'));
   const folder = await openFolder(workspace, names.slice(0, -1));
   try {

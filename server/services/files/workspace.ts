@@ -207,17 +207,25 @@ export async function listFolder(workspace: Workspace, folderPath: string, optio
   const after = options.cursor ? decodeCursor(options.cursor) : null;
   const folder = await openFolder(workspace, names);
   try {
-    const dirents: Dirent[] = await readdir(`/proc/self/fd/${folder.handle.fd}`, { withFileTypes: true });
-    const keyed = dirents.map((d) => ({ d, key: keyOf(typeOf(d), d.name) }));
-    const rest = after === null ? keyed : keyed.filter((e) => e.key > after);
-    rest.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const page = rest.slice(0, limit);
+    const keys = await sortedKeys(folder);
+    // The first key after the cursor (binary search: the keys are sorted).
+    let from = 0;
+    if (after !== null) {
+      let hi = keys.length;
+      while (from < hi) {
+        const mid = (from + hi) >>> 1;
+        if (keys[mid]! <= after) from = mid + 1;
+        else hi = mid;
+      }
+    }
+    const page = keys.slice(from, from + limit);
     const entries = await Promise.all(
-      page.map(async ({ d }) => {
+      page.map(async (key) => {
+        const name = key.slice(1);
         try {
-          const st = await lstat(folder.at(d.name));
+          const st = await lstat(folder.at(name));
           const type = typeOf(st);
-          return { name: d.name, type, size: type === 'file' ? st.size : 0, modifiedAt: st.mtime };
+          return { name, type, size: type === 'file' ? st.size : 0, modifiedAt: st.mtime };
         } catch {
           return null; // gone between the read and the stat
         }
@@ -226,12 +234,47 @@ export async function listFolder(workspace: Workspace, folderPath: string, optio
     const last = page[page.length - 1];
     return {
       entries: entries.filter((e): e is Entry => e !== null),
-      nextCursor: rest.length > limit && last ? encodeCursor(last.key) : null,
-      total: dirents.length,
+      nextCursor: from + limit < keys.length && last ? encodeCursor(last) : null,
+      total: keys.length,
     };
   } finally {
     await folder.close();
   }
+}
+
+/**
+ * A folder's sorted keys, kept while the folder does not change: paging through 100,000 entries reads the
+ * folder once, not once per page. A folder's ctime and mtime move whenever an entry is added, removed or
+ * renamed in it, so a key is its device, inode and both times (of the open descriptor: no path raced).
+ */
+const listings = new Map<string, string[]>();
+const LISTING_CACHE_ENTRIES = 500_000;
+let listingCacheSize = 0;
+
+async function sortedKeys(folder: OpenFolder): Promise<string[]> {
+  const st = await folder.handle.stat({ bigint: true });
+  const id = `${st.dev}:${st.ino}:${st.mtimeNs}:${st.ctimeNs}`;
+  const known = listings.get(id);
+  if (known) {
+    // Most recently used last.
+    listings.delete(id);
+    listings.set(id, known);
+    return known;
+  }
+  const dirents: Dirent[] = await readdir(`/proc/self/fd/${folder.handle.fd}`, { withFileTypes: true });
+  const keys = dirents.map((d) => keyOf(typeOf(d), d.name));
+  keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // Only folders worth it (a small one reads faster than it is looked up), within a bound on memory.
+  if (keys.length >= 1000 && keys.length <= LISTING_CACHE_ENTRIES) {
+    for (const [oldest, value] of listings) {
+      if (listingCacheSize + keys.length <= LISTING_CACHE_ENTRIES) break;
+      listings.delete(oldest);
+      listingCacheSize -= value.length;
+    }
+    listings.set(id, keys);
+    listingCacheSize += keys.length;
+  }
+  return keys;
 }
 
 function encodeCursor(key: string): string {

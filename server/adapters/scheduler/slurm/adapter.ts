@@ -51,7 +51,7 @@ export interface SlurmArrayRef {
   jobId: number;
   taskId: number | null;
   /** slurmctld, on the record of tasks not started: how many its task string names (complete false: cut short or empty). */
-  pending?: { count: number; complete: boolean };
+  pending?: { count: number; complete: boolean; indexes?: number[] };
   /** slurmdbd, on that record: their indexes from its bitmap as last sent (it may still hold tasks that started since). */
   indexes?: number[];
 }
@@ -651,6 +651,8 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
     // but as last sent (it may still hold tasks that have a record of their own by now).
     const rest = (): number => {
       const pending = ctldRest?.array?.pending;
+      // A task may have started between slurmctld's answer and slurmdbd's: counted once, as started.
+      if (pending?.complete && pending.indexes) return pending.indexes.filter((i) => !ctldTasks.has(i) && !dbTasks.has(i)).length;
       if (pending?.complete) return pending.count;
       const left = (dbRest?.array?.indexes ?? []).filter((i) => !ctldTasks.has(i) && !dbTasks.has(i)).length;
       return Math.max(1, left, pending?.count ?? 0);

@@ -361,7 +361,14 @@ describe('job arrays: the task strings Slurm writes', () => {
     // What slurmctld leaves on the record once tasks were cancelled by range: names none.
     ['', 0, false],
   ] as const)('%j → %d tasks (complete: %s)', (text, count, complete) => {
-    expect(arrayTaskCount(text)).toEqual({ count, complete });
+    expect(arrayTaskCount(text)).toMatchObject({ count, complete });
+    // Complete: the indexes themselves too, so a task counted started is not counted waiting as well.
+    expect(arrayTaskCount(text).indexes?.length).toBe(complete ? count : undefined);
+  });
+
+  it('lists the indexes of a complete task string', () => {
+    expect(arrayTaskCount('1,3,5-11:2%2').indexes).toEqual([1, 3, 5, 7, 9, 11]);
+    expect(arrayTaskCount('[4-7]').indexes).toEqual([4, 5, 6, 7]);
   });
 
   it('slurmdbd\'s bitmap: "0x3FC" → 2…9; "0xF" → 0…3; anything else none', () => {

@@ -441,6 +441,8 @@ export function statusFromDb(record: DbJob, options: { nowSeconds: number; ctldE
 export interface ArrayTaskCount {
   count: number;
   complete: boolean;
+  /** The indexes themselves, when the text is complete (an array has at most MAX_ARRAY_TASKS). */
+  indexes?: number[];
 }
 
 const ARRAY_PART = /^(\d+)(?:-(\d+)(?::(\d+))?)?$/;
@@ -464,6 +466,7 @@ export function arrayTaskCount(text: string | null | undefined): ArrayTaskCount 
   }
   let count = 0;
   let valid = body !== '';
+  const indexes: number[] = [];
   for (const part of body === '' ? [] : body.split(',')) {
     const m = ARRAY_PART.exec(part);
     if (!m) {
@@ -474,8 +477,10 @@ export function arrayTaskCount(text: string | null | undefined): ArrayTaskCount 
     const end = m[2] === undefined ? start : Number(m[2]);
     const step = m[3] === undefined ? 1 : Math.max(1, Number(m[3]));
     if (end >= start) count += Math.floor((end - start) / step) + 1;
+    if (end >= start && count <= 100_000) for (let i = start; i <= end; i += step) indexes.push(i);
   }
-  return { count, complete: valid && !truncated };
+  const complete = valid && !truncated;
+  return complete && indexes.length === count ? { count, complete, indexes } : { count, complete };
 }
 
 /**
