@@ -3,12 +3,11 @@
 // the page's; another tenant cannot fetch them; staff credit part of it and download the credit note as a
 // UBL CreditNote referring to the invoice. In English and German, with axe, at 1366 and 390 px.
 import { readFile } from 'node:fs/promises';
-import { expect, test, type Download, type Page } from '@playwright/test';
+import { expect, test, type Download } from '@playwright/test';
 import type { Locale } from '../server/i18n';
 import { CAC, RAM, cents, child, embeddedFiles, parseXml, text } from '../server/testing/e-invoice-xml';
-import { expectNoViolations, signIn, signOut, texts } from './helpers';
+import { expectNoViolations, shoot, signIn, signOut, texts } from './helpers';
 
-const SHOTS = process.env.E2E_SHOTS_DIR ?? 'test-results/e-invoice';
 
 /** euroCents reads an amount as the page writes it in a locale ("€1,234.50" / "1.234,50 €", "−€1.00") as cents. */
 function euroCents(locale: Locale, shown: string): number {
@@ -19,18 +18,6 @@ function euroCents(locale: Locale, shown: string): number {
 
 async function bytesOf(download: Download): Promise<Uint8Array> {
   return new Uint8Array(await readFile(await download.path()));
-}
-
-async function shoot(page: Page, name: string) {
-  for (const width of [1366, 390]) {
-    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-    if (width === 390) {
-      const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
-      expect(scroll, 'the page must not scroll sideways').toBeLessThanOrEqual(client);
-    }
-    await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
-  }
-  await page.setViewportSize({ width: 1366, height: 900 });
 }
 
 for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
@@ -59,7 +46,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       const eInvoice = page.getByRole('group', { name: t('invoice.eInvoice.title') });
       await expect(eInvoice).toBeVisible();
       await expectNoViolations(page, 'invoice page with e-invoice links');
-      await shoot(page, `invoice-${locale}`);
+      await shoot(page, `invoice-${locale}`, 'test-results/e-invoice');
 
       // 2. XRechnung: UBL XML whose number and totals are the page's.
       const [xmlDownload] = await Promise.all([page.waitForEvent('download'), eInvoice.getByRole('link', { name: t('invoice.downloadXRechnung') }).click()]);
@@ -104,7 +91,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       const noteGross = euroCents(locale, (await noteRow.getByRole('cell').nth(5).innerText()).trim());
       expect(noteGross).toBeLessThan(0); // shown as a credit
       await expectNoViolations(page, 'invoice page with a credit note');
-      await shoot(page, `invoice-credit-note-${locale}`);
+      await shoot(page, `invoice-credit-note-${locale}`, 'test-results/e-invoice');
       const [noteDownload] = await Promise.all([page.waitForEvent('download'), noteRow.getByRole('link', { name: t('invoice.creditNote.xrechnungLabel', { number: noteNumber }) }).click()]);
       expect(noteDownload.suggestedFilename()).toBe(`${noteNumber}-xrechnung.xml`);
       const note = parseXml(new TextDecoder().decode(await bytesOf(noteDownload)));

@@ -8,9 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import type { Locale } from '../server/i18n';
-import { signIn, texts, unique } from './helpers';
+import { shoot, signIn, texts, unique } from './helpers';
 
-const SHOTS = process.env.E2E_SHOTS_DIR ?? path.join(os.tmpdir(), 'portal-shots');
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /** The e2e server's workspace folder of a project at Jena (scripts/e2e-server.mjs: one data folder per port). */
@@ -18,18 +17,6 @@ function workspaceDir(page: Page, projectId: string): string {
   const port = new URL(page.url()).port;
   const dataDir = path.resolve(import.meta.dirname, '..', port === '3100' ? '.data-e2e' : `.data-e2e-${port}`);
   return path.join(dataDir, 'files', 'de-jena', `p${projectId.replace(/-/g, '').slice(0, 16)}`);
-}
-
-async function shoot(page: Page, name: string) {
-  for (const width of [1366, 390]) {
-    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-    if (width === 390) {
-      const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
-      expect(scroll, 'the page must not scroll sideways').toBeLessThanOrEqual(client);
-    }
-    await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
-  }
-  await page.setViewportSize({ width: 1366, height: 900 });
 }
 
 for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
@@ -76,7 +63,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       expect(sent).toBe(bytes.length);
       await page.unroute('**/api/uploads/**');
       await expect(page.getByTestId('files-list')).toContainText(fileName);
-      await shoot(page, `files-${locale}`);
+      await shoot(page, `files-${locale}`, 'test-results/files');
 
       // A fine-tuning job that reads it: picked in the form's inputs.
       await page.getByRole('navigation', { name: t('nav.main') }).getByRole('link', { name: t('nav.jobs') }).click();
@@ -102,7 +89,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await expect.poll(async () => (await output.innerText()).length, { timeout: 15_000 }).toBeGreaterThan(before);
       expect(await page.getByTestId('job-state').getAttribute('data-state')).toBe('RUNNING');
       await expect(page.getByTestId('job-log-status')).toContainText(t('jobs.log.following'));
-      await shoot(page, `job-log-${locale}`);
+      await shoot(page, `job-log-${locale}`, 'test-results/files');
 
       // Finished: the model artefact downloads byte for byte.
       await expect(page.getByTestId('job-state')).toHaveAttribute('data-state', 'COMPLETED', { timeout: 60_000 });

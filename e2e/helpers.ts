@@ -117,3 +117,20 @@ export async function pickAllocation(page: Page, label: string, projectTitle: st
   expect(value, `an allocation of "${projectTitle}" in the job form`).toBeTruthy();
   await select.selectOption(value);
 }
+
+/**
+ * shoot takes full-page screenshots at 1366 and 390 px (phone: no sideways scroll allowed) into
+ * E2E_SHOTS_DIR, else `dir`, and leaves the page at 1366 px.
+ */
+export async function shoot(page: Page, name: string, dir = 'test-results/shots') {
+  const folder = process.env.E2E_SHOTS_DIR ?? dir;
+  for (const width of [1366, 390]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+    if (width === 390) {
+      const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+      expect(scroll, `${name}: the page must not scroll sideways`).toBeLessThanOrEqual(client);
+    }
+    await page.screenshot({ path: `${folder}/${name}-${width}.png`, fullPage: true });
+  }
+  await page.setViewportSize({ width: 1366, height: 900 });
+}

@@ -4,7 +4,7 @@
 // as completed — and both pages usable at 390 px without sideways scrolling (screenshots at 1366 and 390).
 import { expect, test, type Page } from '@playwright/test';
 import type { Locale } from '../server/i18n';
-import { signIn, texts, unique } from './helpers';
+import { shoot, signIn, texts, unique } from './helpers';
 
 const SHOTS = process.env.E2E_SHOTS_DIR ?? 'test-results/job-page';
 
@@ -23,15 +23,6 @@ function seconds(text: string): number {
 async function noSidewaysScroll(page: Page) {
   const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
   expect(scroll, 'the page must not scroll sideways').toBeLessThanOrEqual(client);
-}
-
-async function shoot(page: Page, name: string) {
-  for (const width of [1366, 390]) {
-    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-    if (width === 390) await noSidewaysScroll(page);
-    await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
-  }
-  await page.setViewportSize({ width: 1366, height: 900 });
 }
 
 for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
@@ -62,7 +53,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await fill(page, { name, gpus: 8, hours: 1 });
       await expect(page.getByTestId('job-estimate')).toContainText('8 GPU-h');
       await expect(page.getByTestId('reservation-warning')).toHaveCount(0);
-      await shoot(page, `form-${locale}`);
+      await shoot(page, `form-${locale}`, 'test-results/job-page');
       await page.getByRole('button', { name: t('jobs.submit') }).click();
       await expect(page).toHaveURL(/\/jobs\/[0-9a-f-]{36}$/);
       await expect(page.getByTestId('job-state')).toHaveAttribute('data-state', 'COMPLETED', { timeout: 30_000 });
@@ -101,7 +92,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       const states = await page.getByTestId('timeline-state').locator(':scope > p').allInnerTexts();
       expect(new Set(states).size).toBe(states.length);
       expect(states).toEqual(['SUBMITTING', 'PENDING', 'RUNNING', 'COMPLETED'].map((s) => t(`jobState.${s}` as 'jobState.PENDING')));
-      await shoot(page, `job-${locale}`);
+      await shoot(page, `job-${locale}`, 'test-results/job-page');
 
       // Submit again: the form opens with this job's spec.
       await page.getByTestId('job-clone').click();
@@ -134,7 +125,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       const row = page.getByTestId('job-after');
       await expect(row).toContainText(first);
       await expect(row).toContainText(t('jobs.after.once.afterany', { count: 1 }));
-      await shoot(page, `job-after-${locale}`);
+      await shoot(page, `job-after-${locale}`, 'test-results/job-page');
       await row.getByRole('link', { name: first }).click();
       await expect(page).toHaveURL(firstUrl);
     });
@@ -151,7 +142,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       // Every task reserves as one job: 3 × 1 GPU × 1 h.
       await expect(page.getByTestId('job-estimate-tasks')).toHaveText(t('jobs.sweep.forTasks', { tasks: 3 }));
       await expect(page.getByTestId('job-estimate')).toContainText('3 GPU-h');
-      await shoot(page, `form-sweep-${locale}`);
+      await shoot(page, `form-sweep-${locale}`, 'test-results/job-page');
       await page.getByRole('button', { name: t('jobs.submit') }).click();
       await expect(page).toHaveURL(/\/jobs\/[0-9a-f-]{36}$/);
       const array = page.getByTestId('job-array');
@@ -166,7 +157,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       const taskHours = await page.getByTestId('job-array-task').locator('td:nth-child(6)').allInnerTexts();
       const sum = taskHours.reduce((s, text) => s + number(locale, text), 0);
       expect(Math.abs(number(locale, await page.getByTestId('job-gpu-hours').innerText()) - sum)).toBeLessThanOrEqual(0.02);
-      await shoot(page, `job-sweep-${locale}`);
+      await shoot(page, `job-sweep-${locale}`, 'test-results/job-page');
       // Submit again: the same array (its values are in the command), as task indexes.
       await page.getByTestId('job-clone').click();
       await expect(page).toHaveURL(/\/jobs\/new\?clone=/);

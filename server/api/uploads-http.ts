@@ -20,10 +20,15 @@ import { refusalOf } from './files-http';
 interface Shared {
   stores: Map<SiteRoots, SiteUploadStore>;
   locker: MemoryLocker;
+  /** When an upload's person was last found to have access (uploadId:userId → ms). */
+  checked: Map<string, number>;
 }
 
+/** How long a check that the person may still write the project's workspace holds for their upload's next requests. */
+const ACCESS_RECHECK_MS = 30_000;
+
 // One locker per process: two PATCHes of one upload never write at once.
-const shared: Shared = ((globalThis as { __portalUploads?: Shared }).__portalUploads ??= { stores: new Map(), locker: new MemoryLocker() });
+const shared: Shared = ((globalThis as { __portalUploads?: Shared }).__portalUploads ??= { stores: new Map(), locker: new MemoryLocker(), checked: new Map() });
 
 function storeOf(roots: SiteRoots): SiteUploadStore {
   let store = shared.stores.get(roots);
@@ -99,12 +104,18 @@ export async function uploadResponse(ctx: Context, req: Request, basePath: strin
       const meta = metaOf(upload);
       const tenantOk = ctx.token ? ctx.token.orgId === meta?.orgId : true;
       if (!meta || meta.userId !== userId || !tenantOk || meta.site !== site) throw new TusRefusal(404, translate(ctx.locale, 'files.uploadNotFound'));
+      // Still one of the project's people (the tenant and the project are checked again) — at most every
+      // ACCESS_RECHECK_MS per upload and person: a 1 GB upload is 64 requests, each would pay for it.
+      const key = `${uploadId}:${userId}`;
+      if ((shared.checked.get(key) ?? 0) > Date.now() - ACCESS_RECHECK_MS) return;
       try {
-        // Still one of the project's people (the tenant and the project are checked again).
         await caller.files.stat({ projectId: meta.projectId, site: meta.site, path: '' });
       } catch (error) {
+        shared.checked.delete(key);
         throw await asTusError(error, ctx);
       }
+      if (shared.checked.size > 10_000) shared.checked.clear();
+      shared.checked.set(key, Date.now());
     },
     onUploadFinish: async (_req, upload) => {
       const meta = metaOf(upload);

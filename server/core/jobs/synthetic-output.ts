@@ -1,7 +1,7 @@
 // The simulated cluster's job output: plausible log lines, the same every time for the same job.
 // The lines come from pure functions of the job and the simulated minute (`syntheticProgress`,
-// `progressText`), so the simulated cluster's files (adapters/scheduler/simulated-output.ts) and the
-// job page's in-memory log (`syntheticOutput`) say the same thing.
+// `progressText`): the simulated cluster writes them into the job's files as it runs
+// (adapters/scheduler/simulated-output.ts); `syntheticOutput` gives a whole log at once, coarser.
 import { hashToUnit, type JobKind } from './estimates';
 import { exitStatus, type ExitStatus } from './exit-status';
 
