@@ -37,7 +37,8 @@ export class Session {
 
   constructor(readonly base: string) {}
 
-  private cookieHeader(): string {
+  /** cookieHeader is the Cookie header of the session (for requests sent without `fetch`, e.g. streamed ones). */
+  cookieHeader(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
 

@@ -7,6 +7,8 @@ import { buildIsCurrent } from '../scripts/build-if-needed.mjs';
 
 export interface PortalServer {
   base: string;
+  /** The process id of `next start` (bench/files.ts samples its memory). */
+  pid: number;
   /** Lines the server printed with "[trpc] … failed" or "[jobs]" (errors it logged), and a few samples. */
   logged: { errors: number; samples: string[] };
   /** The last lines the server printed. */
@@ -98,5 +100,5 @@ export async function startServer(root: string, o: { port: number; databaseUrl: 
     await stop();
     throw new Error(`${error instanceof Error ? error.message : String(error)}\n--- server output ---\n${lines.join('\n')}`, { cause: error });
   }
-  return { base, logged, tail: () => lines.slice(-40).join('\n'), stop };
+  return { base, pid: child.pid!, logged, tail: () => lines.slice(-40).join('\n'), stop };
 }
