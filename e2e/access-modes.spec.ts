@@ -15,7 +15,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
     async function playground(page: Page, hours: number) {
       await page.getByRole('link', { name: t('project.apply') }).click();
       await page.getByText('Playground', { exact: true }).click();
-      await page.getByLabel(locale === 'de' ? /H100-Partition \(Jena\)/ : /H100 partition \(Jena\)/).fill(String(hours));
+      await page.getByLabel(t('application.gpuHoursFor', { name: locale === 'de' ? 'H100-Partition (Jena)' : 'H100 partition (Jena)' })).fill(String(hours));
       await page.getByLabel(t('application.justification'), { exact: true }).fill('A first look at the partition with a small training run.');
       await page.getByRole('button', { name: t('application.submit') }).click();
     }

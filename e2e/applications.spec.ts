@@ -19,7 +19,7 @@ async function createProject(page: Page, title: string) {
 async function draftApplication(page: Page, mode: 'Playground' | 'Development', hours: number) {
   await page.getByRole('link', { name: t('project.apply') }).click();
   await page.getByText(mode, { exact: true }).click();
-  await page.getByLabel(/H100 partition \(Jena\)/).fill(String(hours));
+  await page.getByLabel(t('application.gpuHoursFor', { name: 'H100 partition (Jena)' })).fill(String(hours));
   await page.getByLabel(t('application.justification'), { exact: true }).fill('Twenty training runs of about 25 GPU-hours each, measured on a pilot.');
 }
 
@@ -44,7 +44,7 @@ test('a Development application for 500 GPU-h is approved with 400 and becomes a
   await signIn(page, 'en', 'reviewer@centre.example');
   await openReview(page, title);
   await expect(page.getByRole('cell', { name: '500 GPU-h' })).toBeVisible();
-  await page.getByLabel(/H100 partition \(Jena\)/).fill('400');
+  await page.getByLabel(t('review.grantHours', { name: 'H100 partition (Jena)', hours: 500 })).fill('400');
   await page.getByLabel(t('review.comment')).fill('Approved for the pilot phase; apply for a top-up with results.');
   await page.getByRole('button', { name: t('review.submit.approved') }).click();
   await expect(page).toHaveURL(/\/staff\/applications$/);
@@ -121,7 +121,7 @@ test('rejections and change requests show the reviewer’s words, and a changed 
   await page.getByRole('link', { name: /^Application of / }).click();
   await expect(page.getByText(t('application.changesRequestedTitle'))).toBeVisible();
   await expect(page.getByText('Please split the request into a pilot and a production phase.').first()).toBeVisible();
-  await page.getByLabel(/H100 partition \(Jena\)/).fill('150');
+  await page.getByLabel(t('application.gpuHoursFor', { name: 'H100 partition (Jena)' })).fill('150');
   await page.getByRole('button', { name: t('application.submit') }).click();
   await expect(page.getByText(t('application.waiting', { days: 5 }))).toBeVisible();
 });

@@ -72,7 +72,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await select.selectOption(await select.locator('option', { hasText: 'Protein structure prediction' }).first().getAttribute('value'));
       await page.getByLabel(t('jobs.name')).fill(unique('tune'));
       await page.getByLabel(t('jobs.kind'), { exact: true }).selectOption('fine_tuning');
-      await page.getByLabel(t('jobs.gpus')).fill('8');
+      await page.getByLabel(t('jobs.gpus')).fill('1'); // the demo allocation is shared by every journey: 4 GPU-h reserved
       await page.getByLabel(t('jobs.nodes')).fill('1');
       await page.getByLabel(t('jobs.walltime')).fill('4');
       await page.getByLabel(t('jobs.inputs.pick', { name: fileName })).check();

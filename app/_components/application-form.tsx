@@ -221,6 +221,7 @@ export function ApplicationForm({
                     className={inputClass}
                     value={values.gpuHours[c.id] ?? ''}
                     onChange={(e) => set('gpuHours', { ...values.gpuHours, [c.id]: e.target.value })}
+                    aria-label={t('application.gpuHoursFor', { name: c.name })}
                     aria-describedby="lines-error"
                   />
                   <span className="text-sm text-slate-600">GPU-h</span>

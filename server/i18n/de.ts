@@ -1775,4 +1775,6 @@ export const de: Record<MessageKey, string> = {
   'files.staffNote': "Das Personal liest Arbeitsbereiche für Support und Prüfungen: Jeder geöffnete Ordner und jeder Download wird mit Ihrem Namen im Audit-Log vermerkt.",
   'files.workspaces': "Arbeitsbereiche",
   'files.openWorkspace': "Dateien von {project}",
+  'application.gpuHoursFor': "GPU-Stunden für {name}",
+  'review.grantHours': "Zu bewilligende GPU-Stunden für {name} (beantragt {hours} GPU-h)",
 };

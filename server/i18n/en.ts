@@ -230,7 +230,7 @@ export const en = {
   'tokenScope.jobs:write': 'jobs:write — submit and cancel jobs',
   'tokenScope.applications:write': 'applications:write — create and submit applications',
   'tokenScope.files:read': 'files:read — list and download files in project workspaces',
-  'tokenScope.files:write': 'files:write — upload, rename and delete files in project workspaces',
+  'tokenScope.files:write': 'files:write — upload, move and delete files in project workspaces',
   'tokenScope.staff:read': 'staff:read — the centre’s records (staff)',
   'tokenScope.staff:write': 'staff:write — act as staff',
   // Password reset and e-mail verification (server/services/identity/password-reset.ts, email-verification.ts).
@@ -1774,6 +1774,8 @@ export const en = {
   'files.staffNote': "Staff read workspaces for support and audits: every folder opened and every download is written to the audit log with your name.",
   'files.workspaces': "Workspaces",
   'files.openWorkspace': "Files of {project}",
+  'application.gpuHoursFor': "GPU-hours for {name}",
+  'review.grantHours': "GPU-hours to grant for {name} (requested {hours} GPU-h)",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -74,6 +74,7 @@ export function DecisionForm({ applicationId, lines }: { applicationId: string; 
                     className={`${inputClass} w-36`}
                     value={granted[l.resourceClassId] ?? ''}
                     onChange={(e) => setGranted({ ...granted, [l.resourceClassId]: e.target.value })}
+                    aria-label={t('review.grantHours', { name: l.name, hours: l.gpuHours })}
                   />
                   <span className="text-sm text-slate-600">GPU-h</span>
                   <input
