@@ -1777,4 +1777,5 @@ export const de: Record<MessageKey, string> = {
   'files.openWorkspace': "Dateien von {project}",
   'application.gpuHoursFor': "GPU-Stunden für {name}",
   'review.grantHours': "Zu bewilligende GPU-Stunden für {name} (beantragt {hours} GPU-h)",
+  'files.siteFormat': "Keine Standort-ID: Verwenden Sie einen Standort des Projekts (etwa de-jena), wie GET /projects/{id}/workspaces sie auflistet.",
 };

@@ -1776,6 +1776,7 @@ export const en = {
   'files.openWorkspace': "Files of {project}",
   'application.gpuHoursFor': "GPU-hours for {name}",
   'review.grantHours': "GPU-hours to grant for {name} (requested {hours} GPU-h)",
+  'files.siteFormat': "Not a site's id: use one of the project's sites (such as de-jena), as GET /projects/{id}/workspaces lists them.",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -14,7 +14,8 @@ import { localName } from '~/server/catalogue';
 
 /** A workspace path as typed: the rules (no `..`, no absolute path…) are checked by the service, which names the problem. */
 const pathField = z.string().max(MAX_PATH_BYTES * 4);
-const siteField = z.string().min(1).max(64);
+/** A site's id as the catalogue writes them (server/catalogue.ts): a bad one is refused here, before any query. */
+const siteField = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'files.siteFormat');
 
 const entryOut = z.object({
   name: z.string(),
