@@ -210,6 +210,9 @@ describe.each(dbTargets())('project workspaces on %s', (target) => {
       ['files.staff_downloaded', owner.orgId, 'results/scores.csv'],
       ['files.staff_listed', owner.orgId, 'results'],
     ]);
+    // A path that breaks the rules is refused before any audit row is written.
+    expect(await refusal(asStaff.files.staffStat({ projectId, site: SITE, path: 'a\u0000b' }))).toMatchObject({ code: 'BAD_REQUEST', field: 'path' });
+    expect(await refusal(asStaff.files.staffList({ projectId, site: SITE, path: '../..' }))).toMatchObject({ code: 'BAD_REQUEST', field: 'path' });
     // The tenant's own people use their path; the staff path is refused to them.
     expect((await refusal(api.files.staffList({ projectId, site: SITE, path: '' }))).code).toBe('FORBIDDEN');
     const tenantAsStaff = await downloadResponse(ctxOf(owner), new Request('http://portal.test/x'), { projectId, site: SITE, path: 'results/scores.csv', asStaff: true }, refuse);

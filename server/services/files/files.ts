@@ -13,7 +13,8 @@ import { isFinalState } from '~/server/core/scheduler/port';
 import type { Actor, TenantActor } from '~/server/services/actor';
 import { recordAudit } from '~/server/services/audit';
 import { projectAccess } from '~/server/services/tenants/projects';
-import { jobDirOf, openFolder, statEntry, workspaceOf, type SiteRoots, type Workspace } from './workspace';
+import { jobDirOf, openFolder, pathRefused, statEntry, workspaceOf, type SiteRoots, type Workspace } from './workspace';
+import { checkPath } from '~/server/core/files/paths';
 
 /** The sites a project has a workspace at: those its (and its tenant's) residency allows. */
 export async function workspaceSites(db: DbOrTx, actor: TenantActor, projectId: string) {
@@ -193,6 +194,9 @@ export async function inputsEnv(workspace: Workspace, inputs: readonly string[])
  * `files.staff_downloaded` for a download.
  */
 export async function staffWorkspace(db: Db, actor: Actor, input: { projectId: string; siteId: string; path: string; action: 'files.staff_listed' | 'files.staff_downloaded' }, roots: SiteRoots): Promise<Workspace> {
+  // A path that breaks the rules is refused before it is written anywhere (the audit row's data is JSON).
+  const checked = checkPath(input.path, { allowRoot: true });
+  if (!checked.ok) throw pathRefused(checked.problem);
   const [project] = await db.select({ orgId: projects.orgId }).from(projects).where(eq(projects.id, input.projectId));
   const [site] = await db.select({ id: sites.id }).from(sites).where(eq(sites.id, input.siteId));
   if (!project || !site) throw new AppError('NOT_FOUND', 'error.notFound');
