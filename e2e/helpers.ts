@@ -110,6 +110,9 @@ export async function expectNoViolations(page: Page, what: string) {
   // (the link just clicked sat there) is measured in its resting colours, not halfway into its hover.
   await page.mouse.move(0, 0);
   await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined))));
+  // A refresh the page started meanwhile has settled: the network is quiet again and the head is back.
+  await page.waitForLoadState('networkidle');
+  await page.waitForFunction(() => document.title !== '');
   const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   expect(axe.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), `${what}: axe`).toEqual([]);
 }
