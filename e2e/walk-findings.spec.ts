@@ -5,7 +5,7 @@ import { expect, test } from '@playwright/test';
 import { AUDIT_KINDS } from '../server/core/audit';
 import { auditKindText } from '../server/i18n/audit';
 import type { Locale } from '../server/i18n';
-import { expectNoViolations, signIn, texts } from './helpers';
+import { expectNoViolations, shoot, signIn, texts } from './helpers';
 
 test('the portal has an icon: /favicon.ico is no 404', async ({ request }) => {
   const icon = await request.get('/favicon.ico');
@@ -67,6 +67,36 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await expect(page.getByTestId('facility-power-ch-lugano')).toContainText(new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(24));
       // The fresh e2e cluster has minutes of samples, not a day: the titles say so.
       await expect(page.getByText(t('cluster.utilisationDay', { avg: '' }).split('(')[0]!.trim())).toHaveCount(0);
+    });
+
+    test('staff pages name sites and classes in the reader’s language', async ({ page }) => {
+      test.setTimeout(120_000);
+      // The catalogue's names: the H100 class and its site, in the reader's language, never the other's.
+      const h100 = { en: 'H100 partition (Jena)', de: 'H100-Partition (Jena)' };
+      const jena = { en: 'Jena, Germany', de: 'Jena, Deutschland' };
+      const other = locale === 'en' ? 'de' : 'en';
+      await signIn(page, locale, 'admin@centre.example');
+      const pages: Array<{ path: string; open?: RegExp; names: Array<Record<'en' | 'de', string>> }> = [
+        { path: '/staff/allocations', names: [h100] },
+        { path: '/staff/allocations', open: /Protein structure prediction/, names: [h100] },
+        { path: '/staff/applications', open: /Alemannic/, names: [{ en: 'B200 partition (Kajaani)', de: 'B200-Partition (Kajaani)' }] },
+        { path: '/staff/centre', names: [h100] },
+        { path: '/staff/cluster', names: [h100] },
+        { path: '/staff/tco', names: [jena] },
+      ];
+      for (const { path, open, names } of pages) {
+        await page.goto(path);
+        if (open) {
+          await page.getByRole('main').getByRole('link', { name: open }).first().click();
+          await page.waitForURL((url) => url.pathname !== path);
+        }
+        const main = page.getByRole('main');
+        for (const name of names) {
+          await expect(main, `${page.url()} names ${name[locale]}`).toContainText(name[locale]);
+          await expect(main, `${page.url()} never says ${name[other]}`).not.toContainText(name[other]);
+        }
+        await shoot(page, `names-${new URL(page.url()).pathname.split('/').slice(2, 3).join('')}${open ? '-one' : ''}-${locale}`, 'test-results/walk');
+      }
     });
 
     test('the API reference and openapi.json give the address the browser used', async ({ page, baseURL }) => {

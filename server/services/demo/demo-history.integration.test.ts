@@ -61,6 +61,22 @@ describe.each(dbTargets())('the demo centre history on %s', (target) => {
     expect(peak.get('h100')).toBeGreaterThan(0);
   });
 
+  it('lets Lugano’s power cap bind at times: a job there waited with GPUs free', async () => {
+    const lugano = await handle.db
+      .select({ gpus: jobs.gpus, submittedAt: jobs.submittedAt, startedAt: jobs.startedAt, endedAt: jobs.endedAt })
+      .from(jobs)
+      .where(sql`${jobs.resourceClassId} = 'h100-ch' and ${jobs.startedAt} is not null`);
+    expect(lugano.length).toBeGreaterThan(20);
+    // 8 nodes × 4 GPUs; jobs take whole nodes. Ten minutes after its submission a job still waits although
+    // its GPUs are free: nothing but the site's 24 kW cap (about 16 GPUs at full power) holds it.
+    const runningAt = (t: number) => lugano.filter((j) => j.startedAt!.getTime() <= t && t < j.endedAt!.getTime()).reduce((sum, j) => sum + j.gpus, 0);
+    const heldByCap = lugano.filter((j) => {
+      const t = j.submittedAt.getTime() + 600_000;
+      return j.startedAt!.getTime() > t && runningAt(t) + j.gpus <= 32;
+    });
+    expect(heldByCap.length).toBeGreaterThan(0);
+  });
+
   it('shows no day of any partition above 100 % on the centre dashboard', async () => {
     const dashboard = await centreDashboard(handle.db, { from: addDays(TODAY, -150), to: TODAY });
     const days = dashboard.partitions.flatMap((p) => p.days.map((d) => ({ partition: p.id, ...d })));

@@ -127,16 +127,18 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
   const profiledAt = at(addDays(today, -101), 16);
   await atDemoTime(db, profiledAt, () => setBillingProfile(db, owner, { legalName: 'Example Robotics GmbH', street: 'Am Hafen 12', postcode: '28217', city: 'Bremen', country: 'DE', vatId: 'DE314159262', billingEmail: 'accounts@company.example', purchaseOrder: 'PO-2026-0042' }, profiledAt));
 
-  // 4. Three busier research institutes keep the cluster's history from looking empty.
+  // 4. Three busier research institutes keep the cluster's history from looking empty, one at each site.
+  //    Lugano's 24 kW cap lets about 16 of its 32 GPUs run at full power, so two of the Swiss centre's
+  //    16-GPU jobs wait for each other there: the cap binds at times, as it would.
   const background = [];
-  for (const [name, country, field, partition] of [
-    ['Institute for Climate Modelling', 'DE', 'Earth and climate sciences', 'h100'],
-    ['Nordic Medical AI Lab', 'FI', 'Medicine', 'b200'],
-    ['Alpine Language Technology Centre', 'AT', 'Linguistics', 'h100'],
+  for (const [name, country, residency, field, partition, gpuChoices] of [
+    ['Institute for Climate Modelling', 'DE', 'EU', 'Earth and climate sciences', 'h100', [8, 16, 16, 32, 64]],
+    ['Nordic Medical AI Lab', 'FI', 'EU', 'Medicine', 'b200', [8, 16, 16, 32, 64]],
+    ['Alpine Language Technology Centre', 'CH', 'any', 'Linguistics', 'h100-ch', [4, 8, 8, 16]],
   ] as const) {
     const slug = name.toLowerCase().replace(/[^a-z]+/g, '-').replace(/^-|-$/g, '');
     const start = addDays(today, -75);
-    const created = await atDemoTime(db, at(addDays(start, -9), 11), () => signUp(db, { name: `PI of ${name}`, email: `pi@${slug}.example`, password: randomBytes(18).toString('base64url'), organisation: { name, kind: 'academic', country, residency: 'EU' } }, { verified: true }));
+    const created = await atDemoTime(db, at(addDays(start, -9), 11), () => signUp(db, { name: `PI of ${name}`, email: `pi@${slug}.example`, password: randomBytes(18).toString('base64url'), organisation: { name, kind: 'academic', country, residency } }, { verified: true }));
     const lead = await tenantActor(db, `pi@${slug}.example`);
     const bigProject = await atDemoTime(db, at(addDays(start, -8), 14), () => createProject(db, lead, { title: `${field}: foundation model training`, abstract: `Large-scale training runs at ${name}.`, fieldOfScience: field, members: [] }));
     const app = await atDemoTime(db, at(addDays(start, -8), 15), () => createApplication(
@@ -149,7 +151,7 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
     await atDemoTime(db, at(addDays(start, -7), 8), () => submitApplication(db, lead, app.id, at(addDays(start, -7), 8)));
     const decided = await atDemoTime(db, at(addDays(start, -1), 16), () => decideApplication(db, admin, app.id, { outcome: 'approved', grantedLines: [{ resourceClassId: partition, gpuSeconds: 60_000 * 3600 }], comment: '' }, at(addDays(start, -1), 16)));
     await atDemoTime(db, at(addDays(start, -1), 16, 20), () => setAllocationLimits(db, admin, { allocationId: decided.allocationIds[0]!, maxGpusAtOnce: 256, maxWalltimeSeconds: 48 * 3600, maxQueuedJobs: 200, reason: 'Large-scale project' }));
-    background.push({ orgId: created.orgId, orgKind: 'academic' as const, projectId: bigProject.id, userIds: [created.userId], allocationId: decided.allocationIds[0]!, unit: 'gpu_seconds' as const, resourceClassId: partition, fromSeconds: seconds(start), toSeconds: Math.floor(now.getTime() / 1000) - 6 * 3600, jobsPerDay: 2.5, kinds: ['training', 'training', 'batch'] as JobKind[], gpuChoices: [8, 16, 16, 32, 64], walltimeHours: [4, 8, 12, 24], budgetCap: 55_000 * 3600 });
+    background.push({ orgId: created.orgId, orgKind: 'academic' as const, projectId: bigProject.id, userIds: [created.userId], allocationId: decided.allocationIds[0]!, unit: 'gpu_seconds' as const, resourceClassId: partition, fromSeconds: seconds(start), toSeconds: Math.floor(now.getTime() / 1000) - 6 * 3600, jobsPerDay: 2.5, kinds: ['training', 'training', 'batch'] as JobKind[], gpuChoices: [...gpuChoices], walltimeHours: [4, 8, 12, 24], budgetCap: 55_000 * 3600 });
   }
 
   // 5. Run the history through the simulated cluster and settle it through the ledger.

@@ -52,6 +52,8 @@ export async function runDemoWorkload(db: Db, streams: DemoStream[], now: Date, 
   const rng = createRng(seed);
   const random = () => nextFloat(rng);
   const planned: PlannedJob[] = [];
+  const cluster = await clusterConfigFromCatalogue(db);
+  const gpusPerNode = new Map(cluster.partitions.map((p) => [p.name, p.gpusPerNode]));
   for (const stream of streams) {
     const days = Math.floor((stream.toSeconds - stream.fromSeconds) / 86_400);
     let reserved = 0;
@@ -71,7 +73,7 @@ export async function runDemoWorkload(db: Db, streams: DemoStream[], now: Date, 
         const outcome = simulatedOutcome({ jobId: id, kind: kind === 'inference' ? 'training' : kind, walltimeSeconds });
         const submit = stream.fromSeconds + d * 86_400 + Math.floor((7 + random() * 12) * 3600);
         if (submit >= stream.toSeconds) continue;
-        const nodes = Math.ceil(gpus / 8);
+        const nodes = Math.ceil(gpus / (gpusPerNode.get(stream.resourceClassId) ?? 8));
         planned.push({
           stream,
           id,
@@ -87,7 +89,6 @@ export async function runDemoWorkload(db: Db, streams: DemoStream[], now: Date, 
   if (planned.length === 0) return { jobs: 0 };
 
   // Schedule everything on the simulated cluster, as it would have run.
-  const cluster = await clusterConfigFromCatalogue(db);
   const engine = createEngine({ cluster, policy: policyFromName('multifactor'), seed, startTimeSeconds: planned[0]!.spec.submitTimeSeconds, nodeFailures: null });
   for (const p of planned) engine.submit(p.spec);
   engine.runToCompletion(Math.floor(now.getTime() / 1000));
