@@ -442,7 +442,7 @@ export const notifications = pgTable(
 
 // ---- Jobs ----
 
-export const jobKind = pgEnum('job_kind', ['training', 'fine_tuning', 'inference', 'batch']);
+export const jobKind = pgEnum('job_kind', ['training', 'fine_tuning', 'inference', 'batch', 'interactive']);
 /** The portal's own SUBMITTING (not yet at the scheduler), then the scheduler's states. */
 export const jobState = pgEnum('job_state', ['SUBMITTING', ...SCHEDULER_JOB_STATES]);
 
@@ -530,6 +530,12 @@ export const jobs = pgTable(
     /** A job array's tasks running now and tasks ended (each settled as it ends); the others wait. */
     tasksRunning: integer('tasks_running').notNull().default(0),
     tasksEnded: integer('tasks_ended').notNull().default(0),
+    /** An interactive session (kind `interactive`, issue #28): the catalogue's app, e.g. `jupyter`; null for other jobs. */
+    app: text('app'),
+    /** An interactive session ends after this many seconds without traffic through the portal's proxy. */
+    idleTimeoutSeconds: integer('idle_timeout_seconds'),
+    /** When the portal's proxy last carried traffic of this session (written at most every 30 s per session). */
+    sessionSeenAt: timestamp('session_seen_at', { withTimezone: true }),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -546,6 +552,7 @@ export const jobs = pgTable(
     index('jobs_handover_idx').on(t.handoverUntil).where(sql`${t.state} = 'SUBMITTING' and ${t.settledAt} is null`),
     index('jobs_cancelling_idx').on(t.id).where(sql`${t.cancelRequestedAt} is not null and ${t.settledAt} is null`),
     check('jobs_shape_ck', sql`${t.gpus} > 0 and ${t.nodes} > 0 and ${t.walltimeSeconds} > 0`),
+    check('jobs_session_ck', sql`(${t.app} is null and ${t.idleTimeoutSeconds} is null) or (${t.app} is not null and ${t.idleTimeoutSeconds} between 300 and 86400)`),
     check(
       'jobs_array_ck',
       sql`(${t.arrayTasks} is null and ${t.tasksRunning} = 0 and ${t.tasksEnded} = 0) or (${t.arrayTasks} between 1 and 10000 and ${t.tasksRunning} >= 0 and ${t.tasksEnded} >= 0 and ${t.tasksRunning} + ${t.tasksEnded} <= ${t.arrayTasks})`,

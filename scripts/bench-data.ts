@@ -187,31 +187,33 @@ const TOPICS = [
   ['Vision transformers for remote sensing', 'Engineering'],
   ['Neural operators for fluid dynamics', 'Mathematics'],
 ] as const;
-const KINDS: readonly JobKind[] = ['training', 'fine_tuning', 'inference', 'batch'];
+/** The batch kinds the history is made of (interactive sessions are not in it). */
+type BatchKind = Exclude<JobKind, 'interactive'>;
+const KINDS: readonly BatchKind[] = ['training', 'fine_tuning', 'inference', 'batch'];
 const KIND_MIX = new Weighted(KINDS, [35, 20, 15, 30]);
 const GPU_SIZES = [1, 2, 4, 8, 16, 32, 64, 128] as const;
 /** Most jobs take 1–8 GPUs; training has the long tail to whole partitions. */
-const GPUS_BY_KIND: Record<JobKind, Weighted<number>> = {
+const GPUS_BY_KIND: Record<BatchKind, Weighted<number>> = {
   training: new Weighted(GPU_SIZES, [22, 12, 18, 27, 10, 6, 3.5, 1.5]),
   fine_tuning: new Weighted(GPU_SIZES, [25, 20, 25, 24, 4, 1.5, 0.5, 0]),
   inference: new Weighted(GPU_SIZES, [48, 24, 16, 12, 0, 0, 0, 0]),
   batch: new Weighted(GPU_SIZES, [55, 18, 15, 10, 2, 0, 0, 0]),
 };
 /** Run time: log-normal, median and spread per kind (minutes to the 48 h walltime limit). */
-const RUNTIME_BY_KIND: Record<JobKind, { medianSeconds: number; sigma: number; util: number }> = {
+const RUNTIME_BY_KIND: Record<BatchKind, { medianSeconds: number; sigma: number; util: number }> = {
   training: { medianSeconds: 7 * 60, sigma: 1.7, util: 92 },
   fine_tuning: { medianSeconds: 12 * 60, sigma: 1.2, util: 88 },
   inference: { medianSeconds: 6 * 60, sigma: 1.4, util: 45 },
   batch: { medianSeconds: 3 * 60, sigma: 1.5, util: 80 },
 };
 const WALLTIME_STEPS = [900, 1800, 3600, 2 * 3600, 4 * 3600, 8 * 3600, 12 * 3600, 24 * 3600, 48 * 3600];
-const IMAGES: Record<JobKind, string[]> = {
+const IMAGES: Record<BatchKind, string[]> = {
   training: ['nvcr.io/nvidia/pytorch:24.05-py3', 'nvcr.io/nvidia/nemo:24.07', 'ghcr.io/centre/megatron:0.8'],
   fine_tuning: ['nvcr.io/nvidia/pytorch:24.05-py3', 'ghcr.io/centre/axolotl:0.5', 'huggingface/transformers-pytorch-gpu:4.44'],
   inference: ['vllm/vllm-openai:v0.6.1', 'nvcr.io/nvidia/tritonserver:24.08-py3'],
   batch: ['nvcr.io/nvidia/pytorch:24.05-py3', 'ghcr.io/centre/jax:0.4.31', 'continuumio/miniconda3:24.7'],
 };
-const COMMANDS: Record<JobKind, string[]> = {
+const COMMANDS: Record<BatchKind, string[]> = {
   training: ['torchrun train.py --config config.yaml', 'python -m megatron.train --config pretrain.yaml'],
   fine_tuning: ['python finetune.py --config lora.yaml', 'accelerate launch sft.py --epochs 3'],
   inference: ['vllm serve /models/llama-3-8b --port 8000', 'tritonserver --model-repository=/models'],
@@ -286,7 +288,7 @@ interface User {
   email: string;
   projects: Project[];
   preferredProject: Project;
-  preferredKind: JobKind;
+  preferredKind: BatchKind;
 }
 
 interface Tenant {

@@ -838,6 +838,7 @@ export const de: Record<MessageKey, string> = {
   'jobKind.fine_tuning': "Feinabstimmung",
   'jobKind.inference': "Inferenzdienst",
   'jobKind.batch': "Batch",
+  'jobKind.interactive': "Interaktive Sitzung",
   'jobState.SUBMITTING': "Wird übergeben",
   'jobState.PENDING': "Wartend",
   'jobState.RUNNING': "Läuft",

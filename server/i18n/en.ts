@@ -837,6 +837,7 @@ export const en = {
   'jobKind.fine_tuning': "Fine-tuning",
   'jobKind.inference': "Inference service",
   'jobKind.batch': "Batch",
+  'jobKind.interactive': "Interactive session",
   'jobState.SUBMITTING': "Submitting",
   'jobState.PENDING': "Pending",
   'jobState.RUNNING': "Running",

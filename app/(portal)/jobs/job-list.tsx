@@ -12,7 +12,7 @@ import { formatDateTime, formatEuros, formatGpuHours } from '~/server/i18n/forma
 import { useTRPC } from '~/app/_lib/trpc';
 
 type Status = 'all' | 'active' | 'finished';
-type Kind = 'training' | 'fine_tuning' | 'inference' | 'batch';
+type Kind = 'training' | 'fine_tuning' | 'inference' | 'batch' | 'interactive';
 
 export function JobList({ projects }: { projects: { id: string; title: string }[] }) {
   const { t, locale, timeZone } = useT();
@@ -51,7 +51,7 @@ export function JobList({ projects }: { projects: { id: string; title: string }[
           <span className="block font-medium text-slate-800">{t('jobs.kind')}</span>
           <select value={kind} onChange={(e) => setKind(e.target.value as Kind | '')} className={`${inputClass} w-full sm:w-48`}>
             <option value="">{t('common.all')}</option>
-            {(['training', 'fine_tuning', 'inference', 'batch'] as const).map((k) => (
+            {(['training', 'fine_tuning', 'inference', 'batch', 'interactive'] as const).map((k) => (
               <option key={k} value={k}>
                 {t(`jobKind.${k}`)}
               </option>

@@ -66,6 +66,7 @@ export function createClusterRouter({ clusters: given, siteOf }: ClusterRouterOp
   };
 
   const located = clusters.find((c) => typeof c.port.outputLocation === 'function')?.port;
+  const reaching = clusters.find((c) => typeof c.port.sessionAddress === 'function')?.port;
   return {
     clusters,
     async submit(spec: SchedulerJobSpec) {
@@ -93,6 +94,8 @@ export function createClusterRouter({ clusters: given, siteOf }: ClusterRouterOp
       };
     },
     // Where a job's output lies is the same rule on every cluster of a centre (the shared SLURM_JOB_DIR).
+    // A node name is one cluster's; the first that knows how to reach sessions answers (every real cluster by the name).
+    ...(reaching ? { sessionAddress: (node: string) => reaching.sessionAddress!(node) } : {}),
     ...(located ? { outputLocation: (portalJobId: string, schedulerJobId: string, group?: string | null, arrayTask?: number | '%a') => located.outputLocation!(portalJobId, schedulerJobId, group, arrayTask) } : {}),
     async syncBudgets(budgets: SchedulerBudget[]): Promise<SchedulerBudgetState[]> {
       // Each cluster gets the budgets of its classes; a class no cluster runs is enforced nowhere.

@@ -734,9 +734,11 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
   async function writeOutput(items: readonly { job: OutputJob; status: SchedulerJobStatus }[], now: Date): Promise<void> {
     // A few at a time: a round may follow thousands of jobs.
     for (let i = 0; i < items.length; i += 16) {
-      await Promise.all(items.slice(i, i + 16).map(({ job, status }) => writeSimulatedOutput(job, status, now, { speed })));
+      await Promise.all(items.slice(i, i + 16).map(({ job, status }) => (job.kind === 'interactive' ? Promise.resolve() : writeSimulatedOutput({ ...job, kind: job.kind }, status, now, { speed }))));
     }
   }
 
-  return { clusterId, submit, cancel, jobs, describeCluster, advance, checkpoint, writeOutput };
+  // Sessions run on this machine, whichever simulated node the job was given (issue #28).
+  const sessionAddress = () => '127.0.0.1';
+  return { clusterId, submit, cancel, jobs, describeCluster, advance, checkpoint, writeOutput, sessionAddress, clockSpeed: speed };
 }

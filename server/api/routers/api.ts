@@ -45,7 +45,7 @@ export const apiRouter = router({
         state: z.enum(jobState.enumValues).optional(),
         status: z.enum(['active', 'finished', 'all']).default('all'),
         projectId: uuidField.optional(),
-        kind: z.enum(['training', 'fine_tuning', 'inference', 'batch']).optional(),
+        kind: z.enum(['training', 'fine_tuning', 'inference', 'batch', 'interactive']).optional(),
       }),
     )
     .output(z.object({ items: z.array(jobRowOut), nextCursor: z.string().nullable() }))

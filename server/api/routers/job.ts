@@ -222,7 +222,7 @@ export const jobRouter = router({
         .object({
           status: z.enum(['active', 'finished', 'all']).default('all'),
           projectId: uuidField.optional(),
-          kind: z.enum(['training', 'fine_tuning', 'inference', 'batch']).optional(),
+          kind: z.enum(['training', 'fine_tuning', 'inference', 'batch', 'interactive']).optional(),
           limit: z.number().int().min(1).max(500).default(100),
         })
         .default({ status: 'all', limit: 100 }),

@@ -75,18 +75,21 @@ export function hashToUnit(text: string): number {
   return ((h >>> 0) % 1_000_000) / 1_000_000;
 }
 
-export type JobKind = 'training' | 'fine_tuning' | 'inference' | 'batch';
+export type JobKind = 'training' | 'fine_tuning' | 'inference' | 'batch' | 'interactive';
 
 /**
  * simulatedOutcome decides, deterministically from the job id, what the simulated cluster makes
  * happen: batch and training jobs use 50–95 % of their walltime (1 in 20 batch jobs fails);
- * fine-tuning runs its estimate ±10 %; an inference service runs until stopped or its walltime.
+ * fine-tuning runs its estimate ±10 %; an inference service runs until stopped or its walltime, and so
+ * does an interactive session (issue #28), whose GPUs a person at a notebook keeps mostly waiting.
  */
 export function simulatedOutcome(input: { jobId: string; kind: JobKind; walltimeSeconds: number; estimatedRuntimeSeconds?: number }): { runtimeSeconds: number; gpuUtilPercent: number; exitCode: number } {
   const u = hashToUnit(input.jobId);
   switch (input.kind) {
     case 'inference':
       return { runtimeSeconds: input.walltimeSeconds + 1, gpuUtilPercent: 45, exitCode: 0 };
+    case 'interactive':
+      return { runtimeSeconds: input.walltimeSeconds + 1, gpuUtilPercent: 20, exitCode: 0 };
     case 'fine_tuning': {
       const base = input.estimatedRuntimeSeconds ?? Math.round(input.walltimeSeconds * 0.7);
       return { runtimeSeconds: Math.max(1, Math.round(base * (0.9 + 0.2 * u))), gpuUtilPercent: 88, exitCode: 0 };

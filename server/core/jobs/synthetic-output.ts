@@ -31,7 +31,7 @@ export type Progress =
 export const STEPS_PER_MINUTE = 100;
 /** Minutes of linear warm-up before the learning rate peaks and decays as 1/√t. */
 const WARMUP_MINUTES = 10;
-const PEAK_LEARNING_RATE: Record<JobKind, number> = { training: 3e-4, fine_tuning: 2e-4, batch: 0, inference: 0 };
+const PEAK_LEARNING_RATE: Record<JobKind, number> = { training: 3e-4, fine_tuning: 2e-4, batch: 0, inference: 0, interactive: 0 };
 
 /**
  * syntheticProgress is what a simulated job reports `minute` simulated minutes (≥ 1) into its run: for

@@ -182,6 +182,15 @@ export interface SchedulerPort {
    * job's latest status (the simulated cluster; a real scheduler's nodes write them and it has no such method).
    */
   writeOutput?(items: readonly { job: OutputJob; status: SchedulerJobStatus }[], now: Date): Promise<void>;
+  /**
+   * sessionAddress says where the portal's proxy reaches an interactive session (issue #28) on a node the
+   * scheduler reported in the job's nodeList: the address to connect to. The simulated cluster runs
+   * sessions on this machine (127.0.0.1); Slurm's nodes are reached by their names. The caller checks
+   * that the node is one of the job's before asking.
+   */
+  sessionAddress?(nodeName: string): string;
+  /** Seconds on the cluster's clock per wall-clock second: the simulated cluster's speed; absent: 1. */
+  readonly clockSpeed?: number;
 }
 
 /** What writing a job's output needs to know of it (SchedulerPort.writeOutput). */
@@ -189,7 +198,7 @@ export interface OutputJob {
   jobId: string;
   /** The job's working folder, absolute (SchedulerJobSpec.workDir). */
   workDir: string;
-  kind: 'training' | 'fine_tuning' | 'inference' | 'batch';
+  kind: 'training' | 'fine_tuning' | 'inference' | 'batch' | 'interactive';
   image: string;
   gpus: number;
   /** An array's number of tasks, else null. */

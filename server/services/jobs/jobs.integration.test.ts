@@ -534,7 +534,7 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     // key's unique index, fail, run again and answer with the first job.
     const apiKey = `api-retry-${randomUUID()}`;
     const { walltimeSeconds, ...fields } = jobInput(main.allocationId, { idempotencyKey: apiKey });
-    const viaApi = await Promise.all(Array.from({ length: 4 }, () => callerFor(db, { userId: a.userId, orgId: a.orgId, scheduler, now: () => now }).job.submit({ ...fields, walltimeMinutes: walltimeSeconds / 60 })));
+    const viaApi = await Promise.all(Array.from({ length: 4 }, () => callerFor(db, { userId: a.userId, orgId: a.orgId, scheduler, now: () => now }).job.submit({ ...fields, kind: 'training', walltimeMinutes: walltimeSeconds / 60 })));
     expect(new Set(viaApi.map((j) => j.id)).size).toBe(1);
 
     for (const k of [key, raceKey, apiKey]) {

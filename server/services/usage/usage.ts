@@ -12,7 +12,7 @@ export interface SettledJobUsage {
   projectId: string;
   userId: string;
   resourceClassId: string;
-  kind: 'training' | 'fine_tuning' | 'inference' | 'batch';
+  kind: 'training' | 'fine_tuning' | 'inference' | 'batch' | 'interactive';
   startedAt: Date | null;
   endedAt: Date;
   gpuSeconds: number;

@@ -26,7 +26,8 @@ async function cloneDraft(caller: Caller, jobId: string): Promise<{ name: string
       template: fineTune ? 'fine-tune' : 'custom',
       allocationId: job.allocationId,
       resourceClassId: job.resourceClassId,
-      kind: job.kind,
+      // A session copied into the batch form is run as a batch job of the same command.
+      kind: job.kind === 'interactive' ? 'batch' : job.kind,
       name: job.name,
       gpus: String(job.gpus),
       nodes: String(job.nodes),

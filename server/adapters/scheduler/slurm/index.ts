@@ -335,6 +335,8 @@ export function createSlurmScheduler(settings: SlurmSettings, classes: SlurmClas
   });
   // An array's tasks each write their own file: `arrayTask` names one, or '%a' for the pattern of them all
   // (beyond the port's three arguments: its callers know whether the job is an array).
+  // A session's node is reached by the name Slurm gives it (its hosts entry or DNS), as slurmctld reaches it.
+  port.sessionAddress = (node: string) => node;
   port.outputLocation = (portalJobId: string, schedulerJobId: string, group?: string | null, arrayTask?: number | '%a') => slurmOutputPath(settings.jobDir, portalJobId, schedulerJobId, person ? group : undefined, arrayTask);
   return port;
 }
