@@ -67,6 +67,10 @@ export const DEMO_ISSUER: Issuer = {
   phone: '+49 3641 000000',
 };
 
+/** The apps the session launcher (bin/portal-session) can start. */
+export const SESSION_APP_IDS = ['jupyter'] as const;
+export type SessionAppId = (typeof SESSION_APP_IDS)[number];
+
 export const catalogueSchema = z.object({
   sites: z
     .array(
@@ -181,6 +185,14 @@ export const catalogueSchema = z.object({
     .object({ startingCreditEuros: z.number().int().min(0).max(1_000_000), durationDays: z.number().int().min(1).max(3660), storageGb: z.number().int().min(0).max(100_000_000).default(1000) })
     .default({ startingCreditEuros: 1000, durationDays: 365, storageGb: 1000 }),
   issuer: issuerSchema.default(DEMO_ISSUER),
+  /**
+   * The interactive apps people can start as a session on a GPU node (issue #28). Each id is one the
+   * session launcher on the nodes knows how to start (bin/portal-session; docs/sessions.md says how a centre
+   * installs the apps); a centre lists the ones its nodes have.
+   */
+  interactiveApps: z
+    .array(z.object({ id: z.enum(SESSION_APP_IDS), name: z.string().min(1).max(120), nameDe: z.string().min(1).max(120) }))
+    .default([{ id: 'jupyter', name: 'Jupyter Notebook', nameDe: 'Jupyter Notebook' }]),
 });
 
 export type Catalogue = z.infer<typeof catalogueSchema>;
@@ -225,6 +237,7 @@ export const DEFAULT_CATALOGUE: Catalogue = {
   ],
   payAsYouGo: { startingCreditEuros: 1000, durationDays: 365, storageGb: 1000 },
   issuer: DEMO_ISSUER,
+  interactiveApps: [{ id: 'jupyter', name: 'Jupyter Notebook', nameDe: 'Jupyter Notebook' }],
 };
 
 /** loadCatalogue reads the catalogue from a JSON file, or returns the built-in demo centre. */

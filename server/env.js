@@ -178,6 +178,11 @@ const schema = z
     SLURM_CLUSTERS: slurmClusters,
     /** Working directory of the portal's jobs on the cluster (must exist on every node). */
     SLURM_JOB_DIR: z.string().trim().min(1).default('/tmp'),
+    /**
+     * The interactive-session launcher (issue #28) as the nodes see it: an absolute path to a copy of
+     * bin/portal-session on every node. Default: the portal's own copy (the simulated cluster runs it here).
+     */
+    PORTAL_SESSION_LAUNCHER: z.string().trim().regex(/^\/[^\0\n\s]*$/, 'an absolute path without spaces').optional(),
     /** How a job's image is run: apptainer exec, pyxis (srun --container-image), or none (the command as is). */
     SLURM_JOB_LAUNCHER: z.enum(['apptainer', 'pyxis', 'none']).default('apptainer'),
     /**

@@ -61,6 +61,7 @@ describe.each(dbTargets())('every path of the OpenAPI document answers as docume
     const browser = callerFor(db, { userId: a.userId, orgId: a.orgId, scheduler: acceptingScheduler });
     const jobInput = { allocationId, resourceClassId: 'h100', gpus: 1, nodes: 1, walltimeMinutes: 30 };
     const submitBody = { ...jobInput, name: 'doc example', kind: 'training' as const, image: 'pytorch:2', command: 'python train.py' };
+    const sessionInput = { allocationId, resourceClassId: 'h100', app: 'jupyter' as const, gpus: 1, walltimeMinutes: 60, idleTimeoutMinutes: 30 };
     const job = await browser.job.submit({ ...submitBody, idempotencyKey: 'doc-example-job' });
     const tokens = apiTokens(db);
     token = await tokens.mint(a, ['read', 'jobs:write', 'applications:write', 'files:read', 'files:write']);
@@ -95,6 +96,9 @@ describe.each(dbTargets())('every path of the OpenAPI document answers as docume
       'DELETE /projects/{projectId}/files': () => Promise.resolve({ url: `/projects/${projectId}/files?${at}&path=doc/to-delete` }),
       'GET /jobs/{jobId}/files': () => Promise.resolve({ url: `/jobs/${job.id}/files` }),
       'GET /jobs/{jobId}/output': () => Promise.resolve({ url: `/jobs/${job.id}/output?stream=stdout&limit=1024` }),
+      'POST /sessions': () => Promise.resolve({ url: '/sessions', body: sessionInput, headers: { 'idempotency-key': 'doc-example-session' } }),
+      'GET /sessions': () => Promise.resolve({ url: '/sessions' }),
+      'POST /sessions/{jobId}/end': async () => ({ url: `/sessions/${(await browser.session.start({ ...sessionInput, idempotencyKey: 'doc-example-session-end' })).id}/end` }),
     };
     doc = (await SwaggerParser.dereference(structuredClone(restDocument(portalUrl)) as never)) as unknown as OpenApiDocument;
   });

@@ -7,6 +7,9 @@ import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { appRouter } from './root';
 
+/** The submissions whose Idempotency-Key header is their idempotencyKey: a job, a session. */
+export const IDEMPOTENT_POSTS: ReadonlySet<string> = new Set(['/jobs', '/sessions']);
+
 /** The OpenAPI document as plain JSON (what is served and what the tests validate). */
 export type OpenApiDocument = {
   openapi: string;
@@ -121,7 +124,7 @@ function generate(portalUrl: string): OpenApiDocument {
       }
     }
     // The idempotency key travels in the Idempotency-Key header (documented by the procedure's meta), not in the body.
-    const submit = path === '/jobs' ? operations.post?.requestBody?.content['application/json']?.schema : undefined;
+    const submit = IDEMPOTENT_POSTS.has(path) ? operations.post?.requestBody?.content['application/json']?.schema : undefined;
     if (submit) {
       delete submit.properties?.idempotencyKey;
       submit.required = submit.required?.filter((name) => name !== 'idempotencyKey');

@@ -19,7 +19,7 @@ import { inRequestScope, requestIdFrom } from '~/server/request-scope';
 import { hit } from '~/server/services/rate-limits';
 import type { FairGate } from './fair-gate';
 import { MAX_BODY_BYTES, readBody } from './http-guard';
-import { restDocument } from './rest-document';
+import { IDEMPOTENT_POSTS, restDocument } from './rest-document';
 import { appRouter, createCaller } from './root';
 import { createContextInner, describeFieldErrors, type Context } from './trpc';
 
@@ -132,7 +132,7 @@ async function requestOf(req: Request, path: string): Promise<Request | null | '
     } catch {
       return 'not-json';
     }
-    if (req.method === 'POST' && path === '/jobs' && body && typeof body === 'object' && !Array.isArray(body)) {
+    if (req.method === 'POST' && IDEMPOTENT_POSTS.has(path) && body && typeof body === 'object' && !Array.isArray(body)) {
       const key = req.headers.get('idempotency-key');
       text = JSON.stringify({ ...body, idempotencyKey: key ?? (body as { idempotencyKey?: unknown }).idempotencyKey ?? crypto.randomUUID() });
     }

@@ -12,6 +12,7 @@ import { filesRouter } from './routers/files';
 import { invoiceRouter } from './routers/invoice';
 import { jobRouter } from './routers/job';
 import { organisationRouter } from './routers/organisation';
+import { sessionRouter } from './routers/session';
 import { staffRouter } from './routers/staff';
 import { whatIfRouter } from './routers/what-if';
 import { createCallerFactory, router } from './trpc';
@@ -28,6 +29,7 @@ export const appRouter = router({
   allocation: allocationRouter,
   notification: notificationRouter,
   job: jobRouter,
+  session: sessionRouter,
   files: filesRouter,
   report: reportRouter,
   invoice: invoiceRouter,

@@ -794,6 +794,7 @@ export const de: Record<MessageKey, string> = {
   'jobs.schedulerUnreachable': "Wartet auf die Übergabe an den Scheduler",
   'jobs.whyWaiting': "Warum er wartet",
   'jobs.inferenceRunning': "Dieser Dienst verbraucht Budget, solange er läuft, bis Sie ihn stoppen oder er seine Laufzeitgrenze erreicht.",
+  'job.event.sessionIdle': "{minutes, plural, one {# Minute} other {# Minuten}} ohne Verkehr: Die Sitzung wurde beendet",
   'job.event.stopRequested': "Stopp angefordert",
   'jobs.runtimeCluster': "Laufzeit (Clusterzeit)",
   'jobs.runtimeSoFar': "Läuft seit (Clusterzeit)",
@@ -1779,4 +1780,6 @@ export const de: Record<MessageKey, string> = {
   'application.gpuHoursFor': "GPU-Stunden für {name}",
   'review.grantHours': "Zu bewilligende GPU-Stunden für {name} (beantragt {hours} GPU-h)",
   'files.siteFormat': "Keine Standort-ID: Verwenden Sie einen Standort des Projekts (etwa de-jena), wie GET /projects/{id}/workspaces sie auflistet.",
+  'session.unknownApp': "Diese Anwendung ({app}) bietet das Zentrum nicht an: Wählen Sie eine aus der Liste.",
+  'session.kindOnly': "Interaktive Sitzungen werden auf der Sitzungsseite mit einer Anwendung gestartet; andere Jobs können nicht interaktiv sein.",
 };

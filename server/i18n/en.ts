@@ -793,6 +793,7 @@ export const en = {
   'jobs.schedulerUnreachable': "Waiting to be handed to the scheduler",
   'jobs.whyWaiting': "Why it is waiting",
   'jobs.inferenceRunning': "This service accrues usage while it runs, until you stop it or it reaches its walltime.",
+  'job.event.sessionIdle': "No traffic for {minutes, plural, one {# minute} other {# minutes}}: the session was stopped",
   'job.event.stopRequested': "Stop requested",
   'jobs.runtimeCluster': "Run time (cluster time)",
   'jobs.runtimeSoFar': "Running for (cluster time)",
@@ -1778,6 +1779,8 @@ export const en = {
   'application.gpuHoursFor': "GPU-hours for {name}",
   'review.grantHours': "GPU-hours to grant for {name} (requested {hours} GPU-h)",
   'files.siteFormat': "Not a site's id: use one of the project's sites (such as de-jena), as GET /projects/{id}/workspaces lists them.",
+  'session.unknownApp': "This centre offers no app {app}: pick one from the list.",
+  'session.kindOnly': "Interactive sessions are started from the sessions page, with an app; other jobs cannot be interactive.",
 } as const;
 
 export type MessageKey = keyof typeof en;

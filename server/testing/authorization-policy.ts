@@ -118,6 +118,11 @@ export const POLICY: Record<string, Entry> = {
   'job.get': { access: 'member', recordsOfA: true, input: (f) => ({ jobId: f.jobA }) },
   'job.targets': { access: 'member' },
 
+  'session.apps': { access: 'member' },
+  'session.start': { access: 'member', recordsOfA: true, input: (f) => ({ allocationId: f.allocationA, resourceClassId: 'h100', app: 'jupyter', gpus: 1, walltimeMinutes: 60, idleTimeoutMinutes: 30, idempotencyKey: `matrix-${Math.random()}` }) },
+  'session.list': { access: 'member' },
+  'session.end': { access: 'member', recordsOfA: true, input: (f) => ({ jobId: f.jobA }) },
+
   'files.sites': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA }) },
   'files.list': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA, site: 'de-jena', path: '' }) },
   'files.stat': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA, site: 'de-jena', path: '' }) },

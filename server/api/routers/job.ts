@@ -13,7 +13,7 @@ import { MAX_WINDOW_HOURS, suggestLowCarbonStart } from '~/server/services/jobs/
 import { cancelJob, estimateJob, getJob, jobTargets, listJobs, submitJob } from '~/server/services/jobs/jobs';
 
 export const MAX_SCRIPT_CHARS = 100_000;
-const MAX_WALLTIME_MINUTES = 30 * 24 * 60;
+export const MAX_WALLTIME_MINUTES = 30 * 24 * 60;
 
 const shape = {
   allocationId: uuidField,

@@ -205,6 +205,9 @@ export interface OutputJob {
   arrayTasks: number | null;
   /** The inputs picked from the workspace (absolute paths, PORTAL_INPUTS), which the job reads first. */
   inputs?: string[];
+  /** An interactive session: its app (the launcher's argument) and the project's workspace it opens in. */
+  app?: string;
+  workspace?: string;
 }
 
 /**

@@ -62,6 +62,8 @@ export interface SubmitJobInput {
   inputs?: string[];
   /** The estimate shown before submitting, kept with the job. */
   estimate?: Record<string, unknown> & { runtimeSeconds?: number };
+  /** An interactive session (kind `interactive`, issue #28): the catalogue's app and the idle time-out. */
+  session?: { app: string; idleTimeoutSeconds: number };
 }
 
 export const ACTIVE_STATES = ['SUBMITTING', 'PENDING', 'RUNNING'] as const;
@@ -266,7 +268,9 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
   const { allocation, rc, site, centsPerGpuHour, org: tenant, projectResidency } = jobContextOf(actor, input, target, offer);
   const beginAt = beginOf(input.begin, now);
   const array = arrayOf(input.array);
-  if (array && input.kind === 'inference') throw new AppError('BAD_REQUEST', 'job.arrayNotForServices', {}, 'array');
+  if (array && (input.kind === 'inference' || input.kind === 'interactive')) throw new AppError('BAD_REQUEST', 'job.arrayNotForServices', {}, 'array');
+  // A session is one app on one node, started the way sessions are (services/sessions); no other job has one.
+  if ((input.kind === 'interactive') !== (input.session !== undefined)) throw new AppError('BAD_REQUEST', 'session.kindOnly', {}, 'kind');
   if (input.dependency) await checkDependency(db, allocation.projectId, input.dependency);
   // Files and folders picked from the project's workspace at the job's site: checked now, given to the job as PORTAL_INPUTS.
   const inputs = input.inputs?.length ? await inputsEnv(workspaceOf(configuredSiteRoots(), site.id, allocation.projectId), input.inputs) : {};
@@ -306,6 +310,8 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
       arraySpec: array?.text ?? null,
       arrayTasks: array?.count ?? null,
       arrayThrottle: array?.throttle ?? null,
+      app: input.session?.app ?? null,
+      idleTimeoutSeconds: input.session?.idleTimeoutSeconds ?? null,
       // This request hands the job over right after the commit: it holds the lease from the start.
       handoverUntil: new Date(now.getTime() + HANDOVER_LEASE_MS),
     };
@@ -346,7 +352,7 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
 
 /** The values of a new job's row (an estimate as JSON text or null: a placeholder's null would be written as JSON null; the begin time as ISO text or null). */
 type NewJobValues = Omit<typeof jobs.$inferInsert, 'estimate' | 'beginAt' | 'dependency' | 'updatedAt' | 'handoverAttempts' | 'tasksRunning' | 'tasksEnded'> &
-  Required<Pick<typeof jobs.$inferInsert, 'id' | 'env' | 'simulation' | 'handoverUntil' | 'arraySpec' | 'arrayTasks' | 'arrayThrottle'>> & { estimate: string | null; submittedAt: Date; beginAt: string | null; dependency: string | null };
+  Required<Pick<typeof jobs.$inferInsert, 'id' | 'env' | 'simulation' | 'handoverUntil' | 'arraySpec' | 'arrayTasks' | 'arrayThrottle' | 'app' | 'idleTimeoutSeconds'>> & { estimate: string | null; submittedAt: Date; beginAt: string | null; dependency: string | null };
 
 /** arrayOf reads a job array's text (refused with the field named), or null for one job. */
 function arrayOf(text: string | undefined): JobArray | null {
@@ -417,6 +423,8 @@ function insertJobQuery(db: DbOrTx) {
       arraySpec: p('arraySpec'),
       arrayTasks: p('arrayTasks'),
       arrayThrottle: p('arrayThrottle'),
+      app: p('app'),
+      idleTimeoutSeconds: p('idleTimeoutSeconds'),
       updatedAt: p('submittedAt'),
       handoverUntil: p('handoverUntil'),
       handoverAttempts: 1,
@@ -629,8 +637,8 @@ export async function cancelJob(db: Db, step: SchedulerStep, actor: TenantActor,
   const access = await projectAccess(db, actor, job.projectId);
   if (!canActOnJob(job, actor, access.projectRole)) throw new AppError('FORBIDDEN', 'job.cancelNotAllowed');
   if (job.settledAt || !(ACTIVE_STATES as readonly string[]).includes(job.state)) return { state: job.state };
-  // A service is stopped, not cancelled: it ends COMPLETED, charged for the time it served.
-  const stop = job.kind === 'inference';
+  // A service or a session is stopped, not cancelled: it ends COMPLETED, charged for the time it ran.
+  const stop = job.kind === 'inference' || job.kind === 'interactive';
   await db.update(jobs).set({ cancelRequestedAt: now, updatedAt: now }).where(and(eq(jobs.id, jobId), isNull(jobs.cancelRequestedAt)));
   await db.insert(jobEvents).values({ jobId, at: now, state: job.state, message: stop && job.state === 'RUNNING' ? 'job.event.stopRequested' : 'job.event.cancelRequested', data: { by: actor.name } });
   const after = await stepAfterCommit(db, step);

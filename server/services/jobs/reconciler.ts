@@ -1,6 +1,7 @@
 // The reconciler keeps job records and their event history in step with the scheduler, and settles
 // the ledger exactly once when a job ends. The scheduler is the source of truth for what happened;
 // the portal owns the record. One round is idempotent: running it twice, or after a crash, is safe.
+import { endIdleSessions } from '~/server/services/sessions/idle';
 import { and, eq, getTableColumns, inArray, isNotNull, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '~/db/client';
 import { clusterSamples, jobEvents, jobs, jobTasks, sites } from '~/db/schema';
@@ -411,6 +412,8 @@ export async function reconcileOnce(db: Db, scheduler: SchedulerPort, now: Date,
       }
     } else if (await handToScheduler(db, scheduler, job, now)) result.submitted++; // null when it failed
   }
+  // Sessions idle for their time-out are asked to stop; the next step tells the scheduler.
+  await endIdleSessions(db, scheduler, now, ofSites);
   try {
     await followScheduler(db, scheduler, now, result, ofSites, options.roots ?? configuredSiteRoots());
   } catch (error) {
@@ -427,7 +430,7 @@ async function followScheduler(db: Db, scheduler: SchedulerPort, now: Date, resu
     .select({ id: jobs.id, kind: jobs.kind })
     .from(jobs)
     .where(and(isNotNull(jobs.cancelRequestedAt), isNull(jobs.settledAt), inArray(jobs.state, ['PENDING', 'RUNNING']), ofSites));
-  for (const { id, kind } of cancelling) await scheduler.cancel(id, { stop: kind === 'inference' });
+  for (const { id, kind } of cancelling) await scheduler.cancel(id, { stop: kind === 'inference' || kind === 'interactive' });
   // 3. Follow every open job.
   const open = await db
     .select(openJobColumns)
@@ -466,13 +469,15 @@ async function writeOutputs(db: Db, scheduler: SchedulerPort, items: readonly { 
   if (!running.length) return;
   try {
     // The image names the model a fine-tuning job writes, the inputs what it reads (the open rows leave both out).
-    const images = await db.select({ id: jobs.id, image: jobs.image, inputs: sql<string | null>`${jobs.env}->>'PORTAL_INPUTS'` }).from(jobs).where(inArray(jobs.id, running.map(({ job }) => job.id)));
+    const images = await db.select({ id: jobs.id, image: jobs.image, app: jobs.app, inputs: sql<string | null>`${jobs.env}->>'PORTAL_INPUTS'` }).from(jobs).where(inArray(jobs.id, running.map(({ job }) => job.id)));
     const kinds = new Map(images.map((r) => [r.id, r]));
     await scheduler.writeOutput!(
       running.flatMap(({ job, status }) => {
         const extra = kinds.get(job.id);
         if (!extra) return [];
-        return [{ job: { jobId: job.id, workDir: jobDirOf(workspaceOf(roots, job.siteId, job.projectId), job.id), kind: job.kind, image: extra.image, gpus: job.gpus, arrayTasks: job.arrayTasks, ...(extra.inputs ? { inputs: extra.inputs.split(':') } : {}) }, status }];
+        const workspace = workspaceOf(roots, job.siteId, job.projectId);
+        const session = extra.app ? { app: extra.app, workspace: workspace.dir } : {};
+        return [{ job: { jobId: job.id, workDir: jobDirOf(workspace, job.id), kind: job.kind, image: extra.image, gpus: job.gpus, arrayTasks: job.arrayTasks, ...(extra.inputs ? { inputs: extra.inputs.split(':') } : {}), ...session }, status }];
       }),
       now,
     );
