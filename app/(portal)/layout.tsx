@@ -24,6 +24,7 @@ export default async function PortalLayout({ children }: { children: ReactNode }
       ? [
           { href: '/projects', label: t('nav.projects') },
           { href: '/jobs', label: t('nav.jobs') },
+          { href: '/apps', label: t('nav.apps') },
           { href: '/usage', label: t('nav.usage') },
           { href: '/prices', label: t('nav.prices') },
           ...(active?.kind === 'company' ? [{ href: '/invoices', label: t('nav.invoices') }] : []),

@@ -121,6 +121,7 @@ export const POLICY: Record<string, Entry> = {
   'session.apps': { access: 'member' },
   'session.start': { access: 'member', recordsOfA: true, input: (f) => ({ allocationId: f.allocationA, resourceClassId: 'h100', app: 'jupyter', gpus: 1, walltimeMinutes: 60, idleTimeoutMinutes: 30, idempotencyKey: `matrix-${Math.random()}` }) },
   'session.list': { access: 'member' },
+  'session.get': { access: 'member', recordsOfA: true, input: (f) => ({ jobId: f.jobA }), allowedAnswer: 'NOT_FOUND' },
   'session.end': { access: 'member', recordsOfA: true, input: (f) => ({ jobId: f.jobA }) },
 
   'files.sites': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA }) },

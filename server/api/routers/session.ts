@@ -2,12 +2,12 @@
 // A session is a job: its page, output, cancel ("end") and figures are the job's (job.get, job.cancel).
 import { z } from 'zod';
 import { jobState } from '~/db/schema';
-import { afterCommit, rootsOf, router, tenantProcedure } from '~/server/api/trpc';
+import { afterCommit, rootsOf, router, schedulerOf, tenantProcedure } from '~/server/api/trpc';
 import { idempotencyKeyField, resourceClassIdField, uuidField } from '~/server/api/fields';
 import { isoDateOut, jobStateOut } from '~/server/api/outputs';
 import { SESSION_APP_IDS } from '~/server/catalogue';
 import { cancelJob } from '~/server/services/jobs/jobs';
-import { listSessions, sessionApps, sessionPath, startSession } from '~/server/services/sessions/sessions';
+import { getSession, listSessions, sessionApps, sessionPath, startSession } from '~/server/services/sessions/sessions';
 import { MAX_WALLTIME_MINUTES } from './job';
 
 /** The idle time-out a person may choose, in minutes: 5 minutes to a day. */
@@ -30,11 +30,15 @@ const sessionOut = z.object({
   appName: z.string(),
   state: z.enum(jobState.enumValues),
   resourceClassId: z.string(),
+  /** The class's name in the reader's language. */
+  resourceClassName: z.string(),
   gpus: z.number().int(),
   submittedAt: isoDateOut,
   startedAt: isoDateOut.nullable(),
   endedAt: isoDateOut.nullable(),
   walltimeSeconds: z.number().int(),
+  /** When its walltime runs out (null: not started). */
+  endsAt: isoDateOut.nullable(),
   idleTimeoutSeconds: z.number().int(),
   /** Asked to end (by the person or the idle time-out) and not ended yet. */
   cancelRequested: z.boolean(),
@@ -79,7 +83,13 @@ export const sessionRouter = router({
     .meta({ openapi: { method: 'GET', path: '/sessions', tags: ['sessions'], summary: 'Your interactive sessions, newest first', protect: true } })
     .input(z.object({}).default({}))
     .output(z.array(sessionOut))
-    .query(({ ctx }) => listSessions(ctx.db, ctx.tenant, rootsOf(ctx), ctx.locale)),
+    .query(async ({ ctx }) => listSessions(ctx.db, ctx.tenant, rootsOf(ctx), ctx.locale, (await schedulerOf(ctx)).clockSpeed ?? 1)),
+
+  /** One of the person's own sessions (the job page's Open button); anyone else's: NOT_FOUND. */
+  get: tenantProcedure('member')
+    .input(z.object({ jobId: uuidField }))
+    .output(sessionOut)
+    .query(async ({ ctx, input }) => getSession(ctx.db, ctx.tenant, rootsOf(ctx), ctx.locale, (await schedulerOf(ctx)).clockSpeed ?? 1, input.jobId)),
 
   end: tenantProcedure('member')
     .meta({ openapi: { method: 'POST', path: '/sessions/{jobId}/end', tags: ['sessions'], summary: 'End a session: its app is stopped and the time it ran is charged', protect: true }, scope: 'jobs:write' })

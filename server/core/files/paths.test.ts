@@ -22,6 +22,9 @@ describe('checkPath', () => {
     ['a/./b', 'dots'],
     ['..', 'dots'],
     ['a//b', 'empty'],
+    // A session's connection folder, wherever it is: the portal's own (issue #28).
+    ['jobs/x/.portal-session/connection.json', 'reserved'],
+    ['.portal-session', 'reserved'],
     ['a\u0000b', 'control'],
     ['a\nb', 'control'],
     ['a\u0085b', 'control'],

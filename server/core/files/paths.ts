@@ -11,7 +11,14 @@ export const MAX_NAME_BYTES = 255;
 export const MAX_PATH_BYTES = 4096;
 export const MAX_DEPTH = 64;
 
-export type PathProblem = 'absolute' | 'dots' | 'empty' | 'control' | 'separator' | 'nameTooLong' | 'tooLong' | 'tooDeep' | 'root';
+export type PathProblem = 'absolute' | 'dots' | 'empty' | 'control' | 'separator' | 'nameTooLong' | 'tooLong' | 'tooDeep' | 'root' | 'reserved';
+
+/**
+ * The folder an interactive session's launcher keeps its connection file in (its app's address and
+ * secret, issue #28), inside the job's folder. No path through the files API may name it and no listing
+ * or archive shows it, wherever the job's folder is moved: the secret never reaches a browser.
+ */
+export const SESSION_FOLDER = '.portal-session';
 
 export type PathCheck = { ok: true; segments: string[] } | { ok: false; problem: PathProblem };
 
@@ -26,6 +33,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 export function checkName(name: string): PathProblem | null {
   if (name === '') return 'empty';
   if (name === '.' || name === '..') return 'dots';
+  if (name === SESSION_FOLDER) return 'reserved';
   if (CONTROL.test(name)) return 'control';
   if (name.includes('/') || name.includes('\\') || ENCODED_DANGER.test(name)) return 'separator';
   if (encoder.encode(name).length > MAX_NAME_BYTES) return 'nameTooLong';

@@ -4,6 +4,7 @@
 // chunk at a time, so a download of many GB holds a few hundred KiB whatever its size. A file's content
 // is never trusted to be shown: always an attachment, never sniffed, sandboxed if a browser tries anyway.
 
+import { SESSION_FOLDER } from '~/server/core/files/paths';
 import { isUtf8 } from 'node:buffer';
 import { constants, existsSync } from 'node:fs';
 import { open, opendir, type FileHandle } from 'node:fs/promises';
@@ -273,6 +274,8 @@ function childPath(parent: Frame, name: Buffer): Buffer {
   return Buffer.concat([base, name]);
 }
 
+const SESSION_FOLDER_NAME = Buffer.from(SESSION_FOLDER);
+
 async function* tarChunks(rootPath: string, rootName: string, maxEntries: number): AsyncGenerator<Uint8Array, void, undefined> {
   const stack: Frame[] = [];
   let listed = 0;
@@ -287,6 +290,8 @@ async function* tarChunks(rootPath: string, rootName: string, maxEntries: number
       // Links, devices, FIFOs and sockets are never opened. A type the file system does not report
       // (DT_UNKNOWN: all false) is opened like a file, and the open handle's fstat decides.
       if (entry.isSymbolicLink() || entry.isBlockDevice() || entry.isCharacterDevice() || entry.isFIFO() || entry.isSocket()) continue;
+      // A session's connection folder (its app's secret) never leaves in an archive.
+      if (SESSION_FOLDER_NAME.equals(entry.name as unknown as Buffer)) continue;
       names.push(entry.name as unknown as Buffer);
     }
     return names.sort((a, b) => Buffer.compare(a, b));

@@ -10,7 +10,7 @@ import { constants, type Dirent } from 'node:fs';
 import { chmod, chown, lstat, mkdir, open, readdir, readlink, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '~/server/errors';
-import { checkName, checkPath, isInside, type PathProblem } from '~/server/core/files/paths';
+import { checkName, checkPath, isInside, SESSION_FOLDER, type PathProblem } from '~/server/core/files/paths';
 import { projectGroupName } from '~/server/core/scheduler/identity';
 import { jobFolderPath } from '~/server/core/files/job-folder';
 import { logger } from '~/server/observability/log';
@@ -262,7 +262,8 @@ async function sortedKeys(folder: OpenFolder): Promise<string[]> {
     return known;
   }
   const dirents: Dirent[] = await readdir(`/proc/self/fd/${folder.handle.fd}`, { withFileTypes: true });
-  const keys = dirents.map((d) => keyOf(typeOf(d), d.name));
+  // A session's connection folder is the portal's, never listed (core/files/paths.ts SESSION_FOLDER).
+  const keys = dirents.filter((d) => d.name !== SESSION_FOLDER).map((d) => keyOf(typeOf(d), d.name));
   keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   // Only folders worth it (a small one reads faster than it is looked up), within a bound on memory.
   if (keys.length >= 1000 && keys.length <= LISTING_CACHE_ENTRIES) {

@@ -15,8 +15,9 @@ import { createSimulatedScheduler } from '~/server/adapters/scheduler/simulated'
 import { runningSessions } from '~/server/adapters/scheduler/simulated-sessions';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { configuredSiteRoots } from '~/server/services/files/roots';
-import { jobDirOf, workspaceOf } from '~/server/services/files/workspace';
+import { folderArchiveResponse } from '~/server/services/files/download';
 import { reconcileOnce } from '~/server/services/jobs/reconciler';
+import { connectionFile } from './sessions';
 
 const SITE = 'de-jena';
 
@@ -84,7 +85,7 @@ describe.each(dbTargets())('interactive sessions on %s', (target) => {
     expect(runningSessions()).toContain(started.id);
 
     // The launcher writes the connection file once Jupyter answers; only the portal's user can read it.
-    const file = path.join(jobDirOf(workspaceOf(configuredSiteRoots(), SITE, projectId), started.id), 'connection.json');
+    const file = connectionFile(configuredSiteRoots(), { id: started.id, siteId: SITE, projectId });
     const connection = await waitFor('connection.json', async () => JSON.parse(await fs.readFile(file, 'utf8').catch(() => 'null')) as { host: string; port: number; secret: string; basePath: string } | null);
     expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
     const [row] = await db.select({ nodeList: jobs.nodeList }).from(jobs).where(eq(jobs.id, started.id));
@@ -96,6 +97,22 @@ describe.each(dbTargets())('interactive sessions on %s', (target) => {
     expect((await fetch(kernels, { headers: { authorization: `token ${connection.secret}` } })).status).toBe(200);
     const listed = await api.session.list();
     expect(listed.find((s) => s.id === started.id)).toMatchObject({ state: 'RUNNING', app: 'jupyter', appName: 'Jupyter Notebook', ready: true, url: started.url });
+    // The files pages never show or serve the connection folder: not in the job's folder, not by its path, not in the archive.
+    const folder = await api.files.jobFolder({ jobId: started.id });
+    expect(folder.listing.entries.map((e) => e.name)).not.toContain('.portal-session');
+    expect(await refusal(api.files.stat({ projectId, site: SITE, path: `jobs/${started.id}/.portal-session/connection.json` }))).toMatchObject({ code: 'BAD_REQUEST', field: 'path' });
+    expect(await refusal(api.files.list({ projectId, site: SITE, path: `jobs/${started.id}/.portal-session` }))).toMatchObject({ code: 'BAD_REQUEST', field: 'path' });
+    await api.files.move({ projectId, site: SITE, from: `jobs/${started.id}`, to: 'moved-session' });
+    expect((await api.files.list({ projectId, site: SITE, path: 'moved-session' })).entries.map((e) => e.name)).not.toContain('.portal-session');
+    await api.files.move({ projectId, site: SITE, from: 'moved-session', to: `jobs/${started.id}` });
+    const archive = folderArchiveResponse(new Request('http://portal.test/x'), { path: path.dirname(path.dirname(file)), name: started.id });
+    const tar = Buffer.from(await archive.arrayBuffer());
+    // Each entry's header (a 512-byte block marked ustar): none names the connection folder.
+    const names: string[] = [];
+    for (let at = 0; at + 512 <= tar.length; at += 512) if (tar.subarray(at + 257, at + 262).toString() === 'ustar') names.push(tar.subarray(at, at + 100).toString().replace(/\0.*$/s, ''));
+    expect(names.length).toBeGreaterThan(2);
+    expect(names.filter((n) => n.includes('.portal-session'))).toEqual([]);
+    expect(tar.includes(Buffer.from(connection.secret))).toBe(false);
 
     // Traffic keeps it: seen 20 cluster-minutes ago (20 s of wall time at 60×), it runs on.
     await db.update(jobs).set({ sessionSeenAt: new Date(now.getTime() - 20_000) }).where(eq(jobs.id, started.id));

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { and, desc, eq } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
 import { jobs } from '~/db/schema';
+import { SESSION_FOLDER } from '~/server/core/files/paths';
 import { configuredCatalogue, localName, type SessionAppId } from '~/server/catalogue';
 import { env } from '~/server/env.js';
 import { AppError } from '~/server/errors';
@@ -67,10 +68,15 @@ export async function startSession(db: Db, step: SchedulerStep, actor: TenantAct
   );
 }
 
+/** Where a session's launcher writes its connection file: `<job folder>/.portal-session/connection.json`. */
+export function connectionFile(roots: SiteRoots, job: Pick<JobRow, 'id' | 'siteId' | 'projectId'>): string {
+  return path.join(jobDirOf(workspaceOf(roots, job.siteId, job.projectId), job.id), SESSION_FOLDER, 'connection.json');
+}
+
 /** connectionReady says whether the session's launcher wrote its connection file (the app answers). */
 async function connectionReady(roots: SiteRoots, job: Pick<JobRow, 'id' | 'siteId' | 'projectId'>): Promise<boolean> {
   try {
-    const stat = await fs.lstat(path.join(jobDirOf(workspaceOf(roots, job.siteId, job.projectId), job.id), 'connection.json'));
+    const stat = await fs.lstat(connectionFile(roots, job));
     return stat.isFile();
   } catch {
     return false;
@@ -86,14 +92,15 @@ export function sessionPath(jobId: string): string {
  * listSessions lists the person's own sessions, newest first (the last 50): state, app, class, GPUs,
  * times, the idle time-out, and whether it can be opened now (running, its app answering).
  */
-export async function listSessions(db: DbOrTx, actor: TenantActor, roots: SiteRoots, locale: Locale) {
+export async function listSessions(db: DbOrTx, actor: TenantActor, roots: SiteRoots, locale: Locale, clockSpeed: number, jobId?: string) {
   const rows = await db
     .select()
     .from(jobs)
-    .where(and(eq(jobs.orgId, actor.org.id), eq(jobs.userId, actor.userId), eq(jobs.kind, 'interactive')))
+    .where(and(eq(jobs.orgId, actor.org.id), eq(jobs.userId, actor.userId), eq(jobs.kind, 'interactive'), jobId ? eq(jobs.id, jobId) : undefined))
     .orderBy(desc(jobs.submittedAt))
     .limit(50);
   const apps = new Map(sessionApps(locale).map((a) => [a.id, a.name]));
+  const classes = new Map(configuredCatalogue().resourceClasses.map((rc) => [rc.id, localName(locale, rc)]));
   return Promise.all(
     rows.map(async (job) => ({
       id: job.id,
@@ -102,15 +109,25 @@ export async function listSessions(db: DbOrTx, actor: TenantActor, roots: SiteRo
       appName: apps.get(job.app as SessionAppId) ?? job.app ?? '',
       state: job.state,
       resourceClassId: job.resourceClassId,
+      resourceClassName: classes.get(job.resourceClassId) ?? job.resourceClassId,
       gpus: job.gpus,
       submittedAt: job.submittedAt,
       startedAt: job.startedAt,
       endedAt: job.endedAt,
       walltimeSeconds: job.walltimeSeconds,
+      // When its walltime runs out, by the wall clock (the simulated cluster's clock runs clockSpeed times faster).
+      endsAt: job.startedAt ? new Date(job.startedAt.getTime() + Math.round((job.walltimeSeconds * 1000) / clockSpeed)) : null,
       idleTimeoutSeconds: job.idleTimeoutSeconds ?? 0,
       cancelRequested: job.cancelRequestedAt !== null,
       url: sessionPath(job.id),
       ready: job.state === 'RUNNING' && job.cancelRequestedAt === null && (await connectionReady(roots, job)),
     })),
   );
+}
+
+/** getSession is one of the person's own sessions as listSessions gives it; another's, or no session: NOT_FOUND. */
+export async function getSession(db: DbOrTx, actor: TenantActor, roots: SiteRoots, locale: Locale, clockSpeed: number, jobId: string) {
+  const [session] = await listSessions(db, actor, roots, locale, clockSpeed, jobId);
+  if (!session) throw new AppError('NOT_FOUND', 'error.notFound', {}, 'jobId');
+  return session;
 }

@@ -22,6 +22,7 @@ import { Co2eSaved } from './co2e-saved';
 import { ConfirmDialog } from '~/app/_components/confirm-dialog';
 import { JobFiles } from './job-files';
 import { JobLog } from './job-log';
+import { SessionPanel } from './session-panel';
 
 type Job = RouterOutputs['job']['get'];
 const ACTIVE = ['SUBMITTING', 'PENDING', 'RUNNING'];
@@ -83,7 +84,12 @@ export function JobDetail({ jobId }: { jobId: string }) {
                 {job.cancelRequestedAt ? t('jobs.cancelling') : stopping ? t('jobs.stopService') : t('jobs.cancel')}
               </Button>
             )}
-            {!active && (
+            {!active && job.kind === 'interactive' && (
+              <Link href="/apps" className="rounded-md bg-white px-3 py-2 text-sm font-medium text-slate-800 shadow-sm ring-1 ring-slate-300 hover:bg-slate-50">
+                {t('sessions.startAnother')}
+              </Link>
+            )}
+            {!active && job.kind !== 'interactive' && (
               <Link href={`/jobs/new?clone=${job.id}`} className="rounded-md bg-white px-3 py-2 text-sm font-medium text-slate-800 shadow-sm ring-1 ring-slate-300 hover:bg-slate-50" data-testid="job-clone">
                 {t('jobs.clone')}
               </Link>
@@ -105,6 +111,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
         {t(wording.text)}
       </ConfirmDialog>
       {cancel.error && <Alert tone="error">{formErrors(cancel.error, []).message}</Alert>}
+      {job.kind === 'interactive' && <SessionPanel jobId={job.id} />}
       {job.waitingForScheduler && (
         <Alert tone="warning" title={t('jobs.schedulerUnreachable')}>
           <span data-testid="waiting-for-scheduler">{t('job.waitingForScheduler')}</span>
