@@ -73,6 +73,8 @@ export const COMMANDS = {
   'files mkdir': { flags: ['site'], args: ['PROJECT', 'PATH'], usage: 'files mkdir PROJECT PATH [--site SITE]', summary: 'make a folder (the folder above it must exist)' },
   'files mv': { flags: ['site'], args: ['PROJECT', 'FROM', 'TO'], usage: 'files mv PROJECT FROM TO [--site SITE]', summary: 'rename or move a file or folder' },
   'files rm': { flags: ['site', 'recursive'], args: ['PROJECT', 'PATH'], usage: 'files rm PROJECT PATH [--recursive] [--site SITE]', summary: 'delete a file; a folder with everything in it needs --recursive' },
+  'sessions list': { flags: [], usage: 'sessions list', summary: 'your interactive sessions (Jupyter notebooks), newest first, with their state and address' },
+  'sessions url': { flags: [], argument: 'ID', usage: 'sessions url ID', summary: 'print the address to open a session in the browser (signed in to the portal)' },
   usage: { flags: ['month', 'from', 'to', 'csv'], usage: 'usage --month YYYY-MM [--csv]  |  usage --from YYYY-MM-DD --to YYYY-MM-DD [--csv]', summary: 'usage, cost and energy for a period; --csv writes the usage page’s CSV' },
   allocations: { flags: [], usage: 'allocations', summary: 'your allocations with their balances' },
 };
@@ -118,7 +120,7 @@ ${EXIT_CODES_HELP}
 `;
 
 /** The commands of two words: `jobs submit`, `files ls`… */
-const GROUPS = ['jobs', 'files'];
+const GROUPS = ['jobs', 'files', 'sessions'];
 const commandsOf = (group) => Object.keys(COMMANDS).filter((c) => c.startsWith(`${group} `));
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

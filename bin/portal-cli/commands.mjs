@@ -331,6 +331,45 @@ export async function jobsCancel({ io, options, client, id }) {
   return EXIT.OK;
 }
 
+// ---- sessions ---------------------------------------------------------------------------------
+
+/** The portal's own address of a session: the API's base without /api/v1, then the session's path. */
+function sessionUrl(api, path) {
+  return `${api.base.replace(/\/api\/v1$/, '')}${path}`;
+}
+
+export async function sessionsList({ io, options, client }) {
+  const api = client();
+  const items = await api.request('GET', '/sessions');
+  if (options.json) {
+    writeJson(io, { items: items.map((s) => ({ ...s, url: sessionUrl(api, s.url) })) });
+    return EXIT.OK;
+  }
+  if (items.length === 0) {
+    io.stdout.write('No sessions: start one on the portal’s Notebooks page.\n');
+    return EXIT.OK;
+  }
+  io.stdout.write(
+    f.table(
+      ['ID', 'APP', 'STATE', { header: 'GPUS', right: true }, 'CLASS', 'SUBMITTED', 'OPEN AT'],
+      items.map((s) => [s.id, s.appName, s.state, String(s.gpus), s.resourceClassId, String(s.submittedAt).slice(0, 16).replace('T', ' '), s.ready ? sessionUrl(api, s.url) : s.state === 'RUNNING' ? '(starting)' : '—']),
+    ),
+  );
+  return EXIT.OK;
+}
+
+export async function sessionsUrl({ io, options, client, id }) {
+  const api = client();
+  const items = await api.request('GET', '/sessions');
+  const session = items.find((s) => s.id === id);
+  if (!session) throw new ApiError(404, { code: 'NOT_FOUND', message: `No session of yours has the id ${id}.` }, '/sessions');
+  const url = sessionUrl(api, session.url);
+  if (options.json) writeJson(io, { id, state: session.state, ready: session.ready, url });
+  else io.stdout.write(`${url}\n`);
+  if (!session.ready) io.stderr.write(session.state === 'RUNNING' ? 'The session’s app is still starting; the address answers once it is ready.\n' : `The session is ${session.state}: it cannot be opened.\n`);
+  return EXIT.OK;
+}
+
 // ---- usage, allocations -----------------------------------------------------------------------
 
 export async function usage({ io, options, client }) {

@@ -23,6 +23,8 @@ const HANDLERS = {
   'files mkdir': files.filesMkdir,
   'files mv': files.filesMv,
   'files rm': files.filesRm,
+  'sessions list': commands.sessionsList,
+  'sessions url': commands.sessionsUrl,
   usage: commands.usage,
   allocations: commands.allocations,
 };

@@ -608,3 +608,53 @@ describe('files', () => {
     expect(run.stderr()).toContain(`Saved de-jena:out as a tar in ${tar} (9 B).`);
   });
 });
+
+describe('sessions (issue #28)', () => {
+  const SESSION = '7d1e2f3a-3333-4eee-8fff-000000000003';
+  const session = (over: Record<string, unknown> = {}) => ({
+    id: SESSION,
+    name: 'jupyter-session',
+    app: 'jupyter',
+    appName: 'Jupyter Notebook',
+    state: 'RUNNING',
+    resourceClassId: 'h100',
+    resourceClassName: 'H100 partition (Jena)',
+    gpus: 1,
+    submittedAt: '2026-12-02T07:55:00.000Z',
+    startedAt: '2026-12-02T07:56:00.000Z',
+    endedAt: null,
+    walltimeSeconds: 7200,
+    endsAt: '2026-12-02T09:56:00.000Z',
+    idleTimeoutSeconds: 1800,
+    cancelRequested: false,
+    url: `/sessions/${SESSION}/`,
+    ready: true,
+    ...over,
+  });
+
+  it('list shows each session with the address to open it; url prints it; another id is not found (exit 4)', async () => {
+    const portal = fakePortal({ 'GET /sessions': { json: [session()] } });
+    const run = fakeIo(portal);
+    expect(await main(['sessions', 'list'], run.io)).toBe(0);
+    expect(run.stdout()).toMatch(new RegExp(`${SESSION}\\s+Jupyter Notebook\\s+RUNNING\\s+1\\s+h100\\s+2026-12-02 07:55\\s+http://portal.test/sessions/${SESSION}/`));
+    const url = fakeIo(portal);
+    expect(await main(['sessions', 'url', SESSION], url.io)).toBe(0);
+    expect(url.stdout()).toBe(`http://portal.test/sessions/${SESSION}/\n`);
+    expect(url.stderr()).toBe('');
+    const missing = fakeIo(portal);
+    expect(await main(['sessions', 'url', JOB_ID], missing.io)).toBe(4);
+    expect(missing.stderr()).toContain(`No session of yours has the id ${JOB_ID}.`);
+  });
+
+  it('says when a session is still starting or has ended, and lists none helpfully', async () => {
+    const starting = fakeIo(fakePortal({ 'GET /sessions': { json: [session({ ready: false })] } }));
+    expect(await main(['sessions', 'url', SESSION], starting.io)).toBe(0);
+    expect(starting.stderr()).toContain('still starting');
+    const ended = fakeIo(fakePortal({ 'GET /sessions': { json: [session({ ready: false, state: 'COMPLETED' })] } }));
+    expect(await main(['sessions', 'url', SESSION, '--json'], ended.io)).toBe(0);
+    expect(JSON.parse(ended.stdout())).toEqual({ id: SESSION, state: 'COMPLETED', ready: false, url: `http://portal.test/sessions/${SESSION}/` });
+    const none = fakeIo(fakePortal({ 'GET /sessions': { json: [] } }));
+    expect(await main(['sessions', 'list'], none.io)).toBe(0);
+    expect(none.stdout()).toContain('No sessions');
+  });
+});
