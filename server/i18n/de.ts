@@ -1626,6 +1626,7 @@ export const de: Record<MessageKey, string> = {
   'prices.perTbMonth': "Je TB-Monat",
   'prices.storageNotCharged': "Nicht berechnet",
   'prices.storageNote': "Projekt-Arbeitsbereiche an jedem Standort, berechnet je TB-Monat (10¹² Byte einen Monat lang belegt: der Höchststand jedes Tages, geteilt durch die Tage des Monats) auf der Monatsrechnung, eine Position je Standort. Jede Zuteilung bringt Speicher an ihrem Standort mit; Pay-as-you-go beginnt mit {payg} an jedem Standort.",
+  'invoice.line.sessions': "{name} · interaktive Sitzungen",
   'invoice.line.storage': "Speicher, {site}",
   'invoice.tbMonths': "TB-Monate",
   'invoice.perTbMonth': "{price} / TB-Monat",

@@ -1625,6 +1625,7 @@ export const en = {
   'prices.perTbMonth': "Per TB-month",
   'prices.storageNotCharged': "Not charged",
   'prices.storageNote': "Project workspaces at each site, billed per TB-month (10¹² bytes held for a month: each day's highest figure, divided by the days of the month) on the month's invoice, a line per site. Every allocation brings a storage line at its site; pay-as-you-go starts with {payg} at every site.",
+  'invoice.line.sessions': "{name} · interactive sessions",
   'invoice.line.storage': "Storage, {site}",
   'invoice.tbMonths': "TB-months",
   'invoice.perTbMonth': "{price} / TB-month",

@@ -6,8 +6,8 @@ import { jobs } from '~/db/schema';
 
 const H = 3600;
 
-/** insertSettledJob writes a finished, settled 4-GPU H100 job of a tenant's credit line, ended at `endedAt`. */
-export async function insertSettledJob(db: Db, owner: { orgId: string; projectId: string; allocationId: string; userId: string }, job: { gpuSeconds: number; costCents: number; endedAt: string }) {
+/** insertSettledJob writes a finished, settled 4-GPU H100 job of a tenant's credit line, ended at `endedAt` (an interactive session with `kind`). */
+export async function insertSettledJob(db: Db, owner: { orgId: string; projectId: string; allocationId: string; userId: string }, job: { gpuSeconds: number; costCents: number; endedAt: string; kind?: 'training' | 'interactive' }) {
   const endedAt = new Date(job.endedAt);
   const startedAt = new Date(endedAt.getTime() - job.gpuSeconds * 250);
   await db.insert(jobs).values({
@@ -16,8 +16,9 @@ export async function insertSettledJob(db: Db, owner: { orgId: string; projectId
     allocationId: owner.allocationId,
     userId: owner.userId,
     idempotencyKey: randomUUID(),
-    name: 'fine-tune',
-    kind: 'training',
+    name: job.kind === 'interactive' ? 'jupyter-session' : 'fine-tune',
+    kind: job.kind ?? 'training',
+    ...(job.kind === 'interactive' ? { app: 'jupyter', idleTimeoutSeconds: 1800 } : {}),
     resourceClassId: 'h100',
     siteId: 'de-jena',
     gpus: 4,

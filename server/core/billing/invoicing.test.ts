@@ -107,6 +107,14 @@ describe('invoiceLines (per resource class and tariff; net = sum of the jobs’ 
     expect(invoiceLines([])).toEqual([]);
   });
 
+  it('puts interactive sessions of a class and tariff on a line of their own, after its batch jobs', () => {
+    const lines = invoiceLines([{ ...job('h100', 290, 2 * H), interactive: true }, job('h100', 290, 4 * H), { ...job('h100', 290, 1 * H), interactive: true }]);
+    expect(lines).toEqual([
+      { lineNo: 1, resourceClassId: 'h100', unitPriceCentsPerGpuHour: 290, jobs: 1, gpuSeconds: 4 * H, netCents: 1_160 },
+      { lineNo: 2, resourceClassId: 'h100', unitPriceCentsPerGpuHour: 290, jobs: 2, gpuSeconds: 3 * H, netCents: 870, interactive: true },
+    ]);
+  });
+
   it('sums the jobs of one class and tariff into one line', () => {
     const lines = invoiceLines([job('h100', 290, 4 * H), job('h100', 290, 2 * H), job('h100', 290, 30 * 60)]);
     // 6.5 GPU-h × 2.90 € = 18.85 €; jobs: 11.60 + 5.80 + 1.45

@@ -84,6 +84,8 @@ export interface ChargedJob {
   /** Its project's cost centre and purchase-order number (issue #24), when set: jobs with different ones go on different lines. */
   costCentre?: string | null;
   purchaseOrder?: string | null;
+  /** Interactive sessions (issue #28) go on a line of their own beside the class's batch jobs. */
+  interactive?: boolean;
 }
 
 export interface InvoiceLineValue {
@@ -96,6 +98,8 @@ export interface InvoiceLineValue {
   /** Present only when the line's projects have one. */
   costCentre?: string;
   purchaseOrder?: string;
+  /** Present (true) only on a line of interactive sessions. */
+  interactive?: true;
 }
 
 /**
@@ -110,7 +114,7 @@ export function invoiceLines(jobs: readonly ChargedJob[]): InvoiceLineValue[] {
     assertCents(job.costCents, 'costCents');
     if (!Number.isSafeInteger(job.gpuSeconds) || job.gpuSeconds < 0) throw new RangeError(`gpuSeconds must be a non-negative integer, got ${job.gpuSeconds}`);
     if (job.jobs !== undefined && (!Number.isSafeInteger(job.jobs) || job.jobs < 1)) throw new RangeError(`jobs must be a positive integer, got ${job.jobs}`);
-    const key = `${job.resourceClassId}\u0000${job.centsPerGpuHour}\u0000${job.costCentre ?? ''}\u0000${job.purchaseOrder ?? ''}`;
+    const key = `${job.resourceClassId}\u0000${job.centsPerGpuHour}\u0000${job.costCentre ?? ''}\u0000${job.purchaseOrder ?? ''}\u0000${job.interactive ? 'i' : ''}`;
     const line = groups.get(key) ?? {
       resourceClassId: job.resourceClassId,
       unitPriceCentsPerGpuHour: job.centsPerGpuHour,
@@ -119,6 +123,7 @@ export function invoiceLines(jobs: readonly ChargedJob[]): InvoiceLineValue[] {
       netCents: 0,
       ...(job.costCentre ? { costCentre: job.costCentre } : {}),
       ...(job.purchaseOrder ? { purchaseOrder: job.purchaseOrder } : {}),
+      ...(job.interactive ? { interactive: true as const } : {}),
     };
     line.jobs += job.jobs ?? 1;
     line.gpuSeconds += job.gpuSeconds;
@@ -180,7 +185,7 @@ export function coveredDays(from: Date, until: Date): { firstDay: string; lastDa
 
 /** Lines of one class and tariff: without a cost centre or PO first, then by cost centre, then PO. */
 function referenceOrder(a: Omit<InvoiceLineValue, 'lineNo'>, b: Omit<InvoiceLineValue, 'lineNo'>): number {
-  return (a.costCentre ?? '').localeCompare(b.costCentre ?? '') || (a.purchaseOrder ?? '').localeCompare(b.purchaseOrder ?? '');
+  return (a.costCentre ?? '').localeCompare(b.costCentre ?? '') || (a.purchaseOrder ?? '').localeCompare(b.purchaseOrder ?? '') || Number(a.interactive ?? false) - Number(b.interactive ?? false);
 }
 
 // ---- Credit notes -----------------------------------------------------------------------------

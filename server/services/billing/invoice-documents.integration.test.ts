@@ -63,7 +63,7 @@ describe.each(dbTargets())('billing-ready invoices on %s', (target) => {
   }
 
   /** settledJob writes a job as the reconciler leaves it once settled. */
-  const settledJob = (tenant: Tenant, job: { gpuSeconds: number; costCents: number; endedAt: string }) => insertSettledJob(db, tenant, job);
+  const settledJob = (tenant: Tenant, job: Parameters<typeof insertSettledJob>[2]) => insertSettledJob(db, tenant, job);
 
   beforeAll(async () => {
     handle = await openTestDb(target);
@@ -103,6 +103,21 @@ describe.each(dbTargets())('billing-ready invoices on %s', (target) => {
     expect(en).toContain('H100 partition (Jena)');
     expect(deText).toContain('H100-Partition (Jena)');
     expect(deText).not.toContain('H100 partition');
+  });
+
+  it('interactive sessions go on a line of their own, named so in both languages, on the page and in the PDF', async () => {
+    const tenant = await companyTenant({ country: 'DE', vatId: 'DE136695976', city: 'Berlin' });
+    await settledJob(tenant, { gpuSeconds: 4 * H, costCents: 1_160, endedAt: '2026-03-05T10:00:00Z' });
+    await settledJob(tenant, { gpuSeconds: 2 * H, costCents: 580, endedAt: '2026-03-06T10:00:00Z', kind: 'interactive' });
+    const { invoice: issued } = await asUser(admin).invoice.issue({ orgId: tenant.orgId, month: '2026-03' });
+    const invoice = await asUser(tenant).invoice.get({ id: issued!.id });
+    expect(invoice.lines.map((l) => [l.description, l.descriptionDe, l.jobs, l.gpuSeconds, l.netCents])).toEqual([
+      ['H100 partition (Jena)', 'H100-Partition (Jena)', 1, 4 * H, 1_160],
+      ['H100 partition (Jena) · interactive sessions', 'H100-Partition (Jena) · interaktive Sitzungen', 1, 2 * H, 580],
+    ]);
+    expect(invoice.netCents).toBe(1_740);
+    expect(await pdfText(invoice, 'en')).toContain('H100 partition (Jena) · interactive sessions');
+    expect(await pdfText(invoice, 'de')).toContain('H100-Partition (Jena) · interaktive Sitzungen');
   });
 
   it('an Austrian business with a VAT ID gets reverse charge at 0 %, with the note on the page content and in the PDF', async () => {

@@ -124,12 +124,14 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
           // The project's cost centre and PO number as they are when the invoice is issued (issue #24).
           costCentre: projectBudgets.costCentre,
           purchaseOrder: projectBudgets.purchaseOrder,
+          // Interactive sessions (issue #28) on a line of their own.
+          interactive: sql<boolean>`${jobs.kind} = 'interactive'`,
         })
         .from(jobs)
         .innerJoin(resourceClasses, eq(resourceClasses.id, jobs.resourceClassId))
         .leftJoin(projectBudgets, eq(projectBudgets.projectId, jobs.projectId))
         .where(and(eq(jobs.orgId, orgId), isNotNull(jobs.settledAt), gte(jobs.endedAt, from), lt(jobs.endedAt, until), gt(jobs.gpuSeconds, 0)))
-        .groupBy(jobs.resourceClassId, resourceClasses.name, resourceClasses.nameDe, jobs.centsPerGpuHour, projectBudgets.costCentre, projectBudgets.purchaseOrder);
+        .groupBy(jobs.resourceClassId, resourceClasses.name, resourceClasses.nameDe, jobs.centsPerGpuHour, projectBudgets.costCentre, projectBudgets.purchaseOrder, sql`${jobs.kind} = 'interactive'`);
       // Jobs run around the portal and charged to the company's credit line (server/services/cluster/outside-usage.ts)
       // are billed as they were charged, on the line of their class and price.
       const outside = await tx
@@ -143,6 +145,7 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
           costCents: sql<string>`sum(${outsideJobs.chargedAmount})`,
           costCentre: projectBudgets.costCentre,
           purchaseOrder: projectBudgets.purchaseOrder,
+          interactive: sql<boolean>`false`,
         })
         .from(outsideJobs)
         .innerJoin(allocations, eq(allocations.id, outsideJobs.allocationId))
@@ -174,7 +177,7 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
         : { name: org.name, country: org.country };
       const vat = vatTreatmentFor({ issuerCountry: issuer.country, customerCountry: recipient.country, customerVatId: recipient.vatId ?? null, standardVatPermille });
 
-      const computeLines = invoiceLines(usage.map((u) => ({ resourceClassId: u.resourceClassId, centsPerGpuHour: u.centsPerGpuHour, jobs: u.jobs, gpuSeconds: Number(u.gpuSeconds), costCents: Number(u.costCents), costCentre: u.costCentre, purchaseOrder: u.purchaseOrder })));
+      const computeLines = invoiceLines(usage.map((u) => ({ resourceClassId: u.resourceClassId, centsPerGpuHour: u.centsPerGpuHour, jobs: u.jobs, gpuSeconds: Number(u.gpuSeconds), costCents: Number(u.costCents), costCentre: u.costCentre, purchaseOrder: u.purchaseOrder, interactive: u.interactive })));
       const siteNames = new Map(storage.map((u) => [u.siteId, { en: siteShortName(u.nameEn), de: siteShortName(u.nameDe) }]));
       const storageRows = storageValues.map((line, i) => ({
         ...line,
@@ -213,7 +216,13 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
       const lineRows = await tx
         .insert(invoiceLinesTable)
         .values([
-          ...computeLines.map((line) => ({ invoiceId: invoice.id, kind: 'compute' as const, description: names.get(line.resourceClassId)?.en ?? line.resourceClassId, descriptionDe: names.get(line.resourceClassId)?.de ?? null, ...line })),
+          ...computeLines.map(({ interactive, ...line }) => {
+            const name = { en: names.get(line.resourceClassId)?.en ?? line.resourceClassId, de: names.get(line.resourceClassId)?.de ?? null };
+            // A line of interactive sessions says so, in both languages.
+            const description = interactive ? translate('en', 'invoice.line.sessions', { name: name.en }) : name.en;
+            const descriptionDe = interactive ? translate('de', 'invoice.line.sessions', { name: name.de ?? name.en }) : name.de;
+            return { invoiceId: invoice.id, kind: 'compute' as const, description, descriptionDe, ...line };
+          }),
           ...storageRows.map((line) => ({ invoiceId: invoice.id, ...line })),
         ])
         .returning();
