@@ -1793,7 +1793,7 @@ export const de: Record<MessageKey, string> = {
   'sessions.resourceClass': "GPU-Partition",
   'sessions.app': "Anwendung",
   'sessions.gpus': "GPUs",
-  'sessions.gpusHint': "Ein Knoten: 1 bis {max} GPUs.",
+  'sessions.gpusHint': "Ein Knoten: 1 bis {max, plural, one {# GPU} other {# GPUs}}.",
   'sessions.hours': "Stunden",
   'sessions.hoursHint': "Die längste Laufzeit; bezahlt wird die Zeit, die sie läuft.",
   'sessions.idle': "Leerlaufzeit (Minuten)",

@@ -1792,7 +1792,7 @@ export const en = {
   'sessions.resourceClass': "GPU partition",
   'sessions.app': "App",
   'sessions.gpus': "GPUs",
-  'sessions.gpusHint': "One node: 1 to {max} GPUs.",
+  'sessions.gpusHint': "One node: 1 to {max, plural, one {# GPU} other {# GPUs}}.",
   'sessions.hours': "Hours",
   'sessions.hoursHint': "The most it runs; you pay for the time it runs.",
   'sessions.idle': "Idle time-out (minutes)",
