@@ -742,6 +742,6 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
   }
 
   // Sessions run on this machine, whichever simulated node the job was given (issue #28).
-  const sessionAddress = () => '127.0.0.1';
+  const sessionAddress = () => Promise.resolve('127.0.0.1');
   return { clusterId, submit, cancel, jobs, describeCluster, advance, checkpoint, writeOutput, sessionAddress, clockSpeed: speed };
 }

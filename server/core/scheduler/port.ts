@@ -72,6 +72,12 @@ export interface SchedulerJobSpec {
    */
   array?: { text: string };
   /**
+   * An interactive session (issue #28): its command is the session launcher with the app's name, run on
+   * the node as it is (never inside the job's container image), which starts the app and writes its
+   * connection file into the job's folder.
+   */
+  session?: { app: string };
+  /**
    * What the simulated cluster should pretend happens (ignored by a real scheduler):
    * the runtime the job would need, its mean GPU utilisation and its exit code.
    */
@@ -185,10 +191,10 @@ export interface SchedulerPort {
   /**
    * sessionAddress says where the portal's proxy reaches an interactive session (issue #28) on a node the
    * scheduler reported in the job's nodeList: the address to connect to. The simulated cluster runs
-   * sessions on this machine (127.0.0.1); Slurm's nodes are reached by their names. The caller checks
-   * that the node is one of the job's before asking.
+   * sessions on this machine (127.0.0.1); Slurm answers the node's NodeAddr. The caller checks that the
+   * node is one of the job's before asking.
    */
-  sessionAddress?(nodeName: string): string;
+  sessionAddress?(nodeName: string): Promise<string>;
   /** Seconds on the cluster's clock per wall-clock second: the simulated cluster's speed; absent: 1. */
   readonly clockSpeed?: number;
 }

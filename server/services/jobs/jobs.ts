@@ -525,7 +525,9 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
       image: job.image,
       command: job.command,
       // Where it runs, for its script: its folder and its project's workspace (inputs and results there).
-      env: workDir ? { ...job.env, PORTAL_JOB_DIR: workDir, PORTAL_WORKSPACE: path.dirname(path.dirname(workDir)) } : job.env,
+      env: { ...job.env, PORTAL_JOB_ID: job.id, ...(workDir ? { PORTAL_JOB_DIR: workDir, PORTAL_WORKSPACE: path.dirname(path.dirname(workDir)) } : {}) },
+      // A session's launcher runs on the node itself, outside any container (issue #28).
+      ...(job.app ? { session: { app: job.app } } : {}),
       ...(job.beginAt ? { begin: job.beginAt } : {}),
       ...(dependency ? { dependency } : {}),
       ...(job.arraySpec ? { array: { text: job.arraySpec } } : {}),

@@ -141,6 +141,8 @@ export function foldAttempts(records: DbJob[]): DbJob[] {
 
 export interface SlurmNode {
   name: string;
+  /** NodeAddr (where slurmctld reaches the node), null when Slurm gives none. */
+  address?: string | null;
   partitions: string[];
   gpus: number;
   allocatedGpus: number;

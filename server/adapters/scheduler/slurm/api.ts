@@ -187,6 +187,7 @@ export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
       return nodes.map(
         (n): SlurmNode => ({
           name: n.name,
+          address: n.address ?? null,
           partitions: n.partitions ?? [],
           gpus: gpusFromGres(n.gres),
           allocatedGpus: gpusFromGres(n.gres_used),

@@ -335,8 +335,11 @@ export function createSlurmScheduler(settings: SlurmSettings, classes: SlurmClas
   });
   // An array's tasks each write their own file: `arrayTask` names one, or '%a' for the pattern of them all
   // (beyond the port's three arguments: its callers know whether the job is an array).
-  // A session's node is reached by the name Slurm gives it (its hosts entry or DNS), as slurmctld reaches it.
-  port.sessionAddress = (node: string) => node;
+  // A session's node is reached where slurmctld reaches it: its NodeAddr (its name when unset).
+  port.sessionAddress = async (node: string) => {
+    const found = (await api.nodes()).find((n) => n.name === node);
+    return found?.address || node;
+  };
   port.outputLocation = (portalJobId: string, schedulerJobId: string, group?: string | null, arrayTask?: number | '%a') => slurmOutputPath(settings.jobDir, portalJobId, schedulerJobId, person ? group : undefined, arrayTask);
   return port;
 }

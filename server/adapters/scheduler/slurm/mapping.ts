@@ -532,7 +532,9 @@ function apptainerImage(image: string): string {
 }
 
 /** jobScript writes the batch script for a launcher. */
-export function jobScript(spec: Pick<SchedulerJobSpec, 'command' | 'image'>, launcher: SlurmLauncher): string {
+export function jobScript(spec: Pick<SchedulerJobSpec, 'command' | 'image' | 'session'>, launcher: SlurmLauncher): string {
+  // A session's launcher is the batch script's own process (exec), so Slurm's signals reach it directly.
+  if (spec.session) return `#!/bin/bash\nexec ${spec.command}\n`;
   if (spec.command.trim() === '') throw new Error('submitBody: the command is empty');
   if (launcher === 'none') return `#!/bin/bash\n${spec.command}\n`;
   if (!IMAGE_RE.test(spec.image)) {

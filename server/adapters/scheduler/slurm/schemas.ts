@@ -118,6 +118,8 @@ export const dbJobsResponseSchema = z.object({ jobs: z.array(dbJobSchema).nullab
 
 export const nodeSchema = z.object({
   name: z.string(),
+  /** NodeAddr: where the node is reached (its name when unset); an interactive session's proxy connects there. */
+  address: str,
   state: str,
   state_flags: z.array(z.string()).nullable().optional(),
   partitions: z.array(z.string()).nullable().optional(),
