@@ -1,0 +1,75 @@
+// An interactive session on a real Slurm (issue #28): a batch job whose script execs the session
+// launcher on its node; the launcher starts Debian's Jupyter there and writes its connection file into
+// the job's folder; the portal finds the node among the job's nodes, reaches it at its NodeAddr, and
+// the app answers only with its secret. Ending the session stops the app; the job ends COMPLETED,
+// charged the time it ran.
+import { randomUUID } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db, DbHandle } from '~/db/client';
+import { jobs } from '~/db/schema';
+import { slurmClassesFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
+import type { SchedulerPort } from '~/server/core/scheduler/port';
+import { configuredSiteRoots } from '~/server/services/files/roots';
+import { reconcileOnce } from '~/server/services/jobs/reconciler';
+import { connectionFile } from '~/server/services/sessions/sessions';
+import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
+import { createSlurmScheduler } from './index';
+import { testClusterSettings, waitUntil } from './testing';
+
+describe('an interactive session on a real Slurm', () => {
+  let handle: DbHandle;
+  let db: Db;
+  const target = dbTargets().at(-1)!; // real Postgres when the run has one
+  const now = () => new Date();
+  let port: SchedulerPort;
+
+  beforeAll(async () => {
+    handle = await openTestDb(target);
+    db = handle.db;
+    port = createSlurmScheduler(testClusterSettings(), await slurmClassesFromCatalogue(db));
+  });
+  afterAll(async () => handle?.close());
+
+  it('runs Jupyter on the node as a batch job, reachable at the node with its secret only, and stops it when ended', { timeout: 300_000 }, async () => {
+    const admin = await createStaff(db, 'admin');
+    const owner = await createTenant(db, { name: `Slurm Session ${randomUUID().slice(0, 6)}` });
+    const { allocationId, projectId } = await activeAllocation(db, owner, admin, { gpuHours: 10, today: now().toISOString().slice(0, 10), scheduler: port });
+    const api = callerFor(db, { userId: owner.userId, orgId: owner.orgId, now, scheduler: port });
+    const started = await api.session.start({ allocationId, resourceClassId: 'h100', app: 'jupyter', gpus: 1, walltimeMinutes: 10, idleTimeoutMinutes: 30, idempotencyKey: randomUUID() });
+    const row = async () => (await db.select().from(jobs).where(eq(jobs.id, started.id)))[0]!;
+    expect(await waitUntil(async () => (await reconcileOnce(db, port, now()), (await row()).state === 'RUNNING'), 120)).toBe(true);
+
+    // The node's launcher writes the connection file once Jupyter answers.
+    const file = connectionFile(configuredSiteRoots(), { id: started.id, siteId: 'de-jena', projectId });
+    let connection: { host: string; port: number; secret: string; basePath: string } | undefined;
+    expect(
+      await waitUntil(async () => {
+        connection = (JSON.parse(await readFile(file, 'utf8').catch(() => 'null')) as typeof connection | null) ?? undefined;
+        return connection !== undefined;
+      }, 120),
+    ).toBe(true);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const job = await row();
+    expect(job.nodeList).toContain(connection!.host);
+    expect(connection!.basePath).toBe(`/sessions/${started.id}/`);
+    // The portal reaches the node where slurmctld does (the test cluster's NodeAddr is 127.0.0.1).
+    const address = await port.sessionAddress!(connection!.host);
+    expect(address).toBe('127.0.0.1');
+    const kernels = `http://${address}:${connection!.port}${connection!.basePath}api/kernels`;
+    expect((await fetch(kernels)).status).toBe(403);
+    expect((await fetch(kernels, { headers: { authorization: `token ${connection!.secret}` } })).status).toBe(200);
+    expect((await api.session.list()).find((s) => s.id === started.id)).toMatchObject({ state: 'RUNNING', ready: true });
+
+    // Ended: Slurm's TERM stops the launcher and its app; the job ends COMPLETED, charged what it ran.
+    await api.session.end({ jobId: started.id });
+    expect(await waitUntil(async () => (await reconcileOnce(db, port, now()), (await row()).settledAt !== null), 120)).toBe(true);
+    const ended = await row();
+    expect(ended.state).toBe('COMPLETED');
+    expect(ended.gpuSeconds).toBeGreaterThan(0);
+    expect(ended.chargedAmount).toBe(ended.gpuSeconds);
+    expect(await waitUntil(async () => fetch(kernels).then(() => false, () => true), 30)).toBe(true);
+    expect(await waitUntil(async () => stat(file).then(() => false, () => true), 30)).toBe(true);
+  });
+});
