@@ -4,7 +4,8 @@
 // another member, another tenant, a forged, unknown or malformed id — gets the same "not found"; without a
 // portal session a page asks to sign in and an upgrade is refused 401; a connection file naming a host
 // that is not one of the job's nodes, an ended job, a file that is a link or readable by others: never
-// connected. The secret appears in no header and no body of any answer, though the app echoes it.
+// connected (a link on the way to it neither). The secret appears in no header and no body of any
+// answer, though the app echoes it.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import http, { type IncomingHttpHeaders } from 'node:http';
@@ -324,12 +325,20 @@ describe.each(dbTargets())('the session proxy on %s', (target) => {
     const readable = await startSessionJob(s, { mode: 0o644 });
     const linked = await startSessionJob(s, { connection: null });
     await symlink(path.join(other.dir, 'connection.json'), path.join(linked.dir, 'connection.json'));
+    // The job's folder itself a link to a folder elsewhere holding a file made for it.
+    const folderLinked = await startSessionJob(s, { connection: null });
+    const elsewhere = `${folderLinked.dir}-elsewhere`;
+    await mkdir(elsewhere);
+    await writeFile(path.join(elsewhere, 'connection.json'), JSON.stringify({ host: 'node-a', port: app.port, secret: folderLinked.secret, basePath: `/sessions/${folderLinked.jobId}/` }), { mode: 0o600 });
+    await rm(folderLinked.dir, { recursive: true });
+    await symlink(elsewhere, folderLinked.dir);
     const badPort = await startSessionJob(s, { connection: { port: 22 } });
     const otherPath = await startSessionJob(s, { connection: { basePath: `/sessions/${other.jobId}/` } });
     for (const [what, jobId] of [
       ['no file', missing.jobId],
       ['mode 0644', readable.jobId],
       ['a link', linked.jobId],
+      ['a linked folder', folderLinked.jobId],
       ['port 22', badPort.jobId],
       ["another session's base path", otherPath.jobId],
     ] as const) {

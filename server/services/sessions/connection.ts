@@ -1,13 +1,15 @@
 // Where a session's app listens: `<job folder>/connection.json`, written by the session's launcher
 // (bin/portal-session) once the app answers: {"host", "port", "secret", "basePath"}. The job writes it,
-// so it is the person's input like any other: every field is checked, a link or a file with more than
-// one name is refused (it could point at another person's session), and a bad file counts as "not
-// ready yet", never as a place to connect to.
+// so it is the person's input like any other: every field is checked, a link anywhere on the way or a
+// file with more than one name is refused (it could point at another person's session), and a bad file
+// counts as "not ready yet", never as a place to connect to.
+import { constants } from 'node:fs';
+import { open, readlink, realpath, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
 import { z } from 'zod';
-import { AppError } from '~/server/errors';
 import { jobFolderPath } from '~/server/core/files/job-folder';
 import { logger } from '~/server/observability/log';
-import { openFile, type Workspace } from '~/server/services/files/workspace';
+import type { Workspace } from '~/server/services/files/workspace';
 
 /** The file's name in the job's folder. */
 export const CONNECTION_FILE = 'connection.json';
@@ -68,40 +70,80 @@ export function parseConnection(text: string, jobId: string): ParsedConnection {
 /** Why a job has no usable connection file yet. */
 export type ConnectionMissing = 'missing' | 'invalid';
 
+/** The real path of each workspace seen (the portal makes them; their people cannot replace them). */
+const realWorkspaces = new Map<string, string>();
+
+async function realWorkspace(dir: string, fresh: boolean): Promise<string> {
+  const known = fresh ? undefined : realWorkspaces.get(dir);
+  if (known) return known;
+  const real = await realpath(dir);
+  realWorkspaces.set(dir, real);
+  return real;
+}
+
+function errno(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
 /**
- * readConnection reads and checks a job's connection.json in its workspace: following no link on the
- * way (workspace.ts `openFile`), a regular file with one name only (a hard link could be another
- * person's file), readable by its owner alone (the launcher writes it 0600: a secret others can read
- * is no secret) and at most MAX_BYTES long.
+ * openConnectionFile opens `<workspace>/jobs/<id>/connection.json` following no link anywhere on the
+ * way: the last name is opened with O_NOFOLLOW, and the path the kernel reports for the open file
+ * (/proc/self/fd/N) must be exactly the workspace's real path, `jobs`, the id and the file's name — a
+ * link in place of `jobs` or of the job's folder would resolve elsewhere. Five system calls, where
+ * walking the folders one by one (files/workspace.ts `openFile`) takes some fifteen: this runs on
+ * every request through the proxy.
  */
-export async function readConnection(workspace: Workspace, jobId: string): Promise<SessionConnection | ConnectionMissing> {
-  const where = `${jobFolderPath(jobId)}/${CONNECTION_FILE}`;
-  let file;
+async function openConnectionFile(workspace: Workspace, jobId: string): Promise<FileHandle | ConnectionMissing> {
+  const relative = `${jobFolderPath(jobId)}/${CONNECTION_FILE}`;
+  let handle: FileHandle;
   try {
-    file = await openFile(workspace, where, 'connection');
+    handle = await open(path.join(workspace.dir, relative), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    if (error instanceof AppError && error.key === 'files.notFound') return 'missing';
-    // A link, a folder, an unreadable file: not something to connect with.
-    logger().warn({ component: 'sessions', jobId, err: error }, `the session's ${CONNECTION_FILE} cannot be opened safely; the session counts as not ready`);
+    const code = errno(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return 'missing';
+    logger().warn({ component: 'sessions', jobId, err: error }, `the session's ${CONNECTION_FILE} cannot be opened safely (${code === 'ELOOP' ? 'it is a link' : code ?? 'error'}); the session counts as not ready`);
     return 'invalid';
   }
   try {
-    const st = await file.handle.stat();
-    if (st.nlink !== 1 || (st.mode & 0o077) !== 0 || st.size > MAX_BYTES) {
+    const where = await readlink(`/proc/self/fd/${handle.fd}`);
+    // A workspace moved since it was first seen gets one fresh look before the file is refused.
+    if (where === path.join(await realWorkspace(workspace.dir, false), relative) || where === path.join(await realWorkspace(workspace.dir, true), relative)) return handle;
+    logger().warn({ component: 'sessions', jobId }, `a link on the way to the session's ${CONNECTION_FILE} leads out of its job's folder; the session counts as not ready`);
+  } catch (error) {
+    logger().warn({ component: 'sessions', jobId, err: error }, `the session's ${CONNECTION_FILE} cannot be checked; the session counts as not ready`);
+  }
+  await handle.close();
+  return 'invalid';
+}
+
+/**
+ * readConnection reads and checks a job's connection.json in its workspace: following no link on the
+ * way (openConnectionFile), a regular file with one name only (a hard link could be another person's
+ * file), readable by its owner alone (the launcher writes it 0600: a secret others can read is no
+ * secret) and at most MAX_BYTES long.
+ */
+export async function readConnection(workspace: Workspace, jobId: string): Promise<SessionConnection | ConnectionMissing> {
+  const handle = await openConnectionFile(workspace, jobId);
+  if (typeof handle === 'string') return handle;
+  try {
+    const st = await handle.stat();
+    if (!st.isFile() || st.nlink !== 1 || (st.mode & 0o077) !== 0 || st.size > MAX_BYTES) {
       logger().warn(
-        { component: 'sessions', jobId, links: st.nlink, mode: (st.mode & 0o777).toString(8), bytes: st.size },
+        { component: 'sessions', jobId, file: st.isFile(), links: st.nlink, mode: (st.mode & 0o777).toString(8), bytes: st.size },
         `the session's ${CONNECTION_FILE} must be a file of its own, mode 0600, at most ${MAX_BYTES} bytes; the session counts as not ready`,
       );
       return 'invalid';
     }
-    const text = await file.handle.readFile({ encoding: 'utf8' });
-    const parsed = parseConnection(text.slice(0, MAX_BYTES), jobId);
+    // One read of the whole small file (its size was just checked).
+    const buffer = Buffer.alloc(st.size);
+    const { bytesRead } = await handle.read(buffer, 0, st.size, 0);
+    const parsed = parseConnection(buffer.subarray(0, bytesRead).toString('utf8'), jobId);
     if (!parsed.ok) {
       logger().warn({ component: 'sessions', jobId, field: parsed.field }, `the session's ${CONNECTION_FILE}: ${parsed.field} ${parsed.problem}; the session counts as not ready`);
       return 'invalid';
     }
     return parsed.connection;
   } finally {
-    await file.handle.close();
+    await handle.close();
   }
 }
