@@ -63,6 +63,14 @@ describe('the request the app gets', () => {
     expect(out.connection).toBe('Upgrade');
     expect(out.upgrade).toBe('websocket');
     expect(out['accept-encoding']).toBeUndefined();
+    // The host the browser addressed, not the reverse proxy's upstream name.
+    expect(out.host).toBe('portal.example');
+  });
+
+  it('names PORTAL_URL’s host when configured, whatever Host the request came with', () => {
+    const out = appRequestHeaders({ host: '127.0.0.1:3000' }, SECRET, { ...client, publicHost: 'portal.example.org' }, { upgrade: true });
+    expect(out.host).toBe('portal.example.org');
+    expect(out['x-forwarded-host']).toBe('portal.example.org');
   });
 
   it('drops the token parameter from the path', () => {

@@ -75,6 +75,8 @@ export interface ClientSide {
   encrypted: boolean;
   /** Whether a reverse proxy in front of the portal is trusted to have set X-Forwarded-* (PORTAL_TRUST_PROXY). */
   trustProxy: boolean;
+  /** The portal's public host (PORTAL_URL's), when configured: what the browser's Origin names. */
+  publicHost?: string;
 }
 
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
@@ -84,8 +86,10 @@ const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-authenticate', 'proxy-aut
  * less the portal's cookies, `Authorization: token <secret>` in place of any the browser sent, no
  * compression (the proxy looks for the secret in what comes back, which it cannot do in a gzip
  * stream), and X-Forwarded-For/-Proto/-Host as the portal saw the request (extending a trusted
- * proxy's, replacing anyone else's). Host stays the portal's: Jupyter checks a WebSocket's Origin
- * against it. For an upgrade the Connection and Upgrade headers stay.
+ * proxy's, replacing anyone else's). Host is the portal's as the browser addressed it (PORTAL_URL's
+ * host, else a trusted proxy's X-Forwarded-Host, else the request's): Jupyter checks a WebSocket's
+ * Origin against it, and a reverse proxy in front may have put its own upstream name there. For an
+ * upgrade the Connection and Upgrade headers stay.
  */
 export function appRequestHeaders(headers: IncomingHttpHeaders, secret: string, client: ClientSide, options: { upgrade: boolean }): IncomingHttpHeaders {
   const out: IncomingHttpHeaders = {};
@@ -105,8 +109,11 @@ export function appRequestHeaders(headers: IncomingHttpHeaders, secret: string, 
   if (forwardedFor) out['x-forwarded-for'] = forwardedFor;
   const priorProto = client.trustProxy ? first(headers['x-forwarded-proto']) : undefined;
   out['x-forwarded-proto'] = priorProto === 'https' || priorProto === 'http' ? priorProto : client.encrypted ? 'https' : 'http';
-  const host = (client.trustProxy ? first(headers['x-forwarded-host']) : undefined) ?? headers.host;
-  if (host) out['x-forwarded-host'] = host;
+  const host = client.publicHost ?? (client.trustProxy ? first(headers['x-forwarded-host']) : undefined) ?? headers.host;
+  if (host) {
+    out.host = host;
+    out['x-forwarded-host'] = host;
+  }
   return out;
 }
 

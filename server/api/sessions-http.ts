@@ -95,7 +95,16 @@ export function createSessionProxy(options: SessionProxyOptions): SessionProxy {
     }
     const { headers, droppedForSecret } = appResponseHeaders(proxyRes.headers, context.secret, context.basePath, { upgrade: false });
     if (droppedForSecret.length) logger().warn({ component: 'sessions', jobId: context.jobId, headers: droppedForSecret }, "a session's app sent its secret in a header: the header was dropped");
-    res.writeHead(proxyRes.statusCode ?? 502, proxyRes.statusMessage, headers);
+    try {
+      res.writeHead(proxyRes.statusCode ?? 502, proxyRes.statusMessage, headers);
+    } catch (error) {
+      // A status line or header Node will not write (the app's, so its own doing): the answer is a 502.
+      logger().warn({ component: 'sessions', jobId: context.jobId, err: error }, "a session's app answered with a header the proxy cannot relay");
+      proxyRes.resume();
+      res.removeHeader('content-length');
+      sendPage(res, req.method, 'unreachable', context.locale, { https: context.https, jobId: context.jobId });
+      return;
+    }
     pipeline(proxyRes, new SecretMask(context.secret), res, (error) => {
       if (error) res.destroy();
     });
@@ -136,7 +145,8 @@ export function createSessionProxy(options: SessionProxyOptions): SessionProxy {
   /** The request's language for the proxy's own pages: the portal's language cookie, else the browser's. */
   const localeOf = (req: IncomingMessage, cookies: ReadonlyMap<string, string>) => negotiateLocale(cookies.get(LOCALE_COOKIE), req.headers['accept-language']);
 
-  const client = (req: IncomingMessage) => ({ remoteAddress: req.socket.remoteAddress, encrypted: (req.socket as TLSSocket).encrypted === true, trustProxy: options.trustProxy });
+  const publicHost = options.portalUrl ? new URL(options.portalUrl).host : undefined;
+  const client = (req: IncomingMessage) => ({ remoteAddress: req.socket.remoteAddress, encrypted: (req.socket as TLSSocket).encrypted === true, trustProxy: options.trustProxy, publicHost });
 
   /** A request from another site's page (the tRPC endpoint's rule, http-guard.ts), refused before the wall. */
   const fromAnotherSite = (req: IncomingMessage): boolean => {

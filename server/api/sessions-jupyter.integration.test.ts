@@ -75,7 +75,7 @@ describe.skipIf(!existsSync(JUPYTER)).each(dbTargets())('the session proxy in fr
     const port = await freePort();
     token = randomBytes(32).toString('base64url');
     jupyter = spawn(JUPYTER, ['--no-browser', '--ip=127.0.0.1', `--port=${port}`, '--port-retries=0', `--NotebookApp.base_url=/sessions/${jobId}/`, `--notebook-dir=${dir}`, '--NotebookApp.allow_remote_access=True', ...(process.getuid?.() === 0 ? ['--allow-root'] : [])], {
-      env: { PATH: '/usr/bin:/bin', HOME: dir, JUPYTER_TOKEN: token, JUPYTER_RUNTIME_DIR: path.join(dir, '.runtime') },
+      env: { PATH: '/usr/bin:/bin', HOME: dir, JUPYTER_TOKEN: token, JUPYTER_RUNTIME_DIR: path.join(dir, '.runtime') } as unknown as NodeJS.ProcessEnv,
       stdio: 'ignore',
       detached: true,
     });
