@@ -57,6 +57,9 @@ const WARM_UP = 200;
 const BIG_BYTES = 32 * 1024 * 1024;
 const IDLE_SECONDS = 10;
 const MiB = 1024 * 1024;
+/** The simulated cluster's speed the server runs with: the sessions' last traffic is written every 30 s of its time. */
+const SIM_SPEED = 60;
+const SEEN_EVERY_S = Math.max(1, 30 / SIM_SPEED);
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -453,7 +456,7 @@ function section(o: Options, r: { h: Pairs; w: Pairs; d: { directMs: number; pro
     `| idle, sockets closed (${IDLE_SECONDS} s before) | ${num(mean(idleCpu.map((x) => x.cpu)), 1)} % | ${num(Math.max(...idleCpu.map((x) => x.cpu)), 1)} % | ${num(r.s.idle.at(-1)!.rss, 0)} MiB |`,
     ...windows,
     '',
-    `RSS start / peak / end of the ${o.seconds} s: ${num(rss[0]!, 0)} / ${num(Math.max(...rss), 0)} / ${num(rss.at(-1)!, 0)} MiB; CPU over the ${o.seconds} s: ${num(mean(busy.map((x) => x.cpu)), 1)} % of one core (idle before: ${num(mean(idleCpu.map((x) => x.cpu)), 1)} %, the worker's rounds). Messages: ${num(r.s.sent)} sent, ${num(r.s.echoed)} echoed, ${num(r.s.errors)} failed; round trip meanwhile p50 ${ms(p(r.s.roundTrips, 0.5))}, p99 ${ms(p(r.s.roundTrips, 0.99))}. \`session_seen_at\` written for ${num(r.s.seenWritten)} of ${r.sessions} sessions (at most once per 30 s each, one UPDATE for all due). The worker also asks the simulated cluster about these ${r.sessions + 1} rows every second (it does not know them, so it leaves them running).`,
+    `RSS start / peak / end of the ${o.seconds} s: ${num(rss[0]!, 0)} / ${num(Math.max(...rss), 0)} / ${num(rss.at(-1)!, 0)} MiB; CPU over the ${o.seconds} s: ${num(mean(busy.map((x) => x.cpu)), 1)} % of one core (idle before: ${num(mean(idleCpu.map((x) => x.cpu)), 1)} %, the worker's rounds). Messages: ${num(r.s.sent)} sent, ${num(r.s.echoed)} echoed, ${num(r.s.errors)} failed; round trip meanwhile p50 ${ms(p(r.s.roundTrips, 0.5))}, p99 ${ms(p(r.s.roundTrips, 0.99))}. \`session_seen_at\` written for ${num(r.s.seenWritten)} of ${r.sessions} sessions (each at most once per 30 s of the cluster's time — on the simulated cluster at speed ${SIM_SPEED}, every ${num(SEEN_EVERY_S)} s — one UPDATE for all due). The worker also asks the simulated cluster about these ${r.sessions + 1} rows every second (it does not know them, so it leaves them running).`,
   ];
   if (r.server.logged.errors) lines.push('', `The server logged ${num(r.server.logged.errors)} error line(s); first: \`${r.server.logged.samples[0]?.replaceAll('`', "'")}\`.`);
   lines.push('', `Sizes of this run: \`--requests ${o.requests} --messages ${o.messages} --sessions ${o.sessions} --seconds ${o.seconds}\`. Regenerate with \`npm run bench:sessions\`.`, '');
@@ -486,7 +489,7 @@ async function main(): Promise<void> {
     app = await startApp();
     database = await createBenchDatabase(o.adminUrl, { keep: o.keep, log });
     log(`starting the server on port ${o.port}: database ${database.name}, files in ${filesDir}; the app on port ${app.port}`);
-    server = await startServer(root, { port: o.port, databaseUrl: database.url, dataDir, env: { SIM_NODE_MTBF_HOURS: '0', PORTAL_FILES_DIR: filesDir } });
+    server = await startServer(root, { port: o.port, databaseUrl: database.url, dataDir, env: { SIM_NODE_MTBF_HOURS: '0', SIM_SPEED: String(SIM_SPEED), PORTAL_FILES_DIR: filesDir } });
     unregisterServer = atInterrupt(server.stop);
     const session = new Session(server.base);
     await session.signIn(PI, DEMO_PASSWORD);

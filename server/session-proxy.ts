@@ -11,7 +11,7 @@ import type { SchedulerPort } from './core/scheduler/port';
 import { env } from './env.js';
 import { createSessionProxy } from './api/sessions-http';
 import { configuredSiteRoots } from './services/files/roots';
-import { createSessionActivity, useSessionActivity } from './services/sessions/activity';
+import { createSessionActivity, SEEN_EVERY_MS, useSessionActivity } from './services/sessions/activity';
 import { sessionAccess } from './services/sessions/proxy-access';
 
 /**
@@ -35,7 +35,11 @@ export function registerSessionProxy(db: Db, scheduler: SchedulerPort): PortalSe
   const config = env();
   // A second start in one process (the development server reloading) replaces the first.
   void holder.__portalSessions?.close();
-  const activity = createSessionActivity({ db });
+  // Idle shutdown (services/sessions/idle.ts) measures a session's silence in the cluster's time: on the
+  // simulated cluster, whose clock runs `clockSpeed` times faster than the wall's, 30 s of cluster time
+  // pass in 30 s / clockSpeed, and the last traffic is written at that pace (at most once a second).
+  const everyMs = Math.max(1000, Math.round(SEEN_EVERY_MS / (scheduler.clockSpeed ?? 1)));
+  const activity = createSessionActivity({ db, everyMs, flushDelayMs: Math.min(1000, everyMs) });
   useSessionActivity(activity);
   const roots = configuredSiteRoots();
   const authSecret = authOptions().secret!;
