@@ -20,7 +20,8 @@ const config = {
   // `'coerce' in z` and bundling drops that export from zod's namespace, so the REST API would neither
   // coerce query parameters nor build its OpenAPI document (500); loaded by Node it sees all of zod.
   // @e-invoice-eu/core carries its schemas, a spreadsheet reader and an ICC profile for PDF/A: Node loads it as it is.
-  serverExternalPackages: ['@electric-sql/pglite', 'postgres', 'pdfkit', 'trpc-to-openapi', 'zod-openapi', '@e-invoice-eu/core'],
+  // http-proxy-3 (the sessions' proxy, server/api/sessions-http.ts) loads its optional helpers at run time.
+  serverExternalPackages: ['@electric-sql/pglite', 'postgres', 'pdfkit', 'trpc-to-openapi', 'zod-openapi', '@e-invoice-eu/core', 'http-proxy-3'],
   experimental: { authInterrupts: true },
   typescript: { ignoreBuildErrors: true }, // `npm run typecheck` is the gate; the build stays fast
   outputFileTracingRoot: import.meta.dirname,

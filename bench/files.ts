@@ -3,7 +3,7 @@
  * copy of it, with the server's memory watched, and a folder of many files listed a page at a time.
  * Writes the section "## Files: upload, download and listing" of BENCHMARKS.md.
  *
- * The production build (`next start`) runs on a fresh database of the local Postgres (demo mode, so the
+ * The production build (`scripts/server.mjs`, as `npm start` runs it) runs on a fresh database of the local Postgres (demo mode, so the
  * demo centre is seeded), its workspaces (PORTAL_FILES_DIR) in a temp folder on the same filesystem as
  * the file sent, so "a plain local copy" reads and writes where the portal does. As the demo PI
  * (pi@uni.example, signed in through next-auth) into the project "Protein structure prediction…" at
@@ -17,7 +17,7 @@
  *   - a plain local copy of the same file before each run (a stream copy, `pipeline(createReadStream,
  *     createWriteStream)`; `cp` once, and a bare Node HTTP server, for reference); `sync` before every
  *     timed transfer;
- *   - memory: the RSS of the server's processes (`next start` and any child) every 100 ms during each
+ *   - memory: the RSS of the server's processes (the server and any child) every 100 ms during each
  *     transfer, and its high-water mark (VmHWM, reset before each transfer through /proc/PID/clear_refs);
  *   - listing: a folder of N empty files made on disk in the project's workspace, then `files.list`
  *     (tRPC GET, limit 200) pages from its start and from its middle (reached with pages of 1,000),
@@ -740,7 +740,7 @@ function section(o: Options, r: { size: number; t: Transfers; l: Listing; pgVers
   const lines = [
     SECTION,
     '',
-    `Measured by \`npm run bench:files\` (\`bench/files.ts\`) on ${date}. Machine: ${machine()}; the server (\`next start\` of the production build: ${r.tree.length === 1 ? 'one Node process' : `${r.tree.length} processes`}, the portal's own worker running) and ${r.pgVersion} (a fresh database, dropped after the run) on the same machine as the client. Load average at the start / end of the run: ${r.load0} → ${r.load1}.`,
+    `Measured by \`npm run bench:files\` (\`bench/files.ts\`) on ${date}. Machine: ${machine()}; the server (\`scripts/server.mjs\`, as \`npm start\` runs it, on the production build: ${r.tree.length === 1 ? 'one Node process' : `${r.tree.length} processes`}, the portal's own worker running) and ${r.pgVersion} (a fresh database, dropped after the run) on the same machine as the client. Load average at the start / end of the run: ${r.load0} → ${r.load1}.`,
     `The file: ${sizeText} of random bytes, in a temp folder ${r.sameFs ? 'on the same filesystem as' : 'on ANOTHER filesystem than'} the portal's workspaces (\`PORTAL_FILES_DIR\`); as the demo PI into the project "Protein structure prediction…" at ${SITE}. Each transfer starts after \`sync\` (no dirty pages left by the one before); the file is in the page cache throughout (23 GiB of RAM), so reads come from memory and writes go to the page cache, for the portal and the local copy alike.`,
     '',
     `- **Upload**: tus 1.0 through \`/api/uploads\` as the browser sends it (POST with Upload-Length and Upload-Metadata, then PATCHes of 16 MiB streamed from the file, one connection kept alive, the session cookie), timed from the POST to the last answer, which carries the server's SHA-256 (checked: equal). The server hashes the bytes as they arrive in order (after a gap it reads the file again); before the last answer it moves the file into the workspace and books its storage.`,

@@ -1,5 +1,6 @@
-// The production build for the HTTP benchmark: built when missing, started with `next start` on a
-// fresh data folder and a given database (demo mode, so the demo centre is seeded), and stopped.
+// The production build for the HTTP benchmarks: built when missing, started as `npm start` runs it (the
+// portal's own server, scripts/server.mjs: Next.js with the sessions' proxy in front, one Node process)
+// on a fresh data folder and a given database (demo mode, so the demo centre is seeded), and stopped.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,7 +8,7 @@ import { buildIsCurrent } from '../scripts/build-if-needed.mjs';
 
 export interface PortalServer {
   base: string;
-  /** The process id of `next start` (bench/files.ts samples its memory). */
+  /** The process id of the server (bench/files.ts and bench/sessions.ts sample its memory and CPU). */
   pid: number;
   /** Lines the server printed with "[trpc] … failed" or "[jobs]" (errors it logged), and a few samples. */
   logged: { errors: number; samples: string[] };
@@ -52,10 +53,10 @@ async function waitForHealth(base: string, child: ChildProcess, timeoutMs: numbe
   throw new Error(`the server did not answer ${base}/api/health with 200 within ${timeoutMs / 1000} s`);
 }
 
-/** startServer runs `next start` on 127.0.0.1:port with the given database and data folder, and waits until it is healthy. */
+/** startServer runs the portal's server on 127.0.0.1:port with the given database and data folder, and waits until it is healthy. */
 export async function startServer(root: string, o: { port: number; databaseUrl: string; dataDir: string; env?: Record<string, string> }): Promise<PortalServer> {
   const base = `http://127.0.0.1:${o.port}`;
-  const child = spawn(process.execPath, [join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'start', '-p', String(o.port), '-H', '127.0.0.1'], {
+  const child = spawn(process.execPath, [join(root, 'scripts', 'server.mjs'), '-p', String(o.port), '-H', '127.0.0.1'], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {

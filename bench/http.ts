@@ -1,5 +1,5 @@
 /**
- * Live job path benchmark, HTTP side (issue #8): the production build (`next start`) on a fresh
+ * Live job path benchmark, HTTP side (issue #8): the production build (`scripts/server.mjs`, as `npm start` runs it) on a fresh
  * database of the local Postgres with the demo centre seeded; N people of several tenants, signed up
  * and signed in over HTTP (next-auth credentials), hammer it for a while — page reads, tRPC
  * `job.submit` and `job.cancel`, report reads — while a person of another tenant (the demo company's
@@ -340,7 +340,7 @@ function section(o: Options, r: { people: number; tenants: number; baseline: Bur
   const lines = [
     SECTION,
     '',
-    `Measured by \`npm run bench:http\` (\`bench/http.ts\`) on ${date}. Machine: ${machine()}; the server (\`next start\` of the production build, one Node process, the portal's own worker running) and ${r.pgVersion} (a fresh database, \`portal_bench_<random>\`, dropped after the run) on the same machine as the load generator.`,
+    `Measured by \`npm run bench:http\` (\`bench/http.ts\`) on ${date}. Machine: ${machine()}; the server (\`scripts/server.mjs\`, as \`npm start\` runs it, on the production build, one Node process, the portal's own worker running) and ${r.pgVersion} (a fresh database, \`portal_bench_<random>\`, dropped after the run) on the same machine as the load generator.`,
     `Load average at the start / end of the burst: ${r.burst.loadStart} → ${r.burst.loadEnd}.`,
     '',
     `Set-up (${num(r.setupSeconds, 1)} s, not timed): the demo centre (seeded by the server) plus ${r.tenants} academic tenants signed up over HTTP (\`account.signUp\`, invitations, a project and a large-scale allocation approved by the demo admin, limits lifted), ${num(r.people)} people signed in through next-auth (CSRF token, then the credentials callback; the session cookie kept).`,

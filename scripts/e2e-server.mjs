@@ -15,7 +15,8 @@ fs.rmSync(dataDir, { recursive: true, force: true });
 const oidcProviders =
   process.env.OIDC_PROVIDERS ??
   JSON.stringify([{ id: 'test-idp', name: 'Test IdP', issuer: `http://127.0.0.1:${process.env.TEST_OIDC_PORT ?? '3901'}`, clientId: 'portal-e2e', clientSecret: 'portal-e2e-secret' }]);
-const server = spawn(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-p', port, '-H', '127.0.0.1'], {
+// The portal's own server (Next.js with the sessions' proxy in front), as `npm start` runs it.
+const server = spawn(process.execPath, [path.join(root, 'scripts/server.mjs'), '-p', port, '-H', '127.0.0.1'], {
   cwd: root,
   stdio: 'inherit',
   env: {

@@ -3,6 +3,7 @@
 import { DataDirLockedError } from '~/db/lock';
 import { startAppDb } from './db';
 import { getScheduler } from './scheduler';
+import { registerSessionProxy } from './session-proxy';
 import { startWorker } from './worker';
 import { ConfigError, env, portalBaseUrl } from './env.js';
 import { logger } from './observability/log';
@@ -12,7 +13,10 @@ export async function startPortal(): Promise<void> {
   try {
     const config = env();
     const handle = await startAppDb({ command: 'portal server (npm start)' });
-    startWorker(handle, await getScheduler(handle.db));
+    const scheduler = await getScheduler(handle.db);
+    startWorker(handle, scheduler);
+    // The proxy to interactive sessions, for the portal's HTTP server (scripts/server.mjs).
+    registerSessionProxy(handle.db, scheduler);
     logger().info(
       { component: 'portal', database: handle.driver, scheduler: config.SCHEDULER, mode: config.PORTAL_ENV },
       `database: ${handle.driver === 'pglite' ? `embedded PGlite in ${config.PORTAL_DATA_DIR}/` : 'Postgres (DATABASE_URL)'}; scheduler: ${config.SCHEDULER}; mode: ${config.PORTAL_ENV}`,

@@ -1,0 +1,146 @@
+#!/usr/bin/env node
+// The portal's HTTP server: Next.js with the proxy to interactive sessions in front of it (issue #28).
+//
+//   node scripts/server.mjs [-p PORT] [-H HOSTNAME] [--dev]
+//
+// It serves as `next start` did (`npm start` and the browser tests run it): the port from -p, else
+// PORT, else 3000; every interface unless -H names one; SIGINT and SIGTERM stop it gracefully with the
+// exit codes next start uses (130, 143). A request or WebSocket upgrade whose path is a session's
+// (`/sessions/<job id>/…`) goes to the session proxy; everything else to Next.js.
+//
+// The proxy is TypeScript that Next bundles with the rest of the portal, which this plain script cannot
+// import. The portal's start (instrumentation.ts → server/startup.ts) puts it on
+// `globalThis.__portalSessions` (server/session-proxy.ts `PortalSessions`: version, ownsPath,
+// handleRequest, handleUpgrade, close); this script looks it up for each request. Next 16 runs
+// instrumentation in prepare() only in development; in production it runs with the first request Next
+// handles (so it did under `next start` too). This script therefore sends itself that first request
+// (GET /api/health) as soon as it listens, and holds every other request until it has been answered:
+// by then the portal has started and the proxy is registered, whatever the first person asks for.
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import http from 'node:http';
+import path from 'node:path';
+import { setTimeout } from 'node:timers';
+import { parseArgs } from 'node:util';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+let options;
+try {
+  options = parseArgs({
+    options: { port: { type: 'string', short: 'p' }, hostname: { type: 'string', short: 'H' }, dev: { type: 'boolean', default: false } },
+    strict: true,
+  }).values;
+} catch (error) {
+  console.error(`[portal] ${error.message}\nusage: node scripts/server.mjs [-p PORT] [-H HOSTNAME] [--dev]`);
+  process.exit(1);
+}
+const portText = options.port ?? process.env.PORT ?? '3000';
+const port = Number(portText);
+if (!/^\d{1,5}$/.test(portText) || port > 65535) {
+  console.error(`[portal] the port (-p or PORT) must be a whole number from 0 to 65535, not ${JSON.stringify(portText)}`);
+  process.exit(1);
+}
+const dev = options.dev;
+// As `next start` and `next dev` do: the mode's NODE_ENV unless one is set; PORT for the portal's own links.
+process.env.NODE_ENV ||= dev ? 'development' : 'production';
+process.env.PORT = String(port);
+process.env.NEXT_TELEMETRY_DISABLED ??= '1';
+
+const { default: next } = await import('next');
+
+// Next attaches its own 'upgrade' listener to the server of the first request it handles, or to the
+// `httpServer` it is given: this stand-in receives it, so that every upgrade goes through the one
+// listener below — a session's to the proxy, the rest (the development server's hot reload) to Next.
+const upgradesForNext = new EventEmitter();
+const app = next({ dev, dir: root, hostname: options.hostname ?? 'localhost', port, httpServer: upgradesForNext });
+await app.prepare();
+const handleNext = app.getRequestHandler();
+const upgradeNext = app.upgradeHandler ?? app.getUpgradeHandler();
+
+/** The session proxy the portal's start registered, if it did (server/session-proxy.ts). */
+function sessions() {
+  const registered = globalThis.__portalSessions;
+  return registered?.version === 1 ? registered : undefined;
+}
+// The first request, our own: it starts the portal (see above). Only it passes before the start is done.
+const WARM_UP_HEADER = 'x-portal-start';
+const warmUpToken = randomBytes(16).toString('hex');
+let started = false;
+let markStarted;
+const starting = new Promise((resolve) => (markStarted = resolve)).then(() => {
+  started = true;
+  if (sessions()) console.log('[portal] ready: pages and the interactive sessions\' proxy');
+  else console.warn('[portal] ready, but the session proxy is not registered: /sessions/<job id>/ answers "not found"');
+});
+const isWarmUp = (req) => req.headers[WARM_UP_HEADER] === warmUpToken;
+
+const server = http.createServer(async (req, res) => {
+  if (!started && !isWarmUp(req)) await starting;
+  const proxy = sessions();
+  if (proxy?.ownsPath(req.url)) {
+    proxy.handleRequest(req, res);
+    return;
+  }
+  handleNext(req, res).catch((error) => {
+    // As next start answers what its handler throws.
+    console.error(`[portal] failed to handle ${req.method} ${req.url}:`, error);
+    if (!res.headersSent) {
+      res.statusCode = 500;
+      res.end('Internal Server Error');
+    } else res.destroy();
+  });
+});
+
+server.on('upgrade', async (req, socket, head) => {
+  if (!started) await starting;
+  const proxy = sessions();
+  if (proxy?.ownsPath(req.url)) {
+    proxy.handleUpgrade(req, socket, head);
+    return;
+  }
+  Promise.resolve(upgradeNext(req, socket, head)).catch((error) => {
+    console.error(`[portal] failed to handle the upgrade of ${req.url}:`, error);
+    socket.destroy();
+  });
+});
+
+server.on('error', (error) => {
+  console.error('[portal] the server cannot listen:', error.message);
+  process.exit(1);
+});
+
+server.listen(port, options.hostname, () => {
+  const address = server.address();
+  const listening = typeof address === 'object' && address ? address.port : port;
+  console.log(`[portal] listening on http://${options.hostname ?? 'localhost'}:${listening}${dev ? ' (development)' : ''}`);
+  // The warm-up goes to the address listened on (loopback when every interface is).
+  const host = !options.hostname || options.hostname === '0.0.0.0' || options.hostname === '::' ? '127.0.0.1' : options.hostname;
+  const warmUp = http.get({ host, port: listening, path: '/api/health', headers: { [WARM_UP_HEADER]: warmUpToken } }, (res) => {
+    res.resume();
+    res.on('end', () => markStarted());
+  });
+  warmUp.on('error', (error) => {
+    console.error('[portal] the first request (GET /api/health) failed:', error.message);
+    markStarted();
+  });
+});
+
+/** How long a graceful stop may take before the process exits anyway. */
+const STOP_GRACE_MS = 10_000;
+let stopping = false;
+
+async function stop(signal) {
+  if (stopping) return; // a shell sends ctrl-c to the whole group, the wrapper forwards it too
+  stopping = true;
+  setTimeout(() => process.exit(signal === 'SIGINT' ? 130 : 143), STOP_GRACE_MS).unref();
+  // First no new connections and the open sessions' WebSockets ended (they would hold the server open),
+  // then what is in flight finishes, then Next closes.
+  const closed = new Promise((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  await sessions()?.close().catch((error) => console.error('[portal] closing the session proxy:', error));
+  await closed;
+  await app.close().catch((error) => console.error('[portal] closing Next.js:', error));
+  process.exit(signal === 'SIGINT' ? 130 : 143);
+}
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => void stop(signal));
