@@ -39,6 +39,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { WebSocket, WebSocketServer } from 'ws';
+import { SESSION_FOLDER } from '~/server/core/files/paths';
 import { jobDirOf, workspaceOf } from '~/server/services/files/workspace';
 import { flag, intFlag, UsageError } from './args';
 import { atInterrupt, createBenchDatabase, DEFAULT_ADMIN_URL, describeServer, wasInterrupted, type BenchDatabase } from './database';
@@ -284,8 +285,8 @@ async function insertSessions(databaseUrl: string, filesDir: string, projectId: 
       const secret = randomBytes(32).toString('base64url');
       await sql`insert into jobs (id, org_id, project_id, allocation_id, user_id, idempotency_key, name, kind, resource_class_id, site_id, gpus, nodes, walltime_seconds, image, command, env, state, reserved_amount, reserved_unit, cents_per_gpu_hour, started_at, node_list, app, idle_timeout_seconds)
         values (${jobId}, ${who.orgId}, ${projectId}, ${allocation.id}, ${who.userId}, ${randomUUID()}, ${`notebook ${i + 1}`}, 'interactive', 'h100', ${SITE}, 1, 1, 86400, 'jupyter', 'portal-session jupyter', '{}'::jsonb, 'RUNNING', 86400, 'gpu_seconds', 180, now(), ${sql.json([NODE])}, 'jupyter', 86400)`;
-      const dir = jobDirOf(workspaceOf(roots, SITE, projectId), jobId);
-      mkdirSync(dir, { recursive: true });
+      const dir = join(jobDirOf(workspaceOf(roots, SITE, projectId), jobId), SESSION_FOLDER);
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
       const file = join(dir, 'connection.json');
       writeFileSync(file, JSON.stringify({ host: NODE, port: appPort, secret, basePath: `/sessions/${jobId}/` }), { mode: 0o600 });
       chmodSync(file, 0o600);

@@ -45,3 +45,69 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
     });
   });
 }
+
+test.describe('a Jupyter session through the portal’s proxy', () => {
+  test.use({ locale: 'en-GB', viewport: { width: 1366, height: 900 } });
+  const t = texts('en');
+
+  test('a notebook runs 1+1 over the proxied WebSocket; others get 404 or the sign-in; idle, it ends and is charged; the usage page shows it', async ({ page, browser, context }) => {
+    test.setTimeout(240_000);
+    await signIn(page, 'en', 'pi@uni.example');
+    await page.goto('/apps');
+    const form = page.locator('form').first();
+    await form.getByLabel(t('sessions.allocation')).selectOption({ label: 'Protein structure prediction with diffusion models' });
+    await form.getByLabel(t('sessions.gpus')).fill('1');
+    // 4 hours and 30 idle minutes on the simulated cluster's clock (60×): 4 minutes and 30 seconds here.
+    await form.getByLabel(t('sessions.hours')).fill('4');
+    await form.getByLabel(t('sessions.idle')).fill('30');
+    await form.getByRole('button', { name: t('sessions.start') }).click();
+    const row = page.getByTestId('session-row').first();
+    await expect(row).toHaveAttribute('data-ready', 'true', { timeout: 60_000 });
+    const href = (await row.getByRole('link', { name: t('sessions.open') }).getAttribute('href'))!;
+    const jobId = /^\/sessions\/([0-9a-f-]{36})\/$/.exec(href)![1]!;
+
+    // Opened: Jupyter's own page, through the portal; its token never in the page or the address.
+    const [notebookTree] = await Promise.all([context.waitForEvent('page'), row.getByRole('link', { name: t('sessions.open') }).click()]);
+    await notebookTree.waitForLoadState();
+    await expect(notebookTree).toHaveURL(new RegExp(`/sessions/${jobId}/tree`));
+    expect(notebookTree.url()).not.toContain('token=');
+    // A new notebook from the tree page's New menu, in a tab of its own.
+    await notebookTree.locator('#new-dropdown-button').click();
+    const [notebook] = await Promise.all([context.waitForEvent('page'), notebookTree.locator('#new-menu a', { hasText: /Python 3/ }).first().click()]);
+    await notebook.waitForLoadState();
+    await expect(notebook).toHaveURL(new RegExp(`/sessions/${jobId}/notebooks/Untitled.*\\.ipynb`));
+    // The kernel answers over the WebSocket through the proxy: 1+1 is 2.
+    await expect(notebook.locator('#kernel_indicator_icon.kernel_idle_icon')).toBeAttached({ timeout: 60_000 });
+    await notebook.locator('.CodeMirror').first().click();
+    await notebook.keyboard.type('1+1');
+    await notebook.keyboard.press('Shift+Enter');
+    await expect(notebook.locator('.output_area .output_subarea').first()).toHaveText('2', { timeout: 30_000 });
+    const html = await notebook.content();
+    expect(html).not.toMatch(/token=[A-Za-z0-9_-]{20,}/);
+
+    // Another tenant's person and a colleague in the same tenant: not found. Signed out: the sign-in page.
+    for (const email of ['owner@company.example', 'member@uni.example']) {
+      const other = await browser.newContext({ locale: 'en-GB' });
+      const otherPage = await other.newPage();
+      await signIn(otherPage, 'en', email);
+      const answer = await otherPage.goto(href);
+      expect(answer?.status(), email).toBe(404);
+      await other.close();
+    }
+    const anonymous = await browser.newContext({ locale: 'en-GB' });
+    const anonymousPage = await anonymous.newPage();
+    await anonymousPage.goto(href);
+    await expect(anonymousPage).toHaveURL(/\/sign-in/);
+    await anonymous.close();
+
+    // Left alone, the session ends after its idle time-out and is charged as a job.
+    await notebook.close();
+    await notebookTree.close();
+    await page.goto(`/jobs/${jobId}`);
+    await expect(page.getByText(t('job.event.sessionIdle', { minutes: 30 }))).toBeVisible({ timeout: 120_000 });
+    await expect(page.getByTestId('job-state').first()).toHaveAttribute('data-state', 'COMPLETED', { timeout: 60_000 });
+    // The usage page by kind has interactive sessions.
+    await page.goto('/usage?groupBy=kind');
+    await expect(page.getByRole('main')).toContainText(t('jobKind.interactive'));
+  });
+});

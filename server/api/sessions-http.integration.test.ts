@@ -18,6 +18,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { Db, DbHandle } from '~/db/client';
 import { jobs } from '~/db/schema';
 import { configuredSiteRoots } from '~/server/services/files/roots';
+import { SESSION_FOLDER } from '~/server/core/files/paths';
 import { jobDirOf, workspaceOf } from '~/server/services/files/workspace';
 import { endSession, startSession } from '~/server/services/identity/sessions';
 import { createSessionActivity, type SessionActivity } from '~/server/services/sessions/activity';
@@ -99,7 +100,7 @@ describe.each(dbTargets())('the session proxy on %s', (target) => {
     activity = createSessionActivity({ db, flushDelayMs: 60_000 });
     proxy = createSessionProxy({
       // The simulated cluster reaches every node's sessions on this machine.
-      access: (request) => sessionAccess({ db, authSecret: AUTH_SECRET, scheduler: () => Promise.resolve({ sessionAddress: () => '127.0.0.1' }), roots: configuredSiteRoots() }, request),
+      access: (request) => sessionAccess({ db, authSecret: AUTH_SECRET, scheduler: () => Promise.resolve({ sessionAddress: () => Promise.resolve('127.0.0.1') }), roots: configuredSiteRoots() }, request),
       touch: (jobId) => activity.touch(jobId),
       trustProxy: false,
     });
@@ -187,8 +188,9 @@ describe.each(dbTargets())('the session proxy on %s', (target) => {
       reservedAmount: 3600, reservedUnit: 'gpu_seconds', centsPerGpuHour: 180, startedAt: new Date(), nodeList: options.nodeList ?? ['node-a'],
       ...(kind === 'interactive' ? { app: 'jupyter', idleTimeoutSeconds: 1800 } : {}),
     });
-    const dir = jobDirOf(workspaceOf(configuredSiteRoots(), SITE, s.projectId), jobId);
-    await mkdir(dir, { recursive: true });
+    // The launcher's connection folder in the job's folder.
+    const dir = path.join(jobDirOf(workspaceOf(configuredSiteRoots(), SITE, s.projectId), jobId), SESSION_FOLDER);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     const secret = randomBytes(32).toString('base64url');
     secrets.push(secret);
     if (options.connection !== null) {

@@ -15,6 +15,7 @@ import { WebSocket } from 'ws';
 import type { DbHandle } from '~/db/client';
 import { jobs } from '~/db/schema';
 import { configuredSiteRoots } from '~/server/services/files/roots';
+import { SESSION_FOLDER } from '~/server/core/files/paths';
 import { jobDirOf, workspaceOf } from '~/server/services/files/workspace';
 import { startSession } from '~/server/services/identity/sessions';
 import { createSessionActivity, type SessionActivity } from '~/server/services/sessions/activity';
@@ -69,7 +70,7 @@ describe.skipIf(!existsSync(JUPYTER)).each(dbTargets())('the session proxy in fr
       gpus: 1, nodes: 1, walltimeSeconds: 3600, image: 'jupyter', command: 'portal-session jupyter', env: {}, state: 'RUNNING', reservedAmount: 3600, reservedUnit: 'gpu_seconds', centsPerGpuHour: 180,
       startedAt: new Date(), nodeList: ['node-a'], app: 'jupyter', idleTimeoutSeconds: 1800,
     });
-    const dir = jobDirOf(workspaceOf(configuredSiteRoots(), 'de-jena', projectId), jobId);
+    const dir = path.join(jobDirOf(workspaceOf(configuredSiteRoots(), 'de-jena', projectId), jobId), SESSION_FOLDER);
     await mkdir(dir, { recursive: true });
     // As bin/portal-session starts it: bound to the node, its token from the environment, under the base path.
     const port = await freePort();
@@ -83,7 +84,7 @@ describe.skipIf(!existsSync(JUPYTER)).each(dbTargets())('the session proxy in fr
     await writeFile(path.join(dir, 'connection.json'), JSON.stringify({ host: 'node-a', port, secret: token, basePath: `/sessions/${jobId}/` }), { mode: 0o600 });
     activity = createSessionActivity({ db });
     proxy = createSessionProxy({
-      access: (request) => sessionAccess({ db, authSecret: AUTH_SECRET, scheduler: () => Promise.resolve({ sessionAddress: () => '127.0.0.1' }), roots: configuredSiteRoots() }, request),
+      access: (request) => sessionAccess({ db, authSecret: AUTH_SECRET, scheduler: () => Promise.resolve({ sessionAddress: () => Promise.resolve('127.0.0.1') }), roots: configuredSiteRoots() }, request),
       touch: (id) => activity.touch(id),
       trustProxy: false,
     });

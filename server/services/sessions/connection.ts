@@ -1,4 +1,4 @@
-// Where a session's app listens: `<job folder>/connection.json`, written by the session's launcher
+// Where a session's app listens: `<job folder>/.portal-session/connection.json`, written by the session's launcher
 // (bin/portal-session) once the app answers: {"host", "port", "secret", "basePath"}. The job writes it,
 // so it is the person's input like any other: every field is checked, a link anywhere on the way or a
 // file with more than one name is refused (it could point at another person's session), and a bad file
@@ -8,6 +8,7 @@ import { open, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { jobFolderPath } from '~/server/core/files/job-folder';
+import { SESSION_FOLDER } from '~/server/core/files/paths';
 import { logger } from '~/server/observability/log';
 import type { Workspace } from '~/server/services/files/workspace';
 
@@ -86,15 +87,16 @@ function errno(error: unknown): string | undefined {
 }
 
 /**
- * openConnectionFile opens `<workspace>/jobs/<id>/connection.json` following no link anywhere on the
+ * openConnectionFile opens `<workspace>/jobs/<id>/.portal-session/connection.json` following no link anywhere on the
  * way: the last name is opened with O_NOFOLLOW, and the path the kernel reports for the open file
- * (/proc/self/fd/N) must be exactly the workspace's real path, `jobs`, the id and the file's name — a
- * link in place of `jobs` or of the job's folder would resolve elsewhere. Five system calls, where
+ * (/proc/self/fd/N) must be exactly the workspace's real path, `jobs`, the id, the connection folder and
+ * the file's name — a link in place of any of them would resolve elsewhere. Five system calls, where
  * walking the folders one by one (files/workspace.ts `openFile`) takes some fifteen: this runs on
  * every request through the proxy.
  */
 async function openConnectionFile(workspace: Workspace, jobId: string): Promise<FileHandle | ConnectionMissing> {
-  const relative = `${jobFolderPath(jobId)}/${CONNECTION_FILE}`;
+  // In the job folder's connection folder, which the files API never shows or serves (core/files/paths.ts).
+  const relative = `${jobFolderPath(jobId)}/${SESSION_FOLDER}/${CONNECTION_FILE}`;
   let handle: FileHandle;
   try {
     handle = await open(path.join(workspace.dir, relative), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);

@@ -128,6 +128,6 @@ export async function sessionAccess(deps: SessionAccessDeps, request: { jobId: s
     return { kind: 'refused', jobId: job.id };
   }
   const scheduler = await deps.scheduler();
-  const address = scheduler.sessionAddress?.(connection.host) ?? connection.host;
+  const address = (await scheduler.sessionAddress?.(connection.host)) ?? connection.host;
   return { kind: 'open', jobId: job.id, userId: caller.actor.userId, address, port: connection.port, secret: connection.secret };
 }
