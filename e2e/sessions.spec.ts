@@ -19,10 +19,11 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       const form = page.getByRole('form').or(page.locator('form')).first();
       await form.getByLabel(t('sessions.allocation')).selectOption({ label: 'Protein structure prediction with diffusion models' });
       await form.getByLabel(t('sessions.gpus')).fill('1');
-      await form.getByLabel(t('sessions.hours')).fill('4');
-      await form.getByLabel(t('sessions.idle')).fill('60');
-      // The reservation before starting: 1 GPU × 4 h.
-      await expect(page.getByTestId('session-estimate')).toContainText(new Intl.NumberFormat(locale).format(4));
+      // The e2e cluster's clock runs 600× (scripts/e2e-server.mjs): 24 hours and a 1,440-minute idle time-out last 144 s here.
+      await form.getByLabel(t('sessions.hours')).fill('24');
+      await form.getByLabel(t('sessions.idle')).fill('1440');
+      // The reservation before starting: 1 GPU × 24 h.
+      await expect(page.getByTestId('session-estimate')).toContainText(`${new Intl.NumberFormat(locale).format(24)} GPU-h`);
       await expectNoViolations(page, 'notebooks page');
       await form.getByRole('button', { name: t('sessions.start') }).click();
 
@@ -35,7 +36,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       // The job page says the same and offers the same button.
       await row.getByRole('link', { name: 'Jupyter Notebook' }).click();
       await expect(page.getByTestId('session-open')).toBeVisible();
-      await expect(page.getByTestId('session-panel')).toContainText(t('sessions.idleAfter', { minutes: 60 }));
+      await expect(page.getByTestId('session-panel')).toContainText(t('sessions.idleAfter', { minutes: 1440 }));
       await shoot(page, `session-job-${locale}`, 'test-results/sessions');
       await page.goBack();
 
@@ -57,9 +58,9 @@ test.describe('a Jupyter session through the portal’s proxy', () => {
     const form = page.locator('form').first();
     await form.getByLabel(t('sessions.allocation')).selectOption({ label: 'Protein structure prediction with diffusion models' });
     await form.getByLabel(t('sessions.gpus')).fill('1');
-    // 4 hours and 30 idle minutes on the simulated cluster's clock (60×): 4 minutes and 30 seconds here.
-    await form.getByLabel(t('sessions.hours')).fill('4');
-    await form.getByLabel(t('sessions.idle')).fill('30');
+    // 48 hours and 120 idle minutes on the e2e cluster's clock (600×, scripts/e2e-server.mjs): 288 s and 12 s here.
+    await form.getByLabel(t('sessions.hours')).fill('48');
+    await form.getByLabel(t('sessions.idle')).fill('120');
     await form.getByRole('button', { name: t('sessions.start') }).click();
     const row = page.getByTestId('session-row').first();
     await expect(row).toHaveAttribute('data-ready', 'true', { timeout: 60_000 });
@@ -104,7 +105,7 @@ test.describe('a Jupyter session through the portal’s proxy', () => {
     await notebook.close();
     await notebookTree.close();
     await page.goto(`/jobs/${jobId}`);
-    await expect(page.getByText(t('job.event.sessionIdle', { minutes: 30 }))).toBeVisible({ timeout: 120_000 });
+    await expect(page.getByText(t('job.event.sessionIdle', { minutes: 120 }))).toBeVisible({ timeout: 120_000 });
     await expect(page.getByTestId('job-state').first()).toHaveAttribute('data-state', 'COMPLETED', { timeout: 60_000 });
     // The usage page by kind has interactive sessions.
     await page.goto('/usage?groupBy=kind');

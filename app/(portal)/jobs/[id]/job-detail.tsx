@@ -272,9 +272,11 @@ export function JobDetail({ jobId }: { jobId: string }) {
                 {group.events.map((e) => {
                   const data = (e.data ?? {}) as { reason?: string };
                   const reason = data.reason && isMessageKey(`pendingReason.${data.reason}`) ? t(`pendingReason.${data.reason}` as 'pendingReason.Priority') : (data.reason ?? '');
+                  // The event's own figures (a session's idle minutes, a dependency's type) fill its text; the reason in words.
+                  const params = Object.fromEntries(Object.entries(e.data ?? {}).filter((entry): entry is [string, string | number] => typeof entry[1] === 'string' || typeof entry[1] === 'number'));
                   return (
                     <li key={e.id} className="flex flex-wrap justify-between gap-x-3 text-slate-600">
-                      <span>{e.message && isMessageKey(e.message) ? t(e.message, { reason }) : e.message}</span>
+                      <span>{e.message && isMessageKey(e.message) ? t(e.message, { ...params, reason }) : e.message}</span>
                       <span className="text-xs text-slate-500">{formatDateTime(locale, new Date(e.at), timeZone)}</span>
                     </li>
                   );
