@@ -1,10 +1,13 @@
 // An interactive session on a real Slurm (issue #28): a batch job whose script execs the session
 // launcher on its node; the launcher starts Debian's Jupyter there and writes its connection file into
-// the job's folder; the portal finds the node among the job's nodes, reaches it at its NodeAddr, and
-// the app answers only with its secret. Ending the session stops the app; the job ends COMPLETED,
-// charged the time it ran.
-import { randomUUID } from 'node:crypto';
+// the job's folder; the portal's proxy finds the node among the job's nodes, reaches it at its NodeAddr
+// with the secret, and the person's browser gets Jupyter through it (the secret in no answer). Ending
+// the session stops the app; the job ends COMPLETED, charged the time it ran.
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { encode } from 'next-auth/jwt';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
@@ -13,6 +16,9 @@ import { slurmClassesFromCatalogue } from '~/server/adapters/scheduler/cluster-c
 import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { configuredSiteRoots } from '~/server/services/files/roots';
 import { reconcileOnce } from '~/server/services/jobs/reconciler';
+import { createSessionProxy } from '~/server/api/sessions-http';
+import { startSession as startPortalSession } from '~/server/services/identity/sessions';
+import { sessionAccess } from '~/server/services/sessions/proxy-access';
 import { connectionFile } from '~/server/services/sessions/sessions';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { createSlurmScheduler } from './index';
@@ -61,6 +67,28 @@ describe('an interactive session on a real Slurm', () => {
     expect((await fetch(kernels)).status).toBe(403);
     expect((await fetch(kernels, { headers: { authorization: `token ${connection!.secret}` } })).status).toBe(200);
     expect((await api.session.list()).find((s) => s.id === started.id)).toMatchObject({ state: 'RUNNING', ready: true });
+
+    // Through the portal's proxy, as the person's browser: Jupyter's API answers, the secret in no answer.
+    const authSecret = randomBytes(32).toString('base64url');
+    const proxy = createSessionProxy({ access: (request) => sessionAccess({ db, authSecret, scheduler: () => Promise.resolve(port), roots: configuredSiteRoots() }, request), touch: () => {}, trustProxy: false });
+    const portal = http.createServer((req, res) => (proxy.ownsPath(req.url) ? proxy.handleRequest(req, res) : res.writeHead(404).end()));
+    await new Promise<void>((resolve) => portal.listen(0, '127.0.0.1', resolve));
+    try {
+      const sid = await startPortalSession(db, owner.userId, { userAgent: 'slurm tier' });
+      const cookie = `next-auth.session-token=${await encode({ token: { sub: owner.userId, sid, name: 'Owner', email: 'owner@example.org' }, secret: authSecret })}`;
+      const viaPortal = `http://127.0.0.1:${(portal.address() as AddressInfo).port}${connection!.basePath}api/kernels`;
+      const answer = await fetch(viaPortal, { headers: { cookie } });
+      const body = await answer.text();
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(body)).toEqual([]);
+      expect(body + JSON.stringify([...answer.headers])).not.toContain(connection!.secret);
+      // Without the portal's session: the sign-in, never the app.
+      expect((await fetch(viaPortal, { redirect: 'manual' })).status).toBe(302);
+    } finally {
+      await proxy.close();
+      portal.closeAllConnections();
+      await new Promise<void>((resolve) => portal.close(() => resolve()));
+    }
 
     // Ended: Slurm's TERM stops the launcher and its app; the job ends COMPLETED, charged what it ran.
     await api.session.end({ jobId: started.id });
