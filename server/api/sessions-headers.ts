@@ -201,8 +201,13 @@ export class SecretMask extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    const data = this.carry.length ? Buffer.concat([this.carry, chunk]) : Buffer.from(chunk);
-    for (let at = data.indexOf(this.secret); at >= 0; at = data.indexOf(this.secret, at + this.secret.length)) this.mask.copy(data, at);
+    let data = this.carry.length ? Buffer.concat([this.carry, chunk]) : chunk;
+    let at = data.indexOf(this.secret);
+    if (at >= 0) {
+      // The chunk is the stream's: masked in a copy. A chunk without the secret passes as it is.
+      if (data === chunk) data = Buffer.from(chunk);
+      for (; at >= 0; at = data.indexOf(this.secret, at + this.secret.length)) this.mask.copy(data, at);
+    }
     const keep = this.pendingPrefix(data);
     this.carry = keep ? Buffer.from(data.subarray(data.length - keep)) : Buffer.alloc(0);
     const out = keep ? data.subarray(0, data.length - keep) : data;
