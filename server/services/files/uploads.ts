@@ -8,9 +8,10 @@ import { chmod, chown, lstat, readdir, readFile, rename, rm, writeFile } from 'n
 import path from 'node:path';
 import { FileStore } from '@tus/file-store';
 import { DataStore, Upload } from '@tus/utils';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { AppError } from '~/server/errors';
 import { checkPath } from '~/server/core/files/paths';
+import { receiveAt, type Body, type Received } from './upload-receive';
 import { groupIdOf, makeFolders, openFolder, pathRefused, type SiteRoots, type Workspace } from './workspace';
 
 const UPLOAD_ID = /^([a-z0-9][a-z0-9-]{0,63})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
@@ -84,33 +85,36 @@ export class SiteUploadStore extends DataStore {
    */
   private readonly hashes = new Map<string, { offset: number; hash: Hash }>();
 
-  override async write(readable: Readable, id: string, offset: number): Promise<number> {
+  /**
+   * receive writes one request's body into an upload from `offset` on (at most `limit` bytes), feeding its
+   * SHA-256 as the bytes arrive (upload-receive.ts); see receiveAt for how it ends. The hash is kept only
+   * while it covers exactly the bytes on disk, in order.
+   */
+  async receive(id: string, body: Body, offset: number, o: { limit: number; stop?: AbortSignal }): Promise<Received> {
+    const store = this.storeOf(id);
     let state = this.hashes.get(id);
     if (offset === 0) state = { offset: 0, hash: createHash('sha256') };
     if (!state || state.offset !== offset) {
+      state = undefined;
       this.hashes.delete(id);
-      return this.storeOf(id).write(readable, id, offset);
-    }
-    this.hashes.set(id, state);
-    const hash = state.hash;
-    let seen = 0;
-    const tee = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        hash.update(chunk);
-        seen += chunk.length;
-        done(null, chunk);
-      },
-    });
-    readable.on('error', (error) => tee.destroy(error));
+    } else this.hashes.set(id, state);
+    const hash = state?.hash;
     try {
-      const written = await this.storeOf(id).write(readable.pipe(tee), id, offset);
-      if (written - offset === seen) state.offset = written;
-      else this.hashes.delete(id);
-      return written;
+      const received = await receiveAt(path.join(store.directory, id), offset, body, { ...o, onChunk: hash ? (chunk) => hash.update(chunk) : undefined });
+      if (state) state.offset = offset + received.bytes;
+      return received;
     } catch (error) {
+      // A failed write: what the file holds is not known, so placing it hashes the file.
       this.hashes.delete(id);
       throw error;
     }
+  }
+
+  /** write is tus's way in (@tus/server, for a creation with its first bytes): the same as a PATCH's. */
+  override async write(readable: Readable, id: string, offset: number): Promise<number> {
+    const received = await this.receive(id, readable, offset, { limit: Number.MAX_SAFE_INTEGER });
+    if (received.end === 'aborted') throw received.error;
+    return offset + received.bytes;
   }
 
   /** takeHash gives an upload's SHA-256 when every byte of it was hashed as it arrived (and forgets it), else null. */
@@ -131,6 +135,10 @@ export class SiteUploadStore extends DataStore {
       if (!placed || !config) throw error;
       return new Upload({ id, size: placed.bytes, offset: placed.bytes, metadata: config.metadata, creation_date: config.creation_date, storage: { type: 'file', path: path.join(store.directory, id) } });
     }
+  }
+  /** receiptOf tells where a placed upload landed (its receipt beside its record), or null while it is not placed. */
+  receiptOf(id: string): Promise<{ path: string; sha256: string; bytes: number } | null> {
+    return readPlaced(path.join(this.storeOf(id).directory, id));
   }
   override declareUploadLength(id: string, length: number): Promise<void> {
     return this.storeOf(id).declareUploadLength(id, length);
