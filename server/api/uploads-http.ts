@@ -3,8 +3,8 @@
 // target in the Upload-Metadata (projectId, site, path); the `files.startUpload` procedure decides who may
 // write there. Each later request (HEAD to learn the offset, PATCH to send more, DELETE to give up) must
 // come from the person who started it, for the same tenant — anyone else is told the upload does not exist.
-// When the last byte arrives the file is hashed and moved into the workspace; the answer carries
-// `Upload-Sha256` and `Upload-Path`.
+// The bytes are hashed (SHA-256) as they land; when the last one arrives the file is moved into the
+// workspace and its storage booked; the answer carries `Upload-Sha256` and `Upload-Path`.
 //
 // PATCH — the bytes — is answered here rather than by @tus/server (whose web-stream → Node-stream →
 // pipeline path cost a 1 GiB upload a third of its speed, BENCHMARKS.md): the same rules, in tus's order
@@ -118,7 +118,7 @@ export async function uploadResponse(ctx: Context, req: Request, basePath: strin
     const meta = metaOf(upload);
     if (!meta || !upload.storage?.path) throw new TusRefusal(500, translate(ctx.locale, 'common.unexpectedError'));
     try {
-      const placed = await placeUpload(workspaceOf(roots, meta.site, meta.projectId), upload.storage.path, meta.path, datastore.takeHash(upload.id, upload.size ?? upload.offset));
+      const placed = await placeUpload(workspaceOf(roots, meta.site, meta.projectId), upload.storage.path, meta.path, await datastore.digestOf(upload.id, upload.size ?? upload.offset));
       logger().info({ uploadId: upload.id, projectId: meta.projectId, site: meta.site, bytes: placed.bytes }, 'an upload landed in its workspace');
       // The workspace's storage grows by the file at once (issue #27); should booking fail, the file stays and the worker's next scan counts it.
       await recordStorageChange(ctx.db, { orgId: meta.orgId, projectId: meta.projectId, siteId: meta.site, deltaBytes: placed.bytes, now: ctx.now() }).catch((error: unknown) =>

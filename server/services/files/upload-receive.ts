@@ -1,10 +1,11 @@
 // The bytes of one tus request, written where they belong in the staged file as they arrive. The body is
-// read chunk by chunk (a web ReadableStream, as a route handler gets it, or a Node stream) and each chunk
-// is handed to `onChunk` (the SHA-256) once, in order; chunks are gathered into small batches written
+// read chunk by chunk (a web ReadableStream, as a route handler gets it, or a Node stream), each chunk
+// handed to `onChunk` once, in order, if asked; chunks are gathered into small batches written
 // with one `writev` at their offset, at most one write in flight while the next batch gathers — so a
 // PATCH of 16 MiB holds at most two batches (BATCH_BYTES each) however fast it arrives, and makes a few
 // dozen system calls instead of one per 64 KiB chunk. Small batches keep the bytes in the CPU's cache
-// between their arrival, their hash and their write (bench/files.ts, BENCHMARKS.md).
+// between their arrival and their write (bench/files.ts, BENCHMARKS.md). `onWritten` is handed each
+// batch once it is written, to keep: the SHA-256 is taken from it in a worker thread (upload-hash.ts).
 import { open, type FileHandle } from 'node:fs/promises';
 
 /** What a batch gathers before it is written (256 KiB: 4 of the 64 KiB chunks a socket read gives). */
@@ -57,9 +58,15 @@ function chunksOf(body: Body): Chunks {
  * many it wrote and why it ended. A body that errors (its sender went away) or is stopped (`stop`) keeps
  * what arrived before: those bytes are written, and counted, before this returns — tus's rule, the upload
  * goes on from there. A body longer than `limit` has its first `limit` bytes written and ends `too-long`.
- * A failed write throws (after the write in flight settles): then what the file holds is not known.
+ * A failed write throws (after the write in flight settles); the bytes before it are on disk, and
+ * `onWritten` has had every batch that was written.
  */
-export async function receiveAt(file: string, offset: number, body: Body, o: { limit: number; onChunk?: (chunk: Uint8Array) => void; stop?: AbortSignal; batchBytes?: number }): Promise<Received> {
+export async function receiveAt(
+  file: string,
+  offset: number,
+  body: Body,
+  o: { limit: number; onChunk?: (chunk: Uint8Array) => void; onWritten?: (at: number, buffers: Uint8Array[]) => void; stop?: AbortSignal; batchBytes?: number },
+): Promise<Received> {
   const batchBytes = o.batchBytes ?? BATCH_BYTES;
   const chunks = chunksOf(body);
   const onStop = () => void chunks.cancel();
@@ -69,11 +76,11 @@ export async function receiveAt(file: string, offset: number, body: Body, o: { l
   let batch: Uint8Array[] = [];
   let gathered = 0;
   let at = offset;
-  // At most one write in flight; its failure is kept (never left unhandled) and thrown at the next turn.
-  const writing: { inFlight: Promise<void> | null; failure: { error: unknown } | null } = { inFlight: null, failure: null };
+  // At most one write in flight while the next batch gathers; a failed write is kept (never left
+  // unhandled) and thrown at the next turn.
+  const writing: { inFlight: Promise<void>; failure: { error: unknown } | null } = { inFlight: Promise.resolve(), failure: null };
   const settle = async () => {
     await writing.inFlight;
-    writing.inFlight = null;
     if (writing.failure) throw writing.failure.error;
   };
   const writeBatch = async () => {
@@ -85,9 +92,11 @@ export async function receiveAt(file: string, offset: number, body: Body, o: { l
     gathered = 0;
     at += length;
     await settle();
-    writing.inFlight = writeFully(handle, buffers, length, position).catch((error: unknown) => {
-      writing.failure ??= { error };
-    });
+    writing.inFlight = writeFully(handle, buffers, length, position)
+      .then(() => o.onWritten?.(position, buffers))
+      .catch((error: unknown) => {
+        writing.failure ??= { error };
+      });
   };
   let received = 0;
   let end: ReceiveEnd = 'done';

@@ -1,8 +1,9 @@
 // Resumable uploads (the tus protocol, @tus/server) into project workspaces. An upload is staged in its
 // site's `.uploads` folder (beside the workspaces, on the same filesystem, so placing it is a rename),
-// one file per upload named `<site>.<uuid>`; when its last byte arrives it is hashed (SHA-256), and moved
+// one file per upload named `<site>.<uuid>`, its bytes written as they arrive (upload-receive.ts) and
+// hashed meanwhile in a worker thread (SHA-256, upload-hash.ts); when its last byte arrives it is moved
 // to its path in the workspace — through the parent folder opened without following links.
-import { createHash, randomUUID, type Hash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { chmodSync, createReadStream, mkdirSync } from 'node:fs';
 import { chmod, chown, lstat, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { DataStore, Upload } from '@tus/utils';
 import type { Readable } from 'node:stream';
 import { AppError } from '~/server/errors';
 import { checkPath } from '~/server/core/files/paths';
+import { HASH_HAND_BYTES, UploadHasher } from './upload-hash';
 import { receiveAt, type Body, type Received } from './upload-receive';
 import { groupIdOf, makeFolders, openFolder, pathRefused, type SiteRoots, type Workspace } from './workspace';
 
@@ -29,6 +31,11 @@ export class TusRefusal extends Error {
     super(message);
     this.body = `${message}\n`;
   }
+}
+
+/** The process's hash worker (one for every site's uploads). */
+export function uploadHasher(): UploadHasher {
+  return ((globalThis as { __portalUploadHasher?: UploadHasher }).__portalUploadHasher ??= new UploadHasher());
 }
 
 /** newUploadId names a new upload of a site. */
@@ -76,37 +83,40 @@ export class SiteUploadStore extends DataStore {
   override create(file: Upload): Promise<Upload> {
     return this.storeOf(file.id).create(file);
   }
-  override remove(id: string): Promise<void> {
-    return this.storeOf(id).remove(id);
+  override async remove(id: string): Promise<void> {
+    await this.storeOf(id).remove(id);
+    uploadHasher().forget(id);
   }
   /**
-   * The SHA-256 of each upload so far, fed as its bytes arrive in order (so the last PATCH need not read
-   * the whole file again); dropped on any gap or failed write, after which placing it hashes the file.
-   */
-  private readonly hashes = new Map<string, { offset: number; hash: Hash }>();
-
-  /**
-   * receive writes one request's body into an upload from `offset` on (at most `limit` bytes), feeding its
-   * SHA-256 as the bytes arrive (upload-receive.ts); see receiveAt for how it ends. The hash is kept only
-   * while it covers exactly the bytes on disk, in order.
+   * receive writes one request's body into an upload from `offset` on (at most `limit` bytes); see
+   * receiveAt for how it ends. Each batch, once written, goes to the hash worker (upload-hash.ts).
    */
   async receive(id: string, body: Body, offset: number, o: { limit: number; stop?: AbortSignal }): Promise<Received> {
-    const store = this.storeOf(id);
-    let state = this.hashes.get(id);
-    if (offset === 0) state = { offset: 0, hash: createHash('sha256') };
-    if (!state || state.offset !== offset) {
-      state = undefined;
-      this.hashes.delete(id);
-    } else this.hashes.set(id, state);
-    const hash = state?.hash;
+    const file = path.join(this.storeOf(id).directory, id);
+    const hasher = uploadHasher();
+    // Handed to the worker a few MiB at a time (each message wakes it).
+    let held: Uint8Array[] = [];
+    let heldAt = offset;
+    let heldBytes = 0;
+    const hand = () => {
+      if (heldBytes > 0) hasher.written(id, file, heldAt, held);
+      held = [];
+      heldAt += heldBytes;
+      heldBytes = 0;
+    };
     try {
-      const received = await receiveAt(path.join(store.directory, id), offset, body, { ...o, onChunk: hash ? (chunk) => hash.update(chunk) : undefined });
-      if (state) state.offset = offset + received.bytes;
-      return received;
-    } catch (error) {
-      // A failed write: what the file holds is not known, so placing it hashes the file.
-      this.hashes.delete(id);
-      throw error;
+      return await receiveAt(file, offset, body, {
+        ...o,
+        onWritten: (at, buffers) => {
+          if (at !== heldAt + heldBytes) hand();
+          if (heldBytes === 0) heldAt = at;
+          held.push(...buffers);
+          heldBytes += buffers.reduce((sum, b) => sum + b.byteLength, 0);
+          if (heldBytes >= HASH_HAND_BYTES) hand();
+        },
+      });
+    } finally {
+      hand();
     }
   }
 
@@ -117,11 +127,9 @@ export class SiteUploadStore extends DataStore {
     return offset + received.bytes;
   }
 
-  /** takeHash gives an upload's SHA-256 when every byte of it was hashed as it arrived (and forgets it), else null. */
-  takeHash(id: string, size: number): string | null {
-    const state = this.hashes.get(id);
-    this.hashes.delete(id);
-    return state && state.offset === size ? state.hash.digest('hex') : null;
+  /** digestOf gives the SHA-256 of a complete upload's `size` bytes from the hash worker, or null should it fail (then placing it hashes the file). */
+  digestOf(id: string, size: number): Promise<string | null> {
+    return uploadHasher().digestOf(id, path.join(this.storeOf(id).directory, id), size);
   }
   override async getUpload(id: string): Promise<Upload> {
     const store = this.storeOf(id);
