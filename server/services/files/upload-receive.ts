@@ -4,8 +4,8 @@
 // with one `writev` at their offset, at most one write in flight while the next batch gathers — so a
 // PATCH of 16 MiB holds at most two batches (BATCH_BYTES each) however fast it arrives, and makes a few
 // dozen system calls instead of one per 64 KiB chunk. Small batches keep the bytes in the CPU's cache
-// between their arrival and their write (bench/files.ts, BENCHMARKS.md). `onWritten` is handed each
-// batch once it is written, to keep: the SHA-256 is taken from it in a worker thread (upload-hash.ts).
+// between their arrival and their write (bench/files.ts, BENCHMARKS.md). `onWritten` hears where the
+// file's bytes reach after each write: the SHA-256 is taken from there in a worker thread (upload-hash.ts).
 import { open, type FileHandle } from 'node:fs/promises';
 
 /** What a batch gathers before it is written (256 KiB: 4 of the 64 KiB chunks a socket read gives). */
@@ -58,14 +58,14 @@ function chunksOf(body: Body): Chunks {
  * many it wrote and why it ended. A body that errors (its sender went away) or is stopped (`stop`) keeps
  * what arrived before: those bytes are written, and counted, before this returns — tus's rule, the upload
  * goes on from there. A body longer than `limit` has its first `limit` bytes written and ends `too-long`.
- * A failed write throws (after the write in flight settles); the bytes before it are on disk, and
- * `onWritten` has had every batch that was written.
+ * A failed write throws (after the write in flight settles); `onWritten` has heard of every batch written
+ * before it.
  */
 export async function receiveAt(
   file: string,
   offset: number,
   body: Body,
-  o: { limit: number; onChunk?: (chunk: Uint8Array) => void; onWritten?: (at: number, buffers: Uint8Array[]) => void; stop?: AbortSignal; batchBytes?: number },
+  o: { limit: number; onChunk?: (chunk: Uint8Array) => void; onWritten?: (end: number) => void; stop?: AbortSignal; batchBytes?: number },
 ): Promise<Received> {
   const batchBytes = o.batchBytes ?? BATCH_BYTES;
   const chunks = chunksOf(body);
@@ -93,7 +93,7 @@ export async function receiveAt(
     at += length;
     await settle();
     writing.inFlight = writeFully(handle, buffers, length, position)
-      .then(() => o.onWritten?.(position, buffers))
+      .then(() => o.onWritten?.(position + length))
       .catch((error: unknown) => {
         writing.failure ??= { error };
       });

@@ -12,7 +12,7 @@ import { DataStore, Upload } from '@tus/utils';
 import type { Readable } from 'node:stream';
 import { AppError } from '~/server/errors';
 import { checkPath } from '~/server/core/files/paths';
-import { HASH_HAND_BYTES, UploadHasher } from './upload-hash';
+import { HASH_STEP_BYTES, UploadHasher } from './upload-hash';
 import { receiveAt, type Body, type Received } from './upload-receive';
 import { groupIdOf, makeFolders, openFolder, pathRefused, type SiteRoots, type Workspace } from './workspace';
 
@@ -89,34 +89,26 @@ export class SiteUploadStore extends DataStore {
   }
   /**
    * receive writes one request's body into an upload from `offset` on (at most `limit` bytes); see
-   * receiveAt for how it ends. Each batch, once written, goes to the hash worker (upload-hash.ts).
+   * receiveAt for how it ends. The hash worker hears where the file's bytes reach as they land (upload-hash.ts).
    */
   async receive(id: string, body: Body, offset: number, o: { limit: number; stop?: AbortSignal }): Promise<Received> {
     const file = path.join(this.storeOf(id).directory, id);
     const hasher = uploadHasher();
-    // Handed to the worker a few MiB at a time (each message wakes it).
-    let held: Uint8Array[] = [];
-    let heldAt = offset;
-    let heldBytes = 0;
-    const hand = () => {
-      if (heldBytes > 0) hasher.written(id, file, heldAt, held);
-      held = [];
-      heldAt += heldBytes;
-      heldBytes = 0;
-    };
+    // The worker hears every HASH_STEP_BYTES (each message wakes it), and at the end.
+    let told = offset;
+    let written = offset;
     try {
       return await receiveAt(file, offset, body, {
         ...o,
-        onWritten: (at, buffers) => {
-          if (at !== heldAt + heldBytes) hand();
-          if (heldBytes === 0) heldAt = at;
-          held.push(...buffers);
-          heldBytes += buffers.reduce((sum, b) => sum + b.byteLength, 0);
-          if (heldBytes >= HASH_HAND_BYTES) hand();
+        onWritten: (end) => {
+          written = end;
+          if (end - told < HASH_STEP_BYTES) return;
+          hasher.landed(id, file, end);
+          told = end;
         },
       });
     } finally {
-      hand();
+      if (written > told) hasher.landed(id, file, written);
     }
   }
 
