@@ -64,8 +64,8 @@ describe.each(dbTargets())('the PATCH of an upload on %s', (target) => {
     const owner = await createTenant(db);
     const { projectId } = await activeAllocation(db, owner, admin, { gpuHours: 100, today: '2026-12-01' });
     const ctx = createContextInner({ db, userId: owner.userId, activeOrgId: owner.orgId, locale: 'en' });
-    const tus = (method: string, url: string, headers: Record<string, string>, body?: Uint8Array | ReadableStream<Uint8Array>) =>
-      uploadResponse(ctx, new Request(url, { method, headers: { 'tus-resumable': '1.0.0', ...headers }, ...(body ? { body, duplex: 'half' } : {}) } as RequestInit), '/api/v1/uploads');
+    const tus = (method: string, url: string, headers: Record<string, string>, body?: Uint8Array | ReadableStream<Uint8Array>, signal?: AbortSignal) =>
+      uploadResponse(ctx, new Request(url, { method, headers: { 'tus-resumable': '1.0.0', ...headers }, ...(body ? { body, duplex: 'half' } : {}), ...(signal ? { signal } : {}) } as RequestInit), '/api/v1/uploads');
     const create = async (headers: Record<string, string>, file = `in/${randomBytes(4).toString('hex')}.bin`) => {
       const created = await tus('POST', BASE, { 'upload-metadata': meta({ projectId, site: SITE, path: file }), ...headers });
       expect(created.status).toBe(201);
@@ -159,6 +159,27 @@ describe.each(dbTargets())('the PATCH of an upload on %s', (target) => {
     const rest = await tus('PATCH', url, { 'upload-offset': '300000', ...OCTETS }, bytes.subarray(300_000));
     expect(rest.status).toBe(204);
     expect(rest.headers.get('upload-sha256')).toBe(sha256(bytes));
+  });
+
+  it('a PATCH whose sender leaves while it waits for the lock leaves the lock with its holder', { timeout: 30_000 }, async () => {
+    const { tus, create, offsetOf } = await setup();
+    const bytes = randomBytes(1024 * 1024);
+    const url = await create({ 'upload-length': String(bytes.length) });
+    const stalled = bodyOf(bytes.subarray(0, 300_000), 'hang');
+    const first = tus('PATCH', url, { 'upload-offset': '0', ...OCTETS }, stalled.stream);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A second one waits for the lock (asking the first to stop), and its sender goes away.
+    const leaving = new AbortController();
+    const started = Date.now();
+    const second = tus('PATCH', url, { 'upload-offset': '0', ...OCTETS }, bytes, leaving.signal);
+    setTimeout(() => leaving.abort(), 100);
+    expect((await second).status).toBeGreaterThanOrEqual(400);
+    // A third still waits until the first has stopped and let go (nothing written beside it), then finds the offset moved.
+    const third = await tus('PATCH', url, { 'upload-offset': '0', ...OCTETS }, bytes);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(LOCK_DRAIN_MS - 50);
+    expect(third.status).toBe(409);
+    expect((await first).headers.get('upload-offset')).toBe('300000');
+    expect(await offsetOf(url)).toBe(300_000);
   });
 
   it('holds a length declared late to the project’s storage and declares it once; an expired upload is gone', async () => {

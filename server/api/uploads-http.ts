@@ -237,10 +237,12 @@ async function patchResponse(
     await admit(uploadId);
     // Locked while this request writes: a newer request for the same upload asks it to let go.
     const released = new AbortController();
-    lock = shared.locker.newLock(uploadId);
-    await lock.lock(req.signal, () => {
+    const wanted = shared.locker.newLock(uploadId);
+    await wanted.lock(req.signal, () => {
       drainTimer ??= setTimeout(() => released.abort(), LOCK_DRAIN_MS);
     });
+    // Held only once taken: a request that gave up waiting must not let go of another's lock.
+    lock = wanted;
     const upload = await datastore.getUpload(uploadId);
     const created = upload.creation_date ? new Date(upload.creation_date).getTime() : Date.now();
     if (Date.now() > created + UPLOAD_EXPIRY_MS) throw tusError(ERRORS.FILE_NO_LONGER_EXISTS);
