@@ -69,10 +69,16 @@ export async function receiveAt(
 ): Promise<Received> {
   const batchBytes = o.batchBytes ?? BATCH_BYTES;
   const chunks = chunksOf(body);
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'r+');
+  } catch (error) {
+    await chunks.cancel();
+    throw error;
+  }
   const onStop = () => void chunks.cancel();
   if (o.stop?.aborted) await chunks.cancel();
   else o.stop?.addEventListener('abort', onStop, { once: true });
-  const handle = await open(file, 'r+');
   let batch: Uint8Array[] = [];
   let gathered = 0;
   let at = offset;
