@@ -99,6 +99,17 @@ describe.each(dbTargets())('the PATCH of an upload on %s', (target) => {
     expect(rest.headers.get('upload-sha256')).toBe(sha256(bytes));
   });
 
+  it('takes the first bytes with the creation (creation-with-upload), the rest by PATCH', async () => {
+    const { projectId, tus } = await setup();
+    const bytes = randomBytes(300_000);
+    const created = await tus('POST', BASE, { 'upload-length': String(bytes.length), 'upload-metadata': meta({ projectId, site: SITE, path: 'in/with-creation.bin' }), ...OCTETS }, bytes.subarray(0, 100_000));
+    expect(created.status).toBe(201);
+    expect(created.headers.get('upload-offset')).toBe('100000');
+    const rest = await tus('PATCH', created.headers.get('location')!, { 'upload-offset': '100000', ...OCTETS }, bytes.subarray(100_000));
+    expect(rest.status).toBe(204);
+    expect(rest.headers.get('upload-sha256')).toBe(sha256(bytes));
+  });
+
   it('refuses a body past the upload’s length (413): with a Content-Length before a byte is written, without one at the length', async () => {
     const { tus, create, offsetOf } = await setup();
     const bytes = randomBytes(100_000);
