@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { chmodSync, createReadStream, mkdirSync } from 'node:fs';
 import { chmod, chown, lstat, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { FileStore } from '@tus/file-store';
+import { FileConfigstore, FileStore } from '@tus/file-store';
 import { DataStore, Upload } from '@tus/utils';
 import type { Readable } from 'node:stream';
 import { AppError } from '~/server/errors';
@@ -57,6 +57,32 @@ export function stagingDir(roots: SiteRoots, siteId: string): string {
  * SiteUploadStore is the tus data store: each site's uploads in that site's staging folder (a FileStore
  * per site), chosen by the upload id's site. Ids not of the portal's form are unknown (404).
  */
+/**
+ * The upload's metadata (`<id>.json`: offset, length, metadata), written whole or not at all: tus's own
+ * store truncates and rewrites the file in place, so a HEAD or PATCH reading it while a PATCH records its
+ * offset could find it empty, count the upload as gone and answer 404 (a client then starts over; CI
+ * saw it). A new file is written beside it and renamed over it.
+ */
+export class AtomicConfigstore extends FileConfigstore {
+  constructor(private readonly folder: string) {
+    super(folder);
+  }
+
+  override async set(key: string, value: Upload): Promise<void> {
+    // The key is an upload id the portal made (newUploadId): a name in the folder, never a path.
+    if (!siteOfUpload(key)) throw new Error(`not an upload id: ${JSON.stringify(key)}`);
+    const file = path.join(this.folder, `${key}.json`);
+    const temporary = `${file}.${randomUUID()}.tmp`;
+    await writeFile(temporary, JSON.stringify(value), { mode: 0o600 });
+    try {
+      await rename(temporary, file);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+  }
+}
+
 export class SiteUploadStore extends DataStore {
   private readonly stores = new Map<string, FileStore>();
 
@@ -74,7 +100,7 @@ export class SiteUploadStore extends DataStore {
       const directory = stagingDir(this.roots, site);
       mkdirSync(directory, { recursive: true, mode: 0o700 });
       chmodSync(directory, 0o700);
-      store = new FileStore({ directory, expirationPeriodInMilliseconds: UPLOAD_EXPIRY_MS });
+      store = new FileStore({ directory, configstore: new AtomicConfigstore(directory), expirationPeriodInMilliseconds: UPLOAD_EXPIRY_MS });
       this.stores.set(site, store);
     }
     return store;
