@@ -134,7 +134,8 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await signIn(page, locale, 'pi@uni.example');
       await openForm(page);
       const name = unique('sweep');
-      await fill(page, { name, gpus: 1, hours: 1, kind: 'batch' });
+      // Training tasks: the simulated cluster fails 1 batch job in 20 at random, which made 1 run in 7 of this test end FAILED.
+      await fill(page, { name, gpus: 1, hours: 1, kind: 'training' });
       await page.getByLabel(t('jobs.sweep.mode.values'), { exact: true }).check();
       await page.getByLabel(t('jobs.sweep.name'), { exact: true }).fill('LR');
       await page.getByLabel(t('jobs.sweep.values'), { exact: true }).fill('0.1\n0.01\n0.001');
