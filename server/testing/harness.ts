@@ -4,6 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { TRPCError } from '@trpc/server';
 import { and, desc, eq, like } from 'drizzle-orm';
 import { migrateDb, MIGRATIONS_FOLDER, openDb, type Db, type DbHandle } from '~/db/client';
 import { mailOutbox, memberships, staffRoles, users, type StaffRole } from '~/db/schema';
@@ -222,4 +223,16 @@ export async function activeAllocation(
     grantedLines: [{ resourceClassId: options.resourceClassId ?? 'h100', gpuHours: options.gpuHours }],
   });
   return { projectId: project.id, applicationId: app.id, allocationId: decision.allocationIds[0]! };
+}
+
+/** refusal awaits a call that must be refused and gives its code, message and the field the refusal names. */
+export async function refusal(call: Promise<unknown>): Promise<{ code: string; message: string; field?: string }> {
+  try {
+    await call;
+  } catch (error) {
+    if (!(error instanceof TRPCError)) throw error;
+    const cause = error.cause as { field?: string } | undefined;
+    return { code: error.code, message: error.message, ...(cause?.field ? { field: cause.field } : {}) };
+  }
+  throw new Error('the call was not refused');
 }

@@ -5,7 +5,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { TRPCError } from '@trpc/server';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
@@ -16,23 +15,13 @@ import { downloadResponse } from '~/server/api/files-http';
 import { createContextInner } from '~/server/api/trpc';
 import { uploadResponse } from '~/server/api/uploads-http';
 import { reconcileOnce } from '~/server/services/jobs/reconciler';
-import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
+import { activeAllocation, callerFor, refusal, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { configuredSiteRoots } from './roots';
 import { sweepUploads } from './uploads';
 import { jobDirOf, workspaceOf } from './workspace';
 
 const SITE = 'de-jena';
 
-async function refusal(call: Promise<unknown>): Promise<{ code: string; message: string; field?: string }> {
-  try {
-    await call;
-  } catch (error) {
-    if (!(error instanceof TRPCError)) throw error;
-    const cause = error.cause as { field?: string } | undefined;
-    return { code: error.code, message: error.message, ...(cause?.field ? { field: cause.field } : {}) };
-  }
-  throw new Error('the call was not refused');
-}
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 

@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { TRPCError } from '@trpc/server';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
@@ -13,7 +12,7 @@ import { jobEvents, jobs } from '~/db/schema';
 import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
 import { createSimulatedScheduler } from '~/server/adapters/scheduler/simulated';
 import { runningSessions } from '~/server/adapters/scheduler/simulated-sessions';
-import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
+import { activeAllocation, callerFor, refusal, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { configuredSiteRoots } from '~/server/services/files/roots';
 import { folderArchiveResponse } from '~/server/services/files/download';
 import { reconcileOnce } from '~/server/services/jobs/reconciler';
@@ -21,16 +20,6 @@ import { connectionFile } from './sessions';
 
 const SITE = 'de-jena';
 
-async function refusal(call: Promise<unknown>): Promise<{ code: string; field?: string }> {
-  try {
-    await call;
-  } catch (error) {
-    if (!(error instanceof TRPCError)) throw error;
-    const cause = error.cause as { field?: string } | undefined;
-    return { code: error.code, ...(cause?.field ? { field: cause.field } : {}) };
-  }
-  throw new Error('the call was not refused');
-}
 
 async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
   const deadline = Date.now() + ms;
