@@ -9,15 +9,16 @@ import {
   bigint,
   bigserial,
   boolean,
+  char,
   check,
   date,
-  integer,
-  char,
   index,
+  integer,
   jsonb,
   pgEnum,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
@@ -412,14 +413,19 @@ export const ledgerEntries = pgTable(
     jobId: uuid('job_id'),
     /** A job array's task a release or charge belongs to (each task is settled as it ends); null: the job as a whole. */
     taskIndex: integer('task_index'),
+    /**
+     * 0: the job's own reserve and release; n ≥ 1: the n-th extension of a session's time limit, its
+     * reserve (and, if the scheduler refused the extension, the release that takes it back).
+     */
+    extension: smallint('extension').notNull().default(0),
     actorUserId: uuid('actor_user_id').references(() => users.id),
     reason: text('reason'),
     at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     index('ledger_entries_allocation_idx').on(t.allocationId, t.at),
-    // Each job (each task of an array) reserves, releases and is charged at most once: settling twice writes nothing.
-    uniqueIndex('ledger_entries_job_kind_idx').on(t.jobId, t.kind, sql`coalesce(${t.taskIndex}, -1)`).where(sql`${t.jobId} is not null`),
+    // Each job (each task of an array, each extension of a session) reserves, releases and is charged at most once: settling twice writes nothing.
+    uniqueIndex('ledger_entries_job_kind_idx').on(t.jobId, t.kind, sql`coalesce(${t.taskIndex}, -1)`, t.extension).where(sql`${t.jobId} is not null`),
   ],
 );
 
@@ -625,7 +631,7 @@ export const simClusterState = pgTable('sim_cluster_state', {
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
-export const simOpKind = pgEnum('sim_op_kind', ['submit', 'cancel']);
+export const simOpKind = pgEnum('sim_op_kind', ['submit', 'cancel', 'extend']);
 
 /** The simulated cluster's operations, append-only: what changed the engine besides the passing of time, in order. */
 export const simClusterOps = pgTable(

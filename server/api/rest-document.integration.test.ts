@@ -98,6 +98,7 @@ describe.each(dbTargets())('every path of the OpenAPI document answers as docume
       'GET /jobs/{jobId}/output': () => Promise.resolve({ url: `/jobs/${job.id}/output?stream=stdout&limit=1024` }),
       'POST /sessions': () => Promise.resolve({ url: '/sessions', body: sessionInput, headers: { 'idempotency-key': 'doc-example-session' } }),
       'GET /sessions': () => Promise.resolve({ url: '/sessions' }),
+      'POST /sessions/{jobId}/extend': async () => ({ url: `/sessions/${(await browser.session.start({ ...sessionInput, idempotencyKey: 'doc-example-session-extend' })).id}/extend`, body: { minutes: 30 } }),
       'POST /sessions/{jobId}/end': async () => ({ url: `/sessions/${(await browser.session.start({ ...sessionInput, idempotencyKey: 'doc-example-session-end' })).id}/end` }),
     };
     doc = (await SwaggerParser.dereference(structuredClone(restDocument(portalUrl)) as never)) as unknown as OpenApiDocument;

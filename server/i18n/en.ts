@@ -1830,6 +1830,21 @@ export const en = {
   'sessions.idleAfter': "ends after {minutes, plural, one {# minute} other {# minutes}} without use",
   'sessions.startAnother': "Start another session",
   'sessions.startedAt': "submitted {at}",
+  'session.notExtendable': "Only a session that is waiting or running, and not asked to end, can be extended (this one is {state}).",
+  'session.extendOverClass': "{requested} h in all is over the partition's limit of {max} h per session: at most {left} h more.",
+  'session.extendOverAllocation': "{requested} h in all is over your allocation's limit of {max} h per job: at most {left} h more.",
+  'session.extendNotOffered': "This cluster cannot extend sessions: end it and start a new one.",
+  'session.endedMeanwhile': "The session ended before it could be extended; nothing was charged for the extension.",
+  'session.extendRefused': "The cluster refused the extension ({reason}); nothing was charged for it.",
+  'session.extendUnavailable': "The cluster cannot be reached just now, so the session was not extended; nothing was charged for it. Try again in a minute.",
+  'session.event.extended': "Extended by {hours} h to {total} h (by {by})",
+  'sessions.extend': "Extend",
+  'sessions.extendBy': "Extend by",
+  'sessions.extending': "Extending…",
+  'sessions.extendOption': "{minutes, plural, one {# minute} other {# minutes}} more",
+  'sessions.extendCost': "Reserves {cost} more.",
+  'sessions.extended': "Extended: it now ends {at}.",
+  'sessions.noMoreTime': "At its limit: this session cannot run longer.",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -123,6 +123,8 @@ export const POLICY: Record<string, Entry> = {
   'session.list': { access: 'member' },
   'session.get': { access: 'member', recordsOfA: true, input: (f) => ({ jobId: f.jobA }), allowedAnswer: 'NOT_FOUND' },
   'session.end': { access: 'member', recordsOfA: true, input: (f) => ({ jobId: f.jobA }) },
+  // Only one's own session is extended: job A is no session, so the roles allowed are answered NOT_FOUND too.
+  'session.extend': { access: 'member', recordsOfA: true, input: (f) => ({ jobId: f.jobA, minutes: 30 }), allowedAnswer: 'NOT_FOUND' },
 
   'files.sites': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA }) },
   'files.list': { access: 'member', recordsOfA: true, input: (f) => ({ projectId: f.projectA, site: 'de-jena', path: '' }) },
@@ -248,6 +250,7 @@ export async function fingerprint(db: Db) {
 export const acceptingScheduler: SchedulerPort = {
   submit: (job) => Promise.resolve({ schedulerJobId: `m-${job.portalJobId.slice(0, 8)}` }),
   cancel: () => Promise.resolve(),
+  extendTimeLimit: () => Promise.resolve(true),
   jobs: () => Promise.resolve([]),
   describeCluster: () => Promise.resolve({ at: new Date(), partitions: [], nodes: [], pendingJobs: 0, runningJobs: 0, powerW: 0 }),
 };

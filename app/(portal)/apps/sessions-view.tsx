@@ -10,6 +10,7 @@ import { JobStateBadge } from '~/app/_components/job-state-badge';
 import { Alert, Button, Card } from '~/app/_components/ui';
 import { formErrors, type FormErrors } from '~/app/_lib/errors';
 import { useTRPC } from '~/app/_lib/trpc';
+import { SessionExtend } from './session-extend';
 import type { RouterOutputs } from '~/app/_lib/types';
 import { formatDateTime, formatDuration, formatEuros, formatGpuHours } from '~/server/i18n/format';
 
@@ -137,6 +138,7 @@ export function SessionsView({ targets, apps }: { targets: Targets; apps: Apps }
                     {t('sessions.gpusOf', { count: s.gpus })} · {s.resourceClassName} · {t('sessions.startedAt', { at: formatDateTime(locale, s.submittedAt, timeZone) })}
                     {s.endsAt && s.state === 'RUNNING' && <> · {timeLeft(s.endsAt, t)}</>}
                   </p>
+                  <SessionExtend session={s} />
                 </div>
                 <div className="flex shrink-0 items-center gap-2">
                   {s.ready && (

@@ -67,6 +67,7 @@ export function createClusterRouter({ clusters: given, siteOf }: ClusterRouterOp
 
   const located = clusters.find((c) => typeof c.port.outputLocation === 'function')?.port;
   const reaching = clusters.find((c) => typeof c.port.sessionAddress === 'function')?.port;
+  const extending = clusters.some((c) => typeof c.port.extendTimeLimit === 'function');
   return {
     clusters,
     async submit(spec: SchedulerJobSpec) {
@@ -96,6 +97,16 @@ export function createClusterRouter({ clusters: given, siteOf }: ClusterRouterOp
     // Where a job's output lies is the same rule on every cluster of a centre (the shared SLURM_JOB_DIR).
     // A node name is one cluster's; the first that knows how to reach sessions answers (every real cluster by the name).
     ...(reaching ? { sessionAddress: (node: string) => reaching.sessionAddress!(node) } : {}),
+    // A time limit is raised on the cluster of the job's site, if that cluster can.
+    ...(extending
+      ? {
+          async extendTimeLimit(portalJobId: string, walltimeSeconds: number): Promise<boolean> {
+            const port = clusterOfSite((await siteOf([portalJobId])).get(portalJobId)).port;
+            if (!port.extendTimeLimit) throw new SchedulerRefusedError('this cluster does not extend time limits', 'other');
+            return port.extendTimeLimit(portalJobId, walltimeSeconds);
+          },
+        }
+      : {}),
     ...(located ? { outputLocation: (portalJobId: string, schedulerJobId: string, group?: string | null, arrayTask?: number | '%a') => located.outputLocation!(portalJobId, schedulerJobId, group, arrayTask) } : {}),
     async syncBudgets(budgets: SchedulerBudget[]): Promise<SchedulerBudgetState[]> {
       // Each cluster gets the budgets of its classes; a class no cluster runs is enforced nowhere.

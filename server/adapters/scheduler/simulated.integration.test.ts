@@ -225,6 +225,32 @@ describe.each(dbTargets())('simulated scheduler on %s', (target) => {
       expect((await port.jobs(['service-1']))[0]).toMatchObject({ state: 'TIMEOUT', gpuSeconds: 4 * 1200, exitCode: 0, signal: 15 });
     });
 
+    it('extends a running job\'s time limit, logged so that another process and a restart hold it too', async () => {
+      const clock = manualClock(START_MS);
+      const port = scheduler('extend', clock.now);
+      await port.submit({ ...job('extend-1', { walltimeSeconds: 1200 }), simulation: undefined });
+      await port.submit(job('extend-done', { walltimeSeconds: 1200 }));
+      clock.advanceSimSeconds(600);
+      expect(await port.extendTimeLimit!('extend-1', 3000)).toBe(true);
+      // Asked again, or for less than it holds: nothing changes, nothing is logged.
+      const seqs = (await opSeqs(handle.db, 'extend')).length;
+      expect(await port.extendTimeLimit!('extend-1', 3000)).toBe(true);
+      await expect(port.extendTimeLimit!('extend-1', 1800)).rejects.toThrow(/below the job's 3000 s/);
+      expect((await opSeqs(handle.db, 'extend')).length).toBe(seqs);
+      // Over the partition's longest walltime (h100-ch: 24 h): refused for good.
+      await expect(port.extendTimeLimit!('extend-1', 25 * 3600)).rejects.toMatchObject({ name: 'SchedulerRefusedError', reason: 'limit' });
+      // A job that has ended (extend-done ran its 600 s): false.
+      clock.advanceSimSeconds(1);
+      expect(await port.extendTimeLimit!('extend-done', 3000)).toBe(false);
+      expect(await port.extendTimeLimit!('no-such-job', 3000)).toBe(false);
+      // Another process (a restart) replays the log: past its old limit of 1200 s the job runs on, and ends at 3000 s.
+      const again = scheduler('extend', clock.now);
+      clock.advanceSimSeconds(1200);
+      expect((await again.jobs(['extend-1']))[0]!.state).toBe('RUNNING');
+      clock.advanceSimSeconds(3000 - 1801);
+      expect((await again.jobs(['extend-1']))[0]).toMatchObject({ state: 'TIMEOUT', gpuSeconds: 4 * 3000 });
+    });
+
     it('moves ended jobs out of the engine into sim_finished_jobs and bumps the version on every call', async () => {
       const clock = manualClock(START_MS);
       const port = scheduler('retire', clock.now, SPEED, { checkpointEveryOps: 1 });

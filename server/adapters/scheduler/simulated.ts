@@ -6,7 +6,7 @@
 // memory and moves it forward incrementally:
 // - `sim_cluster_state`: one small row per cluster (op seq, the simulated-time high-water mark,
 //   the clock anchors, a call counter), locked by every call of every process;
-// - `sim_cluster_ops`: every submit and cancel that changed the engine, with its simulated time;
+// - `sim_cluster_ops`: every submit, cancel and extend that changed the engine, with its simulated time;
 // - `sim_cluster_snapshots`: the serialised engine after some op seq, written by `checkpoint()`
 //   off the request path;
 // - `sim_finished_jobs`: ended jobs, moved out of the engine so it only holds queued and running ones.
@@ -34,8 +34,9 @@ import { followSimulatedSessions } from './simulated-sessions';
 import { and, desc, eq, gt, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '~/db/client';
 import { simClusterOps, simClusterSnapshots, simClusterState, simFinishedJobs } from '~/db/schema';
+import { RUNS_UNTIL_STOPPED_SECONDS } from '~/server/core/jobs/estimates';
 import { summariseArray } from '~/server/core/scheduler/array-status';
-import type { ClusterDescription, OutputJob, SchedulerJobSpec, SchedulerJobStatus, SchedulerPort, SchedulerTaskStatus } from '~/server/core/scheduler/port';
+import { SchedulerRefusedError, type ClusterDescription, type OutputJob, type SchedulerJobSpec, type SchedulerJobStatus, type SchedulerPort, type SchedulerTaskStatus } from '~/server/core/scheduler/port';
 import { writeSimulatedOutput } from './simulated-output';
 import {
   createEngine,
@@ -127,7 +128,11 @@ interface LiveEngine {
 
 /** What changed the engine besides the passing of time: the one code path for live calls and replay. */
 /** A cancel with `stop` ends a running job as if it had ended on its own (engine.stop); logged as a cancel, with the flag in its payload. */
-type SimOp = { kind: 'submit'; atSeconds: number; job: JobSpec } | { kind: 'cancel'; atSeconds: number; jobId: string; stop?: true };
+/** An extend raises a job's time limit (engine.extend). */
+type SimOp =
+  | { kind: 'submit'; atSeconds: number; job: JobSpec }
+  | { kind: 'cancel'; atSeconds: number; jobId: string; stop?: true }
+  | { kind: 'extend'; atSeconds: number; jobId: string; walltimeLimitSeconds: number };
 
 /** The locked row, without anything large. */
 interface StateRow {
@@ -148,6 +153,8 @@ interface FinishedRow {
 /** What a call sees once the engine is up to date, before it moves: the simulated time it will run at. */
 interface PlanContext {
   engine: ClusterEngine;
+  /** The cluster's partitions (their longest time limits). */
+  partitions: readonly Partition[];
   atSeconds: number;
   /** The clock the call runs under (to turn wall-clock times such as `begin` into simulated seconds). */
   clock: SimClock;
@@ -279,7 +286,8 @@ function fromStored(stored: StoredStatus): SchedulerJobStatus {
 }
 
 function jobSpecFor(spec: SchedulerJobSpec, submitTimeSeconds: number, clock: SimClock, ended: Record<string, string> = {}): JobSpec {
-  const sim = spec.simulation ?? { runtimeSeconds: spec.walltimeSeconds + 1, gpuUtilPercent: 90, exitCode: 0 };
+  // Without simulation details a job runs as a service does: until it is stopped or its time limit ends it.
+  const sim = spec.simulation ?? { runtimeSeconds: RUNS_UNTIL_STOPPED_SECONDS, gpuUtilPercent: 90, exitCode: 0 };
   return {
     id: spec.portalJobId,
     submitTimeSeconds,
@@ -304,16 +312,23 @@ function jobSpecFor(spec: SchedulerJobSpec, submitTimeSeconds: number, clock: Si
 function applyOp(engine: ClusterEngine, op: SimOp): void {
   engine.advanceTo(op.atSeconds);
   if (op.kind === 'submit') engine.submit(op.job);
-  // Only cancels that ended a job are logged: one that does not means the log and the engine disagree.
-  else if (!(op.stop ? engine.stop(op.jobId) : engine.cancel(op.jobId))) throw new Error(`simulated scheduler: logged cancel of "${op.jobId}" found it already ended`);
+  // Only extends and cancels that changed a job are logged: one that does not means the log and the engine disagree.
+  else if (op.kind === 'extend') {
+    if (!engine.extend(op.jobId, op.walltimeLimitSeconds)) throw new Error(`simulated scheduler: logged extend of "${op.jobId}" found it already ended`);
+  } else if (!(op.stop ? engine.stop(op.jobId) : engine.cancel(op.jobId))) throw new Error(`simulated scheduler: logged cancel of "${op.jobId}" found it already ended`);
   engine.advanceTo(op.atSeconds);
 }
 
 function opRow(clusterId: string, seq: number, op: SimOp): typeof simClusterOps.$inferInsert {
-  return { clusterId, seq, atSeconds: op.atSeconds, kind: op.kind, payload: op.kind === 'submit' ? op.job : op.stop ? { jobId: op.jobId, stop: true } : { jobId: op.jobId } };
+  const payload = op.kind === 'submit' ? op.job : op.kind === 'extend' ? { jobId: op.jobId, walltimeLimitSeconds: op.walltimeLimitSeconds } : op.stop ? { jobId: op.jobId, stop: true } : { jobId: op.jobId };
+  return { clusterId, seq, atSeconds: op.atSeconds, kind: op.kind, payload };
 }
 
 function opFromRow(row: { atSeconds: number; kind: SimOp['kind']; payload: unknown }): SimOp {
+  if (row.kind === 'extend') {
+    const payload = row.payload as { jobId: string; walltimeLimitSeconds: number };
+    return { kind: 'extend', atSeconds: row.atSeconds, jobId: payload.jobId, walltimeLimitSeconds: payload.walltimeLimitSeconds };
+  }
   return row.kind === 'submit'
     ? { kind: 'submit', atSeconds: row.atSeconds, job: row.payload as JobSpec }
     : { kind: 'cancel', atSeconds: row.atSeconds, jobId: (row.payload as { jobId: string }).jobId, ...((row.payload as { stop?: boolean }).stop ? { stop: true as const } : {}) };
@@ -537,7 +552,7 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
         for (const q of batch) {
           try {
             const own = q.finishedIds?.[0];
-            applies.push([q, q.plan({ engine, atSeconds, clock, finished: own === undefined ? undefined : finished.get(own), finishedAll: finished })]);
+            applies.push([q, q.plan({ engine, partitions: current.partitions, atSeconds, clock, finished: own === undefined ? undefined : finished.get(own), finishedAll: finished })]);
           } catch (error) {
             outcomes.set(q, { error });
           }
@@ -643,6 +658,36 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
     });
   }
 
+  async function extendTimeLimit(portalJobId: string, walltimeSeconds: number): Promise<boolean> {
+    // Refused before the engine moves (a limit the partition does not allow, an array); decided once it has
+    // moved, as a cancel is: the job may have ended on its own on the way (false).
+    return enqueue<boolean>(({ engine, partitions, atSeconds }) => {
+      const view = engine.job(portalJobId);
+      if (view?.array) throw new SchedulerRefusedError('the time limit of a job array is not extended', 'other');
+      const max = view ? partitions.find((p) => p.name === view.partition)?.maxWalltimeSeconds : undefined;
+      if (!Number.isSafeInteger(walltimeSeconds) || (max !== undefined && walltimeSeconds > max)) {
+        throw new SchedulerRefusedError(`time limit ${walltimeSeconds} s is over the partition's ${max ?? '?'} s`, 'limit');
+      }
+      return () => {
+        const now = engine.job(portalJobId);
+        if (!now || (now.state !== 'PENDING' && now.state !== 'RUNNING')) return { value: () => false };
+        // Asked again (a retry): it holds already. A lower limit is no extension.
+        if (walltimeSeconds === now.walltimeLimitSeconds) return { value: () => true };
+        if (walltimeSeconds < now.walltimeLimitSeconds) {
+          const held = now.walltimeLimitSeconds;
+          return {
+            value: () => {
+              throw new SchedulerRefusedError(`time limit ${walltimeSeconds} s is below the job's ${held} s`, 'limit');
+            },
+          };
+        }
+        const op: SimOp = { kind: 'extend', atSeconds, jobId: portalJobId, walltimeLimitSeconds: walltimeSeconds };
+        applyOp(engine, op);
+        return { op, value: () => true };
+      };
+    });
+  }
+
   async function jobs(portalJobIds: string[]): Promise<SchedulerJobStatus[]> {
     const ids = [...new Set(portalJobIds)];
     if (ids.length === 0) return [];
@@ -743,5 +788,5 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
 
   // Sessions run on this machine, whichever simulated node the job was given (issue #28).
   const sessionAddress = () => Promise.resolve('127.0.0.1');
-  return { clusterId, submit, cancel, jobs, describeCluster, advance, checkpoint, writeOutput, sessionAddress, clockSpeed: speed };
+  return { clusterId, submit, cancel, extendTimeLimit, jobs, describeCluster, advance, checkpoint, writeOutput, sessionAddress, clockSpeed: speed };
 }

@@ -7,6 +7,7 @@ import { idempotencyKeyField, resourceClassIdField, uuidField } from '~/server/a
 import { isoDateOut, jobStateOut } from '~/server/api/outputs';
 import { SESSION_APP_IDS } from '~/server/catalogue';
 import { cancelJob } from '~/server/services/jobs/jobs';
+import { extendSession } from '~/server/services/sessions/extend';
 import { getSession, listSessions, sessionApps, sessionPath, startSession } from '~/server/services/sessions/sessions';
 import { MAX_WALLTIME_MINUTES } from './job';
 
@@ -37,9 +38,14 @@ const sessionOut = z.object({
   startedAt: isoDateOut.nullable(),
   endedAt: isoDateOut.nullable(),
   walltimeSeconds: z.number().int(),
+  /** The allocation's unit and the price per GPU-hour in cents the session was admitted at (its time's cost: core jobReservation). */
+  unit: z.enum(['gpu_seconds', 'cents']),
+  centsPerGpuHour: z.number().int(),
   /** When its walltime runs out (null: not started). */
   endsAt: isoDateOut.nullable(),
   idleTimeoutSeconds: z.number().int(),
+  /** How much longer it may still be made to run, in seconds (0: it cannot be extended). */
+  extendableSeconds: z.number().int(),
   /** Asked to end (by the person or the idle time-out) and not ended yet. */
   cancelRequested: z.boolean(),
   /** The session's address in the portal, `/sessions/<id>/`. */
@@ -90,6 +96,15 @@ export const sessionRouter = router({
     .input(z.object({ jobId: uuidField }))
     .output(sessionOut)
     .query(async ({ ctx, input }) => getSession(ctx.db, ctx.tenant, rootsOf(ctx), ctx.locale, (await schedulerOf(ctx)).clockSpeed ?? 1, input.jobId)),
+
+  extend: tenantProcedure('member', { rateLimit: 'jobSubmit' })
+    .meta({
+      openapi: { method: 'POST', path: '/sessions/{jobId}/extend', tags: ['sessions'], summary: 'Give a session more time, within its partition\'s and allocation\'s walltime limits; the added time is reserved from the budget', protect: true },
+      scope: 'jobs:write',
+    })
+    .input(z.object({ jobId: uuidField, minutes: z.number().int().min(1).max(MAX_WALLTIME_MINUTES) }))
+    .output(z.object({ id: z.string(), walltimeSeconds: z.number().int(), reserved: z.number().int() }))
+    .mutation(async ({ ctx, input }) => extendSession(ctx.db, afterCommit(ctx), ctx.tenant, { jobId: input.jobId, addSeconds: input.minutes * 60 }, ctx.now())),
 
   end: tenantProcedure('member')
     .meta({ openapi: { method: 'POST', path: '/sessions/{jobId}/end', tags: ['sessions'], summary: 'End a session: its app is stopped and the time it ran is charged', protect: true }, scope: 'jobs:write' })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chargeFor, fineTuneEstimate, hashToUnit, jobEnergyEstimateWh, jobReservation, simulatedOutcome } from './estimates';
+import { chargeFor, fineTuneEstimate, hashToUnit, jobEnergyEstimateWh, jobReservation, RUNS_UNTIL_STOPPED_SECONDS, simulatedOutcome } from './estimates';
 
 describe('jobReservation and chargeFor', () => {
   it('reserves GPUs × walltime on GPU-hour budgets and its price on credit lines', () => {
@@ -39,7 +39,9 @@ describe('simulatedOutcome', () => {
     expect(simulatedOutcome({ jobId: 'job-1', kind: 'training', walltimeSeconds: 3600 })).toEqual(a);
     expect(a.runtimeSeconds).toBeGreaterThanOrEqual(1800);
     expect(a.runtimeSeconds).toBeLessThanOrEqual(3420);
-    expect(simulatedOutcome({ jobId: 'x', kind: 'inference', walltimeSeconds: 600 }).runtimeSeconds).toBe(601);
+    // A service and a session run until stopped: past any time limit, also one extended to a class's longest.
+    expect(simulatedOutcome({ jobId: 'x', kind: 'inference', walltimeSeconds: 600 }).runtimeSeconds).toBe(RUNS_UNTIL_STOPPED_SECONDS);
+    expect(simulatedOutcome({ jobId: 'x', kind: 'interactive', walltimeSeconds: 600 }).runtimeSeconds).toBeGreaterThan(365 * 86_400);
     expect(hashToUnit('abc')).toBe(hashToUnit('abc'));
   });
 });

@@ -83,13 +83,17 @@ export type JobKind = 'training' | 'fine_tuning' | 'inference' | 'batch' | 'inte
  * fine-tuning runs its estimate ±10 %; an inference service runs until stopped or its walltime, and so
  * does an interactive session (issue #28), whose GPUs a person at a notebook keeps mostly waiting.
  */
+/** The simulated runtime of a job that runs until it is stopped (a service, a session): beyond any time limit. */
+export const RUNS_UNTIL_STOPPED_SECONDS = 10 * 366 * 86_400;
+
 export function simulatedOutcome(input: { jobId: string; kind: JobKind; walltimeSeconds: number; estimatedRuntimeSeconds?: number }): { runtimeSeconds: number; gpuUtilPercent: number; exitCode: number } {
   const u = hashToUnit(input.jobId);
   switch (input.kind) {
+    // A service and a session run until they are stopped or their time limit (which may be extended) ends them.
     case 'inference':
-      return { runtimeSeconds: input.walltimeSeconds + 1, gpuUtilPercent: 45, exitCode: 0 };
+      return { runtimeSeconds: RUNS_UNTIL_STOPPED_SECONDS, gpuUtilPercent: 45, exitCode: 0 };
     case 'interactive':
-      return { runtimeSeconds: input.walltimeSeconds + 1, gpuUtilPercent: 20, exitCode: 0 };
+      return { runtimeSeconds: RUNS_UNTIL_STOPPED_SECONDS, gpuUtilPercent: 20, exitCode: 0 };
     case 'fine_tuning': {
       const base = input.estimatedRuntimeSeconds ?? Math.round(input.walltimeSeconds * 0.7);
       return { runtimeSeconds: Math.max(1, Math.round(base * (0.9 + 0.2 * u))), gpuUtilPercent: 88, exitCode: 0 };

@@ -195,6 +195,13 @@ export interface SchedulerPort {
    * node is one of the job's before asking.
    */
   sessionAddress?(nodeName: string): Promise<string>;
+  /**
+   * extendTimeLimit raises a pending or running job's time limit to `walltimeSeconds` (an interactive
+   * session extended, issue #28): the simulated cluster's engine; Slurm updates the job's TimeLimit with the
+   * service's operator token, which a person's own cannot raise. Answers false when the job has already
+   * ended (nothing changed); a limit the scheduler refuses (over the partition's): SchedulerRefusedError.
+   */
+  extendTimeLimit?(portalJobId: string, walltimeSeconds: number): Promise<boolean>;
   /** Seconds on the cluster's clock per wall-clock second: the simulated cluster's speed; absent: 1. */
   readonly clockSpeed?: number;
 }

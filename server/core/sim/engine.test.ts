@@ -167,6 +167,47 @@ describe('engine: job end states', () => {
     expect(engine.job('svc')).toMatchObject({ state: 'COMPLETED', startTimeSeconds: 0, endTimeSeconds: 60, exitCode: 0, signal: null });
   });
 
+  it('extend: a session runs to its new limit, a job that ends on its own ends as planned, the queue is planned again', () => {
+    // Two nodes × 4 GPUs. `sess` (a session: runs until stopped) holds gpu-001 until its limit of 100;
+    // `wide` needs both nodes and is planned at 100; `short` ends on its own at 50 whatever its limit.
+    const engine = engineWith('easy', [
+      testJob('sess', { runtimeSeconds: 10 ** 8, walltimeLimitSeconds: 100 }),
+      testJob('short', { runtimeSeconds: 50, walltimeLimitSeconds: 60 }),
+      testJob('wide', { submitTimeSeconds: 1, gpus: 8, nodes: 2, runtimeSeconds: 10, walltimeLimitSeconds: 10 }),
+    ]);
+    engine.advanceTo(40);
+    expect(engine.extend('sess', 300)).toBe(true);
+    expect(engine.extend('short', 90)).toBe(true);
+    expect(engine.job('sess')).toMatchObject({ state: 'RUNNING', walltimeLimitSeconds: 300 });
+    engine.advanceTo(100);
+    expect(engine.job('short')).toMatchObject({ state: 'COMPLETED', endTimeSeconds: 50 });
+    // Past its old limit the session still runs; the wide job waits for it.
+    expect(engine.job('sess')).toMatchObject({ state: 'RUNNING', endTimeSeconds: null });
+    expect(engine.job('wide')).toMatchObject({ state: 'PENDING' });
+    engine.runToCompletion();
+    expect(engine.job('sess')).toMatchObject({ state: 'TIMEOUT', startTimeSeconds: 0, endTimeSeconds: 300 });
+    expect(engine.job('wide')).toMatchObject({ state: 'COMPLETED', startTimeSeconds: 300, endTimeSeconds: 310 });
+  });
+
+  it('extend: refuses a shorter limit, one over the partition\'s, an unknown job; false once ended; survives a restore', () => {
+    const engine = engineWith('fifo', [testJob('sess', { runtimeSeconds: 10 ** 8, walltimeLimitSeconds: 100 }), testJob('queued', { gpus: 8, nodes: 2, walltimeLimitSeconds: 100 })]);
+    engine.advanceTo(10);
+    expect(() => engine.extend('sess', 99)).toThrow(SimInputError);
+    expect(() => engine.extend('sess', 86_401)).toThrow(SimInputError);
+    expect(() => engine.extend('sess', 150.5)).toThrow(SimInputError);
+    expect(() => engine.extend('nope', 200)).toThrow(SimInputError);
+    // A pending job's limit is raised too; it starts later when the session ends later.
+    expect(engine.extend('queued', 200)).toBe(true);
+    expect(engine.extend('sess', 150)).toBe(true);
+    const restored = restoreEngine(engine.serialize());
+    for (const e of [engine, restored]) {
+      e.runToCompletion();
+      expect(e.job('sess')).toMatchObject({ state: 'TIMEOUT', endTimeSeconds: 150 });
+      expect(e.job('queued')).toMatchObject({ startTimeSeconds: 150, walltimeLimitSeconds: 200 });
+      expect(e.extend('sess', 400)).toBe(false);
+    }
+  });
+
   it('a job that has not ended has neither exit code nor signal', () => {
     const engine = engineWith('fifo', [testJob('run', { runtimeSeconds: 1000, walltimeLimitSeconds: 1000 }), testJob('wait', { gpus: 8, nodes: 2 })]);
     engine.advanceTo(10);

@@ -198,6 +198,13 @@ export interface ClusterEngine {
   cancel(jobId: string): boolean;
   /** stop ends a running job now as if it had ended on its own (a service told to stop: COMPLETED, or FAILED by its exit code); a pending one is cancelled; false if it had already ended. */
   stop(jobId: string): boolean;
+  /**
+   * extend raises a pending or running job's time limit (Slurm: `scontrol update TimeLimit=`, as an
+   * operator): it runs until its runtime or the new limit, whichever comes first, and the queue is planned
+   * again with it. A limit below the current one or above the partition's: SimInputError; an array:
+   * SimInputError; false if the job had already ended.
+   */
+  extend(jobId: string, walltimeLimitSeconds: number): boolean;
   /** injectNodeFailure makes a node fail at a given time (down for repairSeconds, default the configured repair time). */
   injectNodeFailure(nodeId: string, atSeconds: number, repairSeconds?: number): void;
   /** advanceTo processes every event up to and including timeSeconds and moves the clock there. */
@@ -381,6 +388,24 @@ class Engine implements ClusterEngine {
       return false;
     }
     this.push({ atSeconds: now, kind: EventKind.Wake, ref: jobId });
+    return true;
+  }
+
+  extend(jobId: string, walltimeLimitSeconds: number): boolean {
+    const job = this.jobs.get(jobId);
+    if (!job) throw new SimInputError(`unknown job "${jobId}"`);
+    if (job.array || job.arrayTask) throw new SimInputError('the time limit of a job array is not extended');
+    if (job.state !== 'RUNNING' && job.state !== 'PENDING') return false;
+    const max = this.partition(this.partitionIndex.get(job.spec.partition)!).maxWalltimeSeconds;
+    if (!isWhole(walltimeLimitSeconds, job.spec.walltimeLimitSeconds) || walltimeLimitSeconds > max) {
+      throw new SimInputError(`time limit must be a whole number of seconds from ${job.spec.walltimeLimitSeconds} to the partition's ${max}`);
+    }
+    const plannedBefore = this.plannedEnd(job);
+    job.spec.walltimeLimitSeconds = walltimeLimitSeconds;
+    // A job that would have hit the old limit ends later: the end planned before no longer matches (isLive
+    // drops it) and the new one is queued. One that ends on its own before the old limit ends as planned.
+    if (job.state === 'RUNNING' && this.plannedEnd(job) !== plannedBefore) this.push({ atSeconds: this.plannedEnd(job), kind: EventKind.JobEnd, ref: jobId });
+    this.push({ atSeconds: this.s.nowSeconds, kind: EventKind.Wake, ref: jobId });
     return true;
   }
 

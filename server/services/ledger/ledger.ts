@@ -2,7 +2,6 @@
 // balance and is updated under a row lock in the same transaction, so charged + reserved never
 // exceed granted, under any concurrency. The maths lives in server/core/ledger.
 import { and, eq, gte, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
 import type { Db, DbOrTx, Tx } from '~/db/client';
 import { reusable } from '~/db/reusable';
 import { allocations, jobEvents, jobs, ledgerEntries, memberships, organisations, projectMembers, projects } from '~/db/schema';
@@ -102,6 +101,8 @@ interface EntryInput extends LedgerEntryValue {
   jobId?: string | null;
   /** A job array's task (its own release and charge), else null. */
   taskIndex?: number | null;
+  /** A session's extension (its reserve, or the release that takes it back); absent: 0, the job's own. */
+  extension?: number;
   actorUserId?: string | null;
   reason?: string | null;
   at?: Date;
@@ -127,6 +128,7 @@ async function appendEntries(tx: Tx, row: AllocationRow, entries: EntryInput[], 
           overrun: e.overrun ?? 0,
           jobId: e.jobId ?? null,
           taskIndex: e.taskIndex ?? null,
+          extension: e.extension ?? 0,
           actorUserId: e.actorUserId ?? null,
           reason: e.reason ?? null,
           ...stampAt(e.at),
@@ -228,6 +230,8 @@ export interface ReserveInput {
   at?: Date;
   /** The job was created in this transaction, so it cannot have reserved before (saves a lookup). */
   newJob?: boolean;
+  /** A session's n-th extension of its time limit (n ≥ 1) reserves the added time; absent: the job's own reservation. */
+  extension?: number;
 }
 
 /**
@@ -251,11 +255,11 @@ export async function reserveOnLocked(tx: Tx, org: LockedOrganisation, row: Allo
     : await tx
         .select({ amount: ledgerEntries.amount })
         .from(ledgerEntries)
-        .where(and(eq(ledgerEntries.jobId, input.jobId), eq(ledgerEntries.kind, 'reserve')));
+        .where(and(eq(ledgerEntries.jobId, input.jobId), eq(ledgerEntries.kind, 'reserve'), eq(ledgerEntries.extension, input.extension ?? 0)));
   if (existing) return { reserved: existing.amount, available: available(balanceOfRow(row)) };
   const spent = row.unit === 'cents' && org.monthlyCapCents !== null ? await monthSpendCents(tx, org.id, input.today) : null;
   checkReservation(org, row, input, spent);
-  const balance = await appendEntries(tx, row, [{ kind: 'reserve', amount: input.amount, jobId: input.jobId, actorUserId: input.actorUserId, at: input.at }]);
+  const balance = await appendEntries(tx, row, [{ kind: 'reserve', amount: input.amount, jobId: input.jobId, extension: input.extension, actorUserId: input.actorUserId, at: input.at }]);
   await noticeMonthlyCap(tx, org, spent, input);
   return { reserved: input.amount, available: available(balance) };
 }
@@ -366,14 +370,24 @@ export async function confirmReservation(tx: Tx, org: LockedOrganisation, row: A
   return { reserved: input.amount, available: available(after) };
 }
 
-async function jobReservation(tx: Tx, jobId: string) {
-  const release = alias(ledgerEntries, 'release');
+/**
+ * jobReservation is what a job holds: its allocation, its reservation with any extensions (less those
+ * taken back), and whether it was settled (its own release, extension 0, written). Array tasks' shares are
+ * left out (settledTasks). Undefined: the job never reserved.
+ */
+async function jobReservation(tx: Tx, jobId: string): Promise<{ allocationId: string; amount: number; released: boolean } | undefined> {
   const [row] = await tx
-    .select({ allocationId: ledgerEntries.allocationId, amount: ledgerEntries.amount, releasedId: release.id })
+    .select({
+      allocationId: ledgerEntries.allocationId,
+      amount: sql<string>`coalesce(sum(${ledgerEntries.amount}) filter (where ${ledgerEntries.kind} = 'reserve'), 0) - coalesce(sum(${ledgerEntries.amount}) filter (where ${ledgerEntries.kind} = 'release' and ${ledgerEntries.extension} > 0), 0)`,
+      released: sql<boolean>`coalesce(bool_or(${ledgerEntries.kind} = 'release' and ${ledgerEntries.extension} = 0), false)`,
+      reserves: sql<number>`count(*) filter (where ${ledgerEntries.kind} = 'reserve')`.mapWith(Number),
+    })
     .from(ledgerEntries)
-    .leftJoin(release, and(eq(release.jobId, ledgerEntries.jobId), eq(release.kind, 'release'), isNull(release.taskIndex)))
-    .where(and(eq(ledgerEntries.jobId, jobId), eq(ledgerEntries.kind, 'reserve')));
-  return row;
+    .where(and(eq(ledgerEntries.jobId, jobId), isNull(ledgerEntries.taskIndex), inArray(ledgerEntries.kind, ['reserve', 'release'])))
+    .groupBy(ledgerEntries.allocationId);
+  if (!row || row.reserves === 0) return undefined;
+  return { allocationId: row.allocationId, amount: Number(row.amount), released: row.released };
 }
 
 /** What a job array's tasks settled so far: released of its reservation and charged (both 0 for one job). */
@@ -408,7 +422,7 @@ export async function settleJobInTx(tx: Tx, input: { jobId: string; actualAmount
   const row = await lockAllocation(tx, reservation.allocationId);
   // Re-read under the lock: a concurrent settle may have finished while we waited.
   const current = await jobReservation(tx, input.jobId);
-  if (current?.releasedId) return { settled: false, charged: 0, released: 0, overrun: 0 };
+  if (current?.released) return { settled: false, charged: 0, released: 0, overrun: 0 };
   // A job array's tasks were settled one by one as they ended: the job settles the rest (the reservation
   // of tasks that never ran, and any usage not yet charged).
   const tasks = input.array ? await settledTasks(tx, input.jobId) : { released: 0, charged: 0 };
@@ -491,11 +505,35 @@ export async function releaseJobReservationInTx(tx: Tx, input: { jobId: string; 
   if (!reservation) throw new AppError('NOT_FOUND', 'error.notFound');
   const row = await lockAllocation(tx, reservation.allocationId);
   const current = await jobReservation(tx, input.jobId);
-  if (current?.releasedId) return { released: 0 };
+  if (current?.released) return { released: 0 };
   // A job array may have settled tasks already: what is left of its reservation.
   const amount = reservation.amount - (await settledTasks(tx, input.jobId)).released;
   await appendEntries(tx, row, [{ kind: 'release', amount, jobId: input.jobId, reason: input.reason }]);
   return { released: amount };
+}
+
+/**
+ * releaseExtensionInTx takes back a session's n-th extension that the scheduler did not apply: its reserve
+ * is released (the release of that extension), once; a second call, or one for an extension never
+ * reserved or settled with its job already, changes nothing.
+ */
+export async function releaseExtensionInTx(tx: Tx, input: { jobId: string; extension: number; reason: string }): Promise<{ released: number }> {
+  if (!Number.isSafeInteger(input.extension) || input.extension < 1) throw new AppError('BAD_REQUEST', 'ledger.invalidAmount', {}, 'extension');
+  const reservation = await jobReservation(tx, input.jobId);
+  if (!reservation) return { released: 0 };
+  const row = await lockAllocation(tx, reservation.allocationId);
+  const entries = await tx
+    .select({ kind: ledgerEntries.kind, amount: ledgerEntries.amount, extension: ledgerEntries.extension })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.jobId, input.jobId), isNull(ledgerEntries.taskIndex), eq(ledgerEntries.kind, 'release')));
+  const reserve = await tx
+    .select({ amount: ledgerEntries.amount })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.jobId, input.jobId), eq(ledgerEntries.kind, 'reserve'), eq(ledgerEntries.extension, input.extension)));
+  // Settled with its job (whose release covered every extension), or taken back already: nothing left.
+  if (!reserve[0] || entries.some((e) => e.extension === 0 || e.extension === input.extension)) return { released: 0 };
+  await appendEntries(tx, row, [{ kind: 'release', amount: reserve[0].amount, jobId: input.jobId, extension: input.extension, reason: input.reason }]);
+  return { released: reserve[0].amount };
 }
 
 /** releaseJobReservation releases a job's reservation in its own transaction (see releaseJobReservationInTx). */
@@ -567,17 +605,21 @@ export async function refundCharge(db: Db, staff: Actor, input: { allocationId: 
   });
 }
 
-/** openReservations lists the jobs holding a reservation on an allocation that was never released, with the job's state if it has a job record. */
+/**
+ * openReservations lists the jobs holding a reservation on an allocation that was never released (what is
+ * left of it: an array's settled tasks and a session's extensions taken back are not), with the job's state
+ * if it has a job record.
+ */
 export async function openReservations(db: DbOrTx, allocationId: string) {
-  const release = alias(ledgerEntries, 'release');
-  // A job array's tasks release their shares as they end: what is left of its reservation is open.
-  const tasksReleased = sql<number>`coalesce((select sum(t.amount) from ${ledgerEntries} t where t.job_id = "ledger_entries"."job_id" and t.kind = 'release' and t.task_index is not null), 0)`;
+  const e = ledgerEntries;
+  const held = sql<number>`(coalesce(sum(${e.amount}) filter (where ${e.kind} = 'reserve'), 0) - coalesce(sum(${e.amount}) filter (where ${e.kind} = 'release' and (${e.taskIndex} is not null or ${e.extension} > 0)), 0))::bigint`;
   return db
-    .select({ jobId: ledgerEntries.jobId, amount: sql<number>`(${ledgerEntries.amount} - ${tasksReleased})::bigint`.mapWith(Number), jobState: jobs.state })
-    .from(ledgerEntries)
-    .leftJoin(release, and(eq(release.jobId, ledgerEntries.jobId), eq(release.kind, 'release'), isNull(release.taskIndex)))
-    .leftJoin(jobs, eq(jobs.id, ledgerEntries.jobId))
-    .where(and(eq(ledgerEntries.allocationId, allocationId), eq(ledgerEntries.kind, 'reserve'), isNotNull(ledgerEntries.jobId), sql`${release.id} is null`, sql`${ledgerEntries.amount} - ${tasksReleased} > 0`));
+    .select({ jobId: e.jobId, amount: held.mapWith(Number), jobState: jobs.state })
+    .from(e)
+    .leftJoin(jobs, eq(jobs.id, e.jobId))
+    .where(and(eq(e.allocationId, allocationId), isNotNull(e.jobId), inArray(e.kind, ['reserve', 'release'])))
+    .groupBy(e.jobId, jobs.state)
+    .having(and(sql`not coalesce(bool_or(${e.kind} = 'release' and ${e.taskIndex} is null and ${e.extension} = 0), false)`, sql`${held} > 0`));
 }
 
 /**

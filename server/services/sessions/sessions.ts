@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { and, desc, eq } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
-import { jobs } from '~/db/schema';
+import { allocations, jobs } from '~/db/schema';
 import { SESSION_FOLDER } from '~/server/core/files/paths';
 import { configuredCatalogue, localName, type SessionAppId } from '~/server/catalogue';
 import { env } from '~/server/env.js';
@@ -94,15 +94,18 @@ export function sessionPath(jobId: string): string {
  */
 export async function listSessions(db: DbOrTx, actor: TenantActor, roots: SiteRoots, locale: Locale, clockSpeed: number, jobId?: string) {
   const rows = await db
-    .select()
+    .select({ job: jobs, allocationMaxWalltimeSeconds: allocations.maxWalltimeSeconds })
     .from(jobs)
+    .innerJoin(allocations, eq(allocations.id, jobs.allocationId))
     .where(and(eq(jobs.orgId, actor.org.id), eq(jobs.userId, actor.userId), eq(jobs.kind, 'interactive'), jobId ? eq(jobs.id, jobId) : undefined))
     .orderBy(desc(jobs.submittedAt))
     .limit(50);
   const apps = new Map(sessionApps(locale).map((a) => [a.id, a.name]));
-  const classes = new Map(configuredCatalogue().resourceClasses.map((rc) => [rc.id, localName(locale, rc)]));
+  const catalogue = configuredCatalogue().resourceClasses;
+  const classes = new Map(catalogue.map((rc) => [rc.id, localName(locale, rc)]));
+  const classMax = new Map(catalogue.map((rc) => [rc.id, rc.maxWalltimeSeconds]));
   return Promise.all(
-    rows.map(async (job) => ({
+    rows.map(async ({ job, allocationMaxWalltimeSeconds }) => ({
       id: job.id,
       name: job.name,
       app: job.app ?? '',
@@ -115,9 +118,17 @@ export async function listSessions(db: DbOrTx, actor: TenantActor, roots: SiteRo
       startedAt: job.startedAt,
       endedAt: job.endedAt,
       walltimeSeconds: job.walltimeSeconds,
+      // What its time costs its allocation (core jobReservation): the unit and the price it was admitted at.
+      unit: job.reservedUnit,
+      centsPerGpuHour: job.centsPerGpuHour,
       // When its walltime runs out, by the wall clock (the simulated cluster's clock runs clockSpeed times faster).
       endsAt: job.startedAt ? new Date(job.startedAt.getTime() + Math.round((job.walltimeSeconds * 1000) / clockSpeed)) : null,
       idleTimeoutSeconds: job.idleTimeoutSeconds ?? 0,
+      // How much longer it may be made to run (extendSession): up to its class's and its allocation's longest walltime.
+      extendableSeconds:
+        (job.state === 'PENDING' || job.state === 'RUNNING') && job.cancelRequestedAt === null
+          ? Math.max(0, Math.min(classMax.get(job.resourceClassId) ?? job.walltimeSeconds, allocationMaxWalltimeSeconds ?? Number.MAX_SAFE_INTEGER) - job.walltimeSeconds)
+          : 0,
       cancelRequested: job.cancelRequestedAt !== null,
       url: sessionPath(job.id),
       ready: job.state === 'RUNNING' && job.cancelRequestedAt === null && (await connectionReady(roots, job)),

@@ -1,11 +1,12 @@
 'use client';
-// An interactive session's own card on its job page (issue #28): the app, its idle time-out, and the
-// Open button once the app answers. Only the session's person sees it: to anyone else (the project's
+// An interactive session's own card on its job page (issue #28): the app, its idle time-out, the
+// Open button once the app answers, and Extend while it may run longer. Only the session's person sees it: to anyone else (the project's
 // lead, a colleague) the session is not theirs to open, and session.get answers NOT_FOUND.
 import { useQuery } from '@tanstack/react-query';
 import { useT } from '~/app/_components/i18n';
 import { Card } from '~/app/_components/ui';
 import { useTRPC } from '~/app/_lib/trpc';
+import { SessionExtend } from '../../apps/session-extend';
 
 export function SessionPanel({ jobId }: { jobId: string }) {
   const { t } = useT();
@@ -27,6 +28,9 @@ export function SessionPanel({ jobId }: { jobId: string }) {
         ) : running ? (
           <span className="text-slate-500">{t('sessions.appStarting')}</span>
         ) : null}
+      </div>
+      <div className="mt-3">
+        <SessionExtend session={session} />
       </div>
     </Card>
   );

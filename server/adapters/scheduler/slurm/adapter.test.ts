@@ -115,6 +115,12 @@ function fakeSlurm() {
       }
       return Promise.resolve();
     },
+    setTimeLimit(jobId, minutes) {
+      guard(`setTimeLimit ${jobId} ${minutes}`);
+      const j = jobs.find((x) => x.jobId === jobId);
+      if (j && j.endedAt === null) j.timeLimitSeconds = minutes * 60;
+      return Promise.resolve();
+    },
     dbJobsByName(names, _days, query) {
       guard(query?.neverEligible ? 'dbJobsByName neverEligible' : 'dbJobsByName');
       // Earlier attempts first, as slurmdbd lists them; the adapter must not rely on the order.
@@ -408,6 +414,24 @@ describe('Slurm adapter: following jobs', () => {
     slurm.start(JOB);
     await port.cancel(JOB, { stop: true });
     expect(slurm.calls.at(-1)).toBe('signal 1 STOP');
+  });
+
+  it('extends a running job\'s time limit in whole minutes (rounded up), once; an ended job answers false', async () => {
+    const slurm = fakeSlurm();
+    const port = adapterOn(slurm);
+    await port.submit(spec(1));
+    slurm.start(JOB);
+    expect(await port.extendTimeLimit!(JOB, 2 * 3600 + 30)).toBe(true);
+    expect(slurm.calls.at(-1)).toBe('setTimeLimit 1 121');
+    expect((await port.jobs([JOB]))[0]).toMatchObject({ state: 'RUNNING' });
+    // Asked again (a retry): the limit holds already, nothing is sent.
+    const before = slurm.calls.filter((c) => c.startsWith('setTimeLimit')).length;
+    expect(await port.extendTimeLimit!(JOB, 2 * 3600)).toBe(true);
+    expect(slurm.calls.filter((c) => c.startsWith('setTimeLimit')).length).toBe(before);
+    await port.cancel(JOB);
+    slurm.advance(6);
+    expect(await port.extendTimeLimit!(JOB, 3 * 3600)).toBe(false);
+    expect(slurm.calls.filter((c) => c.startsWith('setTimeLimit')).length).toBe(before);
   });
 
   it('leaves an unknown id out only with proof, and throws while records may be on their way', async () => {

@@ -163,6 +163,8 @@ export interface SlurmApi {
   submit(body: SlurmSubmitBody, asUser?: string): Promise<number>;
   /** KILL cancels (CANCELLED); TERM asks the job to end (a service exits cleanly: COMPLETED). */
   signal(jobId: number, signal: 'KILL' | 'STOP'): Promise<void>;
+  /** Sets a job's time limit in minutes, with the service's (operator's) token. */
+  setTimeLimit(jobId: number, minutes: number): Promise<void>;
   /**
    * slurmdbd's records of the jobs with these names, submitted in the last `days` days. With
    * `neverEligible`, also those slurmdbd gave no eligible time (a job held until it was cancelled, an
@@ -733,6 +735,20 @@ export function createSlurmPort(options: SlurmAdapterOptions): SlurmScheduler {
       }
       for (const [jobId, signal] of signals) await call('slurmctld (DELETE /job)', () => api.signal(jobId, signal));
       if (signals.size) invalidate();
+    },
+
+    async extendTimeLimit(portalJobId, walltimeSeconds) {
+      const live = (byName(await ctldJobs(true)).get(portalJobId) ?? []).filter((j) => !isFinalState(j.state));
+      if (live.length === 0) return false;
+      if (live.some((j) => j.array)) throw new SchedulerRefusedError('the time limit of a job array is not extended', 'other');
+      // Slurm keeps time limits in minutes: the portal's are whole minutes (a part of one is rounded up, never cut).
+      const minutes = Math.ceil(walltimeSeconds / 60);
+      for (const job of live) {
+        if (job.timeLimitSeconds !== null && job.timeLimitSeconds >= minutes * 60) continue;
+        await call('slurmctld (POST /job/{id})', () => api.setTimeLimit(job.jobId, minutes));
+      }
+      invalidate();
+      return true;
     },
 
     async jobs(portalJobIds) {

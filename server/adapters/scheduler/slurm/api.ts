@@ -164,6 +164,10 @@ export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
       }
     },
 
+    async setTimeLimit(jobId, minutes) {
+      await run((c) => c.setTimeLimit(String(jobId), minutes));
+    },
+
     async dbJobsByName(names, days, query = {}) {
       return toDbJobs(await run((c) => c.dbJobs({ names, startTime: `now-${days}days`, ...(query.neverEligible ? { bySubmission: true } : {}) })));
     },

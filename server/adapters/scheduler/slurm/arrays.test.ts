@@ -224,6 +224,10 @@ function stubSlurm(init: { ctld?: CtldJob[]; db?: DbJob[]; notEligible?: number[
       calls.push(`signal ${jobId} ${signal}`);
       return Promise.resolve();
     },
+    setTimeLimit: (jobId, minutes) => {
+      calls.push(`setTimeLimit ${jobId} ${minutes}`);
+      return Promise.resolve();
+    },
     dbJobsByName: (names, _days, query) => {
       calls.push(query?.neverEligible ? 'dbJobsByName neverEligible' : 'dbJobsByName');
       return Promise.resolve(state.db.filter((r) => names.includes(r.name) && (query?.neverEligible || !state.notEligible.has(r.jobId))));

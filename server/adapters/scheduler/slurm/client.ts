@@ -67,6 +67,8 @@ export interface SlurmClient {
   getJob(jobId: string): Promise<CtldJob>;
   /** cancelJob cancels a job, or with `signal` only sends it that signal (TERM: ask it to end). */
   cancelJob(jobId: string, options?: { signal?: CancelSignal }): Promise<void>;
+  /** setTimeLimit updates a job's time limit, in minutes (`scontrol update TimeLimit=`; raising it needs an operator's token). */
+  setTimeLimit(jobId: string, minutes: number): Promise<void>;
   /**
    * dbJobs looks jobs up in slurmdbd by name (several at once); no names, no query. `startTime` is a
    * Slurm time expression (default now-30days; an epoch is refused). With `bySubmission`: every record
@@ -214,6 +216,14 @@ export function createSlurmClient(options: SlurmClientOptions): SlurmClient {
       const job_id = checkJobId(jobId);
       const query = cancel.signal ? { signal: cancel.signal } : undefined;
       await call(`cancelJob ${jobId}`, (init) => api.DELETE('/slurm/v0.0.38/job/{job_id}', { ...init, params: { path: { job_id }, ...(query ? { query } : {}) } }));
+    },
+
+    async setTimeLimit(jobId, minutes) {
+      const job_id = checkJobId(jobId);
+      if (!Number.isSafeInteger(minutes) || minutes < 1) throw new Error(`setTimeLimit: ${minutes} is not a whole number of minutes ≥ 1`);
+      // The schema shares the submit's job_properties, which must carry `environment`; an update names only what changes.
+      const body = { time_limit: minutes } as unknown as components['schemas']['v0.0.38_job_properties'];
+      await call(`setTimeLimit ${jobId}`, (init) => api.POST('/slurm/v0.0.38/job/{job_id}', { ...init, params: { path: { job_id } }, body }));
     },
 
     async dbJobs({ names, startTime = 'now-30days', cluster, bySubmission = false }) {

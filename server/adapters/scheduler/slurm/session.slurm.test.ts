@@ -11,7 +11,7 @@ import { encode } from 'next-auth/jwt';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
-import { jobs } from '~/db/schema';
+import { allocations, jobs } from '~/db/schema';
 import { slurmClassesFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { configuredSiteRoots } from '~/server/services/files/roots';
@@ -22,7 +22,7 @@ import { sessionAccess } from '~/server/services/sessions/proxy-access';
 import { connectionFile } from '~/server/services/sessions/sessions';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { createSlurmScheduler } from './index';
-import { testClusterSettings, waitUntil } from './testing';
+import { scontrolJob, testClusterSettings, waitUntil } from './testing';
 
 describe('an interactive session on a real Slurm', () => {
   let handle: DbHandle;
@@ -68,6 +68,14 @@ describe('an interactive session on a real Slurm', () => {
     expect((await fetch(kernels, { headers: { authorization: `token ${connection!.secret}` } })).status).toBe(200);
     expect((await api.session.list()).find((s) => s.id === started.id)).toMatchObject({ state: 'RUNNING', ready: true });
 
+    // Extended by 20 minutes: Slurm holds the new limit (raised with the service's operator token, which a
+    // person's own could not), the budget holds the added time, and the app runs on.
+    expect(scontrolJob(job.schedulerJobId!).TimeLimit).toBe('00:10:00');
+    expect(await api.session.extend({ jobId: started.id, minutes: 20 })).toMatchObject({ walltimeSeconds: 30 * 60, reserved: 20 * 60 });
+    expect(scontrolJob(job.schedulerJobId!).TimeLimit).toBe('00:30:00');
+    expect((await row()).reservedAmount).toBe(30 * 60);
+    expect((await api.session.get({ jobId: started.id })).state).toBe('RUNNING');
+
     // Through the portal's proxy, as the person's browser: Jupyter's API answers, the secret in no answer.
     const authSecret = randomBytes(32).toString('base64url');
     const proxy = createSessionProxy({ access: (request) => sessionAccess({ db, authSecret, scheduler: () => Promise.resolve(port), roots: configuredSiteRoots() }, request), touch: () => {}, trustProxy: false });
@@ -97,6 +105,8 @@ describe('an interactive session on a real Slurm', () => {
     expect(ended.state).toBe('COMPLETED');
     expect(ended.gpuSeconds).toBeGreaterThan(0);
     expect(ended.chargedAmount).toBe(ended.gpuSeconds);
+    // Settled on its reservation with the extension: nothing left held on the allocation.
+    expect((await db.select().from(allocations).where(eq(allocations.id, allocationId)))[0]!.reserved).toBe(0);
     expect(await waitUntil(async () => fetch(kernels).then(() => false, () => true), 30)).toBe(true);
     expect(await waitUntil(async () => stat(file).then(() => false, () => true), 30)).toBe(true);
   });
