@@ -4,7 +4,7 @@
 // upload never write at once (the second asks the first to stop, then finds the offset moved); a length
 // declared late is held to the project's storage; an upload past its expiry is gone (410).
 import { createHash, randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { allocations } from '~/db/schema';
 import { createContextInner } from '~/server/api/trpc';
 import { LOCK_DRAIN_MS, uploadResponse } from '~/server/api/uploads-http';
 import { configuredSiteRoots } from '~/server/services/files/roots';
+import { BATCH_BYTES } from '~/server/services/files/upload-receive';
 import { stagingDir } from '~/server/services/files/uploads';
 import { activeAllocation, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 
@@ -73,6 +74,18 @@ describe.each(dbTargets())('the PATCH of an upload on %s', (target) => {
     };
     const offsetOf = async (url: string) => Number((await tus('HEAD', url, {})).headers.get('upload-offset'));
     return { projectId, tus, create, offsetOf };
+  }
+
+  /**
+   * writing waits until a PATCH of the upload holds its lock and writes: its first batch of bytes is in the
+   * staged file (taking the lock comes before, and a loaded machine may take more than a moment for it).
+   */
+  async function writing(url: string) {
+    const staged = path.join(stagingDir(configuredSiteRoots(), SITE), url.split('/').pop()!);
+    for (const deadline = Date.now() + 20_000; ; await new Promise((resolve) => setTimeout(resolve, 10))) {
+      if (((await stat(staged).catch(() => null))?.size ?? 0) >= BATCH_BYTES) return;
+      if (Date.now() > deadline) throw new Error(`no PATCH of ${url} wrote its first ${BATCH_BYTES} bytes within 20 s`);
+    }
   }
 
   it('refuses an offset not where the upload stands (409), another type (415), no tus version (412), writing nothing', async () => {
@@ -155,7 +168,7 @@ describe.each(dbTargets())('the PATCH of an upload on %s', (target) => {
     // The first PATCH's sender stalls after 300,000 bytes (a connection gone half-open).
     const stalled = bodyOf(bytes.subarray(0, 300_000), 'hang');
     const first = tus('PATCH', url, { 'upload-offset': '0', ...OCTETS }, stalled.stream);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await writing(url);
     // The client comes back and sends from 0 again: it waits for the lock, the first stops after the drain time.
     const started = Date.now();
     const second = await tus('PATCH', url, { 'upload-offset': '0', ...OCTETS }, bytes);
@@ -178,7 +191,7 @@ describe.each(dbTargets())('the PATCH of an upload on %s', (target) => {
     const url = await create({ 'upload-length': String(bytes.length) });
     const stalled = bodyOf(bytes.subarray(0, 300_000), 'hang');
     const first = tus('PATCH', url, { 'upload-offset': '0', ...OCTETS }, stalled.stream);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await writing(url);
     // A second one waits for the lock (asking the first to stop), and its sender goes away.
     const leaving = new AbortController();
     const started = Date.now();
