@@ -1,4 +1,3 @@
-import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
@@ -6,8 +5,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: { alias: { '~': path.resolve(import.meta.dirname) } },
   test: {
-    // Project workspaces (server/services/files) of tests: a scratch folder, not the repository's .data.
-    env: { PORTAL_FILES_DIR: path.join(os.tmpdir(), 'portal-test-files') },
+    // Project workspaces (server/services/files) of tests: a scratch folder of each test file's own
+    // (PORTAL_FILES_DIR), not the repository's .data — nor another file's, whose worker's sweep would clear its uploads.
+    setupFiles: ['./server/testing/files-dir.ts'],
     // Each integration file opens its own databases; two files at a time fit a 2-core machine.
     maxWorkers: 2,
     projects: [

@@ -11,7 +11,7 @@
  *   - upload: a file of random bytes through `/api/uploads` as the browser sends it (tus 1.0: POST with
  *     Upload-Length and Upload-Metadata, then PATCHes of 16 MiB streamed from the file); the last answer
  *     carries the server's SHA-256, checked against the file's. Timed from the POST to the last answer
- *     (the server hashes the whole file before it answers);
+ *     (the server's hash covers the whole file before it answers);
  *   - download: GET `/api/projects/{id}/files/download` streamed to a file, its SHA-256 checked; then
  *     one resumed download (the first half with Range, the rest with Range + If-Range), bytes checked;
  *   - a plain local copy of the same file before each run (a stream copy, `pipeline(createReadStream,
@@ -288,7 +288,7 @@ const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 
 interface Upload {
   ms: number;
-  /** The last PATCH alone: its 16 MiB, then the server hashes the whole file, moves it and books it. */
+  /** The last PATCH alone: its 16 MiB, then the server finishes the file's hash, moves it and books it. */
   lastPatchMs: number;
   /** Every PATCH but the last: 16 MiB each, nothing but the bytes and the route's checks. */
   patchMs: number[];
@@ -743,7 +743,7 @@ function section(o: Options, r: { size: number; t: Transfers; l: Listing; pgVers
     `Measured by \`npm run bench:files\` (\`bench/files.ts\`) on ${date}. Machine: ${machine()}; the server (\`scripts/server.mjs\`, as \`npm start\` runs it, on the production build: ${r.tree.length === 1 ? 'one Node process' : `${r.tree.length} processes`}, the portal's own worker running) and ${r.pgVersion} (a fresh database, dropped after the run) on the same machine as the client. Load average at the start / end of the run: ${r.load0} → ${r.load1}.`,
     `The file: ${sizeText} of random bytes, in a temp folder ${r.sameFs ? 'on the same filesystem as' : 'on ANOTHER filesystem than'} the portal's workspaces (\`PORTAL_FILES_DIR\`); as the demo PI into the project "Protein structure prediction…" at ${SITE}. Each transfer starts after \`sync\` (no dirty pages left by the one before); the file is in the page cache throughout (23 GiB of RAM), so reads come from memory and writes go to the page cache, for the portal and the local copy alike.`,
     '',
-    `- **Upload**: tus 1.0 through \`/api/uploads\` as the browser sends it (POST with Upload-Length and Upload-Metadata, then PATCHes of 16 MiB streamed from the file, one connection kept alive, the session cookie), timed from the POST to the last answer, which carries the server's SHA-256 (checked: equal). The server hashes the bytes as they arrive in order (after a gap it reads the file again); before the last answer it moves the file into the workspace and books its storage.`,
+    `- **Upload**: tus 1.0 through \`/api/uploads\` as the browser sends it (POST with Upload-Length and Upload-Metadata, then PATCHes of 16 MiB streamed from the file, one connection kept alive, the session cookie), timed from the POST to the last answer, which carries the server's SHA-256 (checked: equal). The server writes each PATCH's body at its offset as it arrives and hashes the bytes as they land, in a worker thread (server/services/files/upload-hash.ts); before the last answer it finishes the hash, moves the file into the workspace and books its storage.`,
     `- **Download**: GET \`/api/projects/{id}/files/download\`, the body streamed into a file, its SHA-256 checked (equal).`,
     `- **Local copy**: \`pipeline(createReadStream, createWriteStream)\` of the same file into the same folder, in the client process, before each run.`,
     `- **Memory**: the RSS of the server's process${r.tree.length === 1 ? '' : 'es'} (${r.tree.join(', ')}) every ${SAMPLE_MS} ms and its high-water mark (VmHWM, reset before each transfer); "peak" is the higher of the two.`,
@@ -761,7 +761,7 @@ function section(o: Options, r: { size: number; t: Transfers; l: Listing; pgVers
     `| plain Node HTTP server, GET streaming the file (reference) | — | ${secs(r.t.plain.downloadMs)} | ${num(rate(r.t.plain.downloadMs), 1)} | ${num(rate(r.t.plain.downloadMs) / rate(copyMs), 2)} | — |`,
     `| SHA-256 of the file (reference: in the client) | — | ${secs(r.t.hashMs)} | ${num(rate(r.t.hashMs), 1)} | — | — |`,
     '',
-    `Where an upload's time goes: a PATCH of 16 MiB (all but the last) takes ${ms(patchMedian)} at the median (${num(16 / (patchMedian / 1000), 1)} MiB/s while the bytes flow), of which the route's own checks before the bytes are about ${ms(med(r.t.overhead.headMs))} (the median HEAD of an upload: session, the person's access to the project, the upload's record; the POST that creates one ${ms(r.t.overhead.postMs)}); the last PATCH takes ${secs(lastPatch)} at the median: its 16 MiB, then the server finishes the hash it fed as the bytes arrived (hashing the whole file, as in the client, would take ${secs(r.t.hashMs)}), moves it into the workspace and books its storage. The "plain Node HTTP server" rows run the same client against a bare \`http.createServer\` in a Node process of its own (no Next, no tus, no session; PUTs written with \`createWriteStream\`, the GET read 256 KiB at a time): what HTTP through Node costs on this machine.`,
+    `Where an upload's time goes: a PATCH of 16 MiB (all but the last) takes ${ms(patchMedian)} at the median (${num(16 / (patchMedian / 1000), 1)} MiB/s while the bytes flow), of which the route's own checks before the bytes are about ${ms(med(r.t.overhead.headMs))} (the median HEAD of an upload: session, the person's access to the project, the upload's record; the POST that creates one ${ms(r.t.overhead.postMs)}); the last PATCH takes ${secs(lastPatch)} at the median: its 16 MiB, then the server finishes the hash its worker thread took as the bytes landed (hashing the whole file, as in the client, would take ${secs(r.t.hashMs)}), moves it into the workspace and books its storage. The "plain Node HTTP server" rows run the same client against a bare \`http.createServer\` in a Node process of its own (no Next, no tus, no session; PUTs written with \`createWriteStream\`, the GET read 256 KiB at a time): what HTTP through Node costs on this machine.`,
     '',
     `Resumed download: ${r.t.resume.status.join(' then ')}, the two halves together byte for byte the file. How the answers' bodies were delimited: the whole file ${r.t.framing}, the first half ${r.t.resume.framing}. HEAD of the file: ${r.t.headFraming}.`,
     '',

@@ -1,16 +1,19 @@
 // Resumable uploads (the tus protocol, @tus/server) into project workspaces. An upload is staged in its
 // site's `.uploads` folder (beside the workspaces, on the same filesystem, so placing it is a rename),
-// one file per upload named `<site>.<uuid>`; when its last byte arrives it is hashed (SHA-256), and moved
+// one file per upload named `<site>.<uuid>`, its bytes written as they arrive (upload-receive.ts) and
+// hashed meanwhile in a worker thread (SHA-256, upload-hash.ts); when its last byte arrives it is moved
 // to its path in the workspace — through the parent folder opened without following links.
-import { createHash, randomUUID, type Hash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { chmodSync, createReadStream, mkdirSync } from 'node:fs';
 import { chmod, chown, lstat, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { FileConfigstore, FileStore } from '@tus/file-store';
 import { DataStore, Upload } from '@tus/utils';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { AppError } from '~/server/errors';
 import { checkPath } from '~/server/core/files/paths';
+import { HASH_STEP_BYTES, UploadHasher } from './upload-hash';
+import { receiveAt, type Body, type Received } from './upload-receive';
 import { groupIdOf, makeFolders, openFolder, pathRefused, type SiteRoots, type Workspace } from './workspace';
 
 const UPLOAD_ID = /^([a-z0-9][a-z0-9-]{0,63})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
@@ -28,6 +31,11 @@ export class TusRefusal extends Error {
     super(message);
     this.body = `${message}\n`;
   }
+}
+
+/** The process's hash worker (one for every site's uploads). */
+export function uploadHasher(): UploadHasher {
+  return ((globalThis as { __portalUploadHasher?: UploadHasher }).__portalUploadHasher ??= new UploadHasher());
 }
 
 /** newUploadId names a new upload of a site. */
@@ -101,49 +109,45 @@ export class SiteUploadStore extends DataStore {
   override create(file: Upload): Promise<Upload> {
     return this.storeOf(file.id).create(file);
   }
-  override remove(id: string): Promise<void> {
-    return this.storeOf(id).remove(id);
+  override async remove(id: string): Promise<void> {
+    await this.storeOf(id).remove(id);
+    uploadHasher().forget(id);
   }
   /**
-   * The SHA-256 of each upload so far, fed as its bytes arrive in order (so the last PATCH need not read
-   * the whole file again); dropped on any gap or failed write, after which placing it hashes the file.
+   * receive writes one request's body into an upload from `offset` on (at most `limit` bytes); see
+   * receiveAt for how it ends. The hash worker hears where the file's bytes reach as they land (upload-hash.ts).
    */
-  private readonly hashes = new Map<string, { offset: number; hash: Hash }>();
-
-  override async write(readable: Readable, id: string, offset: number): Promise<number> {
-    let state = this.hashes.get(id);
-    if (offset === 0) state = { offset: 0, hash: createHash('sha256') };
-    if (!state || state.offset !== offset) {
-      this.hashes.delete(id);
-      return this.storeOf(id).write(readable, id, offset);
-    }
-    this.hashes.set(id, state);
-    const hash = state.hash;
-    let seen = 0;
-    const tee = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        hash.update(chunk);
-        seen += chunk.length;
-        done(null, chunk);
-      },
-    });
-    readable.on('error', (error) => tee.destroy(error));
+  async receive(id: string, body: Body, offset: number, o: { limit: number; stop?: AbortSignal }): Promise<Received> {
+    const file = path.join(this.storeOf(id).directory, id);
+    const hasher = uploadHasher();
+    // The worker hears every HASH_STEP_BYTES (each message wakes it), and at the end.
+    let told = offset;
+    let written = offset;
     try {
-      const written = await this.storeOf(id).write(readable.pipe(tee), id, offset);
-      if (written - offset === seen) state.offset = written;
-      else this.hashes.delete(id);
-      return written;
-    } catch (error) {
-      this.hashes.delete(id);
-      throw error;
+      return await receiveAt(file, offset, body, {
+        ...o,
+        onWritten: (end) => {
+          written = end;
+          if (end - told < HASH_STEP_BYTES) return;
+          hasher.landed(id, file, end);
+          told = end;
+        },
+      });
+    } finally {
+      if (written > told) hasher.landed(id, file, written);
     }
   }
 
-  /** takeHash gives an upload's SHA-256 when every byte of it was hashed as it arrived (and forgets it), else null. */
-  takeHash(id: string, size: number): string | null {
-    const state = this.hashes.get(id);
-    this.hashes.delete(id);
-    return state && state.offset === size ? state.hash.digest('hex') : null;
+  /** write is tus's way in (@tus/server, for a creation with its first bytes): the same as a PATCH's. */
+  override async write(readable: Readable, id: string, offset: number): Promise<number> {
+    const received = await this.receive(id, readable, offset, { limit: Number.MAX_SAFE_INTEGER });
+    if (received.end === 'aborted') throw received.error;
+    return offset + received.bytes;
+  }
+
+  /** digestOf gives the SHA-256 of a complete upload's `size` bytes from the hash worker, or null should it fail (then placing it hashes the file). */
+  digestOf(id: string, size: number): Promise<string | null> {
+    return uploadHasher().digestOf(id, path.join(this.storeOf(id).directory, id), size);
   }
   override async getUpload(id: string): Promise<Upload> {
     const store = this.storeOf(id);
@@ -157,6 +161,10 @@ export class SiteUploadStore extends DataStore {
       if (!placed || !config) throw error;
       return new Upload({ id, size: placed.bytes, offset: placed.bytes, metadata: config.metadata, creation_date: config.creation_date, storage: { type: 'file', path: path.join(store.directory, id) } });
     }
+  }
+  /** receiptOf tells where a placed upload landed (its receipt beside its record), or null while it is not placed. */
+  receiptOf(id: string): Promise<{ path: string; sha256: string; bytes: number } | null> {
+    return readPlaced(path.join(this.storeOf(id).directory, id));
   }
   override declareUploadLength(id: string, length: number): Promise<void> {
     return this.storeOf(id).declareUploadLength(id, length);
