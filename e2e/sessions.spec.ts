@@ -37,11 +37,18 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await row.getByRole('link', { name: 'Jupyter Notebook' }).click();
       await expect(page.getByTestId('session-open')).toBeVisible();
       await expect(page.getByTestId('session-panel')).toContainText(t('sessions.idleAfter', { minutes: 1440 }));
+      // More time: an hour more (the choice offered first after 30 minutes), reserved before it is asked
+      // (1 GPU × 1 h), then on the job's timeline.
+      const extend = page.getByTestId('session-extend');
+      await expect(extend.getByLabel(t('sessions.extendBy'))).toHaveValue('60');
+      await expect(extend).toContainText(t('sessions.extendCost', { cost: `${new Intl.NumberFormat(locale).format(1)} GPU-h` }));
       await shoot(page, `session-job-${locale}`, 'test-results/sessions');
+      await extend.getByRole('button', { name: t('sessions.extend') }).click();
+      await expect(page.getByTestId('timeline')).toContainText(t('session.event.extended', { hours: 1, total: 25, by: '' }).split(' (')[0]!);
       await page.goBack();
 
       // Ending it: the job ends and is charged what it ran.
-      await page.getByTestId('session-row').first().getByRole('button', { name: t('sessions.end') }).click();
+      await page.getByTestId('session-row').first().getByRole('button', { name: t('sessions.end'), exact: true }).click();
       await expect(page.getByTestId('session-row').first()).toHaveAttribute('data-state', /COMPLETED|CANCELLED/, { timeout: 60_000 });
     });
   });

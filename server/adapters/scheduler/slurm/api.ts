@@ -13,7 +13,7 @@ export interface SlurmApiOptions {
   client: SlurmClient;
   /** renews the service user's token (after slurmrestd refused it). */
   renewToken: () => void;
-  /** A client for a Slurm admin (budgets), with its own token renewal; without it Slurm enforces no budgets. */
+  /** A client for a Slurm admin (budgets, raising a session's time limit), with its own token renewal; without it Slurm enforces no budgets. */
   admin?: { client: SlurmClient; renewToken: () => void };
   cluster: string;
   serviceUser: string;
@@ -165,7 +165,9 @@ export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
     },
 
     async setTimeLimit(jobId, minutes) {
-      await run((c) => c.setTimeLimit(String(jobId), minutes));
+      // Only an operator or admin may raise a job's time limit (a user may only lower it): Slurm's admin where
+      // the site gives one (SLURM_ADMIN_USER), else the service user, which must then be an operator.
+      await run((c) => c.setTimeLimit(String(jobId), minutes), options.admin);
     },
 
     async dbJobsByName(names, days, query = {}) {
