@@ -31,6 +31,7 @@ const OPTIONS = {
   stderr: { type: 'boolean' },
   task: { type: 'string' },
   follow: { type: 'boolean' },
+  minutes: { type: 'string' },
 };
 /** Flags every command takes. */
 const GLOBAL = ['help', 'json', 'url'];
@@ -75,6 +76,7 @@ export const COMMANDS = {
   'files rm': { flags: ['site', 'recursive'], args: ['PROJECT', 'PATH'], usage: 'files rm PROJECT PATH [--recursive] [--site SITE]', summary: 'delete a file; a folder with everything in it needs --recursive' },
   'sessions list': { flags: [], usage: 'sessions list', summary: 'your interactive sessions (Jupyter notebooks), newest first, with their state and address' },
   'sessions url': { flags: [], argument: 'ID', usage: 'sessions url ID', summary: 'print the address to open a session in the browser (signed in to the portal)' },
+  'sessions extend': { flags: ['minutes'], argument: 'ID', usage: 'sessions extend ID --minutes N', summary: 'give a waiting or running session N minutes more, within its partition’s and allocation’s limits; the added time is reserved from the budget' },
   usage: { flags: ['month', 'from', 'to', 'csv'], usage: 'usage --month YYYY-MM [--csv]  |  usage --from YYYY-MM-DD --to YYYY-MM-DD [--csv]', summary: 'usage, cost and energy for a period; --csv writes the usage page’s CSV' },
   allocations: { flags: [], usage: 'allocations', summary: 'your allocations with their balances' },
 };

@@ -370,6 +370,16 @@ export async function sessionsUrl({ io, options, client, id }) {
   return EXIT.OK;
 }
 
+export async function sessionsExtend({ io, options, client, id }) {
+  const minutes = Number(options.minutes);
+  if (options.minutes === undefined || !/^\d+$/.test(options.minutes) || !(minutes >= 1)) throw new UsageError('sessions extend needs the minutes to add, a whole number: --minutes 60');
+  const api = client();
+  const answer = await api.request('POST', `/sessions/${id}/extend`, { body: { minutes } });
+  if (options.json) writeJson(io, answer);
+  else io.stdout.write(`Session ${id} extended by ${minutes} min: it may now run ${f.duration(answer.walltimeSeconds)} in all.\n`);
+  return EXIT.OK;
+}
+
 // ---- usage, allocations -----------------------------------------------------------------------
 
 export async function usage({ io, options, client }) {

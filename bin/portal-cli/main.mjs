@@ -25,6 +25,7 @@ const HANDLERS = {
   'files rm': files.filesRm,
   'sessions list': commands.sessionsList,
   'sessions url': commands.sessionsUrl,
+  'sessions extend': commands.sessionsExtend,
   usage: commands.usage,
   allocations: commands.allocations,
 };

@@ -646,6 +646,25 @@ describe('sessions (issue #28)', () => {
     expect(missing.stderr()).toContain(`No session of yours has the id ${JOB_ID}.`);
   });
 
+  it('extend asks for the minutes, sends them and says the new limit; a refusal is the portal\'s message', async () => {
+    const portal = fakePortal({
+      [`POST /sessions/${SESSION}/extend`]: [{ json: { id: SESSION, walltimeSeconds: 10_800, reserved: 3600 } }, { status: 412, json: { error: { code: 'PRECONDITION_FAILED', message: 'At most 0 h more.' } } }],
+    });
+    const run = fakeIo(portal);
+    expect(await main(['sessions', 'extend', SESSION, '--minutes', '60'], run.io)).toBe(0);
+    expect(portal.calls[0]!.body).toEqual({ minutes: 60 });
+    expect(run.stdout()).toBe(`Session ${SESSION} extended by 60 min: it may now run 3h in all.\n`);
+    const refused = fakeIo(portal);
+    expect(await main(['sessions', 'extend', SESSION, '--minutes', '60'], refused.io)).not.toBe(0);
+    expect(refused.stderr()).toContain('At most 0 h more.');
+    for (const bad of [[], ['--minutes', '0'], ['--minutes', '1.5'], ['--minutes', 'an hour']]) {
+      const usage = fakeIo(portal);
+      expect(await main(['sessions', 'extend', SESSION, ...bad], usage.io)).toBe(2);
+      expect(usage.stderr()).toContain('--minutes 60');
+    }
+    expect(portal.calls).toHaveLength(2);
+  });
+
   it('says when a session is still starting or has ended, and lists none helpfully', async () => {
     const starting = fakeIo(fakePortal({ 'GET /sessions': { json: [session({ ready: false })] } }));
     expect(await main(['sessions', 'url', SESSION], starting.io)).toBe(0);

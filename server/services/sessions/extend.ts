@@ -119,7 +119,7 @@ export async function extendSession(db: Db, step: SchedulerStep, actor: TenantAc
       // The limit goes back only if no later extension raised it further meanwhile.
       await tx
         .update(jobs)
-        .set({ walltimeSeconds: job.walltimeSeconds, updatedAt: new Date() })
+        .set({ walltimeSeconds: job.walltimeSeconds, updatedAt: now })
         .where(and(eq(jobs.id, job.id), eq(jobs.walltimeSeconds, walltimeSeconds)));
     });
     throw failure;
