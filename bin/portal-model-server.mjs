@@ -96,10 +96,14 @@ function writeConnection(file, connection) {
   fs.renameSync(temporary, file);
 }
 
-/** removeConnection removes the file only while it is this server's: a server started again for the job wrote its own. */
+/**
+ * removeConnection removes the file only while it is this server's: a server started again for the job
+ * (perhaps with the same secret from the same environment) wrote its own.
+ */
 function removeConnection(file, secret) {
   try {
-    if (JSON.parse(fs.readFileSync(file, 'utf8')).secret === secret) fs.unlinkSync(file);
+    const connection = JSON.parse(fs.readFileSync(file, 'utf8'));
+    if (connection.pid === process.pid && connection.secret === secret) fs.unlinkSync(file);
   } catch {
     // Gone already, or not ours to remove.
   }
