@@ -535,10 +535,14 @@ stop_other_cluster() {
   [ -n "$other" ] && [ "$other" != "$D" ] || return 0
   echo "the test cluster of $other holds the ports: stopping it"
   if [ -d "$other" ]; then SLURM_TEST_DIR="$other" "$SCRIPT" stop || true; fi
-  # whatever is left of it (its folder deleted under it)
+  # whatever is left of it (its folder deleted under it): slurmdbd and slurmrestd name no folder on their
+  # command line, but their environment (SLURM_CONF) or working folder does
   for p in /proc/[0-9]*; do
-    tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF "$other/" || continue
-    kill -TERM "${p#/proc/}" 2>/dev/null || true
+    if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF "$other/" \
+      || tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qF "=$other/" \
+      || readlink "$p/cwd" 2>/dev/null | grep -qF "$other"; then
+      kill -TERM "${p#/proc/}" 2>/dev/null || true
+    fi
   done
   rm -f "$MARKER"
   sleep 1
