@@ -167,7 +167,16 @@ export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
     async setTimeLimit(jobId, minutes) {
       // Only an operator or admin may raise a job's time limit (a user may only lower it): Slurm's admin where
       // the site gives one (SLURM_ADMIN_USER), else the service user, which must then be an operator.
-      await run((c) => c.setTimeLimit(String(jobId), minutes), options.admin);
+      try {
+        await run((c) => c.setTimeLimit(String(jobId), minutes), options.admin);
+      } catch (error) {
+        // Refused as not allowed: asking again cannot help (the site's configuration must change), so it is no outage.
+        const cause = isSchedulerUnavailable(error) ? error.cause : undefined;
+        if (isSlurmError(cause) && (cause.code === SLURM_ERRNO.ESLURM_ACCESS_DENIED || cause.code === SLURM_ERRNO.ESLURM_USER_ID_MISSING)) {
+          throw new SchedulerRefusedError(`Slurm does not let the portal's user raise a time limit (${cause.message}): only an operator may; set SLURM_ADMIN_USER`, 'other', cause.code);
+        }
+        throw error;
+      }
     },
 
     async dbJobsByName(names, days, query = {}) {

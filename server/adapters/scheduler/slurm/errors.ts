@@ -65,6 +65,10 @@ export const SLURM_ERRNO = {
   SLURMCTLD_COMMUNICATIONS_BACKOFF: 1804,
   SLURMCTLD_COMMUNICATIONS_HARD_DROP: 1805,
   ESLURM_INVALID_PARTITION_NAME: 2000,
+  /** Not allowed to the token's user (a user raising a time limit: only an operator may). */
+  ESLURM_ACCESS_DENIED: 2002,
+  /** "Invalid user id": the token's user may not act on another's job. */
+  ESLURM_USER_ID_MISSING: 2010,
   ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE: 2014,
   ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE: 2015,
   ESLURM_INVALID_JOB_ID: 2017,
