@@ -92,6 +92,13 @@ const server = http.createServer(async (req, res) => {
   });
 });
 
+// An idle keep-alive connection stays open longer than the clients and proxies in front of the portal keep
+// theirs (nginx and most load balancers: 60 s). With Node's default of 5 s the portal closed connections a
+// client was just reusing, and that request failed with ECONNRESET (CI saw it: a GET a few seconds after the
+// one before on the same connection); a proxy turns that into a 502. Headers may take a little longer still.
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
+
 server.on('upgrade', async (req, socket, head) => {
   if (!started) await starting;
   const proxy = sessions();
