@@ -1,8 +1,8 @@
 // Payment status (issue #24): the demo company's invoice from two months ago is overdue after a part
-// payment (server/services/demo/demo-history.ts), so the worker's first daily round sends its first
-// payment reminder — to the owner and, in German, to the billing address. Staff then record a part
-// and a full payment on an open invoice, and the invoice shows "paid" to staff and to the company.
-// In English and in German, with axe on each page changed.
+// payment (server/services/demo/demo-history.ts), so the worker's first daily round sends the payment
+// reminder its days overdue have reached — to the owner and, in German, to the billing address. Staff
+// then record a part and a full payment on an open invoice, and the invoice shows "paid" to staff and
+// to the company. In English and in German, with axe on each page changed.
 import { expect, test, type Page } from '@playwright/test';
 import type { Locale } from '../server/i18n';
 import { formatEuros } from '../server/i18n/format';
@@ -22,9 +22,17 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
     const badge = (page: Page, status: 'issued' | 'partlyPaid' | 'paid' | 'overdue') => card(page).locator('span', { hasText: new RegExp(`^${t(`invoice.status.${status}`)}$`) });
 
     test('an overdue invoice’s payment reminder arrives, and the company sees it on the invoice', async ({ page }) => {
-      const accounts = await waitForMail(ACCOUNTS, 'Zahlungserinnerung: Rechnung INV-', 60_000);
+      // Which reminder is due depends on the calendar: the invoice was issued on the 1st of last month
+      // and is due 14 days later (the catalogue's payment terms); the reminders come 7 and 21 days after
+      // that (INVOICE_REMINDER_DAYS), and a worker that finds both due sends only the second.
+      const today = new Date();
+      const due = Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 1, 15);
+      const overdueDays = Math.round((Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()) - due) / 86_400_000);
+      const level = overdueDays >= 21 ? 2 : 1;
+      const subject = level === 1 ? 'Zahlungserinnerung: Rechnung' : 'Zweite Zahlungserinnerung: Rechnung';
+      const accounts = await waitForMail(ACCOUNTS, `${subject} INV-`, 60_000);
       const number = /INV-\d{4}-\d{6}/.exec(accounts.subject)![0];
-      expect(accounts.subject).toBe(`Zahlungserinnerung: Rechnung ${number}`);
+      expect(accounts.subject).toBe(`${subject} ${number}`);
       await waitForMail(OWNER, number, 20_000);
 
       await signIn(page, locale, OWNER);
@@ -33,7 +41,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await expect(row).toBeVisible();
       await expectNoViolations(page, 'invoices');
       await row.getByRole('link', { name: number }).click();
-      await expect(page.getByText(t('payment.reminderSent', { level: 1, day: new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date()) }))).toBeVisible();
+      await expect(page.getByText(t('payment.reminderSent', { level, day: new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date()) }))).toBeVisible();
       await expectNoViolations(page, 'invoice with payments');
       await signOut(page, locale);
     });
