@@ -6,7 +6,8 @@
 // It serves as `next start` did (`npm start` and the browser tests run it): the port from -p, else
 // PORT, else 3000; every interface unless -H names one; SIGINT and SIGTERM stop it gracefully with the
 // exit codes next start uses (130, 143). A request or WebSocket upgrade whose path is a session's
-// (`/sessions/<job id>/…`) goes to the session proxy; everything else to Next.js.
+// (`/sessions/<job id>/…`) goes to the session proxy; a browser's upload PATCH or download to the file
+// transfers (server/transfers.ts: the bytes straight between socket and file); everything else to Next.js.
 //
 // The proxy is TypeScript that Next bundles with the rest of the portal, which this plain script cannot
 // import. The portal's start (instrumentation.ts → server/startup.ts) puts it on
@@ -63,6 +64,11 @@ function sessions() {
   const registered = globalThis.__portalSessions;
   return registered?.version === 1 ? registered : undefined;
 }
+/** The browser's upload PATCHes and downloads, if the portal's start registered them (server/transfers.ts). */
+function transfers() {
+  const registered = globalThis.__portalTransfers;
+  return registered?.version === 1 ? registered : undefined;
+}
 // The first request, our own: it starts the portal (see above). Only it passes before the start is done.
 const WARM_UP_HEADER = 'x-portal-start';
 const warmUpToken = randomBytes(16).toString('hex');
@@ -80,6 +86,11 @@ const server = http.createServer(async (req, res) => {
   const proxy = sessions();
   if (proxy?.ownsPath(req.url)) {
     proxy.handleRequest(req, res);
+    return;
+  }
+  const files = transfers();
+  if (files?.owns(req.method, req.url)) {
+    files.handleRequest(req, res);
     return;
   }
   handleNext(req, res).catch((error) => {

@@ -4,6 +4,7 @@ import { DataDirLockedError } from '~/db/lock';
 import { startAppDb } from './db';
 import { getScheduler } from './scheduler';
 import { registerSessionProxy } from './session-proxy';
+import { registerTransfers } from './transfers';
 import { startWorker } from './worker';
 import { ConfigError, env, portalBaseUrl } from './env.js';
 import { logger } from './observability/log';
@@ -17,6 +18,8 @@ export async function startPortal(): Promise<void> {
     startWorker(handle, scheduler);
     // The proxy to interactive sessions, for the portal's HTTP server (scripts/server.mjs).
     registerSessionProxy(handle.db, scheduler);
+    // The browser's upload PATCHes and downloads, answered before Next (server/transfers.ts).
+    registerTransfers(handle.db);
     logger().info(
       { component: 'portal', database: handle.driver, scheduler: config.SCHEDULER, mode: config.PORTAL_ENV },
       `database: ${handle.driver === 'pglite' ? `embedded PGlite in ${config.PORTAL_DATA_DIR}/` : 'Postgres (DATABASE_URL)'}; scheduler: ${config.SCHEDULER}; mode: ${config.PORTAL_ENV}`,

@@ -5,6 +5,7 @@
 // The route (app/api/v1/[...path]/route.ts) only wires this to the process's database.
 import { downloadResponse, downloadTargetOf } from './files-http';
 import { uploadResponse } from './uploads-http';
+import type { Body } from '~/server/services/files/upload-receive';
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { createOpenApiFetchHandler } from 'trpc-to-openapi';
@@ -150,11 +151,17 @@ function withAnswer(answer: Answer, response: Response): Response {
   return response;
 }
 
+/**
+ * The REST API's request handler. `body` stands in for the request's own body where the portal's HTTP
+ * server took the request before Next.js (an upload's PATCH: the Node request itself, server/api/transfers-http.ts).
+ */
+export type RestHandler = (req: Request, body?: Body | null) => Promise<Response>;
+
 /** createRestHandler returns the REST API's request handler. */
-export function createRestHandler(deps: RestDeps): (req: Request) => Promise<Response> {
+export function createRestHandler(deps: RestDeps): RestHandler {
   const now = deps.now ?? (() => new Date());
   const rule = apiTokenRule(deps.perMinute);
-  return (req) => {
+  return (req, body = req.body) => {
     const requestId = requestIdFrom(req.headers.get('x-request-id'));
     return inRequestScope({ requestId }, async () => {
       // Language from Accept-Language only: the API reads no cookie.
@@ -211,7 +218,7 @@ export function createRestHandler(deps: RestDeps): (req: Request) => Promise<Res
         }
 
         // Files: resumable uploads (tus) and downloads (Range; a folder as a tar) stream, never read whole.
-        if (path === '/uploads' || path.startsWith('/uploads/')) return withAnswer(answer, await uploadResponse(ctx, req, `${REST_PREFIX}/uploads`));
+        if (path === '/uploads' || path.startsWith('/uploads/')) return withAnswer(answer, await uploadResponse(ctx, req, `${REST_PREFIX}/uploads`, body));
         const content = FILE_CONTENT.exec(path);
         if (content && (req.method === 'GET' || req.method === 'HEAD')) {
           const refuseFile = (_status: number, code: string, message: string, field?: string) => refuse(answer, code as TRPCError['code'], message, field ? { [field]: message } : undefined);

@@ -20,6 +20,7 @@ import { apiSecurityHeaders } from '~/server/security-headers';
 import { placeUpload, siteOfUpload, SiteUploadStore, newUploadId, TusRefusal, MAX_UPLOAD_BYTES, UPLOAD_EXPIRY_MS } from '~/server/services/files/uploads';
 import { workspaceOf, type SiteRoots } from '~/server/services/files/workspace';
 import { checkStorageQuota, recordStorageChange } from '~/server/services/files/storage';
+import type { Body } from '~/server/services/files/upload-receive';
 import { refusalOf } from './files-http';
 
 interface Shared {
@@ -77,9 +78,11 @@ async function asTusError(error: unknown, ctx: Context): Promise<TusRefusal> {
 
 /**
  * uploadResponse answers one tus request. `basePath` is where uploads live (`/api/uploads` or
- * `/api/v1/uploads`): an upload's URL is `<basePath>/<site>.<uuid>`.
+ * `/api/v1/uploads`): an upload's URL is `<basePath>/<site>.<uuid>`. A PATCH's bytes are `body`: the
+ * request's own, or — from the portal's HTTP server, which takes PATCHes before Next.js does
+ * (server/api/transfers-http.ts) — the Node request itself, read without a conversion to a web stream.
  */
-export async function uploadResponse(ctx: Context, req: Request, basePath: string): Promise<Response> {
+export async function uploadResponse(ctx: Context, req: Request, basePath: string, body: Body | null = req.body): Promise<Response> {
   const roots = rootsOf(ctx);
   const datastore = storeOf(roots);
   const userId = ctx.token?.userId ?? ctx.userId;
@@ -98,6 +101,9 @@ export async function uploadResponse(ctx: Context, req: Request, basePath: strin
     const meta = metaOf(upload);
     const tenantOk = ctx.token ? ctx.token.orgId === meta?.orgId : true;
     if (!meta || meta.userId !== userId || !tenantOk || meta.site !== site) throw new TusRefusal(404, translate(ctx.locale, 'files.uploadNotFound'));
+    // Every request of an upload writes (or is part of writing): a token needs files:write for each, as for
+    // the POST that started it — else a read-only token of the same person could finish another's upload.
+    if (ctx.token && !ctx.token.scopes.includes('files:write')) throw new TusRefusal(403, translate(ctx.locale, 'apiToken.scopeMissing', { scope: 'files:write' }));
     // Still one of the project's people (the tenant and the project are checked again) — at most every
     // ACCESS_RECHECK_MS per upload and person: a 1 GB upload is 64 requests, each would pay for it.
     const key = `${uploadId}:${userId}`;
@@ -132,7 +138,7 @@ export async function uploadResponse(ctx: Context, req: Request, basePath: strin
 
   let response: Response;
   if (req.method === 'PATCH') {
-    response = await patchResponse(ctx, req, basePath, datastore, admit, finish);
+    response = await patchResponse(ctx, req, body, basePath, datastore, admit, finish);
   } else {
     const server = new Server({
       path: basePath,
@@ -200,6 +206,7 @@ const isWholeNumber = (value: string) => /^(0|[1-9][0-9]{0,15})$/.test(value) &&
 async function patchResponse(
   ctx: Context,
   req: Request,
+  body: Body | null,
   basePath: string,
   datastore: SiteUploadStore,
   admit: (uploadId: string) => Promise<Upload>,
@@ -272,9 +279,9 @@ async function patchResponse(
     const placed = complete() ? await datastore.receiptOf(uploadId) : null;
     if (placed) return tusAnswer(204, { 'Upload-Offset': String(upload.offset), 'Upload-Sha256': placed.sha256, 'Upload-Path': encodeURIComponent(placed.path) });
     const received =
-      limit === 0 || !req.body
+      limit === 0 || !body
         ? { bytes: 0, end: 'done' as const }
-        : await datastore.receive(uploadId, req.body, upload.offset, { limit, stop: AbortSignal.any([req.signal, released.signal]) });
+        : await datastore.receive(uploadId, body, upload.offset, { limit, stop: AbortSignal.any([req.signal, released.signal]) });
     clearTimeout(drainTimer);
     upload.offset += received.bytes;
     if (received.end === 'too-long') return tusAnswer(ERRORS.ERR_SIZE_EXCEEDED.status_code, {}, ERRORS.ERR_SIZE_EXCEEDED.body);
