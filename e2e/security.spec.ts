@@ -41,6 +41,8 @@ test('pages and API answers carry the security headers, and pages run under thei
   const api = await request.get('/api/health');
   expect(api.headers()['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
   expect(api.headers()['x-content-type-options']).toBe('nosniff');
+  // A kept-alive connection is announced shorter (60 s) than the server holds it (65 s, scripts/server.mjs).
+  expect(api.headers()['keep-alive']).toBe('timeout=60');
 });
 
 test('sign-in never redirects off the site, however the address is dressed up', async ({ page }) => {

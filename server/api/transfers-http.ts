@@ -11,7 +11,6 @@
 // a download's body goes to the socket chunk by chunk with its length. Every other request under those
 // paths (a tus POST, HEAD, DELETE; the rest of the REST API) stays with Next's routes.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { once } from 'node:events';
 import type { Db } from '~/db/client';
 import { clientAddress } from '~/server/core/rate-limits';
 import { env } from '~/server/env.js';
@@ -167,7 +166,7 @@ async function send(res: ServerResponse, response: Response, gone: AbortSignal):
     for (;;) {
       const { done, value } = await reader.read();
       if (done || gone.aborted) break;
-      if (!res.write(value)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (!res.write(value)) await drained(res);
     }
     if (!gone.aborted) res.end();
   } catch (error) {
@@ -176,6 +175,19 @@ async function send(res: ServerResponse, response: Response, gone: AbortSignal):
   } finally {
     gone.removeEventListener('abort', onGone);
   }
+}
+
+/** drained waits until the response can take more (drain) or is gone (close), leaving no listener behind. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {

@@ -123,7 +123,8 @@ function fileStream(handle: FileHandle, from: number, to: number, release: () =>
           return;
         }
         const length = Math.min(DOWNLOAD_CHUNK_BYTES, to - position);
-        const chunk = new Uint8Array(length);
+        // Not zeroed first: only the bytes read are handed on (subarray below).
+        const chunk = Buffer.allocUnsafe(length);
         let bytesRead: number;
         try {
           ({ bytesRead } = await handle.read(chunk, 0, length, position));
