@@ -157,9 +157,11 @@ function main() {
     if (stopping) return;
     const address = server.address();
     const listenedPort = typeof address === 'object' && address !== null ? address.port : port;
-    // Listening on all addresses: the portal connects by the node's name, as it does for sessions.
+    // The portal connects by the node's name, as it does for sessions: the one it gave us (PORTAL_NODE_NAME:
+    // the simulated cluster's node, whatever address that stands for), else, listening on all addresses,
+    // Slurm's or the host's name; else the address listened on.
     const wildcard = options.host === '0.0.0.0' || options.host === '::';
-    const host = wildcard ? env.PORTAL_NODE_NAME || env.SLURMD_NODENAME || os.hostname() : options.host;
+    const host = env.PORTAL_NODE_NAME || (wildcard ? env.SLURMD_NODENAME || os.hostname() : options.host);
     if (connectionFile) {
       try {
         writeConnection(connectionFile, { host, port: listenedPort, model, pid: process.pid, secret });

@@ -538,6 +538,8 @@ export const jobs = pgTable(
     tasksEnded: integer('tasks_ended').notNull().default(0),
     /** An interactive session (kind `interactive`, issue #28): the catalogue's app, e.g. `jupyter`; null for other jobs. */
     app: text('app'),
+    /** An inference service (kind `inference`, issue #29): the model name it serves, as callers name it at the gateway; null for other jobs. */
+    servedModel: text('served_model'),
     /** An interactive session ends after this many seconds without traffic through the portal's proxy. */
     idleTimeoutSeconds: integer('idle_timeout_seconds'),
     /** When the portal's proxy last carried traffic of this session (written at most every 30 s per session). */
@@ -558,6 +560,7 @@ export const jobs = pgTable(
     index('jobs_handover_idx').on(t.handoverUntil).where(sql`${t.state} = 'SUBMITTING' and ${t.settledAt} is null`),
     index('jobs_cancelling_idx').on(t.id).where(sql`${t.cancelRequestedAt} is not null and ${t.settledAt} is null`),
     check('jobs_shape_ck', sql`${t.gpus} > 0 and ${t.nodes} > 0 and ${t.walltimeSeconds} > 0`),
+    check('jobs_served_model_ck', sql`(${t.servedModel} is null) = (${t.kind} <> 'inference')`),
     check('jobs_session_ck', sql`(${t.app} is null and ${t.idleTimeoutSeconds} is null) or (${t.app} is not null and ${t.idleTimeoutSeconds} between 300 and 86400)`),
     check(
       'jobs_array_ck',

@@ -242,14 +242,20 @@ test.describe('inference service (en)', () => {
     await select.selectOption((await select.locator('option', { hasText: 'Protein structure prediction' }).first().getAttribute('value')));
     await page.getByLabel(t('jobs.name')).fill(unique('llm endpoint'));
     await page.getByLabel(t('jobs.kind')).selectOption('inference');
+    const model = unique('robotics/assistant').replace(/[^A-Za-z0-9._/:-]/g, '-');
+    await page.getByLabel(t('jobs.servedModel')).fill(model);
     await page.getByLabel(t('jobs.gpus')).fill('2');
     await page.getByLabel(t('jobs.nodes')).fill('1');
     await page.getByLabel(t('jobs.walltime')).fill('24');
     await page.getByRole('button', { name: t('jobs.submit') }).click();
     await expect(page).toHaveURL(/\/jobs\/[0-9a-f-]{36}$/);
-    const id = page.url().split('/').pop()!;
     await expect(page.getByTestId('job-state')).toHaveAttribute('data-state', 'RUNNING', { timeout: 30_000 });
-    await expect(page.getByTestId('job-endpoint')).toHaveText(`https://svc-${id.slice(0, 8)}.de-jena.inference.ai-factory.example/v1`);
+    // Its model behind the portal's OpenAI-compatible gateway, with a curl and a Python snippet naming both.
+    await expect(page.getByTestId('job-endpoint')).toHaveText(/^https?:\/\/[^/]+\/api\/v1\/openai\/v1$/);
+    await expect(page.getByTestId('job-model')).toHaveText(model);
+    await expect(page.getByTestId('service-curl')).toContainText(`"model":"${model}"`);
+    await expect(page.getByTestId('service-python')).toContainText(`model="${model}"`);
+    await shoot(page, 'service-en', 'test-results/job-page');
     await expect.poll(async () => number('en', await page.getByTestId('job-requests').innerText()), { timeout: 15_000 }).toBeGreaterThan(0);
     await expect(page.getByTestId('job-cost')).toHaveText(/€\d/);
     await page.getByRole('button', { name: t('jobs.stopService') }).click();

@@ -5,6 +5,7 @@
 // The route (app/api/v1/[...path]/route.ts) only wires this to the process's database.
 import { downloadResponse, downloadTargetOf } from './files-http';
 import { uploadResponse } from './uploads-http';
+import { gatewayResponse } from './openai-gateway';
 import type { Body } from '~/server/services/files/upload-receive';
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
@@ -25,6 +26,9 @@ import { appRouter, createCaller } from './root';
 import { createContextInner, describeFieldErrors, type Context } from './trpc';
 
 export const REST_PREFIX = '/api/v1';
+
+/** The OpenAI-compatible gateway below the REST API (core/jobs/inference.ts GATEWAY_PATH). */
+const GATEWAY_PREFIX = '/openai/v1';
 
 /** What the REST API needs of its process; tests pass their own database, clock, scheduler and token check. */
 export interface RestDeps {
@@ -216,6 +220,9 @@ export function createRestHandler(deps: RestDeps): RestHandler {
             return errorOfCall(answer, error, locale);
           }
         }
+
+        // The OpenAI-compatible gateway (issue #29): its answers and refusals in OpenAI's shape.
+        if (path === GATEWAY_PREFIX || path.startsWith(`${GATEWAY_PREFIX}/`)) return withAnswer(answer, await gatewayResponse(ctx, req, path.slice(GATEWAY_PREFIX.length) || '/', new Headers(answer.headers)));
 
         // Files: resumable uploads (tus) and downloads (Range; a folder as a tar) stream, never read whole.
         if (path === '/uploads' || path.startsWith('/uploads/')) return withAnswer(answer, await uploadResponse(ctx, req, `${REST_PREFIX}/uploads`, body));

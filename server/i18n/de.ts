@@ -249,6 +249,7 @@ export const de: Record<MessageKey, string> = {
   'tokenScope.applications:write': 'applications:write — Anträge anlegen und einreichen',
   'tokenScope.files:read': 'files:read — Dateien in Projekt-Arbeitsbereichen auflisten und herunterladen',
   'tokenScope.files:write': 'files:write — Dateien in Projekt-Arbeitsbereichen hochladen, umbenennen und löschen',
+  'tokenScope.inference': 'inference — Modelle der Projekte und die gemeinsamen Modelle des Zentrums über die OpenAI-kompatible API aufrufen (aus dem Budget bezahlt)',
   'tokenScope.staff:read': 'staff:read — die Daten des Zentrums (Personal)',
   'tokenScope.staff:write': 'staff:write — als Personal handeln',
   // Password reset and e-mail verification (server/services/identity/password-reset.ts, email-verification.ts).
@@ -829,7 +830,7 @@ export const de: Record<MessageKey, string> = {
   'jobs.endpoint': "Endpunkt",
   'jobs.requestsServed': "Beantwortete Anfragen",
   'jobs.tokensServed': "Ausgelieferte Tokens",
-  'jobs.serviceSimulated': "Auf dem simulierten Cluster sind Endpunkt und Datenverkehr simuliert.",
+  'jobs.serviceSimulated': "Anfragen und Tokens sind aus der Laufzeit des Dienstes geschätzt, bis das Portal jeden Aufruf zählt.",
   'jobs.confirmCancelTitle': "Diesen Job abbrechen?",
   'jobs.confirmCancelText': "Ein wartender Job endet ohne Kosten; ein laufender wird für die gelaufene Zeit belastet. Der Rest der Reservierung wird freigegeben.",
   'jobs.confirmStopTitle': "Diesen Dienst stoppen?",
@@ -1846,4 +1847,10 @@ export const de: Record<MessageKey, string> = {
   'sessions.extendCost': "Reserviert {cost} mehr.",
   'sessions.extended': "Verlängert: endet jetzt {at}.",
   'sessions.noMoreTime': "Am Limit: Diese Sitzung kann nicht länger laufen.",
+  'job.servedModelOnlyInference': "Nur ein Inferenzdienst stellt ein Modell bereit: Lassen Sie den Modellnamen bei dieser Jobart weg.",
+  'job.servedModelInvalid': "Geben Sie den Modellnamen aus Buchstaben, Ziffern und . _ - / : an (beginnend mit einem Buchstaben oder einer Ziffer, höchstens 100 Zeichen), z. B. acme/support-7b.",
+  'jobs.servedModel': "Modellname in der API",
+  'jobs.servedModelHint': "Was Ihre Software der OpenAI-kompatiblen API des Portals als „model“ übergibt. Leer: nach dem Job benannt.",
+  'jobs.serviceModel': "Modell",
+  'jobs.serviceHowTo': "Rufen Sie ihn mit einem beliebigen OpenAI-Client auf: der Endpunkt als Basis-URL, der Modellname als „model“ und ein persönliches API-Token mit dem Bereich „inference“ als API-Schlüssel (Konto → API-Tokens).",
 };

@@ -248,6 +248,7 @@ export const en = {
   'tokenScope.applications:write': 'applications:write — create and submit applications',
   'tokenScope.files:read': 'files:read — list and download files in project workspaces',
   'tokenScope.files:write': 'files:write — upload, move and delete files in project workspaces',
+  'tokenScope.inference': 'inference — call your models and the centre’s shared models through the OpenAI-compatible API (charged to the budget)',
   'tokenScope.staff:read': 'staff:read — the centre’s records (staff)',
   'tokenScope.staff:write': 'staff:write — act as staff',
   // Password reset and e-mail verification (server/services/identity/password-reset.ts, email-verification.ts).
@@ -828,7 +829,7 @@ export const en = {
   'jobs.endpoint': "Endpoint",
   'jobs.requestsServed': "Requests served",
   'jobs.tokensServed': "Tokens served",
-  'jobs.serviceSimulated': "On the simulated cluster the endpoint and its traffic are simulated.",
+  'jobs.serviceSimulated': "Requests and tokens are estimated from the time the service has run, until the portal counts each call.",
   'jobs.confirmCancelTitle': "Cancel this job?",
   'jobs.confirmCancelText': "A waiting job ends without charge; a running one is charged for the time it ran. The rest of the reservation is released.",
   'jobs.confirmStopTitle': "Stop this service?",
@@ -1845,6 +1846,12 @@ export const en = {
   'sessions.extendCost': "Reserves {cost} more.",
   'sessions.extended': "Extended: it now ends {at}.",
   'sessions.noMoreTime': "At its limit: this session cannot run longer.",
+  'job.servedModelOnlyInference': "Only an inference service serves a model: leave the model name out for this kind of job.",
+  'job.servedModelInvalid': "Give the model name in letters, digits and . _ - / : (starting with a letter or digit, at most 100 characters), e.g. acme/support-7b.",
+  'jobs.servedModel': "Model name at the API",
+  'jobs.servedModelHint': "What your software passes as “model” to the portal's OpenAI-compatible API. Empty: named after the job.",
+  'jobs.serviceModel': "Model",
+  'jobs.serviceHowTo': "Call it with any OpenAI client: the endpoint as base URL, the model name as “model”, and a personal API token with the scope “inference” as API key (Account → API tokens).",
 } as const;
 
 export type MessageKey = keyof typeof en;

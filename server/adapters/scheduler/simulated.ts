@@ -30,6 +30,7 @@
 // snapshot); later instances continue it and their `cluster`, `policy`, `queueDepth`, `seed` and
 // `nodeFailures` options only apply to a new cluster. A different `speed` re-anchors the clock, so
 // time never jumps.
+import { followSimulatedServices } from './simulated-services';
 import { followSimulatedSessions } from './simulated-sessions';
 import { and, desc, eq, gt, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '~/db/client';
@@ -780,6 +781,8 @@ export function createSimulatedScheduler(options: SimulatedSchedulerOptions): Si
   async function writeOutput(items: readonly { job: OutputJob; status: SchedulerJobStatus }[], now: Date): Promise<void> {
     // Sessions start and stop their app on this machine; the others get their simulated output.
     followSimulatedSessions(items);
+    // Inference services run their model server here too (issue #29).
+    followSimulatedServices(items);
     // A few at a time: a round may follow thousands of jobs.
     for (let i = 0; i < items.length; i += 16) {
       await Promise.all(items.slice(i, i + 16).map(({ job, status }) => (job.kind === 'interactive' ? Promise.resolve() : writeSimulatedOutput({ ...job, kind: job.kind }, status, now, { speed }))));

@@ -6,6 +6,7 @@ import { idempotencyKeyField, resourceClassIdField, textField, uuidField } from 
 import { isoDateOut, jobRowOut, jobStateOut } from '~/server/api/outputs';
 import { exitStatusOut, fineTuneEstimateOut, jobEstimateOut, lowCarbonStartOut, jobTargetsOut } from './job.outputs';
 import { fineTuneEstimate } from '~/server/core/jobs/estimates';
+import { SERVED_MODEL_PATTERN } from '~/server/core/jobs/inference';
 import { JOB_DEPENDENCY_TYPES } from '~/server/core/scheduler/port';
 import { AppError } from '~/server/errors';
 import { jobWorkspace, readJobOutput } from '~/server/services/files/files';
@@ -38,6 +39,8 @@ export const submitJobInput = z.object({
   command: textField(1, MAX_SCRIPT_CHARS, { multiline: true }),
   env: envField,
   idempotencyKey: idempotencyKeyField,
+  /** An inference service's model name at the gateway (default: from the job's name); only for kind `inference` (checked in the service). */
+  servedModel: z.string().trim().regex(SERVED_MODEL_PATTERN, 'job.servedModelInvalid').optional(),
   /** Workspace paths the job reads (checked in the service: each must be a file or folder there); the job sees them as PORTAL_INPUTS. */
   inputs: z.array(z.string().max(4096)).max(20, 'job.inputsTooMany').optional(),
   /** Earliest start (ISO date-time); checked against the clock in the service (createJob). */
@@ -152,7 +155,7 @@ const jobView = z.object({
   costSoFarCents: z.number().int().nullable(),
   /** When the job waited for its `begin`: CO2e as run against starting at once (server/services/jobs/co2e-saved.ts). */
   co2eSaved: z.object({ co2eAtOnceGrams: z.number().int(), co2eAsRunGrams: z.number().int(), savedGrams: z.number().int() }).nullable(),
-  inference: z.object({ endpointUrl: z.string(), requests: z.number().int(), tokens: z.number().int() }).nullable(),
+  inference: z.object({ endpointUrl: z.string(), model: z.string(), requests: z.number().int(), tokens: z.number().int() }).nullable(),
   events: z.array(z.object({ id: z.number(), jobId: z.string(), at: isoDateOut, state: z.enum(jobState.enumValues), message: z.string().nullable(), data: z.record(z.string(), z.unknown()).nullable() })),
   /** The last lines of its stdout (of an array: its first task's); the rest: `GET /jobs/{jobId}/output`. */
   output: z.array(z.string()),

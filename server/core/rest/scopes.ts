@@ -4,7 +4,7 @@
  * Tenant scopes: read the tenant's records; submit and cancel jobs; create and submit applications; read
  * and write files in project workspaces (issue #27).
  */
-export const TENANT_SCOPES = ['read', 'jobs:write', 'applications:write', 'files:read', 'files:write'] as const;
+export const TENANT_SCOPES = ['read', 'jobs:write', 'applications:write', 'files:read', 'files:write', 'inference'] as const;
 /** Staff scopes: read the centre's records; act as staff. Only people with a staff role may hold them. */
 export const STAFF_SCOPES = ['staff:read', 'staff:write'] as const;
 export const TOKEN_SCOPES = [...TENANT_SCOPES, ...STAFF_SCOPES] as const;

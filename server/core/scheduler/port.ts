@@ -221,6 +221,8 @@ export interface OutputJob {
   /** An interactive session: its app (the launcher's argument) and the project's workspace it opens in. */
   app?: string;
   workspace?: string;
+  /** An inference service: the model name its server serves (issue #29). */
+  servedModel?: string;
 }
 
 /**

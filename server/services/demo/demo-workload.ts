@@ -7,6 +7,7 @@ import { jobEvents, jobs, resourceClasses, sites, tariffs, type OrgKind } from '
 import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
 import { simulatedOutcome, type JobKind } from '~/server/core/jobs/estimates';
 import { jobReservation } from '~/server/core/jobs/estimates';
+import { defaultServedModel } from '~/server/core/jobs/inference';
 import { createEngine, policyFromName, type JobSpec } from '~/server/core/sim';
 import { createRng, nextFloat } from '~/server/core/sim/random';
 import type { SchedulerJobStatus } from '~/server/core/scheduler/port';
@@ -112,6 +113,7 @@ export async function runDemoWorkload(db: Db, streams: DemoStream[], now: Date, 
         idempotencyKey: `demo-${p.id}`,
         name: `${p.kind.replace('_', '-')}-${p.id.slice(0, 6)}`,
         kind: p.kind,
+        servedModel: p.kind === 'inference' ? defaultServedModel(`${p.kind}-${p.id.slice(0, 6)}`) : null,
         resourceClassId: p.stream.resourceClassId,
         siteId: siteOf.get(p.stream.resourceClassId)!,
         gpus: p.spec.gpus,

@@ -10,6 +10,7 @@ import { and, count, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
 import { allocations, jobEvents, jobs, ledgerEntries, resourceClasses } from '~/db/schema';
+import { portalBaseUrl } from '~/server/env.js';
 import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
 import { createSimulatedScheduler, type SimulatedScheduler } from '~/server/adapters/scheduler/simulated';
 import { appRouter } from '~/server/api/root';
@@ -355,7 +356,9 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     await reconcileOnce(db, scheduler, now);
     const serving = await asUser(a).job.get({ jobId: service.id });
     expect(serving.state).toBe('RUNNING');
-    expect(serving.inference?.endpointUrl).toBe(`https://svc-${service.id.slice(0, 8)}.de-jena.inference.ai-factory.example/v1`);
+    // Its model at the portal's gateway, named after the job (none was given).
+    expect(serving.inference?.endpointUrl).toBe(`${portalBaseUrl()}/api/v1/openai/v1`);
+    expect(serving.inference?.model).toBe('llm-endpoint');
     expect(serving.inference?.requests).toBeGreaterThan(0);
     expect(serving.efficiency?.runSeconds).toBe(1800);
     expect(serving.costSoFarCents).toBe(chargeFor({ unit: 'cents', gpuSeconds: 2 * 1800, centsPerGpuHour: service.centsPerGpuHour }));

@@ -12,14 +12,14 @@ import { jobEfficiency } from '~/server/core/jobs/efficiency';
 import { ASSUMED_GPU_UTIL_PERCENT, chargeFor, jobEnergyEstimateWh, jobReservation, simulatedOutcome, type JobKind } from '~/server/core/jobs/estimates';
 import { exitStatus } from '~/server/core/jobs/exit-status';
 import { reservationShortfalls, type ReservationRoom } from '~/server/core/jobs/fit';
-import { inferenceTraffic } from '~/server/core/jobs/inference';
+import { defaultServedModel, GATEWAY_PATH, inferenceTraffic, SERVED_MODEL_PATTERN } from '~/server/core/jobs/inference';
 import { roleAtLeast } from '~/server/core/roles';
 import { projectGroupName } from '~/server/core/scheduler/identity';
 import { clusterNameOf, isBudgetEnforcing, isFinalState, isSchedulerRefused, isSchedulerUnavailable, type JobDependencyType, type SchedulerJobSpec, type SchedulerPort } from '~/server/core/scheduler/port';
 import { configuredCatalogue, localName, sitePowerCapW, type Catalogue } from '~/server/catalogue';
 import { siteIdleCentiW } from '~/server/core/sim/power';
 import { dependencyHolds } from '~/server/core/sim/types';
-import { env } from '~/server/env.js';
+import { env, portalBaseUrl } from '~/server/env.js';
 import { AppError } from '~/server/errors';
 import { logger } from '~/server/observability/log';
 import { countRefusal, countSubmission } from '~/server/observability/metrics';
@@ -64,6 +64,8 @@ export interface SubmitJobInput {
   estimate?: Record<string, unknown> & { runtimeSeconds?: number };
   /** An interactive session (kind `interactive`, issue #28): the catalogue's app and the idle time-out. */
   session?: { app: string; idleTimeoutSeconds: number };
+  /** An inference service (kind `inference`, issue #29): the model name it serves at the gateway; default: from the job's name. */
+  servedModel?: string;
 }
 
 export const ACTIVE_STATES = ['SUBMITTING', 'PENDING', 'RUNNING'] as const;
@@ -271,6 +273,10 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
   if (array && (input.kind === 'inference' || input.kind === 'interactive')) throw new AppError('BAD_REQUEST', 'job.arrayNotForServices', {}, 'array');
   // A session is one app on one node, started the way sessions are (services/sessions); no other job has one.
   if ((input.kind === 'interactive') !== (input.session !== undefined)) throw new AppError('BAD_REQUEST', 'session.kindOnly', {}, 'kind');
+  // An inference service serves one model under a name callers use at the gateway; no other job has one.
+  if (input.servedModel !== undefined && input.kind !== 'inference') throw new AppError('BAD_REQUEST', 'job.servedModelOnlyInference', {}, 'servedModel');
+  if (input.servedModel !== undefined && !SERVED_MODEL_PATTERN.test(input.servedModel)) throw new AppError('BAD_REQUEST', 'job.servedModelInvalid', {}, 'servedModel');
+  const servedModel = input.kind === 'inference' ? (input.servedModel ?? defaultServedModel(input.name)) : null;
   if (input.dependency) await checkDependency(db, allocation.projectId, input.dependency);
   // Files and folders picked from the project's workspace at the job's site: checked now, given to the job as PORTAL_INPUTS.
   const inputs = input.inputs?.length ? await inputsEnv(workspaceOf(configuredSiteRoots(), site.id, allocation.projectId), input.inputs) : {};
@@ -312,6 +318,7 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
       arrayThrottle: array?.throttle ?? null,
       app: input.session?.app ?? null,
       idleTimeoutSeconds: input.session?.idleTimeoutSeconds ?? null,
+      servedModel,
       // This request hands the job over right after the commit: it holds the lease from the start.
       handoverUntil: new Date(now.getTime() + HANDOVER_LEASE_MS),
     };
@@ -352,7 +359,7 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
 
 /** The values of a new job's row (an estimate as JSON text or null: a placeholder's null would be written as JSON null; the begin time as ISO text or null). */
 type NewJobValues = Omit<typeof jobs.$inferInsert, 'estimate' | 'beginAt' | 'dependency' | 'updatedAt' | 'handoverAttempts' | 'tasksRunning' | 'tasksEnded'> &
-  Required<Pick<typeof jobs.$inferInsert, 'id' | 'env' | 'simulation' | 'handoverUntil' | 'arraySpec' | 'arrayTasks' | 'arrayThrottle' | 'app' | 'idleTimeoutSeconds'>> & { estimate: string | null; submittedAt: Date; beginAt: string | null; dependency: string | null };
+  Required<Pick<typeof jobs.$inferInsert, 'id' | 'env' | 'simulation' | 'handoverUntil' | 'arraySpec' | 'arrayTasks' | 'arrayThrottle' | 'app' | 'idleTimeoutSeconds' | 'servedModel'>> & { estimate: string | null; submittedAt: Date; beginAt: string | null; dependency: string | null };
 
 /** arrayOf reads a job array's text (refused with the field named), or null for one job. */
 function arrayOf(text: string | undefined): JobArray | null {
@@ -425,6 +432,7 @@ function insertJobQuery(db: DbOrTx) {
       arrayThrottle: p('arrayThrottle'),
       app: p('app'),
       idleTimeoutSeconds: p('idleTimeoutSeconds'),
+      servedModel: p('servedModel'),
       updatedAt: p('submittedAt'),
       handoverUntil: p('handoverUntil'),
       handoverAttempts: 1,
@@ -771,7 +779,11 @@ export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string, loca
     exitStatus: exitStatus(job.exitCode, job.exitSignal),
     /** What the job has cost so far at its tariff (the settled cost once it ended). */
     costSoFarCents: job.costCents ?? (job.gpuSeconds !== null ? chargeFor({ unit: 'cents', gpuSeconds: job.gpuSeconds, centsPerGpuHour: job.centsPerGpuHour }) : null),
-    inference: job.kind === 'inference' ? inferenceTraffic({ jobId: job.id, siteId: job.siteId, gpus: job.gpus, runSeconds: efficiency?.runSeconds ?? 0 }) : null,
+    // The service's model at the portal's gateway: the `baseURL` of an OpenAI client and the model name.
+    inference:
+      job.kind === 'inference'
+        ? { endpointUrl: `${portalBaseUrl()}${GATEWAY_PATH}`, model: job.servedModel ?? defaultServedModel(job.name), ...inferenceTraffic({ jobId: job.id, gpus: job.gpus, runSeconds: efficiency?.runSeconds ?? 0 }) }
+        : null,
     env: Object.entries(env)
       .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
       .map(([name, value]) => ({ name, value: mayReadEnv ? value : null })),

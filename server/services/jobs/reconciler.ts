@@ -469,7 +469,7 @@ async function writeOutputs(db: Db, scheduler: SchedulerPort, items: readonly { 
   if (!running.length) return;
   try {
     // The image names the model a fine-tuning job writes, the inputs what it reads (the open rows leave both out).
-    const images = await db.select({ id: jobs.id, image: jobs.image, app: jobs.app, inputs: sql<string | null>`${jobs.env}->>'PORTAL_INPUTS'` }).from(jobs).where(inArray(jobs.id, running.map(({ job }) => job.id)));
+    const images = await db.select({ id: jobs.id, image: jobs.image, app: jobs.app, servedModel: jobs.servedModel, inputs: sql<string | null>`${jobs.env}->>'PORTAL_INPUTS'` }).from(jobs).where(inArray(jobs.id, running.map(({ job }) => job.id)));
     const kinds = new Map(images.map((r) => [r.id, r]));
     await scheduler.writeOutput!(
       running.flatMap(({ job, status }) => {
@@ -477,7 +477,7 @@ async function writeOutputs(db: Db, scheduler: SchedulerPort, items: readonly { 
         if (!extra) return [];
         const workspace = workspaceOf(roots, job.siteId, job.projectId);
         const session = extra.app ? { app: extra.app, workspace: workspace.dir } : {};
-        return [{ job: { jobId: job.id, workDir: jobDirOf(workspace, job.id), kind: job.kind, image: extra.image, gpus: job.gpus, arrayTasks: job.arrayTasks, ...(extra.inputs ? { inputs: extra.inputs.split(':') } : {}), ...session }, status }];
+        return [{ job: { jobId: job.id, workDir: jobDirOf(workspace, job.id), kind: job.kind, image: extra.image, gpus: job.gpus, arrayTasks: job.arrayTasks, ...(extra.inputs ? { inputs: extra.inputs.split(':') } : {}), ...session, ...(extra.servedModel ? { servedModel: extra.servedModel } : {}) }, status }];
       }),
       now,
     );

@@ -16,10 +16,10 @@ import type { Workspace } from '~/server/services/files/workspace';
 export const CONNECTION_FILE = 'connection.json';
 
 /** The most bytes the file may have (it holds four short fields). */
-const MAX_BYTES = 4096;
+export const MAX_BYTES = 4096;
 
 /** A node's name as the scheduler reports it: letters, digits, dots, hyphens, underscores; no port, no path. */
-const NODE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/;
+export const NODE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/;
 
 /** The app's secret: 32 to 128 characters of the URL-safe base64 alphabet. */
 export const SECRET_PATTERN = /^[A-Za-z0-9_-]{32,128}$/;
@@ -122,9 +122,16 @@ async function openConnectionFile(workspace: Workspace, jobId: string): Promise<
  * readConnection reads and checks a job's connection.json in its workspace: following no link on the
  * way (openConnectionFile), a regular file with one name only (a hard link could be another person's
  * file), readable by its owner alone (the launcher writes it 0600: a secret others can read is no
- * secret) and at most MAX_BYTES long.
+ * secret) and at most MAX_BYTES long. `parse` checks the content: a session's (parseConnection) by
+ * default, an inference service's (services/inference/replicas.ts) where its model server wrote it.
  */
-export async function readConnection(workspace: Workspace, jobId: string): Promise<SessionConnection | ConnectionMissing> {
+export async function readConnection(workspace: Workspace, jobId: string): Promise<SessionConnection | ConnectionMissing>;
+export async function readConnection<T>(workspace: Workspace, jobId: string, parse: (text: string, jobId: string) => { ok: true; connection: T } | { ok: false; field: string; problem: string }): Promise<T | ConnectionMissing>;
+export async function readConnection<T>(
+  workspace: Workspace,
+  jobId: string,
+  parse: (text: string, jobId: string) => { ok: true; connection: T } | { ok: false; field: string; problem: string } = parseConnection as never,
+): Promise<T | ConnectionMissing> {
   const handle = await openConnectionFile(workspace, jobId);
   if (typeof handle === 'string') return handle;
   try {
@@ -132,16 +139,16 @@ export async function readConnection(workspace: Workspace, jobId: string): Promi
     if (!st.isFile() || st.nlink !== 1 || (st.mode & 0o077) !== 0 || st.size > MAX_BYTES) {
       logger().warn(
         { component: 'sessions', jobId, file: st.isFile(), links: st.nlink, mode: (st.mode & 0o777).toString(8), bytes: st.size },
-        `the session's ${CONNECTION_FILE} must be a file of its own, mode 0600, at most ${MAX_BYTES} bytes; the session counts as not ready`,
+        `the job's ${CONNECTION_FILE} must be a file of its own, mode 0600, at most ${MAX_BYTES} bytes; the job counts as not ready`,
       );
       return 'invalid';
     }
     // One read of the whole small file (its size was just checked).
     const buffer = Buffer.alloc(st.size);
     const { bytesRead } = await handle.read(buffer, 0, st.size, 0);
-    const parsed = parseConnection(buffer.subarray(0, bytesRead).toString('utf8'), jobId);
+    const parsed = parse(buffer.subarray(0, bytesRead).toString('utf8'), jobId);
     if (!parsed.ok) {
-      logger().warn({ component: 'sessions', jobId, field: parsed.field }, `the session's ${CONNECTION_FILE}: ${parsed.field} ${parsed.problem}; the session counts as not ready`);
+      logger().warn({ component: 'sessions', jobId, field: parsed.field }, `the job's ${CONNECTION_FILE}: ${parsed.field} ${parsed.problem}; the job counts as not ready`);
       return 'invalid';
     }
     return parsed.connection;

@@ -130,6 +130,10 @@ export function JobDetail({ jobId }: { jobId: string }) {
               <dt className="text-slate-500">{t('jobs.endpoint')}</dt>
               <dd className="font-mono text-xs break-all" data-testid="job-endpoint">{job.inference.endpointUrl}</dd>
             </div>
+            <div className="min-w-0 sm:col-span-2">
+              <dt className="text-slate-500">{t('jobs.serviceModel')}</dt>
+              <dd className="font-mono text-xs break-all" data-testid="job-model">{job.inference.model}</dd>
+            </div>
             <div>
               <dt className="text-slate-500">{t('jobs.requestsServed')}</dt>
               <dd className="tabular-nums" data-testid="job-requests">{formatCount(locale, job.inference.requests)}</dd>
@@ -139,6 +143,8 @@ export function JobDetail({ jobId }: { jobId: string }) {
               <dd className="tabular-nums" data-testid="job-tokens">{formatCount(locale, job.inference.tokens)}</dd>
             </div>
           </dl>
+          <p className="mt-3 text-sm text-slate-700">{t('jobs.serviceHowTo')}</p>
+          <ServiceSnippets endpointUrl={job.inference.endpointUrl} model={job.inference.model} />
           <p className="mt-3 text-xs text-slate-500">{t('jobs.serviceSimulated')}</p>
         </Card>
       )}
@@ -357,5 +363,29 @@ function ArrayTasks({ array }: { array: NonNullable<Job['array']> }) {
         {array.started > array.list.length && <p className="text-xs text-slate-500">{t('jobs.array.shown', { shown: array.list.length, started: array.started })}</p>}
       </div>
     </Card>
+  );
+}
+
+/** How to call a service: curl and Python (the official `openai` client), with the token from the environment. */
+function ServiceSnippets({ endpointUrl, model }: { endpointUrl: string; model: string }) {
+  const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }] });
+  const curl = `curl ${endpointUrl}/chat/completions \\\n  -H "Authorization: Bearer $PORTAL_TOKEN" \\\n  -H "Content-Type: application/json" \\\n  -d '${body.replace(/'/g, `'\\''`)}'`;
+  const python = [
+    'import os',
+    'from openai import OpenAI',
+    '',
+    `client = OpenAI(base_url=${JSON.stringify(endpointUrl)}, api_key=os.environ["PORTAL_TOKEN"])`,
+    `answer = client.chat.completions.create(model=${JSON.stringify(model)}, messages=[{"role": "user", "content": "Hello"}])`,
+    'print(answer.choices[0].message.content)',
+  ].join('\n');
+  return (
+    <div className="mt-3 grid gap-3 lg:grid-cols-2">
+      <pre className="overflow-x-auto rounded bg-slate-900 p-3 text-xs text-slate-100" data-testid="service-curl" tabIndex={0}>
+        {curl}
+      </pre>
+      <pre className="overflow-x-auto rounded bg-slate-900 p-3 text-xs text-slate-100" data-testid="service-python" tabIndex={0}>
+        {python}
+      </pre>
+    </div>
   );
 }

@@ -49,6 +49,8 @@ export interface JobDraft {
   image: string;
   command: string;
   envText: string;
+  /** An inference service's model name at the gateway (empty: named after the job). */
+  servedModel?: string;
   params: string;
   tokens: string;
   utilisation: string;
@@ -68,7 +70,7 @@ function readDraft(id: string): Partial<JobDraft> | null {
   }
 }
 
-const SHOWN = ['allocationId', 'resourceClassId', 'name', 'kind', 'gpus', 'nodes', 'walltimeMinutes', 'image', 'command', 'env', 'dependency.jobIds', 'array', 'inputs'];
+const SHOWN = ['allocationId', 'resourceClassId', 'name', 'kind', 'gpus', 'nodes', 'walltimeMinutes', 'image', 'command', 'env', 'dependency.jobIds', 'array', 'inputs', 'servedModel'];
 
 function parseEnv(text: string): Record<string, string> {
   const env: Record<string, string> = {};
@@ -119,6 +121,7 @@ export function SubmitJobForm({
   const [image, setImage] = useState(start.image ?? 'nvcr.io/nvidia/pytorch:24.05-py3');
   const [command, setCommand] = useState(start.command ?? (startTemplate === 'fine-tune' ? 'python finetune.py --model-size 7B --tokens 0.5B' : 'torchrun --nproc_per_node=8 train.py --config config.yaml'));
   const [envText, setEnvText] = useState(start.envText ?? '');
+  const [servedModel, setServedModel] = useState(start.servedModel ?? '');
   const [params, setParams] = useState(start.params ?? '7');
   const [tokens, setTokens] = useState(start.tokens ?? '0.5');
   const [utilisation, setUtilisation] = useState(start.utilisation ?? '40');
@@ -158,6 +161,7 @@ export function SubmitJobForm({
       setImage((v) => valid(stored.image, v));
       setCommand((v) => valid(stored.command, v));
       setEnvText((v) => valid(stored.envText, v));
+      setServedModel((v) => valid(stored.servedModel, v));
       setParams((v) => valid(stored.params, v));
       setTokens((v) => valid(stored.tokens, v));
       setUtilisation((v) => valid(stored.utilisation, v));
@@ -173,13 +177,13 @@ export function SubmitJobForm({
 
   useEffect(() => {
     if (!draftId) return;
-    const draft: JobDraft = { template, allocationId, resourceClassId, kind, name, gpus, nodes, walltimeHours, image, command, envText, params, tokens, utilisation, sweep };
+    const draft: JobDraft = { template, allocationId, resourceClassId, kind, name, gpus, nodes, walltimeHours, image, command, envText, servedModel, params, tokens, utilisation, sweep };
     try {
       window.sessionStorage.setItem(DRAFT_PREFIX + draftId, JSON.stringify(draft));
     } catch {
       // Storage full or refused: the form still works, Back just starts afresh.
     }
-  }, [draftId, template, allocationId, resourceClassId, kind, name, gpus, nodes, walltimeHours, image, command, envText, params, tokens, utilisation, sweep]);
+  }, [draftId, template, allocationId, resourceClassId, kind, name, gpus, nodes, walltimeHours, image, command, envText, servedModel, params, tokens, utilisation, sweep]);
 
   const gpuCount = Math.max(0, Math.floor(Number(gpus) || 0));
   const nodeCount = Math.max(0, Math.floor(Number(nodes) || 0));
@@ -232,6 +236,7 @@ export function SubmitJobForm({
         env: envVars,
         idempotencyKey,
         ...(begin && kind !== 'inference' ? { begin: begin.toISOString() } : {}),
+        ...(kind === 'inference' && servedModel.trim() ? { servedModel: servedModel.trim() } : {}),
         ...(dependency ? { dependency } : {}),
         estimate:
           template === 'fine-tune' && fineTune.data
@@ -355,6 +360,11 @@ export function SubmitJobForm({
               </Field>
             )}
             {template === 'fine-tune' && fe.walltimeMinutes && <p className="text-sm text-red-700">{fe.walltimeMinutes}</p>}
+            {kind === 'inference' && (
+              <Field label={t('jobs.servedModel')} error={fe.servedModel} hint={t('jobs.servedModelHint')}>
+                <input value={servedModel} onChange={(e) => setServedModel(e.target.value)} maxLength={100} placeholder="acme/support-7b" className="font-mono" />
+              </Field>
+            )}
             <Field label={t('jobs.image')} error={fe.image}>
               <input value={image} onChange={(e) => setImage(e.target.value)} required />
             </Field>

@@ -1,0 +1,218 @@
+// The OpenAI-compatible gateway (issue #29) with the official `openai` client, end to end on the
+// simulated cluster: a company submits an inference service; the cluster starts its model server
+// (bin/portal-model-server.mjs) as the job; the client, pointed at `/api/v1/openai/v1` with a token of
+// scope `inference`, lists the model, gets chat completions non-streamed and streamed and embeddings;
+// a token without the scope, another tenant's token and a model nobody serves are refused in OpenAI's
+// shape; a replica whose server died is passed over for one that answers; the service's end stops its
+// server.
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db, DbHandle } from '~/db/client';
+import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
+import { createSimulatedScheduler, type SimulatedScheduler } from '~/server/adapters/scheduler/simulated';
+import { connectionFileOf, runningServices as runningModelServers } from '~/server/adapters/scheduler/simulated-services';
+import { createRestHandler } from '~/server/api/rest';
+import { defaultServedModel } from '~/server/core/jobs/inference';
+import { configuredSiteRoots } from '~/server/services/files/roots';
+import { jobDirOf, workspaceOf } from '~/server/services/files/workspace';
+import { reconcileOnce } from '~/server/services/jobs/reconciler';
+import { apiTokens } from '~/server/testing/api-tokens';
+import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
+
+type Tenant = Awaited<ReturnType<typeof createTenant>>;
+
+const TODAY = '2026-12-01';
+
+describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
+  let handle: DbHandle;
+  let db: Db;
+  let scheduler: SimulatedScheduler;
+  let server: http.Server;
+  let baseURL: string;
+  let tokens: ReturnType<typeof apiTokens>;
+  let company: Tenant;
+  let other: Tenant;
+  let allocationId: string;
+  let projectId: string;
+  let now = new Date(`${TODAY}T09:00:00Z`);
+  const clock = () => now;
+
+  beforeAll(async () => {
+    handle = await openTestDb(target);
+    db = handle.db;
+    const admin = await createStaff(db, 'admin');
+    company = await createTenant(db, { name: `Gateway GmbH ${randomUUID().slice(0, 6)}` });
+    other = await createTenant(db, { name: `Other AG ${randomUUID().slice(0, 6)}` });
+    ({ allocationId, projectId } = await activeAllocation(db, company, admin, { gpuHours: 500, today: TODAY }));
+    await activeAllocation(db, other, admin, { gpuHours: 10, today: TODAY });
+    scheduler = createSimulatedScheduler({ db, cluster: await clusterConfigFromCatalogue(db), speed: 60, now: clock, clusterId: `gateway-${randomUUID().slice(0, 8)}` });
+    tokens = apiTokens(db);
+    const rest = createRestHandler({ db: () => Promise.resolve(db), authenticate: tokens.authenticate, portalUrl: 'http://portal.test', perMinute: 100_000, scheduler, now: clock });
+    server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const gone = new AbortController();
+        res.on('close', () => {
+          if (!res.writableFinished) gone.abort();
+        });
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
+        const body = chunks.length ? Buffer.concat(chunks) : undefined;
+        void rest(new Request(`http://portal.test${req.url}`, { method: req.method, headers, body, signal: gone.signal })).then(async (response) => {
+          res.writeHead(response.status, Object.fromEntries(response.headers));
+          if (!response.body) return res.end();
+          const reader = response.body.getReader();
+          try {
+            for (let next = await reader.read(); !next.done; next = await reader.read()) res.write(next.value);
+            res.end();
+          } catch {
+            res.destroy();
+          }
+        });
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/openai/v1`;
+  });
+  afterAll(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    await handle?.close();
+  });
+
+  /** startService submits an inference service through the API and waits until its model server wrote its connection file. */
+  async function startService(model: string, name = 'support bot'): Promise<{ jobId: string; pid: number }> {
+    const job = await callerFor(db, { userId: company.userId, orgId: company.orgId, scheduler, now: clock }).job.submit({
+      allocationId,
+      resourceClassId: 'h100',
+      name,
+      kind: 'inference',
+      servedModel: model,
+      gpus: 1,
+      nodes: 1,
+      walltimeMinutes: 600,
+      image: 'vllm/vllm-openai:v0.6.3',
+      command: `vllm serve ${model}`,
+      env: {},
+      idempotencyKey: randomUUID(),
+    });
+    const file = connectionFileOf(jobDirOf(workspaceOf(configuredSiteRoots(), 'de-jena', projectId), job.id));
+    for (const deadline = Date.now() + 20_000; ; ) {
+      now = new Date(now.getTime() + 1000);
+      await reconcileOnce(db, scheduler, now);
+      const text = await readFile(file, 'utf8').catch(() => null);
+      if (text) return { jobId: job.id, pid: (JSON.parse(text) as { pid: number }).pid };
+      if (Date.now() > deadline) throw new Error(`the model server of ${job.id} wrote no connection file within 20 s`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  it('serves a company’s model to the official client: models, chat (whole and streamed), embeddings', { timeout: 60_000 }, async () => {
+    const { jobId } = await startService('gateway-gmbh/support-7b');
+    expect(runningModelServers()).toContain(jobId);
+    const client = new OpenAI({ baseURL, apiKey: await tokens.mint(company, ['inference']), maxRetries: 0 });
+
+    const models = await client.models.list();
+    expect(models.data.map((m) => m.id)).toEqual(['gateway-gmbh/support-7b']);
+    expect((await client.models.retrieve('gateway-gmbh/support-7b')).id).toBe('gateway-gmbh/support-7b');
+
+    const messages = [{ role: 'user' as const, content: 'Summarise the GPU budget, please.' }];
+    const whole = await client.chat.completions.create({ model: 'gateway-gmbh/support-7b', messages, max_tokens: 30, seed: 7 });
+    expect(whole.choices[0]!.message.content!.length).toBeGreaterThan(0);
+    expect(whole.usage!.prompt_tokens).toBeGreaterThan(0);
+    expect(whole.usage!.total_tokens).toBe(whole.usage!.prompt_tokens + whole.usage!.completion_tokens);
+
+    const stream = await client.chat.completions.create({ model: 'gateway-gmbh/support-7b', messages, max_tokens: 30, seed: 7, stream: true, stream_options: { include_usage: true } });
+    let text = '';
+    let usage: OpenAI.CompletionUsage | null | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      if (chunk.usage) usage = chunk.usage;
+    }
+    // The same request streamed: the same answer, the same usage.
+    expect(text).toBe(whole.choices[0]!.message.content);
+    expect(usage).toEqual(whole.usage);
+
+    const embedded = await client.embeddings.create({ model: 'gateway-gmbh/support-7b', input: ['GPU hours', 'invoice'] });
+    expect(embedded.data).toHaveLength(2);
+    expect(embedded.data[0]!.embedding.length).toBe(64);
+    expect(embedded.usage.prompt_tokens).toBeGreaterThan(0);
+
+    // The service's end stops its server: the model is gone from the list.
+    await callerFor(db, { userId: company.userId, orgId: company.orgId, scheduler, now: clock }).job.cancel({ jobId });
+    for (let i = 0; i < 5; i++) {
+      now = new Date(now.getTime() + 1000);
+      await reconcileOnce(db, scheduler, now);
+    }
+    expect(runningModelServers()).not.toContain(jobId);
+    expect((await client.models.list()).data).toEqual([]);
+    await expect(client.chat.completions.create({ model: 'gateway-gmbh/support-7b', messages })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
+  it('refuses a token without the scope, another tenant and an unknown model, in OpenAI’s shape', { timeout: 60_000 }, async () => {
+    await startService('gateway-gmbh/private-model', 'private');
+    const messages = [{ role: 'user' as const, content: 'Hello' }];
+    const readOnly = new OpenAI({ baseURL, apiKey: await tokens.mint(company, ['read', 'jobs:write']), maxRetries: 0 });
+    const refused = await readOnly.chat.completions.create({ model: 'gateway-gmbh/private-model', messages }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    expect((refused as InstanceType<typeof OpenAI.PermissionDeniedError>).message).toMatch(/inference/);
+
+    const stranger = new OpenAI({ baseURL, apiKey: await tokens.mint(other, ['inference']), maxRetries: 0 });
+    expect((await stranger.models.list()).data).toEqual([]);
+    const notTheirs = await stranger.chat.completions.create({ model: 'gateway-gmbh/private-model', messages }).catch((e: unknown) => e);
+    expect(notTheirs).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((notTheirs as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('model_not_found');
+
+    const mine = new OpenAI({ baseURL, apiKey: await tokens.mint(company, ['inference']), maxRetries: 0 });
+    const unknown = await mine.chat.completions.create({ model: 'nobody/serves-this', messages }).catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
+    const noModel = await fetch(`${baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${await tokens.mint(company, ['inference'])}`, 'content-type': 'application/json' }, body: '{"messages": []}' });
+    expect(noModel.status).toBe(400);
+    expect(await noModel.json()).toMatchObject({ error: { param: 'model', code: 'missing_required_parameter', type: 'invalid_request_error' } });
+  });
+
+  it('takes a model name only for a service, in its form; names one without after the job, as the migration named the old ones', async () => {
+    const caller = callerFor(db, { userId: company.userId, orgId: company.orgId, scheduler, now: clock });
+    const base = { allocationId, resourceClassId: 'h100', gpus: 1, nodes: 1, walltimeMinutes: 60, image: 'vllm/vllm-openai:v0.6.3', command: 'vllm serve x', env: {} };
+    const training = await caller.job.submit({ ...base, name: 'train', kind: 'training', servedModel: 'acme/x', idempotencyKey: randomUUID() }).catch((e: unknown) => e);
+    expect(String((training as { message?: string }).message)).toMatch(/Only an inference service serves a model/);
+    const bad = await caller.job.submit({ ...base, name: 'svc', kind: 'inference', servedModel: 'has space', idempotencyKey: randomUUID() }).catch((e: unknown) => e);
+    expect(JSON.stringify(bad)).toMatch(/servedModel/);
+    const named = await caller.job.submit({ ...base, name: 'Support Bot (EU)', kind: 'inference', idempotencyKey: randomUUID() });
+    expect((await caller.job.get({ jobId: named.id })).inference?.model).toBe('support-bot-eu');
+    await caller.job.cancel({ jobId: named.id });
+    // drizzle/0055's SQL names an older service as defaultServedModel does.
+    for (const name of ['LLM endpoint', '  Support bot (v2)! ', 'qwen2.5_chat', '!!!', `${'a'.repeat(63)} tail`, '-._x_.-']) {
+      const result: unknown = await db.execute(
+        sql`select coalesce(nullif(regexp_replace(left(regexp_replace(lower(${name}::text), '[^a-z0-9._-]+', '-', 'g'), 64), '^[-._]+|[-._]+$', '', 'g'), ''), 'model') as model`,
+      );
+      // postgres.js answers the rows, PGlite an object holding them.
+      const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { model: string }[];
+      expect(rows[0]!.model, name).toBe(defaultServedModel(name));
+    }
+  });
+
+  it('passes over a replica whose server died for one that answers', { timeout: 60_000 }, async () => {
+    const first = await startService('gateway-gmbh/replicated', 'replica one');
+    const second = await startService('gateway-gmbh/replicated', 'replica two');
+    const client = new OpenAI({ baseURL, apiKey: await tokens.mint(company, ['inference']), maxRetries: 0 });
+    // The first replica's server dies without a word (its connection file stays behind).
+    process.kill(first.pid, 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let i = 0; i < 4; i++) {
+      const answer = await client.chat.completions.create({ model: 'gateway-gmbh/replicated', messages: [{ role: 'user', content: `call ${i}` }], max_tokens: 5 });
+      expect(answer.choices[0]!.message.content!.length).toBeGreaterThan(0);
+    }
+    const log = await readFile(path.join(jobDirOf(workspaceOf(configuredSiteRoots(), 'de-jena', projectId), second.jobId), 'model-server.log'), 'utf8');
+    // Every call reached the second replica: its log has a line per request (never the prompt).
+    expect(log.split('\n').filter((l) => l.includes('"path":"/v1/chat/completions"'))).toHaveLength(4);
+    expect(log).not.toContain('call 0');
+  });
+});

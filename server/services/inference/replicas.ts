@@ -1,0 +1,101 @@
+// Where a tenant's models are served (issue #29): each running inference service of the tenant is a
+// replica of the model it serves. A service's model server writes where it listens into its job's
+// connection file (`.portal-session/connection.json`: {"host", "port", "model", "pid", "secret"}), as
+// a session's launcher does; the job wrote it, so it is checked like a session's (services/sessions/
+// connection.ts: no link on the way, one name, mode 0600, every field) and the host must be one of the
+// nodes the scheduler gave the job — the gateway connects nowhere else.
+import { and, asc, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db } from '~/db/client';
+import { jobs } from '~/db/schema';
+import type { SchedulerPort } from '~/server/core/scheduler/port';
+import { logger } from '~/server/observability/log';
+import { workspaceOf, type SiteRoots } from '~/server/services/files/workspace';
+import { CONNECTION_FILE, NODE_NAME, readConnection, SECRET_PATTERN } from '~/server/services/sessions/connection';
+import { actAsTenant } from '~/server/services/transaction';
+
+/** A model server that answers: where, and the secret it wants as its bearer token. */
+export interface Replica {
+  jobId: string;
+  siteId: string;
+  model: string;
+  address: string;
+  port: number;
+  secret: string;
+}
+
+/** A running service of the tenant, as the gateway lists it. */
+export interface ServiceRow {
+  jobId: string;
+  siteId: string;
+  projectId: string;
+  model: string;
+  nodeList: string[] | null;
+  startedAt: Date | null;
+}
+
+interface ModelConnection {
+  host: string;
+  port: number;
+  model: string;
+  secret: string;
+}
+
+const modelConnectionSchema = z.object({
+  host: z.string().regex(NODE_NAME, 'must be a node name'),
+  port: z.number().int('must be a whole number').min(1, 'must be 1 or more').max(65535, 'must be 65535 or less'),
+  model: z.string().min(1, 'must name the model').max(200, 'must be at most 200 characters'),
+  secret: z.string().regex(SECRET_PATTERN, 'must be 32 to 128 characters of A-Z, a-z, 0-9, _ and -'),
+});
+
+/** parseModelConnection checks the text of a service's connection file; a refusal names the field, never the value. */
+export function parseModelConnection(text: string): { ok: true; connection: ModelConnection } | { ok: false; field: string; problem: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, field: CONNECTION_FILE, problem: 'is not JSON' };
+  }
+  const parsed = modelConnectionSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.length ? issue.path.join('.') : CONNECTION_FILE;
+    return { ok: false, field, problem: issue?.path.length ? issue.message : 'must be an object with host, port, model and secret' };
+  }
+  return { ok: true, connection: { host: parsed.data.host, port: parsed.data.port, model: parsed.data.model, secret: parsed.data.secret } };
+}
+
+/** runningServices lists the tenant's running inference services (read as the tenant: row-level security), oldest first; `model` narrows to one model. */
+export async function runningServices(db: Db, orgId: string, model?: string): Promise<ServiceRow[]> {
+  return db.transaction(async (tx) => {
+    const [, rows] = await Promise.all([
+      actAsTenant(tx, orgId, 'read'),
+      tx
+        .select({ jobId: jobs.id, siteId: jobs.siteId, projectId: jobs.projectId, model: jobs.servedModel, nodeList: jobs.nodeList, startedAt: jobs.startedAt })
+        .from(jobs)
+        .where(and(eq(jobs.orgId, orgId), eq(jobs.kind, 'inference'), eq(jobs.state, 'RUNNING'), ...(model === undefined ? [] : [eq(jobs.servedModel, model)])))
+        .orderBy(asc(jobs.startedAt), asc(jobs.id)),
+    ]);
+    return rows.flatMap((r) => (r.model ? [{ ...r, model: r.model }] : []));
+  });
+}
+
+/**
+ * replicaOf reads a running service's connection file and decides where to connect: null while its
+ * server has not written one (starting) or when the file is not to be trusted (logged).
+ */
+export async function replicaOf(service: ServiceRow, deps: { roots: SiteRoots; scheduler: Pick<SchedulerPort, 'sessionAddress'> }): Promise<Replica | null> {
+  const connection = await readConnection(workspaceOf(deps.roots, service.siteId, service.projectId), service.jobId, parseModelConnection);
+  if (typeof connection === 'string') return null;
+  if (connection.model !== service.model) {
+    logger().warn({ component: 'inference', jobId: service.jobId }, "a service's connection file names another model than the service serves: not used");
+    return null;
+  }
+  // The host comes from a file the job wrote: only a node the scheduler gave this job is connected to.
+  if (!Array.isArray(service.nodeList) || !service.nodeList.includes(connection.host)) {
+    logger().warn({ component: 'inference', jobId: service.jobId, host: connection.host, nodes: service.nodeList ?? [] }, "a service's connection file names a host that is not one of its job's nodes: not used");
+    return null;
+  }
+  const address = (await deps.scheduler.sessionAddress?.(connection.host)) ?? connection.host;
+  return { jobId: service.jobId, siteId: service.siteId, model: service.model, address, port: connection.port, secret: connection.secret };
+}
