@@ -22,6 +22,7 @@ import { defaultServedModel } from '~/server/core/jobs/inference';
 import { configuredSiteRoots } from '~/server/services/files/roots';
 import { jobDirOf, workspaceOf } from '~/server/services/files/workspace';
 import { reconcileOnce } from '~/server/services/jobs/reconciler';
+import { metrics } from '~/server/observability/metrics';
 import { apiTokens } from '~/server/testing/api-tokens';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 
@@ -69,6 +70,10 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
           res.writeHead(response.status, Object.fromEntries(response.headers));
           if (!response.body) return res.end();
           const reader = response.body.getReader();
+          // A client that left cancels the answer, as Next does for a route's body.
+          res.on('close', () => {
+            if (!res.writableFinished) void reader.cancel().catch(() => undefined);
+          });
           try {
             for (let next = await reader.read(); !next.done; next = await reader.read()) res.write(next.value);
             res.end();
@@ -86,6 +91,13 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
     await new Promise((resolve) => server?.close(resolve));
     await handle?.close();
   });
+
+  /** counted sums a gateway metric's samples whose labels include `labels`. */
+  async function counted(name: string, labels: Record<string, string>): Promise<number> {
+    const family = name.replace(/_(count|sum|bucket)$/, '');
+    const json = await metrics().registry.getSingleMetric(family)!.get();
+    return json.values.filter((v) => (v as { metricName?: string }).metricName === undefined || (v as { metricName?: string }).metricName === name).filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x)).reduce((sum, v) => sum + v.value, 0);
+  }
 
   /** startService submits an inference service through the API and waits until its model server wrote its connection file. */
   async function startService(model: string, name = 'support bot'): Promise<{ jobId: string; pid: number }> {
@@ -139,6 +151,40 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
     // The same request streamed: the same answer, the same usage.
     expect(text).toBe(whole.choices[0]!.message.content);
     expect(usage).toEqual(whole.usage);
+
+    // Streamed without asking for usage: the client gets no usage chunk, the gateway still counts the tokens.
+    const tokensBefore = await counted('portal_gateway_tokens_total', { model: 'gateway-gmbh/support-7b', direction: 'completion' });
+    const plain = await client.chat.completions.create({ model: 'gateway-gmbh/support-7b', messages, max_tokens: 30, seed: 7, stream: true });
+    let plainText = '';
+    for await (const chunk of plain) {
+      expect(chunk.choices.length).toBeGreaterThan(0);
+      expect(chunk.usage ?? null).toBeNull();
+      plainText += chunk.choices[0]?.delta.content ?? '';
+    }
+    expect(plainText).toBe(text);
+    expect(await counted('portal_gateway_tokens_total', { model: 'gateway-gmbh/support-7b', direction: 'completion' })).toBe(tokensBefore + whole.usage!.completion_tokens);
+    expect(await counted('portal_gateway_requests_total', { model: 'gateway-gmbh/support-7b', status: '200' })).toBeGreaterThanOrEqual(3);
+    expect(await counted('portal_gateway_time_to_first_token_seconds_count', { model: 'gateway-gmbh/support-7b' })).toBeGreaterThanOrEqual(3);
+
+    // A client that leaves mid-stream: counted as aborted, with the tokens it was sent.
+    const abort = new AbortController();
+    const long = await client.chat.completions.create({ model: 'gateway-gmbh/support-7b', messages, max_tokens: 400, ignore_eos: true, stream: true } as OpenAI.ChatCompletionCreateParamsStreaming, { signal: abort.signal });
+    let received = 0;
+    // The client's iteration ends (quietly or with an abort error, as the SDK decides) once it aborted.
+    await (async () => {
+      for await (const chunk of long) {
+        if (chunk.choices[0]?.delta.content) received += 1;
+        if (received === 5) abort.abort();
+      }
+    })().catch(() => undefined);
+    expect(received).toBeGreaterThanOrEqual(5);
+    expect(received).toBeLessThan(400);
+    await expect.poll(() => counted('portal_gateway_errors_total', { model: 'gateway-gmbh/support-7b', kind: 'aborted' })).toBe(1);
+    // The model server heard of it too and stopped generating: its log's line for the call says aborted, with fewer tokens than asked.
+    const serverLog = path.join(jobDirOf(workspaceOf(configuredSiteRoots(), 'de-jena', projectId), jobId), 'model-server.log');
+    await expect.poll(async () => (await readFile(serverLog, 'utf8')).split('\n').some((l) => l.includes('"aborted":true'))).toBe(true);
+    const cut = (await readFile(serverLog, 'utf8')).split('\n').find((l) => l.includes('"aborted":true'))!;
+    expect((JSON.parse(cut) as { completion_tokens: number }).completion_tokens).toBeLessThan(400);
 
     const embedded = await client.embeddings.create({ model: 'gateway-gmbh/support-7b', input: ['GPU hours', 'invoice'] });
     expect(embedded.data).toHaveLength(2);

@@ -10,11 +10,17 @@
 // Neither the prompt nor the answer is stored or logged: the log has the request id, the model, the
 // replica, the status and the time.
 //
+// Each call is measured as it passes (core/inference/usage-tap.ts): its `usage` — for a stream the
+// gateway asks the server for it and keeps the extra chunk from a client that did not ask — the time to
+// its first token and its tokens per second, per model and site in Prometheus.
+//
 // Still to come (issue #29, next steps, docs in server/services/inference/README.md): the centre's shared
 // models; residency among replicas at several sites; metering of tokens into the ledger (reserve the
-// worst case, settle `usage`, 402 on an exhausted budget); x-ratelimit-* per tokens; Prometheus figures.
+// worst case, settle `usage`, 402 on an exhausted budget); x-ratelimit-* per tokens.
 import { rootsOf, schedulerOf, type Context } from '~/server/api/trpc';
+import { SseTap, WholeTap, type TapResult } from '~/server/core/inference/usage-tap';
 import { logger } from '~/server/observability/log';
+import { metrics } from '~/server/observability/metrics';
 import { replicaOf, runningServices, type Replica } from '~/server/services/inference/replicas';
 import { readBody } from './http-guard';
 
@@ -75,6 +81,12 @@ export async function gatewayResponse(ctx: Context, req: Request, path: string, 
   }
   const model = typeof parsed === 'object' && parsed !== null ? (parsed as { model?: unknown }).model : undefined;
   if (typeof model !== 'string' || model === '') return openAiError(400, 'Give the model to call as "model" (GET /models lists yours).', 'invalid_request_error', 'missing_required_parameter', 'model', headers);
+  // A stream's tokens are known from its last chunk's `usage`, which a server sends only when asked: the
+  // gateway asks for it on the client's behalf and takes that chunk out of what the client did not ask for.
+  const request = parsed as { stream?: unknown; stream_options?: { include_usage?: unknown } | null };
+  const streamed = request.stream === true;
+  const hideUsage = streamed && request.stream_options?.include_usage !== true;
+  const upstreamBody = hideUsage ? new TextEncoder().encode(JSON.stringify({ ...request, stream_options: { ...(request.stream_options ?? {}), include_usage: true } })) : body;
 
   const services = await runningServices(ctx.db, orgId, model);
   if (services.length === 0) return modelNotFound(model, headers);
@@ -89,72 +101,157 @@ export async function gatewayResponse(ctx: Context, req: Request, path: string, 
   const requestId = headers.get('x-request-id') ?? '';
   const started = performance.now();
   for (const replica of replicas) {
-    const upstream = await forward(replica, path, body, requestId, req.signal);
-    if (upstream === null) continue; // not reached before it answered: the next replica
+    const upstream = await forward(replica, path, upstreamBody, requestId, req.signal);
+    if (upstream === null) {
+      metrics().gatewayErrors.inc({ model, site: replica.siteId, kind: 'unreachable' });
+      continue; // not reached before it answered: the next replica
+    }
     const answer = new Headers(headers);
     for (const name of ['content-type', 'cache-control']) {
-      const value = upstream.response.headers.get(name);
+      const value = upstream.headers.get(name);
       if (value) answer.set(name, value);
     }
-    logger().info({ component: 'gateway', requestId, model, jobId: replica.jobId, site: replica.siteId, status: upstream.response.status, ms: Math.round(performance.now() - started) }, 'a model call was forwarded');
-    return new Response(upstream.body, { status: upstream.response.status, headers: answer });
+    const isStream = (upstream.headers.get('content-type') ?? '').startsWith('text/event-stream');
+    const metered = meter(upstream.body, {
+      stream: isStream,
+      hideUsage: hideUsage && isStream,
+      started,
+      release: upstream.release,
+      onEnd: (tapped, ended) => recordCall({ requestId, model, replica, status: upstream.status, tapped, started, ended }),
+    });
+    return new Response(metered, { status: upstream.status, headers: answer });
   }
   headers.set('retry-after', '5');
   return openAiError(503, `No server of the model ${model} answered. Try again in a few seconds.`, 'api_error', 'model_unavailable', null, headers);
 }
 
+/** What a replica answered: its status and headers, its body, and `release` (the replica is no longer busy). */
+interface Upstream {
+  status: number;
+  headers: Headers;
+  body: ReadableStream<Uint8Array> | null;
+  release: () => void;
+}
+
 /** forward sends the request to one replica; null when it could not be reached or failed before its headers. */
-async function forward(replica: Replica, path: string, body: Uint8Array<ArrayBuffer>, requestId: string, signal: AbortSignal): Promise<{ response: Response; body: ReadableStream<Uint8Array> | null } | null> {
+async function forward(replica: Replica, path: string, body: Uint8Array<ArrayBuffer>, requestId: string, signal: AbortSignal): Promise<Upstream | null> {
   const url = `http://${replica.address.includes(':') ? `[${replica.address}]` : replica.address}:${replica.port}/v1${path}`;
   inFlight.set(replica.jobId, (inFlight.get(replica.jobId) ?? 0) + 1);
   let counted = true;
-  const done = () => {
+  const release = () => {
     if (!counted) return;
     counted = false;
     const left = (inFlight.get(replica.jobId) ?? 1) - 1;
     if (left <= 0) inFlight.delete(replica.jobId);
     else inFlight.set(replica.jobId, left);
   };
-  let response: Response;
   try {
-    response = await fetch(url, {
+    const response = await fetch(url, {
       method: 'POST',
       headers: { authorization: `Bearer ${replica.secret}`, 'content-type': 'application/json', ...(requestId ? { 'x-request-id': requestId } : {}) },
       body,
       signal: AbortSignal.any([signal, AbortSignal.timeout(CONNECT_TIMEOUT_MS)]),
       redirect: 'manual',
     });
+    return { status: response.status, headers: response.headers, body: response.body, release };
   } catch (error) {
-    done();
+    release();
     if (signal.aborted) throw error;
     logger().warn({ component: 'gateway', requestId, jobId: replica.jobId, site: replica.siteId, err: error }, 'a model server could not be reached; the next replica is tried');
     return null;
   }
-  if (!response.body) {
-    done();
-    return { response, body: null };
+}
+
+/**
+ * meter passes an answer's body through as it comes (a stream's events at once), reading its usage on the
+ * way (core/inference/usage-tap.ts); `onEnd` gets what was read when the body ended, failed or the client
+ * cancelled it (`aborted`), and the replica is released then.
+ */
+function meter(
+  body: ReadableStream<Uint8Array> | null,
+  o: { stream: boolean; hideUsage: boolean; started: number; release: () => void; onEnd: (tapped: TapResult & { aborted: boolean }, ended: number) => void },
+): ReadableStream<Uint8Array> | null {
+  const sse = o.stream ? new SseTap(o.hideUsage) : null;
+  const whole = o.stream ? null : new WholeTap();
+  let finished = false;
+  const finish = (aborted: boolean) => {
+    if (finished) return;
+    finished = true;
+    o.release();
+    const at = performance.now();
+    if (whole) whole.end();
+    o.onEnd({ ...(sse ?? whole)!.result, aborted }, at);
+  };
+  if (!body) {
+    finish(false);
+    return null;
   }
-  // The body passes through as it comes (a stream's events at once); the replica counts as busy until it ended.
-  const reader = response.body.getReader();
-  const body2 = new ReadableStream<Uint8Array>({
+  const encoder = new TextEncoder();
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const { done: end, value } = await reader.read();
-        if (end) {
-          done();
+        const { done, value } = await reader.read();
+        const now = performance.now();
+        if (done) {
+          if (sse) for (const event of sse.end(now)) if (!event.drop) controller.enqueue(encoder.encode(event.text));
+          finish(false);
           controller.close();
-        } else controller.enqueue(value);
+          return;
+        }
+        if (whole) {
+          whole.feed(value, now);
+          controller.enqueue(value);
+          return;
+        }
+        const events = sse!.feed(value, now);
+        // Bytes go on at event boundaries: what is whole now, the rest with the next bytes.
+        const out = events.filter((e) => !e.drop).map((e) => e.text).join('');
+        if (out) controller.enqueue(encoder.encode(out));
       } catch (error) {
-        done();
+        finish(true);
         controller.error(error);
       }
     },
     async cancel(reason) {
-      done();
+      finish(true);
       await reader.cancel(reason).catch(() => undefined);
     },
   });
-  return { response, body: body2 };
+}
+
+/** recordCall counts one forwarded call in the metrics and logs it (never the prompt or the answer). */
+function recordCall(c: { requestId: string; model: string; replica: Replica; status: number; tapped: TapResult & { aborted: boolean }; started: number; ended: number }): void {
+  const labels = { model: c.model, site: c.replica.siteId };
+  const m = metrics();
+  m.gatewayRequests.inc({ ...labels, status: String(c.status) });
+  if (c.tapped.promptTokens !== null) m.gatewayTokens.inc({ ...labels, direction: 'prompt' }, c.tapped.promptTokens);
+  // Cut short: what was streamed (one piece a token, as the model servers send them).
+  const completion = c.tapped.completionTokens ?? c.tapped.streamedPieces;
+  if (completion > 0) m.gatewayTokens.inc({ ...labels, direction: 'completion' }, completion);
+  if (c.tapped.firstTokenAt !== null) {
+    m.gatewayFirstToken.observe(labels, (c.tapped.firstTokenAt - c.started) / 1000);
+    const seconds = (c.ended - c.tapped.firstTokenAt) / 1000;
+    if (completion > 1 && seconds > 0) m.gatewayTokensPerSecond.observe(labels, completion / seconds);
+  }
+  if (c.status >= 500) m.gatewayErrors.inc({ ...labels, kind: 'server_error' });
+  if (c.tapped.aborted) m.gatewayErrors.inc({ ...labels, kind: 'aborted' });
+  logger().info(
+    {
+      component: 'gateway',
+      requestId: c.requestId,
+      model: c.model,
+      jobId: c.replica.jobId,
+      site: c.replica.siteId,
+      status: c.status,
+      promptTokens: c.tapped.promptTokens,
+      completionTokens: completion,
+      aborted: c.tapped.aborted,
+      firstTokenMs: c.tapped.firstTokenAt === null ? null : Math.round(c.tapped.firstTokenAt - c.started),
+      ms: Math.round(c.ended - c.started),
+    },
+    'a model call was forwarded',
+  );
 }
 
 interface ModelObject {

@@ -117,6 +117,40 @@ function createFamilies(registry: Registry) {
     }),
     clusterPower: new Gauge({ name: 'portal_cluster_power_watts', help: 'Power drawn by each partition’s nodes, in watts.', labelNames: ['partition'] as const, registers }),
     clusterJobs: new Gauge({ name: 'portal_cluster_jobs', help: 'Jobs the scheduler holds, pending or running (all of them, not only the portal’s).', labelNames: ['state'] as const, registers }),
+    // The OpenAI-compatible gateway (issue #29), per model and site: the models are the running services'
+    // (a bounded set: one name per service), the sites the catalogue's.
+    gatewayRequests: new Counter({
+      name: 'portal_gateway_requests_total',
+      help: 'Model calls the gateway forwarded, by model, site and the model server’s status.',
+      labelNames: ['model', 'site', 'status'] as const,
+      registers,
+    }),
+    gatewayTokens: new Counter({
+      name: 'portal_gateway_tokens_total',
+      help: 'Tokens of the forwarded calls as their model servers reported them (usage), by model, site and direction (prompt, completion).',
+      labelNames: ['model', 'site', 'direction'] as const,
+      registers,
+    }),
+    gatewayFirstToken: new Histogram({
+      name: 'portal_gateway_time_to_first_token_seconds',
+      help: 'From the gateway taking a call to the first answer piece passing back (a whole answer: its first byte), by model and site.',
+      labelNames: ['model', 'site'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    gatewayTokensPerSecond: new Histogram({
+      name: 'portal_gateway_tokens_per_second',
+      help: 'Completion tokens per second of a call, from its first answer piece to its end, by model and site.',
+      labelNames: ['model', 'site'] as const,
+      buckets: [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 10000],
+      registers,
+    }),
+    gatewayErrors: new Counter({
+      name: 'portal_gateway_errors_total',
+      help: 'Model calls that failed, by model, site and kind: unreachable (no answer; another replica is tried), server_error (5xx), aborted (the client left mid-answer).',
+      labelNames: ['model', 'site', 'kind'] as const,
+      registers,
+    }),
   };
 }
 

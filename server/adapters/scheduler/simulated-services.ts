@@ -18,6 +18,9 @@ export const MODEL_SERVER = path.resolve(process.cwd(), 'bin/portal-model-server
 /** The model server's log in the job's folder: one line when ready, one JSON line per request (never a prompt or an answer). */
 export const MODEL_SERVER_LOG = 'model-server.log';
 
+/** The simulated model servers' time per answer token (ms). */
+export const SIM_TOKEN_DELAY_MS = 10;
+
 /** How long a model server has to stop after SIGTERM before it is killed. */
 const STOP_GRACE_MS = 5_000;
 
@@ -44,6 +47,9 @@ const services = simulatedChildren(
             // A fresh secret per service (URL-safe, 43 characters): only the connection file, 0600, knows it.
             PORTAL_MODEL_SECRET: randomBytes(32).toString('base64url'),
             PORTAL_MODEL_PARENT_PID: String(process.pid),
+            // Paced as a 7B model on one GPU streams, about 100 tokens a second: time to first token and
+            // tokens per second look like a real model's, and a client can leave in the middle of an answer.
+            PORTAL_MODEL_TOKEN_DELAY_MS: String(SIM_TOKEN_DELAY_MS),
           },
           stdout: MODEL_SERVER_LOG,
           stderr: MODEL_SERVER_LOG,
