@@ -7,8 +7,6 @@
 // server.
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import OpenAI from 'openai';
@@ -24,6 +22,7 @@ import { jobDirOf, workspaceOf } from '~/server/services/files/workspace';
 import { reconcileOnce } from '~/server/services/jobs/reconciler';
 import { metrics } from '~/server/observability/metrics';
 import { apiTokens } from '~/server/testing/api-tokens';
+import { serveFetch, type ServedFetch } from '~/server/testing/serve-fetch';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 
 type Tenant = Awaited<ReturnType<typeof createTenant>>;
@@ -34,7 +33,7 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
   let handle: DbHandle;
   let db: Db;
   let scheduler: SimulatedScheduler;
-  let server: http.Server;
+  let served: ServedFetch;
   let baseURL: string;
   let tokens: ReturnType<typeof apiTokens>;
   let company: Tenant;
@@ -55,40 +54,11 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
     scheduler = createSimulatedScheduler({ db, cluster: await clusterConfigFromCatalogue(db), speed: 60, now: clock, clusterId: `gateway-${randomUUID().slice(0, 8)}` });
     tokens = apiTokens(db);
     const rest = createRestHandler({ db: () => Promise.resolve(db), authenticate: tokens.authenticate, portalUrl: 'http://portal.test', perMinute: 100_000, scheduler, now: clock });
-    server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const gone = new AbortController();
-        res.on('close', () => {
-          if (!res.writableFinished) gone.abort();
-        });
-        const headers = new Headers();
-        for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
-        const body = chunks.length ? Buffer.concat(chunks) : undefined;
-        void rest(new Request(`http://portal.test${req.url}`, { method: req.method, headers, body, signal: gone.signal })).then(async (response) => {
-          res.writeHead(response.status, Object.fromEntries(response.headers));
-          if (!response.body) return res.end();
-          const reader = response.body.getReader();
-          // A client that left cancels the answer, as Next does for a route's body.
-          res.on('close', () => {
-            if (!res.writableFinished) void reader.cancel().catch(() => undefined);
-          });
-          try {
-            for (let next = await reader.read(); !next.done; next = await reader.read()) res.write(next.value);
-            res.end();
-          } catch {
-            res.destroy();
-          }
-        });
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/openai/v1`;
+    served = await serveFetch(rest);
+    baseURL = `${served.origin}/api/v1/openai/v1`;
   });
   afterAll(async () => {
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
+    await served?.close();
     await handle?.close();
   });
 

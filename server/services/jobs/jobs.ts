@@ -13,6 +13,8 @@ import { ASSUMED_GPU_UTIL_PERCENT, chargeFor, jobEnergyEstimateWh, jobReservatio
 import { exitStatus } from '~/server/core/jobs/exit-status';
 import { reservationShortfalls, type ReservationRoom } from '~/server/core/jobs/fit';
 import { defaultServedModel, GATEWAY_PATH, inferenceTraffic, SERVED_MODEL_PATTERN } from '~/server/core/jobs/inference';
+import { SESSION_FOLDER } from '~/server/core/files/paths';
+import { CONNECTION_FILE } from '~/server/services/sessions/connection';
 import { roleAtLeast } from '~/server/core/roles';
 import { projectGroupName } from '~/server/core/scheduler/identity';
 import { clusterNameOf, isBudgetEnforcing, isFinalState, isSchedulerRefused, isSchedulerUnavailable, type JobDependencyType, type SchedulerJobSpec, type SchedulerPort } from '~/server/core/scheduler/port';
@@ -445,6 +447,16 @@ function submittedEventQuery(db: DbOrTx) {
 }
 
 /**
+ * modelServerEnv tells an inference service's model server (issue #29) what to serve and where to say it
+ * listens: the model name callers use, the job folder's connection file (the gateway reads host, port
+ * and secret there, services/inference/replicas.ts), all of the node's addresses. The portal's own
+ * server (bin/portal-model-server.mjs) reads these as they are; a vLLM or TGI job wraps its server so.
+ */
+function modelServerEnv(servedModel: string, workDir: string): Record<string, string> {
+  return { PORTAL_MODEL_ID: servedModel, PORTAL_MODEL_CONNECTION_FILE: path.join(workDir, SESSION_FOLDER, CONNECTION_FILE), PORTAL_MODEL_HOST: '0.0.0.0' };
+}
+
+/**
  * dependencyAtHandover decides what it can of a job's dependency from the portal's own records: jobs that
  * ended here (settled, or final) satisfy it or never will; the others go to the scheduler by id, and one
  * not at the scheduler yet makes the hand-over wait.
@@ -533,7 +545,7 @@ export async function handToScheduler(db: Db, scheduler: SchedulerPort, job: Job
       image: job.image,
       command: job.command,
       // Where it runs, for its script: its folder and its project's workspace (inputs and results there).
-      env: { ...job.env, PORTAL_JOB_ID: job.id, ...(workDir ? { PORTAL_JOB_DIR: workDir, PORTAL_WORKSPACE: path.dirname(path.dirname(workDir)) } : {}) },
+      env: { ...job.env, PORTAL_JOB_ID: job.id, ...(workDir ? { PORTAL_JOB_DIR: workDir, PORTAL_WORKSPACE: path.dirname(path.dirname(workDir)) } : {}), ...(job.servedModel && workDir ? modelServerEnv(job.servedModel, workDir) : {}) },
       // A session's launcher runs on the node itself, outside any container (issue #28).
       ...(job.app ? { session: { app: job.app } } : {}),
       ...(job.beginAt ? { begin: job.beginAt } : {}),

@@ -148,14 +148,17 @@ async function settleInTx(tx: Tx, job: OpenJob, status: SchedulerJobStatus, site
   // Tasks that ended since the last round are settled first, each once (the job's row is locked by them).
   const tasksEnded = array ? await settleTasksInTx(tx, job, status.tasks ?? [], now) : null;
   const endedAt = endOf(status, now);
-  const waitSeconds = status.startedAt ? Math.max(0, Math.round((status.startedAt.getTime() - job.submittedAt.getTime()) / 1000)) : null;
+  // A start the portal saw is kept when the final report has none (Slurm reported a service stopped within
+  // its first second without a start time, and the job lost it: 0 GPU-seconds, no run on its page).
+  const startedAt = status.startedAt ?? job.startedAt;
+  const waitSeconds = startedAt ? Math.max(0, Math.round((startedAt.getTime() - job.submittedAt.getTime()) / 1000)) : null;
   const footprint = jobFootprint(status.energyWh, site);
   const done = await tx
     .update(jobs)
     .set({
       state: status.state,
       pendingReason: null,
-      startedAt: status.startedAt,
+      startedAt,
       endedAt,
       waitSeconds,
       ...footprint,
@@ -187,7 +190,7 @@ async function settleInTx(tx: Tx, job: OpenJob, status: SchedulerJobStatus, site
   const settled = await settleJobInTx(tx, { jobId: job.id, actualAmount: charged, at: endedAt, array });
   // Released earlier (queued at expiry, then started before the cancel arrived): still charge what ran.
   if (!settled.settled) await chargeReleasedJobInTx(tx, { jobId: job.id, amount: charged, at: endedAt, array });
-  return rollupParts({ ...job, startedAt: status.startedAt, endedAt, gpuSeconds: status.gpuSeconds, waitSeconds, costCents, energyWh: status.energyWh, ...footprint });
+  return rollupParts({ ...job, startedAt, endedAt, gpuSeconds: status.gpuSeconds, waitSeconds, costCents, energyWh: status.energyWh, ...footprint });
 }
 
 /**

@@ -65,4 +65,28 @@ describe.each(dbTargets())('a requeued job on %s', (target) => {
     await reconcileOnce(db, slurm.port, now());
     expect(await db.select().from(ledgerEntries).where(and(eq(ledgerEntries.jobId, job.id), eq(ledgerEntries.kind, 'charge')))).toHaveLength(1);
   });
+
+  it('keeps the start it saw when the final report has none (a service stopped within its first second on Slurm)', async () => {
+    const t0 = Date.UTC(2026, 11, 3, 9);
+    let clock = t0;
+    const now = () => new Date(clock);
+    const at = (seconds: number) => new Date(t0 + seconds * 1000);
+    const admin = await createStaff(db, 'admin');
+    const owner = await createTenant(db, { name: `Quick Stop ${randomUUID().slice(0, 6)}` });
+    const { allocationId } = await activeAllocation(db, owner, admin, { gpuHours: 100, today: now().toISOString().slice(0, 10) });
+    const slurm = scriptedScheduler();
+    const asOwner = callerFor(db, { userId: owner.userId, orgId: owner.orgId, now, scheduler: slurm.port });
+    const job = await asOwner.job.submit({ allocationId, resourceClassId: 'h100', name: 'quick', kind: 'inference', gpus: 2, nodes: 1, walltimeMinutes: 60, image: 'img', command: 'serve', env: {}, idempotencyKey: randomUUID() });
+    const row = async () => (await db.select().from(jobs).where(eq(jobs.id, job.id)))[0]!;
+    clock = t0 + 5_000;
+    slurm.set(job.id, { state: 'RUNNING', pendingReason: null, startedAt: at(2), nodeList: ['n1'], gpuSeconds: 0 });
+    await reconcileOnce(db, slurm.port, now());
+    expect((await row()).startedAt).toEqual(at(2));
+    clock = t0 + 10_000;
+    slurm.set(job.id, { state: 'COMPLETED', pendingReason: null, startedAt: null, endedAt: at(4), exitCode: 0, nodeList: ['n1'], gpuSeconds: 4 });
+    await reconcileOnce(db, slurm.port, now());
+    const settled = await row();
+    expect(settled).toMatchObject({ state: 'COMPLETED', startedAt: at(2), endedAt: at(4), gpuSeconds: 4, chargedAmount: 4, waitSeconds: 2 });
+    expect((await db.select().from(jobEvents).where(eq(jobEvents.jobId, job.id))).filter((e) => e.message === 'job.event.started')).toHaveLength(1);
+  });
 });

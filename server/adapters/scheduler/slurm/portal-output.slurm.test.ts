@@ -7,33 +7,20 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { TRPCError } from '@trpc/server';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db, DbHandle } from '~/db/client';
+import { describe, expect, it } from 'vitest';
 import { jobs } from '~/db/schema';
-import { slurmClassesFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
-import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { configuredSiteRoots } from '~/server/services/files/roots';
 import { workspaceOf } from '~/server/services/files/workspace';
 import { reconcileOnce } from '~/server/services/jobs/reconciler';
-import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
-import { createSlurmScheduler } from './index';
-import { testClusterSettings, waitUntil } from './testing';
+import { activeAllocation, callerFor, createStaff, createTenant } from '~/server/testing/harness';
+import { useSlurmPortal, waitUntil } from './testing';
 
 describe("a job's output on a real Slurm, in its workspace and on its page", () => {
-  let handle: DbHandle;
-  let db: Db;
-  const target = dbTargets().at(-1)!; // real Postgres when the run has one
+  const slurm = useSlurmPortal();
   const now = () => new Date();
-  let port: SchedulerPort;
-
-  beforeAll(async () => {
-    handle = await openTestDb(target);
-    db = handle.db;
-    port = createSlurmScheduler(testClusterSettings(), await slurmClassesFromCatalogue(db));
-  });
-  afterAll(async () => handle?.close());
 
   it('stdout grows in the workspace while the job runs; the portal follows it and shows all of it after the end', { timeout: 300_000 }, async () => {
+    const { db, port } = slurm;
     const admin = await createStaff(db, 'admin');
     const owner = await createTenant(db, { name: `Slurm Output ${randomUUID().slice(0, 6)}` });
     const other = await createTenant(db, { name: `Slurm Stranger ${randomUUID().slice(0, 6)}` });

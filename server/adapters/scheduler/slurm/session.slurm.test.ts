@@ -4,58 +4,36 @@
 // with the secret, and the person's browser gets Jupyter through it (the secret in no answer). Ending
 // the session stops the app; the job ends COMPLETED, charged the time it ran.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encode } from 'next-auth/jwt';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db, DbHandle } from '~/db/client';
+import { describe, expect, it } from 'vitest';
 import { allocations, jobs } from '~/db/schema';
-import { slurmClassesFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
-import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { configuredSiteRoots } from '~/server/services/files/roots';
 import { reconcileOnce } from '~/server/services/jobs/reconciler';
 import { createSessionProxy } from '~/server/api/sessions-http';
 import { startSession as startPortalSession } from '~/server/services/identity/sessions';
 import { sessionAccess } from '~/server/services/sessions/proxy-access';
 import { connectionFile } from '~/server/services/sessions/sessions';
-import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
-import { createSlurmScheduler } from './index';
-import { scontrolJob, testClusterSettings, waitUntil } from './testing';
+import { scontrolJob, useSlurmPortal, waitForJson, waitUntil } from './testing';
 
 describe('an interactive session on a real Slurm', () => {
-  let handle: DbHandle;
-  let db: Db;
-  const target = dbTargets().at(-1)!; // real Postgres when the run has one
+  const slurm = useSlurmPortal();
   const now = () => new Date();
-  let port: SchedulerPort;
-
-  beforeAll(async () => {
-    handle = await openTestDb(target);
-    db = handle.db;
-    port = createSlurmScheduler(testClusterSettings(), await slurmClassesFromCatalogue(db));
-  });
-  afterAll(async () => handle?.close());
 
   it('runs Jupyter on the node as a batch job, reachable at the node with its secret only, and stops it when ended', { timeout: 300_000 }, async () => {
-    const admin = await createStaff(db, 'admin');
-    const owner = await createTenant(db, { name: `Slurm Session ${randomUUID().slice(0, 6)}` });
-    const { allocationId, projectId } = await activeAllocation(db, owner, admin, { gpuHours: 10, today: now().toISOString().slice(0, 10), scheduler: port });
-    const api = callerFor(db, { userId: owner.userId, orgId: owner.orgId, now, scheduler: port });
+    const { db, port } = slurm;
+    const { owner, allocationId, projectId, api } = await slurm.newTenant('Slurm Session');
     const started = await api.session.start({ allocationId, resourceClassId: 'h100', app: 'jupyter', gpus: 1, walltimeMinutes: 10, idleTimeoutMinutes: 30, idempotencyKey: randomUUID() });
     const row = async () => (await db.select().from(jobs).where(eq(jobs.id, started.id)))[0]!;
     expect(await waitUntil(async () => (await reconcileOnce(db, port, now()), (await row()).state === 'RUNNING'), 120)).toBe(true);
 
     // The node's launcher writes the connection file once Jupyter answers.
     const file = connectionFile(configuredSiteRoots(), { id: started.id, siteId: 'de-jena', projectId });
-    let connection: { host: string; port: number; secret: string; basePath: string } | undefined;
-    expect(
-      await waitUntil(async () => {
-        connection = (JSON.parse(await readFile(file, 'utf8').catch(() => 'null')) as typeof connection | null) ?? undefined;
-        return connection !== undefined;
-      }, 120),
-    ).toBe(true);
+    const connection = await waitForJson<{ host: string; port: number; secret: string; basePath: string }>(file);
+    expect(connection).toBeDefined();
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const job = await row();
     expect(job.nodeList).toContain(connection!.host);

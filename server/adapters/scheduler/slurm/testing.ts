@@ -2,15 +2,20 @@
 // scripts/slurm-test-cluster.sh started (its env file, exported by .ci/run), Slurm's own accounting
 // (`sacct`) to compare charges with, and its daemons to stop and start for the outage tests.
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { eq } from 'drizzle-orm';
-import type { Db } from '~/db/client';
+import { afterAll, beforeAll } from 'vitest';
+import type { Db, DbHandle } from '~/db/client';
+import { slurmClassesFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
+import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { jobs } from '~/db/schema';
 import { configuredCatalogue } from '~/server/catalogue';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { reconcileOnce } from '~/server/services/jobs/reconciler';
 import { parseEnv } from '~/server/env.js';
 import type { SlurmClassInfo } from './adapter';
-import { slurmSettings, type SlurmSettings } from './index';
+import { createSlurmScheduler, slurmSettings, type SlurmSettings } from './index';
 
 /** The test cluster's settings, polling every second (tests wait in real time). */
 export function testClusterSettings(overrides: Partial<SlurmSettings> = {}): SlurmSettings {
@@ -121,4 +126,55 @@ export async function settleJob(db: Db, scheduler: SchedulerPort, jobId: string,
   if (!settled) throw new Error(`job ${jobId} was not settled within ${maxSeconds} s`);
   const [row] = await db.select().from(jobs).where(eq(jobs.id, jobId));
   return row!;
+}
+
+/** What a test of the portal on the test cluster works with: its database and the Slurm port on the catalogue's classes. */
+export interface SlurmPortal {
+  readonly db: Db;
+  readonly port: SchedulerPort;
+  /** newTenant makes a tenant (its owner) with an allocation of 10 GPU-hours granted by a new admin, and the owner's API on the port. */
+  newTenant(name: string): Promise<{ owner: Awaited<ReturnType<typeof createTenant>>; allocationId: string; projectId: string; api: ReturnType<typeof callerFor> }>;
+}
+
+/** waitForJson waits (up to `seconds`) until a file holds JSON and returns it (a job's connection file). */
+export async function waitForJson<T>(file: string, seconds = 120): Promise<T | undefined> {
+  let value: T | undefined;
+  await waitUntil(async () => {
+    value = (JSON.parse(await readFile(file, 'utf8').catch(() => 'null')) as T | null) ?? undefined;
+    return value !== undefined;
+  }, seconds);
+  return value;
+}
+
+/**
+ * useSlurmPortal opens the test database (real Postgres when the run has one) before the file's tests and
+ * the Slurm port on it, and closes the database after them: call it at the top of a `describe`.
+ */
+export function useSlurmPortal(): SlurmPortal {
+  let handle: DbHandle | undefined;
+  let db: Db | undefined;
+  let port: SchedulerPort | undefined;
+  beforeAll(async () => {
+    handle = await openTestDb(dbTargets().at(-1)!);
+    db = handle.db;
+    port = createSlurmScheduler(testClusterSettings(), await slurmClassesFromCatalogue(db));
+  });
+  afterAll(async () => handle?.close());
+  const now = () => new Date();
+  return {
+    async newTenant(name) {
+      const admin = await createStaff(this.db, 'admin');
+      const owner = await createTenant(this.db, { name: `${name} ${randomUUID().slice(0, 6)}` });
+      const { allocationId, projectId } = await activeAllocation(this.db, owner, admin, { gpuHours: 10, today: now().toISOString().slice(0, 10), scheduler: this.port });
+      return { owner, allocationId, projectId, api: callerFor(this.db, { userId: owner.userId, orgId: owner.orgId, now, scheduler: this.port }) };
+    },
+    get db() {
+      if (!db) throw new Error('useSlurmPortal: the database is open only inside the tests');
+      return db;
+    },
+    get port() {
+      if (!port) throw new Error('useSlurmPortal: the port is made only inside the tests');
+      return port;
+    },
+  };
 }
