@@ -1,0 +1,267 @@
+/**
+ * The OpenAI-compatible gateway's cost (issue #29): streamed chat completions through the portal's
+ * gateway against the same calls straight to the model server, at 1 and at 64 concurrent streams, in one
+ * run. Writes the section "## Inference gateway" of BENCHMARKS.md.
+ *
+ * The production build (`scripts/server.mjs`, as `npm start` runs it) on a fresh database of the local
+ * Postgres (demo mode, the demo centre seeded) and the simulated cluster; as the demo company's owner
+ * (owner@company.example) an inference service is submitted, whose job runs the portal's model server
+ * (bin/portal-model-server.mjs, paced at 10 ms a token as the simulated cluster starts it) on this
+ * machine. A token with the scope `inference` is made. Then, for each concurrency, the same number of
+ * streamed chat completions (`max_tokens` N with `ignore_eos`, so each streams exactly N tokens), first
+ * straight to the model server (its host, port and secret from the job's connection file), then through
+ * `/api/v1/openai/v1` — alternating rounds, so the machine's load falls on both alike. Per call: time to
+ * first token (request sent → first content chunk) and the whole call; per round: tokens per second over
+ * the round's wall time.
+ *
+ *   npm run bench:gateway -- [--calls 256] [--tokens 64] [--port 3212] [--rebuild | --no-build] [--webpack]
+ *                            [--database-url URL] [--keep] [--no-write]
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { projectGroupName } from '~/server/core/scheduler/identity';
+import { flag, intFlag, UsageError } from './args';
+import { atInterrupt, createBenchDatabase, DEFAULT_ADMIN_URL, describeServer, wasInterrupted, type BenchDatabase } from './database';
+import { Session } from './http-client';
+import { ensureBuild, startServer, type PortalServer } from './http-server';
+import { loadAverage, machine, mark, writeSection } from './markdown';
+import { ascending, median, num, quantile } from './stats';
+
+const SECTION = '## Inference gateway';
+const OWNER = 'owner@company.example';
+const DEMO_PASSWORD = 'demo-password';
+const MODEL = 'bench/support-7b';
+const CONCURRENCY = [1, 64] as const;
+const TARGET = { addedTtftP50Ms: 5, throughputRatio: 0.9 } as const;
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+interface Options {
+  adminUrl: string;
+  calls: number;
+  tokens: number;
+  port: number;
+  rebuild: boolean;
+  reuseBuild: boolean;
+  webpack: boolean;
+  keep: boolean;
+  write: boolean;
+}
+
+function options(): Options {
+  const argv = process.argv.slice(2);
+  return {
+    adminUrl: flag('--database-url') ?? DEFAULT_ADMIN_URL,
+    calls: intFlag('--calls', 256),
+    tokens: intFlag('--tokens', 64),
+    port: intFlag('--port', 3212),
+    rebuild: argv.includes('--rebuild'),
+    reuseBuild: argv.includes('--no-build'),
+    webpack: argv.includes('--webpack'),
+    keep: argv.includes('--keep'),
+    write: !argv.includes('--no-write'),
+  };
+}
+
+/** One streamed call: when its first token came and when it ended (ms after it was sent), and the tokens streamed. */
+interface Call {
+  ttftMs: number;
+  totalMs: number;
+  tokens: number;
+}
+
+/** stream sends one streamed chat completion and reads it to its end, counting content chunks. */
+async function stream(url: string, key: string, o: Options, i: number): Promise<Call> {
+  const t0 = performance.now();
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: `Benchmark call ${i}: tell me about GPU hours.` }], max_tokens: o.tokens, ignore_eos: true, stream: true }),
+  });
+  if (response.status !== 200 || !response.body) throw new Error(`${url}: HTTP ${response.status} ${await response.text()}`);
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let tokens = 0;
+  let ttftMs = Number.NaN;
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let cut: number;
+    while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      const event = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      if (!event.startsWith('data: ') || event === 'data: [DONE]') continue;
+      const content = (JSON.parse(event.slice(6)) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content;
+      if (content) {
+        tokens += 1;
+        if (Number.isNaN(ttftMs)) ttftMs = performance.now() - t0;
+      }
+    }
+  }
+  return { ttftMs, totalMs: performance.now() - t0, tokens };
+}
+
+interface Round {
+  calls: Call[];
+  wallMs: number;
+}
+
+/** round runs `calls` calls with `concurrency` in flight at once. */
+async function round(url: string, key: string, o: Options, concurrency: number, calls: number): Promise<Round> {
+  const done: Call[] = [];
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < calls) done.push(await stream(url, key, o, next++));
+    }),
+  );
+  const wallMs = performance.now() - t0;
+  for (const c of done) if (c.tokens !== o.tokens) throw new Error(`a call streamed ${c.tokens} tokens, expected ${o.tokens}`);
+  return { calls: done, wallMs };
+}
+
+interface Result {
+  concurrency: number;
+  direct: Round[];
+  gateway: Round[];
+}
+
+const tokensPerSecond = (rounds: Round[], o: Options) => rounds.reduce((s, r) => s + r.calls.length * o.tokens, 0) / (rounds.reduce((s, r) => s + r.wallMs, 0) / 1000);
+const all = (rounds: Round[], pick: (c: Call) => number) => ascending(rounds.flatMap((r) => r.calls.map(pick)));
+
+function section(o: Options, r: { results: Result[]; pgVersion: string; load0: string; load1: string; warmupMs: number }): string {
+  const rows: string[] = [];
+  const figures: string[] = [];
+  for (const x of r.results) {
+    const line = (path: string, rounds: Round[]) => {
+      const ttft = all(rounds, (c) => c.ttftMs);
+      const total = all(rounds, (c) => c.totalMs);
+      return `| ${x.concurrency} | ${path} | ${num(rounds.reduce((s, q) => s + q.calls.length, 0))} | ${num(median(ttft), 1)} ms | ${num(quantile(ttft, 0.99), 1)} ms | ${num(median(total), 1)} ms | ${num(quantile(total, 0.99), 1)} ms | ${num(tokensPerSecond(rounds, o), 0)} |`;
+    };
+    rows.push(line('straight to the model server', x.direct), line('through the gateway', x.gateway));
+    const added = median(all(x.gateway, (c) => c.ttftMs)) - median(all(x.direct, (c) => c.ttftMs));
+    const added99 = quantile(all(x.gateway, (c) => c.ttftMs), 0.99) - quantile(all(x.direct, (c) => c.ttftMs), 0.99);
+    const addedTotal = median(all(x.gateway, (c) => c.totalMs)) - median(all(x.direct, (c) => c.totalMs));
+    const ratio = tokensPerSecond(x.gateway, o) / tokensPerSecond(x.direct, o);
+    figures.push(
+      `| added time to first token, p50, ${x.concurrency} stream(s) | ≤ ${TARGET.addedTtftP50Ms} ms | ${num(added, 1)} ms | ${mark(added <= TARGET.addedTtftP50Ms)} |`,
+      `| added time to first token, p99, ${x.concurrency} stream(s) | — | ${num(added99, 1)} ms | |`,
+      `| added time per call, p50, ${x.concurrency} stream(s) | — | ${num(addedTotal, 1)} ms | |`,
+      `| tokens/s through the gateway ÷ straight, ${x.concurrency} stream(s) | ≥ ${TARGET.throughputRatio} | ${num(ratio, 3)} | ${mark(ratio >= TARGET.throughputRatio)} |`,
+    );
+  }
+  return [
+    SECTION,
+    '',
+    `Measured by \`npm run bench:gateway\` (\`bench/gateway.ts\`) on ${new Date().toISOString().slice(0, 10)}. Machine: ${machine()}; the server (\`scripts/server.mjs\` on the production build, one Node process with the portal's worker), PostgreSQL ${r.pgVersion} (a fresh database, dropped after the run), the model server and the client on the same machine. Load average at the start / end: ${r.load0} → ${r.load1}.`,
+    `The demo company's owner submits an inference service serving \`${MODEL}\`; the simulated cluster runs its job as the portal's model server (\`bin/portal-model-server.mjs\`, 10 ms a token). Each call is a streamed chat completion of exactly ${o.tokens} tokens (\`ignore_eos\`), read to its end by a plain \`fetch\` client; rounds straight to the model server (its address and secret from the job's connection file) and through \`/api/v1/openai/v1\` (a token with the scope \`inference\`) alternate, two rounds each: ${o.calls} calls a round at 64 streams at once, ${Math.min(o.calls, 32)} one after another. Time to first token: request sent → first content chunk. Tokens/s: tokens streamed ÷ the rounds' wall time. A warm-up round through the gateway first (${num(r.warmupMs)} ms, not counted).`,
+    '',
+    '| streams at once | path | calls | time to first token, p50 | p99 | whole call, p50 | p99 | tokens/s |',
+    '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows,
+    '',
+    'What the gateway adds to each call: the token check and its rate-limit count (one statement each), the tenant\'s running services of the model (read as the tenant), the replica\'s connection file, the forward, and reading the stream as it passes (each event parsed for its usage) — the answer\'s events go on as they come.',
+    '',
+    '| figure | target | measured | |',
+    '| --- | --- | ---: | --- |',
+    ...figures,
+    '',
+    `Regenerate with \`npm run bench:gateway\` (\`--calls ${o.calls} --tokens ${o.tokens}\`).`,
+    '',
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const o = options();
+  if (o.calls < 64) throw new UsageError('--calls must be at least 64 (one round at 64 streams at once)');
+  const load0 = loadAverage();
+  log(`bench/gateway — ${o.calls} calls a round, ${o.tokens} tokens each; ${machine()}; load average ${load0}`);
+  ensureBuild(root, { rebuild: o.rebuild, reuse: o.reuseBuild, webpack: o.webpack }, log);
+  let database: BenchDatabase | undefined;
+  let server: PortalServer | undefined;
+  const work = mkdtempSync(join(tmpdir(), 'portal-bench-gateway-'));
+  const unregisterWork = atInterrupt(() => Promise.resolve(o.keep ? undefined : rmSync(work, { recursive: true, force: true })));
+  let unregisterServer = () => {};
+  try {
+    const dataDir = join(work, 'data');
+    const filesDir = join(work, 'files');
+    mkdirSync(dataDir);
+    mkdirSync(filesDir);
+    database = await createBenchDatabase(o.adminUrl, { keep: o.keep, log });
+    server = await startServer(root, { port: o.port, databaseUrl: database.url, dataDir, env: { SIM_NODE_MTBF_HOURS: '0', PORTAL_FILES_DIR: filesDir, API_RATE_LIMIT_PER_MINUTE: '1000000' } });
+    unregisterServer = atInterrupt(server.stop);
+    const session = new Session(server.base);
+    await session.signIn(OWNER, DEMO_PASSWORD);
+    const targets = await session.must<{ allocations: { id: string; projectId: string; available: number }[]; resourceClasses: { id: string; siteId: string }[] }>('job.targets', undefined, 'query');
+    const allocation = [...targets.allocations].sort((a, b) => b.available - a.available)[0];
+    const rc = targets.resourceClasses[0];
+    if (!allocation || !rc) throw new Error(`${OWNER} has no allocation or resource class to run a service on`);
+    const job = await session.must<{ id: string }>('job.submit', {
+      allocationId: allocation.id,
+      resourceClassId: rc.id,
+      name: 'bench gateway',
+      kind: 'inference',
+      servedModel: MODEL,
+      gpus: 1,
+      nodes: 1,
+      walltimeMinutes: 600,
+      image: 'vllm/vllm-openai:v0.6.3',
+      command: `vllm serve ${MODEL}`,
+      env: {},
+      idempotencyKey: crypto.randomUUID(),
+    });
+    const me = await session.must<{ organisations?: { id: string }[]; activeOrgId?: string }>('account.me', undefined, 'query');
+    const orgs = await session.must<{ id: string }[]>('account.myOrganisations', undefined, 'query');
+    const orgId = me.activeOrgId ?? orgs[0]?.id;
+    if (!orgId) throw new Error(`${OWNER} belongs to no organisation`);
+    const { token } = await session.must<{ token: string }>('account.createApiToken', { name: 'bench gateway', orgId, scopes: ['inference'], expiresInDays: 1 });
+    const file = join(filesDir, rc.siteId, projectGroupName(allocation.projectId), 'jobs', job.id, '.portal-session', 'connection.json');
+    log(`service ${job.id}: waiting for its model server (${file})…`);
+    let connection: { host: string; port: number; secret: string } | undefined;
+    for (const deadline = Date.now() + 120_000; !connection; await new Promise((r) => setTimeout(r, 250))) {
+      try {
+        connection = JSON.parse(readFileSync(file, 'utf8')) as typeof connection;
+      } catch {
+        if (Date.now() > deadline) throw new Error(`the model server wrote no connection file within 120 s (${file})`);
+      }
+    }
+    const direct = `http://127.0.0.1:${connection.port}/v1/chat/completions`;
+    const gateway = `${server.base}/api/v1/openai/v1/chat/completions`;
+    const w0 = performance.now();
+    await round(gateway, token, o, 8, 64);
+    const warmupMs = performance.now() - w0;
+    const results: Result[] = [];
+    for (const concurrency of CONCURRENCY) {
+      const calls = concurrency === 1 ? Math.min(o.calls, 32) : o.calls;
+      const result: Result = { concurrency, direct: [], gateway: [] };
+      for (let k = 0; k < 2; k++) {
+        result.direct.push(await round(direct, connection.secret, o, concurrency, calls));
+        result.gateway.push(await round(gateway, token, o, concurrency, calls));
+        log(`  ${concurrency} at once, round ${k + 1}: straight ${num(tokensPerSecond(result.direct.slice(-1), o))} tok/s, gateway ${num(tokensPerSecond(result.gateway.slice(-1), o))} tok/s`);
+      }
+      results.push(result);
+    }
+    const text = section(o, { results, pgVersion: await describeServer(o.adminUrl), load0, load1: loadAverage(), warmupMs });
+    log(`\n${text}`);
+    if (o.write) log(`wrote ${writeSection(root, SECTION, text)}`);
+  } catch (error) {
+    if (server) log(`--- last lines of the server ---\n${server.tail()}`);
+    throw error;
+  } finally {
+    await server?.stop().catch(() => undefined);
+    unregisterServer();
+    await database?.drop().catch((error: unknown) => log(`could not drop ${database?.name}: ${String(error)}`));
+    if (!o.keep) rmSync(work, { recursive: true, force: true });
+    unregisterWork();
+  }
+}
+
+main().catch((error: unknown) => {
+  if (wasInterrupted()) return;
+  if (error instanceof UsageError) console.error(`bench/gateway: ${error.message}`);
+  else console.error(error);
+  process.exitCode = 1;
+});
