@@ -40,6 +40,9 @@ describe('which requests the transfers take', () => {
     expect(routeOf('PATCH', '/api/v1/uploads/de-jena.0b3c')).toEqual({ kind: 'rest' });
     expect(routeOf('GET', '/api/v1/projects/p-1/files/content?site=x&path=y')).toEqual({ kind: 'rest' });
     expect(routeOf('HEAD', '/api/v1/projects/p-1/files/content')).toEqual({ kind: 'rest' });
+    expect(routeOf('POST', '/api/v1/openai/v1/chat/completions')).toEqual({ kind: 'gateway' });
+    expect(routeOf('GET', '/api/v1/openai/v1/models')).toEqual({ kind: 'gateway' });
+    expect(routeOf('POST', '/api/v1/openai/v2/chat/completions')).toBeNull();
     for (const [method, url] of [
       ['POST', '/api/uploads'],
       ['HEAD', '/api/uploads/de-jena.0b3c'],
@@ -237,6 +240,22 @@ describe.each(dbTargets())('the file transfers before Next.js on %s', (target) =
     const error = JSON.parse(theirs.body.toString()) as { error: { code: string; requestId: string } };
     expect(error.error.code).toBe('NOT_FOUND');
     expect(error.error.requestId).toBe(theirs.headers['x-request-id']);
+  });
+
+  it('takes the gateway’s calls with their bodies: the REST handler’s token check, the gateway’s answers and limits', async () => {
+    const { owner } = await setup();
+    const key = await tokens.mint(owner, ['inference']);
+    const call = (body: Buffer, headers: Record<string, string> = { authorization: `Bearer ${key}` }) => send('POST', '/api/v1/openai/v1/chat/completions', { 'content-type': 'application/json', ...headers }, body);
+    expect((await call(Buffer.from('{}'), {})).status).toBe(401);
+    const unknown = await call(Buffer.from(JSON.stringify({ model: 'nobody/runs-this', messages: [{ role: 'user', content: 'hi' }] })));
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body.toString())).toMatchObject({ error: { code: 'model_not_found', param: 'model' } });
+    const noModel = await call(Buffer.from('{"messages":[]}'));
+    expect(JSON.parse(noModel.body.toString())).toMatchObject({ error: { code: 'missing_required_parameter', param: 'model' } });
+    const huge = await call(Buffer.alloc(9 * 1024 * 1024, 0x20));
+    expect(huge.status).toBe(413);
+    const models = await send('GET', '/api/v1/openai/v1/models', { authorization: `Bearer ${key}` });
+    expect(JSON.parse(models.body.toString())).toEqual({ object: 'list', data: [] });
   });
 
   it('goes on serving when a client leaves in the middle of a download', async () => {

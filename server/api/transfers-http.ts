@@ -9,7 +9,9 @@
 // its route built it, the REST API's handler with its token check, rate limit and error shape, then
 // uploads-http.ts and files-http.ts with their rules — but a PATCH's body is the Node request itself and
 // a download's body goes to the socket chunk by chunk with its length. Every other request under those
-// paths (a tus POST, HEAD, DELETE; the rest of the REST API) stays with Next's routes.
+// paths (a tus POST, HEAD, DELETE; the rest of the REST API) stays with Next's routes. The
+// OpenAI-compatible gateway's calls (`/api/v1/openai/v1/…`, issue #29) come here too: a model's
+// stream then goes to the socket event by event, without Next's route between (bench:gateway).
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Db } from '~/db/client';
 import { clientAddress } from '~/server/core/rate-limits';
@@ -25,6 +27,7 @@ import { ORG_COOKIE } from './cookies';
 import { downloadResponse, downloadTargetOf } from './files-http';
 import { parseCookies } from './sessions-headers';
 import { createContextInner, type Context } from './trpc';
+import { MAX_GATEWAY_BODY_BYTES } from './openai-gateway';
 import type { RestHandler } from './rest';
 import { uploadResponse } from './uploads-http';
 
@@ -41,13 +44,17 @@ const UPLOAD_ROUTE = '/api/uploads';
 const DOWNLOAD_ROUTE = '/api/projects/[projectId]/files/download';
 const REST_ROUTE = '/api/v1';
 
-type Route = { kind: 'upload' } | { kind: 'download'; projectId: string } | { kind: 'rest' };
+/** The OpenAI-compatible gateway's calls (server/api/openai-gateway.ts): a stream's events go to the socket as they come. */
+const GATEWAY_PATH = /^\/api\/v1\/openai\/v1(\/|$)/;
+
+type Route = { kind: 'upload' } | { kind: 'download'; projectId: string } | { kind: 'rest' } | { kind: 'gateway' };
 
 /** routeOf tells whether a request is one of the two this server answers itself, and which. */
 export function routeOf(method: string | undefined, url: string | undefined): Route | null {
   if (!url || !method) return null;
   const path = url.split(/[?#]/, 1)[0]!;
   if (method === 'PATCH' && UPLOAD_PATH.test(path)) return { kind: 'upload' };
+  if ((method === 'GET' || method === 'POST') && GATEWAY_PATH.test(path)) return { kind: 'gateway' };
   if ((method === 'PATCH' && REST_UPLOAD_PATH.test(path)) || ((method === 'GET' || method === 'HEAD') && REST_DOWNLOAD_PATH.test(path))) return { kind: 'rest' };
   const download = DOWNLOAD_PATH.exec(path);
   if (download && (method === 'GET' || method === 'HEAD')) {
@@ -110,7 +117,11 @@ async function answer(deps: TransferDeps, route: Route, req: IncomingMessage, re
   });
   const request = new Request(new URL(req.url!, 'http://portal.invalid'), { method: req.method, headers: headersOf(req.headers), signal: gone.signal });
   let response: Response;
-  if (route.kind === 'rest') response = await deps.rest(request, req);
+  if (route.kind === 'gateway') {
+    // A model call's body is small JSON: read whole (to the gateway's limit, one byte more to tell it was over).
+    const body = await readUpTo(req, MAX_GATEWAY_BODY_BYTES + 1);
+    response = await deps.rest(new Request(request, body ? { body: new Uint8Array(body) } : {}));
+  } else if (route.kind === 'rest') response = await deps.rest(request, req);
   else {
     const ctx = await browserContext(deps, req, request.headers);
     response =
@@ -175,6 +186,18 @@ async function send(res: ServerResponse, response: Response, gone: AbortSignal):
   } finally {
     gone.removeEventListener('abort', onGone);
   }
+}
+
+/** readUpTo reads a request's body up to `max` bytes (more is dropped: the reader refuses it by its size); null when it has none. */
+async function readUpTo(req: IncomingMessage, max: number): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    if (size >= max) continue;
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return size === 0 ? null : Buffer.concat(chunks).subarray(0, max);
 }
 
 /** drained waits until the response can take more (drain) or is gone (close), leaving no listener behind. */
