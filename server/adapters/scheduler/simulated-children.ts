@@ -32,7 +32,8 @@ export interface SimulatedChildren {
 }
 
 interface Registry {
-  children: Map<string, ChildProcess>;
+  /** Each job's child, and whether it leads its own process group (kept here: a module loaded twice shares it). */
+  children: Map<string, { child: ChildProcess; group: boolean }>;
   exitHook: boolean;
 }
 
@@ -50,7 +51,7 @@ export function loginEnv(): Record<string, string | undefined> {
  */
 export function simulatedChildren(name: string, specOf: (job: OutputJob, node: string) => ChildSpec | null, graceMs: number): SimulatedChildren {
   const holder = globalThis as unknown as Record<string, Registry | undefined>;
-  const registry: Registry = (holder[`__portalSim_${name}`] ??= { children: new Map(), exitHook: false });
+  const registry: Registry = (holder[`__portalSimChildren_${name}`] ??= { children: new Map(), exitHook: false });
 
   const signal = (child: ChildProcess, group: boolean, sig: NodeJS.Signals) => {
     try {
@@ -61,7 +62,7 @@ export function simulatedChildren(name: string, specOf: (job: OutputJob, node: s
     }
   };
 
-  const stop = (jobId: string, child: ChildProcess, group: boolean) => {
+  const stop = (jobId: string, { child, group }: { child: ChildProcess; group: boolean }) => {
     registry.children.delete(jobId);
     if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
     signal(child, group, 'SIGTERM');
@@ -71,8 +72,6 @@ export function simulatedChildren(name: string, specOf: (job: OutputJob, node: s
     timer.unref();
   };
 
-  const groups = new Map<string, boolean>();
-
   const start = (job: OutputJob, spec: ChildSpec) => {
     fs.mkdirSync(job.workDir, { recursive: true });
     const out = fs.openSync(path.join(job.workDir, spec.stdout), 'a');
@@ -81,11 +80,10 @@ export function simulatedChildren(name: string, specOf: (job: OutputJob, node: s
       const child = spawn(spec.command, spec.args, { cwd: job.workDir, env: spec.env as NodeJS.ProcessEnv, detached: spec.group, stdio: ['ignore', out, err] });
       child.on('error', (error) => logger().error({ err: error, jobId: job.jobId }, `${spec.what} could not start`));
       child.on('exit', () => {
-        if (registry.children.get(job.jobId) === child) registry.children.delete(job.jobId);
+        if (registry.children.get(job.jobId)?.child === child) registry.children.delete(job.jobId);
       });
       child.unref();
-      registry.children.set(job.jobId, child);
-      groups.set(job.jobId, spec.group);
+      registry.children.set(job.jobId, { child, group: spec.group });
       logger().info({ jobId: job.jobId, pid: child.pid }, `simulated cluster: ${spec.what} started on this machine`);
     } finally {
       fs.closeSync(out);
@@ -94,7 +92,7 @@ export function simulatedChildren(name: string, specOf: (job: OutputJob, node: s
     if (!registry.exitHook) {
       registry.exitHook = true;
       process.once('exit', () => {
-        for (const [jobId, child] of registry.children) stop(jobId, child, groups.get(jobId) ?? false);
+        for (const [jobId, running] of registry.children) stop(jobId, running);
       });
     }
   };
@@ -102,12 +100,12 @@ export function simulatedChildren(name: string, specOf: (job: OutputJob, node: s
   return {
     follow(items) {
       for (const { job, status } of items) {
-        const child = registry.children.get(job.jobId);
+        const running = registry.children.get(job.jobId);
         if (isFinalState(status.state)) {
-          if (child) stop(job.jobId, child, groups.get(job.jobId) ?? false);
+          if (running) stop(job.jobId, running);
           continue;
         }
-        if (status.state !== 'RUNNING' || child) continue;
+        if (status.state !== 'RUNNING' || running) continue;
         const spec = specOf(job, status.nodeList[0] ?? 'localhost');
         if (spec) start(job, spec);
       }
