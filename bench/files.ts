@@ -43,8 +43,8 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { listFolder, workspaceOf } from '~/server/services/files/workspace';
 import { projectGroupName } from '~/server/core/scheduler/identity';
-import { flag, intFlag, UsageError } from './args';
-import { atInterrupt, createBenchDatabase, DEFAULT_ADMIN_URL, describeServer, wasInterrupted, type BenchDatabase } from './database';
+import { intFlag, serverBenchFlags, UsageError, type ServerBenchFlags } from './args';
+import { atInterrupt, createBenchDatabase, describeServer, wasInterrupted, type BenchDatabase } from './database';
 import { Session } from './http-client';
 import { ensureBuild, startServer, type PortalServer } from './http-server';
 import { loadAverage, machine, mark, writeSection } from './markdown';
@@ -67,33 +67,20 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 
 // ---- options -----------------------------------------------------------------------------------
 
-interface Options {
-  adminUrl: string;
+interface Options extends ServerBenchFlags {
   sizeMiB: number;
   files: number;
   runs: number;
   pages: number;
-  port: number;
-  rebuild: boolean;
-  reuseBuild: boolean;
-  webpack: boolean;
-  keep: boolean;
-  write: boolean;
 }
 
 function options(): Options {
   return {
-    adminUrl: flag('--database-url') ?? process.env.BENCH_ADMIN_URL ?? DEFAULT_ADMIN_URL,
+    ...serverBenchFlags(3211),
     sizeMiB: intFlag('--size-mb', 1024),
     files: intFlag('--files', 100_000),
     runs: intFlag('--runs', 3),
     pages: intFlag('--pages', 10),
-    port: intFlag('--port', 3211),
-    rebuild: process.argv.includes('--rebuild'),
-    reuseBuild: process.argv.includes('--no-build'),
-    webpack: process.argv.includes('--webpack'),
-    keep: process.argv.includes('--keep'),
-    write: !process.argv.includes('--no-write'),
   };
 }
 

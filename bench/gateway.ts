@@ -14,7 +14,7 @@
  * first token (request sent → first content chunk) and the whole call; per round: tokens per second over
  * the round's wall time.
  *
- *   npm run bench:gateway -- [--calls 256] [--tokens 64] [--port 3212] [--rebuild | --no-build] [--webpack]
+ *   npm run bench:gateway -- [--calls 256] [--tokens 64] [--port 3213] [--rebuild | --no-build] [--webpack]
  *                            [--database-url URL] [--keep] [--no-write]
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -22,8 +22,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { projectGroupName } from '~/server/core/scheduler/identity';
-import { flag, intFlag, UsageError } from './args';
-import { atInterrupt, createBenchDatabase, DEFAULT_ADMIN_URL, describeServer, wasInterrupted, type BenchDatabase } from './database';
+import { intFlag, serverBenchFlags, UsageError, type ServerBenchFlags } from './args';
+import { atInterrupt, createBenchDatabase, describeServer, wasInterrupted, type BenchDatabase } from './database';
 import { Session } from './http-client';
 import { ensureBuild, startServer, type PortalServer } from './http-server';
 import { loadAverage, machine, mark, writeSection } from './markdown';
@@ -39,30 +39,16 @@ const TARGET = { addedTtftP50Ms: 5, throughputRatio: 0.9 } as const;
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
-interface Options {
-  adminUrl: string;
+interface Options extends ServerBenchFlags {
   calls: number;
   tokens: number;
-  port: number;
-  rebuild: boolean;
-  reuseBuild: boolean;
-  webpack: boolean;
-  keep: boolean;
-  write: boolean;
 }
 
 function options(): Options {
-  const argv = process.argv.slice(2);
   return {
-    adminUrl: flag('--database-url') ?? DEFAULT_ADMIN_URL,
+    ...serverBenchFlags(3213),
     calls: intFlag('--calls', 256),
     tokens: intFlag('--tokens', 64),
-    port: intFlag('--port', 3212),
-    rebuild: argv.includes('--rebuild'),
-    reuseBuild: argv.includes('--no-build'),
-    webpack: argv.includes('--webpack'),
-    keep: argv.includes('--keep'),
-    write: !argv.includes('--no-write'),
   };
 }
 

@@ -22,13 +22,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import { atInterrupt, createBenchDatabase, DEFAULT_ADMIN_URL, describeServer, wasInterrupted, type BenchDatabase } from './database';
+import { atInterrupt, createBenchDatabase, describeServer, wasInterrupted, type BenchDatabase } from './database';
 import { Session, type Hit } from './http-client';
 import { ensureBuild, startServer, type PortalServer } from './http-server';
 import { jobInput, PARTITION } from './job-input';
 import { loadAverage, machine, mark, writeSection } from './markdown';
 import { ascending, median, num, quantile } from './stats';
-import { flag, intFlag, UsageError } from './args';
+import { intFlag, serverBenchFlags, UsageError, type ServerBenchFlags } from './args';
 
 const SECTION = '## HTTP load (production build)';
 const DEMO_PASSWORD = 'demo-password';
@@ -42,32 +42,19 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 
 // ---- options -----------------------------------------------------------------------------------
 
-interface Options {
-  adminUrl: string;
+interface Options extends ServerBenchFlags {
   users: number;
   durationSeconds: number;
   tenants: number;
-  port: number;
-  rebuild: boolean;
-  reuseBuild: boolean;
-  webpack: boolean;
-  keep: boolean;
-  write: boolean;
 }
 
 function options(): Options {
   const users = intFlag('--users', 100);
   return {
-    adminUrl: flag('--database-url') ?? process.env.BENCH_ADMIN_URL ?? DEFAULT_ADMIN_URL,
+    ...serverBenchFlags(3210),
     users,
     durationSeconds: intFlag('--duration', 60),
     tenants: Math.min(users, intFlag('--tenants', 10)),
-    port: intFlag('--port', 3210),
-    rebuild: process.argv.includes('--rebuild'),
-    reuseBuild: process.argv.includes('--no-build'),
-    webpack: process.argv.includes('--webpack'),
-    keep: process.argv.includes('--keep'),
-    write: !process.argv.includes('--no-write'),
   };
 }
 

@@ -42,8 +42,8 @@ import postgres from 'postgres';
 import { WebSocket, WebSocketServer } from 'ws';
 import { SESSION_FOLDER } from '~/server/core/files/paths';
 import { jobDirOf, workspaceOf } from '~/server/services/files/workspace';
-import { flag, intFlag, UsageError } from './args';
-import { atInterrupt, createBenchDatabase, DEFAULT_ADMIN_URL, describeServer, wasInterrupted, type BenchDatabase } from './database';
+import { intFlag, serverBenchFlags, UsageError, type ServerBenchFlags } from './args';
+import { atInterrupt, createBenchDatabase, describeServer, wasInterrupted, type BenchDatabase } from './database';
 import { Session } from './http-client';
 import { ensureBuild, startServer, type PortalServer } from './http-server';
 import { SecretMask } from '~/server/api/sessions-headers';
@@ -67,33 +67,20 @@ const SEEN_EVERY_S = Math.max(1, 30 / SIM_SPEED);
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
-interface Options {
-  adminUrl: string;
+interface Options extends ServerBenchFlags {
   requests: number;
   messages: number;
   sessions: number;
   seconds: number;
-  port: number;
-  rebuild: boolean;
-  reuseBuild: boolean;
-  webpack: boolean;
-  keep: boolean;
-  write: boolean;
 }
 
 function options(): Options {
   return {
-    adminUrl: flag('--database-url') ?? process.env.BENCH_ADMIN_URL ?? DEFAULT_ADMIN_URL,
+    ...serverBenchFlags(3212),
     requests: intFlag('--requests', 2000),
     messages: intFlag('--messages', 2000),
     sessions: intFlag('--sessions', 50),
     seconds: intFlag('--seconds', 60),
-    port: intFlag('--port', 3212),
-    rebuild: process.argv.includes('--rebuild'),
-    reuseBuild: process.argv.includes('--no-build'),
-    webpack: process.argv.includes('--webpack'),
-    keep: process.argv.includes('--keep'),
-    write: !process.argv.includes('--no-write'),
   };
 }
 
