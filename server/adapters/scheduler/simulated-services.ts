@@ -8,7 +8,7 @@
 // reads (server/services/inference/replicas.ts); it gets a clean environment and ends with the portal.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { SESSION_FOLDER } from '~/server/core/files/paths';
+import { connectionFileIn } from '~/server/core/files/paths';
 import type { OutputJob, SchedulerJobStatus } from '~/server/core/scheduler/port';
 import { loginEnv, simulatedChildren } from './simulated-children';
 
@@ -24,10 +24,8 @@ export const SIM_TOKEN_DELAY_MS = 10;
 /** How long a model server has to stop after SIGTERM before it is killed. */
 const STOP_GRACE_MS = 5_000;
 
-/** connectionFileOf is where a service's model server writes host, port and secret: the job folder's connection folder. */
-export function connectionFileOf(workDir: string): string {
-  return path.join(workDir, SESSION_FOLDER, 'connection.json');
-}
+/** connectionFileOf is where a service's model server writes host, port and secret (core/files/paths.ts connectionFileIn). */
+export const connectionFileOf = connectionFileIn;
 
 const services = simulatedChildren(
   'services',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkName, checkPath, isInside, joinPath, MAX_DEPTH } from './paths';
+import { checkName, checkPath, connectionFileIn, isInside, joinPath, MAX_DEPTH } from './paths';
 
 describe('checkPath', () => {
   it('splits a relative path into its names, a trailing slash allowed', () => {
@@ -61,5 +61,12 @@ describe('names', () => {
     expect(isInside(['a'], ['a'])).toBe(true);
     expect(isInside(['a'], ['ab'])).toBe(false);
     expect(isInside(['a', 'b'], ['a'])).toBe(false);
+  });
+});
+
+describe('connectionFileIn', () => {
+  it('is the connection file in the job folder’s reserved folder, with or without a trailing slash', () => {
+    expect(connectionFileIn('/ws/jobs/abc')).toBe('/ws/jobs/abc/.portal-session/connection.json');
+    expect(connectionFileIn('/ws/jobs/abc/')).toBe('/ws/jobs/abc/.portal-session/connection.json');
   });
 });

@@ -20,6 +20,14 @@ export type PathProblem = 'absolute' | 'dots' | 'empty' | 'control' | 'separator
  */
 export const SESSION_FOLDER = '.portal-session';
 
+/** The file in it where a job's app or model server says where it listens and with which secret. */
+export const CONNECTION_FILE = 'connection.json';
+
+/** connectionFileIn is a job's connection file, given the job's folder: `<job folder>/.portal-session/connection.json`. */
+export function connectionFileIn(jobDir: string): string {
+  return `${jobDir.replace(/\/+$/, '')}/${SESSION_FOLDER}/${CONNECTION_FILE}`;
+}
+
 export type PathCheck = { ok: true; segments: string[] } | { ok: false; problem: PathProblem };
 
 const encoder = new TextEncoder();

@@ -13,8 +13,7 @@ import { ASSUMED_GPU_UTIL_PERCENT, chargeFor, jobEnergyEstimateWh, jobReservatio
 import { exitStatus } from '~/server/core/jobs/exit-status';
 import { reservationShortfalls, type ReservationRoom } from '~/server/core/jobs/fit';
 import { defaultServedModel, GATEWAY_PATH, inferenceTraffic, SERVED_MODEL_PATTERN } from '~/server/core/jobs/inference';
-import { SESSION_FOLDER } from '~/server/core/files/paths';
-import { CONNECTION_FILE } from '~/server/services/sessions/connection';
+import { connectionFileIn } from '~/server/core/files/paths';
 import { roleAtLeast } from '~/server/core/roles';
 import { projectGroupName } from '~/server/core/scheduler/identity';
 import { clusterNameOf, isBudgetEnforcing, isFinalState, isSchedulerRefused, isSchedulerUnavailable, type JobDependencyType, type SchedulerJobSpec, type SchedulerPort } from '~/server/core/scheduler/port';
@@ -453,7 +452,7 @@ function submittedEventQuery(db: DbOrTx) {
  * server (bin/portal-model-server.mjs) reads these as they are; a vLLM or TGI job wraps its server so.
  */
 function modelServerEnv(servedModel: string, workDir: string): Record<string, string> {
-  return { PORTAL_MODEL_ID: servedModel, PORTAL_MODEL_CONNECTION_FILE: path.join(workDir, SESSION_FOLDER, CONNECTION_FILE), PORTAL_MODEL_HOST: '0.0.0.0' };
+  return { PORTAL_MODEL_ID: servedModel, PORTAL_MODEL_CONNECTION_FILE: connectionFileIn(workDir), PORTAL_MODEL_HOST: '0.0.0.0' };
 }
 
 /**

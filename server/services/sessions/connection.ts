@@ -8,12 +8,12 @@ import { open, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { jobFolderPath } from '~/server/core/files/job-folder';
-import { SESSION_FOLDER } from '~/server/core/files/paths';
+import { CONNECTION_FILE, SESSION_FOLDER } from '~/server/core/files/paths';
+
+export { CONNECTION_FILE };
 import { logger } from '~/server/observability/log';
 import type { Workspace } from '~/server/services/files/workspace';
 
-/** The file's name in the job's folder. */
-export const CONNECTION_FILE = 'connection.json';
 
 /** The most bytes the file may have (it holds four short fields). */
 export const MAX_BYTES = 4096;

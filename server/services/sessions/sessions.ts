@@ -8,7 +8,7 @@ import path from 'node:path';
 import { and, desc, eq } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
 import { allocations, jobs } from '~/db/schema';
-import { SESSION_FOLDER } from '~/server/core/files/paths';
+import { connectionFileIn } from '~/server/core/files/paths';
 import { configuredCatalogue, localName, type SessionAppId } from '~/server/catalogue';
 import { env } from '~/server/env.js';
 import { AppError } from '~/server/errors';
@@ -70,7 +70,7 @@ export async function startSession(db: Db, step: SchedulerStep, actor: TenantAct
 
 /** Where a session's launcher writes its connection file: `<job folder>/.portal-session/connection.json`. */
 export function connectionFile(roots: SiteRoots, job: Pick<JobRow, 'id' | 'siteId' | 'projectId'>): string {
-  return path.join(jobDirOf(workspaceOf(roots, job.siteId, job.projectId), job.id), SESSION_FOLDER, 'connection.json');
+  return connectionFileIn(jobDirOf(workspaceOf(roots, job.siteId, job.projectId), job.id));
 }
 
 /** connectionReady says whether the session's launcher wrote its connection file (the app answers). */
