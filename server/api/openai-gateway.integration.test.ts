@@ -137,6 +137,7 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
     expect(await counted('portal_gateway_time_to_first_token_seconds_count', { model: 'gateway-gmbh/support-7b' })).toBeGreaterThanOrEqual(3);
 
     // A client that leaves mid-stream: counted as aborted, with the tokens it was sent.
+    const abortedBefore = await counted('portal_gateway_errors_total', { model: 'gateway-gmbh/support-7b', kind: 'aborted' });
     const abort = new AbortController();
     const long = await client.chat.completions.create({ model: 'gateway-gmbh/support-7b', messages, max_tokens: 400, ignore_eos: true, stream: true } as OpenAI.ChatCompletionCreateParamsStreaming, { signal: abort.signal });
     let received = 0;
@@ -149,7 +150,7 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
     })().catch(() => undefined);
     expect(received).toBeGreaterThanOrEqual(5);
     expect(received).toBeLessThan(400);
-    await expect.poll(() => counted('portal_gateway_errors_total', { model: 'gateway-gmbh/support-7b', kind: 'aborted' })).toBe(1);
+    await expect.poll(() => counted('portal_gateway_errors_total', { model: 'gateway-gmbh/support-7b', kind: 'aborted' })).toBe(abortedBefore + 1);
     // The model server heard of it too and stopped generating: its log's line for the call says aborted, with fewer tokens than asked.
     const serverLog = path.join(jobDirOf(workspaceOf(configuredSiteRoots(), 'de-jena', projectId), jobId), 'model-server.log');
     await expect.poll(async () => (await readFile(serverLog, 'utf8')).split('\n').some((l) => l.includes('"aborted":true'))).toBe(true);
@@ -215,6 +216,26 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
     }
   });
 
+  it('serves 32 streams of one person’s token at once, each whole, every token counted once', { timeout: 60_000 }, async () => {
+    await startService('gateway-gmbh/busy', 'busy');
+    const client = new OpenAI({ baseURL, apiKey: await tokens.mint(company, ['inference']), maxRetries: 0 });
+    // The process's metrics count every database target's run: compare with what they held before.
+    const before = await counted('portal_gateway_tokens_total', { model: 'gateway-gmbh/busy', direction: 'completion' });
+    const requestsBefore = await counted('portal_gateway_requests_total', { model: 'gateway-gmbh/busy', status: '200' });
+    const texts = await Promise.all(
+      Array.from({ length: 32 }, async (_, i) => {
+        let pieces = 0;
+        for await (const chunk of await client.chat.completions.create({ model: 'gateway-gmbh/busy', messages: [{ role: 'user', content: `tab ${i}` }], max_tokens: 20, ignore_eos: true, stream: true } as OpenAI.ChatCompletionCreateParamsStreaming)) {
+          if (chunk.choices[0]?.delta.content) pieces += 1;
+        }
+        return pieces;
+      }),
+    );
+    expect(texts).toEqual(Array.from({ length: 32 }, () => 20));
+    await expect.poll(() => counted('portal_gateway_tokens_total', { model: 'gateway-gmbh/busy', direction: 'completion' })).toBe(before + 32 * 20);
+    expect(await counted('portal_gateway_requests_total', { model: 'gateway-gmbh/busy', status: '200' })).toBe(requestsBefore + 32);
+  });
+
   it('passes over a replica whose server died for one that answers', { timeout: 60_000 }, async () => {
     const first = await startService('gateway-gmbh/replicated', 'replica one');
     const second = await startService('gateway-gmbh/replicated', 'replica two');
@@ -226,9 +247,10 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
       const answer = await client.chat.completions.create({ model: 'gateway-gmbh/replicated', messages: [{ role: 'user', content: `call ${i}` }], max_tokens: 5 });
       expect(answer.choices[0]!.message.content!.length).toBeGreaterThan(0);
     }
-    const log = await readFile(path.join(jobDirOf(workspaceOf(configuredSiteRoots(), 'de-jena', projectId), second.jobId), 'model-server.log'), 'utf8');
-    // Every call reached the second replica: its log has a line per request (never the prompt).
-    expect(log.split('\n').filter((l) => l.includes('"path":"/v1/chat/completions"'))).toHaveLength(4);
-    expect(log).not.toContain('call 0');
+    const logFile = path.join(jobDirOf(workspaceOf(configuredSiteRoots(), 'de-jena', projectId), second.jobId), 'model-server.log');
+    // Every call reached the second replica: its log has a line per request (never the prompt), written as each ends.
+    const calls = async () => (await readFile(logFile, 'utf8')).split('\n').filter((l) => l.includes('"path":"/v1/chat/completions"')).length;
+    await expect.poll(calls).toBe(4);
+    expect(await readFile(logFile, 'utf8')).not.toContain('call 0');
   });
 });
