@@ -374,6 +374,12 @@ export const allocations = pgTable(
     reserved: bigint('reserved', { mode: 'number' }).notNull().default(0),
     expired: bigint('expired', { mode: 'number' }).notNull().default(0),
     overrun: bigint('overrun', { mode: 'number' }).notNull().default(0),
+    /**
+     * Model calls through the gateway metered on this allocation (issue #29), in millionths of its unit: a
+     * call's charge is what it moves this past a whole unit (core/inference/metering.ts `chargeWithCarry`),
+     * so the ledger's charges for calls are Σ usage × price, to the unit.
+     */
+    inferenceMicro: bigint('inference_micro', { mode: 'number' }).notNull().default(0),
     /** Highest usage notice sent (per-mille: 800, 1000), so each is sent once. */
     noticedPermille: integer('noticed_permille').notNull().default(0),
     /**
@@ -418,6 +424,8 @@ export const ledgerEntries = pgTable(
      * reserve (and, if the scheduler refused the extension, the release that takes it back).
      */
     extension: smallint('extension').notNull().default(0),
+    /** The model call (issue #29) a reserve, release or charge belongs to; null for everything else. */
+    modelCallId: uuid('model_call_id'),
     actorUserId: uuid('actor_user_id').references(() => users.id),
     reason: text('reason'),
     at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
@@ -426,6 +434,8 @@ export const ledgerEntries = pgTable(
     index('ledger_entries_allocation_idx').on(t.allocationId, t.at),
     // Each job (each task of an array, each extension of a session) reserves, releases and is charged at most once: settling twice writes nothing.
     uniqueIndex('ledger_entries_job_kind_idx').on(t.jobId, t.kind, sql`coalesce(${t.taskIndex}, -1)`, t.extension).where(sql`${t.jobId} is not null`),
+    // A model call reserves, releases and is charged at most once.
+    uniqueIndex('ledger_entries_model_call_kind_idx').on(t.modelCallId, t.kind).where(sql`${t.modelCallId} is not null`),
   ],
 );
 
@@ -750,6 +760,71 @@ export const outsideJobs = pgTable(
     importedAt: timestamp('imported_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.cluster, t.schedulerJobId] }), index('outside_jobs_project_idx').on(t.projectId, t.endedAt)],
+);
+
+export const modelCallStatus = pgEnum('model_call_status', ['open', 'settled', 'lost']);
+
+/**
+ * A call through the OpenAI-compatible gateway (issue #29): who made it with which token, for which project
+ * and allocation, to which model and replica, what it reserved, and once it ended its tokens, cost, energy
+ * and CO2e, frozen. Never the prompt or the answer. `open` until the answer ended (then `settled`); one whose
+ * gateway process died is released by the worker after MODEL_CALL_LOST_AFTER_MS (`lost`, charged nothing).
+ */
+export const modelCalls = pgTable(
+  'model_calls',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id),
+    allocationId: uuid('allocation_id')
+      .notNull()
+      .references(() => allocations.id),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    tokenId: uuid('token_id').references(() => apiTokens.id, { onDelete: 'set null' }),
+    requestId: text('request_id').notNull(),
+    model: text('model').notNull(),
+    /** chat, completion or embedding. */
+    endpoint: text('endpoint').notNull(),
+    /** A shared model of the centre (catalogue) rather than one of the tenant's own services. */
+    shared: boolean('shared').notNull().default(false),
+    /** The replica's job and site that answered (null until one did). */
+    serviceJobId: uuid('service_job_id'),
+    siteId: text('site_id'),
+    resourceClassId: text('resource_class_id'),
+    unit: budgetUnit('unit').notNull(),
+    /** Prices frozen at the call, per token in millionths of the allocation's unit, and in cents per million tokens (what an invoice shows). */
+    inputMicroPerToken: bigint('input_micro_per_token', { mode: 'number' }).notNull(),
+    outputMicroPerToken: bigint('output_micro_per_token', { mode: 'number' }).notNull(),
+    inputCentsPerMTokens: integer('input_cents_per_m_tokens').notNull(),
+    outputCentsPerMTokens: integer('output_cents_per_m_tokens').notNull(),
+    /** Energy a token takes on the replica's GPU class, micro-watt-hours (IT). */
+    uwhPerToken: integer('uwh_per_token').notNull().default(0),
+    reservedAmount: bigint('reserved_amount', { mode: 'number' }).notNull(),
+    status: modelCallStatus('status').notNull().default('open'),
+    httpStatus: integer('http_status'),
+    aborted: boolean('aborted').notNull().default(false),
+    promptTokens: integer('prompt_tokens').notNull().default(0),
+    completionTokens: integer('completion_tokens').notNull().default(0),
+    /** Σ tokens × price in millionths of the unit, and the whole units it moved the allocation's meter on (the ledger's charge). */
+    costMicro: bigint('cost_micro', { mode: 'number' }).notNull().default(0),
+    chargedAmount: bigint('charged_amount', { mode: 'number' }).notNull().default(0),
+    /** Facility energy (IT × PUE), micro-watt-hours, and its CO2e, micrograms. */
+    energyUwh: bigint('energy_uwh', { mode: 'number' }).notNull().default(0),
+    co2eUg: bigint('co2e_ug', { mode: 'number' }).notNull().default(0),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('model_calls_org_idx').on(t.orgId, t.startedAt),
+    index('model_calls_allocation_idx').on(t.allocationId, t.endedAt),
+    index('model_calls_open_idx').on(t.startedAt).where(sql`${t.status} = 'open'`),
+  ],
 );
 
 // ---- Usage, invoices ----
@@ -1364,6 +1439,11 @@ export const apiTokens = pgTable(
     /** The token's first characters (`afp_` and six more), shown in lists. */
     prefix: text('prefix').notNull(),
     scopes: text('scopes').array().notNull(),
+    /**
+     * The project a token with the scope `inference` calls models for (issue #29): its budget pays, its
+     * residency decides where the calls may go. Null for a token without that scope.
+     */
+    projectId: uuid('project_id').references(() => projects.id),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     lastUsedFrom: text('last_used_from'),

@@ -71,6 +71,23 @@ export const DEMO_ISSUER: Issuer = {
 export const SESSION_APP_IDS = ['jupyter'] as const;
 export type SessionAppId = (typeof SESSION_APP_IDS)[number];
 
+/** A price per million tokens in and out, whole cents (issue #29). */
+const tokenPrice = z.object({ inputCentsPerMTokens: z.number().int().min(0).max(10_000_000), outputCentsPerMTokens: z.number().int().min(0).max(10_000_000) }).strict();
+const tokenPrices = z.object({ academic: tokenPrice, company: tokenPrice }).strict();
+
+/**
+ * How the OpenAI-compatible gateway meters calls (issue #29, server/services/inference/README.md). A tenant's
+ * own service: its GPU time is charged as any job's, and each call through the gateway pays `ownModels` per
+ * token on top. Energy: the IT energy a token takes per resource class, micro-watt-hours (a class not named
+ * counts none), from which a call's facility energy and CO2e follow with its site's PUE and grid.
+ */
+export const inferenceSchema = z
+  .object({
+    ownModels: tokenPrices,
+    uwhPerToken: z.record(id, z.number().int().min(0).max(10_000_000)).default({}),
+  })
+  .strict();
+
 export const catalogueSchema = z.object({
   sites: z
     .array(
@@ -193,9 +210,22 @@ export const catalogueSchema = z.object({
   interactiveApps: z
     .array(z.object({ id: z.enum(SESSION_APP_IDS), name: z.string().min(1).max(120), nameDe: z.string().min(1).max(120) }))
     .default([{ id: 'jupyter', name: 'Jupyter Notebook', nameDe: 'Jupyter Notebook' }]),
+  inference: inferenceSchema.default(() => DEFAULT_INFERENCE),
 });
 
 export type Catalogue = z.infer<typeof catalogueSchema>;
+
+/**
+ * The gateway's figures of the demo centre. Own models: a company pays €0.10 per million tokens in and €0.40
+ * out on top of its service's GPU-hours (what the gateway, its metering and its network cost); research
+ * projects pay their service's GPU-hours only. Energy per token: an 8-billion-parameter model served with
+ * continuous batching makes ~2,500 tokens/s on an H100 at ~700 W, ~0.08 Wh per thousand tokens (80 µWh a
+ * token); a B200 about twice as many for ~1,000 W (~55 µWh).
+ */
+export const DEFAULT_INFERENCE: z.infer<typeof inferenceSchema> = {
+  ownModels: { academic: { inputCentsPerMTokens: 0, outputCentsPerMTokens: 0 }, company: { inputCentsPerMTokens: 10, outputCentsPerMTokens: 40 } },
+  uwhPerToken: { h100: 80, b200: 55, 'h100-ch': 80 },
+};
 
 /**
  * The demo centre. Figures: H100 SXM ~700 W, B200 ~1,000 W at full load (vendor data sheets);
@@ -238,6 +268,7 @@ export const DEFAULT_CATALOGUE: Catalogue = {
   payAsYouGo: { startingCreditEuros: 1000, durationDays: 365, storageGb: 1000 },
   issuer: DEMO_ISSUER,
   interactiveApps: [{ id: 'jupyter', name: 'Jupyter Notebook', nameDe: 'Jupyter Notebook' }],
+  inference: DEFAULT_INFERENCE,
 };
 
 /** loadCatalogue reads the catalogue from a JSON file, or returns the built-in demo centre. */

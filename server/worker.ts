@@ -16,6 +16,7 @@ import { env } from './env.js';
 import { logger } from './observability/log';
 import { issueMonthlyInvoices } from './services/billing/invoices';
 import { expireDueAllocations } from './services/ledger/ledger';
+import { releaseLostModelCalls } from './services/inference/metering';
 import { deliverDueMails } from './services/mail/mail';
 import { attachmentRenderer } from './mail-attachments';
 import { sendInvoiceReminders } from './services/billing/payments';
@@ -184,6 +185,9 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
         lastExpiry = at.getTime();
         const expired = await expireDueAllocations(handle.db, at.toISOString().slice(0, 10), { step: scheduler, now: at });
         if (expired.length) log(`[worker] expired ${expired.length} allocation(s) at the end of their period`);
+        // Model calls whose gateway process ended before their answer: their reservations go back.
+        const lost = await releaseLostModelCalls(handle.db, at);
+        if (lost) log(`[worker] released ${lost} model call(s) left open by a gateway that stopped`);
       }
       // Every project's budget, when the full sync is due or a sync failed since: what heals a missed trigger.
       if (isBudgetEnforcing(scheduler) && at.getTime() - lastBudgetCheck >= Math.min(BUDGET_CHECK_MS, everySeconds * 1000)) {

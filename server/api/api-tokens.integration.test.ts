@@ -90,7 +90,7 @@ describe.each(dbTargets())('personal API tokens on %s', (target) => {
   it('authenticates a token, records where it was last used, and refuses look-alikes, expired and revoked ones with 401', async () => {
     const made = await asPerson(a).account.createApiToken({ name: 'notebook', orgId: a.orgId, scopes: ['read'], expiresInDays: 1 });
     const ok = await auth(made.token);
-    expect(ok).toEqual({ id: made.view.id, name: 'notebook', userId: a.userId, orgId: a.orgId, scopes: ['read'] });
+    expect(ok).toEqual({ id: made.view.id, name: 'notebook', userId: a.userId, orgId: a.orgId, scopes: ['read'], projectId: null });
     const [used] = await asPerson(a).account.apiTokens().then((list) => list.filter((t) => t.id === made.view.id));
     expect(used).toMatchObject({ lastUsedAt: now, lastUsedFrom: '192.0.2.7' });
 
@@ -125,6 +125,14 @@ describe.each(dbTargets())('personal API tokens on %s', (target) => {
     expect(await refusal(me.account.createApiToken({ name: 'x', orgId: b.orgId, scopes: ['read'], expiresInDays: 30 }))).toEqual({ code: 'BAD_REQUEST', key: 'apiToken.notMember' });
     expect(await refusal(me.account.createApiToken({ name: 'x', orgId: null, scopes: ['read'], expiresInDays: 30 }))).toEqual({ code: 'BAD_REQUEST', key: 'apiToken.orgNeeded' });
     expect(await refusal(me.account.createApiToken({ name: 'x', orgId: a.orgId, scopes: ['staff:read'], expiresInDays: 30 }))).toEqual({ code: 'BAD_REQUEST', key: 'apiToken.staffScopeNotStaff' });
+    // A model-calling token names the project that pays: one of its tenant's the person submits to, and only with that scope.
+    expect(await refusal(me.account.createApiToken({ name: 'x', orgId: a.orgId, scopes: ['inference'], expiresInDays: 30 }))).toEqual({ code: 'BAD_REQUEST', key: 'apiToken.projectNeeded' });
+    expect(await refusal(me.account.createApiToken({ name: 'x', orgId: a.orgId, scopes: ['inference'], expiresInDays: 30, projectId: allocB.projectId }))).toEqual({ code: 'BAD_REQUEST', key: 'apiToken.projectNotYours' });
+    expect(await refusal(me.account.createApiToken({ name: 'x', orgId: a.orgId, scopes: ['read'], expiresInDays: 30, projectId: allocA.projectId }))).toEqual({ code: 'BAD_REQUEST', key: 'apiToken.projectOnlyForInference' });
+    const member = await addMember(db, a, 'member');
+    expect(await refusal(asPerson(member).account.createApiToken({ name: 'x', orgId: a.orgId, scopes: ['inference'], expiresInDays: 30, projectId: allocA.projectId }))).toEqual({ code: 'BAD_REQUEST', key: 'apiToken.projectNotYours' });
+    const calling = await me.account.createApiToken({ name: 'chatbot', orgId: a.orgId, scopes: ['inference'], expiresInDays: 30, projectId: allocA.projectId });
+    expect((await auth(calling.token)).projectId).toBe(allocA.projectId);
     const tooLong = await refusal(me.account.createApiToken({ name: 'x', orgId: a.orgId, scopes: ['read'], expiresInDays: 366 }));
     expect(tooLong.code).toBe('BAD_REQUEST');
     // Staff may hold a staff-only token without a tenant.

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
 import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
 import { createSimulatedScheduler, type SimulatedScheduler } from '~/server/adapters/scheduler/simulated';
-import { connectionFileOf, runningServices as runningModelServers } from '~/server/adapters/scheduler/simulated-services';
+import { runningServices as runningModelServers } from '~/server/adapters/scheduler/simulated-services';
 import { createRestHandler } from '~/server/api/rest';
 import { defaultServedModel } from '~/server/core/jobs/inference';
 import { configuredSiteRoots } from '~/server/services/files/roots';
@@ -24,6 +24,7 @@ import { metrics } from '~/server/observability/metrics';
 import { apiTokens } from '~/server/testing/api-tokens';
 import { serveFetch, type ServedFetch } from '~/server/testing/serve-fetch';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
+import { startModelService } from '~/server/testing/model-services';
 
 type Tenant = Awaited<ReturnType<typeof createTenant>>;
 
@@ -40,6 +41,7 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
   let other: Tenant;
   let allocationId: string;
   let projectId: string;
+  let otherProjectId: string;
   let now = new Date(`${TODAY}T09:00:00Z`);
   const clock = () => now;
 
@@ -50,7 +52,7 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
     company = await createTenant(db, { name: `Gateway GmbH ${randomUUID().slice(0, 6)}` });
     other = await createTenant(db, { name: `Other AG ${randomUUID().slice(0, 6)}` });
     ({ allocationId, projectId } = await activeAllocation(db, company, admin, { gpuHours: 500, today: TODAY }));
-    await activeAllocation(db, other, admin, { gpuHours: 10, today: TODAY });
+    ({ projectId: otherProjectId } = await activeAllocation(db, other, admin, { gpuHours: 10, today: TODAY }));
     scheduler = createSimulatedScheduler({ db, cluster: await clusterConfigFromCatalogue(db), speed: 60, now: clock, clusterId: `gateway-${randomUUID().slice(0, 8)}` });
     tokens = apiTokens(db);
     const rest = createRestHandler({ db: () => Promise.resolve(db), authenticate: tokens.authenticate, portalUrl: 'http://portal.test', perMinute: 100_000, scheduler, now: clock });
@@ -69,37 +71,14 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
     return json.values.filter((v) => (v as { metricName?: string }).metricName === undefined || (v as { metricName?: string }).metricName === name).filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x)).reduce((sum, v) => sum + v.value, 0);
   }
 
-  /** startService submits an inference service through the API and waits until its model server wrote its connection file. */
-  async function startService(model: string, name = 'support bot'): Promise<{ jobId: string; pid: number }> {
-    const job = await callerFor(db, { userId: company.userId, orgId: company.orgId, scheduler, now: clock }).job.submit({
-      allocationId,
-      resourceClassId: 'h100',
-      name,
-      kind: 'inference',
-      servedModel: model,
-      gpus: 1,
-      nodes: 1,
-      walltimeMinutes: 600,
-      image: 'vllm/vllm-openai:v0.6.3',
-      command: `vllm serve ${model}`,
-      env: {},
-      idempotencyKey: randomUUID(),
-    });
-    const file = connectionFileOf(jobDirOf(workspaceOf(configuredSiteRoots(), 'de-jena', projectId), job.id));
-    for (const deadline = Date.now() + 20_000; ; ) {
-      now = new Date(now.getTime() + 1000);
-      await reconcileOnce(db, scheduler, now);
-      const text = await readFile(file, 'utf8').catch(() => null);
-      if (text) return { jobId: job.id, pid: (JSON.parse(text) as { pid: number }).pid };
-      if (Date.now() > deadline) throw new Error(`the model server of ${job.id} wrote no connection file within 20 s`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  /** startService submits an inference service of the company and waits until its model server listens. */
+  const startService = (model: string, name = 'support bot') =>
+    startModelService({ db, scheduler, owner: company, on: { allocationId, projectId }, model, name, now: clock, tick: () => (now = new Date(now.getTime() + 1000)) });
 
   it('serves a company’s model to the official client: models, chat (whole and streamed), embeddings', { timeout: 60_000 }, async () => {
     const { jobId } = await startService('gateway-gmbh/support-7b');
     expect(runningModelServers()).toContain(jobId);
-    const client = new OpenAI({ baseURL, apiKey: await tokens.mint(company, ['inference']), maxRetries: 0 });
+    const client = new OpenAI({ baseURL, apiKey: await tokens.mint(company, ['inference'], { projectId }), maxRetries: 0 });
 
     const models = await client.models.list();
     expect(models.data.map((m) => m.id)).toEqual(['gateway-gmbh/support-7b']);
@@ -181,16 +160,16 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
     expect(refused).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect((refused as InstanceType<typeof OpenAI.PermissionDeniedError>).message).toMatch(/inference/);
 
-    const stranger = new OpenAI({ baseURL, apiKey: await tokens.mint(other, ['inference']), maxRetries: 0 });
+    const stranger = new OpenAI({ baseURL, apiKey: await tokens.mint(other, ['inference'], { projectId: otherProjectId }), maxRetries: 0 });
     expect((await stranger.models.list()).data).toEqual([]);
     const notTheirs = await stranger.chat.completions.create({ model: 'gateway-gmbh/private-model', messages }).catch((e: unknown) => e);
     expect(notTheirs).toBeInstanceOf(OpenAI.NotFoundError);
     expect((notTheirs as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('model_not_found');
 
-    const mine = new OpenAI({ baseURL, apiKey: await tokens.mint(company, ['inference']), maxRetries: 0 });
+    const mine = new OpenAI({ baseURL, apiKey: await tokens.mint(company, ['inference'], { projectId }), maxRetries: 0 });
     const unknown = await mine.chat.completions.create({ model: 'nobody/serves-this', messages }).catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
-    const noModel = await fetch(`${baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${await tokens.mint(company, ['inference'])}`, 'content-type': 'application/json' }, body: '{"messages": []}' });
+    const noModel = await fetch(`${baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${await tokens.mint(company, ['inference'], { projectId })}`, 'content-type': 'application/json' }, body: '{"messages": []}' });
     expect(noModel.status).toBe(400);
     expect(await noModel.json()).toMatchObject({ error: { param: 'model', code: 'missing_required_parameter', type: 'invalid_request_error' } });
   });
@@ -218,7 +197,7 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
 
   it('serves 32 streams of one person’s token at once, each whole, every token counted once', { timeout: 60_000 }, async () => {
     await startService('gateway-gmbh/busy', 'busy');
-    const client = new OpenAI({ baseURL, apiKey: await tokens.mint(company, ['inference']), maxRetries: 0 });
+    const client = new OpenAI({ baseURL, apiKey: await tokens.mint(company, ['inference'], { projectId }), maxRetries: 0 });
     // The process's metrics count every database target's run: compare with what they held before.
     const before = await counted('portal_gateway_tokens_total', { model: 'gateway-gmbh/busy', direction: 'completion' });
     const requestsBefore = await counted('portal_gateway_requests_total', { model: 'gateway-gmbh/busy', status: '200' });
@@ -239,7 +218,7 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
   it('passes over a replica whose server died for one that answers', { timeout: 60_000 }, async () => {
     const first = await startService('gateway-gmbh/replicated', 'replica one');
     const second = await startService('gateway-gmbh/replicated', 'replica two');
-    const client = new OpenAI({ baseURL, apiKey: await tokens.mint(company, ['inference']), maxRetries: 0 });
+    const client = new OpenAI({ baseURL, apiKey: await tokens.mint(company, ['inference'], { projectId }), maxRetries: 0 });
     // The first replica's server dies without a word (its connection file stays behind).
     process.kill(first.pid, 'SIGKILL');
     await new Promise((resolve) => setTimeout(resolve, 200));

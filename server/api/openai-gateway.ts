@@ -14,15 +14,29 @@
 // gateway asks the server for it and keeps the extra chunk from a client that did not ask — the time to
 // its first token and its tokens per second, per model and site in Prometheus.
 //
+// Each call is paid from the token's project (services/inference/metering.ts): its worst case is reserved
+// before it is forwarded — refused with 402 and the figures when a budget, cap or limit would not hold it —
+// and its real usage charged when the answer ends, before the client sees the end; a client that leaves
+// mid-answer pays what it was sent.
+//
 // Still to come (issue #29, next steps, docs in server/services/inference/README.md): the centre's shared
-// models; residency among replicas at several sites; metering of tokens into the ledger (reserve the
-// worst case, settle `usage`, 402 on an exhausted budget); x-ratelimit-* per tokens.
+// models; residency among replicas at several sites; x-ratelimit-* per tokens.
+import { countChatTokens, countPromptTokens } from '~/bin/portal-model-server/tokens.mjs';
 import { rootsOf, schedulerOf, type Context } from '~/server/api/trpc';
+import { ENDPOINT_OF_PATH, worstCaseTokens, type TokenCounter } from '~/server/core/inference/metering';
 import { SseTap, WholeTap, type TapResult } from '~/server/core/inference/usage-tap';
+import { AppError } from '~/server/errors';
+import { translate, type MessageKey } from '~/server/i18n';
 import { logger } from '~/server/observability/log';
 import { metrics } from '~/server/observability/metrics';
-import { replicaOf, runningServices, type Replica } from '~/server/services/inference/replicas';
+import { openModelCall, settleModelCall, type OpenCall } from '~/server/services/inference/metering';
+import { replicaOf, residencyAllows, servicesForCall, strictestResidency, type CallerResidency, type Replica } from '~/server/services/inference/replicas';
+import { configuredCatalogue } from '~/server/catalogue';
+import type { Residency } from '~/db/schema';
 import { readBody } from './http-guard';
+
+/** The model servers' rule counts a request's input tokens (bin/portal-model-server/tokens.mjs), so the reservation and their `usage` agree. */
+const COUNTER: TokenCounter = { chat: (messages) => countChatTokens(messages), prompt: (prompt) => countPromptTokens(prompt) };
 
 /** The paths below `/openai/v1` the gateway forwards (POST) — the ones the model servers answer. */
 const FORWARDED = new Set(['/chat/completions', '/completions', '/embeddings']);
@@ -36,7 +50,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
 /** Requests in flight per replica (job id), this process: the least busy replica gets the next one. */
 const inFlight: Map<string, number> = ((globalThis as { __portalGatewayInFlight?: Map<string, number> }).__portalGatewayInFlight ??= new Map<string, number>());
 
-type ErrorType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'not_found_error' | 'rate_limit_error' | 'api_error';
+type ErrorType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'not_found_error' | 'rate_limit_error' | 'insufficient_quota' | 'api_error';
 
 /** openAiError is a refusal in OpenAI's shape. */
 export function openAiError(status: number, message: string, type: ErrorType, code: string | null, param: string | null = null, headers?: Headers): Response {
@@ -54,10 +68,16 @@ export async function gatewayResponse(ctx: Context, req: Request, path: string, 
     return openAiError(403, 'This API token lacks the scope “inference”: make one with it (Account → API tokens) to call models.', 'permission_error', 'insufficient_scope', null, headers);
   }
 
+  if (!token.projectId) {
+    return openAiError(403, 'This API token names no project to pay for its calls: make a token with the scope “inference” and a project (Account → API tokens).', 'permission_error', 'no_project', null, headers);
+  }
+  const projectId = token.projectId;
+
   if (path === '/models' || path.startsWith('/models/')) {
     if (req.method !== 'GET') return openAiError(405, `${req.method} is not allowed here: use GET.`, 'invalid_request_error', 'method_not_allowed', null, headers);
-    const services = await runningServices(ctx.db, orgId);
-    const models = modelList(services);
+    // The models this token may call: the tenant's running services at sites its project's residency allows.
+    const { services, residency } = await servicesForCall(ctx.db, orgId, projectId);
+    const models = modelList(residency ? services.filter((s) => siteAllowed(residency, s.siteId)) : []);
     if (path === '/models') return json({ object: 'list', data: models }, headers);
     let id: string;
     try {
@@ -79,7 +99,8 @@ export async function gatewayResponse(ctx: Context, req: Request, path: string, 
   } catch {
     return openAiError(400, 'The request body is not valid JSON.', 'invalid_request_error', 'invalid_json', null, headers);
   }
-  const model = typeof parsed === 'object' && parsed !== null ? (parsed as { model?: unknown }).model : undefined;
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return openAiError(400, 'The request body must be a JSON object.', 'invalid_request_error', 'invalid_json', null, headers);
+  const model = (parsed as { model?: unknown }).model;
   if (typeof model !== 'string' || model === '') return openAiError(400, 'Give the model to call as "model" (GET /models lists yours).', 'invalid_request_error', 'missing_required_parameter', 'model', headers);
   // A stream's tokens are known from its last chunk's `usage`, which a server sends only when asked: the
   // gateway asks for it on the client's behalf and takes that chunk out of what the client did not ask for.
@@ -88,8 +109,12 @@ export async function gatewayResponse(ctx: Context, req: Request, path: string, 
   const hideUsage = streamed && request.stream_options?.include_usage !== true;
   const upstreamBody = hideUsage ? new TextEncoder().encode(JSON.stringify({ ...request, stream_options: { ...(request.stream_options ?? {}), include_usage: true } })) : body;
 
-  const services = await runningServices(ctx.db, orgId, model);
-  if (services.length === 0) return modelNotFound(model, headers);
+  const { services: all, residency } = await servicesForCall(ctx.db, orgId, projectId, model);
+  if (!residency) return openAiError(403, 'The project this API token pays from is not one of its tenant’s: make a new token.', 'permission_error', 'no_project', null, headers);
+  if (all.length === 0) return modelNotFound(model, headers);
+  // Residency: only replicas at sites the project's rule allows; none there is a refusal that names the rule, never a call served abroad.
+  const services = all.filter((s) => siteAllowed(residency, s.siteId));
+  if (services.length === 0) return residencyRefusal(model, strictestResidency(residency), headers);
   const deps = { roots: rootsOf(ctx), scheduler: await schedulerOf(ctx) };
   const replicas = (await Promise.all(services.map((s) => replicaOf(s, deps)))).filter((r): r is Replica => r !== null);
   if (replicas.length === 0) {
@@ -99,9 +124,37 @@ export async function gatewayResponse(ctx: Context, req: Request, path: string, 
   // Least busy first (ties: the order the services started in).
   replicas.sort((a, b) => (inFlight.get(a.jobId) ?? 0) - (inFlight.get(b.jobId) ?? 0));
   const requestId = headers.get('x-request-id') ?? '';
+  const endpoint = ENDPOINT_OF_PATH[path]!;
+  const worst = worstCaseTokens(endpoint, parsed as Record<string, unknown>, COUNTER);
+  const classOf = new Map(services.map((s) => [s.jobId, s.resourceClassId]));
+  let call: OpenCall;
+  try {
+    call = await openModelCall(ctx.db, {
+      orgId,
+      userId: token.userId,
+      tokenId: token.id,
+      projectId,
+      requestId,
+      model,
+      endpoint,
+      worst,
+      resourceClassId: classOf.get(replicas[0]!.jobId) ?? null,
+      now: ctx.now(),
+    });
+  } catch (error) {
+    if (error instanceof AppError) return budgetRefusal(error, headers);
+    throw error;
+  }
   const started = performance.now();
   for (const replica of replicas) {
-    const upstream = await forward(replica, path, upstreamBody, requestId, req.signal);
+    let upstream: Upstream | null;
+    try {
+      upstream = await forward(replica, path, upstreamBody, requestId, req.signal);
+    } catch (error) {
+      // The client left before any answer: nothing was used.
+      void settle(ctx, call, { promptTokens: 0, completionTokens: 0, httpStatus: 499, aborted: true, replica: null });
+      throw error;
+    }
     if (upstream === null) {
       metrics().gatewayErrors.inc({ model, site: replica.siteId, kind: 'unreachable' });
       continue; // not reached before it answered: the next replica
@@ -117,10 +170,18 @@ export async function gatewayResponse(ctx: Context, req: Request, path: string, 
       hideUsage: hideUsage && isStream,
       started,
       release: upstream.release,
-      onEnd: (tapped, ended) => recordCall({ requestId, model, replica, status: upstream.status, tapped, started, ended }),
+      onEnd: (tapped, ended) => {
+        recordCall({ requestId, model, replica, status: upstream.status, tapped, started, ended });
+        // What the answer used: its usage; cut short, its input (counted by the servers' rule) and the tokens sent.
+        const ok = upstream.status < 400;
+        const promptTokens = ok ? (tapped.promptTokens ?? worst.prompt) : 0;
+        const completionTokens = ok ? (tapped.completionTokens ?? tapped.streamedPieces) : 0;
+        return settle(ctx, call, { promptTokens, completionTokens, httpStatus: upstream.status, aborted: tapped.aborted, replica: { jobId: replica.jobId, siteId: replica.siteId } });
+      },
     });
     return new Response(metered, { status: upstream.status, headers: answer });
   }
+  void settle(ctx, call, { promptTokens: 0, completionTokens: 0, httpStatus: 503, aborted: false, replica: null });
   headers.set('retry-after', '5');
   return openAiError(503, `No server of the model ${model} answered. Try again in a few seconds.`, 'api_error', 'model_unavailable', null, headers);
 }
@@ -169,21 +230,21 @@ async function forward(replica: Replica, path: string, body: Uint8Array<ArrayBuf
  */
 function meter(
   body: ReadableStream<Uint8Array> | null,
-  o: { stream: boolean; hideUsage: boolean; started: number; release: () => void; onEnd: (tapped: TapResult & { aborted: boolean }, ended: number) => void },
+  o: { stream: boolean; hideUsage: boolean; started: number; release: () => void; onEnd: (tapped: TapResult & { aborted: boolean }, ended: number) => Promise<void> },
 ): ReadableStream<Uint8Array> | null {
   const sse = o.stream ? new SseTap(o.hideUsage) : null;
   const whole = o.stream ? null : new WholeTap();
-  let finished = false;
-  const finish = (aborted: boolean) => {
-    if (finished) return;
-    finished = true;
+  let finished: Promise<void> | null = null;
+  const finish = (aborted: boolean): Promise<void> => {
+    if (finished) return finished;
     o.release();
     const at = performance.now();
     if (whole) whole.end();
-    o.onEnd({ ...(sse ?? whole)!.result, aborted }, at);
+    finished = o.onEnd({ ...(sse ?? whole)!.result, aborted }, at);
+    return finished;
   };
   if (!body) {
-    finish(false);
+    void finish(false);
     return null;
   }
   const encoder = new TextEncoder();
@@ -195,7 +256,8 @@ function meter(
         const now = performance.now();
         if (done) {
           if (sse) for (const event of sse.end(now)) if (!event.drop) controller.enqueue(encoder.encode(event.text));
-          finish(false);
+          // The call is settled before the client sees its end: what it cost is in the ledger when the answer is.
+          await finish(false);
           controller.close();
           return;
         }
@@ -209,15 +271,47 @@ function meter(
         const out = events.filter((e) => !e.drop).map((e) => e.text).join('');
         if (out) controller.enqueue(encoder.encode(out));
       } catch (error) {
-        finish(true);
+        void finish(true);
         controller.error(error);
       }
     },
     async cancel(reason) {
-      finish(true);
+      void finish(true);
       await reader.cancel(reason).catch(() => undefined);
     },
   });
+}
+
+/** settle settles a call in the ledger; a failure is logged (the worker releases a call left open), never thrown at the client. */
+async function settle(ctx: Context, call: OpenCall, outcome: Omit<Parameters<typeof settleModelCall>[2], 'now'>): Promise<void> {
+  try {
+    await settleModelCall(ctx.db, call, { ...outcome, now: ctx.now() });
+  } catch (error) {
+    logger().error({ component: 'gateway', callId: call.id, err: error }, 'a model call could not be settled; the worker releases it later');
+  }
+}
+
+/** The OpenAI code of each refusal the metering gives. */
+const REFUSAL_CODES: Partial<Record<MessageKey, string>> = {
+  'ledger.insufficientCents': 'budget_exhausted',
+  'ledger.insufficientGpu': 'budget_exhausted',
+  'ledger.monthlyCap': 'monthly_cap_reached',
+  'ledger.allocationNotActive': 'no_budget',
+  'ledger.outsidePeriod': 'no_budget',
+  'inference.noAllocation': 'no_budget',
+  'inference.invoicesOverdue': 'invoices_overdue',
+};
+
+/**
+ * budgetRefusal answers a call its project cannot pay for: 402 with the refusal's figures in OpenAI's shape
+ * (`insufficient_quota`), a company budget's code named after it; a tenant not active is 403.
+ */
+function budgetRefusal(error: AppError, headers: Headers): Response {
+  const message = translate('en', error.key, error.params);
+  if (error.code === 'FORBIDDEN') return openAiError(403, message, 'permission_error', 'tenant_not_active', null, headers);
+  if (error.code !== 'PRECONDITION_FAILED' && error.code !== 'BAD_REQUEST') throw error;
+  const code = REFUSAL_CODES[error.key] ?? error.key.replace(/^.*\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  return openAiError(402, message, 'insufficient_quota', code, null, headers);
 }
 
 /** recordCall counts one forwarded call in the metrics and logs it (never the prompt or the answer). */
@@ -266,6 +360,26 @@ function modelList(services: readonly { model: string; startedAt: Date | null }[
   const seen = new Map<string, ModelObject>();
   for (const s of services) if (!seen.has(s.model)) seen.set(s.model, { id: s.model, object: 'model', created: Math.floor((s.startedAt?.getTime() ?? 0) / 1000), owned_by: 'organization-owner' });
   return [...seen.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** siteAllowed tells whether a replica at a catalogue site may serve a project with this residency (an unknown site: no). */
+function siteAllowed(residency: CallerResidency, siteId: string): boolean {
+  const site = configuredCatalogue().sites.find((s) => s.id === siteId);
+  return site !== undefined && residencyAllows(residency, site);
+}
+
+const RESIDENCY_WORDS: Record<Residency, string> = { DE: 'in Germany (residency DE)', EU: 'in the EU (residency EU)', any: 'anywhere' };
+
+/** residencyRefusal: the model runs, but at no site the caller's project allows. */
+function residencyRefusal(model: string, residency: Residency, headers: Headers): Response {
+  return openAiError(
+    403,
+    `The model ${model} has no replica ${RESIDENCY_WORDS[residency]}, where this token’s project keeps its data; it is not served elsewhere. Start the model at a site there, or call it with a token of a project without that rule.`,
+    'permission_error',
+    'residency_unavailable',
+    'model',
+    headers,
+  );
 }
 
 function modelNotFound(model: string, headers: Headers): Response {

@@ -243,8 +243,8 @@ describe.each(dbTargets())('the file transfers before Next.js on %s', (target) =
   });
 
   it('takes the gateway’s calls with their bodies: the REST handler’s token check, the gateway’s answers and limits', async () => {
-    const { owner } = await setup();
-    const key = await tokens.mint(owner, ['inference']);
+    const { owner, projectId } = await setup();
+    const key = await tokens.mint(owner, ['inference'], { projectId });
     const call = (body: Buffer, headers: Record<string, string> = { authorization: `Bearer ${key}` }) => send('POST', '/api/v1/openai/v1/chat/completions', { 'content-type': 'application/json', ...headers }, body);
     expect((await call(Buffer.from('{}'), {})).status).toBe(401);
     const unknown = await call(Buffer.from(JSON.stringify({ model: 'nobody/runs-this', messages: [{ role: 'user', content: 'hi' }] })));

@@ -14,9 +14,9 @@ export function apiTokens(db: Db) {
   };
   return {
     /** mint makes a token of a person for their tenant (the plaintext `afp_…`, shown once). */
-    async mint(who: { userId: string; orgId: string }, scopes: TokenScope[], options: { expiresInDays?: number } = {}): Promise<string> {
+    async mint(who: { userId: string; orgId: string }, scopes: TokenScope[], options: { expiresInDays?: number; projectId?: string } = {}): Promise<string> {
       made += 1;
-      const { token } = await createApiToken(db, await actorOf(who.userId), { name: `test token ${made}`, orgId: who.orgId, scopes, expiresInDays: options.expiresInDays ?? 30 }, new Date());
+      const { token } = await createApiToken(db, await actorOf(who.userId), { name: `test token ${made}`, orgId: who.orgId, scopes, expiresInDays: options.expiresInDays ?? 30, projectId: options.projectId ?? null }, new Date());
       return token;
     },
     /** revoke revokes a token as its owner would on the profile page. */

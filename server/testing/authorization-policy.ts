@@ -68,6 +68,7 @@ export const POLICY: Record<string, Entry> = {
   'account.verifyEmail': { access: 'public', input: () => ({ token: 'A'.repeat(43) }) },
   'account.resendVerification': { access: 'signedIn' },
   'account.apiTokens': { access: 'signedIn' },
+  'account.tokenProjects': { access: 'signedIn' },
   'account.createApiToken': { access: 'signedIn', input: () => ({ name: 'matrix', orgId: null, scopes: ['read'], expiresInDays: 30 }) },
   'account.revokeApiToken': { access: 'signedIn', input: () => ({ tokenId: uuid0 }) },
 

@@ -15,7 +15,7 @@ import { STAFF_SCOPES, TENANT_SCOPES, type TokenScope } from '~/server/core/rest
  * Makes a personal API token: a name, the tenant it acts for, its scopes and lifetime. The token is
  * shown once, here, with a copy button; the list below (a server component) never shows it again.
  */
-export function CreateApiToken({ organisations, isStaff }: { organisations: { id: string; name: string }[]; isStaff: boolean }) {
+export function CreateApiToken({ organisations, projects, isStaff }: { organisations: { id: string; name: string }[]; projects: { id: string; title: string; orgId: string }[]; isStaff: boolean }) {
   const { t } = useT();
   const trpc = useTRPC();
   const router = useRouter();
@@ -23,6 +23,10 @@ export function CreateApiToken({ organisations, isStaff }: { organisations: { id
   const [errors, setErrors] = useState<FormErrors>({ fields: {} });
   const [made, setMade] = useState<{ name: string; token: string }>();
   const [copied, setCopied] = useState(false);
+  // A token that calls models names the project that pays: chosen among the chosen tenant's.
+  const [orgChoice, setOrgChoice] = useState(organisations[0]?.id ?? '');
+  const [inference, setInference] = useState(false);
+  const orgProjects = projects.filter((p) => p.orgId === orgChoice);
   const scopes: readonly TokenScope[] = isStaff ? [...TENANT_SCOPES, ...STAFF_SCOPES] : TENANT_SCOPES;
 
   async function onSubmit(event: React.FormEvent<HTMLFormElement>) {
@@ -39,12 +43,14 @@ export function CreateApiToken({ organisations, isStaff }: { organisations: { id
         orgId: orgId === '' ? null : orgId,
         scopes: scopes.filter((s) => form.get(`scope-${s}`) === 'on'),
         expiresInDays: Number(formValue(form, 'expiresInDays')),
+        projectId: inference ? formValue(form, 'projectId') || null : null,
       });
       target.reset();
+      setInference(false);
       setMade({ name: result.view.name, token: result.token });
       router.refresh();
     } catch (e) {
-      setErrors(formErrors(e, ['name', 'orgId', 'scopes', 'expiresInDays']));
+      setErrors(formErrors(e, ['name', 'orgId', 'scopes', 'expiresInDays', 'projectId']));
     }
   }
 
@@ -81,7 +87,7 @@ export function CreateApiToken({ organisations, isStaff }: { organisations: { id
           <input name="name" required maxLength={80} autoComplete="off" />
         </Field>
         <Field label={t('profile.tokenOrg')} error={errors.fields.orgId}>
-          <select name="orgId" defaultValue={organisations[0]?.id ?? ''}>
+          <select name="orgId" defaultValue={organisations[0]?.id ?? ''} onChange={(e) => setOrgChoice(e.target.value)}>
             {organisations.map((o) => (
               <option key={o.id} value={o.id}>
                 {o.name}
@@ -96,7 +102,12 @@ export function CreateApiToken({ organisations, isStaff }: { organisations: { id
             {scopes.map((s) => (
               <li key={s}>
                 <label className="flex items-start gap-2 text-sm">
-                  <input type="checkbox" name={`scope-${s}`} defaultChecked={s === 'read'} className="mt-0.5 h-4 w-4 rounded border-slate-300 text-indigo-600 focus-visible:ring-2 focus-visible:ring-indigo-500" />
+                  <input
+                    type="checkbox"
+                    name={`scope-${s}`}
+                    defaultChecked={s === 'read'}
+                    onChange={s === 'inference' ? (e) => setInference(e.target.checked) : undefined}
+                    className="mt-0.5 h-4 w-4 rounded border-slate-300 text-indigo-600 focus-visible:ring-2 focus-visible:ring-indigo-500" />
                   <span>{t(`tokenScope.${s}`)}</span>
                 </label>
               </li>
@@ -108,6 +119,18 @@ export function CreateApiToken({ organisations, isStaff }: { organisations: { id
             </p>
           )}
         </fieldset>
+        {inference && (
+          <Field label={t('profile.tokenProject')} error={errors.fields.projectId} hint={t('profile.tokenProjectHint')}>
+            <select name="projectId" defaultValue={orgProjects[0]?.id ?? ''} key={orgChoice}>
+              {orgProjects.length === 0 && <option value="">{t('profile.tokenProjectNone')}</option>}
+              {orgProjects.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.title}
+                </option>
+              ))}
+            </select>
+          </Field>
+        )}
         <Field label={t('profile.tokenDays')} error={errors.fields.expiresInDays} hint={t('profile.tokenDaysHint')}>
           <input name="expiresInDays" type="number" inputMode="numeric" min={1} max={API_TOKEN_MAX_DAYS} defaultValue={API_TOKEN_DEFAULT_DAYS} required />
         </Field>

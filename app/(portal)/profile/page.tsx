@@ -27,13 +27,14 @@ export default async function ProfilePage() {
   const me = await requireUser();
   const { t, locale, timeZone } = await getT();
   const caller = await api();
-  const [sessions, identities, mailPreferences, hasPassword, tokens, organisations] = await Promise.all([
+  const [sessions, identities, mailPreferences, hasPassword, tokens, organisations, tokenProjects] = await Promise.all([
     caller.account.sessions(),
     caller.account.identities(),
     caller.notification.preferences(),
     caller.account.hasPassword(),
     caller.account.apiTokens(),
     caller.account.myOrganisations(),
+    caller.account.tokenProjects(),
   ]);
   const tokenTone = { active: 'green', expired: 'slate', revoked: 'red' } as const;
   return (
@@ -121,7 +122,7 @@ export default async function ProfilePage() {
         }
       >
         <p className="mb-3 text-sm text-slate-600">{t('profile.tokensIntro')}</p>
-        <CreateApiToken organisations={organisations.map((o) => ({ id: o.id, name: o.name }))} isStaff={me.staffRoles.length > 0} />
+        <CreateApiToken organisations={organisations.map((o) => ({ id: o.id, name: o.name }))} projects={tokenProjects} isStaff={me.staffRoles.length > 0} />
         <div className="mt-5">
           {tokens.length === 0 ? (
             <p className="text-sm text-slate-600">{t('profile.tokensNone')}</p>
@@ -145,6 +146,7 @@ export default async function ProfilePage() {
                       <div className="font-medium text-slate-900">{token.name}</div>
                       <div className="text-xs text-slate-500">
                         <code className="font-mono">{token.prefix}…</code> · {token.orgName ?? t('profile.tokenOrgNone')}
+                        {token.projectTitle && <> · {t('profile.tokenPaysFrom', { project: token.projectTitle })}</>}
                       </div>
                       <div className="mt-1">
                         <Badge tone={tokenTone[token.state]}>{t(`profile.tokenState.${token.state}`)}</Badge>

@@ -22,6 +22,8 @@ export const apiTokenOut = z.object({
   orgId: z.string().nullable(),
   orgName: z.string().nullable(),
   scopes: z.array(z.enum(TOKEN_SCOPES)),
+  projectId: z.string().nullable(),
+  projectTitle: z.string().nullable(),
   createdAt: isoDateOut,
   expiresAt: isoDateOut,
   lastUsedAt: isoDateOut.nullable(),

@@ -6,7 +6,7 @@ import { nothing } from '~/server/api/outputs';
 import { apiTokenOut, identityOut, meOut, myOrganisation, sessionOut } from './account.outputs';
 import { ssoProviderName } from '~/server/auth/sso-providers';
 import { listIdentities, unlinkIdentity } from '~/server/services/identity/identities';
-import { createApiToken, listApiTokens, revokeApiToken } from '~/server/services/identity/api-tokens';
+import { createApiToken, listApiTokens, listTokenProjects, revokeApiToken } from '~/server/services/identity/api-tokens';
 import { API_TOKEN_MAX_DAYS } from '~/server/core/rest/tokens';
 import { TOKEN_SCOPES } from '~/server/core/rest/scopes';
 import { hasPassword, requestSignUp, setTimeZone } from '~/server/services/identity/accounts';
@@ -116,6 +116,11 @@ export const accountRouter = router({
   // Personal API tokens (server/services/identity/api-tokens.ts): made, listed and revoked here, never by a token.
   apiTokens: authedProcedure.output(z.array(apiTokenOut)).query(({ ctx }) => listApiTokens(ctx.db, ctx.actor.userId, ctx.now())),
 
+  /** The projects a token with the scope `inference` may pay from, per tenant (the token form's choice). */
+  tokenProjects: authedProcedure
+    .output(z.array(z.object({ id: z.string(), title: z.string(), orgId: z.string() })))
+    .query(({ ctx }) => listTokenProjects(ctx.db, ctx.actor.userId)),
+
   createApiToken: authedProcedure
     .input(
       z.object({
@@ -123,6 +128,8 @@ export const accountRouter = router({
         orgId: uuidField.nullable(),
         scopes: z.array(z.enum(TOKEN_SCOPES)).min(1, 'apiToken.scopesNeeded').max(TOKEN_SCOPES.length),
         expiresInDays: z.number().int().min(1, 'apiToken.expiryRange').max(API_TOKEN_MAX_DAYS, 'apiToken.expiryRange'),
+        /** The project whose budget pays the token's model calls: with the scope `inference` only. */
+        projectId: uuidField.nullable().optional(),
       }),
     )
     .output(z.object({ token: z.string(), view: apiTokenOut }))

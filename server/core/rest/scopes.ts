@@ -18,6 +18,8 @@ export interface ApiTokenAuth {
   /** The tenant the token acts for (null: a staff-only token). */
   orgId: string | null;
   scopes: TokenScope[];
+  /** The project a token with the scope `inference` calls models for (issue #29); null otherwise. */
+  projectId: string | null;
 }
 
 /**

@@ -80,24 +80,32 @@ export interface TokenRequest {
   orgId: string | null;
   scopes: readonly TokenScope[];
   expiresInDays: number;
+  /** The project whose budget pays the token's model calls (scope `inference`); none without that scope. */
+  projectId?: string | null;
 }
 
 export type TokenRequestProblem =
   | { field: 'scopes'; key: 'apiToken.scopesNeeded' | 'apiToken.staffScopeNotStaff' }
   | { field: 'orgId'; key: 'apiToken.orgNeeded' | 'apiToken.notMember' }
+  | { field: 'projectId'; key: 'apiToken.projectNeeded' | 'apiToken.projectOnlyForInference' | 'apiToken.projectNotYours' }
   | { field: 'expiresInDays'; key: 'apiToken.expiryRange' };
 
 /**
  * tokenRequestProblem says what is wrong with a request for a token, or null: tenant scopes need a
- * tenant the person belongs to, staff scopes a staff role, and a token lives 1 to 365 days.
+ * tenant the person belongs to, staff scopes a staff role, the scope `inference` a project of that
+ * tenant the person may spend on (`projects`: those), and a token lives 1 to 365 days.
  */
-export function tokenRequestProblem(request: TokenRequest, person: { isStaff: boolean; memberOf: readonly string[] }): TokenRequestProblem | null {
+export function tokenRequestProblem(request: TokenRequest, person: { isStaff: boolean; memberOf: readonly string[]; projects?: readonly string[] }): TokenRequestProblem | null {
   if (request.scopes.length === 0) return { field: 'scopes', key: 'apiToken.scopesNeeded' };
   const wantsTenant = request.scopes.some((s) => (TENANT_SCOPES as readonly string[]).includes(s));
   const wantsStaff = request.scopes.some((s) => (STAFF_SCOPES as readonly string[]).includes(s));
   if (wantsStaff && !person.isStaff) return { field: 'scopes', key: 'apiToken.staffScopeNotStaff' };
   if (wantsTenant && !request.orgId) return { field: 'orgId', key: 'apiToken.orgNeeded' };
   if (request.orgId && !person.memberOf.includes(request.orgId)) return { field: 'orgId', key: 'apiToken.notMember' };
+  const wantsInference = request.scopes.includes('inference');
+  if (wantsInference && !request.projectId) return { field: 'projectId', key: 'apiToken.projectNeeded' };
+  if (!wantsInference && request.projectId) return { field: 'projectId', key: 'apiToken.projectOnlyForInference' };
+  if (request.projectId && !(person.projects ?? []).includes(request.projectId)) return { field: 'projectId', key: 'apiToken.projectNotYours' };
   if (!Number.isInteger(request.expiresInDays) || request.expiresInDays < 1 || request.expiresInDays > API_TOKEN_MAX_DAYS) {
     return { field: 'expiresInDays', key: 'apiToken.expiryRange' };
   }

@@ -42,13 +42,15 @@ export function spendingFigures(db: DbOrTx, input: { orgId: string; projectId: s
       where a.org_id = ${orgId} and a.project_id = ${projectId} and a.unit = 'cents' and le.at >= ${monthStart}::date and le.kind in ('charge', 'refund'))
     + (select coalesce(sum(a.reserved), 0) from allocations a where a.org_id = ${orgId} and a.project_id = ${projectId} and a.unit = 'cents')`;
   const projectEver = sql`(select coalesce(sum(a.charged + a.reserved), 0) from allocations a where a.org_id = ${orgId} and a.project_id = ${projectId} and a.unit = 'cents')`;
-  // Charged this month for the person's jobs, through the portal and (their POSIX user's) around it, + what
-  // their open jobs hold reserved (refunds are the allocation's, not a person's).
+  // Charged this month for the person's jobs, through the portal and (their POSIX user's) around it, and their
+  // model calls (issue #29), + what their open jobs and calls hold reserved (refunds are the allocation's, not a person's).
   const personMonth = sql`(select coalesce(sum(le.amount), 0)
       from ledger_entries le join allocations a on a.id = le.allocation_id join jobs j on j.id = le.job_id
       where a.org_id = ${orgId} and a.unit = 'cents' and le.at >= ${monthStart}::date and le.kind = 'charge' and j.user_id = ${userId})
     + (select coalesce(sum(o.charged_amount), 0) from outside_jobs o join allocations a on a.id = o.allocation_id
       where o.org_id = ${orgId} and a.unit = 'cents' and o.user_id = ${userId} and o.ended_at >= ${monthStart}::date)
+    + (select coalesce(sum(case when mc.status = 'open' then mc.reserved_amount else mc.charged_amount end), 0) from model_calls mc
+      where mc.org_id = ${orgId} and mc.user_id = ${userId} and mc.unit = 'cents' and (mc.status = 'open' or mc.ended_at >= ${monthStart}::date))
     + (select coalesce(sum(j.reserved_amount - case when j.array_tasks is null then 0 else
           (select coalesce(sum(t.amount), 0) from ledger_entries t where t.job_id = j.id and t.kind = 'release' and t.task_index is not null) end), 0)
       from jobs j

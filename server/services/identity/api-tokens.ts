@@ -3,8 +3,9 @@
 // checksum, who may ask for which scopes, expiry) are in server/core/rest/tokens.ts.
 import { createHash, randomBytes } from 'node:crypto';
 import { and, desc, eq, gt, isNull, sql } from 'drizzle-orm';
-import type { Db } from '~/db/client';
-import { apiTokens, memberships, organisations } from '~/db/schema';
+import type { Db, Tx } from '~/db/client';
+import { apiTokens, memberships, organisations, projectMembers, projects } from '~/db/schema';
+import { roleAtLeast, type MemberRole } from '~/server/core/roles';
 import type { ApiTokenAuth, TokenScope } from '~/server/core/rest/scopes';
 import {
   API_TOKEN_MAX_LIVE,
@@ -37,6 +38,9 @@ export interface ApiTokenView {
   orgId: string | null;
   orgName: string | null;
   scopes: TokenScope[];
+  /** The project a model-calling token pays from (scope `inference`). */
+  projectId: string | null;
+  projectTitle: string | null;
   createdAt: Date;
   expiresAt: Date;
   lastUsedAt: Date | null;
@@ -50,6 +54,19 @@ export interface CreateApiTokenInput {
   orgId: string | null;
   scopes: TokenScope[];
   expiresInDays: number;
+  /** The project whose budget pays the token's model calls: required with the scope `inference`, else none. */
+  projectId?: string | null;
+}
+
+/** spendableProjects is `projectId` if it is a project of the tenant the person may submit to (a member, or any as a manager or owner), else nothing. */
+async function spendableProjects(tx: Tx, userId: string, orgId: string, role: MemberRole | null, projectId: string): Promise<string[]> {
+  const [row] = await tx
+    .select({ id: projects.id, member: projectMembers.userId })
+    .from(projects)
+    .leftJoin(projectMembers, and(eq(projectMembers.projectId, projects.id), eq(projectMembers.userId, userId)))
+    .where(and(eq(projects.id, projectId), eq(projects.orgId, orgId)));
+  if (!row) return [];
+  return row.member || (role !== null && roleAtLeast(role, 'manager')) ? [row.id] : [];
 }
 
 /**
@@ -58,9 +75,12 @@ export interface CreateApiTokenInput {
  */
 export async function createApiToken(db: Db, actor: Actor, input: CreateApiTokenInput, now: Date, by: { operator?: string } = {}): Promise<{ token: string; view: ApiTokenView }> {
   return inTransaction(db, async (tx) => {
-    const memberOf = (await tx.select({ orgId: memberships.orgId }).from(memberships).where(eq(memberships.userId, actor.userId))).map((m) => m.orgId);
+    const memberships_ = await tx.select({ orgId: memberships.orgId, role: memberships.role }).from(memberships).where(eq(memberships.userId, actor.userId));
+    const memberOf = memberships_.map((m) => m.orgId);
     const scopes = [...new Set(input.scopes)];
-    const problem = tokenRequestProblem({ ...input, scopes }, { isStaff: isStaff(actor), memberOf });
+    // The project a model-calling token pays from: one of the tenant's the person submits jobs to (a member, or any as a lead).
+    const projectIds = input.projectId && input.orgId ? await spendableProjects(tx, actor.userId, input.orgId, memberships_.find((m) => m.orgId === input.orgId)?.role ?? null, input.projectId) : [];
+    const problem = tokenRequestProblem({ ...input, scopes }, { isStaff: isStaff(actor), memberOf, projects: projectIds });
     if (problem) throw new AppError('BAD_REQUEST', problem.key, undefined, problem.field);
     const [live] = await tx
       .select({ n: sql<number>`count(*)::int` })
@@ -77,6 +97,7 @@ export async function createApiToken(db: Db, actor: Actor, input: CreateApiToken
         tokenHash: hashApiToken(token),
         prefix: token.slice(0, API_TOKEN_SHOWN_CHARS),
         scopes,
+        projectId: input.projectId ?? null,
         expiresAt: new Date(now.getTime() + input.expiresInDays * DAY_MS),
         createdAt: now,
       })
@@ -87,14 +108,15 @@ export async function createApiToken(db: Db, actor: Actor, input: CreateApiToken
       action: 'api_token.created',
       targetType: 'api_token',
       targetId: row!.id,
-      data: { name: input.name, prefix: row!.prefix, scopes, expiresAt: row!.expiresAt.toISOString(), ...(by.operator ? { operator: by.operator } : {}) },
+      data: { name: input.name, prefix: row!.prefix, scopes, ...(input.projectId ? { projectId: input.projectId } : {}), expiresAt: row!.expiresAt.toISOString(), ...(by.operator ? { operator: by.operator } : {}) },
     });
     const orgName = input.orgId ? ((await tx.select({ name: organisations.name }).from(organisations).where(eq(organisations.id, input.orgId)))[0]?.name ?? null) : null;
-    return { token, view: toView({ ...row!, orgName }, now) };
+    const projectTitle = input.projectId ? ((await tx.select({ title: projects.title }).from(projects).where(eq(projects.id, input.projectId)))[0]?.title ?? null) : null;
+    return { token, view: toView({ ...row!, orgName, projectTitle }, now) };
   });
 }
 
-function toView(row: typeof apiTokens.$inferSelect & { orgName: string | null }, now: Date): ApiTokenView {
+function toView(row: typeof apiTokens.$inferSelect & { orgName: string | null; projectTitle: string | null }, now: Date): ApiTokenView {
   return {
     id: row.id,
     name: row.name,
@@ -102,6 +124,8 @@ function toView(row: typeof apiTokens.$inferSelect & { orgName: string | null },
     orgId: row.orgId,
     orgName: row.orgName,
     scopes: row.scopes as TokenScope[],
+    projectId: row.projectId,
+    projectTitle: row.projectTitle,
     createdAt: row.createdAt,
     expiresAt: row.expiresAt,
     lastUsedAt: row.lastUsedAt,
@@ -111,16 +135,29 @@ function toView(row: typeof apiTokens.$inferSelect & { orgName: string | null },
   };
 }
 
+/** listTokenProjects lists the projects a person's model-calling tokens may pay from, per tenant: those they are a member of, and every one of a tenant they manage or own. */
+export async function listTokenProjects(db: Db, userId: string): Promise<{ id: string; title: string; orgId: string }[]> {
+  return db
+    .selectDistinct({ id: projects.id, title: projects.title, orgId: projects.orgId })
+    .from(projects)
+    .innerJoin(memberships, and(eq(memberships.orgId, projects.orgId), eq(memberships.userId, userId)))
+    .leftJoin(projectMembers, and(eq(projectMembers.projectId, projects.id), eq(projectMembers.userId, userId)))
+    .where(sql`${projectMembers.userId} is not null or ${memberships.role} in ('owner', 'manager')`)
+    .orderBy(projects.orgId, projects.title)
+    .limit(500);
+}
+
 /** listApiTokens lists a person's tokens, newest first, with their tenant's name and state. */
 export async function listApiTokens(db: Db, userId: string, now: Date): Promise<ApiTokenView[]> {
   const rows = await db
-    .select({ token: apiTokens, orgName: organisations.name })
+    .select({ token: apiTokens, orgName: organisations.name, projectTitle: projects.title })
     .from(apiTokens)
     .leftJoin(organisations, eq(organisations.id, apiTokens.orgId))
+    .leftJoin(projects, eq(projects.id, apiTokens.projectId))
     .where(eq(apiTokens.userId, userId))
     .orderBy(desc(apiTokens.createdAt))
     .limit(200);
-  return rows.map((r) => toView({ ...r.token, orgName: r.orgName }, now));
+  return rows.map((r) => toView({ ...r.token, orgName: r.orgName, projectTitle: r.projectTitle }, now));
 }
 
 /** revokeApiToken revokes one of the actor's own tokens (again: nothing changes), audited. */
@@ -157,5 +194,5 @@ export async function authenticateToken(db: Db, authorization: string | null, op
   if (lastUsedNeedsWrite(row, options.now, address)) {
     await db.update(apiTokens).set({ lastUsedAt: options.now, lastUsedFrom: address }).where(eq(apiTokens.id, row.id));
   }
-  return { id: row.id, name: row.name, userId: row.userId, orgId: row.orgId, scopes: row.scopes as TokenScope[] };
+  return { id: row.id, name: row.name, userId: row.userId, orgId: row.orgId, scopes: row.scopes as TokenScope[], projectId: row.projectId };
 }

@@ -7,7 +7,8 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '~/db/client';
-import { jobs } from '~/db/schema';
+import { jobs, organisations, projects, type Residency } from '~/db/schema';
+import { residencyAllowsSite } from '~/server/core/jobs/admission';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { logger } from '~/server/observability/log';
 import { workspaceOf, type SiteRoots } from '~/server/services/files/workspace';
@@ -29,6 +30,7 @@ export interface ServiceRow {
   jobId: string;
   siteId: string;
   projectId: string;
+  resourceClassId: string;
   model: string;
   nodeList: string[] | null;
   startedAt: Date | null;
@@ -65,19 +67,44 @@ export function parseModelConnection(text: string): { ok: true; connection: Mode
   return { ok: true, connection: { host: parsed.data.host, port: parsed.data.port, model: parsed.data.model, secret: parsed.data.secret } };
 }
 
-/** runningServices lists the tenant's running inference services (read as the tenant: row-level security), oldest first; `model` narrows to one model. */
-export async function runningServices(db: Db, orgId: string, model?: string): Promise<ServiceRow[]> {
+/** Where a project's calls may be served: the tenant's residency and the project's own, if it has one (the rules a job's site follows). */
+export interface CallerResidency {
+  tenant: Residency;
+  project: Residency | null;
+}
+
+/**
+ * servicesForCall reads, as the tenant, its running services of a model and the residency of the project a
+ * token calls for (null: no such project of the tenant), in one transaction.
+ */
+export async function servicesForCall(db: Db, orgId: string, projectId: string, model?: string): Promise<{ services: ServiceRow[]; residency: CallerResidency | null }> {
   return db.transaction(async (tx) => {
-    const [, rows] = await Promise.all([
+    const [, rows, [project]] = await Promise.all([
       actAsTenant(tx, orgId, 'read'),
       tx
-        .select({ jobId: jobs.id, siteId: jobs.siteId, projectId: jobs.projectId, model: jobs.servedModel, nodeList: jobs.nodeList, startedAt: jobs.startedAt })
+        .select({ jobId: jobs.id, siteId: jobs.siteId, projectId: jobs.projectId, resourceClassId: jobs.resourceClassId, model: jobs.servedModel, nodeList: jobs.nodeList, startedAt: jobs.startedAt })
         .from(jobs)
         .where(and(eq(jobs.orgId, orgId), eq(jobs.kind, 'inference'), eq(jobs.state, 'RUNNING'), ...(model === undefined ? [] : [eq(jobs.servedModel, model)])))
         .orderBy(asc(jobs.startedAt), asc(jobs.id)),
+      tx
+        .select({ tenant: organisations.residency, project: projects.dataResidency })
+        .from(projects)
+        .innerJoin(organisations, eq(organisations.id, projects.orgId))
+        .where(and(eq(projects.id, projectId), eq(projects.orgId, orgId))),
     ]);
-    return rows.flatMap((r) => (r.model ? [{ ...r, model: r.model }] : []));
+    return { services: rows.flatMap((r) => (r.model ? [{ ...r, model: r.model }] : [])), residency: project ?? null };
   });
+}
+
+/** residencyAllows tells whether a call of a project with this residency may be served at a site. */
+export function residencyAllows(residency: CallerResidency, site: { country: string; inEu: boolean }): boolean {
+  return residencyAllowsSite(residency.tenant, site) && (residency.project === null || residencyAllowsSite(residency.project, site));
+}
+
+/** strictestResidency is the rule that binds a project's calls (for the refusal's words). */
+export function strictestResidency(residency: CallerResidency): Residency {
+  const rank: Record<Residency, number> = { any: 0, EU: 1, DE: 2 };
+  return residency.project !== null && rank[residency.project] > rank[residency.tenant] ? residency.project : residency.tenant;
 }
 
 /**

@@ -103,6 +103,8 @@ interface EntryInput extends LedgerEntryValue {
   taskIndex?: number | null;
   /** A session's extension (its reserve, or the release that takes it back); absent: 0, the job's own. */
   extension?: number;
+  /** A model call's reserve, release or charge (issue #29). */
+  modelCallId?: string | null;
   actorUserId?: string | null;
   reason?: string | null;
   at?: Date;
@@ -129,6 +131,7 @@ async function appendEntries(tx: Tx, row: AllocationRow, entries: EntryInput[], 
           jobId: e.jobId ?? null,
           taskIndex: e.taskIndex ?? null,
           extension: e.extension ?? 0,
+          modelCallId: e.modelCallId ?? null,
           actorUserId: e.actorUserId ?? null,
           reason: e.reason ?? null,
           ...stampAt(e.at),
@@ -165,7 +168,7 @@ async function noticeUsage(tx: Tx, row: AllocationRow, balance: Balance): Promis
  * organisation row is locked NO KEY UPDATE by every credit-line reservation (lock order, step 1), so
  * marking the month on it is safe and two reservations cannot both report it.
  */
-async function noticeMonthlyCap(tx: Tx, org: LockedOrganisation, spent: number | null, input: ReserveInput): Promise<void> {
+async function noticeMonthlyCap(tx: Tx, org: LockedOrganisation, spent: number | null, input: Pick<ReserveInput, 'today' | 'amount'>): Promise<void> {
   if (spent === null || org.monthlyCapCents === null) return;
   const month = capMonth(input.today);
   if (org.capReachedNoticedMonth === month) return;
@@ -265,7 +268,7 @@ export async function reserveOnLocked(tx: Tx, org: LockedOrganisation, row: Allo
 }
 
 /** The amount is a positive integer and the tenant acting owns the allocation and may act. */
-function checkReserver(org: LockedOrganisation, row: AllocationRow, input: ReserveInput): void {
+function checkReserver(org: LockedOrganisation, row: AllocationRow, input: Pick<ReserveInput, 'amount' | 'orgId'>): void {
   if (!Number.isSafeInteger(input.amount) || input.amount <= 0) throw new AppError('BAD_REQUEST', 'ledger.invalidAmount', {}, 'amount');
   if (row.orgId !== input.orgId || org.id !== input.orgId) throw new AppError('NOT_FOUND', 'error.notFound');
   if (org.status !== 'active') {
@@ -278,7 +281,7 @@ function checkReserver(org: LockedOrganisation, row: AllocationRow, input: Reser
  * tenant's monthly cap (credit lines; `spent` = this month's spend before this reservation, null when
  * there is no cap) and the balance (core applyEntry). Throws the refusal; returns the balance after.
  */
-function checkReservation(org: LockedOrganisation, row: AllocationRow, input: ReserveInput, spent: number | null): Balance {
+function checkReservation(org: LockedOrganisation, row: AllocationRow, input: Pick<ReserveInput, 'amount' | 'today'>, spent: number | null): Balance {
   assertUsable(row, input.today);
   if (row.unit === 'cents' && org.monthlyCapCents !== null && spent !== null && spent + input.amount > org.monthlyCapCents) {
     throw new AppError('PRECONDITION_FAILED', 'ledger.monthlyCap', {
@@ -290,6 +293,40 @@ function checkReservation(org: LockedOrganisation, row: AllocationRow, input: Re
   const result = applyEntry(balanceOfRow(row), { kind: 'reserve', amount: input.amount });
   if (!result.ok) throw refusalError(row, result.refusal);
   return result.balance;
+}
+
+/**
+ * reserveModelCallOnLocked holds a model call's worst case (issue #29) on an organisation and allocation this
+ * transaction has locked, by the rules of a job's reservation: the tenant active, the allocation usable
+ * today, the monthly cap and the balance. `monthSpent`: this month's spend when the caller read it (a capped
+ * credit line), else it is read here.
+ */
+export async function reserveModelCallOnLocked(
+  tx: Tx,
+  org: LockedOrganisation,
+  row: AllocationRow,
+  input: { modelCallId: string; orgId: string; amount: number; actorUserId: string; today: string; at?: Date; monthSpent?: number | null },
+): Promise<void> {
+  checkReserver(org, row, input);
+  const spent = row.unit === 'cents' && org.monthlyCapCents !== null ? (input.monthSpent ?? (await monthSpendCents(tx, org.id, input.today))) : null;
+  checkReservation(org, row, input, spent);
+  await appendEntries(tx, row, [{ kind: 'reserve', amount: input.amount, modelCallId: input.modelCallId, actorUserId: input.actorUserId, at: input.at }]);
+  await noticeMonthlyCap(tx, org, spent, input);
+}
+
+/**
+ * settleModelCallOnLocked releases a model call's reservation and charges what it cost (whole units, the
+ * caller's chargeWithCarry), with the overrun rule of a job, on its allocation locked by this transaction;
+ * the caller makes it once (the call's row, `open` → `settled`, under the same lock). On an allocation that
+ * expired meanwhile the unused reservation is written off, as a job's.
+ */
+export async function settleModelCallOnLocked(tx: Tx, row: AllocationRow, input: { modelCallId: string; reserved: number; charge: number; at?: Date }): Promise<SettleResult> {
+  const s = settleAmounts(input.reserved, input.charge);
+  const entries: EntryInput[] = input.reserved > 0 ? [{ kind: 'release', amount: s.release, modelCallId: input.modelCallId, at: input.at }] : [];
+  if (s.charge > 0) entries.push({ kind: 'charge', amount: s.charge, overrun: s.overrun, modelCallId: input.modelCallId, at: input.at });
+  if (row.status === 'expired' && s.unused > 0) entries.push({ kind: 'expire', amount: s.unused, reason: `allocation period ended on ${row.periodEnd}`, at: input.at });
+  if (entries.length) await appendEntries(tx, row, entries);
+  return { settled: true, charged: s.charge, released: s.unused, overrun: s.overrun };
 }
 
 /** A new job's reservation whose writes are on their way (startNewJobReservation). */

@@ -59,7 +59,7 @@ describe('an inference service on a real Slurm', () => {
     const tokens = apiTokens(db);
     const served = await serveFetch(createRestHandler({ db: () => Promise.resolve(db), authenticate: tokens.authenticate, portalUrl: 'http://portal.test', perMinute: 1000, scheduler: port }));
     try {
-      const client = new OpenAI({ baseURL: `${served.origin}/api/v1/openai/v1`, apiKey: await tokens.mint(owner, ['inference']), maxRetries: 0 });
+      const client = new OpenAI({ baseURL: `${served.origin}/api/v1/openai/v1`, apiKey: await tokens.mint(owner, ['inference'], { projectId }), maxRetries: 0 });
       expect((await client.models.list()).data.map((m) => m.id)).toEqual(['slurm-inference/support-7b']);
       const answer = await client.chat.completions.create({ model: 'slurm-inference/support-7b', messages: [{ role: 'user', content: 'Hello from Slurm' }], max_tokens: 12 });
       expect(answer.choices[0]!.message.content!.length).toBeGreaterThan(0);

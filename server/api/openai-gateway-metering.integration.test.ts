@@ -1,0 +1,290 @@
+// Model calls in the ledger (issue #29), through the whole path: the official `openai` client, the REST
+// handler, the gateway, a model server the simulated cluster started, the database. Prices are this
+// file's catalogue's (vi.hoisted below: €2.50 per million tokens in, €10 out for companies), so calls cost
+// what a test can see. What is checked:
+// - the ledger's charges for calls are ⌊Σ usage × price⌋, each call's reservation released, the cached
+//   balance equal to the ledger's sums; a research project pays in GPU-seconds at its class's tariff;
+// - a client that leaves mid-stream pays the tokens it was sent;
+// - 200 streamed calls at once against a €1 credit line: never below zero, the refused ones 402 in
+//   OpenAI's shape with the figures, cached balances equal to the ledger;
+// - a DE-only project never reaches a replica in Finland: refused, the error names the residency.
+import { randomUUID } from 'node:crypto';
+import { and, eq, isNotNull, sql } from 'drizzle-orm';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Db, DbHandle } from '~/db/client';
+import { allocations, ledgerEntries, modelCalls } from '~/db/schema';
+import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
+import { createSimulatedScheduler, type SimulatedScheduler } from '~/server/adapters/scheduler/simulated';
+import { createRestHandler } from '~/server/api/rest';
+import { configuredCatalogue } from '~/server/catalogue';
+import { MICRO } from '~/server/core/inference/metering';
+import { MODEL_CALL_LOST_AFTER_MS, openModelCall, releaseLostModelCalls } from '~/server/services/inference/metering';
+import { balanceOfRow, ledgerSums } from '~/server/services/ledger/ledger';
+import { apiTokens } from '~/server/testing/api-tokens';
+import { serveFetch, type ServedFetch } from '~/server/testing/serve-fetch';
+import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
+import { startModelService } from '~/server/testing/model-services';
+
+// This file's catalogue: the demo centre's, with token prices large enough to see.
+await vi.hoisted(async () => {
+  const { writeFileSync } = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const { DEFAULT_CATALOGUE } = await import('~/server/catalogue');
+  const file = path.join(os.tmpdir(), `portal-metering-catalogue-${process.pid}-${Date.now()}.json`);
+  const inference = {
+    ...DEFAULT_CATALOGUE.inference,
+    ownModels: { academic: { inputCentsPerMTokens: 100, outputCentsPerMTokens: 400 }, company: { inputCentsPerMTokens: 250, outputCentsPerMTokens: 1000 } },
+  };
+  writeFileSync(file, JSON.stringify({ ...DEFAULT_CATALOGUE, inference }));
+  process.env.PORTAL_CATALOGUE = file;
+});
+
+const TODAY = '2026-12-01';
+const COMPANY_PRICE = { input: 250, output: 1000 };
+
+type Tenant = Awaited<ReturnType<typeof createTenant>>;
+
+describe.each(dbTargets())('model calls in the ledger on %s', (target) => {
+  let handle: DbHandle;
+  let db: Db;
+  let scheduler: SimulatedScheduler;
+  let served: ServedFetch;
+  let baseURL: string;
+  let tokens: ReturnType<typeof apiTokens>;
+  let admin: { userId: string };
+  let company: Tenant;
+  /** The company's project whose big credit line runs its services. */
+  let servicesProject: { projectId: string; allocationId: string };
+  let now = new Date(`${TODAY}T09:00:00Z`);
+  const clock = () => now;
+
+  beforeAll(async () => {
+    expect(configuredCatalogue().inference.ownModels.company.outputCentsPerMTokens).toBe(COMPANY_PRICE.output);
+    handle = await openTestDb(target);
+    db = handle.db;
+    admin = await createStaff(db, 'admin');
+    company = await createTenant(db, { kind: 'company', name: `Metering GmbH ${randomUUID().slice(0, 6)}` });
+    await callerFor(db, { userId: admin.userId, now: clock }).staff.changeTenantStatus({ orgId: company.orgId, action: 'verify', reason: 'Company checked' });
+    servicesProject = await creditLine(company, 10_000, 'Services');
+    scheduler = createSimulatedScheduler({ db, cluster: await clusterConfigFromCatalogue(db), speed: 60, now: clock, clusterId: `metering-${randomUUID().slice(0, 8)}` });
+    tokens = apiTokens(db);
+    const rest = createRestHandler({ db: () => Promise.resolve(db), authenticate: tokens.authenticate, portalUrl: 'http://portal.test', perMinute: 100_000, scheduler, now: clock });
+    served = await serveFetch(rest);
+    baseURL = `${served.origin}/api/v1/openai/v1`;
+  });
+  afterAll(async () => {
+    await served?.close();
+    await handle?.close();
+  });
+
+  /** creditLine makes a project of the company with a credit line of `euros` (DE-only with `residency`). */
+  async function creditLine(tenant: Tenant, euros: number, title: string, residency?: 'DE' | 'EU') {
+    const api = callerFor(db, { userId: tenant.userId, orgId: tenant.orgId, now: clock });
+    const project = await api.project.create({ title: `${title} ${randomUUID().slice(0, 6)}`, abstract: 'Serving our fine-tuned models.', workloadKind: 'inference', members: [], ...(residency ? { dataResidency: residency } : {}) });
+    const line = await callerFor(db, { userId: admin.userId, now: clock }).staff.grantCreditLine({ projectId: project.id, amountEuros: euros, periodStart: '2026-01-01', periodEnd: '2027-01-01', reason: 'Credit line for tests' });
+    return { projectId: project.id, allocationId: line.id };
+  }
+
+  /** startService submits an inference service and waits until its model server listens. */
+  const startService = async (owner: Tenant, on: { projectId: string; allocationId: string }, model: string, where?: { resourceClassId: string; siteId: string }) =>
+    (await startModelService({ db, scheduler, owner, on, model, where, now: clock, tick: () => (now = new Date(now.getTime() + 1000)) })).jobId;
+
+  /** The ledger's entries of model calls on an allocation, summed per kind. */
+  async function callEntries(allocationId: string): Promise<Record<string, number>> {
+    const rows = await db
+      .select({ kind: ledgerEntries.kind, amount: sql<string>`sum(${ledgerEntries.amount})` })
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.allocationId, allocationId), isNotNull(ledgerEntries.modelCallId)))
+      .groupBy(ledgerEntries.kind);
+    return Object.fromEntries(rows.map((r) => [r.kind, Number(r.amount)]));
+  }
+
+  async function allocationRow(id: string) {
+    return (await db.select().from(allocations).where(eq(allocations.id, id)))[0]!;
+  }
+
+  /** The cached balance equals the ledger's sums, and nothing is held below zero. */
+  async function expectBalanced(allocationId: string) {
+    const row = await allocationRow(allocationId);
+    expect(balanceOfRow(row)).toEqual(await ledgerSums(db, allocationId));
+    expect(row.granted - row.charged - row.reserved - row.expired).toBeGreaterThanOrEqual(0);
+  }
+
+  it('charges each call its usage × price: the ledger holds ⌊Σ⌋ to the cent, every reservation released', { timeout: 90_000 }, async () => {
+    await startService(company, servicesProject, 'metering/chat-7b');
+    const paying = await creditLine(company, 100, 'Chatbot');
+    const client = new OpenAI({ baseURL, apiKey: await tokens.mint(company, ['inference'], { projectId: paying.projectId }), maxRetries: 0 });
+    const messages = [{ role: 'user' as const, content: 'What does a GPU-hour cost here?' }];
+    const usages: { prompt: number; completion: number }[] = [];
+    const whole = await client.chat.completions.create({ model: 'metering/chat-7b', messages, max_tokens: 40 });
+    usages.push({ prompt: whole.usage!.prompt_tokens, completion: whole.usage!.completion_tokens });
+    // Streamed, with usage asked for and without (the gateway asks on the client's behalf): settled before the stream's end reaches the client.
+    for (const includeUsage of [true, false]) {
+      let pieces = 0;
+      let usage: OpenAI.CompletionUsage | undefined;
+      for await (const chunk of await client.chat.completions.create({ model: 'metering/chat-7b', messages, max_tokens: 40, stream: true, ...(includeUsage ? { stream_options: { include_usage: true } } : {}) })) {
+        if (chunk.choices[0]?.delta.content) pieces += 1;
+        if (chunk.usage) usage = chunk.usage;
+      }
+      if (includeUsage) expect(usage!.completion_tokens).toBe(pieces);
+      usages.push({ prompt: whole.usage!.prompt_tokens, completion: pieces });
+    }
+    const completion = await client.completions.create({ model: 'metering/chat-7b', prompt: 'The invoice says', max_tokens: 12 });
+    usages.push({ prompt: completion.usage!.prompt_tokens, completion: completion.usage!.completion_tokens });
+    // A large embedding: 30 inputs of 4,000 tokens, 120,000 in all, €0.30 at €2.50 per million.
+    const embedded = await client.embeddings.create({ model: 'metering/chat-7b', input: Array.from({ length: 30 }, (_, i) => `budget${i} `.repeat(4000)) });
+    expect(embedded.usage.prompt_tokens).toBe(120_000);
+    usages.push({ prompt: embedded.usage.prompt_tokens, completion: 0 });
+
+    const rows = await db.select().from(modelCalls).where(eq(modelCalls.allocationId, paying.allocationId));
+    expect(rows).toHaveLength(5);
+    expect(rows.every((r) => r.status === 'settled' && r.unit === 'cents' && r.projectId === paying.projectId && r.siteId === 'de-jena')).toBe(true);
+    expect(rows.map((r) => ({ prompt: r.promptTokens, completion: r.completionTokens })).sort((a, b) => a.prompt - b.prompt || a.completion - b.completion)).toEqual(
+      [...usages].sort((a, b) => a.prompt - b.prompt || a.completion - b.completion),
+    );
+    const sumMicro = usages.reduce((s, u) => s + u.prompt * COMPANY_PRICE.input + u.completion * COMPANY_PRICE.output, 0);
+    expect(rows.reduce((s, r) => s + r.costMicro, 0)).toBe(sumMicro);
+    const entries = await callEntries(paying.allocationId);
+    // The ledger: ⌊Σ usage × price⌋ cents charged, every reservation released.
+    expect(entries.charge).toBe(Math.floor(sumMicro / MICRO));
+    expect(entries.charge).toBeGreaterThanOrEqual(30);
+    expect(entries.reserve).toBe(entries.release);
+    expect(rows.reduce((s, r) => s + r.chargedAmount, 0)).toBe(entries.charge);
+    const line = await allocationRow(paying.allocationId);
+    expect(line.inferenceMicro).toBe(sumMicro);
+    expect(line.reserved).toBe(0);
+    expect(line.charged).toBe(entries.charge);
+    await expectBalanced(paying.allocationId);
+    // Energy and CO2e per call from the class's energy per token, Jena's PUE and grid.
+    const big = rows.find((r) => r.endpoint === 'embedding')!;
+    expect(big.energyUwh).toBe(Math.floor((120_000 * 80 * 1080 * 2 + 1000) / 2000));
+    expect(big.co2eUg).toBe(Math.floor((big.energyUwh * 380 * 2 + 1000) / 2000));
+  });
+
+  it('charges a client that leaves mid-stream the tokens it was sent', { timeout: 60_000 }, async () => {
+    await startService(company, servicesProject, 'metering/long-7b');
+    const paying = await creditLine(company, 100, 'Streams');
+    const client = new OpenAI({ baseURL, apiKey: await tokens.mint(company, ['inference'], { projectId: paying.projectId }), maxRetries: 0 });
+    const abort = new AbortController();
+    const long = await client.chat.completions.create({ model: 'metering/long-7b', messages: [{ role: 'user', content: 'Tell me everything.' }], max_tokens: 2000, ignore_eos: true, stream: true } as OpenAI.ChatCompletionCreateParamsStreaming, { signal: abort.signal });
+    let received = 0;
+    await (async () => {
+      for await (const chunk of long) {
+        if (chunk.choices[0]?.delta.content) received += 1;
+        if (received === 8) abort.abort();
+      }
+    })().catch(() => undefined);
+    await expect.poll(async () => (await db.select().from(modelCalls).where(eq(modelCalls.allocationId, paying.allocationId)))[0]?.status, { timeout: 10_000 }).toBe('settled');
+    const [call] = await db.select().from(modelCalls).where(eq(modelCalls.allocationId, paying.allocationId));
+    expect(call!.aborted).toBe(true);
+    // What the gateway passed on: at least what the client read, far from the 2,000 asked for.
+    expect(call!.completionTokens).toBeGreaterThanOrEqual(received);
+    expect(call!.completionTokens).toBeLessThan(200);
+    expect(call!.promptTokens).toBeGreaterThan(0);
+    expect(call!.costMicro).toBe(call!.promptTokens * COMPANY_PRICE.input + call!.completionTokens * COMPANY_PRICE.output);
+    // Its worst case (2,000 tokens out: 2 cents) was reserved and released.
+    expect(call!.reservedAmount).toBe(3);
+    expect((await callEntries(paying.allocationId)).release).toBe(3);
+    expect((await allocationRow(paying.allocationId)).reserved).toBe(0);
+    await expectBalanced(paying.allocationId);
+  });
+
+  it('takes 200 streamed calls at once against a €1 line: never below zero, the rest refused with 402 and the figures', { timeout: 120_000 }, async () => {
+    await startService(company, servicesProject, 'metering/race-7b');
+    const paying = await creditLine(company, 1, 'One euro');
+    const key = await tokens.mint(company, ['inference'], { projectId: paying.projectId });
+    const client = new OpenAI({ baseURL, apiKey: key, maxRetries: 0 });
+    // Each call may answer 8,000 tokens (€0.08 at €10 per million): its reservation is 9 cents; a euro holds 11 at once.
+    const outcomes = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        try {
+          let pieces = 0;
+          for await (const chunk of await client.chat.completions.create({ model: 'metering/race-7b', messages: [{ role: 'user', content: `race ${i}` }], max_tokens: 8000, stream: true })) {
+            if (chunk.choices[0]?.delta.content) pieces += 1;
+          }
+          return { ok: true as const, pieces };
+        } catch (error) {
+          return { ok: false as const, error };
+        }
+      }),
+    );
+    const refused = outcomes.filter((o) => !o.ok);
+    const answered = outcomes.filter((o) => o.ok);
+    expect(answered.length).toBeGreaterThan(0);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const r of refused) {
+      const error = r.error as InstanceType<typeof OpenAI.APIError>;
+      expect(error).toBeInstanceOf(OpenAI.APIError);
+      expect(error.status).toBe(402);
+      expect(error.code).toBe('budget_exhausted');
+      expect(error.type).toBe('insufficient_quota');
+      expect(error.message).toMatch(/this needs €0\.09, €0(\.\d+)? remain on the credit line/);
+    }
+    const rows = await db.select().from(modelCalls).where(eq(modelCalls.allocationId, paying.allocationId));
+    // Only the answered calls were written (a refusal rolls its row back with its reservation).
+    expect(rows).toHaveLength(answered.length);
+    expect(rows.every((r) => r.status === 'settled')).toBe(true);
+    const sumMicro = rows.reduce((s, r) => s + r.costMicro, 0);
+    const entries = await callEntries(paying.allocationId);
+    expect(entries.charge ?? 0).toBe(Math.floor(sumMicro / MICRO));
+    expect(entries.reserve).toBe(entries.release);
+    const line = await allocationRow(paying.allocationId);
+    expect(line.reserved).toBe(0);
+    expect(line.charged).toBeLessThanOrEqual(line.granted);
+    await expectBalanced(paying.allocationId);
+  });
+
+  it('never serves a DE-only project from Finland: refused, naming the residency; a replica in Germany serves it', { timeout: 90_000 }, async () => {
+    const finnish = await startService(company, servicesProject, 'metering/eu-7b', { resourceClassId: 'b200', siteId: 'fi-kajaani' });
+    const germanOnly = await creditLine(company, 100, 'Patient records', 'DE');
+    const client = new OpenAI({ baseURL, apiKey: await tokens.mint(company, ['inference'], { projectId: germanOnly.projectId }), maxRetries: 0 });
+    expect((await client.models.list()).data.map((m) => m.id)).not.toContain('metering/eu-7b');
+    const refused = await client.chat.completions.create({ model: 'metering/eu-7b', messages: [{ role: 'user', content: 'Hallo' }], max_tokens: 5 }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).code).toBe('residency_unavailable');
+    expect((refused as Error).message).toMatch(/in Germany \(residency DE\)/);
+    expect(await db.select().from(modelCalls).where(eq(modelCalls.allocationId, germanOnly.allocationId))).toEqual([]);
+
+    // A replica in Jena: every call of the DE project goes there, none to Kajaani.
+    await startService(company, servicesProject, 'metering/eu-7b');
+    expect((await client.models.list()).data.map((m) => m.id)).toContain('metering/eu-7b');
+    for (let i = 0; i < 6; i++) await client.chat.completions.create({ model: 'metering/eu-7b', messages: [{ role: 'user', content: `Hallo ${i}` }], max_tokens: 5 });
+    const calls = await db.select().from(modelCalls).where(eq(modelCalls.allocationId, germanOnly.allocationId));
+    expect(calls).toHaveLength(6);
+    expect(calls.every((c) => c.siteId === 'de-jena' && c.serviceJobId !== finnish)).toBe(true);
+  });
+
+  it('releases a call its gateway left open (the process died): the reservation back, nothing charged, once', async () => {
+    const paying = await creditLine(company, 100, 'Crashed gateway');
+    const call = await openModelCall(db, { orgId: company.orgId, userId: company.userId, tokenId: null, projectId: paying.projectId, requestId: 'req-lost', model: 'metering/chat-7b', endpoint: 'chat', worst: { prompt: 10, completion: 8000 }, resourceClassId: 'h100', now });
+    expect(call.reserved).toBe(9);
+    expect((await allocationRow(paying.allocationId)).reserved).toBe(9);
+    // Not yet: an answer may still be on its way.
+    expect(await releaseLostModelCalls(db, new Date(now.getTime() + 60 * 60_000))).toBe(0);
+    expect(await releaseLostModelCalls(db, new Date(now.getTime() + MODEL_CALL_LOST_AFTER_MS + 60_000))).toBe(1);
+    expect(await releaseLostModelCalls(db, new Date(now.getTime() + MODEL_CALL_LOST_AFTER_MS + 120_000))).toBe(0);
+    const [row] = await db.select().from(modelCalls).where(eq(modelCalls.id, call.id));
+    expect(row).toMatchObject({ status: 'lost', chargedAmount: 0, costMicro: 0 });
+    expect(await callEntries(paying.allocationId)).toEqual({ reserve: 9, release: 9 });
+    expect((await allocationRow(paying.allocationId)).reserved).toBe(0);
+    await expectBalanced(paying.allocationId);
+  });
+
+  it('makes a research project pay its calls in GPU-seconds at its class’s tariff', { timeout: 60_000 }, async () => {
+    const lab = await createTenant(db, { name: `Lab ${randomUUID().slice(0, 6)}` });
+    const { projectId, allocationId } = await activeAllocation(db, lab, admin, { gpuHours: 100, today: TODAY });
+    await startService(lab, { projectId, allocationId }, 'lab/llm-7b');
+    const client = new OpenAI({ baseURL, apiKey: await tokens.mint(lab, ['inference'], { projectId }), maxRetries: 0 });
+    const embedded = await client.embeddings.create({ model: 'lab/llm-7b', input: Array.from({ length: 25 }, () => 'cell '.repeat(2000)) });
+    expect(embedded.usage.prompt_tokens).toBe(50_000);
+    const [call] = await db.select().from(modelCalls).where(and(eq(modelCalls.orgId, lab.orgId), eq(modelCalls.endpoint, 'embedding')));
+    // €1.00 per million in at the academic H100 tariff of €1.80 per GPU-hour: 2,000 µGPU-s a token; 50,000 tokens = 100 GPU-s.
+    expect(call!.unit).toBe('gpu_seconds');
+    expect(call!.inputMicroPerToken).toBe(2000);
+    expect(call!.chargedAmount).toBe(100);
+    expect((await callEntries(allocationId)).charge).toBe(100);
+    await expectBalanced(allocationId);
+  });
+});

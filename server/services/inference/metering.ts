@@ -1,0 +1,210 @@
+// Model calls in the ledger (issue #29). A call through the gateway is paid from its token's project:
+//
+// 1. openModelCall, before the request is forwarded: the project's allocation that pays (its credit line,
+//    else its GPU-hour allocation of the class the model runs on, else the one ending first) is locked in
+//    the lock order (organisation, allocation; server/services/ledger/README.md) and the call's worst case
+//    reserved with the limits of a job submission — tenant active, allocation usable today, the monthly
+//    cap, the company's project and person budgets, the balance, no invoices overdue past the pause — in
+//    the transaction that writes the call's row (`open`).
+// 2. settleModelCall, when the answer ended (whole, streamed, or cut short by the client: what was sent):
+//    the call's tokens are priced at the prices frozen on it, the allocation's meter (`inference_micro`)
+//    moved and the whole units it passed charged (core/inference/metering.ts chargeWithCarry), the
+//    reservation released; the row becomes `settled` with its tokens, cost, energy and CO2e — once.
+// 3. releaseLostModelCalls, in the worker: a call still `open` long after any answer could have ended (its
+//    gateway process died) is released and charged nothing (`lost`).
+//
+// Neither prompt nor answer is stored: a call's row has its counts only.
+import { and, asc, eq, gt, lt, lte, sql } from 'drizzle-orm';
+import type { Db } from '~/db/client';
+import { allocations, modelCalls, organisations, projects, tariffs } from '~/db/schema';
+import { configuredCatalogue, type Catalogue } from '~/server/catalogue';
+import { callCostMicro, callFootprint, chargeWithCarry, microPrice, reservationFor, type Endpoint, type TokenPrice } from '~/server/core/inference/metering';
+import { env } from '~/server/env.js';
+import { AppError } from '~/server/errors';
+import { logger } from '~/server/observability/log';
+import { overdueInvoicesBlocking } from '~/server/services/billing/payments';
+import { alertSpending, checkSpendingLimits, spendingFigures, spendingLimitsOf } from '~/server/services/billing/spending-limits';
+import { lockAllocation, lockOrganisation, monthSpendCents, reserveModelCallOnLocked, settleModelCallOnLocked } from '~/server/services/ledger/ledger';
+import { inTransaction } from '~/server/services/transaction';
+
+/** A call still open this long after it began is taken as lost (the gateway ends every answer well before: MODEL_CALL_MAX_MS). */
+export const MODEL_CALL_LOST_AFTER_MS = 2 * 3600_000;
+
+/** The longest a call may take, first byte to last, before the gateway ends it. */
+export const MODEL_CALL_MAX_MS = 3600_000;
+
+export interface OpenCallInput {
+  orgId: string;
+  userId: string;
+  /** The API token it came with (null: none, as in tests of the ledger alone). */
+  tokenId: string | null;
+  projectId: string;
+  requestId: string;
+  model: string;
+  endpoint: Endpoint;
+  /** The most the call may use (core worstCaseTokens). */
+  worst: { prompt: number; completion: number };
+  /** The resource class the model runs on (its first replica's): which GPU-hour allocation pays, when the project has several. */
+  resourceClassId: string | null;
+  now: Date;
+}
+
+/** An open call: what settleModelCall needs. */
+export interface OpenCall {
+  id: string;
+  allocationId: string;
+  reserved: number;
+}
+
+/** The allocation a project's calls pay from today, with the prices of the tenant's kind. */
+async function payingAllocation(db: Db, input: OpenCallInput, today: string) {
+  const rows = await db
+    .select({ id: allocations.id, unit: allocations.unit, resourceClassId: allocations.resourceClassId, periodEnd: allocations.periodEnd, kind: organisations.kind, centsPerGpuHour: tariffs.centsPerGpuHour })
+    .from(allocations)
+    .innerJoin(projects, and(eq(projects.id, allocations.projectId), eq(projects.orgId, allocations.orgId)))
+    .innerJoin(organisations, eq(organisations.id, allocations.orgId))
+    .leftJoin(tariffs, and(eq(tariffs.resourceClassId, allocations.resourceClassId), eq(tariffs.tenantKind, organisations.kind)))
+    .where(and(eq(allocations.projectId, input.projectId), eq(allocations.orgId, input.orgId), eq(allocations.status, 'active'), lte(allocations.periodStart, today), gt(allocations.periodEnd, today)))
+    .orderBy(asc(allocations.periodEnd), asc(allocations.id));
+  const rank = (r: (typeof rows)[number]) => (r.unit === 'cents' ? 0 : r.resourceClassId === input.resourceClassId ? 1 : 2);
+  return rows.sort((a, b) => rank(a) - rank(b))[0] ?? null;
+}
+
+/** ownModelPrice is what a call to one of the tenant's own services costs per million tokens. */
+export function ownModelPrice(catalogue: Catalogue, kind: 'academic' | 'company'): TokenPrice {
+  return catalogue.inference.ownModels[kind];
+}
+
+/**
+ * openModelCall reserves a call's worst case on its project's allocation and writes the call `open`; a
+ * refusal (AppError) names the limit and its figures: no allocation usable today, the tenant not active,
+ * the budget, the cap, a company budget, overdue invoices.
+ */
+export async function openModelCall(db: Db, input: OpenCallInput): Promise<OpenCall> {
+  const today = input.now.toISOString().slice(0, 10);
+  const allocation = await payingAllocation(db, input, today);
+  if (!allocation) throw new AppError('PRECONDITION_FAILED', 'inference.noAllocation', {});
+  const blockDays = allocation.kind === 'company' ? (env().INVOICE_OVERDUE_BLOCK_DAYS ?? null) : null;
+  const overdue = await overdueInvoicesBlocking(db, input.orgId, today, blockDays);
+  if (overdue.length) throw new AppError('PRECONDITION_FAILED', 'inference.invoicesOverdue', { numbers: overdue.join(', ') });
+  const catalogue = configuredCatalogue();
+  const price = ownModelPrice(catalogue, allocation.kind);
+  const micro = microPrice(price, allocation.unit, allocation.centsPerGpuHour);
+  const amount = reservationFor(callCostMicro(micro, input.worst));
+  const uwhPerToken = input.resourceClassId ? (catalogue.inference.uwhPerToken[input.resourceClassId] ?? 0) : 0;
+  return inTransaction(db, async (tx) => {
+    // The lock order: the organisation, then the allocation; the call's row and the reservation after.
+    const org = await lockOrganisation(tx, input.orgId, allocation.unit);
+    const row = await lockAllocation(tx, allocation.id);
+    if (org.status !== 'active') throw new AppError('FORBIDDEN', org.status === 'suspended' ? 'error.tenantSuspended' : 'error.tenantNotActive', { org: org.name });
+    if (row.status !== 'active' || today < row.periodStart || today >= row.periodEnd) throw new AppError('PRECONDITION_FAILED', 'inference.noAllocation', {});
+    const [call] = await tx
+      .insert(modelCalls)
+      .values({
+        orgId: input.orgId,
+        projectId: input.projectId,
+        allocationId: row.id,
+        userId: input.userId,
+        tokenId: input.tokenId,
+        requestId: input.requestId,
+        model: input.model,
+        endpoint: input.endpoint,
+        shared: false,
+        resourceClassId: input.resourceClassId,
+        unit: row.unit,
+        inputMicroPerToken: micro.inputMicroPerToken,
+        outputMicroPerToken: micro.outputMicroPerToken,
+        inputCentsPerMTokens: price.inputCentsPerMTokens,
+        outputCentsPerMTokens: price.outputCentsPerMTokens,
+        uwhPerToken,
+        reservedAmount: amount,
+        startedAt: input.now,
+      })
+      .returning({ id: modelCalls.id });
+    if (amount > 0) {
+      if (row.unit === 'cents') {
+        // A credit line's call must fit the company's project and person budgets too, as a job's cost must.
+        const [figures, spent] = await Promise.all([
+          spendingFigures(tx, { orgId: org.id, projectId: input.projectId, userId: input.userId, today }),
+          org.monthlyCapCents !== null ? monthSpendCents(tx, org.id, today) : Promise.resolve(null),
+        ]);
+        const limits = spendingLimitsOf(figures, { capCents: org.monthlyCapCents, spentCents: spent });
+        checkSpendingLimits(limits, amount);
+        await reserveModelCallOnLocked(tx, org, row, { modelCallId: call!.id, orgId: org.id, amount, actorUserId: input.userId, today, at: input.now, monthSpent: spent });
+        await alertSpending(tx, { orgId: org.id, projectId: input.projectId, userId: input.userId, today, amountCents: amount, limits, at: input.now });
+      } else {
+        await reserveModelCallOnLocked(tx, org, row, { modelCallId: call!.id, orgId: org.id, amount, actorUserId: input.userId, today, at: input.now });
+      }
+    }
+    return { id: call!.id, allocationId: row.id, reserved: amount };
+  });
+}
+
+export interface CallOutcome {
+  promptTokens: number;
+  completionTokens: number;
+  httpStatus: number;
+  aborted: boolean;
+  /** The replica that answered (null: none did). */
+  replica: { jobId: string; siteId: string } | null;
+  now: Date;
+}
+
+/**
+ * settleModelCall prices an ended call's tokens, charges them and releases its reservation, once: a call no
+ * longer open (settled, or released as lost) changes nothing. Returns what was charged, in the allocation's unit.
+ */
+export async function settleModelCall(db: Db, call: OpenCall, outcome: CallOutcome, status: 'settled' | 'lost' = 'settled'): Promise<{ charged: number } | null> {
+  const catalogue = configuredCatalogue();
+  return inTransaction(db, async (tx) => {
+    // The lock order: the allocation, then the call's row.
+    const allocation = await lockAllocation(tx, call.allocationId);
+    const [row] = await tx.select().from(modelCalls).where(eq(modelCalls.id, call.id)).for('no key update');
+    if (!row || row.status !== 'open') return null;
+    const tokens = { prompt: Math.max(0, outcome.promptTokens), completion: Math.max(0, outcome.completionTokens) };
+    const costMicro = callCostMicro({ inputMicroPerToken: row.inputMicroPerToken, outputMicroPerToken: row.outputMicroPerToken }, tokens);
+    const charge = chargeWithCarry(allocation.inferenceMicro, costMicro);
+    const site = outcome.replica ? catalogue.sites.find((s) => s.id === outcome.replica!.siteId) : undefined;
+    const footprint = callFootprint(tokens.prompt + tokens.completion, row.uwhPerToken, site ?? null);
+    if (row.reservedAmount > 0 || charge > 0) await settleModelCallOnLocked(tx, allocation, { modelCallId: row.id, reserved: row.reservedAmount, charge, at: outcome.now });
+    if (costMicro > 0) await tx.update(allocations).set({ inferenceMicro: sql`${allocations.inferenceMicro} + ${costMicro}` }).where(eq(allocations.id, allocation.id));
+    await tx
+      .update(modelCalls)
+      .set({
+        status,
+        httpStatus: outcome.httpStatus,
+        aborted: outcome.aborted,
+        promptTokens: tokens.prompt,
+        completionTokens: tokens.completion,
+        costMicro,
+        chargedAmount: charge,
+        energyUwh: footprint.energyUwh,
+        co2eUg: footprint.co2eUg,
+        serviceJobId: outcome.replica?.jobId ?? null,
+        siteId: outcome.replica?.siteId ?? null,
+        endedAt: outcome.now,
+      })
+      .where(eq(modelCalls.id, row.id));
+    return { charged: charge };
+  });
+}
+
+/**
+ * releaseLostModelCalls releases the calls still open MODEL_CALL_LOST_AFTER_MS after they began (their
+ * gateway process ended before their answer did): their reservation goes back, nothing is charged, as the
+ * tokens they used were never counted. Returns how many.
+ */
+export async function releaseLostModelCalls(db: Db, now: Date): Promise<number> {
+  const lost = await db
+    .select({ id: modelCalls.id, allocationId: modelCalls.allocationId, reserved: modelCalls.reservedAmount })
+    .from(modelCalls)
+    .where(and(eq(modelCalls.status, 'open'), lt(modelCalls.startedAt, new Date(now.getTime() - MODEL_CALL_LOST_AFTER_MS))))
+    .limit(500);
+  let released = 0;
+  for (const call of lost) {
+    const done = await settleModelCall(db, call, { promptTokens: 0, completionTokens: 0, httpStatus: 0, aborted: true, replica: null, now }, 'lost');
+    if (done) released += 1;
+  }
+  if (released) logger().warn({ component: 'inference', released }, 'model calls whose gateway ended before their answer were released, charged nothing');
+  return released;
+}
