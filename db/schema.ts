@@ -1003,6 +1003,15 @@ export const invoiceLines = pgTable(
     storageByteDays: bigint('storage_byte_days', { mode: 'bigint' }),
     milliTbMonths: bigint('milli_tb_months', { mode: 'number' }),
     unitPriceCentsPerTbMonth: integer('unit_price_cents_per_tb_month'),
+    /**
+     * A token line (issue #29): calls of one model through the gateway at one pair of prices — the model,
+     * its calls (in `jobs`), tokens in and out, and the prices per million; its net is what the ledger charged them.
+     */
+    model: text('model'),
+    inputTokens: bigint('input_tokens', { mode: 'number' }),
+    outputTokens: bigint('output_tokens', { mode: 'number' }),
+    inputCentsPerMTokens: integer('input_cents_per_m_tokens'),
+    outputCentsPerMTokens: integer('output_cents_per_m_tokens'),
     netCents: bigint('net_cents', { mode: 'number' }).notNull(),
     /** The projects' cost centre and purchase-order number (issue #24); a line per distinct pair. */
     costCentre: text('cost_centre'),
@@ -1012,12 +1021,12 @@ export const invoiceLines = pgTable(
     primaryKey({ columns: [t.invoiceId, t.lineNo] }),
     check(
       'invoice_lines_kind_ck',
-      sql`(${t.kind} = 'compute' and ${t.resourceClassId} is not null) or (${t.kind} = 'storage' and ${t.siteId} is not null and ${t.storageByteDays} >= 0 and ${t.milliTbMonths} >= 0 and ${t.unitPriceCentsPerTbMonth} >= 0)`,
+      sql`(${t.kind} = 'compute' and ${t.resourceClassId} is not null) or (${t.kind} = 'storage' and ${t.siteId} is not null and ${t.storageByteDays} >= 0 and ${t.milliTbMonths} >= 0 and ${t.unitPriceCentsPerTbMonth} >= 0) or (${t.kind} = 'tokens' and ${t.model} is not null and ${t.inputTokens} >= 0 and ${t.outputTokens} >= 0 and ${t.inputCentsPerMTokens} >= 0 and ${t.outputCentsPerMTokens} >= 0)`,
     ),
   ],
 );
 
-export type InvoiceLineKind = 'compute' | 'storage';
+export type InvoiceLineKind = 'compute' | 'storage' | 'tokens';
 
 /**
  * A company tenant's billing profile: who its invoices are made out to (issue #10). Required before its

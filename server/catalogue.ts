@@ -296,6 +296,10 @@ export function loadCatalogue(file: string | undefined): Catalogue {
   for (const rc of catalogue.resourceClasses) {
     if (!siteIds.has(rc.siteId)) throw new Error(`PORTAL_CATALOGUE: resource class ${rc.id} names unknown site ${rc.siteId}`);
   }
+  const classIds = new Set(catalogue.resourceClasses.map((rc) => rc.id));
+  for (const id of Object.keys(catalogue.inference.uwhPerToken)) {
+    if (!classIds.has(id)) throw new Error(`PORTAL_CATALOGUE: ${file}: inference.uwhPerToken names unknown resource class ${id}`);
+  }
   for (const mode of catalogue.accessModes) {
     const problem = accessModeConfigProblem(mode);
     if (problem) throw new Error(`PORTAL_CATALOGUE: ${file}: ${problem}`);

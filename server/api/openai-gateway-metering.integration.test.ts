@@ -19,6 +19,10 @@ import { createSimulatedScheduler, type SimulatedScheduler } from '~/server/adap
 import { createRestHandler } from '~/server/api/rest';
 import { configuredCatalogue } from '~/server/catalogue';
 import { MICRO } from '~/server/core/inference/metering';
+import { invoiceContent } from '~/server/documents/invoice-content';
+import { translate } from '~/server/i18n';
+import { issueInvoice, loadInvoiceForMail } from '~/server/services/billing/invoices';
+import { reconcileOnce } from '~/server/services/jobs/reconciler';
 import { MODEL_CALL_LOST_AFTER_MS, openModelCall, releaseLostModelCalls } from '~/server/services/inference/metering';
 import { balanceOfRow, ledgerSums } from '~/server/services/ledger/ledger';
 import { apiTokens } from '~/server/testing/api-tokens';
@@ -254,6 +258,43 @@ describe.each(dbTargets())('model calls in the ledger on %s', (target) => {
     const calls = await db.select().from(modelCalls).where(eq(modelCalls.allocationId, germanOnly.allocationId));
     expect(calls).toHaveLength(6);
     expect(calls.every((c) => c.siteId === 'de-jena' && c.serviceJobId !== finnish)).toBe(true);
+  });
+
+  it('bills on the invoice exactly the tokens and euros the usage page shows', { timeout: 90_000 }, async () => {
+    const billed = await createTenant(db, { kind: 'company', name: `Billing GmbH ${randomUUID().slice(0, 6)}` });
+    await callerFor(db, { userId: admin.userId, now: clock }).staff.changeTenantStatus({ orgId: billed.orgId, action: 'verify', reason: 'Company checked' });
+    const services = await creditLine(billed, 10_000, 'Services');
+    const jobId = await startService(billed, services, 'billing/support-7b');
+    const paying = await creditLine(billed, 100, 'Support bot');
+    const client = new OpenAI({ baseURL, apiKey: await tokens.mint(billed, ['inference'], { projectId: paying.projectId }), maxRetries: 0 });
+    for (let i = 0; i < 3; i++) await client.chat.completions.create({ model: 'billing/support-7b', messages: [{ role: 'user', content: `Question ${i}` }], max_tokens: 30 });
+    await client.embeddings.create({ model: 'billing/support-7b', input: Array.from({ length: 20 }, (_, i) => `ticket${i} `.repeat(4000)) });
+    // The service ends (an invoice waits for the month's jobs to settle); the month is closed a minute later.
+    const api = callerFor(db, { userId: billed.userId, orgId: billed.orgId, scheduler, now: clock });
+    await api.job.cancel({ jobId });
+    for (let i = 0; i < 5; i++) await reconcileOnce(db, scheduler, (now = new Date(now.getTime() + 1000)));
+    now = new Date(now.getTime() + 60_000);
+    const day = now.toISOString().slice(0, 10);
+    const report = await api.report.modelCalls({ period: { from: TODAY, to: day } });
+    expect(report.rows).toHaveLength(1);
+    const row = report.rows[0]!;
+    expect(row).toMatchObject({ projectId: paying.projectId, model: 'billing/support-7b', unit: 'cents', calls: 4 });
+    expect(row.inputTokens).toBeGreaterThan(80_000);
+    expect(row.charged).toBe((await callEntries(paying.allocationId)).charge);
+    expect(row.charged).toBeGreaterThanOrEqual(20);
+    const csv = await api.report.modelCallsCsv({ period: { from: TODAY, to: day } });
+    expect(csv.csv).toContain(`billing/support-7b,4,${row.inputTokens},${row.outputTokens},${(row.charged / 100).toFixed(2)},`);
+
+    const issued = await issueInvoice(db, { orgId: billed.orgId, month: TODAY.slice(0, 7), now, closing: true });
+    const invoice = await loadInvoiceForMail(db, issued!.id, day);
+    const line = invoice.lines.find((l) => l.kind === 'tokens')!;
+    expect(line).toMatchObject({ model: 'billing/support-7b', jobs: 4, inputTokens: row.inputTokens, outputTokens: row.outputTokens, inputCentsPerMTokens: 250, outputCentsPerMTokens: 1000, netCents: row.charged, description: 'Model calls, billing/support-7b' });
+    // The page and the PDF show its tokens and prices; the e-invoice bills it as one lot at its amount.
+    const content = invoiceContent(invoice, (key, params) => translate('en', key, params), 'en');
+    const shown = content.rows.find((r) => r[1]!.startsWith('Model calls'))!;
+    expect(shown[3]).toBe(`${row.inputTokens.toLocaleString('en')} in · ${row.outputTokens.toLocaleString('en')} out`);
+    expect(shown[4]).toBe('€2.50 / €10.00 per M tokens');
+    expect(shown[5]).toBe(`€${(row.charged / 100).toFixed(2)}`);
   });
 
   it('releases a call its gateway left open (the process died): the reservation back, nothing charged, once', async () => {

@@ -254,8 +254,8 @@ export const invoiceOut = z.object({
   lines: z.array(
     z.object({
       lineNo: z.number().int(),
-      /** GPU-hours of a resource class, or storage at a site in TB-months (issue #27). */
-      kind: z.enum(['compute', 'storage']),
+      /** GPU-hours of a resource class, storage at a site in TB-months (issue #27), or model calls' tokens (issue #29). */
+      kind: z.enum(['compute', 'storage', 'tokens']),
       /** A compute line's class (null on a storage line). */
       resourceClassId: z.string().nullable(),
       /** A storage line's site (null on a compute line). */
@@ -269,6 +269,12 @@ export const invoiceOut = z.object({
       /** A storage line's TB-months in thousandths (1234 = 1.234) and price per TB-month; null on a compute line. */
       milliTbMonths: z.number().int().nullable(),
       unitPriceCentsPerTbMonth: z.number().int().nullable(),
+      /** A token line's model (its calls are `jobs`), tokens in and out and prices per million; null on other lines. */
+      model: z.string().nullable(),
+      inputTokens: z.number().int().nullable(),
+      outputTokens: z.number().int().nullable(),
+      inputCentsPerMTokens: z.number().int().nullable(),
+      outputCentsPerMTokens: z.number().int().nullable(),
       netCents: z.number().int(),
       /** The projects' cost centre and purchase-order number (issue #24); null without. */
       costCentre: z.string().nullable(),

@@ -2,7 +2,7 @@
 // document's own stored figures: the issuer and recipient snapshots, the lines, the VAT decided at issue and
 // the totals. Nothing is recomputed here, so the e-invoice says exactly what the page and the PDF say.
 import type { Invoice } from '@e-invoice-eu/core';
-import { lineDescription, type InvoiceView } from './invoice-content';
+import { lineDescription, linePrice, lineQuantity, type InvoiceView } from './invoice-content';
 import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
 import { formatDay, formatEuros } from '~/server/i18n/format';
 
@@ -20,7 +20,7 @@ export const INVOICE_TYPE_CODE = '380';
 export const CREDIT_NOTE_TYPE_CODE = '381';
 /** UNTDID 4461: SEPA credit transfer. */
 export const PAYMENT_MEANS_CREDIT_TRANSFER = '58';
-/** UN/ECE Recommendation 20: hour (a line is billed in GPU-hours), and "one" (a credit note's single line). */
+/** UN/ECE Recommendation 20: hour (a line is billed in GPU-hours), and "one" (a credit note's single line, a token line's lot of model calls). */
 export const UNIT_HOUR = 'HUR';
 export const UNIT_ONE = 'C62';
 /** Terabyte: a storage line is billed in TB-months, TB held for a month (Rec 20 has no unit of its own for it). */
@@ -154,18 +154,19 @@ export function invoiceEInvoiceData(invoice: InvoiceView, t: T, locale: Locale):
   const [first, ...rest] = invoice.lines.map((line): Line => ({
     'cbc:ID': String(line.lineNo),
     // A storage line (issue #27): TB-months at a site, priced per TB-month.
-    'cbc:InvoicedQuantity': line.kind === 'storage' ? tbMonthsDecimal(line.milliTbMonths ?? 0) : gpuHoursDecimal(line.gpuSeconds),
-    'cbc:InvoicedQuantity@unitCode': line.kind === 'storage' ? UNIT_TERABYTE : UNIT_HOUR,
+    // A token line (issue #29): one lot of model calls (its tokens and prices in the item's name), priced at its amount.
+    'cbc:InvoicedQuantity': line.kind === 'storage' ? tbMonthsDecimal(line.milliTbMonths ?? 0) : line.kind === 'tokens' ? '1' : gpuHoursDecimal(line.gpuSeconds),
+    'cbc:InvoicedQuantity@unitCode': line.kind === 'storage' ? UNIT_TERABYTE : line.kind === 'tokens' ? UNIT_ONE : UNIT_HOUR,
     'cbc:LineExtensionAmount': centsDecimal(line.netCents),
     'cbc:LineExtensionAmount@currencyID': 'EUR' as const,
     // BT-133, the buyer's accounting reference: the project's cost centre (issue #24); the name carries cost centre and PO as the page does.
     ...(line.costCentre ? { 'cbc:AccountingCost': line.costCentre } : {}),
     'cac:Item': {
-      'cbc:Name': lineDescription(line, t, locale),
-      'cac:SellersItemIdentification': { 'cbc:ID': line.kind === 'storage' ? `storage-${line.siteId ?? ''}` : (line.resourceClassId ?? '') },
+      'cbc:Name': line.kind === 'tokens' ? `${lineDescription(line, t, locale)}: ${lineQuantity(line, t, locale)}, ${linePrice(line, t, locale)}` : lineDescription(line, t, locale),
+      'cac:SellersItemIdentification': { 'cbc:ID': line.kind === 'storage' ? `storage-${line.siteId ?? ''}` : line.kind === 'tokens' ? `tokens-${line.model ?? ''}` : (line.resourceClassId ?? '') },
       'cac:ClassifiedTaxCategory': lineCategory(category),
     },
-    'cac:Price': { 'cbc:PriceAmount': centsDecimal(line.kind === 'storage' ? (line.unitPriceCentsPerTbMonth ?? 0) : line.unitPriceCentsPerGpuHour), 'cbc:PriceAmount@currencyID': 'EUR' as const },
+    'cac:Price': { 'cbc:PriceAmount': centsDecimal(line.kind === 'storage' ? (line.unitPriceCentsPerTbMonth ?? 0) : line.kind === 'tokens' ? line.netCents : line.unitPriceCentsPerGpuHour), 'cbc:PriceAmount@currencyID': 'EUR' as const },
   }));
   // An invoice always has a line (one is issued only for usage); an empty one still needs one for EN 16931.
   const lines: Document['cac:InvoiceLine'] = first

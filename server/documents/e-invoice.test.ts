@@ -11,6 +11,9 @@ import { renderFacturX, renderXRechnung } from './e-invoice';
 import { invoiceContent, type InvoiceView } from './invoice-content';
 import { renderInvoicePdf } from './invoice-pdf';
 
+/** What a line that bills no tokens holds of a token line's fields (issue #29). */
+const NO_TOKENS = { model: null, inputTokens: null, outputTokens: null, inputCentsPerMTokens: null, outputCentsPerMTokens: null };
+
 const t = (locale: Locale) => (key: MessageKey, params?: MessageParams) => translate(locale, key, params);
 
 /** Two lines whose VAT (19 % of 1 234,57 €) needs rounding: 234,568 → 234,57 €. */
@@ -33,8 +36,8 @@ const GERMAN: InvoiceView = {
   vatCents: 23_457,
   grossCents: 146_914,
   lines: [
-    { lineNo: 1, kind: 'compute', resourceClassId: 'h100', siteId: null, milliTbMonths: null, unitPriceCentsPerTbMonth: null, description: 'NVIDIA H100, standard', descriptionDe: null, costCentre: null, purchaseOrder: null, jobs: 3, gpuSeconds: 123_457, unitPriceCentsPerGpuHour: 350, netCents: 12_003 },
-    { lineNo: 2, kind: 'compute', resourceClassId: 'a100', siteId: null, milliTbMonths: null, unitPriceCentsPerTbMonth: null, description: 'NVIDIA A100, low priority', descriptionDe: null, costCentre: 'CC-4711', purchaseOrder: 'PO-2026-17', jobs: 1, gpuSeconds: 3_600 * 999 + 1, unitPriceCentsPerGpuHour: 111, netCents: 111_454 },
+    { lineNo: 1, kind: 'compute', resourceClassId: 'h100', siteId: null, milliTbMonths: null, unitPriceCentsPerTbMonth: null, ...NO_TOKENS, description: 'NVIDIA H100, standard', descriptionDe: null, costCentre: null, purchaseOrder: null, jobs: 3, gpuSeconds: 123_457, unitPriceCentsPerGpuHour: 350, netCents: 12_003 },
+    { lineNo: 2, kind: 'compute', resourceClassId: 'a100', siteId: null, milliTbMonths: null, unitPriceCentsPerTbMonth: null, ...NO_TOKENS, description: 'NVIDIA A100, low priority', descriptionDe: null, costCentre: 'CC-4711', purchaseOrder: 'PO-2026-17', jobs: 1, gpuSeconds: 3_600 * 999 + 1, unitPriceCentsPerGpuHour: 111, netCents: 111_454 },
   ],
   creditNotes: [{ id: 'cn-1', number: 'CN-2026-000007', issuedAt: new Date('2026-04-20T10:00:00Z'), reason: 'Node failure', netCents: 10_000, vatCents: 1_900, grossCents: 11_900 }],
   creditedNetCents: 10_000,
@@ -253,7 +256,7 @@ describe.each([
 
 describe('a storage line (issue #27)', () => {
   // 1.235 TB-months at Jena at €20.00 = €24.69 (priced from the exact byte-days, rounded once), after the GPU-hour lines.
-  const storageLine = { lineNo: 3, kind: 'storage' as const, resourceClassId: null, siteId: 'de-jena', milliTbMonths: 1235, unitPriceCentsPerTbMonth: 2000, description: 'Storage, Jena', descriptionDe: 'Speicher, Jena', costCentre: null, purchaseOrder: null, jobs: 0, gpuSeconds: 0, unitPriceCentsPerGpuHour: 0, netCents: 2469 };
+  const storageLine = { lineNo: 3, kind: 'storage' as const, resourceClassId: null, siteId: 'de-jena', milliTbMonths: 1235, unitPriceCentsPerTbMonth: 2000, ...NO_TOKENS, description: 'Storage, Jena', descriptionDe: 'Speicher, Jena', costCentre: null, purchaseOrder: null, jobs: 0, gpuSeconds: 0, unitPriceCentsPerGpuHour: 0, netCents: 2469 };
   const withStorage: InvoiceView = { ...GERMAN, lines: [...GERMAN.lines, storageLine], netCents: 125_926, vatCents: 23_926, grossCents: 149_852, creditNotes: [], creditedNetCents: 0, remainingNetCents: 125_926, creditedGrossCents: 0, openCents: 149_852 };
 
   it.each([

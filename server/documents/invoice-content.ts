@@ -6,7 +6,7 @@ import type { invoiceOut } from '~/server/api/outputs';
 import { formatIban } from '~/server/core/billing/iban';
 import { lineVatCents } from '~/server/core/billing/invoicing';
 import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
-import { formatInvoiceGpuHours, formatInvoiceTbMonths, formatVatRate } from './invoice-format';
+import { formatInvoiceGpuHours, formatInvoiceTbMonths, formatTokens, formatVatRate } from './invoice-format';
 
 export type InvoiceView = z.infer<typeof invoiceOut>;
 type T = (key: MessageKey, params?: MessageParams) => string;
@@ -76,6 +76,24 @@ export function lineDescription(line: InvoiceView['lines'][number], t: T, locale
   return [locale === 'de' && line.descriptionDe ? line.descriptionDe : line.description, ...references].join(' · ');
 }
 
+/** lineQuantity is what a line bills: GPU-hours, TB-months, or tokens in and out. */
+export function lineQuantity(line: InvoiceView['lines'][number], t: T, locale: Locale): string {
+  if (line.kind === 'storage') return formatInvoiceTbMonths(locale, line.milliTbMonths ?? 0, t('invoice.tbMonths'));
+  if (line.kind === 'tokens') return t('invoice.tokens', { input: formatTokens(locale, line.inputTokens ?? 0), output: formatTokens(locale, line.outputTokens ?? 0) });
+  return formatInvoiceGpuHours(locale, line.gpuSeconds);
+}
+
+/** linePrice is a line's unit price: per GPU-hour, per TB-month, or per million tokens in and out. */
+export function linePrice(line: InvoiceView['lines'][number], t: T, locale: Locale): string {
+  const euros = (cents: number) => formatEuros(locale, cents);
+  if (line.kind === 'storage') return t('invoice.perTbMonth', { price: euros(line.unitPriceCentsPerTbMonth ?? 0) });
+  if (line.kind === 'tokens') {
+    const plain = (cents: number) => new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(cents / 100);
+    return t('invoice.perMTokens', { input: plain(line.inputCentsPerMTokens ?? 0), output: plain(line.outputCentsPerMTokens ?? 0) });
+  }
+  return t('invoice.perGpuHour', { price: euros(line.unitPriceCentsPerGpuHour) });
+}
+
 /** invoiceContent turns an invoice into the strings both its page and its PDF show. */
 export function invoiceContent(invoice: InvoiceView, t: T, locale: Locale): InvoiceContent {
   const euros = (cents: number) => formatEuros(locale, cents);
@@ -99,6 +117,7 @@ export function invoiceContent(invoice: InvoiceView, t: T, locale: Locale): Invo
   if (invoice.closing) notes.push({ text: t('invoice.closingNote', { date: day(locale, invoice.periodLastDay) }), prominent: false });
   notes.push({ text: t('invoice.pricingNote'), prominent: false });
   if (invoice.lines.some((line) => line.kind === 'storage')) notes.push({ text: t('invoice.storagePricingNote'), prominent: false });
+  if (invoice.lines.some((line) => line.kind === 'tokens')) notes.push({ text: t('invoice.tokenPricingNote'), prominent: false });
 
   const credited = invoice.creditNotes;
   return {
@@ -121,10 +140,11 @@ export function invoiceContent(invoice: InvoiceView, t: T, locale: Locale): Invo
     rows: invoice.lines.map((line, i) => [
       String(line.lineNo),
       lineDescription(line, t, locale),
-      // A storage line (issue #27) bills TB-months at a site: no jobs, its quantity and price per TB-month.
+      // A storage line (issue #27) bills TB-months at a site: no jobs, its quantity and price per TB-month. A
+      // token line (issue #29): its calls, tokens in and out, and the prices per million of each.
       line.kind === 'storage' ? '—' : String(line.jobs),
-      line.kind === 'storage' ? formatInvoiceTbMonths(locale, line.milliTbMonths ?? 0, t('invoice.tbMonths')) : formatInvoiceGpuHours(locale, line.gpuSeconds),
-      line.kind === 'storage' ? t('invoice.perTbMonth', { price: euros(line.unitPriceCentsPerTbMonth ?? 0) }) : t('invoice.perGpuHour', { price: euros(line.unitPriceCentsPerGpuHour) }),
+      lineQuantity(line, t, locale),
+      linePrice(line, t, locale),
       euros(line.netCents),
       rate,
       euros(lineVat[i] ?? 0),

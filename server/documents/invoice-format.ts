@@ -20,3 +20,8 @@ export function formatVatRate(locale: Locale, permille: number): string {
 export function formatInvoiceTbMonths(locale: Locale, milliTbMonths: number, unit: string): string {
   return `${new Intl.NumberFormat(locale, { minimumFractionDigits: 3, maximumFractionDigits: 3 }).format(milliTbMonths / 1000)} ${unit}`;
 }
+
+/** formatTokens renders a count of tokens exactly, e.g. 1234567 → "1,234,567" / "1.234.567" (a token line's quantities, issue #29). */
+export function formatTokens(locale: Locale, tokens: number): string {
+  return new Intl.NumberFormat(locale, { maximumFractionDigits: 0 }).format(tokens);
+}

@@ -175,6 +175,8 @@ export const POLICY: Record<string, Entry> = {
   'report.spending': { access: 'member' },
   'report.storage': { access: 'member', input: (f) => ({ period: period(f) }), alsoRefused: { roles: ['memberA'], why: 'usage reports: owners, managers and the leads of a project only' } },
   'report.storageCsv': { access: 'member', input: (f) => ({ period: period(f) }), alsoRefused: { roles: ['memberA'], why: 'usage reports: owners, managers and the leads of a project only' } },
+  'report.modelCalls': { access: 'member', input: (f) => ({ period: period(f) }), alsoRefused: { roles: ['memberA'], why: 'usage reports: owners, managers and the leads of a project only' } },
+  'report.modelCallsCsv': { access: 'member', input: (f) => ({ period: period(f) }), alsoRefused: { roles: ['memberA'], why: 'usage reports: owners, managers and the leads of a project only' } },
   'report.jobs': { access: 'member', input: (f) => ({ period: period(f) }), alsoRefused: { roles: ['memberA'], why: 'usage reports: owners, managers and the leads of a project only' } },
 
   'staff.tenants': { access: 'staff' },

@@ -9,6 +9,7 @@ import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
 import { UsagePeriodFields } from './period-fields';
 import { StorageCard } from './storage-card';
+import { ModelCallsCard } from './model-calls-card';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('usage.title') };
@@ -28,11 +29,12 @@ export default async function UsagePage({ searchParams }: { searchParams: Promis
   let report: Awaited<ReturnType<typeof caller.report.usage>> | undefined;
   let jobs: Awaited<ReturnType<typeof caller.report.jobs>> = [];
   let storage: Awaited<ReturnType<typeof caller.report.storage>> | undefined;
+  let modelCalls: Awaited<ReturnType<typeof caller.report.modelCalls>> | undefined;
   let problem: string | undefined;
   // The company's budgets this month (issue #24); a tenant without any shows nothing.
   const spending = await caller.report.spending().catch(() => undefined);
   try {
-    [report, jobs, storage] = await Promise.all([caller.report.usage({ period, groupBy }), caller.report.jobs({ period, limit: 200 }), caller.report.storage({ period })]);
+    [report, jobs, storage, modelCalls] = await Promise.all([caller.report.usage({ period, groupBy }), caller.report.jobs({ period, limit: 200 }), caller.report.storage({ period }), caller.report.modelCalls({ period })]);
   } catch (error) {
     problem = error instanceof Error ? error.message : String(error);
   }
@@ -72,6 +74,7 @@ export default async function UsagePage({ searchParams }: { searchParams: Promis
           <p className="text-xs text-slate-500" data-testid="usage-invoice-note">{t('usage.invoiceNote')}</p>
           <UsageSummary report={report} t={t} locale={locale} />
           {storage && <StorageCard report={storage} csvHref={`/api/reports/storage.csv?${csvQuery}`} t={t} locale={locale} />}
+          {modelCalls && <ModelCallsCard report={modelCalls} csvHref={`/api/reports/model-calls.csv?${csvQuery}`} t={t} locale={locale} />}
           <Card title={t('usage.perJob', { count: jobs.length })}>
             {jobs.length === 0 ? (
               <p className="text-sm text-slate-600">{t('usage.nothing')}</p>

@@ -41,6 +41,14 @@ export const spendingOverviewOut = z.object({
 });
 
 /** A tenant's storage in a period (issue #27): TB-months in thousandths per project and site, per site (the invoice's figure), and totals. */
+const modelCallFigures = { calls: z.number().int(), inputTokens: z.number().int(), outputTokens: z.number().int(), charged: z.number().int(), energyUwh: z.number().int(), co2eUg: z.number().int() };
+
+/** Model calls through the gateway (issue #29), per project and model, and per unit in total. */
+export const modelCallReportOut = z.object({
+  rows: z.array(z.object({ projectId: z.string(), projectTitle: z.string(), model: z.string(), unit: z.enum(['gpu_seconds', 'cents']), ...modelCallFigures })),
+  totals: z.array(z.object({ unit: z.enum(['gpu_seconds', 'cents']), ...modelCallFigures })),
+});
+
 export const storageReportOut = z.object({
   charged: z.boolean(),
   rows: z.array(z.object({ projectId: z.string(), projectTitle: z.string(), siteId: z.string(), siteName: z.string(), milliTbMonths: z.number().int(), costCents: z.number().int().nullable() })),

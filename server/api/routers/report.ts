@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { usageReportOut } from '~/server/api/outputs';
-import { reportCsvOut, reportJobOut, spendingOverviewOut, storageReportOut } from './report.outputs';
+import { modelCallReportOut, reportCsvOut, reportJobOut, spendingOverviewOut, storageReportOut } from './report.outputs';
 import { router, tenantProcedure, todayOf } from '~/server/api/trpc';
 import { isPeriodProblem, resolvePeriod, type PeriodInput } from '~/server/core/usage/periods';
 import { AppError } from '~/server/errors';
 import { GROUP_BY, reportJobs, usageCsv, usageReport } from '~/server/services/usage/reports';
 import { spendingOverview } from '~/server/services/billing/spending-limits';
 import { storageCsv, tenantStorageReport } from '~/server/services/usage/storage';
+import { modelCallCsv, tenantModelCallReport } from '~/server/services/usage/model-calls';
 
 /** The period of a report: a month, a quarter, or a range of days. */
 export const periodField = z.union([
@@ -41,6 +42,21 @@ export const reportRouter = router({
     .input(z.object({ period: periodField }))
     .output(storageReportOut)
     .query(({ ctx, input }) => tenantStorageReport(ctx.db, ctx.tenant, periodOf(input.period), todayOf(ctx), ctx.locale)),
+
+  /** Model calls through the gateway in the period (issue #29): per project and model, tokens, charges, energy, CO2e. */
+  modelCalls: tenantProcedure('member')
+    .input(z.object({ period: periodField }))
+    .output(modelCallReportOut)
+    .query(({ ctx, input }) => tenantModelCallReport(ctx.db, ctx.tenant, periodOf(input.period))),
+
+  /** The model-call report as CSV text (served by app/api/reports/model-calls.csv; columns in docs/CSV.md). */
+  modelCallsCsv: tenantProcedure('member')
+    .input(z.object({ period: periodField }))
+    .output(reportCsvOut)
+    .query(async ({ ctx, input }) => {
+      const period = periodOf(input.period);
+      return { ...period, csv: modelCallCsv(await tenantModelCallReport(ctx.db, ctx.tenant, period)) };
+    }),
 
   /** The storage report as CSV text (served by app/api/reports/storage.csv; columns in docs/CSV.md). */
   storageCsv: tenantProcedure('member')

@@ -12,7 +12,7 @@
 // credit notes never change (database triggers); corrections are credit notes.
 import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
-import { allocations, billingProfiles, creditNotes, documentCounters, invoiceLines as invoiceLinesTable, invoices, jobs, memberships, organisations, outsideJobs, projectBudgets, resourceClasses, sites, storageDays, storageUsage, users, type InvoiceRecipient } from '~/db/schema';
+import { allocations, billingProfiles, creditNotes, documentCounters, invoiceLines as invoiceLinesTable, invoices, jobs, memberships, modelCalls, organisations, outsideJobs, projectBudgets, resourceClasses, sites, storageDays, storageUsage, users, type InvoiceRecipient } from '~/db/schema';
 import { configuredCatalogue, localName, type Issuer } from '~/server/catalogue';
 import { dueDate, vatTreatmentFor } from '~/server/core/billing/vat-treatment';
 import {
@@ -160,7 +160,27 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
       const days = coveredDays(from, until);
       const storage = days ? await storageToInvoice(tx, orgId, days) : [];
       const storageValues = storageLines(storage);
-      if (usage.length === 0 && storageValues.length === 0) return previous ? { ...previous, created: false } : null;
+      // Model calls through the gateway (issue #29) charged to a credit line: a line per model, prices, cost
+      // centre and PO; its net is what the ledger charged them (services/inference/metering.ts), to the cent.
+      const tokenUsage = await tx
+        .select({
+          model: modelCalls.model,
+          inputCentsPerMTokens: modelCalls.inputCentsPerMTokens,
+          outputCentsPerMTokens: modelCalls.outputCentsPerMTokens,
+          calls: sql<number>`count(*)::int`,
+          inputTokens: sql<string>`sum(${modelCalls.promptTokens})`,
+          outputTokens: sql<string>`sum(${modelCalls.completionTokens})`,
+          netCents: sql<string>`sum(${modelCalls.chargedAmount})`,
+          costCentre: projectBudgets.costCentre,
+          purchaseOrder: projectBudgets.purchaseOrder,
+        })
+        .from(modelCalls)
+        .leftJoin(projectBudgets, eq(projectBudgets.projectId, modelCalls.projectId))
+        .where(and(eq(modelCalls.orgId, orgId), eq(modelCalls.unit, 'cents'), eq(modelCalls.status, 'settled'), gte(modelCalls.endedAt, from), lt(modelCalls.endedAt, until)))
+        .groupBy(modelCalls.model, modelCalls.inputCentsPerMTokens, modelCalls.outputCentsPerMTokens, projectBudgets.costCentre, projectBudgets.purchaseOrder)
+        .having(sql`sum(${modelCalls.chargedAmount}) > 0`)
+        .orderBy(modelCalls.model, projectBudgets.costCentre, projectBudgets.purchaseOrder);
+      if (usage.length === 0 && storageValues.length === 0 && tokenUsage.length === 0) return previous ? { ...previous, created: false } : null;
 
       // The customer as its billing profile says now; copied, since the invoice never changes.
       const recipient: InvoiceRecipient = org.profile
@@ -189,7 +209,24 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
         description: translate('en', 'invoice.line.storage', { site: siteNames.get(line.siteId)?.en ?? line.siteId }),
         descriptionDe: translate('de', 'invoice.line.storage', { site: siteNames.get(line.siteId)?.de ?? line.siteId }),
       }));
-      const lines = [...computeLines, ...storageRows];
+      const tokenRows = tokenUsage.map((u, i) => ({
+        kind: 'tokens' as const,
+        lineNo: computeLines.length + storageRows.length + i + 1,
+        model: u.model,
+        jobs: u.calls,
+        gpuSeconds: 0,
+        unitPriceCentsPerGpuHour: 0,
+        inputTokens: Number(u.inputTokens),
+        outputTokens: Number(u.outputTokens),
+        inputCentsPerMTokens: u.inputCentsPerMTokens,
+        outputCentsPerMTokens: u.outputCentsPerMTokens,
+        netCents: Number(u.netCents),
+        costCentre: u.costCentre,
+        purchaseOrder: u.purchaseOrder,
+        description: translate('en', 'invoice.line.tokens', { model: u.model }),
+        descriptionDe: translate('de', 'invoice.line.tokens', { model: u.model }),
+      }));
+      const lines = [...computeLines, ...storageRows, ...tokenRows];
       // Frozen in both languages: the invoice reads the same in English and German however the catalogue changes later.
       const names = new Map(usage.map((u) => [u.resourceClassId, { en: u.resourceClassName, de: localName('de', { name: u.resourceClassName, nameDe: u.resourceClassNameDe }) }]));
       const totals = invoiceTotals(lines, vat.vatPermille);
@@ -224,6 +261,7 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
             return { invoiceId: invoice.id, kind: 'compute' as const, description, descriptionDe, ...line };
           }),
           ...storageRows.map((line) => ({ invoiceId: invoice.id, ...line })),
+          ...tokenRows.map((line) => ({ invoiceId: invoice.id, ...line })),
         ])
         .returning();
       await recordAudit(tx, {
@@ -232,7 +270,7 @@ export async function issueInvoice(db: Db, input: IssueInvoiceInput): Promise<Is
         action: 'invoice.issued',
         targetType: 'invoice',
         targetId: invoice.id,
-        data: { number, month, closing: Boolean(input.closing), ...totals, vatPermille: vat.vatPermille, vatTreatment: vat.treatment, lines: lines.length, storageLines: storageRows.length },
+        data: { number, month, closing: Boolean(input.closing), ...totals, vatPermille: vat.vatPermille, vatTreatment: vat.treatment, lines: lines.length, storageLines: storageRows.length, tokenLines: tokenRows.length },
         isStaffAction: Boolean(input.actorUserId),
       });
       // The owners hear of it, by mail with the PDF (rendered when the mail is sent, in each reader's language).
