@@ -824,6 +824,8 @@ export const modelCalls = pgTable(
     index('model_calls_org_idx').on(t.orgId, t.startedAt),
     index('model_calls_allocation_idx').on(t.allocationId, t.endedAt),
     index('model_calls_open_idx').on(t.startedAt).where(sql`${t.status} = 'open'`),
+    // A service's traffic on its job page.
+    index('model_calls_service_idx').on(t.serviceJobId).where(sql`${t.serviceJobId} is not null`),
   ],
 );
 

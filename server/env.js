@@ -116,6 +116,8 @@ const schema = z
     PORTAL_MAX_CONCURRENT_CALLS_PER_TENANT: z.coerce.number().int().min(1).max(10_000).default(2),
     /** Requests one personal API token may make to the REST API (`/api/v1`) per minute; beyond them 429. */
     API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
+    /** Tokens (a call's worst case: input + max_tokens) one API token may send through the gateway a minute (issue #29). */
+    INFERENCE_TOKENS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000_000).default(2_000_000),
     // Behind a reverse proxy that sets X-Forwarded-For: take the caller's address from it (per-address limits).
     PORTAL_TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
     PORTAL_DATA_DIR: z.string().trim().min(1).default('.data'),

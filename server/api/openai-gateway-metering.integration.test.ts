@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import OpenAI from 'openai';
+import { countChatTokens } from '~/bin/portal-model-server/tokens.mjs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
 import { allocations, ledgerEntries, modelCalls } from '~/db/schema';
@@ -43,6 +44,8 @@ await vi.hoisted(async () => {
   };
   writeFileSync(file, JSON.stringify({ ...DEFAULT_CATALOGUE, inference }));
   process.env.PORTAL_CATALOGUE = file;
+  // Tokens a minute per API token: enough for every test here but the one that passes it.
+  process.env.INFERENCE_TOKENS_PER_MINUTE = '5000000';
 });
 
 const TODAY = '2026-12-01';
@@ -295,6 +298,32 @@ describe.each(dbTargets())('model calls in the ledger on %s', (target) => {
     expect(shown[3]).toBe(`${row.inputTokens.toLocaleString('en')} in · ${row.outputTokens.toLocaleString('en')} out`);
     expect(shown[4]).toBe('€2.50 / €10.00 per M tokens');
     expect(shown[5]).toBe(`€${(row.charged / 100).toFixed(2)}`);
+  });
+
+  it('limits tokens a minute per API token in OpenAI’s headers: a call past it is 429, another token goes on', { timeout: 60_000 }, async () => {
+    await startService(company, servicesProject, 'metering/limits-7b');
+    const paying = await creditLine(company, 100, 'Limits');
+    const key = await tokens.mint(company, ['inference'], { projectId: paying.projectId });
+    const call = (body: object, apiKey = key) => fetch(`${baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'metering/limits-7b', messages: [{ role: 'user', content: 'Hi' }], ...body }) });
+    const first = await call({ max_tokens: 10 });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-ratelimit-limit-tokens')).toBe('5000000');
+    // Counted at its worst case: its input by the servers' rule and its max_tokens.
+    expect(Number(first.headers.get('x-ratelimit-remaining-tokens'))).toBe(5_000_000 - countChatTokens([{ role: 'user', content: 'Hi' }]) - 10);
+    expect(first.headers.get('x-ratelimit-reset-tokens')).toMatch(/^\d+s$/);
+    expect(first.headers.get('x-ratelimit-limit-requests')).toBe('100000');
+    expect(first.headers.get('x-ratelimit-reset-requests')).toMatch(/^\d+s$/);
+    await first.text();
+    // A call whose worst case passes what is left this minute.
+    const refused = await call({ max_tokens: 5_000_000 });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await refused.json()).toMatchObject({ error: { type: 'rate_limit_error', code: 'rate_limit_exceeded' } });
+    // Nothing was reserved or written for it; another token of the same person goes on.
+    expect(await db.select().from(modelCalls).where(eq(modelCalls.allocationId, paying.allocationId))).toHaveLength(1);
+    const other = await call({ max_tokens: 10 }, await tokens.mint(company, ['inference'], { projectId: paying.projectId }));
+    expect(other.status).toBe(200);
+    await other.text();
   });
 
   it('releases a call its gateway left open (the process died): the reservation back, nothing charged, once', async () => {

@@ -19,17 +19,21 @@
 // and its real usage charged when the answer ends, before the client sees the end; a client that leaves
 // mid-answer pays what it was sent.
 //
-// Still to come (issue #29, next steps, docs in server/services/inference/README.md): the centre's shared
-// models; residency among replicas at several sites; x-ratelimit-* per tokens.
+// Limits: the REST API's requests a minute per token, and INFERENCE_TOKENS_PER_MINUTE (each call at its
+// worst case), both in OpenAI's `x-ratelimit-*-requests` / `-tokens` headers; beyond them 429.
+//
+// Still to come (issue #29, next steps, docs in server/services/inference/README.md): the centre's shared models.
 import { countChatTokens, countPromptTokens } from '~/bin/portal-model-server/tokens.mjs';
 import { rootsOf, schedulerOf, type Context } from '~/server/api/trpc';
 import { ENDPOINT_OF_PATH, worstCaseTokens, type TokenCounter } from '~/server/core/inference/metering';
 import { SseTap, WholeTap, type TapResult } from '~/server/core/inference/usage-tap';
+import { env } from '~/server/env.js';
 import { AppError } from '~/server/errors';
 import { translate, type MessageKey } from '~/server/i18n';
 import { logger } from '~/server/observability/log';
 import { metrics } from '~/server/observability/metrics';
 import { openModelCall, settleModelCall, type OpenCall } from '~/server/services/inference/metering';
+import { hit } from '~/server/services/rate-limits';
 import { replicaOf, residencyAllows, servicesForCall, strictestResidency, type CallerResidency, type Replica } from '~/server/services/inference/replicas';
 import { configuredCatalogue } from '~/server/catalogue';
 import type { Residency } from '~/db/schema';
@@ -59,8 +63,18 @@ export function openAiError(status: number, message: string, type: ErrorType, co
   return new Response(JSON.stringify({ error: { message, type, param, code } }), { status, headers: all });
 }
 
+/** openAiRateHeaders repeats the REST API's request limit (x-ratelimit-limit, -remaining, -reset) under OpenAI's names. */
+function openAiRateHeaders(headers: Headers): void {
+  const limit = headers.get('x-ratelimit-limit');
+  if (limit === null) return;
+  headers.set('x-ratelimit-limit-requests', limit);
+  headers.set('x-ratelimit-remaining-requests', headers.get('x-ratelimit-remaining') ?? '0');
+  headers.set('x-ratelimit-reset-requests', `${headers.get('x-ratelimit-reset') ?? '0'}s`);
+}
+
 /** gatewayResponse answers one request below `/openai/v1` (`path` is what follows it, e.g. `/chat/completions`). */
 export async function gatewayResponse(ctx: Context, req: Request, path: string, headers: Headers): Promise<Response> {
+  openAiRateHeaders(headers);
   const token = ctx.token;
   const orgId = token?.orgId;
   if (!token || !orgId) return openAiError(403, 'This API token acts for no tenant: make a token of the tenant whose models it calls.', 'permission_error', 'no_tenant', null, headers);
@@ -126,6 +140,23 @@ export async function gatewayResponse(ctx: Context, req: Request, path: string, 
   const requestId = headers.get('x-request-id') ?? '';
   const endpoint = ENDPOINT_OF_PATH[path]!;
   const worst = worstCaseTokens(endpoint, parsed as Record<string, unknown>, COUNTER);
+  // Tokens a minute per API token, each call at its worst case (as OpenAI counts them), in OpenAI's headers.
+  const tokensRule = { limit: env().INFERENCE_TOKENS_PER_MINUTE, windowMs: 60_000 };
+  const tokensVerdict = await hit(ctx.db, `inferenceTokens:${token.id}`, tokensRule, ctx.now(), worst.prompt + worst.completion);
+  headers.set('x-ratelimit-limit-tokens', String(tokensRule.limit));
+  headers.set('x-ratelimit-remaining-tokens', String(Math.max(0, tokensRule.limit - tokensVerdict.hits)));
+  headers.set('x-ratelimit-reset-tokens', `${tokensVerdict.retryAfterSeconds}s`);
+  if (!tokensVerdict.allowed) {
+    headers.set('retry-after', String(tokensVerdict.retryAfterSeconds));
+    return openAiError(
+      429,
+      `Rate limit reached for tokens: this token may send ${tokensRule.limit} tokens a minute (a call counts its input and max_tokens); try again in ${tokensVerdict.retryAfterSeconds} s.`,
+      'rate_limit_error',
+      'rate_limit_exceeded',
+      null,
+      headers,
+    );
+  }
   const classOf = new Map(services.map((s) => [s.jobId, s.resourceClassId]));
   let call: OpenCall;
   try {

@@ -839,7 +839,7 @@ export const de: Record<MessageKey, string> = {
   'jobs.endpoint': "Endpunkt",
   'jobs.requestsServed': "Beantwortete Anfragen",
   'jobs.tokensServed': "Ausgelieferte Tokens",
-  'jobs.serviceSimulated': "Anfragen und Tokens sind aus der Laufzeit des Dienstes geschätzt, bis das Portal jeden Aufruf zählt.",
+  'jobs.serviceTraffic': "Anfragen und Tokens: die beendeten Aufrufe über das Gateway, gezählt, sobald jeder endet. Jeder Aufruf wird aus dem Budget des Projekts seines Tokens bezahlt (Konto → API-Tokens: Berechtigung „inference“ und ein Projekt).",
   'jobs.confirmCancelTitle': "Diesen Job abbrechen?",
   'jobs.confirmCancelText': "Ein wartender Job endet ohne Kosten; ein laufender wird für die gelaufene Zeit belastet. Der Rest der Reservierung wird freigegeben.",
   'jobs.confirmStopTitle': "Diesen Dienst stoppen?",

@@ -838,7 +838,7 @@ export const en = {
   'jobs.endpoint': "Endpoint",
   'jobs.requestsServed': "Requests served",
   'jobs.tokensServed': "Tokens served",
-  'jobs.serviceSimulated': "Requests and tokens are estimated from the time the service has run, until the portal counts each call.",
+  'jobs.serviceTraffic': "Requests and tokens: the calls through the gateway that ended, counted as each ends. Each call is paid from the budget of its token’s project (Account → API tokens: scope “inference” and a project).",
   'jobs.confirmCancelTitle': "Cancel this job?",
   'jobs.confirmCancelText': "A waiting job ends without charge; a running one is charged for the time it ran. The rest of the reservation is released.",
   'jobs.confirmStopTitle': "Stop this service?",

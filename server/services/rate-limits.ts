@@ -17,18 +17,20 @@ export interface Verdict {
   retryAfterSeconds: number;
 }
 
-/** hit counts one try against a key and says whether it is within the rule. */
-export async function hit(db: DbOrTx, key: string, rule: RateRule, now: Date): Promise<Verdict & { hits: number; lockouts: number }> {
+/** hit counts one try (or `amount`, e.g. a model call's tokens) against a key and says whether it is within the rule. */
+export async function hit(db: DbOrTx, key: string, rule: RateRule, now: Date, amount = 1): Promise<Verdict & { hits: number; lockouts: number }> {
+  // The count is an integer column: a window's total stops at two billion (far beyond any limit).
+  amount = Math.min(Math.max(1, Math.floor(amount)), 2_000_000_000);
   // Dates inside sql`` travel as text (drizzle maps only column values).
   const cutoff = sql`${new Date(now.getTime() - rule.windowMs).toISOString()}::timestamptz`;
   const at = sql`${now.toISOString()}::timestamptz`;
   const [row] = await db
     .insert(rateLimits)
-    .values({ key, windowStart: now, hits: 1, updatedAt: now })
+    .values({ key, windowStart: now, hits: amount, updatedAt: now })
     .onConflictDoUpdate({
       target: rateLimits.key,
       set: {
-        hits: sql`case when ${rateLimits.windowStart} <= ${cutoff} then 1 else ${rateLimits.hits} + 1 end`,
+        hits: sql`case when ${rateLimits.windowStart} <= ${cutoff} then ${amount}::integer else least(${rateLimits.hits}::bigint + ${amount}, 2000000000)::integer end`,
         windowStart: sql`case when ${rateLimits.windowStart} <= ${cutoff} then ${at} else ${rateLimits.windowStart} end`,
         updatedAt: now,
       },

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { jobEfficiency, jobRunSeconds, meanGpuUtilPercent } from './efficiency';
 import { jobEnergyEstimateWh, type PowerModel } from './estimates';
-import { inferenceTraffic } from './inference';
 
 const h100: PowerModel = { gpusPerNode: 8, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 1200 };
 
@@ -32,19 +31,5 @@ describe('jobEfficiency', () => {
       walltimeUsedPercent: 75,
       meanGpuUtilPercent: 80,
     });
-  });
-});
-
-describe('inferenceTraffic', () => {
-  it('grows with the time the service served, the same every time', () => {
-    const id = '3f2a9c1e-0000-4000-8000-000000000000';
-    const early = inferenceTraffic({ jobId: id, gpus: 8, runSeconds: 600 });
-    const later = inferenceTraffic({ jobId: id, gpus: 8, runSeconds: 1200 });
-    expect(early).toEqual(inferenceTraffic({ jobId: id, gpus: 8, runSeconds: 600 }));
-    expect(early.requests).toBeGreaterThanOrEqual(600 * 8 * 0.5);
-    expect(early.requests).toBeLessThanOrEqual(600 * 8 * 1.5);
-    expect(later.requests).toBeGreaterThan(early.requests);
-    expect(later.tokens).toBeGreaterThan(early.tokens);
-    expect(inferenceTraffic({ jobId: id, gpus: 8, runSeconds: 0 })).toMatchObject({ requests: 0, tokens: 0 });
   });
 });

@@ -1,7 +1,5 @@
-// An inference service (issue #29): the model name it serves at the portal's gateway, and the traffic
-// it shows while it serves. Until the gateway meters requests, the figures are derived, the same every
-// time, from the job id and the cluster time it has run. Pure.
-import { hashToUnit } from './estimates';
+// An inference service (issue #29): the model name it serves at the portal's gateway and where that
+// answers. Its traffic is counted by the gateway (services/inference/metering.ts). Pure.
 
 /**
  * A served model's name, as callers name it at the gateway (`"model": "acme/support-7b"`): letters,
@@ -26,18 +24,3 @@ export function defaultServedModel(jobName: string): string {
 /** Where the portal's OpenAI-compatible gateway answers, below the portal's address (the `baseURL` of an OpenAI client). */
 export const GATEWAY_PATH = '/api/v1/openai/v1';
 
-export interface InferenceTraffic {
-  requests: number;
-  tokens: number;
-}
-
-/**
- * inferenceTraffic returns the requests and tokens a service served in `runSeconds` of cluster time:
- * 0.5–1.5 requests per second per GPU and 200–800 tokens per request, fixed per job.
- */
-export function inferenceTraffic(input: { jobId: string; gpus: number; runSeconds: number }): InferenceTraffic {
-  const rateMilliPerGpu = 500 + Math.floor(hashToUnit(input.jobId) * 1000);
-  const tokensPerRequest = 200 + Math.floor(hashToUnit(`${input.jobId}/tokens`) * 600);
-  const requests = Math.floor((Math.max(0, input.runSeconds) * input.gpus * rateMilliPerGpu) / 1000);
-  return { requests, tokens: requests * tokensPerRequest };
-}

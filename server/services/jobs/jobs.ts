@@ -5,14 +5,14 @@ import path from 'node:path';
 import { and, desc, eq, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
 import { reusable } from '~/db/reusable';
-import { allocations, jobEvents, jobs, jobTasks, organisations, projectMembers, projects, resourceClasses, sites, tariffs } from '~/db/schema';
+import { allocations, jobEvents, jobs, jobTasks, modelCalls, organisations, projectMembers, projects, resourceClasses, sites, tariffs } from '~/db/schema';
 import { admitJob, powerCapShortfall, type SitePowerCap } from '~/server/core/jobs/admission';
 import { available } from '~/server/core/ledger/balance';
 import { jobEfficiency } from '~/server/core/jobs/efficiency';
 import { ASSUMED_GPU_UTIL_PERCENT, chargeFor, jobEnergyEstimateWh, jobReservation, simulatedOutcome, type JobKind } from '~/server/core/jobs/estimates';
 import { exitStatus } from '~/server/core/jobs/exit-status';
 import { reservationShortfalls, type ReservationRoom } from '~/server/core/jobs/fit';
-import { defaultServedModel, GATEWAY_PATH, inferenceTraffic, SERVED_MODEL_PATTERN } from '~/server/core/jobs/inference';
+import { defaultServedModel, GATEWAY_PATH, SERVED_MODEL_PATTERN } from '~/server/core/jobs/inference';
 import { connectionFileIn } from '~/server/core/files/paths';
 import { roleAtLeast } from '~/server/core/roles';
 import { projectGroupName } from '~/server/core/scheduler/identity';
@@ -724,6 +724,15 @@ export async function loadJob(db: DbOrTx, actor: TenantActor, jobId: string) {
   return job;
 }
 
+/** servedTraffic is what a service answered through the gateway: its settled calls and their tokens in and out. */
+async function servedTraffic(db: DbOrTx, jobId: string): Promise<{ requests: number; tokens: number }> {
+  const [row] = await db
+    .select({ requests: sql<number>`count(*)::int`, tokens: sql<string>`coalesce(sum(${modelCalls.promptTokens} + ${modelCalls.completionTokens}), 0)` })
+    .from(modelCalls)
+    .where(and(eq(modelCalls.serviceJobId, jobId), eq(modelCalls.status, 'settled')));
+  return { requests: row?.requests ?? 0, tokens: Number(row?.tokens ?? 0) };
+}
+
 /**
  * getJob returns a job with its event history and its project's title, as its viewer may see it: the
  * environment's values only to the person who submitted it and the project's PI (colleagues see the
@@ -771,6 +780,8 @@ export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string, loca
   const schedulerAway = job.state === 'SUBMITTING' && ((await readSchedulerStatus(db, clusterOfSite(job.siteId))) ?? (await readSchedulerStatus(db)))?.reachable === false;
   // Run time and utilisation from the figures the job is charged for (cluster time, not the wall clock).
   // (An array's GPU time is its tasks' sum: the walltime used and the utilisation are per task, not shown for the whole.)
+  // A service's traffic: the calls the gateway settled on it (issue #29), counted as each ended.
+  const traffic = job.kind === 'inference' ? await servedTraffic(db, job.id) : null;
   const efficiency = where && job.gpuSeconds !== null && job.startedAt && !array ? jobEfficiency({ power: where, gpus: job.gpus, walltimeSeconds: job.walltimeSeconds, gpuSeconds: job.gpuSeconds, energyWh: job.energyWh ?? 0 }) : null;
   return {
     ...shown,
@@ -793,7 +804,7 @@ export async function getJob(db: DbOrTx, actor: TenantActor, jobId: string, loca
     // The service's model at the portal's gateway: the `baseURL` of an OpenAI client and the model name.
     inference:
       job.kind === 'inference'
-        ? { endpointUrl: `${portalBaseUrl()}${GATEWAY_PATH}`, model: job.servedModel ?? defaultServedModel(job.name), ...inferenceTraffic({ jobId: job.id, gpus: job.gpus, runSeconds: efficiency?.runSeconds ?? 0 }) }
+        ? { endpointUrl: `${portalBaseUrl()}${GATEWAY_PATH}`, model: job.servedModel ?? defaultServedModel(job.name), requests: traffic?.requests ?? 0, tokens: traffic?.tokens ?? 0 }
         : null,
     env: Object.entries(env)
       .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))

@@ -145,7 +145,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
           </dl>
           <p className="mt-3 text-sm text-slate-700">{t('jobs.serviceHowTo')}</p>
           <ServiceSnippets endpointUrl={job.inference.endpointUrl} model={job.inference.model} />
-          <p className="mt-3 text-xs text-slate-500">{t('jobs.serviceSimulated')}</p>
+          <p className="mt-3 text-xs text-slate-500">{t('jobs.serviceTraffic')}</p>
         </Card>
       )}
       <div className="grid gap-6 md:grid-cols-2">

@@ -1,0 +1,1 @@
+CREATE INDEX "model_calls_service_idx" ON "model_calls" USING btree ("service_job_id") WHERE "model_calls"."service_job_id" is not null;
