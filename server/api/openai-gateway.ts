@@ -34,7 +34,7 @@ import { logger } from '~/server/observability/log';
 import { metrics } from '~/server/observability/metrics';
 import { openModelCall, settleModelCall, type OpenCall } from '~/server/services/inference/metering';
 import { hit } from '~/server/services/rate-limits';
-import { replicaOf, residencyAllows, servicesForCall, strictestResidency, type CallerResidency, type Replica } from '~/server/services/inference/replicas';
+import { replicaOf, residencyAllows, servicesForCall, strictestResidency, type CallerResidency, type Replica, type ServiceRow } from '~/server/services/inference/replicas';
 import { configuredCatalogue } from '~/server/catalogue';
 import type { Residency } from '~/db/schema';
 import { readBody } from './http-guard';
@@ -61,6 +61,50 @@ export function openAiError(status: number, message: string, type: ErrorType, co
   const all = new Headers(headers);
   all.set('content-type', 'application/json; charset=utf-8');
   return new Response(JSON.stringify({ error: { message, type, param, code } }), { status, headers: all });
+}
+
+/** How long this process reuses where a model is served for a tenant's project (its services, their connection files). */
+const ROUTE_TTL_MS = 1000;
+const ROUTES_MAX = 10_000;
+
+type Route =
+  | { kind: 'noProject' }
+  | { kind: 'unknown' }
+  | { kind: 'abroad'; residency: Residency }
+  | { kind: 'served'; services: ServiceRow[]; replicas: readonly Replica[]; kept?: boolean };
+
+/** Routes of the last second, per tenant, project and model: a busy model's calls read the database and the connection files once a second, not each. */
+const routes: Map<string, { route: Route; at: number }> = ((globalThis as { __portalGatewayRoutes?: Map<string, { route: Route; at: number }> }).__portalGatewayRoutes ??= new Map<string, { route: Route; at: number }>());
+
+/**
+ * routeOf decides where a project's calls of a model may go: its tenant's running services of the model (read
+ * as the tenant), at sites the project's residency allows, whose servers wrote where they listen. A route
+ * with replicas is kept ROUTE_TTL_MS (a replica that fails is dropped from it at once); one without is not kept.
+ */
+async function routeOf(ctx: Context, key: string, call: { orgId: string; projectId: string; model: string }): Promise<Route> {
+  const kept = routes.get(key);
+  if (kept && performance.now() - kept.at < ROUTE_TTL_MS) return kept.route.kind === 'served' ? { ...kept.route, kept: true } : kept.route;
+  const { services: all, residency } = await servicesForCall(ctx.db, call.orgId, call.projectId, call.model);
+  if (!residency) return { kind: 'noProject' };
+  if (all.length === 0) return { kind: 'unknown' };
+  // Residency: only replicas at sites the project's rule allows; none there is a refusal that names the rule, never a call served abroad.
+  const services = all.filter((s) => siteAllowed(residency, s.siteId));
+  if (services.length === 0) return { kind: 'abroad', residency: strictestResidency(residency) };
+  const deps = { roots: rootsOf(ctx), scheduler: await schedulerOf(ctx) };
+  const replicas = (await Promise.all(services.map((s) => replicaOf(s, deps)))).filter((r): r is Replica => r !== null);
+  const route: Route = { kind: 'served', services, replicas };
+  if (replicas.length > 0) {
+    if (routes.size >= ROUTES_MAX) routes.clear();
+    routes.set(key, { route, at: performance.now() });
+  }
+  return route;
+}
+
+/** routeRefusal answers a call whose route serves nothing: its project is gone, nobody runs the model, or only abroad. */
+function routeRefusal(route: Exclude<Route, { kind: 'served' }>, model: string, headers: Headers): Response {
+  if (route.kind === 'noProject') return openAiError(403, 'The project this API token pays from is not one of its tenant’s: make a new token.', 'permission_error', 'no_project', null, headers);
+  if (route.kind === 'unknown') return modelNotFound(model, headers);
+  return residencyRefusal(model, route.residency, headers);
 }
 
 /** openAiRateHeaders repeats the REST API's request limit (x-ratelimit-limit, -remaining, -reset) under OpenAI's names. */
@@ -123,14 +167,11 @@ export async function gatewayResponse(ctx: Context, req: Request, path: string, 
   const hideUsage = streamed && request.stream_options?.include_usage !== true;
   const upstreamBody = hideUsage ? new TextEncoder().encode(JSON.stringify({ ...request, stream_options: { ...(request.stream_options ?? {}), include_usage: true } })) : body;
 
-  const { services: all, residency } = await servicesForCall(ctx.db, orgId, projectId, model);
-  if (!residency) return openAiError(403, 'The project this API token pays from is not one of its tenant’s: make a new token.', 'permission_error', 'no_project', null, headers);
-  if (all.length === 0) return modelNotFound(model, headers);
-  // Residency: only replicas at sites the project's rule allows; none there is a refusal that names the rule, never a call served abroad.
-  const services = all.filter((s) => siteAllowed(residency, s.siteId));
-  if (services.length === 0) return residencyRefusal(model, strictestResidency(residency), headers);
-  const deps = { roots: rootsOf(ctx), scheduler: await schedulerOf(ctx) };
-  const replicas = (await Promise.all(services.map((s) => replicaOf(s, deps)))).filter((r): r is Replica => r !== null);
+  const routeKey = `${orgId}\n${projectId}\n${model}`;
+  const route = await routeOf(ctx, routeKey, { orgId, projectId, model });
+  if (route.kind !== 'served') return routeRefusal(route, model, headers);
+  const { services } = route;
+  const replicas = [...route.replicas];
   if (replicas.length === 0) {
     headers.set('retry-after', '10');
     return openAiError(503, `The model ${model} is starting: its server does not answer yet. Try again in a few seconds.`, 'api_error', 'model_starting', null, headers);
@@ -177,40 +218,58 @@ export async function gatewayResponse(ctx: Context, req: Request, path: string, 
     throw error;
   }
   const started = performance.now();
-  for (const replica of replicas) {
-    let upstream: Upstream | null;
-    try {
-      upstream = await forward(replica, path, upstreamBody, requestId, req.signal);
-    } catch (error) {
-      // The client left before any answer: nothing was used.
-      void settle(ctx, call, { promptTokens: 0, completionTokens: 0, httpStatus: 499, aborted: true, replica: null });
-      throw error;
+  // A route kept from an earlier call may name replicas that ended since: when none of them answers, the
+  // route is looked up afresh once and its replicas not yet tried are tried.
+  const tried = new Set<string>();
+  let fresh = !route.kept;
+  for (let queue = replicas; ; ) {
+    for (const replica of queue) {
+      tried.add(replica.jobId);
+      let upstream: Upstream | null;
+      try {
+        upstream = await forward(replica, path, upstreamBody, requestId, req.signal);
+      } catch (error) {
+        // The client left before any answer: nothing was used.
+        void settle(ctx, call, { promptTokens: 0, completionTokens: 0, httpStatus: 499, aborted: true, replica: null });
+        throw error;
+      }
+      if (upstream === null) {
+        routes.delete(routeKey); // looked up afresh next time
+        metrics().gatewayErrors.inc({ model, site: replica.siteId, kind: 'unreachable' });
+        continue; // not reached before it answered: the next replica
+      }
+      const answer = new Headers(headers);
+      for (const name of ['content-type', 'cache-control']) {
+        const value = upstream.headers.get(name);
+        if (value) answer.set(name, value);
+      }
+      const isStream = (upstream.headers.get('content-type') ?? '').startsWith('text/event-stream');
+      const metered = meter(upstream.body, {
+        stream: isStream,
+        hideUsage: hideUsage && isStream,
+        started,
+        release: upstream.release,
+        onEnd: (tapped, ended) => {
+          recordCall({ requestId, model, replica, status: upstream.status, tapped, started, ended });
+          // What the answer used: its usage; cut short, its input (counted by the servers' rule) and the tokens sent.
+          const ok = upstream.status < 400;
+          const promptTokens = ok ? (tapped.promptTokens ?? worst.prompt) : 0;
+          const completionTokens = ok ? (tapped.completionTokens ?? tapped.streamedPieces) : 0;
+          return settle(ctx, call, { promptTokens, completionTokens, httpStatus: upstream.status, aborted: tapped.aborted, replica: { jobId: replica.jobId, siteId: replica.siteId } });
+        },
+      });
+      return new Response(metered, { status: upstream.status, headers: answer });
     }
-    if (upstream === null) {
-      metrics().gatewayErrors.inc({ model, site: replica.siteId, kind: 'unreachable' });
-      continue; // not reached before it answered: the next replica
+    if (fresh) break;
+    fresh = true;
+    routes.delete(routeKey);
+    const again = await routeOf(ctx, routeKey, { orgId, projectId, model });
+    if (again.kind !== 'served') {
+      void settle(ctx, call, { promptTokens: 0, completionTokens: 0, httpStatus: 404, aborted: false, replica: null });
+      return routeRefusal(again, model, headers);
     }
-    const answer = new Headers(headers);
-    for (const name of ['content-type', 'cache-control']) {
-      const value = upstream.headers.get(name);
-      if (value) answer.set(name, value);
-    }
-    const isStream = (upstream.headers.get('content-type') ?? '').startsWith('text/event-stream');
-    const metered = meter(upstream.body, {
-      stream: isStream,
-      hideUsage: hideUsage && isStream,
-      started,
-      release: upstream.release,
-      onEnd: (tapped, ended) => {
-        recordCall({ requestId, model, replica, status: upstream.status, tapped, started, ended });
-        // What the answer used: its usage; cut short, its input (counted by the servers' rule) and the tokens sent.
-        const ok = upstream.status < 400;
-        const promptTokens = ok ? (tapped.promptTokens ?? worst.prompt) : 0;
-        const completionTokens = ok ? (tapped.completionTokens ?? tapped.streamedPieces) : 0;
-        return settle(ctx, call, { promptTokens, completionTokens, httpStatus: upstream.status, aborted: tapped.aborted, replica: { jobId: replica.jobId, siteId: replica.siteId } });
-      },
-    });
-    return new Response(metered, { status: upstream.status, headers: answer });
+    queue = again.replicas.filter((r) => !tried.has(r.jobId));
+    if (queue.length === 0) break;
   }
   void settle(ctx, call, { promptTokens: 0, completionTokens: 0, httpStatus: 503, aborted: false, replica: null });
   headers.set('retry-after', '5');
