@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { sql } from 'drizzle-orm';
+import { and, eq, isNotNull, sql } from 'drizzle-orm';
+import { ledgerEntries, modelCalls } from '~/db/schema';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
@@ -89,6 +90,12 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
     expect(whole.choices[0]!.message.content!.length).toBeGreaterThan(0);
     expect(whole.usage!.prompt_tokens).toBeGreaterThan(0);
     expect(whole.usage!.total_tokens).toBe(whole.usage!.prompt_tokens + whole.usage!.completion_tokens);
+    // A research project's own service is free per token (its GPU time is charged on its job): the call is
+    // recorded with its tokens, energy and CO2e, and the ledger has nothing of it.
+    const [recorded] = await db.select().from(modelCalls).where(and(eq(modelCalls.orgId, company.orgId), eq(modelCalls.requestId, whole._request_id ?? '')));
+    expect(recorded).toMatchObject({ status: 'settled', unit: 'gpu_seconds', promptTokens: whole.usage!.prompt_tokens, completionTokens: whole.usage!.completion_tokens, costMicro: 0, chargedAmount: 0, reservedAmount: 0, siteId: 'de-jena', serviceJobId: jobId });
+    expect(recorded!.energyUwh).toBeGreaterThan(0);
+    expect(await db.select().from(ledgerEntries).where(isNotNull(ledgerEntries.modelCallId))).toEqual([]);
 
     const stream = await client.chat.completions.create({ model: 'gateway-gmbh/support-7b', messages, max_tokens: 30, seed: 7, stream: true, stream_options: { include_usage: true } });
     let text = '';

@@ -54,12 +54,32 @@ export interface OpenCall {
   id: string;
   allocationId: string;
   reserved: number;
+  /** Priced at nothing (a research project's own service): no ledger rows, no locks, only the call's row. */
+  free?: boolean;
+  /** The energy a token takes where it runs (µWh), frozen on the call. */
+  uwhPerToken?: number;
 }
 
-/** The allocation a project's calls pay from today, with the prices of the tenant's kind. */
-async function payingAllocation(db: Db, input: OpenCallInput, today: string) {
+/** How long a process reuses which allocation pays a project's calls (its status and period are decided again under its lock). */
+const PAYING_TTL_MS = 2000;
+type Paying = NonNullable<Awaited<ReturnType<typeof readPayingAllocation>>>;
+const paying: Map<string, { row: Paying | null; at: number }> = ((globalThis as { __portalPayingAllocations?: Map<string, { row: Paying | null; at: number }> }).__portalPayingAllocations ??= new Map<string, { row: Paying | null; at: number }>());
+
+/** payingAllocation is readPayingAllocation kept PAYING_TTL_MS per project, class and day: a busy model's calls read it once a second or two. */
+async function payingAllocation(db: Db, input: OpenCallInput, today: string): Promise<Paying | null> {
+  const key = `${input.orgId}\n${input.projectId}\n${input.resourceClassId ?? ''}\n${today}`;
+  const kept = paying.get(key);
+  if (kept && performance.now() - kept.at < PAYING_TTL_MS) return kept.row;
+  const row = await readPayingAllocation(db, input, today);
+  if (paying.size >= 10_000) paying.clear();
+  paying.set(key, { row, at: performance.now() });
+  return row;
+}
+
+/** The allocation a project's calls pay from today, with the prices of the tenant's kind and the tenant's status. */
+async function readPayingAllocation(db: Db, input: OpenCallInput, today: string) {
   const rows = await db
-    .select({ id: allocations.id, unit: allocations.unit, resourceClassId: allocations.resourceClassId, periodEnd: allocations.periodEnd, kind: organisations.kind, centsPerGpuHour: tariffs.centsPerGpuHour })
+    .select({ id: allocations.id, unit: allocations.unit, resourceClassId: allocations.resourceClassId, periodEnd: allocations.periodEnd, kind: organisations.kind, orgStatus: organisations.status, orgName: organisations.name, centsPerGpuHour: tariffs.centsPerGpuHour })
     .from(allocations)
     .innerJoin(projects, and(eq(projects.id, allocations.projectId), eq(projects.orgId, allocations.orgId)))
     .innerJoin(organisations, eq(organisations.id, allocations.orgId))
@@ -92,35 +112,39 @@ export async function openModelCall(db: Db, input: OpenCallInput): Promise<OpenC
   const micro = microPrice(price, allocation.unit, allocation.centsPerGpuHour);
   const amount = reservationFor(callCostMicro(micro, input.worst));
   const uwhPerToken = input.resourceClassId ? (catalogue.inference.uwhPerToken[input.resourceClassId] ?? 0) : 0;
+  const values = {
+    orgId: input.orgId,
+    projectId: input.projectId,
+    allocationId: allocation.id,
+    userId: input.userId,
+    tokenId: input.tokenId,
+    requestId: input.requestId,
+    model: input.model,
+    endpoint: input.endpoint,
+    shared: false,
+    resourceClassId: input.resourceClassId,
+    unit: allocation.unit,
+    inputMicroPerToken: micro.inputMicroPerToken,
+    outputMicroPerToken: micro.outputMicroPerToken,
+    inputCentsPerMTokens: price.inputCentsPerMTokens,
+    outputCentsPerMTokens: price.outputCentsPerMTokens,
+    uwhPerToken,
+    reservedAmount: amount,
+    startedAt: input.now,
+  };
+  if (micro.inputMicroPerToken === 0 && micro.outputMicroPerToken === 0) {
+    // Free: nothing to reserve or charge, so no lock; the tenant's status as read a moment ago.
+    if (allocation.orgStatus !== 'active') throw new AppError('FORBIDDEN', allocation.orgStatus === 'suspended' ? 'error.tenantSuspended' : 'error.tenantNotActive', { org: allocation.orgName });
+    const [call] = await db.insert(modelCalls).values(values).returning({ id: modelCalls.id });
+    return { id: call!.id, allocationId: allocation.id, reserved: 0, free: true, uwhPerToken };
+  }
   return inTransaction(db, async (tx) => {
     // The lock order: the organisation, then the allocation; the call's row and the reservation after.
     const org = await lockOrganisation(tx, input.orgId, allocation.unit);
     const row = await lockAllocation(tx, allocation.id);
     if (org.status !== 'active') throw new AppError('FORBIDDEN', org.status === 'suspended' ? 'error.tenantSuspended' : 'error.tenantNotActive', { org: org.name });
     if (row.status !== 'active' || today < row.periodStart || today >= row.periodEnd) throw new AppError('PRECONDITION_FAILED', 'inference.noAllocation', {});
-    const [call] = await tx
-      .insert(modelCalls)
-      .values({
-        orgId: input.orgId,
-        projectId: input.projectId,
-        allocationId: row.id,
-        userId: input.userId,
-        tokenId: input.tokenId,
-        requestId: input.requestId,
-        model: input.model,
-        endpoint: input.endpoint,
-        shared: false,
-        resourceClassId: input.resourceClassId,
-        unit: row.unit,
-        inputMicroPerToken: micro.inputMicroPerToken,
-        outputMicroPerToken: micro.outputMicroPerToken,
-        inputCentsPerMTokens: price.inputCentsPerMTokens,
-        outputCentsPerMTokens: price.outputCentsPerMTokens,
-        uwhPerToken,
-        reservedAmount: amount,
-        startedAt: input.now,
-      })
-      .returning({ id: modelCalls.id });
+    const [call] = await tx.insert(modelCalls).values(values).returning({ id: modelCalls.id });
     if (amount > 0) {
       if (row.unit === 'cents') {
         // A credit line's call must fit the company's project and person budgets too, as a job's cost must.
@@ -156,6 +180,18 @@ export interface CallOutcome {
  */
 export async function settleModelCall(db: Db, call: OpenCall, outcome: CallOutcome, status: 'settled' | 'lost' = 'settled'): Promise<{ charged: number } | null> {
   const catalogue = configuredCatalogue();
+  if (call.free) {
+    // Nothing reserved, nothing to charge: the call's row alone, once (only while open).
+    const tokens = { prompt: Math.max(0, outcome.promptTokens), completion: Math.max(0, outcome.completionTokens) };
+    const site = outcome.replica ? catalogue.sites.find((s) => s.id === outcome.replica!.siteId) : undefined;
+    const footprint = callFootprint(tokens.prompt + tokens.completion, call.uwhPerToken ?? 0, site ?? null);
+    const done = await db
+      .update(modelCalls)
+      .set({ status, httpStatus: outcome.httpStatus, aborted: outcome.aborted, promptTokens: tokens.prompt, completionTokens: tokens.completion, energyUwh: footprint.energyUwh, co2eUg: footprint.co2eUg, serviceJobId: outcome.replica?.jobId ?? null, siteId: outcome.replica?.siteId ?? null, endedAt: outcome.now })
+      .where(and(eq(modelCalls.id, call.id), eq(modelCalls.status, 'open')))
+      .returning({ id: modelCalls.id });
+    return done.length ? { charged: 0 } : null;
+  }
   return inTransaction(db, async (tx) => {
     // The lock order: the allocation, then the call's row.
     const allocation = await lockAllocation(tx, call.allocationId);
