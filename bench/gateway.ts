@@ -203,7 +203,7 @@ async function main(): Promise<void> {
     const orgs = await session.must<{ id: string }[]>('account.myOrganisations', undefined, 'query');
     const orgId = me.activeOrgId ?? orgs[0]?.id;
     if (!orgId) throw new Error(`${OWNER} belongs to no organisation`);
-    const { token } = await session.must<{ token: string }>('account.createApiToken', { name: 'bench gateway', orgId, scopes: ['inference'], expiresInDays: 1 });
+    const { token } = await session.must<{ token: string }>('account.createApiToken', { name: 'bench gateway', orgId, scopes: ['inference'], expiresInDays: 1, projectId: allocation.projectId });
     const file = join(filesDir, rc.siteId, projectGroupName(allocation.projectId), 'jobs', job.id, '.portal-session', 'connection.json');
     log(`service ${job.id}: waiting for its model server (${file})…`);
     let connection: { host: string; port: number; secret: string } | undefined;

@@ -288,6 +288,11 @@ describe.each(dbTargets())('model calls in the ledger on %s', (target) => {
     const csv = await api.report.modelCallsCsv({ period: { from: TODAY, to: day } });
     expect(csv.csv).toContain(`billing/support-7b,4,${row.inputTokens},${row.outputTokens},${(row.charged / 100).toFixed(2)},`);
 
+    // The centre dashboard: the same figures under the tenant's name.
+    const centre = await callerFor(db, { userId: admin.userId, now: clock }).centre.modelCalls({ from: TODAY, to: day });
+    expect(centre.rows.find((r) => r.orgId === billed.orgId)).toEqual({ orgId: billed.orgId, name: billed.orgName, kind: 'company', model: 'billing/support-7b', unit: 'cents', calls: 4, inputTokens: row.inputTokens, outputTokens: row.outputTokens, charged: row.charged, energyUwh: row.energyUwh, co2eUg: row.co2eUg });
+    expect(centre.totals.find((x) => x.unit === 'cents')!.charged).toBeGreaterThanOrEqual(row.charged);
+
     const issued = await issueInvoice(db, { orgId: billed.orgId, month: TODAY.slice(0, 7), now, closing: true });
     const invoice = await loadInvoiceForMail(db, issued!.id, day);
     const line = invoice.lines.find((l) => l.kind === 'tokens')!;

@@ -93,6 +93,7 @@ export const POLICY: Record<string, Entry> = {
   'centre.partitions': { access: 'staff' },
   'centre.csv': { access: 'staff', input: (f) => ({ from: f.today, to: f.today }) },
   'centre.storage': { access: 'staff', input: (f) => ({ from: f.today, to: f.today }) },
+  'centre.modelCalls': { access: 'staff', input: (f) => ({ from: f.today, to: f.today }) },
 
   'invitation.preview': { access: 'public', input: (f) => ({ token: f.invitationTokenA }) },
   'invitation.accept': { access: 'signedIn', input: (f) => ({ token: f.invitationTokenA }) },

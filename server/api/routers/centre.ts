@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { dayField, orgKindField, resourceClassIdField } from '~/server/api/fields';
 import { centreCsvOut, centreDashboardOut, centrePartitionOut, centreStorageOut } from './centre.outputs';
 import { centreStorage } from '~/server/services/usage/storage';
+import { centreModelCalls } from '~/server/services/usage/model-calls';
+import { centreModelCallsOut } from './report.outputs';
 import { router, staffProcedure, todayOf } from '~/server/api/trpc';
 import { rangeProblem } from '~/server/core/usage/percentiles';
 import { AppError } from '~/server/errors';
@@ -36,6 +38,12 @@ export const centreRouter = router({
     .input(centreInput)
     .output(centreStorageOut)
     .query(({ ctx, input }) => centreStorage(ctx.db, input, todayOf(ctx), { tenantKind: input.tenantKind })),
+
+  /** Model calls through the gateway per tenant and model in the range (issue #29): tokens, charges, energy, CO2e. */
+  modelCalls: staffProcedure()
+    .input(centreInput)
+    .output(centreModelCallsOut)
+    .query(({ ctx, input }) => centreModelCalls(ctx.db, input)),
 
   partitions: staffProcedure()
     .output(z.array(centrePartitionOut))

@@ -49,6 +49,12 @@ export const modelCallReportOut = z.object({
   totals: z.array(z.object({ unit: z.enum(['gpu_seconds', 'cents']), ...modelCallFigures })),
 });
 
+/** The centre's model calls (issue #29): per tenant, model and unit, and per unit in total. */
+export const centreModelCallsOut = z.object({
+  rows: z.array(z.object({ orgId: z.string(), name: z.string(), kind: z.enum(['academic', 'company']), model: z.string(), unit: z.enum(['gpu_seconds', 'cents']), ...modelCallFigures })),
+  totals: z.array(z.object({ unit: z.enum(['gpu_seconds', 'cents']), ...modelCallFigures })),
+});
+
 export const storageReportOut = z.object({
   charged: z.boolean(),
   rows: z.array(z.object({ projectId: z.string(), projectTitle: z.string(), siteId: z.string(), siteName: z.string(), milliTbMonths: z.number().int(), costCents: z.number().int().nullable() })),

@@ -5,7 +5,7 @@
 // month's euros here are the invoice's token lines. Managers see every project, PIs their own.
 import { and, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '~/db/client';
-import { modelCalls, projects } from '~/db/schema';
+import { modelCalls, organisations, projects } from '~/db/schema';
 import { csvDocument } from '~/server/core/csv';
 import type { TenantActor } from '~/server/services/actor';
 import { reportScope } from './reports';
@@ -71,6 +71,11 @@ export async function modelCallReport(db: DbOrTx, orgId: string, scope: { all: t
     energyUwh: Number(r.energyUwh),
     co2eUg: Number(r.co2eUg),
   }));
+  return { rows, totals: totalsOf(rows) };
+}
+
+/** totalsOf sums rows per unit. */
+function totalsOf(rows: readonly Omit<ModelCallRow, 'projectId' | 'projectTitle' | 'model'>[]): ModelCallReport['totals'] {
   const totals = new Map<ModelCallRow['unit'], ModelCallReport['totals'][number]>();
   for (const r of rows) {
     const t = totals.get(r.unit) ?? { unit: r.unit, calls: 0, inputTokens: 0, outputTokens: 0, charged: 0, energyUwh: 0, co2eUg: 0 };
@@ -82,7 +87,7 @@ export async function modelCallReport(db: DbOrTx, orgId: string, scope: { all: t
     t.co2eUg += r.co2eUg;
     totals.set(r.unit, t);
   }
-  return { rows, totals: [...totals.values()] };
+  return [...totals.values()];
 }
 
 /** tenantModelCallReport is the report as the acting person may see it (reportScope). */
@@ -109,4 +114,56 @@ export function modelCallCsv(report: ModelCallReport): string {
       (r.co2eUg / 1_000_000).toFixed(3),
     ]),
   );
+}
+
+export interface CentreModelCallRow {
+  orgId: string;
+  name: string;
+  kind: 'academic' | 'company';
+  model: string;
+  unit: 'gpu_seconds' | 'cents';
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  charged: number;
+  energyUwh: number;
+  co2eUg: number;
+}
+
+/**
+ * centreModelCalls is the centre's view (staff): every tenant's settled model calls that ended in the range
+ * (inclusive UTC days), per tenant, model and unit, busiest first, and the totals per unit; `partition`
+ * narrows to calls served on a resource class, `tenantKind` to one kind of tenant.
+ */
+export async function centreModelCalls(db: DbOrTx, input: { from: string; to: string; partition?: string; tenantKind?: 'academic' | 'company' }): Promise<{ rows: CentreModelCallRow[]; totals: ModelCallReport['totals'] }> {
+  const until = new Date(Date.parse(`${input.to}T00:00:00Z`) + 86_400_000);
+  const raw = await db
+    .select({
+      orgId: modelCalls.orgId,
+      name: organisations.name,
+      kind: organisations.kind,
+      model: modelCalls.model,
+      unit: modelCalls.unit,
+      calls: sql<number>`count(*)::int`,
+      inputTokens: sql<string>`sum(${modelCalls.promptTokens})`,
+      outputTokens: sql<string>`sum(${modelCalls.completionTokens})`,
+      charged: sql<string>`sum(${modelCalls.chargedAmount})`,
+      energyUwh: sql<string>`sum(${modelCalls.energyUwh})`,
+      co2eUg: sql<string>`sum(${modelCalls.co2eUg})`,
+    })
+    .from(modelCalls)
+    .innerJoin(organisations, eq(organisations.id, modelCalls.orgId))
+    .where(
+      and(
+        eq(modelCalls.status, 'settled'),
+        gte(modelCalls.endedAt, new Date(`${input.from}T00:00:00Z`)),
+        lt(modelCalls.endedAt, until),
+        ...(input.partition ? [eq(modelCalls.resourceClassId, input.partition)] : []),
+        ...(input.tenantKind ? [eq(organisations.kind, input.tenantKind)] : []),
+      ),
+    )
+    .groupBy(modelCalls.orgId, organisations.name, organisations.kind, modelCalls.model, modelCalls.unit)
+    .orderBy(sql`sum(${modelCalls.promptTokens} + ${modelCalls.completionTokens}) desc`, organisations.name, modelCalls.model);
+  const rows = raw.map((r) => ({ ...r, inputTokens: Number(r.inputTokens), outputTokens: Number(r.outputTokens), charged: Number(r.charged), energyUwh: Number(r.energyUwh), co2eUg: Number(r.co2eUg) }));
+  return { rows, totals: totalsOf(rows) };
 }

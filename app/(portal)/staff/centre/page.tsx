@@ -14,6 +14,7 @@ import { api } from '~/server/api/server-caller';
 import { defaultRange, RANGE_PRESETS, rangePresets, type RangePreset } from '~/server/core/usage/percentiles';
 import { decimal, fixed, hours, kg, kwh, percent } from './figures';
 import { TenantBars } from './tenant-bars';
+import { CentreModelCallsCard } from './model-calls-card';
 import { UtilisationChart } from './utilisation-chart';
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -76,10 +77,15 @@ export default async function CentrePage({ searchParams }: { searchParams: Promi
   const partitions = await caller.centre.partitions();
   let data: CentreDashboard | undefined;
   let storage: CentreStorage | undefined;
+  let modelCalls: RouterOutputs['centre']['modelCalls'] | undefined;
   let refusal: CentreRefusal | undefined;
   try {
     // Validated by the procedure; a refusal is shown beside the field it is about.
-    [data, storage] = await Promise.all([caller.centre.dashboard(input as z.input<typeof centreInput>), caller.centre.storage(input as z.input<typeof centreInput>)]);
+    [data, storage, modelCalls] = await Promise.all([
+      caller.centre.dashboard(input as z.input<typeof centreInput>),
+      caller.centre.storage(input as z.input<typeof centreInput>),
+      caller.centre.modelCalls(input as z.input<typeof centreInput>),
+    ]);
   } catch (error) {
     refusal = centreRefusal(error, locale);
     if (!refusal) throw error;
@@ -164,6 +170,7 @@ export default async function CentrePage({ searchParams }: { searchParams: Promi
 
       {data && <Dashboard data={data} t={t} locale={locale} fmtDay={fmtDay} kindLabel={kindLabel} />}
       {storage && <StorageCard storage={storage} t={t} locale={locale} kindLabel={kindLabel} />}
+      {modelCalls && <CentreModelCallsCard calls={modelCalls} t={t} locale={locale} kindLabel={kindLabel} />}
     </div>
   );
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { jobs } from '~/db/schema';
+import { jobs, modelCalls } from '~/db/schema';
 import { connectionFileOf } from '~/server/adapters/scheduler/simulated-services';
 import { createRestHandler } from '~/server/api/rest';
 import { configuredSiteRoots } from '~/server/services/files/roots';
@@ -67,6 +67,10 @@ describe('an inference service on a real Slurm', () => {
       let streamed = '';
       for await (const chunk of await client.chat.completions.create({ model: 'slurm-inference/support-7b', messages: [{ role: 'user', content: 'Hello from Slurm' }], max_tokens: 12, stream: true })) streamed += chunk.choices[0]?.delta.content ?? '';
       expect(streamed).toBe(answer.choices[0]!.message.content);
+      // Both calls are recorded as the Slurm job's traffic, at its site, with their tokens (never their text).
+      const calls = await db.select().from(modelCalls).where(eq(modelCalls.serviceJobId, submitted.id));
+      expect(calls.map((c) => c.status)).toEqual(['settled', 'settled']);
+      expect(calls.every((c) => c.siteId === 'de-jena' && c.promptTokens > 0 && c.completionTokens === answer.usage!.completion_tokens)).toBe(true);
     } finally {
       await served.close();
     }
