@@ -39,6 +39,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       // 1. The company signs up, the centre verifies it, its owner fills in the billing profile and accepts the price list.
       await signUpInBrowser(page, locale, { name: `Owner of ${company.orgName}`, email: company.email, password: PASSWORD, org: { name: company.orgName, kind: 'company', country: 'DE', residency: 'EU' } });
       await openVerificationLink(page, locale, company.email);
+      await page.goto('/dashboard');
       await signOut(page, locale);
       await signIn(page, locale, 'admin@centre.example');
       await nav().getByRole('link', { name: t('nav.tenants') }).click();
@@ -66,12 +67,12 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       // 2. Its fine-tuned model as a service: the job page names the endpoint and the model, with snippets.
       await nav().getByRole('link', { name: t('nav.jobs') }).click();
       await page.getByRole('link', { name: t('jobs.submitTitle') }).click();
-      await page.getByLabel(t('jobs.name')).fill('support bot');
-      await page.getByLabel(t('jobs.kind')).selectOption('inference');
-      await page.getByLabel(t('jobs.servedModel')).fill(model);
-      await page.getByLabel(t('jobs.gpus')).fill('1');
-      await page.getByLabel(t('jobs.nodes')).fill('1');
-      await page.getByLabel(t('jobs.walltime')).fill('24');
+      await page.getByLabel(t('jobs.name'), { exact: true }).fill('support bot');
+      await page.getByLabel(t('jobs.kind'), { exact: true }).selectOption('inference');
+      await page.getByLabel(t('jobs.servedModel'), { exact: true }).fill(model);
+      await page.getByLabel(t('jobs.gpus'), { exact: true }).fill('1');
+      await page.getByLabel(t('jobs.nodes'), { exact: true }).fill('1');
+      await page.getByLabel(t('jobs.walltime'), { exact: true }).fill('24');
       await page.getByRole('button', { name: t('jobs.submit') }).click();
       await expect(page).toHaveURL(/\/jobs\/[0-9a-f-]{36}$/);
       const jobPath = new URL(page.url()).pathname;

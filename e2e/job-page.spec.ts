@@ -256,7 +256,8 @@ test.describe('inference service (en)', () => {
     await expect(page.getByTestId('service-curl')).toContainText(`"model":"${model}"`);
     await expect(page.getByTestId('service-python')).toContainText(`model="${model}"`);
     await shoot(page, 'service-en', 'test-results/job-page');
-    await expect.poll(async () => number('en', await page.getByTestId('job-requests').innerText()), { timeout: 15_000 }).toBeGreaterThan(0);
+    // Nobody has called it yet: the gateway counts calls as they end (e2e/inference.spec.ts makes some).
+    await expect(page.getByTestId('job-requests')).toHaveText('0');
     await expect(page.getByTestId('job-cost')).toHaveText(/€\d/);
     await page.getByRole('button', { name: t('jobs.stopService') }).click();
     await page.getByRole('dialog', { name: t('jobs.confirmStopTitle') }).getByRole('button', { name: t('jobs.confirmStopYes') }).click();

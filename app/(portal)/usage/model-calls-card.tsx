@@ -21,14 +21,14 @@ export function ModelCallsCard({ report, csvHref, t, locale }: { report: Report;
         <code className="text-xs">{model}</code>
       </Td>
       <Td className="text-right tabular-nums">{formatCount(locale, r.calls)}</Td>
-      <Td className="text-right tabular-nums" data-testid="tokens-in">
-        {formatCount(locale, r.inputTokens)}
+      <Td className="text-right tabular-nums">
+        <span data-testid="tokens-in">{formatCount(locale, r.inputTokens)}</span>
       </Td>
-      <Td className="text-right tabular-nums" data-testid="tokens-out">
-        {formatCount(locale, r.outputTokens)}
+      <Td className="text-right tabular-nums">
+        <span data-testid="tokens-out">{formatCount(locale, r.outputTokens)}</span>
       </Td>
-      <Td className="text-right tabular-nums" data-testid="charged">
-        {charged(r.unit, r.charged)}
+      <Td className="text-right tabular-nums">
+        <span data-testid="charged">{charged(r.unit, r.charged)}</span>
       </Td>
       <Td className="hidden text-right tabular-nums md:table-cell">{small(r.energyUwh, 'Wh')}</Td>
       <Td className="hidden text-right tabular-nums md:table-cell">{small(r.co2eUg, 'g')}</Td>
