@@ -14,6 +14,7 @@
 //    gateway process died) is released and charged nothing (`lost`).
 //
 // Neither prompt nor answer is stored: a call's row has its counts only.
+import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt, lt, lte, sql } from 'drizzle-orm';
 import type { Db } from '~/db/client';
 import { allocations, modelCalls, organisations, projects, tariffs } from '~/db/schema';
@@ -24,7 +25,7 @@ import { AppError } from '~/server/errors';
 import { logger } from '~/server/observability/log';
 import { overdueInvoicesBlocking } from '~/server/services/billing/payments';
 import { alertSpending, checkSpendingLimits, spendingFigures, spendingLimitsOf } from '~/server/services/billing/spending-limits';
-import { lockAllocation, lockOrganisation, monthSpendCents, reserveModelCallOnLocked, settleModelCallOnLocked } from '~/server/services/ledger/ledger';
+import { confirmReservation, lockAllocation, lockOrganisation, settleModelCallOnLocked, startModelCallReservation } from '~/server/services/ledger/ledger';
 import { inTransaction } from '~/server/services/transaction';
 
 /** A call still open this long after it began is taken as lost (the gateway ends every answer well before: MODEL_CALL_MAX_MS). */
@@ -79,7 +80,7 @@ async function payingAllocation(db: Db, input: OpenCallInput, today: string): Pr
 /** The allocation a project's calls pay from today, with the prices of the tenant's kind and the tenant's status. */
 async function readPayingAllocation(db: Db, input: OpenCallInput, today: string) {
   const rows = await db
-    .select({ id: allocations.id, unit: allocations.unit, resourceClassId: allocations.resourceClassId, periodEnd: allocations.periodEnd, kind: organisations.kind, orgStatus: organisations.status, orgName: organisations.name, centsPerGpuHour: tariffs.centsPerGpuHour })
+    .select({ id: allocations.id, unit: allocations.unit, resourceClassId: allocations.resourceClassId, periodEnd: allocations.periodEnd, kind: organisations.kind, orgStatus: organisations.status, orgName: organisations.name, monthlyCapCents: organisations.monthlyCapCents, centsPerGpuHour: tariffs.centsPerGpuHour })
     .from(allocations)
     .innerJoin(projects, and(eq(projects.id, allocations.projectId), eq(projects.orgId, allocations.orgId)))
     .innerJoin(organisations, eq(organisations.id, allocations.orgId))
@@ -138,29 +139,26 @@ export async function openModelCall(db: Db, input: OpenCallInput): Promise<OpenC
     const [call] = await db.insert(modelCalls).values(values).returning({ id: modelCalls.id });
     return { id: call!.id, allocationId: allocation.id, reserved: 0, free: true, uwhPerToken };
   }
+  const callId = randomUUID();
   return inTransaction(db, async (tx) => {
-    // The lock order: the organisation, then the allocation; the call's row and the reservation after.
-    const org = await lockOrganisation(tx, input.orgId, allocation.unit);
-    const row = await lockAllocation(tx, allocation.id);
+    // One pipelined batch, as a job's submission sends it (server/services/ledger/README.md): the locks in
+    // the lock order (organisation, then allocation), the company's budgets read behind them, the call's
+    // row and its reservation; then decided on the rows as locked — a refusal rolls it all back.
+    const locked = Promise.all([lockOrganisation(tx, input.orgId, allocation.unit), lockAllocation(tx, allocation.id)]);
+    const budgets = allocation.unit === 'cents' ? spendingFigures(tx, { orgId: input.orgId, projectId: input.projectId, userId: input.userId, today }) : Promise.resolve(null);
+    const inserted = tx.insert(modelCalls).values({ id: callId, ...values }).execute();
+    const pending = amount > 0 ? startModelCallReservation(tx, { allocationId: allocation.id, orgId: input.orgId, modelCallId: callId, amount, actorUserId: input.userId, today, at: input.now }, allocation.unit, allocation.monthlyCapCents !== null) : null;
+    const [[org, row], , figures, monthSpent] = await Promise.all([locked, inserted, budgets, pending?.monthSpent ?? Promise.resolve(null)]);
     if (org.status !== 'active') throw new AppError('FORBIDDEN', org.status === 'suspended' ? 'error.tenantSuspended' : 'error.tenantNotActive', { org: org.name });
     if (row.status !== 'active' || today < row.periodStart || today >= row.periodEnd) throw new AppError('PRECONDITION_FAILED', 'inference.noAllocation', {});
-    const [call] = await tx.insert(modelCalls).values(values).returning({ id: modelCalls.id });
-    if (amount > 0) {
-      if (row.unit === 'cents') {
-        // A credit line's call must fit the company's project and person budgets too, as a job's cost must.
-        const [figures, spent] = await Promise.all([
-          spendingFigures(tx, { orgId: org.id, projectId: input.projectId, userId: input.userId, today }),
-          org.monthlyCapCents !== null ? monthSpendCents(tx, org.id, today) : Promise.resolve(null),
-        ]);
-        const limits = spendingLimitsOf(figures, { capCents: org.monthlyCapCents, spentCents: spent });
-        checkSpendingLimits(limits, amount);
-        await reserveModelCallOnLocked(tx, org, row, { modelCallId: call!.id, orgId: org.id, amount, actorUserId: input.userId, today, at: input.now, monthSpent: spent });
-        await alertSpending(tx, { orgId: org.id, projectId: input.projectId, userId: input.userId, today, amountCents: amount, limits, at: input.now });
-      } else {
-        await reserveModelCallOnLocked(tx, org, row, { modelCallId: call!.id, orgId: org.id, amount, actorUserId: input.userId, today, at: input.now });
-      }
+    if (pending) {
+      // A credit line's call must fit the company's project and person budgets too, as a job's cost must.
+      const limits = figures ? spendingLimitsOf(figures, { capCents: org.monthlyCapCents, spentCents: monthSpent }) : [];
+      checkSpendingLimits(limits, amount);
+      await confirmReservation(tx, org, row, { amount, orgId: org.id, today }, pending);
+      if (figures) await alertSpending(tx, { orgId: org.id, projectId: input.projectId, userId: input.userId, today, amountCents: amount, limits, at: input.now });
     }
-    return { id: call!.id, allocationId: row.id, reserved: amount };
+    return { id: callId, allocationId: row.id, reserved: amount };
   });
 }
 
@@ -193,18 +191,17 @@ export async function settleModelCall(db: Db, call: OpenCall, outcome: CallOutco
     return done.length ? { charged: 0 } : null;
   }
   return inTransaction(db, async (tx) => {
-    // The lock order: the allocation, then the call's row.
-    const allocation = await lockAllocation(tx, call.allocationId);
-    const [row] = await tx.select().from(modelCalls).where(eq(modelCalls.id, call.id)).for('no key update');
+    // The lock order: the allocation, then the call's row (sent together: one round trip).
+    const [allocation, [row]] = await Promise.all([lockAllocation(tx, call.allocationId), tx.select().from(modelCalls).where(eq(modelCalls.id, call.id)).for('no key update').execute()]);
     if (!row || row.status !== 'open') return null;
     const tokens = { prompt: Math.max(0, outcome.promptTokens), completion: Math.max(0, outcome.completionTokens) };
     const costMicro = callCostMicro({ inputMicroPerToken: row.inputMicroPerToken, outputMicroPerToken: row.outputMicroPerToken }, tokens);
     const charge = chargeWithCarry(allocation.inferenceMicro, costMicro);
     const site = outcome.replica ? catalogue.sites.find((s) => s.id === outcome.replica!.siteId) : undefined;
     const footprint = callFootprint(tokens.prompt + tokens.completion, row.uwhPerToken, site ?? null);
-    if (row.reservedAmount > 0 || charge > 0) await settleModelCallOnLocked(tx, allocation, { modelCallId: row.id, reserved: row.reservedAmount, charge, at: outcome.now });
-    if (costMicro > 0) await tx.update(allocations).set({ inferenceMicro: sql`${allocations.inferenceMicro} + ${costMicro}` }).where(eq(allocations.id, allocation.id));
-    await tx
+    // The meter and the call's row go out beside the ledger's rows (different columns and rows: any order holds).
+    const meter = costMicro > 0 ? tx.update(allocations).set({ inferenceMicro: sql`${allocations.inferenceMicro} + ${costMicro}` }).where(eq(allocations.id, allocation.id)).execute() : Promise.resolve();
+    const settled = tx
       .update(modelCalls)
       .set({
         status,
@@ -220,7 +217,10 @@ export async function settleModelCall(db: Db, call: OpenCall, outcome: CallOutco
         siteId: outcome.replica?.siteId ?? null,
         endedAt: outcome.now,
       })
-      .where(eq(modelCalls.id, row.id));
+      .where(eq(modelCalls.id, row.id))
+      .execute();
+    const ledger = row.reservedAmount > 0 || charge > 0 ? settleModelCallOnLocked(tx, allocation, { modelCallId: row.id, reserved: row.reservedAmount, charge, at: outcome.now }) : Promise.resolve();
+    await Promise.all([meter, settled, ledger]);
     return { charged: charge };
   });
 }

@@ -296,25 +296,6 @@ function checkReservation(org: LockedOrganisation, row: AllocationRow, input: Pi
 }
 
 /**
- * reserveModelCallOnLocked holds a model call's worst case (issue #29) on an organisation and allocation this
- * transaction has locked, by the rules of a job's reservation: the tenant active, the allocation usable
- * today, the monthly cap and the balance. `monthSpent`: this month's spend when the caller read it (a capped
- * credit line), else it is read here.
- */
-export async function reserveModelCallOnLocked(
-  tx: Tx,
-  org: LockedOrganisation,
-  row: AllocationRow,
-  input: { modelCallId: string; orgId: string; amount: number; actorUserId: string; today: string; at?: Date; monthSpent?: number | null },
-): Promise<void> {
-  checkReserver(org, row, input);
-  const spent = row.unit === 'cents' && org.monthlyCapCents !== null ? (input.monthSpent ?? (await monthSpendCents(tx, org.id, input.today))) : null;
-  checkReservation(org, row, input, spent);
-  await appendEntries(tx, row, [{ kind: 'reserve', amount: input.amount, modelCallId: input.modelCallId, actorUserId: input.actorUserId, at: input.at }]);
-  await noticeMonthlyCap(tx, org, spent, input);
-}
-
-/**
  * settleModelCallOnLocked releases a model call's reservation and charges what it cost (whole units, the
  * caller's chargeWithCarry), with the overrun rule of a job, on its allocation locked by this transaction;
  * the caller makes it once (the call's row, `open` → `settled`, under the same lock). On an allocation that
@@ -361,6 +342,41 @@ export function startNewJobReservation(tx: Tx, input: ReserveInput, unit: Alloca
   return { monthSpent, appended: balance };
 }
 
+/**
+ * startModelCallReservation sends a model call's reservation (issue #29) the way startNewJobReservation sends a
+ * new job's: pipelined behind the locks, decided by confirmReservation on the rows as locked.
+ */
+export function startModelCallReservation(tx: Tx, input: { allocationId: string; orgId: string; modelCallId: string; amount: number; actorUserId: string; today: string; at: Date }, unit: AllocationRow['unit'], capped: boolean): PendingReservation {
+  const monthSpent = unit === 'cents' && capped ? monthSpendCents(tx, input.orgId, input.today) : Promise.resolve(null);
+  const appended = reserveModelCallStatement(tx, { allocationId: input.allocationId, amount: input.amount, modelCallId: input.modelCallId, actorUserId: input.actorUserId, at: input.at.toISOString() }).then(
+    ([after]) => (after ? { ok: true as const, balance: after } : { ok: false as const, error: new AppError('NOT_FOUND', 'error.notFound') }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  return { monthSpent, appended };
+}
+
+const reserveModelCallStatement = reusable('ledger_reserve_model_call', (tx) => {
+  const appended = tx.$with('appended').as(
+    tx
+      .insert(ledgerEntries)
+      .values({
+        allocationId: sql.placeholder('allocationId'),
+        kind: 'reserve',
+        amount: sql.placeholder('amount'),
+        modelCallId: sql.placeholder('modelCallId'),
+        actorUserId: sql.placeholder('actorUserId'),
+        at: sql`${sql.placeholder('at')}::timestamptz`,
+      })
+      .returning({ id: ledgerEntries.id }),
+  );
+  return tx
+    .with(appended)
+    .update(allocations)
+    .set({ reserved: sql`${allocations.reserved} + ${sql.placeholder('amount')}::bigint` })
+    .where(eq(allocations.id, sql.placeholder('allocationId')))
+    .returning({ granted: allocations.granted, charged: allocations.charged, reserved: allocations.reserved, expired: allocations.expired, overrun: allocations.overrun });
+});
+
 /** The reservation's ledger row and the allocation's cached balance, in one statement (at: null = the transaction's time). */
 const reserveStatement = reusable('ledger_reserve_new_job', (tx) => {
   const appended = tx.$with('appended').as(
@@ -388,7 +404,7 @@ const reserveStatement = reusable('ledger_reserve_new_job', (tx) => {
  * confirmReservation decides a reservation started by startNewJobReservation, with the same rules as
  * reserveOnLocked, on the organisation and allocation rows as they were locked (before the append).
  */
-export async function confirmReservation(tx: Tx, org: LockedOrganisation, row: AllocationRow, input: ReserveInput, pending: PendingReservation): Promise<{ reserved: number; available: number }> {
+export async function confirmReservation(tx: Tx, org: LockedOrganisation, row: AllocationRow, input: Pick<ReserveInput, 'amount' | 'orgId' | 'today'>, pending: PendingReservation): Promise<{ reserved: number; available: number }> {
   checkReserver(org, row, input);
   const appended = await pending.appended;
   let spent = await pending.monthSpent;
