@@ -333,13 +333,7 @@ export interface PendingReservation {
  * let a later `.execute()` overtake it. The locks and this reservation are all started so.
  */
 export function startNewJobReservation(tx: Tx, input: ReserveInput, unit: AllocationRow['unit'], capped: boolean): PendingReservation {
-  const monthSpent = unit === 'cents' && capped ? monthSpendCents(tx, input.orgId, input.today) : Promise.resolve(null);
-  const balance = reserveStatement(tx, { allocationId: input.allocationId, amount: input.amount, jobId: input.jobId, actorUserId: input.actorUserId, at: input.at?.toISOString() ?? null })
-    .then(
-      ([after]) => (after ? { ok: true as const, balance: after } : { ok: false as const, error: new AppError('NOT_FOUND', 'error.notFound') }),
-      (error: unknown) => ({ ok: false as const, error }),
-    );
-  return { monthSpent, appended: balance };
+  return startReservation(tx, { ...input, jobId: input.jobId, modelCallId: null }, unit, capped);
 }
 
 /**
@@ -347,38 +341,26 @@ export function startNewJobReservation(tx: Tx, input: ReserveInput, unit: Alloca
  * new job's: pipelined behind the locks, decided by confirmReservation on the rows as locked.
  */
 export function startModelCallReservation(tx: Tx, input: { allocationId: string; orgId: string; modelCallId: string; amount: number; actorUserId: string; today: string; at: Date }, unit: AllocationRow['unit'], capped: boolean): PendingReservation {
+  return startReservation(tx, { ...input, jobId: null }, unit, capped);
+}
+
+/** startReservation sends the month's spend (a capped credit line) and the reservation of a new job or a model call. */
+function startReservation(
+  tx: Tx,
+  input: { allocationId: string; orgId: string; amount: number; actorUserId: string | null; today: string; at?: Date; jobId: string | null; modelCallId: string | null },
+  unit: AllocationRow['unit'],
+  capped: boolean,
+): PendingReservation {
   const monthSpent = unit === 'cents' && capped ? monthSpendCents(tx, input.orgId, input.today) : Promise.resolve(null);
-  const appended = reserveModelCallStatement(tx, { allocationId: input.allocationId, amount: input.amount, modelCallId: input.modelCallId, actorUserId: input.actorUserId, at: input.at.toISOString() }).then(
+  const appended = reserveStatement(tx, { allocationId: input.allocationId, amount: input.amount, jobId: input.jobId, modelCallId: input.modelCallId, actorUserId: input.actorUserId, at: input.at?.toISOString() ?? null }).then(
     ([after]) => (after ? { ok: true as const, balance: after } : { ok: false as const, error: new AppError('NOT_FOUND', 'error.notFound') }),
     (error: unknown) => ({ ok: false as const, error }),
   );
   return { monthSpent, appended };
 }
 
-const reserveModelCallStatement = reusable('ledger_reserve_model_call', (tx) => {
-  const appended = tx.$with('appended').as(
-    tx
-      .insert(ledgerEntries)
-      .values({
-        allocationId: sql.placeholder('allocationId'),
-        kind: 'reserve',
-        amount: sql.placeholder('amount'),
-        modelCallId: sql.placeholder('modelCallId'),
-        actorUserId: sql.placeholder('actorUserId'),
-        at: sql`${sql.placeholder('at')}::timestamptz`,
-      })
-      .returning({ id: ledgerEntries.id }),
-  );
-  return tx
-    .with(appended)
-    .update(allocations)
-    .set({ reserved: sql`${allocations.reserved} + ${sql.placeholder('amount')}::bigint` })
-    .where(eq(allocations.id, sql.placeholder('allocationId')))
-    .returning({ granted: allocations.granted, charged: allocations.charged, reserved: allocations.reserved, expired: allocations.expired, overrun: allocations.overrun });
-});
-
-/** The reservation's ledger row and the allocation's cached balance, in one statement (at: null = the transaction's time). */
-const reserveStatement = reusable('ledger_reserve_new_job', (tx) => {
+/** A reservation's ledger row (a new job's or a model call's) and the allocation's cached balance, in one statement (at: null = the transaction's time). */
+const reserveStatement = reusable('ledger_reserve', (tx) => {
   const appended = tx.$with('appended').as(
     tx
       .insert(ledgerEntries)
@@ -387,6 +369,7 @@ const reserveStatement = reusable('ledger_reserve_new_job', (tx) => {
         kind: 'reserve',
         amount: sql.placeholder('amount'),
         jobId: sql.placeholder('jobId'),
+        modelCallId: sql.placeholder('modelCallId'),
         actorUserId: sql.placeholder('actorUserId'),
         at: sql`coalesce(${sql.placeholder('at')}::timestamptz, now())`,
       })

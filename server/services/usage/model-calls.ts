@@ -10,6 +10,26 @@ import { csvDocument } from '~/server/core/csv';
 import type { TenantActor } from '~/server/services/actor';
 import { reportScope } from './reports';
 
+/** The sums each row of the reports is made of. */
+const callSums = {
+  calls: sql<number>`count(*)::int`,
+  inputTokens: sql<string>`sum(${modelCalls.promptTokens})`,
+  outputTokens: sql<string>`sum(${modelCalls.completionTokens})`,
+  charged: sql<string>`sum(${modelCalls.chargedAmount})`,
+  energyUwh: sql<string>`sum(${modelCalls.energyUwh})`,
+  co2eUg: sql<string>`sum(${modelCalls.co2eUg})`,
+};
+
+/** numbersOf turns a row's sums (bigint sums arrive as text) into numbers. */
+function numbersOf<R extends { inputTokens: string; outputTokens: string; charged: string; energyUwh: string; co2eUg: string }>(r: R) {
+  return { ...r, inputTokens: Number(r.inputTokens), outputTokens: Number(r.outputTokens), charged: Number(r.charged), energyUwh: Number(r.energyUwh), co2eUg: Number(r.co2eUg) };
+}
+
+/** The calls of a period that count: settled, ended in [from, to] (inclusive UTC days). */
+function endedIn(period: { from: string; to: string }) {
+  return [eq(modelCalls.status, 'settled'), gte(modelCalls.endedAt, new Date(`${period.from}T00:00:00Z`)), lt(modelCalls.endedAt, new Date(Date.parse(`${period.to}T00:00:00Z`) + 86_400_000))];
+}
+
 export interface ModelCallRow {
   projectId: string;
   projectTitle: string;
@@ -32,45 +52,26 @@ export interface ModelCallReport {
 
 /** modelCallReport sums a tenant's settled model calls that ended in the period, per project, model and unit. */
 export async function modelCallReport(db: DbOrTx, orgId: string, scope: { all: true } | { all: false; projectIds: string[] }, period: { from: string; to: string }): Promise<ModelCallReport> {
-  const until = new Date(Date.parse(`${period.to}T00:00:00Z`) + 86_400_000);
   const raw = await db
     .select({
       projectId: modelCalls.projectId,
       projectTitle: projects.title,
       model: modelCalls.model,
       unit: modelCalls.unit,
-      calls: sql<number>`count(*)::int`,
-      inputTokens: sql<string>`sum(${modelCalls.promptTokens})`,
-      outputTokens: sql<string>`sum(${modelCalls.completionTokens})`,
-      charged: sql<string>`sum(${modelCalls.chargedAmount})`,
-      energyUwh: sql<string>`sum(${modelCalls.energyUwh})`,
-      co2eUg: sql<string>`sum(${modelCalls.co2eUg})`,
+      ...callSums,
     })
     .from(modelCalls)
     .innerJoin(projects, eq(projects.id, modelCalls.projectId))
     .where(
       and(
         eq(modelCalls.orgId, orgId),
-        eq(modelCalls.status, 'settled'),
-        gte(modelCalls.endedAt, new Date(`${period.from}T00:00:00Z`)),
-        lt(modelCalls.endedAt, until),
+        ...endedIn(period),
         ...(scope.all ? [] : [inArray(modelCalls.projectId, scope.projectIds.length ? scope.projectIds : ['00000000-0000-0000-0000-000000000000'])]),
       ),
     )
     .groupBy(modelCalls.projectId, projects.title, modelCalls.model, modelCalls.unit)
     .orderBy(projects.title, modelCalls.model);
-  const rows: ModelCallRow[] = raw.map((r) => ({
-    projectId: r.projectId,
-    projectTitle: r.projectTitle,
-    model: r.model,
-    unit: r.unit,
-    calls: r.calls,
-    inputTokens: Number(r.inputTokens),
-    outputTokens: Number(r.outputTokens),
-    charged: Number(r.charged),
-    energyUwh: Number(r.energyUwh),
-    co2eUg: Number(r.co2eUg),
-  }));
+  const rows: ModelCallRow[] = raw.map(numbersOf);
   return { rows, totals: totalsOf(rows) };
 }
 
@@ -136,7 +137,6 @@ export interface CentreModelCallRow {
  * narrows to calls served on a resource class, `tenantKind` to one kind of tenant.
  */
 export async function centreModelCalls(db: DbOrTx, input: { from: string; to: string; partition?: string; tenantKind?: 'academic' | 'company' }): Promise<{ rows: CentreModelCallRow[]; totals: ModelCallReport['totals'] }> {
-  const until = new Date(Date.parse(`${input.to}T00:00:00Z`) + 86_400_000);
   const raw = await db
     .select({
       orgId: modelCalls.orgId,
@@ -144,26 +144,19 @@ export async function centreModelCalls(db: DbOrTx, input: { from: string; to: st
       kind: organisations.kind,
       model: modelCalls.model,
       unit: modelCalls.unit,
-      calls: sql<number>`count(*)::int`,
-      inputTokens: sql<string>`sum(${modelCalls.promptTokens})`,
-      outputTokens: sql<string>`sum(${modelCalls.completionTokens})`,
-      charged: sql<string>`sum(${modelCalls.chargedAmount})`,
-      energyUwh: sql<string>`sum(${modelCalls.energyUwh})`,
-      co2eUg: sql<string>`sum(${modelCalls.co2eUg})`,
+      ...callSums,
     })
     .from(modelCalls)
     .innerJoin(organisations, eq(organisations.id, modelCalls.orgId))
     .where(
       and(
-        eq(modelCalls.status, 'settled'),
-        gte(modelCalls.endedAt, new Date(`${input.from}T00:00:00Z`)),
-        lt(modelCalls.endedAt, until),
+        ...endedIn(input),
         ...(input.partition ? [eq(modelCalls.resourceClassId, input.partition)] : []),
         ...(input.tenantKind ? [eq(organisations.kind, input.tenantKind)] : []),
       ),
     )
     .groupBy(modelCalls.orgId, organisations.name, organisations.kind, modelCalls.model, modelCalls.unit)
     .orderBy(sql`sum(${modelCalls.promptTokens} + ${modelCalls.completionTokens}) desc`, organisations.name, modelCalls.model);
-  const rows = raw.map((r) => ({ ...r, inputTokens: Number(r.inputTokens), outputTokens: Number(r.outputTokens), charged: Number(r.charged), energyUwh: Number(r.energyUwh), co2eUg: Number(r.co2eUg) }));
+  const rows = raw.map(numbersOf);
   return { rows, totals: totalsOf(rows) };
 }
