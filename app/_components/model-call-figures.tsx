@@ -2,18 +2,12 @@
 // calls, tokens in and out, what they were charged (euros on a credit line, GPU-hours on a research
 // budget), energy (Wh) and CO2e (g) to three decimals — calls are small. Server-rendered.
 import { Td, Th } from '~/app/_components/ui';
+import type { RouterOutputs } from '~/app/_lib/types';
 import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
 import { formatCount, formatEuros, formatGpuHours } from '~/server/i18n/format';
 
-export interface ModelCallFigures {
-  unit: 'gpu_seconds' | 'cents';
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  charged: number;
-  energyUwh: number;
-  co2eUg: number;
-}
+/** A row's figures: calls, tokens, the charge in its unit, energy (µWh) and CO2e (µg). */
+export type ModelCallFigures = RouterOutputs['report']['modelCalls']['totals'][number];
 
 type T = (key: MessageKey, params?: MessageParams) => string;
 
