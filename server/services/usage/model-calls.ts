@@ -30,10 +30,8 @@ function endedIn(period: { from: string; to: string }) {
   return [eq(modelCalls.status, 'settled'), gte(modelCalls.endedAt, new Date(`${period.from}T00:00:00Z`)), lt(modelCalls.endedAt, new Date(Date.parse(`${period.to}T00:00:00Z`) + 86_400_000))];
 }
 
-export interface ModelCallRow {
-  projectId: string;
-  projectTitle: string;
-  model: string;
+/** What a row of calls sums: calls, tokens, the charge in its unit, facility energy (µWh) and CO2e (µg). */
+interface CallFigures {
   unit: 'gpu_seconds' | 'cents';
   calls: number;
   inputTokens: number;
@@ -44,10 +42,16 @@ export interface ModelCallRow {
   co2eUg: number;
 }
 
+export interface ModelCallRow extends CallFigures {
+  projectId: string;
+  projectTitle: string;
+  model: string;
+}
+
 export interface ModelCallReport {
   rows: ModelCallRow[];
   /** Per unit: the rows summed. */
-  totals: { unit: 'gpu_seconds' | 'cents'; calls: number; inputTokens: number; outputTokens: number; charged: number; energyUwh: number; co2eUg: number }[];
+  totals: CallFigures[];
 }
 
 /** modelCallReport sums a tenant's settled model calls that ended in the period, per project, model and unit. */
@@ -76,7 +80,7 @@ export async function modelCallReport(db: DbOrTx, orgId: string, scope: { all: t
 }
 
 /** totalsOf sums rows per unit. */
-function totalsOf(rows: readonly Omit<ModelCallRow, 'projectId' | 'projectTitle' | 'model'>[]): ModelCallReport['totals'] {
+function totalsOf(rows: readonly CallFigures[]): CallFigures[] {
   const totals = new Map<ModelCallRow['unit'], ModelCallReport['totals'][number]>();
   for (const r of rows) {
     const t = totals.get(r.unit) ?? { unit: r.unit, calls: 0, inputTokens: 0, outputTokens: 0, charged: 0, energyUwh: 0, co2eUg: 0 };
@@ -117,18 +121,11 @@ export function modelCallCsv(report: ModelCallReport): string {
   );
 }
 
-export interface CentreModelCallRow {
+export interface CentreModelCallRow extends CallFigures {
   orgId: string;
   name: string;
   kind: 'academic' | 'company';
   model: string;
-  unit: 'gpu_seconds' | 'cents';
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  charged: number;
-  energyUwh: number;
-  co2eUg: number;
 }
 
 /**
