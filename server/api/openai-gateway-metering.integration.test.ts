@@ -20,11 +20,12 @@ import { createSimulatedScheduler, type SimulatedScheduler } from '~/server/adap
 import { createRestHandler } from '~/server/api/rest';
 import { configuredCatalogue } from '~/server/catalogue';
 import { MICRO } from '~/server/core/inference/metering';
+import { AppError } from '~/server/errors';
 import { invoiceContent } from '~/server/documents/invoice-content';
 import { translate } from '~/server/i18n';
 import { issueInvoice, loadInvoiceForMail } from '~/server/services/billing/invoices';
 import { reconcileOnce } from '~/server/services/jobs/reconciler';
-import { MODEL_CALL_LOST_AFTER_MS, openModelCall, releaseLostModelCalls } from '~/server/services/inference/metering';
+import { MODEL_CALL_LOST_AFTER_MS, openModelCall, releaseLostModelCalls, settleModelCall } from '~/server/services/inference/metering';
 import { balanceOfRow, ledgerSums } from '~/server/services/ledger/ledger';
 import { apiTokens } from '~/server/testing/api-tokens';
 import { serveFetch, type ServedFetch } from '~/server/testing/serve-fetch';
@@ -221,6 +222,9 @@ describe.each(dbTargets())('model calls in the ledger on %s', (target) => {
     const answered = outcomes.filter((o) => o.ok);
     expect(answered.length).toBeGreaterThan(0);
     expect(refused.length).toBeGreaterThan(0);
+    // Anything but the budget's refusal, with what it said (a failure names it).
+    const otherwise = refused.map((r) => r.error as { status?: number; message?: string }).filter((e) => e.status !== 402);
+    expect(otherwise.map((e) => `${e.status}: ${e.message}`)).toEqual([]);
     for (const r of refused) {
       const error = r.error as InstanceType<typeof OpenAI.APIError>;
       expect(error).toBeInstanceOf(OpenAI.APIError);
@@ -241,6 +245,52 @@ describe.each(dbTargets())('model calls in the ledger on %s', (target) => {
     expect(line.reserved).toBe(0);
     expect(line.charged).toBeLessThanOrEqual(line.granted);
     await expectBalanced(paying.allocationId);
+  });
+
+  it('decides calls reserving together each on what those before it took: the project budget, the person’s, the monthly cap', { timeout: 60_000 }, async () => {
+    // Each call's worst case is 9 cents (8,000 tokens out at €10 per million): 40 at once against a limit of €1 leave 11.
+    const call = (tenant: Tenant, projectId: string, i: number) =>
+      openModelCall(db, { orgId: tenant.orgId, userId: tenant.userId, tokenId: null, projectId, requestId: `batch-${i}`, model: 'metering/batch-7b', endpoint: 'chat', worst: { prompt: 10, completion: 8000 }, resourceClassId: 'h100', now }).then(
+        (c) => ({ ok: true as const, call: c }),
+        (error: unknown) => ({ ok: false as const, error: error as AppError }),
+      );
+    const verified = async (name: string) => {
+      const tenant = await createTenant(db, { kind: 'company', name: `${name} ${randomUUID().slice(0, 6)}` });
+      await callerFor(db, { userId: admin.userId, now: clock }).staff.changeTenantStatus({ orgId: tenant.orgId, action: 'verify', reason: 'Company checked' });
+      return tenant;
+    };
+    const owner = (tenant: Tenant) => callerFor(db, { userId: tenant.userId, orgId: tenant.orgId, now: clock });
+    const budgeted = await verified('Project budget GmbH');
+    const onProject = await creditLine(budgeted, 100, 'Budgeted');
+    await owner(budgeted).project.setBudget({ projectId: onProject.projectId, monthlyEuros: 1, totalEuros: null, costCentre: null, purchaseOrder: null });
+    const limited = await verified('Person limit GmbH');
+    const onPerson = await creditLine(limited, 100, 'Limited');
+    await owner(limited).organisation.setSpendLimit({ userId: limited.userId, monthlyEuros: 1 });
+    const capped = await verified('Monthly cap GmbH');
+    const onCap = await creditLine(capped, 100, 'Capped');
+    await owner(capped).allocation.setMonthlyCap({ capEuros: 1, reason: 'A euro a month for this test' });
+    const cases = [
+      { tenant: budgeted, on: onProject, refusal: 'budget.refused.projectMonthly' },
+      { tenant: limited, on: onPerson, refusal: 'budget.refused.personMonthly' },
+      { tenant: capped, on: onCap, refusal: 'ledger.monthlyCap' },
+    ];
+    for (const c of cases) {
+      const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => call(c.tenant, c.on.projectId, i)));
+      const accepted = outcomes.filter((o) => o.ok);
+      const refusals = outcomes.filter((o) => !o.ok).map((o) => (o.error instanceof AppError ? `${o.error.key} ${JSON.stringify(o.error.params)}` : String(o.error)));
+      expect(accepted, c.refusal).toHaveLength(11);
+      expect(refusals.length, c.refusal).toBe(29);
+      for (const r of refusals) expect(r).toMatch(new RegExp(`^${c.refusal.replace(/\./g, '\\.')} .*"needed":0\\.09,"remaining":0\\.01`));
+      expect(await callEntries(c.on.allocationId)).toEqual({ reserve: 99 });
+      expect((await allocationRow(c.on.allocationId)).reserved).toBe(99);
+      await expectBalanced(c.on.allocationId);
+      // Only the accepted calls have rows.
+      expect(await db.select({ id: modelCalls.id }).from(modelCalls).where(eq(modelCalls.allocationId, c.on.allocationId))).toHaveLength(11);
+      // Answered with nothing used: every reservation back.
+      for (const a of accepted) if (a.ok) await settleModelCall(db, a.call, { promptTokens: 0, completionTokens: 0, httpStatus: 200, aborted: false, replica: null, now });
+      expect(await callEntries(c.on.allocationId)).toEqual({ reserve: 99, release: 99 });
+      await expectBalanced(c.on.allocationId);
+    }
   });
 
   it('never serves a DE-only project from Finland: refused, naming the residency; a replica in Germany serves it', { timeout: 90_000 }, async () => {

@@ -116,8 +116,27 @@ function openAiRateHeaders(headers: Headers): void {
   headers.set('x-ratelimit-reset-requests', `${headers.get('x-ratelimit-reset') ?? '0'}s`);
 }
 
-/** gatewayResponse answers one request below `/openai/v1` (`path` is what follows it, e.g. `/chat/completions`). */
+/**
+ * gatewayResponse answers one request below `/openai/v1` (`path` is what follows it, e.g. `/chat/completions`),
+ * always in OpenAI's shape: a database too busy to decide is 503 with retry-after, any other failure a 500
+ * logged with the request id (never the prompt).
+ */
 export async function gatewayResponse(ctx: Context, req: Request, path: string, headers: Headers): Promise<Response> {
+  try {
+    return await answerRequest(ctx, req, path, headers);
+  } catch (error) {
+    if (req.signal.aborted) throw error;
+    if (error instanceof AppError && error.code === 'SERVICE_UNAVAILABLE') {
+      headers.set('retry-after', '1');
+      return openAiError(503, translate('en', error.key, error.params), 'api_error', 'server_busy', null, headers);
+    }
+    const requestId = headers.get('x-request-id') ?? '';
+    logger().error({ component: 'gateway', requestId, path, err: error }, 'a model call failed in the gateway');
+    return openAiError(500, `The gateway failed on this request; it was logged with the request id ${requestId}.`, 'api_error', 'internal_error', null, headers);
+  }
+}
+
+async function answerRequest(ctx: Context, req: Request, path: string, headers: Headers): Promise<Response> {
   openAiRateHeaders(headers);
   const token = ctx.token;
   const orgId = token?.orgId;

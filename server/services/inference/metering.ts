@@ -25,7 +25,8 @@ import { AppError } from '~/server/errors';
 import { logger } from '~/server/observability/log';
 import { overdueInvoicesBlocking } from '~/server/services/billing/payments';
 import { alertSpending, checkSpendingLimits, spendingFigures, spendingLimitsOf } from '~/server/services/billing/spending-limits';
-import { confirmReservation, lockAllocation, lockOrganisation, settleModelCallOnLocked, startModelCallReservation } from '~/server/services/ledger/ledger';
+import type { SpendingLimit } from '~/server/core/billing/spending-limits';
+import { appendBatchedReservations, balanceOfRow, confirmReservation, decideBatchedReservation, lockAllocation, lockOrganisation, monthSpendCents, settleModelCallOnLocked, startModelCallReservation, type LockedOrganisation } from '~/server/services/ledger/ledger';
 import { inTransaction } from '~/server/services/transaction';
 
 /** A call still open this long after it began is taken as lost (the gateway ends every answer well before: MODEL_CALL_MAX_MS). */
@@ -139,26 +140,160 @@ export async function openModelCall(db: Db, input: OpenCallInput): Promise<OpenC
     const [call] = await db.insert(modelCalls).values(values).returning({ id: modelCalls.id });
     return { id: call!.id, allocationId: allocation.id, reserved: 0, free: true, uwhPerToken };
   }
-  const callId = randomUUID();
-  return inTransaction(db, async (tx) => {
-    // One pipelined batch, as a job's submission sends it (server/services/ledger/README.md): the locks in
-    // the lock order (organisation, then allocation), the company's budgets read behind them, the call's
-    // row and its reservation; then decided on the rows as locked — a refusal rolls it all back.
-    const locked = Promise.all([lockOrganisation(tx, input.orgId, allocation.unit), lockAllocation(tx, allocation.id)]);
-    const budgets = allocation.unit === 'cents' ? spendingFigures(tx, { orgId: input.orgId, projectId: input.projectId, userId: input.userId, today }) : Promise.resolve(null);
-    const inserted = tx.insert(modelCalls).values({ id: callId, ...values }).execute();
-    const pending = amount > 0 ? startModelCallReservation(tx, { allocationId: allocation.id, orgId: input.orgId, modelCallId: callId, amount, actorUserId: input.userId, today, at: input.now }, allocation.unit, allocation.monthlyCapCents !== null) : null;
-    const [[org, row], , figures, monthSpent] = await Promise.all([locked, inserted, budgets, pending?.monthSpent ?? Promise.resolve(null)]);
-    if (org.status !== 'active') throw new AppError('FORBIDDEN', org.status === 'suspended' ? 'error.tenantSuspended' : 'error.tenantNotActive', { org: org.name });
-    if (row.status !== 'active' || today < row.periodStart || today >= row.periodEnd) throw new AppError('PRECONDITION_FAILED', 'inference.noAllocation', {});
-    if (pending) {
+  return reserveInTurn(db, allocation, today, { id: randomUUID(), input, values, amount, uwhPerToken });
+}
+
+/** A call waiting for its reservation (reserveInTurn). */
+interface Waiting {
+  id: string;
+  input: OpenCallInput;
+  values: Omit<typeof modelCalls.$inferInsert, 'id'>;
+  amount: number;
+  uwhPerToken: number;
+  settle?: { resolve: (call: OpenCall) => void; reject: (error: unknown) => void };
+}
+
+/** The most calls one reserving transaction takes. */
+const MAX_BATCH = 200;
+
+/** Per allocation and day, in this process: the calls waiting, and whether a transaction is reserving. */
+type Turn = { running: boolean; waiting: Waiting[] };
+const turns: Map<string, Turn> = ((globalThis as { __portalModelCallTurns?: Map<string, Turn> }).__portalModelCallTurns ??= new Map<string, Turn>());
+
+/**
+ * reserveInTurn reserves a call's worst case on its allocation. The calls of one allocation reserve one
+ * transaction at a time in a process: the calls that arrive while one reserves wait and then reserve
+ * together, each decided in its order on the rows as locked (a group commit). A busy model's calls so
+ * hold the tenant's lock once per batch, not once each, and never queue on it inside one process.
+ */
+function reserveInTurn(db: Db, allocation: Paying, today: string, call: Waiting): Promise<OpenCall> {
+  const key = `${allocation.id}\n${today}`;
+  let turn = turns.get(key);
+  if (!turn) turns.set(key, (turn = { running: false, waiting: [] }));
+  const promise = new Promise<OpenCall>((resolve, reject) => (call.settle = { resolve, reject }));
+  turn.waiting.push(call);
+  if (!turn.running) void takeTurns(db, allocation, today, key, turn);
+  return promise;
+}
+
+async function takeTurns(db: Db, allocation: Paying, today: string, key: string, turn: Turn): Promise<void> {
+  turn.running = true;
+  try {
+    while (turn.waiting.length > 0) {
+      const batch = turn.waiting.splice(0, MAX_BATCH);
+      try {
+        const outcomes = batch.length === 1 ? [await reserveOne(db, allocation, today, batch[0]!)] : await reserveBatch(db, allocation, today, batch);
+        batch.forEach((w, i) => {
+          const outcome = outcomes[i]!;
+          if (outcome instanceof AppError) w.settle!.reject(outcome);
+          else w.settle!.resolve({ id: w.id, allocationId: allocation.id, reserved: w.amount, uwhPerToken: w.uwhPerToken });
+        });
+      } catch (error) {
+        for (const w of batch) w.settle!.reject(error);
+      }
+    }
+  } finally {
+    turn.running = false;
+    turns.delete(key);
+  }
+}
+
+/** reserveOne reserves a lone call as a job's submission does: one pipelined batch of statements, decided on the rows as locked. */
+async function reserveOne(db: Db, allocation: Paying, today: string, call: Waiting): Promise<'reserved' | AppError> {
+  const { input, amount } = call;
+  try {
+    return await inTransaction(db, async (tx) => {
+      // The locks in the lock order (organisation, then allocation; server/services/ledger/README.md), the
+      // company's budgets read behind them, the call's row and its reservation, sent at once; then decided
+      // on the rows as locked — a refusal rolls it all back.
+      const locked = Promise.all([lockOrganisation(tx, input.orgId, allocation.unit), lockAllocation(tx, allocation.id)]);
+      const budgets = allocation.unit === 'cents' ? spendingFigures(tx, { orgId: input.orgId, projectId: input.projectId, userId: input.userId, today }) : Promise.resolve(null);
+      const inserted = tx.insert(modelCalls).values({ id: call.id, ...call.values }).execute();
+      // (A call whose worst case costs nothing — e.g. embeddings where only output is priced — reserves nothing.)
+      const pending = amount > 0 ? startModelCallReservation(tx, { allocationId: allocation.id, orgId: input.orgId, modelCallId: call.id, amount, actorUserId: input.userId, today, at: input.now }, allocation.unit, allocation.monthlyCapCents !== null) : null;
+      const [[org, row], , figures, monthSpent] = await Promise.all([locked, inserted, budgets, pending?.monthSpent ?? Promise.resolve(null)]);
+      checkCallable(org, row, today);
+      if (!pending) return 'reserved' as const;
       // A credit line's call must fit the company's project and person budgets too, as a job's cost must.
       const limits = figures ? spendingLimitsOf(figures, { capCents: org.monthlyCapCents, spentCents: monthSpent }) : [];
       checkSpendingLimits(limits, amount);
       await confirmReservation(tx, org, row, { amount, orgId: org.id, today }, pending);
       if (figures) await alertSpending(tx, { orgId: org.id, projectId: input.projectId, userId: input.userId, today, amountCents: amount, limits, at: input.now });
+      return 'reserved' as const;
+    });
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+}
+
+/** checkCallable refuses calls on a tenant not active or an allocation no longer usable today (as locked). */
+function checkCallable(org: LockedOrganisation, row: { status: string; periodStart: string; periodEnd: string }, today: string): void {
+  if (org.status !== 'active') throw new AppError('FORBIDDEN', org.status === 'suspended' ? 'error.tenantSuspended' : 'error.tenantNotActive', { org: org.name });
+  if (row.status !== 'active' || today < row.periodStart || today >= row.periodEnd) throw new AppError('PRECONDITION_FAILED', 'inference.noAllocation', {});
+}
+
+/**
+ * reserveBatch reserves several calls of one allocation in one transaction: the locks and the figures
+ * read once, each call decided in its order on what those before it took (a refused call is left out,
+ * the others go on), the accepted calls' rows and reservations written together.
+ */
+async function reserveBatch(db: Db, allocation: Paying, today: string, batch: Waiting[]): Promise<('reserved' | AppError)[]> {
+  const { orgId, projectId } = batch[0]!.input;
+  const users = [...new Set(batch.map((w) => w.input.userId))];
+  return inTransaction(db, async (tx) => {
+    const locked = Promise.all([lockOrganisation(tx, orgId, allocation.unit), lockAllocation(tx, allocation.id)]);
+    const budgets = allocation.unit === 'cents' ? Promise.all(users.map((userId) => spendingFigures(tx, { orgId, projectId, userId, today }))) : Promise.resolve(null);
+    const capped = allocation.unit === 'cents' && allocation.monthlyCapCents !== null ? monthSpendCents(tx, orgId, today) : Promise.resolve(null);
+    const [[org, row], figures, spentRead] = await Promise.all([locked, budgets, capped]);
+    // A cap set since the tenant was read: its month's spend now.
+    const spent = spentRead ?? (allocation.unit === 'cents' && org.monthlyCapCents !== null ? await monthSpendCents(tx, orgId, today) : null);
+    try {
+      checkCallable(org, row, today);
+    } catch (error) {
+      if (error instanceof AppError) return batch.map(() => error);
+      throw error;
     }
-    return { id: callId, allocationId: row.id, reserved: amount };
+    let balance = balanceOfRow(row);
+    let taken = 0;
+    const takenBy = new Map<string, number>();
+    const accepted: { call: Waiting; limits: SpendingLimit[] }[] = [];
+    const outcomes = batch.map((call): 'reserved' | AppError => {
+      const userId = call.input.userId;
+      if (call.amount === 0) {
+        accepted.push({ call, limits: [] });
+        return 'reserved';
+      }
+      try {
+        let limits: SpendingLimit[] = [];
+        const own = figures?.[users.indexOf(userId)];
+        if (own) {
+          // The budgets as they stand after the calls accepted before this one.
+          const mine = takenBy.get(userId) ?? 0;
+          const after = { ...own, projectMonthSpentCents: own.projectMonthSpentCents + taken, projectTotalSpentCents: own.projectTotalSpentCents + taken, personMonthSpentCents: own.personMonthSpentCents + mine };
+          limits = spendingLimitsOf(after, { capCents: org.monthlyCapCents, spentCents: spent === null ? null : spent + taken });
+          checkSpendingLimits(limits, call.amount);
+        }
+        balance = decideBatchedReservation(org, row, balance, { amount: call.amount, orgId, today }, spent === null ? null : spent + taken);
+        taken += call.amount;
+        takenBy.set(userId, (takenBy.get(userId) ?? 0) + call.amount);
+        accepted.push({ call, limits });
+        return 'reserved';
+      } catch (error) {
+        if (error instanceof AppError) return error;
+        throw error;
+      }
+    });
+    if (accepted.length === 0) return outcomes;
+    // The calls' rows, then their reservations (which name them): sent in that order, one after the other.
+    const inserted = tx.insert(modelCalls).values(accepted.map(({ call }) => ({ id: call.id, ...call.values }))).execute();
+    await Promise.all([inserted, appendBatchedReservations(tx, org, row, accepted.filter(({ call }) => call.amount > 0).map(({ call }) => ({ modelCallId: call.id, amount: call.amount, actorUserId: call.input.userId, at: call.input.now })), { today, spent })]);
+    if (figures) {
+      for (const { call, limits } of accepted.filter((a) => a.call.amount > 0)) {
+        await alertSpending(tx, { orgId, projectId, userId: call.input.userId, today, amountCents: call.amount, limits, at: call.input.now });
+      }
+    }
+    return outcomes;
   });
 }
 

@@ -281,7 +281,7 @@ function checkReserver(org: LockedOrganisation, row: AllocationRow, input: Pick<
  * tenant's monthly cap (credit lines; `spent` = this month's spend before this reservation, null when
  * there is no cap) and the balance (core applyEntry). Throws the refusal; returns the balance after.
  */
-function checkReservation(org: LockedOrganisation, row: AllocationRow, input: Pick<ReserveInput, 'amount' | 'today'>, spent: number | null): Balance {
+function checkReservation(org: LockedOrganisation, row: AllocationRow, input: Pick<ReserveInput, 'amount' | 'today'>, spent: number | null, balance: Balance = balanceOfRow(row)): Balance {
   assertUsable(row, input.today);
   if (row.unit === 'cents' && org.monthlyCapCents !== null && spent !== null && spent + input.amount > org.monthlyCapCents) {
     throw new AppError('PRECONDITION_FAILED', 'ledger.monthlyCap', {
@@ -290,9 +290,43 @@ function checkReservation(org: LockedOrganisation, row: AllocationRow, input: Pi
       cap: org.monthlyCapCents / 100,
     });
   }
-  const result = applyEntry(balanceOfRow(row), { kind: 'reserve', amount: input.amount });
+  const result = applyEntry(balance, { kind: 'reserve', amount: input.amount });
   if (!result.ok) throw refusalError(row, result.refusal);
   return result.balance;
+}
+
+/**
+ * decideBatchedReservation decides one reservation of a batch (model calls reserved together:
+ * services/inference/metering.ts) on an organisation and allocation this transaction has locked: the
+ * rules of a single reservation, on the balance and the month's spend after those accepted before it
+ * in the batch. Throws the refusal (AppError); returns the balance after. appendBatchedReservations
+ * writes the accepted ones.
+ */
+export function decideBatchedReservation(org: LockedOrganisation, row: AllocationRow, balance: Balance, input: Pick<ReserveInput, 'amount' | 'orgId' | 'today'>, spent: number | null): Balance {
+  checkReserver(org, row, input);
+  return checkReservation(org, row, input, spent, balance);
+}
+
+/**
+ * appendBatchedReservations writes the model calls' reservations a batch accepted (decideBatchedReservation),
+ * one ledger row each and the allocation's balance once, in one statement; `spent` is the month's spend
+ * before the batch (null: no cap), for the cap's notice.
+ */
+export async function appendBatchedReservations(
+  tx: Tx,
+  org: LockedOrganisation,
+  row: AllocationRow,
+  calls: { modelCallId: string; amount: number; actorUserId: string; at: Date }[],
+  input: { today: string; spent: number | null },
+): Promise<void> {
+  if (calls.length === 0) return;
+  await appendEntries(
+    tx,
+    row,
+    calls.map((c) => ({ kind: 'reserve' as const, amount: c.amount, modelCallId: c.modelCallId, actorUserId: c.actorUserId, at: c.at })),
+  );
+  const amount = calls.reduce((sum, c) => sum + c.amount, 0);
+  await noticeMonthlyCap(tx, org, row.unit === 'cents' ? input.spent : null, { today: input.today, amount });
 }
 
 /**
