@@ -72,8 +72,10 @@ async function stream(url: string, key: string, o: Options, i: number): Promise<
   let buffer = '';
   let tokens = 0;
   let ttftMs = Number.NaN;
+  let head = '';
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     buffer += decoder.decode(chunk, { stream: true });
+    if (head.length < 400) head += buffer.slice(0, 400 - head.length);
     let cut: number;
     while ((cut = buffer.indexOf('\n\n')) >= 0) {
       const event = buffer.slice(0, cut);
@@ -86,6 +88,7 @@ async function stream(url: string, key: string, o: Options, i: number): Promise<
       }
     }
   }
+  if (tokens !== o.tokens) throw new Error(`${url}: a call streamed ${tokens} tokens, expected ${o.tokens}; it began: ${JSON.stringify(head)}`);
   return { ttftMs, totalMs: performance.now() - t0, tokens };
 }
 
@@ -149,7 +152,7 @@ function section(o: Options, r: { results: Result[]; pgVersion: string; load0: s
     '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
     '',
-    'What the gateway adds to each call: the token check and its rate-limit count (one statement each), where the model is served (its services and connection files, kept a second), the tokens-a-minute count, the call\'s reservation on the company\'s credit line (one transaction: the organisation\'s and the allocation\'s locks, the call\'s row, the budgets and the reserve, pipelined), the forward, reading the stream as it passes, and the settlement (one transaction) before the client sees the end. 64 streams of one company: every reservation takes the company\'s lock (its monthly cap is decided one call at a time) and holds it across a turn of the event loop, which on two cores is busy with 64 streams — the calls queue there (before metering, at stop 39, this bench measured +6.4 ms to the first token at one stream, +106 ms and 0.80 at 64). The next step: decide the reservation inside its statement (the balance CHECK already enforces the ledger; the cap and budgets as conditions of the same statement), so the lock is held for microseconds, not a turn of the event loop.',
+    'What the gateway adds to each call: the token check and its rate-limit count (one statement each), where the model is served (its services and connection files, kept a second), then at once the forward and the call\'s admission — its tokens-a-minute count and its reservation on the company\'s credit line, the calls of one allocation reserving together (one transaction a batch: the organisation\'s and the allocation\'s locks, the budgets, the calls\' rows and reserves) — no byte passing before the call is admitted; reading the stream as it passes; the settlement (the calls ending together, one transaction) before the client sees the end. The server runs with `DATABASE_POOL_MAX=40` (with the default 10 the statements of 64 streams queue for a connection: +208 ms and 0.69 in a run just before). At 64 streams the two cores are shared by the model server, the client, PostgreSQL and the gateway, which is busy about 60 % of a core passing 6,000 events a second (a CPU profile: `BENCH_CPU_PROFILE_DIR=<folder>`; a fifth of it is the socket writes of each event, then garbage collection, the async-context hooks and the web streams): what the gateway takes, the model server lacks. History: before metering (stop 39) +6.4 ms at one stream, +106 ms and 0.80 at 64; with metering at stop 40, +11.6 ms, and +433 ms and 0.52 (each reservation held the company\'s lock across a turn of the event loop).',
     '',
     '| figure | target | measured | |',
     '| --- | --- | ---: | --- |',
@@ -177,7 +180,7 @@ async function main(): Promise<void> {
     mkdirSync(dataDir);
     mkdirSync(filesDir);
     database = await createBenchDatabase(o.adminUrl, { keep: o.keep, log });
-    server = await startServer(root, { port: o.port, databaseUrl: database.url, dataDir, env: { SIM_NODE_MTBF_HOURS: '0', PORTAL_FILES_DIR: filesDir, API_RATE_LIMIT_PER_MINUTE: '1000000' } });
+    server = await startServer(root, { port: o.port, databaseUrl: database.url, dataDir, env: { SIM_NODE_MTBF_HOURS: '0', PORTAL_FILES_DIR: filesDir, API_RATE_LIMIT_PER_MINUTE: '1000000', DATABASE_POOL_MAX: '40' } });
     unregisterServer = atInterrupt(server.stop);
     const session = new Session(server.base);
     await session.signIn(OWNER, DEMO_PASSWORD);

@@ -56,7 +56,9 @@ async function waitForHealth(base: string, child: ChildProcess, timeoutMs: numbe
 /** startServer runs the portal's server on 127.0.0.1:port with the given database and data folder, and waits until it is healthy. */
 export async function startServer(root: string, o: { port: number; databaseUrl: string; dataDir: string; env?: Record<string, string> }): Promise<PortalServer> {
   const base = `http://127.0.0.1:${o.port}`;
-  const child = spawn(process.execPath, [join(root, 'scripts', 'server.mjs'), '-p', String(o.port), '-H', '127.0.0.1'], {
+  // BENCH_CPU_PROFILE_DIR=<folder>: the server writes a CPU profile there when it stops (open it in Chrome's DevTools).
+  const profile = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, join(root, 'scripts', 'server.mjs'), '-p', String(o.port), '-H', '127.0.0.1'], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {

@@ -200,43 +200,42 @@ async function answerRequest(ctx: Context, req: Request, path: string, headers: 
   const requestId = headers.get('x-request-id') ?? '';
   const endpoint = ENDPOINT_OF_PATH[path]!;
   const worst = worstCaseTokens(endpoint, parsed as Record<string, unknown>, COUNTER);
-  // Tokens a minute per API token, each call at its worst case (as OpenAI counts them), in OpenAI's headers.
-  const tokensRule = { limit: env().INFERENCE_TOKENS_PER_MINUTE, windowMs: 60_000 };
-  const tokensVerdict = await hit(ctx.db, `inferenceTokens:${token.id}`, tokensRule, ctx.now(), worst.prompt + worst.completion);
-  headers.set('x-ratelimit-limit-tokens', String(tokensRule.limit));
-  headers.set('x-ratelimit-remaining-tokens', String(Math.max(0, tokensRule.limit - tokensVerdict.hits)));
-  headers.set('x-ratelimit-reset-tokens', `${tokensVerdict.retryAfterSeconds}s`);
-  if (!tokensVerdict.allowed) {
-    headers.set('retry-after', String(tokensVerdict.retryAfterSeconds));
-    return openAiError(
-      429,
-      `Rate limit reached for tokens: this token may send ${tokensRule.limit} tokens a minute (a call counts its input and max_tokens); try again in ${tokensVerdict.retryAfterSeconds} s.`,
-      'rate_limit_error',
-      'rate_limit_exceeded',
-      null,
-      headers,
-    );
-  }
   const classOf = new Map(services.map((s) => [s.jobId, s.resourceClassId]));
-  let call: OpenCall;
-  try {
-    call = await openModelCall(ctx.db, {
-      orgId,
-      userId: token.userId,
-      tokenId: token.id,
-      projectId,
-      requestId,
-      model,
-      endpoint,
-      worst,
-      resourceClassId: classOf.get(replicas[0]!.jobId) ?? null,
-      now: ctx.now(),
-    });
-  } catch (error) {
-    if (error instanceof AppError) return budgetRefusal(error, headers);
-    throw error;
-  }
   const started = performance.now();
+  // The call's admission — its tokens a minute, then its reservation — and its forward go at once: the
+  // model's first token takes longer than both, so the client waits for neither alone. No byte of the
+  // answer passes before the call is admitted; a refused call's forward is cancelled. A project refused a
+  // moment ago is admitted first.
+  const opened = admit(ctx, headers, {
+    orgId,
+    userId: token.userId,
+    tokenId: token.id,
+    projectId,
+    requestId,
+    model,
+    endpoint,
+    worst,
+    resourceClassId: classOf.get(replicas[0]!.jobId) ?? null,
+    now: ctx.now(),
+  });
+  const refusal = (failed: { response: Response } | { error: unknown }): Response => {
+    if ('response' in failed) {
+      refusedNow(projectId);
+      return failed.response;
+    }
+    if (!(failed.error instanceof AppError)) throw failed.error;
+    refusedNow(projectId);
+    return budgetRefusal(failed.error, headers);
+  };
+  /** closeWith settles the call, once reserved, as ended without an answer. */
+  const closeWith = (outcome: Omit<Parameters<typeof settleModelCall>[2], 'now'>) => void opened.then((o) => (o.ok ? settle(ctx, o.call, outcome) : undefined));
+  if (refusedLately(projectId)) {
+    const first = await opened;
+    if (!first.ok) return refusal(first);
+  }
+  const refused = new AbortController();
+  void opened.then((o) => (o.ok ? undefined : refused.abort()));
+  const signal = AbortSignal.any([req.signal, refused.signal]);
   // A route kept from an earlier call may name replicas that ended since: when none of them answers, the
   // route is looked up afresh once and its replicas not yet tried are tried.
   const tried = new Set<string>();
@@ -246,10 +245,12 @@ async function answerRequest(ctx: Context, req: Request, path: string, headers: 
       tried.add(replica.jobId);
       let upstream: Upstream | null;
       try {
-        upstream = await forward(replica, path, upstreamBody, requestId, req.signal);
+        upstream = await forward(replica, path, upstreamBody, requestId, signal);
       } catch (error) {
+        const o = await opened;
+        if (!o.ok && !req.signal.aborted) return refusal(o);
         // The client left before any answer: nothing was used.
-        void settle(ctx, call, { promptTokens: 0, completionTokens: 0, httpStatus: 499, aborted: true, replica: null });
+        closeWith({ promptTokens: 0, completionTokens: 0, httpStatus: 499, aborted: true, replica: null });
         throw error;
       }
       if (upstream === null) {
@@ -257,6 +258,13 @@ async function answerRequest(ctx: Context, req: Request, path: string, headers: 
         metrics().gatewayErrors.inc({ model, site: replica.siteId, kind: 'unreachable' });
         continue; // not reached before it answered: the next replica
       }
+      const o = await opened;
+      if (!o.ok) {
+        upstream.release();
+        void upstream.body?.cancel().catch(() => undefined);
+        return refusal(o);
+      }
+      const call = o.call;
       const answer = new Headers(headers);
       for (const name of ['content-type', 'cache-control']) {
         const value = upstream.headers.get(name);
@@ -284,15 +292,55 @@ async function answerRequest(ctx: Context, req: Request, path: string, headers: 
     routes.delete(routeKey);
     const again = await routeOf(ctx, routeKey, { orgId, projectId, model });
     if (again.kind !== 'served') {
-      void settle(ctx, call, { promptTokens: 0, completionTokens: 0, httpStatus: 404, aborted: false, replica: null });
+      closeWith({ promptTokens: 0, completionTokens: 0, httpStatus: 404, aborted: false, replica: null });
       return routeRefusal(again, model, headers);
     }
     queue = again.replicas.filter((r) => !tried.has(r.jobId));
     if (queue.length === 0) break;
   }
-  void settle(ctx, call, { promptTokens: 0, completionTokens: 0, httpStatus: 503, aborted: false, replica: null });
+  closeWith({ promptTokens: 0, completionTokens: 0, httpStatus: 503, aborted: false, replica: null });
   headers.set('retry-after', '5');
   return openAiError(503, `No server of the model ${model} answered. Try again in a few seconds.`, 'api_error', 'model_unavailable', null, headers);
+}
+
+/**
+ * admit counts a call's tokens against its API token's tokens a minute (OpenAI's x-ratelimit-*-tokens
+ * headers; each call at its worst case, as OpenAI counts them) and, within them, reserves its worst case
+ * (openModelCall). Never rejects: the call, a refusal to send (429), or the reservation's error.
+ */
+async function admit(ctx: Context, headers: Headers, input: Parameters<typeof openModelCall>[1]): Promise<{ ok: true; call: OpenCall } | { ok: false; response: Response } | { ok: false; error: unknown }> {
+  try {
+    const rule = { limit: env().INFERENCE_TOKENS_PER_MINUTE, windowMs: 60_000 };
+    const verdict = await hit(ctx.db, `inferenceTokens:${input.tokenId}`, rule, input.now, input.worst.prompt + input.worst.completion);
+    headers.set('x-ratelimit-limit-tokens', String(rule.limit));
+    headers.set('x-ratelimit-remaining-tokens', String(Math.max(0, rule.limit - verdict.hits)));
+    headers.set('x-ratelimit-reset-tokens', `${verdict.retryAfterSeconds}s`);
+    if (!verdict.allowed) {
+      headers.set('retry-after', String(verdict.retryAfterSeconds));
+      const message = `Rate limit reached for tokens: this token may send ${rule.limit} tokens a minute (a call counts its input and max_tokens); try again in ${verdict.retryAfterSeconds} s.`;
+      return { ok: false, response: openAiError(429, message, 'rate_limit_error', 'rate_limit_exceeded', null, headers) };
+    }
+    return { ok: true, call: await openModelCall(ctx.db, input) };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** How long after a refusal a project's calls reserve before they are forwarded (no model works for a project out of budget). */
+const REFUSED_FOR_MS = 10_000;
+const refusedAt = new Map<string, number>();
+
+function refusedNow(projectId: string): void {
+  if (refusedAt.size >= ROUTES_MAX) refusedAt.clear();
+  refusedAt.set(projectId, performance.now());
+}
+
+function refusedLately(projectId: string): boolean {
+  const at = refusedAt.get(projectId);
+  if (at === undefined) return false;
+  if (performance.now() - at < REFUSED_FOR_MS) return true;
+  refusedAt.delete(projectId);
+  return false;
 }
 
 /** What a replica answered: its status and headers, its body, and `release` (the replica is no longer busy). */
@@ -301,6 +349,11 @@ interface Upstream {
   headers: Headers;
   body: ReadableStream<Uint8Array> | null;
   release: () => void;
+  /**
+   * The answer itself, held while its body is unread: undici cancels the body of a Response that was
+   * garbage-collected before its body was read, and the body waits for the call's reservation.
+   */
+  response: Response;
 }
 
 /** forward sends the request to one replica; null when it could not be reached or failed before its headers. */
@@ -323,7 +376,7 @@ async function forward(replica: Replica, path: string, body: Uint8Array<ArrayBuf
       signal: AbortSignal.any([signal, AbortSignal.timeout(CONNECT_TIMEOUT_MS)]),
       redirect: 'manual',
     });
-    return { status: response.status, headers: response.headers, body: response.body, release };
+    return { status: response.status, headers: response.headers, body: response.body, release, response };
   } catch (error) {
     release();
     if (signal.aborted) throw error;

@@ -15,7 +15,7 @@
 //
 // Neither prompt nor answer is stored: a call's row has its counts only.
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, gt, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, lt, lte, sql } from 'drizzle-orm';
 import type { Db } from '~/db/client';
 import { allocations, modelCalls, organisations, projects, tariffs } from '~/db/schema';
 import { configuredCatalogue, type Catalogue } from '~/server/catalogue';
@@ -26,7 +26,8 @@ import { logger } from '~/server/observability/log';
 import { overdueInvoicesBlocking } from '~/server/services/billing/payments';
 import { alertSpending, checkSpendingLimits, spendingFigures, spendingLimitsOf } from '~/server/services/billing/spending-limits';
 import type { SpendingLimit } from '~/server/core/billing/spending-limits';
-import { appendBatchedReservations, balanceOfRow, confirmReservation, decideBatchedReservation, lockAllocation, lockOrganisation, monthSpendCents, settleModelCallOnLocked, startModelCallReservation, type LockedOrganisation } from '~/server/services/ledger/ledger';
+import { appendBatchedReservations, balanceOfRow, confirmReservation, decideBatchedReservation, lockAllocation, lockOrganisation, monthSpendCents, settleModelCallsOnLocked, startModelCallReservation, type LockedOrganisation } from '~/server/services/ledger/ledger';
+import { groupCommit } from '~/server/services/group-commit';
 import { inTransaction } from '~/server/services/transaction';
 
 /** A call still open this long after it began is taken as lost (the gateway ends every answer well before: MODEL_CALL_MAX_MS). */
@@ -78,6 +79,18 @@ async function payingAllocation(db: Db, input: OpenCallInput, today: string): Pr
   return row;
 }
 
+/** overdueBlocking is overdueInvoicesBlocking kept PAYING_TTL_MS per tenant and day (an invoice's pause may start a second or two late). */
+async function overdueBlocking(db: Db, orgId: string, today: string, blockDays: number | null): Promise<string[]> {
+  const key = `overdue\n${orgId}\n${today}\n${blockDays ?? ''}`;
+  const kept = overdueKept.get(key);
+  if (kept && performance.now() - kept.at < PAYING_TTL_MS) return kept.numbers;
+  const numbers = await overdueInvoicesBlocking(db, orgId, today, blockDays);
+  if (overdueKept.size >= 10_000) overdueKept.clear();
+  overdueKept.set(key, { numbers, at: performance.now() });
+  return numbers;
+}
+const overdueKept: Map<string, { numbers: string[]; at: number }> = ((globalThis as { __portalOverdueKept?: Map<string, { numbers: string[]; at: number }> }).__portalOverdueKept ??= new Map<string, { numbers: string[]; at: number }>());
+
 /** The allocation a project's calls pay from today, with the prices of the tenant's kind and the tenant's status. */
 async function readPayingAllocation(db: Db, input: OpenCallInput, today: string) {
   const rows = await db
@@ -107,7 +120,7 @@ export async function openModelCall(db: Db, input: OpenCallInput): Promise<OpenC
   const allocation = await payingAllocation(db, input, today);
   if (!allocation) throw new AppError('PRECONDITION_FAILED', 'inference.noAllocation', {});
   const blockDays = allocation.kind === 'company' ? (env().INVOICE_OVERDUE_BLOCK_DAYS ?? null) : null;
-  const overdue = await overdueInvoicesBlocking(db, input.orgId, today, blockDays);
+  const overdue = await overdueBlocking(db, input.orgId, today, blockDays);
   if (overdue.length) throw new AppError('PRECONDITION_FAILED', 'inference.invoicesOverdue', { numbers: overdue.join(', ') });
   const catalogue = configuredCatalogue();
   const price = ownModelPrice(catalogue, allocation.kind);
@@ -143,60 +156,32 @@ export async function openModelCall(db: Db, input: OpenCallInput): Promise<OpenC
   return reserveInTurn(db, allocation, today, { id: randomUUID(), input, values, amount, uwhPerToken });
 }
 
-/** A call waiting for its reservation (reserveInTurn). */
+/** A call to reserve (reserveInTurn). */
 interface Waiting {
   id: string;
   input: OpenCallInput;
   values: Omit<typeof modelCalls.$inferInsert, 'id'>;
   amount: number;
   uwhPerToken: number;
-  settle?: { resolve: (call: OpenCall) => void; reject: (error: unknown) => void };
 }
-
-/** The most calls one reserving transaction takes. */
-const MAX_BATCH = 200;
-
-/** Per allocation and day, in this process: the calls waiting, and whether a transaction is reserving. */
-type Turn = { running: boolean; waiting: Waiting[] };
-const turns: Map<string, Turn> = ((globalThis as { __portalModelCallTurns?: Map<string, Turn> }).__portalModelCallTurns ??= new Map<string, Turn>());
 
 /**
  * reserveInTurn reserves a call's worst case on its allocation. The calls of one allocation reserve one
- * transaction at a time in a process: the calls that arrive while one reserves wait and then reserve
- * together, each decided in its order on the rows as locked (a group commit). A busy model's calls so
- * hold the tenant's lock once per batch, not once each, and never queue on it inside one process.
+ * transaction at a time in a process (server/services/group-commit.ts): those that arrive while one
+ * reserves reserve together next, each decided in its order on the rows as locked. A busy model's calls
+ * so take the tenant's lock once per batch, not once each, and never queue on it inside one process.
  */
-function reserveInTurn(db: Db, allocation: Paying, today: string, call: Waiting): Promise<OpenCall> {
-  const key = `${allocation.id}\n${today}`;
-  let turn = turns.get(key);
-  if (!turn) turns.set(key, (turn = { running: false, waiting: [] }));
-  const promise = new Promise<OpenCall>((resolve, reject) => (call.settle = { resolve, reject }));
-  turn.waiting.push(call);
-  if (!turn.running) void takeTurns(db, allocation, today, key, turn);
-  return promise;
+async function reserveInTurn(db: Db, allocation: Paying, today: string, call: Waiting): Promise<OpenCall> {
+  await reserveTurn(`${allocation.id}\n${today}`, { db, allocation, today, call });
+  return { id: call.id, allocationId: allocation.id, reserved: call.amount, uwhPerToken: call.uwhPerToken };
 }
 
-async function takeTurns(db: Db, allocation: Paying, today: string, key: string, turn: Turn): Promise<void> {
-  turn.running = true;
-  try {
-    while (turn.waiting.length > 0) {
-      const batch = turn.waiting.splice(0, MAX_BATCH);
-      try {
-        const outcomes = batch.length === 1 ? [await reserveOne(db, allocation, today, batch[0]!)] : await reserveBatch(db, allocation, today, batch);
-        batch.forEach((w, i) => {
-          const outcome = outcomes[i]!;
-          if (outcome instanceof AppError) w.settle!.reject(outcome);
-          else w.settle!.resolve({ id: w.id, allocationId: allocation.id, reserved: w.amount, uwhPerToken: w.uwhPerToken });
-        });
-      } catch (error) {
-        for (const w of batch) w.settle!.reject(error);
-      }
-    }
-  } finally {
-    turn.running = false;
-    turns.delete(key);
-  }
-}
+const reserveTurn = groupCommit<{ db: Db; allocation: Paying; today: string; call: Waiting }, null>('model-call-reservations', async (_key, items) => {
+  const { db, allocation, today } = items[0]!;
+  const calls = items.map((i) => i.call);
+  const outcomes = calls.length === 1 ? [await reserveOne(db, allocation, today, calls[0]!)] : await reserveBatch(db, allocation, today, calls);
+  return outcomes.map((o) => (o instanceof AppError ? { ok: false as const, error: o } : { ok: true as const, value: null }));
+});
 
 /** reserveOne reserves a lone call as a job's submission does: one pipelined batch of statements, decided on the rows as locked. */
 async function reserveOne(db: Db, allocation: Paying, today: string, call: Waiting): Promise<'reserved' | AppError> {
@@ -312,8 +297,8 @@ export interface CallOutcome {
  * longer open (settled, or released as lost) changes nothing. Returns what was charged, in the allocation's unit.
  */
 export async function settleModelCall(db: Db, call: OpenCall, outcome: CallOutcome, status: 'settled' | 'lost' = 'settled'): Promise<{ charged: number } | null> {
-  const catalogue = configuredCatalogue();
   if (call.free) {
+    const catalogue = configuredCatalogue();
     // Nothing reserved, nothing to charge: the call's row alone, once (only while open).
     const tokens = { prompt: Math.max(0, outcome.promptTokens), completion: Math.max(0, outcome.completionTokens) };
     const site = outcome.replica ? catalogue.sites.find((s) => s.id === outcome.replica!.siteId) : undefined;
@@ -325,40 +310,65 @@ export async function settleModelCall(db: Db, call: OpenCall, outcome: CallOutco
       .returning({ id: modelCalls.id });
     return done.length ? { charged: 0 } : null;
   }
-  return inTransaction(db, async (tx) => {
-    // The lock order: the allocation, then the call's row (sent together: one round trip).
-    const [allocation, [row]] = await Promise.all([lockAllocation(tx, call.allocationId), tx.select().from(modelCalls).where(eq(modelCalls.id, call.id)).for('no key update').execute()]);
-    if (!row || row.status !== 'open') return null;
-    const tokens = { prompt: Math.max(0, outcome.promptTokens), completion: Math.max(0, outcome.completionTokens) };
-    const costMicro = callCostMicro({ inputMicroPerToken: row.inputMicroPerToken, outputMicroPerToken: row.outputMicroPerToken }, tokens);
-    const charge = chargeWithCarry(allocation.inferenceMicro, costMicro);
-    const site = outcome.replica ? catalogue.sites.find((s) => s.id === outcome.replica!.siteId) : undefined;
-    const footprint = callFootprint(tokens.prompt + tokens.completion, row.uwhPerToken, site ?? null);
-    // The meter and the call's row go out beside the ledger's rows (different columns and rows: any order holds).
-    const meter = costMicro > 0 ? tx.update(allocations).set({ inferenceMicro: sql`${allocations.inferenceMicro} + ${costMicro}` }).where(eq(allocations.id, allocation.id)).execute() : Promise.resolve();
-    const settled = tx
-      .update(modelCalls)
-      .set({
-        status,
-        httpStatus: outcome.httpStatus,
-        aborted: outcome.aborted,
-        promptTokens: tokens.prompt,
-        completionTokens: tokens.completion,
-        costMicro,
-        chargedAmount: charge,
-        energyUwh: footprint.energyUwh,
-        co2eUg: footprint.co2eUg,
-        serviceJobId: outcome.replica?.jobId ?? null,
-        siteId: outcome.replica?.siteId ?? null,
-        endedAt: outcome.now,
-      })
-      .where(eq(modelCalls.id, row.id))
-      .execute();
-    const ledger = row.reservedAmount > 0 || charge > 0 ? settleModelCallOnLocked(tx, allocation, { modelCallId: row.id, reserved: row.reservedAmount, charge, at: outcome.now }) : Promise.resolve();
-    await Promise.all([meter, settled, ledger]);
-    return { charged: charge };
-  });
+  return settleTurn(call.allocationId, { db, call, outcome, status });
 }
+
+/**
+ * The calls of one allocation settle one transaction at a time in a process (server/services/group-commit.ts):
+ * those ending while one settles settle together next — the allocation and their rows locked once, each
+ * charged in its order the whole units the meter passes, one append to the ledger.
+ */
+const settleTurn = groupCommit<{ db: Db; call: OpenCall; outcome: CallOutcome; status: 'settled' | 'lost' }, { charged: number } | null>('model-call-settlements', async (allocationId, items) => {
+  const { db } = items[0]!;
+  const catalogue = configuredCatalogue();
+  return inTransaction(db, async (tx) => {
+    // The lock order: the allocation, then the calls' rows in id order (sent together: one round trip).
+    const ids = [...new Set(items.map((i) => i.call.id))].sort();
+    const [allocation, rows] = await Promise.all([lockAllocation(tx, allocationId), tx.select().from(modelCalls).where(inArray(modelCalls.id, ids)).orderBy(asc(modelCalls.id)).for('no key update').execute()]);
+    const open = new Map(rows.filter((r) => r.status === 'open' && r.allocationId === allocationId).map((r) => [r.id, r]));
+    let meter = allocation.inferenceMicro;
+    const writes: Promise<unknown>[] = [];
+    const ledger: Parameters<typeof settleModelCallsOnLocked>[2] = [];
+    const outcomes = items.map(({ call, outcome, status }) => {
+      const row = open.get(call.id);
+      if (!row) return { ok: true as const, value: null };
+      open.delete(call.id); // once, also when a batch names it twice
+      const tokens = { prompt: Math.max(0, outcome.promptTokens), completion: Math.max(0, outcome.completionTokens) };
+      const costMicro = callCostMicro({ inputMicroPerToken: row.inputMicroPerToken, outputMicroPerToken: row.outputMicroPerToken }, tokens);
+      const charge = chargeWithCarry(meter, costMicro);
+      meter += costMicro;
+      const site = outcome.replica ? catalogue.sites.find((s) => s.id === outcome.replica!.siteId) : undefined;
+      const footprint = callFootprint(tokens.prompt + tokens.completion, row.uwhPerToken, site ?? null);
+      writes.push(
+        tx
+          .update(modelCalls)
+          .set({
+            status,
+            httpStatus: outcome.httpStatus,
+            aborted: outcome.aborted,
+            promptTokens: tokens.prompt,
+            completionTokens: tokens.completion,
+            costMicro,
+            chargedAmount: charge,
+            energyUwh: footprint.energyUwh,
+            co2eUg: footprint.co2eUg,
+            serviceJobId: outcome.replica?.jobId ?? null,
+            siteId: outcome.replica?.siteId ?? null,
+            endedAt: outcome.now,
+          })
+          .where(eq(modelCalls.id, row.id))
+          .execute(),
+      );
+      if (row.reservedAmount > 0 || charge > 0) ledger.push({ modelCallId: row.id, reserved: row.reservedAmount, charge, at: outcome.now });
+      return { ok: true as const, value: { charged: charge } };
+    });
+    // The meter and the calls' rows go out beside the ledger's rows (different columns and rows: any order holds).
+    if (meter !== allocation.inferenceMicro) writes.push(tx.update(allocations).set({ inferenceMicro: sql`${allocations.inferenceMicro} + ${meter - allocation.inferenceMicro}` }).where(eq(allocations.id, allocation.id)).execute());
+    writes.push(settleModelCallsOnLocked(tx, allocation, ledger));
+    await Promise.all(writes);
+    return outcomes;
+  });
+});
 
 /**
  * releaseLostModelCalls releases the calls still open MODEL_CALL_LOST_AFTER_MS after they began (their

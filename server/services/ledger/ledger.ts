@@ -330,18 +330,20 @@ export async function appendBatchedReservations(
 }
 
 /**
- * settleModelCallOnLocked releases a model call's reservation and charges what it cost (whole units, the
- * caller's chargeWithCarry), with the overrun rule of a job, on its allocation locked by this transaction;
- * the caller makes it once (the call's row, `open` → `settled`, under the same lock). On an allocation that
- * expired meanwhile the unused reservation is written off, as a job's.
+ * settleModelCallsOnLocked releases model calls' reservations and charges what each cost (whole units, the
+ * caller's chargeWithCarry), with the overrun rule of a job, on their allocation locked by this
+ * transaction, in one append; the caller makes each once (the call's row, `open` → `settled`, under the
+ * same lock). On an allocation that expired meanwhile the unused reservation is written off, as a job's.
  */
-export async function settleModelCallOnLocked(tx: Tx, row: AllocationRow, input: { modelCallId: string; reserved: number; charge: number; at?: Date }): Promise<SettleResult> {
-  const s = settleAmounts(input.reserved, input.charge);
-  const entries: EntryInput[] = input.reserved > 0 ? [{ kind: 'release', amount: s.release, modelCallId: input.modelCallId, at: input.at }] : [];
-  if (s.charge > 0) entries.push({ kind: 'charge', amount: s.charge, overrun: s.overrun, modelCallId: input.modelCallId, at: input.at });
-  if (row.status === 'expired' && s.unused > 0) entries.push({ kind: 'expire', amount: s.unused, reason: `allocation period ended on ${row.periodEnd}`, at: input.at });
+export async function settleModelCallsOnLocked(tx: Tx, row: AllocationRow, calls: { modelCallId: string; reserved: number; charge: number; at?: Date }[]): Promise<void> {
+  const entries: EntryInput[] = [];
+  for (const call of calls) {
+    const s = settleAmounts(call.reserved, call.charge);
+    if (call.reserved > 0) entries.push({ kind: 'release', amount: s.release, modelCallId: call.modelCallId, at: call.at });
+    if (s.charge > 0) entries.push({ kind: 'charge', amount: s.charge, overrun: s.overrun, modelCallId: call.modelCallId, at: call.at });
+    if (row.status === 'expired' && s.unused > 0) entries.push({ kind: 'expire', amount: s.unused, reason: `allocation period ended on ${row.periodEnd}`, at: call.at });
+  }
   if (entries.length) await appendEntries(tx, row, entries);
-  return { settled: true, charged: s.charge, released: s.unused, overrun: s.overrun };
 }
 
 /** A new job's reservation whose writes are on their way (startNewJobReservation). */
