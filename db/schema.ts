@@ -80,9 +80,11 @@ export const organisations = pgTable(
     priceListAcceptedBy: uuid('price_list_accepted_by').references(() => users.id),
     /** Members must sign in through single sign-on (OIDC): the password sign-in refuses them (set by staff). */
     requireSso: boolean('require_sso').notNull().default(false),
+    /** The centre's own tenant (at most one): its project runs the shared models (issue #29), its allocation bears their GPU time. */
+    centre: boolean('centre').notNull().default(false),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('organisations_name_lower_idx').on(sql`lower(${t.name})`)],
+  (t) => [uniqueIndex('organisations_name_lower_idx').on(sql`lower(${t.name})`), uniqueIndex('organisations_centre_idx').on(t.centre).where(sql`${t.centre}`)],
 );
 
 export const memberships = pgTable(

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { catalogueSchema, DEFAULT_CATALOGUE, DEMO_ISSUER, issuerSchema, localName } from './catalogue';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { catalogueSchema, DEFAULT_CATALOGUE, DEMO_ISSUER, issuerSchema, loadCatalogue, localName } from './catalogue';
 import { overheadSharesCents, tcoAt } from './core/tco';
 
 describe('the catalogue’s names', () => {
@@ -56,6 +59,20 @@ describe('the catalogue’s cost-of-ownership figures', () => {
     expect(bad.success).toBe(false);
     expect(bad.error?.issues[0]?.path).toEqual(['resourceClasses', 0, 'slurm', 'qos']);
     expect(withSlurm({ partition: 'gpu' }).success).toBe(false);
+  });
+
+  it('checks the shared models: each id once, on classes it has, with a price per tenant kind', () => {
+    const [llama] = DEFAULT_CATALOGUE.inference.sharedModels;
+    const write = (sharedModels: unknown[]) => {
+      const file = path.join(os.tmpdir(), `catalogue-shared-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
+      writeFileSync(file, JSON.stringify({ ...DEFAULT_CATALOGUE, inference: { ...DEFAULT_CATALOGUE.inference, sharedModels } }));
+      return file;
+    };
+    expect(loadCatalogue(write([llama])).inference.sharedModels.map((m) => m.id)).toEqual([llama!.id]);
+    expect(() => loadCatalogue(write([llama, llama]))).toThrow(`inference.sharedModels names ${llama!.id} twice`);
+    expect(() => loadCatalogue(write([{ ...llama, resourceClassIds: ['a100'] }]))).toThrow('names unknown resource class a100');
+    expect(() => loadCatalogue(write([{ ...llama, prices: { company: llama!.prices.company } }]))).toThrow(/inference\.sharedModels\.0\.prices\.academic/);
+    expect(() => loadCatalogue(write([{ ...llama, id: 'bad name' }]))).toThrow(/inference\.sharedModels\.0\.id/);
   });
 
   it('a catalogue without them is still valid', () => {

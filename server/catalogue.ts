@@ -81,10 +81,33 @@ const tokenPrices = z.object({ academic: tokenPrice, company: tokenPrice }).stri
  * token on top. Energy: the IT energy a token takes per resource class, micro-watt-hours (a class not named
  * counts none), from which a call's facility energy and CO2e follow with its site's PUE and grid.
  */
+/**
+ * A model the centre serves to every tenant (issue #29): staff start its replicas (inference services of
+ * the centre's own tenant, its GPU time charged there) on its classes; tenants call it through
+ * the gateway by `id` and pay `prices` per token of their kind (a research allocation in GPU-seconds at
+ * its class's tariff). `image` and `command` are what a real cluster runs (vLLM, llama.cpp's server, TGI:
+ * the same protocol); the simulated cluster runs the portal's model server.
+ */
+export const sharedModelSchema = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._/:-]{0,99}$/, 'letters, digits and . _ / : -'),
+    name: z.string().min(1).max(120),
+    contextLength: z.number().int().min(256).max(10_000_000),
+    /** The classes its replicas may run on (each at its site); the first is where staff start it by default. */
+    resourceClassIds: z.array(id).min(1).max(50),
+    gpus: z.number().int().min(1).max(64).default(1),
+    image: z.string().min(1).max(300).default('vllm/vllm-openai:v0.6.3'),
+    command: z.string().min(1).max(2000),
+    prices: tokenPrices,
+  })
+  .strict();
+export type SharedModel = z.infer<typeof sharedModelSchema>;
+
 export const inferenceSchema = z
   .object({
     ownModels: tokenPrices,
     uwhPerToken: z.record(id, z.number().int().min(0).max(10_000_000)).default({}),
+    sharedModels: z.array(sharedModelSchema).max(200).default([]),
   })
   .strict();
 
@@ -225,6 +248,29 @@ export type Catalogue = z.infer<typeof catalogueSchema>;
 export const DEFAULT_INFERENCE: z.infer<typeof inferenceSchema> = {
   ownModels: { academic: { inputCentsPerMTokens: 0, outputCentsPerMTokens: 0 }, company: { inputCentsPerMTokens: 10, outputCentsPerMTokens: 40 } },
   uwhPerToken: { h100: 80, b200: 55, 'h100-ch': 80 },
+  // Prices about what European inference providers ask for models of this size (per million tokens in / out).
+  sharedModels: [
+    {
+      id: 'centre/llama-3.1-8b-instruct',
+      name: 'Llama 3.1 8B Instruct',
+      contextLength: 131_072,
+      resourceClassIds: ['h100', 'b200'],
+      gpus: 1,
+      image: 'vllm/vllm-openai:v0.6.3',
+      command: 'vllm serve meta-llama/Llama-3.1-8B-Instruct --served-model-name centre/llama-3.1-8b-instruct --max-model-len 131072',
+      prices: { academic: { inputCentsPerMTokens: 5, outputCentsPerMTokens: 15 }, company: { inputCentsPerMTokens: 15, outputCentsPerMTokens: 45 } },
+    },
+    {
+      id: 'centre/mistral-small-24b-instruct',
+      name: 'Mistral Small 24B Instruct',
+      contextLength: 32_768,
+      resourceClassIds: ['b200', 'h100-ch'],
+      gpus: 1,
+      image: 'vllm/vllm-openai:v0.6.3',
+      command: 'vllm serve mistralai/Mistral-Small-24B-Instruct-2501 --served-model-name centre/mistral-small-24b-instruct --max-model-len 32768',
+      prices: { academic: { inputCentsPerMTokens: 10, outputCentsPerMTokens: 30 }, company: { inputCentsPerMTokens: 30, outputCentsPerMTokens: 90 } },
+    },
+  ],
 };
 
 /**
@@ -299,6 +345,12 @@ export function loadCatalogue(file: string | undefined): Catalogue {
   const classIds = new Set(catalogue.resourceClasses.map((rc) => rc.id));
   for (const id of Object.keys(catalogue.inference.uwhPerToken)) {
     if (!classIds.has(id)) throw new Error(`PORTAL_CATALOGUE: ${file}: inference.uwhPerToken names unknown resource class ${id}`);
+  }
+  const sharedIds = new Set<string>();
+  for (const model of catalogue.inference.sharedModels) {
+    if (sharedIds.has(model.id)) throw new Error(`PORTAL_CATALOGUE: ${file}: inference.sharedModels names ${model.id} twice`);
+    sharedIds.add(model.id);
+    for (const rc of model.resourceClassIds) if (!classIds.has(rc)) throw new Error(`PORTAL_CATALOGUE: ${file}: inference.sharedModels: ${model.id} names unknown resource class ${rc}`);
   }
   for (const mode of catalogue.accessModes) {
     const problem = accessModeConfigProblem(mode);

@@ -216,6 +216,7 @@ async function answerRequest(ctx: Context, req: Request, path: string, headers: 
     endpoint,
     worst,
     resourceClassId: classOf.get(replicas[0]!.jobId) ?? null,
+    shared: services.some((s) => s.shared === true),
     now: ctx.now(),
   });
   const refusal = (failed: { response: Response } | { error: unknown }): Response => {
@@ -471,6 +472,7 @@ const REFUSAL_CODES: Partial<Record<MessageKey, string>> = {
 function budgetRefusal(error: AppError, headers: Headers): Response {
   const message = translate('en', error.key, error.params);
   if (error.code === 'FORBIDDEN') return openAiError(403, message, 'permission_error', 'tenant_not_active', null, headers);
+  if (error.code === 'NOT_FOUND') return openAiError(404, message, 'invalid_request_error', 'model_not_found', 'model', headers);
   if (error.code !== 'PRECONDITION_FAILED' && error.code !== 'BAD_REQUEST') throw error;
   const code = REFUSAL_CODES[error.key] ?? error.key.replace(/^.*\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
   return openAiError(402, message, 'insufficient_quota', code, null, headers);
@@ -518,9 +520,9 @@ interface ModelObject {
 }
 
 /** modelList is the models of the running services, each once (its first service's start as `created`). */
-function modelList(services: readonly { model: string; startedAt: Date | null }[]): ModelObject[] {
+function modelList(services: readonly { model: string; startedAt: Date | null; shared?: boolean }[]): ModelObject[] {
   const seen = new Map<string, ModelObject>();
-  for (const s of services) if (!seen.has(s.model)) seen.set(s.model, { id: s.model, object: 'model', created: Math.floor((s.startedAt?.getTime() ?? 0) / 1000), owned_by: 'organization-owner' });
+  for (const s of services) if (!seen.has(s.model)) seen.set(s.model, { id: s.model, object: 'model', created: Math.floor((s.startedAt?.getTime() ?? 0) / 1000), owned_by: s.shared ? 'centre' : 'organization-owner' });
   return [...seen.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 

@@ -1,3 +1,4 @@
+import { modelsRouter } from './routers/models';
 import { accountRouter } from './routers/account';
 import { apiRouter } from './routers/api';
 import { allocationRouter } from './routers/allocation';
@@ -24,6 +25,7 @@ export const appRouter = router({
   staff: staffRouter,
   whatIf: whatIfRouter,
   catalogue: catalogueRouter,
+  models: modelsRouter,
   project: projectRouter,
   application: applicationRouter,
   allocation: allocationRouter,

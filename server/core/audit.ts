@@ -52,6 +52,8 @@ export const AUDIT_KINDS = [
   'project.created',
   'project.member_removed',
   'project.member_set',
+  'shared_model.started',
+  'shared_model.stopped',
   'tenant.cap_set',
   'tenant.overdue_block_lifted',
   'tenant.reactivated',

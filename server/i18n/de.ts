@@ -1879,4 +1879,10 @@ export const de: Record<MessageKey, string> = {
   'jobs.servedModelHint': "Was Ihre Software der OpenAI-kompatiblen API des Portals als „model“ übergibt. Leer: nach dem Job benannt.",
   'jobs.serviceModel': "Modell",
   'jobs.serviceHowTo': "Rufen Sie ihn mit einem beliebigen OpenAI-Client auf: der Endpunkt als Basis-URL, der Modellname als „model“ und ein persönliches API-Token mit dem Bereich „inference“ als API-Schlüssel (Konto → API-Tokens).",
+  'audit.action.shared_model.started': "hat ein Replikat eines gemeinsamen Modells gestartet",
+  'audit.action.shared_model.stopped': "hat ein Replikat eines gemeinsamen Modells gestoppt",
+  'sharedModels.unknown': "Das Zentrum bietet kein Modell {model} an: Wählen Sie eines auf der Seite Modelle.",
+  'sharedModels.classNotOffered': "Das Modell {model} läuft nur auf {classes}: Wählen Sie eine davon.",
+  'sharedModels.unknownReplica': "Kein Replikat eines gemeinsamen Modells hat diese Job-ID: Laden Sie die Seite Modelle neu.",
+  'job.servedModelShared': "{model} ist der Name eines gemeinsamen Modells des Zentrums: Geben Sie Ihrem Dienst einen anderen Namen.",
 };

@@ -1878,6 +1878,12 @@ export const en = {
   'jobs.servedModelHint': "What your software passes as “model” to the portal's OpenAI-compatible API. Empty: named after the job.",
   'jobs.serviceModel': "Model",
   'jobs.serviceHowTo': "Call it with any OpenAI client: the endpoint as base URL, the model name as “model”, and a personal API token with the scope “inference” as API key (Account → API tokens).",
+  'audit.action.shared_model.started': "started a replica of a shared model",
+  'audit.action.shared_model.stopped': "stopped a replica of a shared model",
+  'sharedModels.unknown': "The centre serves no model {model}: pick one of the Models page.",
+  'sharedModels.classNotOffered': "The model {model} runs on {classes} only: pick one of those.",
+  'sharedModels.unknownReplica': "No replica of a shared model has this job id: reload the Models page.",
+  'job.servedModelShared': "{model} is the name of one of the centre's shared models: give your service another name.",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -88,6 +88,9 @@ export const POLICY: Record<string, Entry> = {
   'catalogue.resourceClasses': { access: 'member' },
   'catalogue.priceList': { access: 'member' },
   'catalogue.accessModes': { access: 'signedIn' },
+  'models.shared': { access: 'signedIn' },
+  'models.start': { access: 'admin', input: () => ({ modelId: 'no/such-model' }), allowedAnswer: 'NOT_FOUND' },
+  'models.stop': { access: 'admin', input: () => ({ jobId: uuid0 }), allowedAnswer: 'NOT_FOUND' },
 
   'centre.dashboard': { access: 'staff', input: (f) => ({ from: f.today, to: f.today }) },
   'centre.partitions': { access: 'staff' },

@@ -42,12 +42,17 @@ export async function startModelService(o: ModelServiceOptions): Promise<{ jobId
     env: {},
     idempotencyKey: randomUUID(),
   });
-  const file = connectionFileOf(jobDirOf(workspaceOf(configuredSiteRoots(), where.siteId, o.on.projectId), job.id));
+  return { jobId: job.id, pid: await waitForModelServer({ ...o, jobId: job.id, siteId: where.siteId, projectId: o.on.projectId }) };
+}
+
+/** waitForModelServer steps the reconciler (20 s at most) until a service's model server wrote its connection file; returns the server's pid. */
+export async function waitForModelServer(o: Pick<ModelServiceOptions, 'db' | 'scheduler' | 'tick'> & { jobId: string; siteId: string; projectId: string }): Promise<number> {
+  const file = connectionFileOf(jobDirOf(workspaceOf(configuredSiteRoots(), o.siteId, o.projectId), o.jobId));
   for (const deadline = Date.now() + 20_000; ; ) {
     await reconcileOnce(o.db, o.scheduler, o.tick());
     const text = await readFile(file, 'utf8').catch(() => null);
-    if (text) return { jobId: job.id, pid: (JSON.parse(text) as { pid: number }).pid };
-    if (Date.now() > deadline) throw new Error(`the model server of ${job.id} wrote no connection file within 20 s`);
+    if (text) return (JSON.parse(text) as { pid: number }).pid;
+    if (Date.now() > deadline) throw new Error(`the model server of ${o.jobId} wrote no connection file within 20 s`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

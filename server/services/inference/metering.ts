@@ -49,6 +49,8 @@ export interface OpenCallInput {
   worst: { prompt: number; completion: number };
   /** The resource class the model runs on (its first replica's): which GPU-hour allocation pays, when the project has several. */
   resourceClassId: string | null;
+  /** One of the centre's shared models (priced by the catalogue's entry), not the tenant's own service. */
+  shared?: boolean;
   now: Date;
 }
 
@@ -105,6 +107,14 @@ async function readPayingAllocation(db: Db, input: OpenCallInput, today: string)
   return rows.sort((a, b) => rank(a) - rank(b))[0] ?? null;
 }
 
+/** callPrice is what a call costs per million tokens: a shared model's price of the catalogue, else the tenant's own services' (a shared model no longer in the catalogue: refused). */
+function callPrice(catalogue: Catalogue, kind: 'academic' | 'company', input: Pick<OpenCallInput, 'shared' | 'model'>): TokenPrice {
+  if (!input.shared) return ownModelPrice(catalogue, kind);
+  const model = catalogue.inference.sharedModels.find((m) => m.id === input.model);
+  if (!model) throw new AppError('NOT_FOUND', 'sharedModels.unknown', { model: input.model });
+  return model.prices[kind];
+}
+
 /** ownModelPrice is what a call to one of the tenant's own services costs per million tokens. */
 export function ownModelPrice(catalogue: Catalogue, kind: 'academic' | 'company'): TokenPrice {
   return catalogue.inference.ownModels[kind];
@@ -123,7 +133,7 @@ export async function openModelCall(db: Db, input: OpenCallInput): Promise<OpenC
   const overdue = await overdueBlocking(db, input.orgId, today, blockDays);
   if (overdue.length) throw new AppError('PRECONDITION_FAILED', 'inference.invoicesOverdue', { numbers: overdue.join(', ') });
   const catalogue = configuredCatalogue();
-  const price = ownModelPrice(catalogue, allocation.kind);
+  const price = callPrice(catalogue, allocation.kind, input);
   const micro = microPrice(price, allocation.unit, allocation.centsPerGpuHour);
   const amount = reservationFor(callCostMicro(micro, input.worst));
   const uwhPerToken = input.resourceClassId ? (catalogue.inference.uwhPerToken[input.resourceClassId] ?? 0) : 0;
@@ -136,7 +146,7 @@ export async function openModelCall(db: Db, input: OpenCallInput): Promise<OpenC
     requestId: input.requestId,
     model: input.model,
     endpoint: input.endpoint,
-    shared: false,
+    shared: input.shared === true,
     resourceClassId: input.resourceClassId,
     unit: allocation.unit,
     inputMicroPerToken: micro.inputMicroPerToken,

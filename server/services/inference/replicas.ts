@@ -4,10 +4,11 @@
 // a session's launcher does; the job wrote it, so it is checked like a session's (services/sessions/
 // connection.ts: no link on the way, one name, mode 0600, every field) and the host must be one of the
 // nodes the scheduler gave the job — the gateway connects nowhere else.
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '~/db/client';
 import { jobs, organisations, projects, type Residency } from '~/db/schema';
+import { configuredCatalogue } from '~/server/catalogue';
 import { residencyAllowsSite } from '~/server/core/jobs/admission';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
 import { logger } from '~/server/observability/log';
@@ -34,6 +35,8 @@ export interface ServiceRow {
   model: string;
   nodeList: string[] | null;
   startedAt: Date | null;
+  /** A replica of one of the centre's shared models (a service of the centre's tenant), not the tenant's own. */
+  shared?: boolean;
 }
 
 interface ModelConnection {
@@ -74,15 +77,30 @@ export interface CallerResidency {
 }
 
 /**
- * servicesForCall reads, as the tenant, its running services of a model and the residency of the project a
- * token calls for (null: no such project of the tenant), in one transaction.
+ * servicesForCall reads, as the tenant, its running services of a model (or all) and the residency of the
+ * project a token calls for (null: no such project of the tenant), in one transaction; and the running
+ * replicas of the centre's shared models of that name (or all), which every tenant may call.
  */
 export async function servicesForCall(db: Db, orgId: string, projectId: string, model?: string): Promise<{ services: ServiceRow[]; residency: CallerResidency | null }> {
-  return db.transaction(async (tx) => {
+  const sharedIds = configuredCatalogue().inference.sharedModels.map((m) => m.id);
+  const wanted = model === undefined ? sharedIds : sharedIds.includes(model) ? [model] : [];
+  const columns = { jobId: jobs.id, siteId: jobs.siteId, projectId: jobs.projectId, resourceClassId: jobs.resourceClassId, model: jobs.servedModel, nodeList: jobs.nodeList, startedAt: jobs.startedAt };
+  // The centre's shared models: its tenant's running services of them, read on the portal's connection (every
+  // tenant may call them), before the tenant's own transaction (PGlite has one connection).
+  const shared =
+    wanted.length === 0
+      ? []
+      : await db
+        .select(columns)
+        .from(jobs)
+        .innerJoin(organisations, and(eq(organisations.id, jobs.orgId), eq(organisations.centre, true)))
+        .where(and(eq(jobs.kind, 'inference'), eq(jobs.state, 'RUNNING'), inArray(jobs.servedModel, wanted)))
+        .orderBy(asc(jobs.startedAt), asc(jobs.id));
+  const own = await db.transaction(async (tx) => {
     const [, rows, [project]] = await Promise.all([
       actAsTenant(tx, orgId, 'read'),
       tx
-        .select({ jobId: jobs.id, siteId: jobs.siteId, projectId: jobs.projectId, resourceClassId: jobs.resourceClassId, model: jobs.servedModel, nodeList: jobs.nodeList, startedAt: jobs.startedAt })
+        .select(columns)
         .from(jobs)
         .where(and(eq(jobs.orgId, orgId), eq(jobs.kind, 'inference'), eq(jobs.state, 'RUNNING'), ...(model === undefined ? [] : [eq(jobs.servedModel, model)])))
         .orderBy(asc(jobs.startedAt), asc(jobs.id)),
@@ -94,6 +112,10 @@ export async function servicesForCall(db: Db, orgId: string, projectId: string, 
     ]);
     return { services: rows.flatMap((r) => (r.model ? [{ ...r, model: r.model }] : [])), residency: project ?? null };
   });
+  // A tenant's own service of a name comes first (the centre's own calls of its models are its own).
+  const ownNames = new Set(own.services.map((s) => s.model));
+  const sharedRows = shared.flatMap((r) => (r.model && !ownNames.has(r.model) ? [{ ...r, model: r.model, shared: true }] : []));
+  return { services: [...own.services, ...sharedRows], residency: own.residency };
 }
 
 /** residencyAllows tells whether a call of a project with this residency may be served at a site. */

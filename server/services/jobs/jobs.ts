@@ -101,7 +101,7 @@ const allocationSelect = (db: DbOrTx, knownJobId: SQL<string | null>) =>
   db
     .select({
       allocation: allocations,
-      org: { status: organisations.status, residency: organisations.residency, monthlyCapCents: organisations.monthlyCapCents },
+      org: { status: organisations.status, residency: organisations.residency, monthlyCapCents: organisations.monthlyCapCents, centre: organisations.centre },
       projectResidency: projects.dataResidency,
       projectRole: projectMembers.role,
       knownJobId,
@@ -278,6 +278,8 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
   if (input.servedModel !== undefined && input.kind !== 'inference') throw new AppError('BAD_REQUEST', 'job.servedModelOnlyInference', {}, 'servedModel');
   if (input.servedModel !== undefined && !SERVED_MODEL_PATTERN.test(input.servedModel)) throw new AppError('BAD_REQUEST', 'job.servedModelInvalid', {}, 'servedModel');
   const servedModel = input.kind === 'inference' ? (input.servedModel ?? defaultServedModel(input.name)) : null;
+  // The centre's shared models' names are the centre's: another tenant's service may not take one (its callers would reach it instead).
+  if (servedModel !== null && !tenant.centre && configuredCatalogue().inference.sharedModels.some((m) => m.id === servedModel)) throw new AppError('BAD_REQUEST', 'job.servedModelShared', { model: servedModel }, 'servedModel');
   if (input.dependency) await checkDependency(db, allocation.projectId, input.dependency);
   // Files and folders picked from the project's workspace at the job's site: checked now, given to the job as PORTAL_INPUTS.
   const inputs = input.inputs?.length ? await inputsEnv(workspaceOf(configuredSiteRoots(), site.id, allocation.projectId), input.inputs) : {};

@@ -1,0 +1,2 @@
+ALTER TABLE "organisations" ADD COLUMN "centre" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+CREATE UNIQUE INDEX "organisations_centre_idx" ON "organisations" USING btree ("centre") WHERE "organisations"."centre";
