@@ -13,11 +13,9 @@ import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import OpenAI from 'openai';
 import { countChatTokens } from '~/bin/portal-model-server/tokens.mjs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Db, DbHandle } from '~/db/client';
+import type { Db } from '~/db/client';
 import { allocations, ledgerEntries, modelCalls } from '~/db/schema';
-import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
-import { createSimulatedScheduler, type SimulatedScheduler } from '~/server/adapters/scheduler/simulated';
-import { createRestHandler } from '~/server/api/rest';
+import type { SimulatedScheduler } from '~/server/adapters/scheduler/simulated';
 import { configuredCatalogue } from '~/server/catalogue';
 import { MICRO } from '~/server/core/inference/metering';
 import { AppError } from '~/server/errors';
@@ -27,9 +25,8 @@ import { issueInvoice, loadInvoiceForMail } from '~/server/services/billing/invo
 import { reconcileOnce } from '~/server/services/jobs/reconciler';
 import { MODEL_CALL_LOST_AFTER_MS, openModelCall, releaseLostModelCalls, settleModelCall } from '~/server/services/inference/metering';
 import { balanceOfRow, ledgerSums } from '~/server/services/ledger/ledger';
-import { apiTokens } from '~/server/testing/api-tokens';
-import { serveFetch, type ServedFetch } from '~/server/testing/serve-fetch';
-import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
+import { openGateway, type GatewayRig } from '~/server/testing/gateway';
+import { activeAllocation, callerFor, createStaff, createTenant, dbTargets } from '~/server/testing/harness';
 import { startModelService } from '~/server/testing/model-services';
 
 // This file's catalogue: the demo centre's, with token prices large enough to see.
@@ -55,12 +52,11 @@ const COMPANY_PRICE = { input: 250, output: 1000 };
 type Tenant = Awaited<ReturnType<typeof createTenant>>;
 
 describe.each(dbTargets())('model calls in the ledger on %s', (target) => {
-  let handle: DbHandle;
+  let rig: GatewayRig;
   let db: Db;
   let scheduler: SimulatedScheduler;
-  let served: ServedFetch;
   let baseURL: string;
-  let tokens: ReturnType<typeof apiTokens>;
+  let tokens: GatewayRig['tokens'];
   let admin: { userId: string };
   let company: Tenant;
   /** The company's project whose big credit line runs its services. */
@@ -70,21 +66,15 @@ describe.each(dbTargets())('model calls in the ledger on %s', (target) => {
 
   beforeAll(async () => {
     expect(configuredCatalogue().inference.ownModels.company.outputCentsPerMTokens).toBe(COMPANY_PRICE.output);
-    handle = await openTestDb(target);
-    db = handle.db;
+    rig = await openGateway(target, { clock, name: 'metering' });
+    ({ db, scheduler, tokens, baseURL } = rig);
     admin = await createStaff(db, 'admin');
     company = await createTenant(db, { kind: 'company', name: `Metering GmbH ${randomUUID().slice(0, 6)}` });
     await callerFor(db, { userId: admin.userId, now: clock }).staff.changeTenantStatus({ orgId: company.orgId, action: 'verify', reason: 'Company checked' });
     servicesProject = await creditLine(company, 10_000, 'Services');
-    scheduler = createSimulatedScheduler({ db, cluster: await clusterConfigFromCatalogue(db), speed: 60, now: clock, clusterId: `metering-${randomUUID().slice(0, 8)}` });
-    tokens = apiTokens(db);
-    const rest = createRestHandler({ db: () => Promise.resolve(db), authenticate: tokens.authenticate, portalUrl: 'http://portal.test', perMinute: 100_000, scheduler, now: clock });
-    served = await serveFetch(rest);
-    baseURL = `${served.origin}/api/v1/openai/v1`;
   });
   afterAll(async () => {
-    await served?.close();
-    await handle?.close();
+    await rig?.close();
   });
 
   /** creditLine makes a project of the company with a credit line of `euros` (DE-only with `residency`). */

@@ -9,19 +9,16 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db, DbHandle } from '~/db/client';
+import type { Db } from '~/db/client';
 import { allocations, jobs, modelCalls, organisations } from '~/db/schema';
-import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
-import { createSimulatedScheduler, type SimulatedScheduler } from '~/server/adapters/scheduler/simulated';
-import { createRestHandler } from '~/server/api/rest';
+import type { SimulatedScheduler } from '~/server/adapters/scheduler/simulated';
 import { configuredCatalogue } from '~/server/catalogue';
 import { callCostMicro, chargeWithCarry, microPrice } from '~/server/core/inference/metering';
 import { reconcileOnce } from '~/server/services/jobs/reconciler';
 import { balanceOfRow, ledgerSums } from '~/server/services/ledger/ledger';
-import { apiTokens } from '~/server/testing/api-tokens';
-import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
+import { openGateway, type GatewayRig } from '~/server/testing/gateway';
+import { activeAllocation, callerFor, createStaff, createTenant, dbTargets } from '~/server/testing/harness';
 import { waitForModelServer } from '~/server/testing/model-services';
-import { serveFetch, type ServedFetch } from '~/server/testing/serve-fetch';
 
 const TODAY = '2026-12-01';
 const LLAMA = 'centre/llama-3.1-8b-instruct';
@@ -30,12 +27,11 @@ const MISTRAL = 'centre/mistral-small-24b-instruct';
 type Tenant = Awaited<ReturnType<typeof createTenant>>;
 
 describe.each(dbTargets())('the centre’s shared models on %s', (target) => {
-  let handle: DbHandle;
+  let rig: GatewayRig;
   let db: Db;
   let scheduler: SimulatedScheduler;
-  let served: ServedFetch;
   let baseURL: string;
-  let tokens: ReturnType<typeof apiTokens>;
+  let tokens: GatewayRig['tokens'];
   let admin: { userId: string };
   let reviewer: { userId: string };
   let now = new Date(`${TODAY}T09:00:00Z`);
@@ -45,15 +41,10 @@ describe.each(dbTargets())('the centre’s shared models on %s', (target) => {
   const replicas: Record<string, string> = {};
 
   beforeAll(async () => {
-    handle = await openTestDb(target);
-    db = handle.db;
+    rig = await openGateway(target, { clock, name: 'shared' });
+    ({ db, scheduler, tokens, baseURL } = rig);
     admin = await createStaff(db, 'admin');
     reviewer = await createStaff(db, 'reviewer');
-    scheduler = createSimulatedScheduler({ db, cluster: await clusterConfigFromCatalogue(db), speed: 60, now: clock, clusterId: `shared-${randomUUID().slice(0, 8)}` });
-    tokens = apiTokens(db);
-    const rest = createRestHandler({ db: () => Promise.resolve(db), authenticate: tokens.authenticate, portalUrl: 'http://portal.test', perMinute: 100_000, scheduler, now: clock });
-    served = await serveFetch(rest);
-    baseURL = `${served.origin}/api/v1/openai/v1`;
     // Llama in Jena, Mistral in Kajaani (Finland): started by an admin, as the Models page does.
     for (const [model, resourceClassId] of [
       [LLAMA, 'h100'],
@@ -66,8 +57,7 @@ describe.each(dbTargets())('the centre’s shared models on %s', (target) => {
     }
   }, 120_000);
   afterAll(async () => {
-    await served?.close();
-    await handle?.close();
+    await rig?.close();
   });
 
   const company = async (name: string) => {

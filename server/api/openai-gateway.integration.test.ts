@@ -12,19 +12,16 @@ import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import { ledgerEntries, modelCalls } from '~/db/schema';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db, DbHandle } from '~/db/client';
-import { clusterConfigFromCatalogue } from '~/server/adapters/scheduler/cluster-config';
-import { createSimulatedScheduler, type SimulatedScheduler } from '~/server/adapters/scheduler/simulated';
+import type { Db } from '~/db/client';
+import type { SimulatedScheduler } from '~/server/adapters/scheduler/simulated';
 import { runningServices as runningModelServers } from '~/server/adapters/scheduler/simulated-services';
-import { createRestHandler } from '~/server/api/rest';
 import { defaultServedModel } from '~/server/core/jobs/inference';
 import { configuredSiteRoots } from '~/server/services/files/roots';
 import { jobDirOf, workspaceOf } from '~/server/services/files/workspace';
 import { reconcileOnce } from '~/server/services/jobs/reconciler';
 import { metrics } from '~/server/observability/metrics';
-import { apiTokens } from '~/server/testing/api-tokens';
-import { serveFetch, type ServedFetch } from '~/server/testing/serve-fetch';
-import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
+import { openGateway, type GatewayRig } from '~/server/testing/gateway';
+import { activeAllocation, callerFor, createStaff, createTenant, dbTargets } from '~/server/testing/harness';
 import { startModelService } from '~/server/testing/model-services';
 
 type Tenant = Awaited<ReturnType<typeof createTenant>>;
@@ -32,12 +29,11 @@ type Tenant = Awaited<ReturnType<typeof createTenant>>;
 const TODAY = '2026-12-01';
 
 describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
-  let handle: DbHandle;
+  let rig: GatewayRig;
   let db: Db;
   let scheduler: SimulatedScheduler;
-  let served: ServedFetch;
   let baseURL: string;
-  let tokens: ReturnType<typeof apiTokens>;
+  let tokens: GatewayRig['tokens'];
   let company: Tenant;
   let other: Tenant;
   let allocationId: string;
@@ -47,22 +43,16 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
   const clock = () => now;
 
   beforeAll(async () => {
-    handle = await openTestDb(target);
-    db = handle.db;
+    rig = await openGateway(target, { clock, name: 'gateway' });
+    ({ db, scheduler, tokens, baseURL } = rig);
     const admin = await createStaff(db, 'admin');
     company = await createTenant(db, { name: `Gateway GmbH ${randomUUID().slice(0, 6)}` });
     other = await createTenant(db, { name: `Other AG ${randomUUID().slice(0, 6)}` });
     ({ allocationId, projectId } = await activeAllocation(db, company, admin, { gpuHours: 500, today: TODAY }));
     ({ projectId: otherProjectId } = await activeAllocation(db, other, admin, { gpuHours: 10, today: TODAY }));
-    scheduler = createSimulatedScheduler({ db, cluster: await clusterConfigFromCatalogue(db), speed: 60, now: clock, clusterId: `gateway-${randomUUID().slice(0, 8)}` });
-    tokens = apiTokens(db);
-    const rest = createRestHandler({ db: () => Promise.resolve(db), authenticate: tokens.authenticate, portalUrl: 'http://portal.test', perMinute: 100_000, scheduler, now: clock });
-    served = await serveFetch(rest);
-    baseURL = `${served.origin}/api/v1/openai/v1`;
   });
   afterAll(async () => {
-    await served?.close();
-    await handle?.close();
+    await rig?.close();
   });
 
   /** counted sums a gateway metric's samples whose labels include `labels`. */
