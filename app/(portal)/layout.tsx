@@ -27,6 +27,7 @@ export default async function PortalLayout({ children }: { children: ReactNode }
           { href: '/apps', label: t('nav.apps') },
           { href: '/usage', label: t('nav.usage') },
           { href: '/prices', label: t('nav.prices') },
+          { href: '/models', label: t('nav.models') },
           ...(active?.kind === 'company' ? [{ href: '/invoices', label: t('nav.invoices') }] : []),
           { href: '/organisation', label: t('nav.organisation') },
           { href: '/developers/api', label: t('nav.developers') },
@@ -34,6 +35,7 @@ export default async function PortalLayout({ children }: { children: ReactNode }
       : []),
     ...(me.staffRoles.length
       ? [
+          ...(orgs.length ? [] : [{ href: '/models', label: t('nav.models') }]),
           { href: '/staff/centre', label: t('nav.centre') },
           { href: '/staff/tco', label: t('nav.tco') },
           { href: '/staff/what-if', label: t('nav.whatIf') },

@@ -1,11 +1,12 @@
 // What the models router's procedures answer (`.output()`), and nothing else: zod drops any field a
 // schema does not name.
 import { z } from 'zod';
+import { jobState } from '~/db/schema';
 
 const priceOut = z.object({ inputCentsPerMTokens: z.number().int(), outputCentsPerMTokens: z.number().int() });
 
 /** A replica of a shared model: staff see each (to stop it); a tenant sees where it is served. */
-export const sharedReplicaOut = z.object({ jobId: z.string(), siteId: z.string(), siteName: z.string(), resourceClassId: z.string(), state: z.string(), startedAt: z.date().nullable() });
+export const sharedReplicaOut = z.object({ jobId: z.string(), siteId: z.string(), siteName: z.string(), resourceClassId: z.string(), state: z.enum(jobState.enumValues), startedAt: z.date().nullable() });
 
 export const sharedModelOut = z.object({
   id: z.string(),

@@ -130,7 +130,7 @@ export interface SharedReplica {
   jobId: string;
   siteId: string;
   resourceClassId: string;
-  state: string;
+  state: (typeof jobs.$inferSelect)['state'];
   startedAt: Date | null;
 }
 
