@@ -310,6 +310,8 @@ export function createModelServer({ model, secret, tokenDelayMs = 0, contextLeng
     });
     res.on('close', () => {
       closed = true;
+      // The gateway's health probes (every few seconds) are not calls: not logged.
+      if (record.path === '/health') return;
       const aborted = !res.writableFinished;
       const ms = Number((process.hrtime.bigint() - startedAt) / 1000n) / 1000;
       // Logged once the handler has stopped too, so the record holds the tokens actually sent.

@@ -23,6 +23,7 @@ import { metrics } from '~/server/observability/metrics';
 import { openGateway, type GatewayRig } from '~/server/testing/gateway';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets } from '~/server/testing/harness';
 import { startModelService } from '~/server/testing/model-services';
+import { isHealthy, probeReplicas } from '~/server/services/inference/health';
 
 type Tenant = Awaited<ReturnType<typeof createTenant>>;
 
@@ -228,5 +229,33 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
     const calls = async () => (await readFile(logFile, 'utf8')).split('\n').filter((l) => l.includes('"path":"/v1/chat/completions"')).length;
     await expect.poll(calls).toBe(4);
     expect(await readFile(logFile, 'utf8')).not.toContain('call 0');
+  });
+  it('probes its replicas: a hung server is passed over at once, and used again when it answers', { timeout: 60_000 }, async () => {
+    const first = await startService('gateway-gmbh/probed', 'probed one');
+    const second = await startService('gateway-gmbh/probed', 'probed two');
+    const client = new OpenAI({ baseURL, apiKey: await tokens.mint(company, ['inference'], { projectId }), maxRetries: 0 });
+    const call = (i: number) => client.chat.completions.create({ model: 'gateway-gmbh/probed', messages: [{ role: 'user', content: `probe ${i}` }], max_tokens: 3 });
+    await call(0); // the route names both: they are under probing now
+    // The first server hangs (stopped: its port still takes connections, nothing answers).
+    process.kill(first.pid, 'SIGSTOP');
+    try {
+      await probeReplicas();
+      expect(isHealthy(first.jobId)).toBe(false);
+      expect(isHealthy(second.jobId)).toBe(true);
+      const started = performance.now();
+      for (let i = 1; i <= 4; i++) expect((await call(i)).choices).toHaveLength(1);
+      // No call waited for the hung server (a forward's own time-out is 10 s).
+      expect(performance.now() - started).toBeLessThan(8_000);
+    } finally {
+      process.kill(first.pid, 'SIGCONT');
+    }
+    await probeReplicas();
+    expect(isHealthy(first.jobId)).toBe(true);
+    const logOf = (jobId: string) => path.join(jobDirOf(workspaceOf(configuredSiteRoots(), 'de-jena', projectId), jobId), 'model-server.log');
+    const calls = async (jobId: string) => (await readFile(logOf(jobId), 'utf8').catch(() => '')).split('\n').filter((l) => l.includes('"path":"/v1/chat/completions"')).length;
+    // The hung server got none of the four; its health probes are not in its log.
+    await expect.poll(() => calls(second.jobId)).toBeGreaterThanOrEqual(4);
+    expect(await calls(first.jobId)).toBeLessThanOrEqual(1);
+    expect(await readFile(logOf(first.jobId), 'utf8').catch(() => '')).not.toContain('/health');
   });
 });

@@ -32,6 +32,7 @@ import { AppError } from '~/server/errors';
 import { translate, type MessageKey } from '~/server/i18n';
 import { logger } from '~/server/observability/log';
 import { metrics } from '~/server/observability/metrics';
+import { isHealthy, noteForward, watchReplicas } from '~/server/services/inference/health';
 import { openModelCall, settleModelCall, type OpenCall } from '~/server/services/inference/metering';
 import { hit } from '~/server/services/rate-limits';
 import { replicaOf, residencyAllows, servicesForCall, strictestResidency, type CallerResidency, type Replica, type ServiceRow } from '~/server/services/inference/replicas';
@@ -195,8 +196,9 @@ async function answerRequest(ctx: Context, req: Request, path: string, headers: 
     headers.set('retry-after', '10');
     return openAiError(503, `The model ${model} is starting: its server does not answer yet. Try again in a few seconds.`, 'api_error', 'model_starting', null, headers);
   }
-  // Least busy first (ties: the order the services started in).
-  replicas.sort((a, b) => (inFlight.get(a.jobId) ?? 0) - (inFlight.get(b.jobId) ?? 0));
+  // Healthy first (active health checks), then the least busy (ties: the order the services started in).
+  watchReplicas(replicas);
+  replicas.sort((a, b) => Number(isHealthy(b.jobId)) - Number(isHealthy(a.jobId)) || (inFlight.get(a.jobId) ?? 0) - (inFlight.get(b.jobId) ?? 0));
   const requestId = headers.get('x-request-id') ?? '';
   const endpoint = ENDPOINT_OF_PATH[path]!;
   const worst = worstCaseTokens(endpoint, parsed as Record<string, unknown>, COUNTER);
@@ -254,6 +256,7 @@ async function answerRequest(ctx: Context, req: Request, path: string, headers: 
         closeWith({ promptTokens: 0, completionTokens: 0, httpStatus: 499, aborted: true, replica: null });
         throw error;
       }
+      noteForward(replica.jobId, upstream !== null);
       if (upstream === null) {
         routes.delete(routeKey); // looked up afresh next time
         metrics().gatewayErrors.inc({ model, site: replica.siteId, kind: 'unreachable' });
