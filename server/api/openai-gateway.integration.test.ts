@@ -21,6 +21,8 @@ import { jobDirOf, workspaceOf } from '~/server/services/files/workspace';
 import { reconcileOnce } from '~/server/services/jobs/reconciler';
 import { metrics } from '~/server/observability/metrics';
 import { openGateway, type GatewayRig } from '~/server/testing/gateway';
+import { serveFetch } from '~/server/testing/serve-fetch';
+import { createRestHandler } from '~/server/api/rest';
 import { activeAllocation, callerFor, createStaff, createTenant, dbTargets } from '~/server/testing/harness';
 import { startModelService } from '~/server/testing/model-services';
 import { isHealthy, probeReplicas } from '~/server/services/inference/health';
@@ -257,5 +259,33 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
     await expect.poll(() => calls(second.jobId)).toBeGreaterThanOrEqual(4);
     expect(await calls(first.jobId)).toBeLessThanOrEqual(1);
     expect(await readFile(logOf(first.jobId), 'utf8').catch(() => '')).not.toContain('/health');
+  });
+  it('counts every request against the token’s requests a minute: past it 429 in OpenAI’s shape, and nothing forwarded', { timeout: 60_000 }, async () => {
+    const { jobId } = await startService('gateway-gmbh/counted', 'counted');
+    const strict = await serveFetch(createRestHandler({ db: () => Promise.resolve(db), authenticate: tokens.authenticate, portalUrl: 'http://portal.test', perMinute: 3, scheduler, now: clock }));
+    try {
+      const client = new OpenAI({ baseURL: `${strict.origin}/api/v1/openai/v1`, apiKey: await tokens.mint(company, ['inference'], { projectId }), maxRetries: 0 });
+      const listed = await client.models.list().withResponse();
+      expect(listed.response.headers.get('x-ratelimit-remaining-requests')).toBe('2');
+      const answered = await client.chat.completions.create({ model: 'gateway-gmbh/counted', messages: [{ role: 'user', content: 'one' }], max_tokens: 3 }).withResponse();
+      expect([answered.response.headers.get('x-ratelimit-limit-requests'), answered.response.headers.get('x-ratelimit-remaining-requests')]).toEqual(['3', '1']);
+      await client.chat.completions.create({ model: 'gateway-gmbh/counted', messages: [{ role: 'user', content: 'two' }], max_tokens: 3 });
+      const refused = await client.chat.completions.create({ model: 'gateway-gmbh/counted', messages: [{ role: 'user', content: 'three' }], max_tokens: 3 }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(OpenAI.APIError);
+      expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(429);
+      expect((refused as InstanceType<typeof OpenAI.APIError>).code).toBe('rate_limit_exceeded');
+      expect((refused as Error).message).toContain('3 requests a minute');
+      expect((refused as InstanceType<typeof OpenAI.APIError>).headers?.get('retry-after')).toMatch(/^\d+$/);
+      // A refusal before any model is looked up counts too, and is refused the same way.
+      expect((await client.models.list().catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>).toMatchObject({ status: 429 });
+      const logFile = path.join(jobDirOf(workspaceOf(configuredSiteRoots(), 'de-jena', projectId), jobId), 'model-server.log');
+      const forwarded = async () => (await readFile(logFile, 'utf8')).split('\n').filter((l) => l.includes('"path":"/v1/chat/completions"'));
+      await expect.poll(async () => (await forwarded()).length).toBe(2);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The refused call reached no model server (a cancelled forward would be logged as aborted).
+      expect(await forwarded()).toHaveLength(2);
+    } finally {
+      await strict.close();
+    }
   });
 });

@@ -35,6 +35,8 @@ import { metrics } from '~/server/observability/metrics';
 import { isHealthy, noteForward, watchReplicas } from '~/server/services/inference/health';
 import { openModelCall, settleModelCall, type OpenCall } from '~/server/services/inference/metering';
 import { hit } from '~/server/services/rate-limits';
+import type { RateRule } from '~/server/core/rate-limits';
+import { setRequestLimitHeaders } from './rate-headers';
 import { replicaOf, residencyAllows, servicesForCall, strictestResidency, type CallerResidency, type Replica, type ServiceRow } from '~/server/services/inference/replicas';
 import { configuredCatalogue } from '~/server/catalogue';
 import type { Residency } from '~/db/schema';
@@ -117,14 +119,38 @@ function openAiRateHeaders(headers: Headers): void {
   headers.set('x-ratelimit-reset-requests', `${headers.get('x-ratelimit-reset') ?? '0'}s`);
 }
 
+/** A token's requests a minute, counted for this request: the rule and the count's verdict, once the statement answered. */
+type RequestsCount = Promise<{ allowed: boolean; hits: number; retryAfterSeconds: number; rule: RateRule }>;
+
 /**
  * gatewayResponse answers one request below `/openai/v1` (`path` is what follows it, e.g. `/chat/completions`),
  * always in OpenAI's shape: a database too busy to decide is 503 with retry-after, any other failure a 500
- * logged with the request id (never the prompt).
+ * logged with the request id (never the prompt). The request is counted against the token's requests a
+ * minute (`requestRule`, the REST API's) beside the rest of the work; beyond it, 429 and nothing forwarded.
  */
-export async function gatewayResponse(ctx: Context, req: Request, path: string, headers: Headers): Promise<Response> {
+export async function gatewayResponse(ctx: Context, req: Request, path: string, headers: Headers, requestRule: RateRule): Promise<Response> {
+  const token = ctx.token;
+  const counted = token ? hit(ctx.db, `apiToken:${token.id}`, requestRule, ctx.now()) : Promise.resolve({ allowed: true, hits: 0, retryAfterSeconds: 0 });
+  const requests: RequestsCount = counted.then((verdict) => {
+    if (token) {
+      setRequestLimitHeaders(headers, requestRule, verdict);
+      openAiRateHeaders(headers);
+    }
+    return { ...verdict, rule: requestRule };
+  });
+  requests.catch(() => undefined); // awaited below; a failure is the request's
   try {
-    return await answerRequest(ctx, req, path, headers);
+    const response = await answerRequest(ctx, req, path, headers, requests);
+    const verdict = await requests;
+    if (!verdict.allowed && response.status !== 429) {
+      await response.body?.cancel().catch(() => undefined);
+      return requestsRefusal(requestRule, verdict, headers);
+    }
+    for (const name of RATE_HEADERS) {
+      const value = headers.get(name);
+      if (value !== null && !response.headers.has(name)) response.headers.set(name, value);
+    }
+    return response;
   } catch (error) {
     if (req.signal.aborted) throw error;
     if (error instanceof AppError && error.code === 'SERVICE_UNAVAILABLE') {
@@ -137,8 +163,16 @@ export async function gatewayResponse(ctx: Context, req: Request, path: string, 
   }
 }
 
-async function answerRequest(ctx: Context, req: Request, path: string, headers: Headers): Promise<Response> {
-  openAiRateHeaders(headers);
+/** The rate-limit headers every answer carries (the REST API's names and OpenAI's). */
+const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests'];
+
+/** requestsRefusal is the 429 of a token past its requests a minute, in OpenAI's shape. */
+function requestsRefusal(rule: RateRule, verdict: { retryAfterSeconds: number }, headers: Headers): Response {
+  headers.set('retry-after', String(verdict.retryAfterSeconds));
+  return openAiError(429, `Rate limit reached for requests: this token may make ${rule.limit} requests a minute; try again in ${verdict.retryAfterSeconds} s.`, 'rate_limit_error', 'rate_limit_exceeded', null, headers);
+}
+
+async function answerRequest(ctx: Context, req: Request, path: string, headers: Headers, requests: RequestsCount): Promise<Response> {
   const token = ctx.token;
   const orgId = token?.orgId;
   if (!token || !orgId) return openAiError(403, 'This API token acts for no tenant: make a token of the tenant whose models it calls.', 'permission_error', 'no_tenant', null, headers);
@@ -206,9 +240,8 @@ async function answerRequest(ctx: Context, req: Request, path: string, headers: 
   const started = performance.now();
   // The call's admission — its tokens a minute, then its reservation — and its forward go at once: the
   // model's first token takes longer than both, so the client waits for neither alone. No byte of the
-  // answer passes before the call is admitted; a refused call's forward is cancelled. A project refused a
-  // moment ago is admitted first.
-  const opened = admit(ctx, headers, {
+  // answer passes before the call is admitted; a refused call's forward is cancelled.
+  const opened = admit(ctx, headers, requests, {
     orgId,
     userId: token.userId,
     tokenId: token.id,
@@ -232,7 +265,9 @@ async function answerRequest(ctx: Context, req: Request, path: string, headers: 
   };
   /** closeWith settles the call, once reserved, as ended without an answer. */
   const closeWith = (outcome: Omit<Parameters<typeof settleModelCall>[2], 'now'>) => void opened.then((o) => (o.ok ? settle(ctx, o.call, outcome) : undefined));
-  if (refusedLately(projectId)) {
+  // Past the token's requests a minute nothing is forwarded (its count went out when the request came in);
+  // a project refused a moment ago is admitted before it is forwarded.
+  if (!(await requests).allowed || refusedLately(projectId)) {
     const first = await opened;
     if (!first.ok) return refusal(first);
   }
@@ -312,10 +347,12 @@ async function answerRequest(ctx: Context, req: Request, path: string, headers: 
  * headers; each call at its worst case, as OpenAI counts them) and, within them, reserves its worst case
  * (openModelCall). Never rejects: the call, a refusal to send (429), or the reservation's error.
  */
-async function admit(ctx: Context, headers: Headers, input: Parameters<typeof openModelCall>[1]): Promise<{ ok: true; call: OpenCall } | { ok: false; response: Response } | { ok: false; error: unknown }> {
+async function admit(ctx: Context, headers: Headers, requests: RequestsCount, input: Parameters<typeof openModelCall>[1]): Promise<{ ok: true; call: OpenCall } | { ok: false; response: Response } | { ok: false; error: unknown }> {
   try {
     const rule = { limit: env().INFERENCE_TOKENS_PER_MINUTE, windowMs: 60_000 };
-    const verdict = await hit(ctx.db, `inferenceTokens:${input.tokenId}`, rule, input.now, input.worst.prompt + input.worst.completion);
+    // Both counts go out at once (the request's is on its way since the request came in).
+    const [counted, verdict] = await Promise.all([requests, hit(ctx.db, `inferenceTokens:${input.tokenId}`, rule, input.now, input.worst.prompt + input.worst.completion)]);
+    if (!counted.allowed) return { ok: false, response: requestsRefusal(counted.rule, counted, headers) };
     headers.set('x-ratelimit-limit-tokens', String(rule.limit));
     headers.set('x-ratelimit-remaining-tokens', String(Math.max(0, rule.limit - verdict.hits)));
     headers.set('x-ratelimit-reset-tokens', `${verdict.retryAfterSeconds}s`);

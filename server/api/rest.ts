@@ -19,6 +19,7 @@ import { negotiateLocale, translate, type Locale } from '~/server/i18n';
 import { logger } from '~/server/observability/log';
 import { inRequestScope, requestIdFrom } from '~/server/request-scope';
 import { hit } from '~/server/services/rate-limits';
+import { setRequestLimitHeaders } from './rate-headers';
 import type { FairGate } from './fair-gate';
 import { MAX_BODY_BYTES, readBody } from './http-guard';
 import { IDEMPOTENT_POSTS, restDocument } from './rest-document';
@@ -187,14 +188,17 @@ export function createRestHandler(deps: RestDeps): RestHandler {
         throw error;
       }
 
-      // One count per request and token, shared by every process (the rate_limits table).
-      const verdict = await hit(db, `apiToken:${token.id}`, rule, at);
-      answer.headers.set('x-ratelimit-limit', String(rule.limit));
-      answer.headers.set('x-ratelimit-remaining', String(Math.max(0, rule.limit - verdict.hits)));
-      answer.headers.set('x-ratelimit-reset', String(verdict.retryAfterSeconds));
-      if (!verdict.allowed) {
-        answer.headers.set('retry-after', String(verdict.retryAfterSeconds));
-        return refuse(answer, 'TOO_MANY_REQUESTS', translate(locale, 'api.rateLimited', { limit: rule.limit, seconds: verdict.retryAfterSeconds }));
+      // The OpenAI-compatible gateway (issue #29) counts the request with the call's tokens, in one statement,
+      // beside the forward; its answers and refusals are in OpenAI's shape.
+      const gateway = path === GATEWAY_PREFIX || path.startsWith(`${GATEWAY_PREFIX}/`);
+      if (!gateway) {
+        // One count per request and token, shared by every process (the rate_limits table).
+        const verdict = await hit(db, `apiToken:${token.id}`, rule, at);
+        setRequestLimitHeaders(answer.headers, rule, verdict);
+        if (!verdict.allowed) {
+          answer.headers.set('retry-after', String(verdict.retryAfterSeconds));
+          return refuse(answer, 'TOO_MANY_REQUESTS', translate(locale, 'api.rateLimited', { limit: rule.limit, seconds: verdict.retryAfterSeconds }));
+        }
       }
 
       return inRequestScope({ requestId, token: { id: token.id, name: token.name } }, async () => {
@@ -221,8 +225,7 @@ export function createRestHandler(deps: RestDeps): RestHandler {
           }
         }
 
-        // The OpenAI-compatible gateway (issue #29): its answers and refusals in OpenAI's shape.
-        if (path === GATEWAY_PREFIX || path.startsWith(`${GATEWAY_PREFIX}/`)) return withAnswer(answer, await gatewayResponse(ctx, req, path.slice(GATEWAY_PREFIX.length) || '/', new Headers(answer.headers)));
+        if (gateway) return withAnswer(answer, await gatewayResponse(ctx, req, path.slice(GATEWAY_PREFIX.length) || '/', new Headers(answer.headers), rule));
 
         // Files: resumable uploads (tus) and downloads (Range; a folder as a tar) stream, never read whole.
         if (path === '/uploads' || path.startsWith('/uploads/')) return withAnswer(answer, await uploadResponse(ctx, req, `${REST_PREFIX}/uploads`, body));
