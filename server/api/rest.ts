@@ -188,8 +188,8 @@ export function createRestHandler(deps: RestDeps): RestHandler {
         throw error;
       }
 
-      // The OpenAI-compatible gateway (issue #29) counts the request with the call's tokens, in one statement,
-      // beside the forward; its answers and refusals are in OpenAI's shape.
+      // The OpenAI-compatible gateway (issue #29) counts the request itself, beside the rest of its work
+      // (server/api/openai-gateway.ts gatewayResponse); its answers and refusals are in OpenAI's shape.
       const gateway = path === GATEWAY_PREFIX || path.startsWith(`${GATEWAY_PREFIX}/`);
       if (!gateway) {
         // One count per request and token, shared by every process (the rate_limits table).
