@@ -28,6 +28,7 @@ import { alertSpending, checkSpendingLimits, spendingFigures, spendingLimitsOf }
 import type { SpendingLimit } from '~/server/core/billing/spending-limits';
 import { appendBatchedReservations, balanceOfRow, confirmReservation, decideBatchedReservation, lockAllocation, lockOrganisation, monthSpendCents, settleModelCallsOnLocked, startModelCallReservation, type LockedOrganisation } from '~/server/services/ledger/ledger';
 import { groupCommit } from '~/server/services/group-commit';
+import { keptFor } from '~/server/services/kept';
 import { inTransaction } from '~/server/services/transaction';
 
 /** A call still open this long after it began is taken as lost (the gateway ends every answer well before: MODEL_CALL_MAX_MS). */
@@ -68,30 +69,18 @@ export interface OpenCall {
 /** How long a process reuses which allocation pays a project's calls (its status and period are decided again under its lock). */
 const PAYING_TTL_MS = 2000;
 type Paying = NonNullable<Awaited<ReturnType<typeof readPayingAllocation>>>;
-const paying: Map<string, { row: Paying | null; at: number }> = ((globalThis as { __portalPayingAllocations?: Map<string, { row: Paying | null; at: number }> }).__portalPayingAllocations ??= new Map<string, { row: Paying | null; at: number }>());
+const keptPaying = keptFor<Paying | null>('paying-allocations', PAYING_TTL_MS);
+const keptOverdue = keptFor<string[]>('overdue-invoices', PAYING_TTL_MS);
 
 /** payingAllocation is readPayingAllocation kept PAYING_TTL_MS per project, class and day: a busy model's calls read it once a second or two. */
-async function payingAllocation(db: Db, input: OpenCallInput, today: string): Promise<Paying | null> {
-  const key = `${input.orgId}\n${input.projectId}\n${input.resourceClassId ?? ''}\n${today}`;
-  const kept = paying.get(key);
-  if (kept && performance.now() - kept.at < PAYING_TTL_MS) return kept.row;
-  const row = await readPayingAllocation(db, input, today);
-  if (paying.size >= 10_000) paying.clear();
-  paying.set(key, { row, at: performance.now() });
-  return row;
+function payingAllocation(db: Db, input: OpenCallInput, today: string): Promise<Paying | null> {
+  return keptPaying(`${input.orgId}\n${input.projectId}\n${input.resourceClassId ?? ''}\n${today}`, () => readPayingAllocation(db, input, today));
 }
 
 /** overdueBlocking is overdueInvoicesBlocking kept PAYING_TTL_MS per tenant and day (an invoice's pause may start a second or two late). */
-async function overdueBlocking(db: Db, orgId: string, today: string, blockDays: number | null): Promise<string[]> {
-  const key = `overdue\n${orgId}\n${today}\n${blockDays ?? ''}`;
-  const kept = overdueKept.get(key);
-  if (kept && performance.now() - kept.at < PAYING_TTL_MS) return kept.numbers;
-  const numbers = await overdueInvoicesBlocking(db, orgId, today, blockDays);
-  if (overdueKept.size >= 10_000) overdueKept.clear();
-  overdueKept.set(key, { numbers, at: performance.now() });
-  return numbers;
+function overdueBlocking(db: Db, orgId: string, today: string, blockDays: number | null): Promise<string[]> {
+  return keptOverdue(`${orgId}\n${today}\n${blockDays ?? ''}`, () => overdueInvoicesBlocking(db, orgId, today, blockDays));
 }
-const overdueKept: Map<string, { numbers: string[]; at: number }> = ((globalThis as { __portalOverdueKept?: Map<string, { numbers: string[]; at: number }> }).__portalOverdueKept ??= new Map<string, { numbers: string[]; at: number }>());
 
 /** The allocation a project's calls pay from today, with the prices of the tenant's kind and the tenant's status. */
 async function readPayingAllocation(db: Db, input: OpenCallInput, today: string) {
