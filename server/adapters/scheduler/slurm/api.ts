@@ -6,7 +6,7 @@ import type { CtldJob, DbJob, SlurmApi, SlurmArrayRef, SlurmNode, SlurmPartition
 import type { SlurmClient } from './client';
 import type { CtldJob as SlurmCtldRecord, DbJob as SlurmDbRecord } from './schemas';
 import { isSlurmError, SLURM_ERRNO, type SlurmError } from './errors';
-import { arrayBitmapIndexes, arrayTaskCount, expandHostlist, gpusFromGres, statusFromCtld, statusFromDb, timeLimitSeconds } from './mapping';
+import { arrayBitmapIndexes, arrayTaskCount, batchStepPending, expandHostlist, gpusFromGres, statusFromCtld, statusFromDb, timeLimitSeconds } from './mapping';
 import { accountLimits, setAccountLimitsSacctmgr, syncBudgetsRest, type SacctmgrRunner, type SlurmBudget } from './limits';
 
 export interface SlurmApiOptions {
@@ -101,7 +101,8 @@ export function createSlurmApi(options: SlurmApiOptions): SlurmApi {
         account: s.account ?? '',
         partition: s.partition ?? '',
         state: s.state,
-        final: isFinalState(s.state) && s.endedAt !== null,
+        // Final with its end, and for a job Slurm ended, with the batch step that holds its signal (or long after).
+        final: isFinalState(s.state) && s.endedAt !== null && !batchStepPending(record, s.state, s.startedAt !== null, now),
         elapsedSeconds: s.elapsedSeconds,
         gpus: s.gpus,
         startedAt: s.startedAt,

@@ -6,6 +6,8 @@ import {
   arrayBitmapIndexes,
   arrayTaskCount,
   chargedGpuSeconds,
+  BATCH_STEP_WAIT_SECONDS,
+  batchStepPending,
   exitFromDb,
   exitFromWaitStatus,
   expandHostlist,
@@ -138,6 +140,23 @@ describe('exit codes and signals', () => {
     expect(statusFromDb(failed, { nowSeconds: 0, ctldExit: exitFromWaitStatus(3 << 8) })).toMatchObject({ state: 'FAILED', exitCode: 3, signal: null });
     expect(statusFromDb(failed, { nowSeconds: 0 })).toMatchObject({ exitCode: null, signal: null });
     expect(statusFromDb(record('FAILED', { status: 'FAILED', return_code: 3 }, null), { nowSeconds: 0 })).toMatchObject({ exitCode: 3, signal: null });
+  });
+
+  it('a job Slurm ended waits for its batch step\'s end (the signal), at most BATCH_STEP_WAIT_SECONDS after its end', () => {
+    const end = dbCancelled.time.end!;
+    const running = (r: DbJob): DbJob => ({ ...r, steps: r.steps!.map((s) => ({ ...s, state: 'RUNNING', time: { ...s.time, end: 0 }, exit_code: success })) });
+    const timeout = record('TIMEOUT', success, signaled(15, 'Terminated'));
+    // slurmctld records the time limit at once; the batch step's end comes when the step has died of it.
+    expect(batchStepPending(running(timeout), 'TIMEOUT', true, end + 1)).toBe(true);
+    expect(batchStepPending({ ...timeout, steps: [] }, 'TIMEOUT', true, end + 1)).toBe(true);
+    expect(batchStepPending(running(dbCancelled), 'CANCELLED', true, end + BATCH_STEP_WAIT_SECONDS - 1)).toBe(true);
+    // Its step recorded, or long enough after the end (a node that failed never sends it): final.
+    expect(batchStepPending(timeout, 'TIMEOUT', true, end + 1)).toBe(false);
+    expect(batchStepPending(running(timeout), 'TIMEOUT', true, end + BATCH_STEP_WAIT_SECONDS)).toBe(false);
+    // Nothing to wait for: a job that ended by itself, one that never ran, one whose own record names its end.
+    expect(batchStepPending(running(record('COMPLETED', success, success)), 'COMPLETED', true, end + 1)).toBe(false);
+    expect(batchStepPending(running(dbCancelled), 'CANCELLED', false, end + 1)).toBe(false);
+    expect(batchStepPending(running(record('FAILED', { status: 'FAILED', return_code: 3 }, success)), 'FAILED', true, end + 1)).toBe(false);
   });
 
   it('slurmdbd alone: SUCCESS/0 is 0:0 for a COMPLETED job; nothing for a job that never ran', () => {

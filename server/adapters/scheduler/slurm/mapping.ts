@@ -139,6 +139,28 @@ export function exitFromDb(record: DbJob, state: SchedulerJobState, ran: boolean
   return job ?? NO_EXIT;
 }
 
+/** How long after its end a job Slurm ended may wait for its batch step's record before it is final without it. */
+export const BATCH_STEP_WAIT_SECONDS = 60;
+
+/**
+ * batchStepPending says a job Slurm ended (a time limit, a cancel) is final in slurmdbd but the signal
+ * that ended it is not there yet. slurmctld records the job's end when it decides it (TIMEOUT), and the
+ * batch step's end, which holds the signal, when the step has died of it: a moment later, in a record of
+ * its own. A job is not final until that record is in, or until BATCH_STEP_WAIT_SECONDS after its end
+ * (a node that failed may never send it; a query by submission time returns no steps at all).
+ */
+export function batchStepPending(record: DbJob, state: SchedulerJobState, ran: boolean, nowSeconds: number): boolean {
+  if (!ran || !ENDED_BY_SLURM.has(state)) return false;
+  const own = readDbExit(record.exit_code);
+  if (own && (own.signal !== null || own.exitCode > 0)) return false;
+  const step = batchStep(record);
+  const stepEnd = step?.time?.end;
+  const stepEnded = typeof stepEnd === 'number' && stepEnd > 0 && step?.state !== 'RUNNING';
+  if (stepEnded) return false;
+  const end = record.time.end;
+  return typeof end === 'number' && end > 0 && nowSeconds - end < BATCH_STEP_WAIT_SECONDS;
+}
+
 /**
  * preferCtldExit joins slurmctld's wait status (known while it holds the job, exact) with slurmdbd's
  * reading: slurmctld's exit code wins (dbv0.0.38 cannot tell exit 1 from 0); a signal it does not name

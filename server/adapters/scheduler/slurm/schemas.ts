@@ -103,6 +103,9 @@ export const dbJobSchema = z.object({
     .array(
       z.object({
         step: z.object({ id: z.union([z.string(), z.number()]).nullable().optional(), name: str }).nullable().optional(),
+        /** RUNNING while the step runs; its end (and exit) arrive in a record of their own, after the job's. */
+        state: str,
+        time: z.object({ end: num }).nullable().optional(),
         /** The batch step's holds the signal Slurm sent a job it ended (a TIMEOUT job: SIGNALED 15). */
         exit_code: dbExitCodeSchema,
         tres: z.object({ consumed: z.object({ total: tresListSchema }).nullable().optional() }).nullable().optional(),
