@@ -152,6 +152,36 @@ describe.each(dbTargets())('the OpenAI-compatible gateway on %s', (target) => {
     await expect(client.chat.completions.create({ model: 'gateway-gmbh/support-7b', messages })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
   });
 
+  it('answers a stream read as a web Response (Next’s route) as it pipes one to the socket, unbuffered, and settles both', { timeout: 60_000 }, async () => {
+    await startService('gateway-gmbh/web-reader', 'web reader');
+    const headers = { authorization: `Bearer ${await tokens.mint(company, ['inference'], { projectId })}`, 'content-type': 'application/json' };
+    const body = JSON.stringify({ model: 'gateway-gmbh/web-reader', messages: [{ role: 'user', content: 'Hello' }], max_tokens: 12, seed: 3, stream: true });
+    const contentOf = (events: string) =>
+      events
+        .split('\n\n')
+        .filter((e) => e.startsWith('data: {'))
+        .map((e) => (JSON.parse(e.slice(6)) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '')
+        .join('');
+    const piped = await fetch(`${baseURL}/chat/completions`, { method: 'POST', headers, body });
+    expect(piped.headers.get('cache-control')).toBe('no-cache, no-transform');
+    const pipedText = await piped.text();
+    const web = await rig.rest(new Request('http://portal.test/api/v1/openai/v1/chat/completions', { method: 'POST', headers, body }));
+    expect(web.status).toBe(200);
+    expect(web.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const webText = await web.text();
+    for (const text of [pipedText, webText]) {
+      expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+      expect(text).not.toContain('"usage":{'); // the usage chunk the client did not ask for is left out
+    }
+    expect(contentOf(webText)).toBe(contentOf(pipedText));
+    expect(contentOf(webText).length).toBeGreaterThan(0);
+    const calls = await db.select().from(modelCalls).where(and(eq(modelCalls.orgId, company.orgId), eq(modelCalls.model, 'gateway-gmbh/web-reader')));
+    expect(calls.map((c) => [c.status, c.completionTokens])).toEqual([
+      ['settled', 12],
+      ['settled', 12],
+    ]);
+  });
+
   it('refuses a token without the scope, another tenant and an unknown model, in OpenAI’s shape', { timeout: 60_000 }, async () => {
     await startService('gateway-gmbh/private-model', 'private');
     const messages = [{ role: 'user' as const, content: 'Hello' }];

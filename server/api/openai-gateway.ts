@@ -41,6 +41,9 @@ import { replicaOf, residencyAllows, servicesForCall, strictestResidency, type C
 import { configuredCatalogue } from '~/server/catalogue';
 import type { Residency } from '~/db/schema';
 import { readBody } from './http-guard';
+import { responseOfStream } from './node-response';
+import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { Transform, type Readable } from 'node:stream';
 
 /** The model servers' rule counts a request's input tokens (bin/portal-model-server/tokens.mjs), so the reservation and their `usage` agree. */
 const COUNTER: TokenCounter = { chat: (messages) => countChatTokens(messages), prompt: (prompt) => countPromptTokens(prompt) };
@@ -300,20 +303,24 @@ async function answerRequest(ctx: Context, req: Request, path: string, headers: 
       const o = await opened;
       if (!o.ok) {
         upstream.release();
-        void upstream.body?.cancel().catch(() => undefined);
+        upstream.body.destroy();
         return refusal(o);
       }
       const call = o.call;
       const answer = new Headers(headers);
       for (const name of ['content-type', 'cache-control']) {
-        const value = upstream.headers.get(name);
-        if (value) answer.set(name, value);
+        const value = upstream.headers[name];
+        if (typeof value === 'string') answer.set(name, value);
       }
-      const isStream = (upstream.headers.get('content-type') ?? '').startsWith('text/event-stream');
+      const isStream = (upstream.headers['content-type'] ?? '').startsWith('text/event-stream');
+      // Events go as they come: no proxy may hold or compress them.
+      if (isStream) {
+        answer.set('cache-control', 'no-cache, no-transform');
+        answer.set('x-accel-buffering', 'no');
+      }
       const metered = meter(upstream.body, {
         stream: isStream,
         hideUsage: hideUsage && isStream,
-        started,
         release: upstream.release,
         onEnd: (tapped, ended) => {
           recordCall({ requestId, model, replica, status: upstream.status, tapped, started, ended });
@@ -324,7 +331,7 @@ async function answerRequest(ctx: Context, req: Request, path: string, headers: 
           return settle(ctx, call, { promptTokens, completionTokens, httpStatus: upstream.status, aborted: tapped.aborted, replica: { jobId: replica.jobId, siteId: replica.siteId } });
         },
       });
-      return new Response(metered, { status: upstream.status, headers: answer });
+      return responseOfStream(metered, { status: upstream.status, headers: answer });
     }
     if (fresh) break;
     fresh = true;
@@ -384,22 +391,22 @@ function refusedLately(projectId: string): boolean {
   return false;
 }
 
-/** What a replica answered: its status and headers, its body, and `release` (the replica is no longer busy). */
+/** What a replica answered: its status and headers, its body (the Node stream of the model server's socket), and `release` (the replica is no longer busy). */
 interface Upstream {
   status: number;
-  headers: Headers;
-  body: ReadableStream<Uint8Array> | null;
+  headers: IncomingHttpHeaders;
+  body: IncomingMessage;
   release: () => void;
-  /**
-   * The answer itself, held while its body is unread: undici cancels the body of a Response that was
-   * garbage-collected before its body was read, and the body waits for the call's reservation.
-   */
-  response: Response;
 }
 
-/** forward sends the request to one replica; null when it could not be reached or failed before its headers. */
-async function forward(replica: Replica, path: string, body: Uint8Array<ArrayBuffer>, requestId: string, signal: AbortSignal): Promise<Upstream | null> {
-  const url = `http://${replica.address.includes(':') ? `[${replica.address}]` : replica.address}:${replica.port}/v1${path}`;
+/** Connections to the model servers, kept open between calls (as fetch's pool did). */
+const upstreamAgent: http.Agent = ((globalThis as { __portalGatewayAgent?: http.Agent }).__portalGatewayAgent ??= new http.Agent({ keepAlive: true, keepAliveMsecs: 30_000 }));
+
+/**
+ * forward sends the request to one replica; null when it could not be reached or failed before its
+ * headers (CONNECT_TIMEOUT_MS). Node's http client, not fetch: the answer stays a Node stream (node-response.ts).
+ */
+function forward(replica: Replica, path: string, body: Uint8Array<ArrayBuffer>, requestId: string, signal: AbortSignal): Promise<Upstream | null> {
   inFlight.set(replica.jobId, (inFlight.get(replica.jobId) ?? 0) + 1);
   let counted = true;
   const release = () => {
@@ -409,32 +416,53 @@ async function forward(replica: Replica, path: string, body: Uint8Array<ArrayBuf
     if (left <= 0) inFlight.delete(replica.jobId);
     else inFlight.set(replica.jobId, left);
   };
-  try {
-    const response = await fetch(url, {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      release();
+      reject(signal.reason instanceof Error ? signal.reason : new Error('the call was aborted before it was forwarded'));
+      return;
+    }
+    const request = http.request({
+      host: replica.address,
+      port: replica.port,
+      path: `/v1${path}`,
       method: 'POST',
-      headers: { authorization: `Bearer ${replica.secret}`, 'content-type': 'application/json', ...(requestId ? { 'x-request-id': requestId } : {}) },
-      body,
-      signal: AbortSignal.any([signal, AbortSignal.timeout(CONNECT_TIMEOUT_MS)]),
-      redirect: 'manual',
+      agent: upstreamAgent,
+      headers: { authorization: `Bearer ${replica.secret}`, 'content-type': 'application/json', 'content-length': String(body.byteLength), ...(requestId ? { 'x-request-id': requestId } : {}) },
+      signal,
     });
-    return { status: response.status, headers: response.headers, body: response.body, release, response };
-  } catch (error) {
-    release();
-    if (signal.aborted) throw error;
-    logger().warn({ component: 'gateway', requestId, jobId: replica.jobId, site: replica.siteId, err: error }, 'a model server could not be reached; the next replica is tried');
-    return null;
-  }
+    const timer = setTimeout(() => request.destroy(new Error(`no answer within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
+    let answered = false;
+    request.once('response', (response) => {
+      answered = true;
+      clearTimeout(timer);
+      resolve({ status: response.statusCode ?? 502, headers: response.headers, body: response, release });
+    });
+    request.on('error', (error) => {
+      clearTimeout(timer);
+      // After the headers, a failure is the answer's (its body errs); before them, the next replica is tried.
+      if (answered) return;
+      release();
+      if (signal.aborted) reject(error);
+      else {
+        logger().warn({ component: 'gateway', requestId, jobId: replica.jobId, site: replica.siteId, err: error }, 'a model server could not be reached; the next replica is tried');
+        resolve(null);
+      }
+    });
+    request.end(body);
+  });
 }
 
 /**
- * meter passes an answer's body through as it comes (a stream's events at once), reading its usage on the
- * way (core/inference/usage-tap.ts); `onEnd` gets what was read when the body ended, failed or the client
- * cancelled it (`aborted`), and the replica is released then.
+ * meter passes an answer's body through as it comes (a stream's events at once, as the bytes came),
+ * reading its usage on the way (core/inference/usage-tap.ts); `onEnd` gets what was read when the body
+ * ended — before the client sees the end —, failed or the client went away (`aborted`), and the replica is
+ * released then. A Node stream: no promise per event (node-response.ts says why).
  */
 function meter(
-  body: ReadableStream<Uint8Array> | null,
-  o: { stream: boolean; hideUsage: boolean; started: number; release: () => void; onEnd: (tapped: TapResult & { aborted: boolean }, ended: number) => Promise<void> },
-): ReadableStream<Uint8Array> | null {
+  body: IncomingMessage,
+  o: { stream: boolean; hideUsage: boolean; release: () => void; onEnd: (tapped: TapResult & { aborted: boolean }, ended: number) => Promise<void> },
+): Readable {
   const sse = o.stream ? new SseTap(o.hideUsage) : null;
   const whole = o.stream ? null : new WholeTap();
   let finished: Promise<void> | null = null;
@@ -446,43 +474,37 @@ function meter(
     finished = o.onEnd({ ...(sse ?? whole)!.result, aborted }, at);
     return finished;
   };
-  if (!body) {
-    void finish(false);
-    return null;
-  }
-  const encoder = new TextEncoder();
-  const reader = body.getReader();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        const now = performance.now();
-        if (done) {
-          if (sse) for (const event of sse.end(now)) if (!event.drop) controller.enqueue(encoder.encode(event.text));
-          // The call is settled before the client sees its end: what it cost is in the ledger when the answer is.
-          await finish(false);
-          controller.close();
-          return;
-        }
-        if (whole) {
-          whole.feed(value, now);
-          controller.enqueue(value);
-          return;
-        }
-        const events = sse!.feed(value, now);
-        // Bytes go on at event boundaries: what is whole now, the rest with the next bytes.
-        const out = events.filter((e) => !e.drop).map((e) => e.text).join('');
-        if (out) controller.enqueue(encoder.encode(out));
-      } catch (error) {
-        void finish(true);
-        controller.error(error);
+  const metered = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const now = performance.now();
+      if (whole) {
+        whole.feed(chunk, now);
+        done(null, chunk);
+        return;
       }
+      for (const piece of sse!.feed(chunk, now)) this.push(piece);
+      done();
     },
-    async cancel(reason) {
-      void finish(true);
-      await reader.cancel(reason).catch(() => undefined);
+    flush(done) {
+      if (sse) for (const piece of sse.end(performance.now())) this.push(piece);
+      // The call is settled before the client sees its end: what it cost is in the ledger when the answer is.
+      finish(false).then(() => done(), done);
     },
   });
+  // The model server's answer cut short (it died, its connection broke): the client's is cut too.
+  body.on('error', (error) => metered.destroy(error));
+  // Its failure is seen by whoever reads it (node-response.ts: the connection is closed), never thrown.
+  metered.on('error', () => undefined);
+  body.once('close', () => {
+    if (!body.complete) metered.destroy(new Error('the model server’s answer ended before its end'));
+  });
+  // Ended before its end (the client went away, or the above): charged what was sent; the model server's answer is dropped.
+  metered.once('close', () => {
+    if (!finished) void finish(true);
+    if (!body.complete) body.destroy();
+  });
+  body.pipe(metered);
+  return metered;
 }
 
 /** settle settles a call in the ledger; a failure is logged (the worker releases a call left open), never thrown at the client. */

@@ -11,7 +11,8 @@
 // a download's body goes to the socket chunk by chunk with its length. Every other request under those
 // paths (a tus POST, HEAD, DELETE; the rest of the REST API) stays with Next's routes. The
 // OpenAI-compatible gateway's calls (`/api/v1/openai/v1/…`, issue #29) come here too: a model's
-// stream then goes to the socket event by event, without Next's route between (bench:gateway).
+// stream is piped to the socket as a Node stream, without Next's route or a web stream between
+// (node-response.ts, bench:gateway).
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Db } from '~/db/client';
 import { clientAddress } from '~/server/core/rate-limits';
@@ -30,6 +31,7 @@ import { createContextInner, type Context } from './trpc';
 import { MAX_GATEWAY_BODY_BYTES } from './openai-gateway';
 import type { RestHandler } from './rest';
 import { uploadResponse } from './uploads-http';
+import { writeResponse } from './node-response';
 
 /** A browser upload's PATCH: `/api/uploads/<id>` (the id is `<site>.<uuid>`). */
 const UPLOAD_PATH = /^\/api\/uploads\/[^/?#]+\/?$/;
@@ -136,7 +138,7 @@ async function answer(deps: TransferDeps, route: Route, req: IncomingMessage, re
   // A PATCH whose body was not read to its end (refused before the bytes, or stopped): the rest is not
   // waited for — the answer closes the connection rather than leave unread bytes on it.
   if (req.method === 'PATCH' && !req.readableEnded && !req.destroyed) response.headers.set('connection', 'close');
-  await send(res, response, gone.signal);
+  await writeResponse(res, response, gone.signal, (error) => logger().warn({ err: error, method: req.method, url: req.url }, 'an answer’s body failed mid-way; the connection is closed'));
 }
 
 /** browserContext is the tRPC context of a browser's request, as createRequestContext builds it inside Next. */
@@ -157,37 +159,6 @@ async function browserContext(deps: TransferDeps, req: IncomingMessage, headers:
   });
 }
 
-/**
- * send writes a web Response to the Node response: status, headers (Content-Length kept), then the body
- * chunk by chunk as it is read (a file's are DOWNLOAD_CHUNK_BYTES), with backpressure. A body that fails
- * mid-way (a file that shrank) destroys the connection, so the client sees a broken transfer, never a
- * short one that looks whole; a client that went away cancels the body (which closes the file).
- */
-async function send(res: ServerResponse, response: Response, gone: AbortSignal): Promise<void> {
-  res.statusCode = response.status;
-  for (const [name, value] of response.headers) res.setHeader(name, value);
-  if (!response.body) {
-    res.end();
-    return;
-  }
-  const reader = response.body.getReader();
-  const onGone = () => void reader.cancel(new Error('the client went away')).catch(() => undefined);
-  gone.addEventListener('abort', onGone, { once: true });
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done || gone.aborted) break;
-      if (!res.write(value)) await drained(res);
-    }
-    if (!gone.aborted) res.end();
-  } catch (error) {
-    if (!gone.aborted) logger().warn({ err: error }, 'a file transfer’s body failed mid-way; the connection is closed');
-    res.destroy();
-  } finally {
-    gone.removeEventListener('abort', onGone);
-  }
-}
-
 /** readUpTo reads a request's body up to `max` bytes (more is dropped: the reader refuses it by its size); null when it has none. */
 async function readUpTo(req: IncomingMessage, max: number): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
@@ -198,19 +169,6 @@ async function readUpTo(req: IncomingMessage, max: number): Promise<Buffer | nul
     size += chunk.length;
   }
   return size === 0 ? null : Buffer.concat(chunks).subarray(0, max);
-}
-
-/** drained waits until the response can take more (drain) or is gone (close), leaving no listener behind. */
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
 
 function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {

@@ -14,6 +14,8 @@ export interface GatewayRig {
   db: Db;
   scheduler: SimulatedScheduler;
   tokens: ReturnType<typeof apiTokens>;
+  /** The REST API's handler itself (its answers read as web Responses, as Next's route reads them). */
+  rest: (req: Request) => Promise<Response>;
   /** The gateway's base URL, as the `openai` client takes it. */
   baseURL: string;
   close: () => Promise<void>;
@@ -32,6 +34,7 @@ export async function openGateway(target: TargetName, o: { clock: () => Date; na
     db,
     scheduler,
     tokens,
+    rest,
     baseURL: `${served.origin}/api/v1/openai/v1`,
     close: async () => {
       await served.close();

@@ -1,10 +1,12 @@
 // serveFetch puts a fetch-style handler (the REST API's, `(Request) => Promise<Response>`) behind a real
-// HTTP server on 127.0.0.1, as Next's route serves it: the request's body read whole (the API's bodies
-// are small), the answer's body written as it comes (a stream's events at once), and a client that
-// leaves cancels the answer's body, as Next does. For tests that call the API with real clients (the
+// HTTP server on 127.0.0.1, as the portal's server (scripts/server.mjs → transfers-http.ts) serves the
+// API: the request's body read whole (the API's bodies are small), the answer written by the same
+// writeResponse (a stream's events at once; a gateway answer's Node stream piped as it is), and a client
+// that leaves ends the answer's body. For tests that call the API with real clients (the
 // official `openai` client, curl).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeResponse } from '~/server/api/node-response';
 
 export interface ServedFetch {
   /** `http://127.0.0.1:<port>` */
@@ -25,20 +27,7 @@ export async function serveFetch(handler: (req: Request) => Promise<Response>): 
       for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
       const body = chunks.length ? Buffer.concat(chunks) : undefined;
       void handler(new Request(`http://portal.test${req.url}`, { method: req.method, headers, body, signal: gone.signal })).then(
-        async (response) => {
-          res.writeHead(response.status, Object.fromEntries(response.headers));
-          if (!response.body) return res.end();
-          const reader = response.body.getReader();
-          res.on('close', () => {
-            if (!res.writableFinished) void reader.cancel().catch(() => undefined);
-          });
-          try {
-            for (let next = await reader.read(); !next.done; next = await reader.read()) res.write(next.value);
-            res.end();
-          } catch {
-            res.destroy();
-          }
-        },
+        (response) => writeResponse(res, response, gone.signal),
         () => res.writeHead(500).end(),
       );
     });

@@ -43,64 +43,89 @@ function piecesOf(value: unknown): number {
   return n;
 }
 
-/** One event of a stream as the tap saw it: `drop` when the client did not ask for the usage chunk the gateway asked for. */
-export interface TappedEvent {
-  text: string;
-  drop: boolean;
+/** The end of the first event boundary (a blank line: `\n\n` or `\n\r\n`, as /\r?\n\r?\n/) at or after `from`; -1: none yet. */
+function boundaryEnd(data: Buffer, from: number): number {
+  for (let i = data.indexOf(0x0a, from); i >= 0; i = data.indexOf(0x0a, i + 1)) {
+    if (data[i + 1] === 0x0a) return i + 2;
+    if (data[i + 1] === 0x0d && data[i + 2] === 0x0a) return i + 3;
+  }
+  return -1;
+}
+
+/** The `data:` of one event (its lines joined by \n, as EventSource does), '' when it has none. */
+function dataOf(event: Buffer): string {
+  // Nearly every event is one `data: <json>` line and its blank line: read without splitting the event.
+  const nl = event.indexOf(0x0a);
+  const tail = nl < 0 ? 0 : event.length - nl - 1;
+  const oneLine = nl < 0 || (tail === 1 && event[nl + 1] === 0x0a) || (tail === 2 && event[nl + 1] === 0x0d && event[nl + 2] === 0x0a);
+  if (oneLine && event.length >= 6 && event.toString('latin1', 0, 6) === 'data: ') {
+    const lineEnd = nl < 0 ? event.length : nl;
+    return event.toString('utf8', 6, event[lineEnd - 1] === 0x0d ? lineEnd - 1 : lineEnd);
+  }
+  return event
+    .toString('utf8')
+    .split(/\r?\n/)
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(5).replace(/^ /, ''))
+    .join('\n');
 }
 
 /**
- * SseTap reads a streamed answer event by event. `hideUsage`: the gateway asked the server for
- * `include_usage` on the client's behalf (to meter), so the usage-only chunk the client did not ask
- * for is dropped from what it gets.
+ * SseTap reads a streamed answer event by event, on its bytes: what passes to the client is the bytes as
+ * they came (views of them, not copies), up to the last whole event — a partial one waits for the rest.
+ * `hideUsage`: the gateway asked the server for `include_usage` on the client's behalf (to meter), so the
+ * usage-only chunk the client did not ask for is left out of what it gets.
  */
 export class SseTap {
-  private buffer = '';
-  private readonly decoder = new TextDecoder();
+  /** The bytes of an event not yet whole. */
+  private pending: Buffer | null = null;
   readonly result: TapResult = { promptTokens: null, completionTokens: null, streamedPieces: 0, firstTokenAt: null };
 
   constructor(private readonly hideUsage: boolean) {}
 
-  /** feed takes the next bytes and returns the whole events in them, in order (a partial one waits for the rest). */
-  feed(bytes: Uint8Array, now: number): TappedEvent[] {
-    this.buffer += this.decoder.decode(bytes, { stream: true });
-    return this.events(now, false);
+  /** feed takes the next bytes and returns what passes on, in order: the whole events in them, less a hidden usage chunk. */
+  feed(bytes: Uint8Array, now: number): Uint8Array[] {
+    const chunk = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const data = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    this.pending = null;
+    return this.events(data, now, false);
   }
 
   /** end returns what is left (an event without its blank line still counts). */
-  end(now: number): TappedEvent[] {
-    this.buffer += this.decoder.decode();
-    return this.events(now, true);
+  end(now: number): Uint8Array[] {
+    const data = this.pending;
+    this.pending = null;
+    return data ? this.events(data, now, true) : [];
   }
 
-  private events(now: number, last: boolean): TappedEvent[] {
-    const out: TappedEvent[] = [];
-    for (;;) {
-      const match = /\r?\n\r?\n/.exec(this.buffer);
-      if (!match) break;
-      const end = match.index + match[0].length;
-      out.push(this.read(this.buffer.slice(0, end), now));
-      this.buffer = this.buffer.slice(end);
-    }
-    if (last && this.buffer.length > 0) {
-      out.push(this.read(this.buffer, now));
-      this.buffer = '';
-    }
+  private events(data: Buffer, now: number, last: boolean): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    let start = 0; // where the next event begins
+    let passFrom = 0; // the first byte not yet passed on
+    const take = (end: number) => {
+      if (this.read(data.subarray(start, end), now)) {
+        if (start > passFrom) out.push(data.subarray(passFrom, start));
+        passFrom = end;
+      }
+      start = end;
+    };
+    for (let end = boundaryEnd(data, 0); end >= 0; end = boundaryEnd(data, start)) take(end);
+    if (last && start < data.length) take(data.length);
+    if (start > passFrom) out.push(data.subarray(passFrom, start));
+    // A copy: the rest of an event waits beside bytes the client already has.
+    if (start < data.length) this.pending = Buffer.from(data.subarray(start));
     return out;
   }
 
-  private read(event: string, now: number): TappedEvent {
-    const data = event
-      .split(/\r?\n/)
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => line.slice(5).replace(/^ /, ''))
-      .join('\n');
-    if (data === '' || data === '[DONE]') return { text: event, drop: false };
+  /** read takes one event's figures; true when it is the usage chunk to leave out. */
+  private read(event: Buffer, now: number): boolean {
+    const data = dataOf(event);
+    if (data === '' || data === '[DONE]') return false;
     let value: unknown;
     try {
       value = JSON.parse(data);
     } catch {
-      return { text: event, drop: false };
+      return false;
     }
     const pieces = piecesOf(value);
     if (pieces > 0) {
@@ -108,13 +133,11 @@ export class SseTap {
       this.result.firstTokenAt ??= now;
     }
     const usage = usageOf(value);
-    if (usage) {
-      this.result.promptTokens = usage.prompt;
-      this.result.completionTokens = usage.completion;
-      const choices = (value as { choices?: unknown[] }).choices;
-      if (this.hideUsage && Array.isArray(choices) && choices.length === 0) return { text: event, drop: true };
-    }
-    return { text: event, drop: false };
+    if (!usage) return false;
+    this.result.promptTokens = usage.prompt;
+    this.result.completionTokens = usage.completion;
+    const choices = (value as { choices?: unknown[] }).choices;
+    return this.hideUsage && Array.isArray(choices) && choices.length === 0;
   }
 }
 
