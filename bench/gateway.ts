@@ -33,7 +33,19 @@ const SECTION = '## Inference gateway';
 const OWNER = 'owner@company.example';
 const DEMO_PASSWORD = 'demo-password';
 const MODEL = 'bench/support-7b';
-const CONCURRENCY = [1, 64] as const;
+/** The model server's time a token (bin/portal-model-server.mjs as the simulated cluster starts it). */
+const TOKEN_MS = 10;
+/**
+ * How the calls come: one after another; 64 at once, all starting together (each wave of 64 arrives in
+ * the same instant, as calls that take equally long stay in step); and 64 at once spread over one call's
+ * length (stream k starts k × call length ÷ 64 later: 64 open streams as a steady load keeps them).
+ */
+const MODES = [
+  { label: '1', concurrency: 1, spread: false },
+  { label: '64, starting together', concurrency: 64, spread: false },
+  { label: '64, spread', concurrency: 64, spread: true },
+] as const;
+type Mode = (typeof MODES)[number];
 const TARGET = { addedTtftP50Ms: 5, throughputRatio: 0.9 } as const;
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -94,26 +106,29 @@ async function stream(url: string, key: string, o: Options, i: number): Promise<
 
 interface Round {
   calls: Call[];
+  /** From the first call sent to the last one's end, less the spread's ramp (the time before the last stream began). */
   wallMs: number;
 }
 
-/** round runs `calls` calls with `concurrency` in flight at once. */
-async function round(url: string, key: string, o: Options, concurrency: number, calls: number): Promise<Round> {
+/** round runs `calls` calls with `concurrency` in flight at once; `spread`: stream k begins k × (call length ÷ concurrency) in. */
+async function round(url: string, key: string, o: Options, concurrency: number, calls: number, spread = false): Promise<Round> {
   const done: Call[] = [];
   let next = 0;
+  const gapMs = spread ? (o.tokens * TOKEN_MS) / concurrency : 0;
   const t0 = performance.now();
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    Array.from({ length: concurrency }, async (_, k) => {
+      if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, k * gapMs));
       while (next < calls) done.push(await stream(url, key, o, next++));
     }),
   );
-  const wallMs = performance.now() - t0;
+  const wallMs = performance.now() - t0 - (concurrency - 1) * gapMs;
   for (const c of done) if (c.tokens !== o.tokens) throw new Error(`a call streamed ${c.tokens} tokens, expected ${o.tokens}`);
   return { calls: done, wallMs };
 }
 
 interface Result {
-  concurrency: number;
+  mode: Mode;
   direct: Round[];
   gateway: Round[];
 }
@@ -128,7 +143,7 @@ function section(o: Options, r: { results: Result[]; pgVersion: string; load0: s
     const line = (path: string, rounds: Round[]) => {
       const ttft = all(rounds, (c) => c.ttftMs);
       const total = all(rounds, (c) => c.totalMs);
-      return `| ${x.concurrency} | ${path} | ${num(rounds.reduce((s, q) => s + q.calls.length, 0))} | ${num(median(ttft), 1)} ms | ${num(quantile(ttft, 0.99), 1)} ms | ${num(median(total), 1)} ms | ${num(quantile(total, 0.99), 1)} ms | ${num(tokensPerSecond(rounds, o), 0)} |`;
+      return `| ${x.mode.label} | ${path} | ${num(rounds.reduce((s, q) => s + q.calls.length, 0))} | ${num(median(ttft), 1)} ms | ${num(quantile(ttft, 0.99), 1)} ms | ${num(median(total), 1)} ms | ${num(quantile(total, 0.99), 1)} ms | ${num(tokensPerSecond(rounds, o), 0)} |`;
     };
     rows.push(line('straight to the model server', x.direct), line('through the gateway', x.gateway));
     const added = median(all(x.gateway, (c) => c.ttftMs)) - median(all(x.direct, (c) => c.ttftMs));
@@ -136,23 +151,27 @@ function section(o: Options, r: { results: Result[]; pgVersion: string; load0: s
     const addedTotal = median(all(x.gateway, (c) => c.totalMs)) - median(all(x.direct, (c) => c.totalMs));
     const ratio = tokensPerSecond(x.gateway, o) / tokensPerSecond(x.direct, o);
     figures.push(
-      `| added time to first token, p50, ${x.concurrency} stream(s) | ≤ ${TARGET.addedTtftP50Ms} ms | ${num(added, 1)} ms | ${mark(added <= TARGET.addedTtftP50Ms)} |`,
-      `| added time to first token, p99, ${x.concurrency} stream(s) | — | ${num(added99, 1)} ms | |`,
-      `| added time per call, p50, ${x.concurrency} stream(s) | — | ${num(addedTotal, 1)} ms | |`,
-      `| tokens/s through the gateway ÷ straight, ${x.concurrency} stream(s) | ≥ ${TARGET.throughputRatio} | ${num(ratio, 3)} | ${mark(ratio >= TARGET.throughputRatio)} |`,
+      `| added time to first token, p50, ${x.mode.label} | ≤ ${TARGET.addedTtftP50Ms} ms | ${num(added, 1)} ms | ${mark(added <= TARGET.addedTtftP50Ms)} |`,
+      `| added time to first token, p99, ${x.mode.label} | — | ${num(added99, 1)} ms | |`,
+      `| added time per call, p50, ${x.mode.label} | — | ${num(addedTotal, 1)} ms | |`,
+      `| tokens/s through the gateway ÷ straight, ${x.mode.label} | ≥ ${TARGET.throughputRatio} | ${num(ratio, 3)} | ${mark(ratio >= TARGET.throughputRatio)} |`,
     );
   }
   return [
     SECTION,
     '',
     `Measured by \`npm run bench:gateway\` (\`bench/gateway.ts\`) on ${new Date().toISOString().slice(0, 10)}. Machine: ${machine()}; the server (\`scripts/server.mjs\` on the production build, one Node process with the portal's worker), PostgreSQL ${r.pgVersion} (a fresh database, dropped after the run), the model server and the client on the same machine. Load average at the start / end: ${r.load0} → ${r.load1}.`,
-    `The demo company's owner submits an inference service serving \`${MODEL}\`; the simulated cluster runs its job as the portal's model server (\`bin/portal-model-server.mjs\`, 10 ms a token). Each call is a streamed chat completion of exactly ${o.tokens} tokens (\`ignore_eos\`), read to its end by a plain \`fetch\` client; rounds straight to the model server (its address and secret from the job's connection file) and through \`/api/v1/openai/v1\` (a token with the scope \`inference\`) alternate, two rounds each: ${o.calls} calls a round at 64 streams at once, ${Math.min(o.calls, 32)} one after another. Time to first token: request sent → first content chunk. Tokens/s: tokens streamed ÷ the rounds' wall time. A warm-up round through the gateway first (${num(r.warmupMs)} ms, not counted).`,
+    `The demo company's owner submits an inference service serving \`${MODEL}\`; the simulated cluster runs its job as the portal's model server (\`bin/portal-model-server.mjs\`, 10 ms a token). Each call is a streamed chat completion of exactly ${o.tokens} tokens (\`ignore_eos\`), read to its end by a plain \`fetch\` client; rounds straight to the model server (its address and secret from the job's connection file) and through \`/api/v1/openai/v1\` (a token with the scope \`inference\`) alternate, two rounds each: ${Math.min(o.calls, 32)} calls one after another; ${o.calls} calls a round at 64 streams at once, first all starting together (so each wave of 64 arrives in one instant: calls that take equally long stay in step), then spread (stream k starts k × ${o.tokens * TOKEN_MS} ms ÷ 64 after the first, as 64 open streams of a steady load come and go). Time to first token: request sent → first content chunk. Tokens/s: tokens streamed ÷ the round's wall time (spread: less the ${num(((64 - 1) * o.tokens * TOKEN_MS) / 64)} ms before its last stream began, the same for both paths). A warm-up round through the gateway first (${num(r.warmupMs)} ms, not counted).`,
     '',
     '| streams at once | path | calls | time to first token, p50 | p99 | whole call, p50 | p99 | tokens/s |',
     '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
     '',
-    'What the gateway adds to each call: the token check (one statement), its requests-a-minute count (sent as the request comes in, awaited before the forward), where the model is served (its services and connection files, kept a second), then at once the forward and the call\'s admission — its tokens-a-minute count and its reservation on the company\'s credit line, the calls of one allocation reserving together (one transaction a batch: the organisation\'s and the allocation\'s locks, the budgets, the calls\' rows and reserves) — no byte passing before the call is admitted; reading the stream as it passes; the settlement (the calls ending together, one transaction) before the client sees the end. The server runs with `DATABASE_POOL_MAX=40` (with the default 10 the statements of 64 streams queue for a connection: +208 ms and 0.69 in a run just before). At 64 streams the two cores are shared by the model server, the client, PostgreSQL and the gateway, which is busy about 60 % of a core passing 6,000 events a second (a CPU profile: `BENCH_CPU_PROFILE_DIR=<folder>`; a fifth of it is the socket writes of each event, then garbage collection, the async-context hooks and the web streams): what the gateway takes, the model server lacks. History: before metering (stop 39) +6.4 ms at one stream, +106 ms and 0.80 at 64; with metering at stop 40, +11.6 ms, and +433 ms and 0.52 (each reservation held the company\'s lock across a turn of the event loop).',
+    'What the gateway adds to each call: the token check (its row kept a second), its requests-a-minute count (one statement on the UNLOGGED `rate_limits`, sent as the request comes in, awaited before the forward: past the limit nothing reaches a model server), where the model is served (its services and connection files, kept a second and looked up again beside the calls), then at once the forward and the call\'s admission — its tokens-a-minute count and its reservation on the company\'s credit line, the calls of one allocation reserving together (one transaction a batch: the organisation\'s and the allocation\'s locks, the budgets, the calls\' rows and reserves) — no byte passing before the call is admitted; the stream passed as a Node stream from the model server\'s socket through the usage tap to the client\'s (no web stream, no promise per event); the settlement (the calls ending together, one transaction) before the client sees the end. The server runs with `DATABASE_POOL_MAX=40`.',
+    '',
+    'Where the time goes: at one stream the forward leaves about 3 ms after the request came in (token, count, route, body), the rest is the extra hop. At 64 streams the two cores are shared by the model server, the client, PostgreSQL and the gateway, and each of the 6,400 events a second costs the gateway a read and a write on a socket, as many system calls as the model server and the client together spend on it (in a CPU profile, `BENCH_CPU_PROFILE_DIR=<folder>`, socket writes are the largest share, then the statements of the calls\' admissions and settlements): what the gateway takes, the model server and the client lack. Starting together, the 64 calls of a wave are admitted one after another by one Node process (a few ms of CPU each), so the last one waits the sum: the time to first token then measures that burst. A gateway in production has its own cores, apart from the GPU nodes and the clients.',
+    '',
+    'History: before metering (stop 39) +6.4 ms at one stream, +106 ms and 0.80 at 64 starting together; with metering at stop 40, +11.6 ms, and +433 ms and 0.52; at 2bf1eb6 (web streams, the count on a logged table, the token read each call) +6.3 ms, +127 ms and 0.744 on a quiet hour; on the busier day of this run 2bf1eb6, built side by side, measured +9.1 ms, +374 ms and 0.591, and with the Node stream alone +8.5 ms, +263 ms and 0.658.',
     '',
     '| figure | target | measured | |',
     '| --- | --- | ---: | --- |',
@@ -223,13 +242,13 @@ async function main(): Promise<void> {
     await round(gateway, token, o, 8, 64);
     const warmupMs = performance.now() - w0;
     const results: Result[] = [];
-    for (const concurrency of CONCURRENCY) {
-      const calls = concurrency === 1 ? Math.min(o.calls, 32) : o.calls;
-      const result: Result = { concurrency, direct: [], gateway: [] };
+    for (const mode of MODES) {
+      const calls = mode.concurrency === 1 ? Math.min(o.calls, 32) : o.calls;
+      const result: Result = { mode, direct: [], gateway: [] };
       for (let k = 0; k < 2; k++) {
-        result.direct.push(await round(direct, connection.secret, o, concurrency, calls));
-        result.gateway.push(await round(gateway, token, o, concurrency, calls));
-        log(`  ${concurrency} at once, round ${k + 1}: straight ${num(tokensPerSecond(result.direct.slice(-1), o))} tok/s, gateway ${num(tokensPerSecond(result.gateway.slice(-1), o))} tok/s`);
+        result.direct.push(await round(direct, connection.secret, o, mode.concurrency, calls, mode.spread));
+        result.gateway.push(await round(gateway, token, o, mode.concurrency, calls, mode.spread));
+        log(`  ${mode.label}, round ${k + 1}: straight ${num(tokensPerSecond(result.direct.slice(-1), o))} tok/s, gateway ${num(tokensPerSecond(result.gateway.slice(-1), o))} tok/s`);
       }
       results.push(result);
     }

@@ -1286,6 +1286,8 @@ export const userIdentities = pgTable(
  * Request counters and sign-in lockouts (server/services/rate-limits.ts), one row per key such as
  * `signin:account:<e-mail>`: a fixed window of hits, the failures of the current window, how many
  * lockouts in a row and until when the key is blocked. Shared by every process of the portal.
+ * UNLOGGED (drizzle/0060, which drizzle-kit does not model): no WAL flush per count; a crash or a
+ * failover starts the counters empty.
  */
 export const rateLimits = pgTable('rate_limits', {
   key: text('key').primaryKey(),

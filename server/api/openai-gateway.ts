@@ -69,8 +69,12 @@ export function openAiError(status: number, message: string, type: ErrorType, co
   return new Response(JSON.stringify({ error: { message, type, param, code } }), { status, headers: all });
 }
 
-/** How long this process reuses where a model is served for a tenant's project (its services, their connection files). */
+/**
+ * How long this process takes where a model is served for a tenant's project (its services, their
+ * connection files) as fresh; until ROUTE_STALE_MS it is still used, while it is looked up again beside the call.
+ */
 const ROUTE_TTL_MS = 1000;
+const ROUTE_STALE_MS = 60_000;
 const ROUTES_MAX = 10_000;
 
 type Route =
@@ -81,15 +85,46 @@ type Route =
 
 /** Routes of the last second, per tenant, project and model: a busy model's calls read the database and the connection files once a second, not each. */
 const routes: Map<string, { route: Route; at: number }> = ((globalThis as { __portalGatewayRoutes?: Map<string, { route: Route; at: number }> }).__portalGatewayRoutes ??= new Map<string, { route: Route; at: number }>());
+/** Look-ups under way in the background, one per route. */
+const refreshing = new Set<string>();
 
 /**
  * routeOf decides where a project's calls of a model may go: its tenant's running services of the model (read
  * as the tenant), at sites the project's residency allows, whose servers wrote where they listen. A route
- * with replicas is kept ROUTE_TTL_MS (a replica that fails is dropped from it at once); one without is not kept.
+ * with replicas is kept (a replica that fails is dropped from it at once, and a kept route none of whose
+ * replicas answers is looked up afresh): fresh for ROUTE_TTL_MS; older, up to ROUTE_STALE_MS, it still
+ * serves the call while the next one's is looked up beside it, so no call waits for the look-up. One
+ * without replicas is not kept.
  */
 async function routeOf(ctx: Context, key: string, call: { orgId: string; projectId: string; model: string }): Promise<Route> {
   const kept = routes.get(key);
-  if (kept && performance.now() - kept.at < ROUTE_TTL_MS) return kept.route.kind === 'served' ? { ...kept.route, kept: true } : kept.route;
+  const age = kept ? performance.now() - kept.at : Number.POSITIVE_INFINITY;
+  if (kept && age < ROUTE_STALE_MS) {
+    if (age >= ROUTE_TTL_MS && !refreshing.has(key)) {
+      refreshing.add(key);
+      lookUpRoute(ctx, key, call)
+        .catch((error: unknown) => {
+          routes.delete(key);
+          logger().warn({ component: 'gateway', err: error }, 'a model’s route could not be looked up again; the next call looks it up');
+        })
+        .finally(() => refreshing.delete(key));
+    }
+    return kept.route.kind === 'served' ? { ...kept.route, kept: true } : kept.route;
+  }
+  return lookUpRoute(ctx, key, call);
+}
+
+/** lookUpRoute reads a route afresh and keeps it when it has replicas (else forgets the one kept). */
+async function lookUpRoute(ctx: Context, key: string, call: { orgId: string; projectId: string; model: string }): Promise<Route> {
+  const route = await readRoute(ctx, call);
+  if (route.kind === 'served' && route.replicas.length > 0) {
+    if (routes.size >= ROUTES_MAX) routes.clear();
+    routes.set(key, { route, at: performance.now() });
+  } else routes.delete(key);
+  return route;
+}
+
+async function readRoute(ctx: Context, call: { orgId: string; projectId: string; model: string }): Promise<Route> {
   const { services: all, residency } = await servicesForCall(ctx.db, call.orgId, call.projectId, call.model);
   if (!residency) return { kind: 'noProject' };
   if (all.length === 0) return { kind: 'unknown' };
@@ -98,12 +133,7 @@ async function routeOf(ctx: Context, key: string, call: { orgId: string; project
   if (services.length === 0) return { kind: 'abroad', residency: strictestResidency(residency) };
   const deps = { roots: rootsOf(ctx), scheduler: await schedulerOf(ctx) };
   const replicas = (await Promise.all(services.map((s) => replicaOf(s, deps)))).filter((r): r is Replica => r !== null);
-  const route: Route = { kind: 'served', services, replicas };
-  if (replicas.length > 0) {
-    if (routes.size >= ROUTES_MAX) routes.clear();
-    routes.set(key, { route, at: performance.now() });
-  }
-  return route;
+  return { kind: 'served', services, replicas };
 }
 
 /** routeRefusal answers a call whose route serves nothing: its project is gone, nobody runs the model, or only abroad. */

@@ -18,3 +18,8 @@ export function keptFor<T>(name: string, ttlMs: number, max = 10_000): (key: str
     return value;
   };
 }
+
+/** forgetKept drops every value kept under `name` (a change this process made that they no longer show). */
+export function forgetKept(name: string): void {
+  (globalThis as { __portalKept?: Map<string, Map<string, unknown>> }).__portalKept?.get(name)?.clear();
+}

@@ -23,6 +23,7 @@ import { AppError } from '~/server/errors';
 import { isStaff, type Actor } from '~/server/services/actor';
 import { recordAudit } from '~/server/services/audit';
 import { inTransaction } from '~/server/services/transaction';
+import { forgetKept, keptFor } from '~/server/services/kept';
 
 const DAY_MS = 86_400_000;
 
@@ -174,25 +175,53 @@ export async function revokeApiToken(db: Db, actor: Actor, tokenId: string, now:
     await tx.update(apiTokens).set({ revokedAt: now, revokedBy: actor.userId }).where(eq(apiTokens.id, row.id));
     await recordAudit(tx, { actorUserId: actor.userId, orgId: row.orgId, action: 'api_token.revoked', targetType: 'api_token', targetId: row.id, data: { name: row.name, prefix: row.prefix } });
   });
+  // Refused at once here; every other process reads its tokens again within TOKEN_KEPT_MS.
+  forgetKept(TOKENS_KEPT);
+}
+
+/** How long a process reuses a token's row (a busy client's calls read it once a second, not each): a revocation reaches every process within it. */
+const TOKEN_KEPT_MS = 1000;
+const TOKENS_KEPT = 'apiTokenRows';
+type TokenRow = typeof apiTokens.$inferSelect;
+const tokenRows = keptFor<TokenRow>(TOKENS_KEPT, TOKEN_KEPT_MS);
+
+class UnknownToken extends Error {}
+
+/** tokenRow reads a token's row by its hash, kept TOKEN_KEPT_MS; an unknown token is never kept (nobody fills the memory with guesses). */
+async function tokenRow(db: Db, hash: string): Promise<TokenRow | null> {
+  try {
+    return await tokenRows(hash, async () => {
+      const [row] = await db.select().from(apiTokens).where(eq(apiTokens.tokenHash, hash)).limit(1);
+      if (!row) throw new UnknownToken();
+      return row;
+    });
+  } catch (error) {
+    if (error instanceof UnknownToken) return null;
+    throw error;
+  }
 }
 
 /**
  * authenticateToken checks `Authorization: Bearer afp_…` and returns what the call may do. Missing,
  * malformed, unknown, expired and revoked tokens are all refused with 401 (an unknown and a revoked
  * token are told apart only in the message, never by timing of a lookup that found a row: both
- * look one row up by hash). Last use is written at most once a minute per token and address.
+ * look one row up by hash). A token's row is kept a second (TOKEN_KEPT_MS; revoking it here forgets
+ * it at once). Last use is written at most once a minute per token and address.
  */
 export async function authenticateToken(db: Db, authorization: string | null, options: { now: Date; address?: string | null }): Promise<ApiTokenAuth> {
   const token = bearerToken(authorization);
   if (!token) throw new AppError('UNAUTHORIZED', 'apiToken.missing');
   if (!apiTokenWellFormed(token)) throw new AppError('UNAUTHORIZED', 'apiToken.invalid');
-  const [row] = await db.select().from(apiTokens).where(eq(apiTokens.tokenHash, hashApiToken(token))).limit(1);
+  const row = await tokenRow(db, hashApiToken(token));
   if (!row) throw new AppError('UNAUTHORIZED', 'apiToken.invalid');
   const state = apiTokenState(row, options.now);
   if (state !== 'active') throw new AppError('UNAUTHORIZED', state === 'revoked' ? 'apiToken.revoked' : 'apiToken.expired');
   const address = options.address ?? null;
   if (lastUsedNeedsWrite(row, options.now, address)) {
     await db.update(apiTokens).set({ lastUsedAt: options.now, lastUsedFrom: address }).where(eq(apiTokens.id, row.id));
+    // The kept row too: the next calls of the minute write nothing.
+    row.lastUsedAt = options.now;
+    row.lastUsedFrom = address;
   }
   return { id: row.id, name: row.name, userId: row.userId, orgId: row.orgId, scopes: row.scopes as TokenScope[], projectId: row.projectId };
 }
