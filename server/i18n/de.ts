@@ -1509,7 +1509,6 @@ export const de: Record<MessageKey, string> = {
   'developers.pythonPagesComment': "alle Jobs, Seite für Seite",
   'developers.documentIntro': "Das OpenAPI-3.1-Dokument, für Codegeneratoren und API-Clients:",
   'developers.referenceTitle': "Referenz",
-  'developers.needsScript': "Die Referenz braucht JavaScript; das OpenAPI-Dokument oben hat denselben Inhalt.",
   'nav.developers': "API",
   // issue #24: caps and credit lines never move by themselves
   'creditRequest.capRequired': "Legen Sie die monatliche Obergrenze fest, die zum neuen Kreditrahmen gehört (leer: keine Obergrenze).",
@@ -1913,4 +1912,15 @@ export const de: Record<MessageKey, string> = {
   'models.stopAria': "Dieses Replikat von {model} stoppen",
   'models.howTo': "So rufen Sie ein Modell auf",
   'models.howToText': "Jeder OpenAI-Client funktioniert: der Endpunkt als Basis-URL, die ID des Modells als „model“ und ein persönliches API-Token mit dem Bereich „inference“ als API-Schlüssel.",
+  'developers.parameters': "Parameter",
+  'developers.body': "Body (JSON)",
+  'developers.responses': "Antworten",
+  'developers.name': "Name",
+  'developers.where': "In",
+  'developers.type': "Typ",
+  'developers.required': "Pflicht",
+  'developers.description': "Beschreibung",
+  'developers.yes': "ja",
+  'developers.noToken': "Kein Token nötig.",
+  'developers.example': "Beispiel",
 };

@@ -1508,7 +1508,6 @@ export const en = {
   'developers.pythonPagesComment': "all jobs, page by page",
   'developers.documentIntro': "The OpenAPI 3.1 document, for code generators and API clients:",
   'developers.referenceTitle': "Reference",
-  'developers.needsScript': "The reference needs JavaScript; the OpenAPI document above has the same content.",
   'nav.developers': "API",
   // issue #24: caps and credit lines never move by themselves
   'creditRequest.capRequired': "Set the monthly cap that goes with the new credit line (empty: no cap).",
@@ -1912,6 +1911,17 @@ export const en = {
   'models.stopAria': "Stop this replica of {model}",
   'models.howTo': "How to call a model",
   'models.howToText': "Any OpenAI client works: the endpoint as base URL, the model’s id as “model”, and a personal API token with the scope “inference” as API key.",
+  'developers.parameters': "Parameters",
+  'developers.body': "Body (JSON)",
+  'developers.responses': "Answers",
+  'developers.name': "Name",
+  'developers.where': "In",
+  'developers.type': "Type",
+  'developers.required': "Required",
+  'developers.description': "Description",
+  'developers.yes': "yes",
+  'developers.noToken': "No token needed.",
+  'developers.example': "Example",
 } as const;
 
 export type MessageKey = keyof typeof en;

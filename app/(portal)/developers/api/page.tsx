@@ -6,7 +6,8 @@ import { requireUser } from '~/app/_lib/session';
 import { headers } from 'next/headers';
 import { portalBaseUrl } from '~/server/env.js';
 import { requestLinkBase } from '~/server/portal-url';
-import { ApiReference } from './api-reference';
+import { restDocument } from '~/server/api/rest-document';
+import { ApiReference } from './reference';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('developers.title') };
@@ -14,7 +15,7 @@ export async function generateMetadata(): Promise<Metadata> {
 
 function Code({ children, label }: { children: string; label: string }) {
   return (
-    <pre aria-label={label} className="overflow-x-auto rounded-md bg-slate-900 p-3 text-xs leading-relaxed text-slate-100">
+    <pre tabIndex={0} aria-label={label} className="overflow-x-auto rounded-md bg-slate-900 p-3 text-xs leading-relaxed text-slate-100 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-600">
       <code>{children}</code>
     </pre>
   );
@@ -25,7 +26,8 @@ export default async function ApiDocsPage() {
   await requireUser();
   const { t } = await getT();
   // PORTAL_URL, else (demo) the address this page was asked for, as the browser sees it.
-  const base = `${requestLinkBase(await headers(), 'http:') ?? portalBaseUrl()}/api/v1`;
+  const origin = requestLinkBase(await headers(), 'http:') ?? portalBaseUrl();
+  const base = `${origin}/api/v1`;
   const curl = [
     `export PORTAL_TOKEN=afp_…   # ${t('developers.curlTokenComment')}`,
     `curl -H "Authorization: Bearer $PORTAL_TOKEN" "${base}/jobs?limit=10"`,
@@ -91,7 +93,23 @@ export default async function ApiDocsPage() {
         </div>
       </Card>
       <Card title={t('developers.referenceTitle')}>
-        <ApiReference url="/api/v1/openapi.json" loading={t('developers.needsScript')} />
+        <ApiReference
+          doc={restDocument(origin)}
+          base={base}
+          labels={{
+            parameters: t('developers.parameters'),
+            body: t('developers.body'),
+            responses: t('developers.responses'),
+            name: t('developers.name'),
+            where: t('developers.where'),
+            type: t('developers.type'),
+            required: t('developers.required'),
+            description: t('developers.description'),
+            yes: t('developers.yes'),
+            noToken: t('developers.noToken'),
+            example: t('developers.example'),
+          }}
+        />
       </Card>
     </div>
   );
