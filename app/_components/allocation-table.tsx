@@ -2,7 +2,7 @@
 import Link from 'next/link';
 import { formatAmount, formatDay } from '~/server/i18n/format';
 import type { RouterOutputs } from '~/app/_lib/types';
-import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
+import type { Locale, MessageKey, MessageParams } from '~/server/i18n/core';
 import { BudgetBar } from './burn-down-chart';
 import { AllocationStatusBadge } from './status-badges';
 import { Table, Td, Th } from './ui';

@@ -1,5 +1,5 @@
 // An allocation's balance, burn-down chart, projection and ledger: shared by tenant and staff pages.
-import { formatNumber, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
+import { formatNumber, type Locale, type MessageKey, type MessageParams } from '~/server/i18n/core';
 import { formatAmount, formatBytes, formatDateTime, formatDay, formatDayShort } from '~/server/i18n/format';
 import { BudgetBar, BurnDownChart } from './burn-down-chart';
 import { AllocationStatusBadge } from './status-badges';

@@ -1,6 +1,6 @@
 // What an application asks for and what was decided: shared by the applicant's and the reviewer's pages.
 import Link from 'next/link';
-import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
+import type { Locale, MessageKey, MessageParams } from '~/server/i18n/core';
 import { formatBytes, formatDateTime, formatDay, formatGpuHours } from '~/server/i18n/format';
 import { ApplicationStatusBadge } from './status-badges';
 import { Card, Table, Td, Th } from './ui';

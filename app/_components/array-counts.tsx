@@ -1,6 +1,6 @@
 // A job array's tasks by state, as chips ("4 running · 10 completed · 6 waiting"): one component for the
 // job list and the job page, so both count the same way.
-import type { Locale, MessageKey } from '~/server/i18n';
+import type { Locale, MessageKey } from '~/server/i18n/core';
 import { formatCount } from '~/server/i18n/format';
 import { Badge } from './ui';
 

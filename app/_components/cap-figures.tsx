@@ -2,7 +2,7 @@
 // credit-request decision, granting a line, adjusting one).
 import type { ReactNode } from 'react';
 import { formatEuros, formatMonth } from '~/server/i18n/format';
-import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
+import type { Locale, MessageKey, MessageParams } from '~/server/i18n/core';
 import { cx } from './ui';
 
 type Translate = (key: MessageKey, params?: MessageParams) => string;

@@ -1,7 +1,7 @@
 'use client';
 // Translation in client components: the root layout passes the caller's catalogue and time zone down once.
 import { createContext, useCallback, useContext, type ReactNode } from 'react';
-import { interpolate, type Locale, type MessageKey, type MessageParams, type Messages } from '~/server/i18n';
+import { interpolate, type Locale, type MessageKey, type MessageParams, type Messages } from '~/server/i18n/core';
 
 const I18nContext = createContext<{ locale: Locale; messages: Messages; timeZone: string } | null>(null);
 
@@ -15,5 +15,7 @@ export function useT() {
   if (!value) throw new Error('useT outside I18nProvider');
   const { locale, messages, timeZone } = value;
   const t = useCallback((key: MessageKey, params?: MessageParams) => interpolate(messages[key], params, locale), [messages, locale]);
-  return { locale, t, timeZone };
+  /** has tells whether a string is a key of the catalogue (a reason or message key that came as data). */
+  const has = useCallback((key: string): key is MessageKey => Object.hasOwn(messages, key), [messages]);
+  return { locale, t, has, timeZone };
 }

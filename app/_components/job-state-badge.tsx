@@ -1,4 +1,4 @@
-import type { MessageKey } from '~/server/i18n';
+import type { MessageKey } from '~/server/i18n/core';
 import { Badge } from './ui';
 
 const TONE = { SUBMITTING: 'slate', PENDING: 'amber', RUNNING: 'indigo', COMPLETED: 'green', FAILED: 'red', TIMEOUT: 'red', CANCELLED: 'slate', NODE_FAIL: 'red', PREEMPTED: 'slate' } as const;

@@ -1,6 +1,6 @@
 'use client';
 import { useRouter } from 'next/navigation';
-import { LOCALE_COOKIE, LOCALES, type Locale } from '~/server/i18n';
+import { LOCALE_COOKIE, LOCALES, type Locale } from '~/server/i18n/core';
 import { useT } from './i18n';
 
 const NAMES: Record<Locale, string> = { en: 'English', de: 'Deutsch' };

@@ -3,7 +3,7 @@
 // budget), energy (Wh) and CO2e (g) to three decimals — calls are small. Server-rendered.
 import { Td, Th } from '~/app/_components/ui';
 import type { RouterOutputs } from '~/app/_lib/types';
-import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
+import type { Locale, MessageKey, MessageParams } from '~/server/i18n/core';
 import { formatCount, formatEuros, formatGpuHours } from '~/server/i18n/format';
 
 /** A row's figures: calls, tokens, the charge in its unit, energy (µWh) and CO2e (µg). */

@@ -4,7 +4,7 @@ import { createTRPCClient, httpBatchLink } from '@trpc/client';
 import { useState, type ReactNode } from 'react';
 import superjson from 'superjson';
 import type { AppRouter } from '~/server/api/root';
-import type { Locale, Messages } from '~/server/i18n';
+import type { Locale, Messages } from '~/server/i18n/core';
 import { TRPCProvider } from '~/app/_lib/trpc';
 import { I18nProvider } from './i18n';
 

@@ -2,7 +2,7 @@
 // total budget and each person's monthly limit, with what is spent against each as submissions count it.
 import { Card } from '~/app/_components/ui';
 import type { RouterOutputs } from '~/app/_lib/types';
-import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
+import type { Locale, MessageKey, MessageParams } from '~/server/i18n/core';
 import { formatEuros, formatMonth } from '~/server/i18n/format';
 
 type Overview = RouterOutputs['report']['spending'];

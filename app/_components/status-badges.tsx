@@ -1,4 +1,4 @@
-import type { MessageKey } from '~/server/i18n';
+import type { MessageKey } from '~/server/i18n/core';
 import { Badge } from './ui';
 
 const APPLICATION_TONE = { draft: 'slate', submitted: 'indigo', changes_requested: 'amber', approved: 'green', rejected: 'red' } as const;

@@ -5,7 +5,7 @@ import { Card, Table, Td, Th } from '~/app/_components/ui';
 import { formatDay, formatDayShort, formatCo2eKg, formatEuros, formatGpuHours, formatKwh } from '~/server/i18n/format';
 import type { RouterOutputs } from '~/app/_lib/types';
 import { fillDays } from '~/server/core/ledger/burn-down';
-import { formatNumber, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
+import { formatNumber, type Locale, type MessageKey, type MessageParams } from '~/server/i18n/core';
 
 export function UsageSummary({ report, t, locale }: { report: RouterOutputs['report']['usage']; t: (key: MessageKey, params?: MessageParams) => string; locale: Locale }) {
   const groupBy = report.groupBy;

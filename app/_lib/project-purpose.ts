@@ -1,5 +1,5 @@
 // One line saying what a project is for: research its field of science, a company its workload and data residency.
-import type { MessageKey, MessageParams } from '~/server/i18n';
+import type { MessageKey, MessageParams } from '~/server/i18n/core';
 
 export interface PurposeView {
   fieldOfScience: string | null;

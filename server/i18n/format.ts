@@ -1,5 +1,5 @@
 // One place for number, money and date formatting with units, in the reader's language.
-import type { Locale } from '~/server/i18n';
+import type { Locale } from '~/server/i18n/core';
 
 const cache = new Map<string, Intl.NumberFormat>();
 function numberFormat(locale: Locale, options: Intl.NumberFormatOptions): Intl.NumberFormat {

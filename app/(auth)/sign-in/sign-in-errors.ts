@@ -1,6 +1,6 @@
 // The codes sign-in reports (`?error=` after a redirect, or signIn()'s `error`) as the messages the
 // person reads. The codes are server/auth/options.ts SIGN_IN_ERRORS and next-auth's own.
-import type { MessageKey, MessageParams } from '~/server/i18n';
+import type { MessageKey, MessageParams } from '~/server/i18n/core';
 
 /** signInErrorMessage turns a sign-in error code into a message key and its parameters; null for none. */
 export function signInErrorMessage(code: string | null | undefined): [MessageKey, MessageParams?] | null {

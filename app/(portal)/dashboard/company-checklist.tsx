@@ -3,7 +3,7 @@
 // each open one with a line saying what it does; `paths` says which way to compute to take.
 import Link from 'next/link';
 import { Card } from '~/app/_components/ui';
-import type { MessageKey, MessageParams } from '~/server/i18n';
+import type { MessageKey, MessageParams } from '~/server/i18n/core';
 
 export interface ChecklistStep {
   key: 'emailConfirmed' | 'verified' | 'billingProfile' | 'priceList' | 'firstJob';

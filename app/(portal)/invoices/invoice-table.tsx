@@ -2,7 +2,7 @@
 import Link from 'next/link';
 import { Table, Td, Th } from '~/app/_components/ui';
 import { formatDay, formatEuros } from '~/server/i18n/format';
-import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
+import type { Locale, MessageKey, MessageParams } from '~/server/i18n/core';
 import { formatMonth } from '~/server/documents/invoice-format';
 import type { InvoiceStatus } from '~/server/core/billing/payments';
 import { InvoiceStatusBadge } from './invoice-status';

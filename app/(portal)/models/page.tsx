@@ -7,7 +7,7 @@ import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
 import { GATEWAY_PATH } from '~/server/core/jobs/inference';
 import { portalBaseUrl } from '~/server/env.js';
-import { formatNumber } from '~/server/i18n';
+import { formatNumber } from '~/server/i18n/core';
 import { formatDateTime, formatEuros } from '~/server/i18n/format';
 import { StartReplica, StopReplica } from './replica-actions';
 

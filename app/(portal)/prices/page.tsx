@@ -6,7 +6,7 @@ import { formatBytes, formatDay, formatEuros } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
-import { formatNumber } from '~/server/i18n';
+import { formatNumber } from '~/server/i18n/core';
 import { StartPayAsYouGoButton } from './start-button';
 
 export async function generateMetadata(): Promise<Metadata> {

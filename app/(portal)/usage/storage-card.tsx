@@ -2,7 +2,7 @@
 // the month's invoice bills) and in total; for companies what they cost. Server-rendered, no client code.
 import { Card, Table, Td, Th } from '~/app/_components/ui';
 import type { RouterOutputs } from '~/app/_lib/types';
-import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
+import type { Locale, MessageKey, MessageParams } from '~/server/i18n/core';
 import { formatEuros } from '~/server/i18n/format';
 
 export function StorageCard({ report, csvHref, t, locale }: { report: RouterOutputs['report']['storage']; csvHref: string; t: (key: MessageKey, params?: MessageParams) => string; locale: Locale }) {

@@ -1,7 +1,7 @@
 // The invoice's payment status, balance, payments and reminders; staff admins record and reverse payments here.
 import { Card, Table, Td, Th } from '~/app/_components/ui';
 import type { InvoiceStatus } from '~/server/core/billing/payments';
-import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
+import type { Locale, MessageKey, MessageParams } from '~/server/i18n/core';
 import { formatDay, formatEuros } from '~/server/i18n/format';
 import { InvoiceStatusBadge } from '../invoice-status';
 import { RecordPaymentForm, ReversePaymentForm } from './payment-forms';

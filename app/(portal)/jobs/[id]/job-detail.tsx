@@ -15,7 +15,6 @@ import { formErrors } from '~/app/_lib/errors';
 import { formatAmount, formatCo2eKg, formatCount, formatDateTime, formatDuration, formatEuros, formatGpuHours, formatKwh, formatPercent } from '~/server/i18n/format';
 import { useTRPC } from '~/app/_lib/trpc';
 import type { RouterOutputs } from '~/app/_lib/types';
-import { isMessageKey } from '~/server/i18n';
 import { cancelWording } from '~/server/i18n/cancel-wording';
 import { exitWording } from '~/server/i18n/exit-wording';
 import { exitStatus } from '~/server/core/jobs/exit-status';
@@ -52,7 +51,7 @@ function byState(events: Job['events']): { state: Job['events'][number]['state']
 }
 
 export function JobDetail({ jobId }: { jobId: string }) {
-  const { t, locale, timeZone } = useT();
+  const { t, has, locale, timeZone } = useT();
   const trpc = useTRPC();
   const [confirming, setConfirming] = useState(false);
   const query = useQuery({ ...trpc.job.get.queryOptions({ jobId }), refetchInterval: (q) => (q.state.data && !ACTIVE.includes(q.state.data.state) ? false : 1500) });
@@ -63,7 +62,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
   const stopping = job.kind === 'inference' && job.state === 'RUNNING';
   const wording = cancelWording(job.kind, job.state);
   const reasonKey = job.pendingReason ? `pendingReason.${job.pendingReason}` : '';
-  const reasonText = isMessageKey(reasonKey) ? t(reasonKey) : job.pendingReason;
+  const reasonText = has(reasonKey) ? t(reasonKey) : job.pendingReason;
   const settled = job.settledAt !== null;
   const dash = '—';
   const eff = job.efficiency;
@@ -278,12 +277,12 @@ export function JobDetail({ jobId }: { jobId: string }) {
               <ul className="mt-1 space-y-1">
                 {group.events.map((e) => {
                   const data = (e.data ?? {}) as { reason?: string };
-                  const reason = data.reason && isMessageKey(`pendingReason.${data.reason}`) ? t(`pendingReason.${data.reason}` as 'pendingReason.Priority') : (data.reason ?? '');
+                  const reason = data.reason && has(`pendingReason.${data.reason}`) ? t(`pendingReason.${data.reason}` as 'pendingReason.Priority') : (data.reason ?? '');
                   // The event's own figures (a session's idle minutes, a dependency's type) fill its text; the reason in words.
                   const params = Object.fromEntries(Object.entries(e.data ?? {}).filter((entry): entry is [string, string | number] => typeof entry[1] === 'string' || typeof entry[1] === 'number'));
                   return (
                     <li key={e.id} className="flex flex-wrap justify-between gap-x-3 text-slate-600">
-                      <span>{e.message && isMessageKey(e.message) ? t(e.message, { ...params, reason }) : e.message}</span>
+                      <span>{e.message && has(e.message) ? t(e.message, { ...params, reason }) : e.message}</span>
                       <span className="text-xs text-slate-500">{formatDateTime(locale, new Date(e.at), timeZone)}</span>
                     </li>
                   );

@@ -1,5 +1,5 @@
 // Number formatting of the centre dashboard, in the reader's language, with units.
-import type { Locale } from '~/server/i18n';
+import type { Locale } from '~/server/i18n/core';
 
 function number(locale: Locale, value: number, digits: number): string {
   return new Intl.NumberFormat(locale, { maximumFractionDigits: digits, minimumFractionDigits: 0 }).format(value);

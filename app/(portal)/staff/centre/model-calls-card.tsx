@@ -4,7 +4,7 @@
 import { ModelCallCells, ModelCallHeads } from '~/app/_components/model-call-figures';
 import { Card, Table, Td, Th } from '~/app/_components/ui';
 import type { RouterOutputs } from '~/app/_lib/types';
-import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
+import type { Locale, MessageKey, MessageParams } from '~/server/i18n/core';
 
 type CentreModelCalls = RouterOutputs['centre']['modelCalls'];
 

@@ -2,7 +2,7 @@
 import Link from 'next/link';
 import { Table, Td, Th } from '~/app/_components/ui';
 import type { InvoiceStatus } from '~/server/core/billing/payments';
-import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
+import type { Locale, MessageKey, MessageParams } from '~/server/i18n/core';
 import { formatCount, formatDay, formatEuros } from '~/server/i18n/format';
 import { InvoiceStatusBadge } from '../../invoices/invoice-status';
 

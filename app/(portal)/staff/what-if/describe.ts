@@ -1,6 +1,6 @@
 // One line per proposed change, in the reader's language, for the list and the run page.
 import type { RouterOutputs } from '~/app/_lib/types';
-import type { Locale, MessageKey, MessageParams } from '~/server/i18n';
+import type { Locale, MessageKey, MessageParams } from '~/server/i18n/core';
 import { formatDecimal } from '~/server/i18n/format';
 
 type Change = RouterOutputs['whatIf']['list'][number]['changes'][number];
