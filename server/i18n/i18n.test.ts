@@ -30,3 +30,20 @@ describe('catalogues', () => {
     expect(translate('de', 'dashboard.welcome', { name: 'Ada' })).toBe('Willkommen, Ada.');
   });
 });
+
+describe('the catalogues stay on the server', () => {
+  it('no client component imports server/i18n itself (its catalogues would go to every page): core.ts is theirs', async () => {
+    const { readdir, readFile } = await import('node:fs/promises');
+    const path = await import('node:path');
+    const root = path.resolve(import.meta.dirname, '../../app');
+    const files = (await readdir(root, { recursive: true })).filter((f) => /\.tsx?$/.test(f)).map((f) => path.join(root, f));
+    const offenders: string[] = [];
+    for (const file of files) {
+      const text = await readFile(file, 'utf8');
+      if (!/^\s*['"]use client['"]/m.test(text.slice(0, 400))) continue;
+      if (/from '~\/server\/i18n'|from '~\/server\/i18n\/(en|de)'/.test(text.replace(/import type [^;]+;/g, ''))) offenders.push(path.relative(root, file));
+    }
+    expect(files.length).toBeGreaterThan(100);
+    expect(offenders).toEqual([]);
+  });
+});
