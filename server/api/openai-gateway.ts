@@ -74,7 +74,7 @@ export function openAiError(status: number, message: string, type: ErrorType, co
  * connection files) as fresh; until ROUTE_STALE_MS it is still used, while it is looked up again beside the call.
  */
 const ROUTE_TTL_MS = 1000;
-const ROUTE_STALE_MS = 60_000;
+const ROUTE_STALE_MS = 5_000;
 const ROUTES_MAX = 10_000;
 
 type Route =
@@ -525,9 +525,12 @@ function meter(
   body.on('error', (error) => metered.destroy(error));
   // Its failure is seen by whoever reads it (node-response.ts: the connection is closed), never thrown.
   metered.on('error', () => undefined);
-  body.once('close', () => {
+  const cutShort = () => {
     if (!body.complete) metered.destroy(new Error('the model server’s answer ended before its end'));
-  });
+  };
+  body.once('close', cutShort);
+  // It may have broken already, while the call was being admitted.
+  if (body.destroyed) cutShort();
   // Ended before its end (the client went away, or the above): charged what was sent; the model server's answer is dropped.
   metered.once('close', () => {
     if (!finished) void finish(true);
