@@ -48,6 +48,7 @@ import { Session } from './http-client';
 import { ensureBuild, startServer, type PortalServer } from './http-server';
 import { SecretMask } from '~/server/api/sessions-headers';
 import { loadAverage, machine, writeSection } from './markdown';
+import { cpuSecondsOf } from './proc-cpu';
 import { ascending, median, num, quantile } from './stats';
 
 const SECTION = '## Interactive sessions: the proxy';
@@ -134,24 +135,6 @@ function processTree(pid: number): number[] {
   return out;
 }
 
-/** The clock ticks per second of /proc/PID/stat's times (USER_HZ: 100 on Linux). */
-const TICKS_PER_SECOND = 100;
-
-/** cpuTicks is utime + stime of the processes, in clock ticks. */
-function cpuTicks(pids: number[]): number {
-  let total = 0;
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // gone
-    }
-  }
-  return total;
-}
-
 /** rssMiB is the resident memory of the processes together. */
 function rssMiB(pids: number[]): number {
   let kib = 0;
@@ -181,14 +164,14 @@ function sampleServer(pid: number): () => Sample[] {
   const pids = processTree(pid);
   const samples: Sample[] = [];
   const t0 = performance.now();
-  let lastTicks = cpuTicks(pids);
+  let lastCpu = cpuSecondsOf(pids);
   let lastAt = t0;
   samples.push({ at: 0, cpu: Number.NaN, rss: rssMiB(pids) });
   const timer = setInterval(() => {
     const now = performance.now();
-    const ticks = cpuTicks(pids);
-    samples.push({ at: (now - t0) / 1000, cpu: ((ticks - lastTicks) / TICKS_PER_SECOND / ((now - lastAt) / 1000)) * 100, rss: rssMiB(pids) });
-    lastTicks = ticks;
+    const cpu = cpuSecondsOf(pids);
+    samples.push({ at: (now - t0) / 1000, cpu: ((cpu - lastCpu) / ((now - lastAt) / 1000)) * 100, rss: rssMiB(pids) });
+    lastCpu = cpu;
     lastAt = now;
   }, 1000);
   return () => {
