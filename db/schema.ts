@@ -868,6 +868,58 @@ export const usageRollups = pgTable(
   ],
 );
 
+/** The usage figures a centre rollup row sums (as `usage_rollups` does). */
+function centreFigures() {
+  return {
+    jobs: integer('jobs').notNull(),
+    gpuSeconds: bigint('gpu_seconds', { mode: 'number' }).notNull(),
+    costCents: bigint('cost_cents', { mode: 'number' }).notNull(),
+    energyWh: bigint('energy_wh', { mode: 'number' }).notNull(),
+    facilityEnergyWh: bigint('facility_energy_wh', { mode: 'number' }).notNull(),
+    heatReusedWh: bigint('heat_reused_wh', { mode: 'number' }).notNull(),
+    co2eGrams: bigint('co2e_grams', { mode: 'number' }).notNull(),
+  };
+}
+
+/**
+ * The centre dashboard's daily figures per partition and tenant kind (issue #30), maintained in the settling
+ * transaction beside `usage_rollups` from the same parts (server/services/usage/usage.ts), so a month, a
+ * quarter or a year of a large centre is read from a few thousand rows, never from the jobs. The waits are
+ * booked on the day the job started (the dashboard's waits are those of jobs that started in the range):
+ * how many, their sum, and their counts per wait bucket (`wait_counts`, bucket → jobs; core/usage/wait-buckets.ts).
+ */
+export const centreDays = pgTable(
+  'centre_days',
+  {
+    day: date('day', { mode: 'string' }).notNull(),
+    resourceClassId: text('resource_class_id')
+      .notNull()
+      .references(() => resourceClasses.id),
+    orgKind: orgKind('org_kind').notNull(),
+    ...centreFigures(),
+    startedJobs: integer('started_jobs').notNull(),
+    waitSeconds: bigint('wait_seconds', { mode: 'number' }).notNull(),
+    waitCounts: jsonb('wait_counts').$type<Record<string, number>>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.resourceClassId, t.orgKind] })],
+);
+
+/** The centre dashboard's daily figures per partition and tenant, for its biggest tenants (maintained as `centre_days`). */
+export const centreTenantDays = pgTable(
+  'centre_tenant_days',
+  {
+    day: date('day', { mode: 'string' }).notNull(),
+    resourceClassId: text('resource_class_id')
+      .notNull()
+      .references(() => resourceClasses.id),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    ...centreFigures(),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.resourceClassId, t.orgId] })],
+);
+
 /**
  * What each project's workspace at a site holds (issue #27, server/services/files/storage.ts): bytes as last
  * measured — added to on each upload, taken from on each delete, set by the worker's scan, which also sees

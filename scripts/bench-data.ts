@@ -454,6 +454,7 @@ const JOB_COLUMNS = [
   ['settled_at', 'timestamptz'],
   ['cancel_requested_at', 'timestamptz'],
   ['updated_at', 'timestamptz'],
+  ['served_model', 'text'],
 ] as const;
 
 type Cell = string | number | boolean | null;
@@ -621,6 +622,8 @@ class JobFactory {
       iso(settledMs),
       state === 'CANCELLED' ? iso(endedMs - 2000) : null,
       iso(settledMs),
+      // An inference service serves a model under a name (the gateway's model id, drizzle 0055).
+      kind === 'inference' ? `bench/model-${project.id.slice(0, 8)}` : null,
     ];
     const s = this.stats;
     s.jobs++;

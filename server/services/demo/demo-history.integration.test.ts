@@ -4,7 +4,7 @@
 import { asc, isNotNull, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '~/db/client';
-import { applications, auditEvents, decisions, jobs, resourceClasses, usageRollups } from '~/db/schema';
+import { applications, auditEvents, centreDays, centreTenantDays, decisions, jobs, resourceClasses, usageRollups } from '~/db/schema';
 import { dbTargets, openTestDb } from '~/server/testing/harness';
 import { addDays } from '~/server/core/working-days';
 import { centreDashboard } from '~/server/services/usage/centre';
@@ -93,8 +93,17 @@ describe.each(dbTargets())('the demo centre history on %s', (target) => {
     const incremental = await all();
     const spanning = await handle.db.select({ n: sql<number>`count(*)::int` }).from(jobs).where(sql`(${jobs.startedAt} at time zone 'UTC')::date <> (${jobs.endedAt} at time zone 'UTC')::date`);
     expect(spanning[0]!.n).toBeGreaterThan(20); // plenty of jobs ran across midnight
+    // The centre's own rollups too (issue #30): written in the same settling transactions, rebuilt from the same jobs.
+    const centre = () => handle.db.select().from(centreDays).orderBy(asc(centreDays.day), asc(centreDays.resourceClassId), asc(centreDays.orgKind));
+    const centreTenants = () => handle.db.select().from(centreTenantDays).orderBy(asc(centreTenantDays.day), asc(centreTenantDays.resourceClassId), asc(centreTenantDays.orgId));
+    const [centreBefore, tenantsBefore] = [await centre(), await centreTenants()];
+    expect(centreBefore.reduce((n, r) => n + r.startedJobs, 0)).toBeGreaterThan(100);
     await rebuildRollups(handle.db);
     expect(await all()).toEqual(incremental);
+    expect(await centreTenants()).toEqual(tenantsBefore);
+    // Bucket counts are compared as numbers (jsonb keeps neither key order nor the number's spelling).
+    const counts = (rows: (typeof centreBefore)[number][]) => rows.map((r) => ({ ...r, waitCounts: Object.fromEntries(Object.entries(r.waitCounts).map(([k, v]) => [k, Number(v)])) }));
+    expect(counts(await centre())).toEqual(counts(centreBefore));
   });
 
   it('dates applications, decisions and audit rows when they happened, before the seeding', async () => {

@@ -17,7 +17,7 @@ import { chargeReleasedJobInTx, lockAllocations, settleJobInTx, settleTaskInTx }
 import { cancelSubmitting, claimHandover, handToScheduler } from './jobs';
 import { mailPeople, portalLink } from '~/server/services/mail/notifications';
 import { inTransaction } from '~/server/services/transaction';
-import { addToRollups, rollupParts, type RollupRow } from '~/server/services/usage/usage';
+import { addToRollups, rollupParts, waitPart, type RollupRow, type WaitPart } from '~/server/services/usage/usage';
 import { configuredSiteRoots } from '~/server/services/files/roots';
 import { jobDirOf, workspaceOf, type SiteRoots } from '~/server/services/files/workspace';
 import { logger } from '~/server/observability/log';
@@ -76,14 +76,16 @@ async function settleBatch(db: Db, items: { job: OpenJob; status: SchedulerJobSt
       .where(inArray(sites.id, siteIds));
     const siteById = new Map(siteRows.map((r) => [r.id, r]));
     const parts: RollupRow[] = [];
+    const waits: WaitPart[] = [];
     const done: { job: OpenJob; status: SchedulerJobStatus }[] = [];
     for (const { job, status } of sorted) {
-      const jobParts = await settleInTx(tx, job, status, siteById.get(job.siteId)!, now);
-      if (!jobParts) continue;
-      parts.push(...jobParts);
+      const settled = await settleInTx(tx, job, status, siteById.get(job.siteId)!, now);
+      if (!settled) continue;
+      parts.push(...settled.parts);
+      if (settled.wait) waits.push(settled.wait);
       done.push({ job, status });
     }
-    await addToRollups(tx, parts);
+    await addToRollups(tx, parts, waits);
     await mailFinishedJobs(tx, done);
     return done.length;
   });
@@ -141,8 +143,8 @@ function chargesOf(job: Pick<OpenJob, 'arrayTasks' | 'reservedUnit' | 'centsPerG
   };
 }
 
-/** settleInTx settles one job; returns its rollup rows, or null when it was settled already. */
-async function settleInTx(tx: Tx, job: OpenJob, status: SchedulerJobStatus, site: SiteFigures, now: Date): Promise<RollupRow[] | null> {
+/** settleInTx settles one job; returns its rollup rows and its wait, or null when it was settled already. */
+async function settleInTx(tx: Tx, job: OpenJob, status: SchedulerJobStatus, site: SiteFigures, now: Date): Promise<{ parts: RollupRow[]; wait: WaitPart | null } | null> {
   const array = job.arrayTasks !== null;
   const { costCents, charged } = chargesOf(job, status);
   // Tasks that ended since the last round are settled first, each once (the job's row is locked by them).
@@ -190,7 +192,8 @@ async function settleInTx(tx: Tx, job: OpenJob, status: SchedulerJobStatus, site
   const settled = await settleJobInTx(tx, { jobId: job.id, actualAmount: charged, at: endedAt, array });
   // Released earlier (queued at expiry, then started before the cancel arrived): still charge what ran.
   if (!settled.settled) await chargeReleasedJobInTx(tx, { jobId: job.id, amount: charged, at: endedAt, array });
-  return rollupParts({ ...job, startedAt, endedAt, gpuSeconds: status.gpuSeconds, waitSeconds, costCents, energyWh: status.energyWh, ...footprint });
+  const usage = { ...job, startedAt, endedAt, gpuSeconds: status.gpuSeconds, waitSeconds, costCents, energyWh: status.energyWh, ...footprint };
+  return { parts: rollupParts(usage), wait: waitPart(usage) };
 }
 
 /**

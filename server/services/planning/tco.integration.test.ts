@@ -6,6 +6,7 @@ import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
 import { projects, usageRollups } from '~/db/schema';
+import { rebuildCentreRollups } from '~/server/services/usage/usage';
 import { DEFAULT_CATALOGUE } from '~/server/catalogue';
 import { breakEvenBp, tcoAt } from '~/server/core/tco';
 import { callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
@@ -33,6 +34,7 @@ describe.each(dbTargets())('TCO per GPU-hour on %s', (target) => {
     await rollup('2026-03-11', 'h100', 64 * DAY);
     // b200 (64 GPUs): 9 full days in January, inside the last 90 days but not the last 30 = 10 % of 90 days.
     await rollup('2026-01-15', 'b200', 9 * 64 * DAY);
+    await rebuildCentreRollups(db);
   });
 
   afterAll(async () => {

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { TRPCError } from '@trpc/server';
 import { getErrorShape } from '@trpc/server/unstable-core-do-not-import';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
 import { allocations, jobs, projects, usageRollups } from '~/db/schema';
@@ -12,6 +13,8 @@ import { appRouter } from '~/server/api/root';
 import { centreRefusal } from '~/server/api/routers/centre';
 import { createContextInner, type Context } from '~/server/api/trpc';
 import { nearestRank } from '~/server/core/usage/percentiles';
+import { bucketValue, waitBucket } from '~/server/core/usage/wait-buckets';
+import { rebuildCentreRollups } from './usage';
 import { callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 import { CSV_BOM } from '~/server/core/csv';
 import { centreDashboard, centreDashboardCsv } from './centre';
@@ -170,6 +173,8 @@ describe.each(dbTargets())('centre dashboard on %s', (target) => {
     await allocation(gamma, 'h100-ch', '2026-03-04', '2026-04-01', 7_777_777);
     await allocation(gamma, 'h100', '2026-02-01', '2026-03-01', 7_777_777);
     await allocation(gamma, null, '2026-01-01', '2026-12-31', 5_000_000, 0, 'cents');
+    // The dashboard reads the centre's rollups: made from these rows and jobs as settlement would have.
+    await rebuildCentreRollups(db);
   });
 
   afterAll(async () => {
@@ -305,6 +310,31 @@ describe.each(dbTargets())('centre dashboard on %s', (target) => {
     // Waits on h100: 5, 10, 20, 30 and the running job's 120.
     expect(d.wait).toMatchObject({ startedJobs: 5, p50Seconds: 20, p90Seconds: 120 });
     expect(d.allocations.rows.map((r) => r.partition)).toEqual(['h100']);
+  });
+
+  it('reads long waits from their buckets, within 1.6 %, and their mean exactly', async () => {
+    // A day of its own (May), so the figures above stay as they are: four settled jobs and a running one.
+    const settledWaits = [3_600, 7_250, 86_400, 200_000];
+    for (const wait of settledWaits) await job(gamma, 'h100-ch', '2026-05-04T06:00:00Z', wait);
+    await job(beta, 'h100-ch', '2026-05-04T07:00:00Z', 40_000, { running: true });
+    await rebuildCentreRollups(db);
+    const d = await centreDashboard(db, { from: '2026-05-04', to: '2026-05-04' });
+    const waits = [...settledWaits, 40_000].sort((a, b) => a - b);
+    expect(d.wait.startedJobs).toBe(5);
+    expect(d.wait.meanSeconds).toBe(Math.round(waits.reduce((a, b) => a + b, 0) / 5));
+    for (const [p, figure] of [[0.5, d.wait.p50Seconds], [0.9, d.wait.p90Seconds]] as const) {
+      const exact = nearestRank(waits, p)!;
+      expect(figure).toBe(bucketValue(waitBucket(exact)));
+      expect(Math.abs(figure! - exact) / exact).toBeLessThanOrEqual(1 / 64);
+    }
+  });
+
+  it('buckets waits in SQL as in TypeScript (portal_wait_bucket and waitBucket)', async () => {
+    const waits = [-3, 0, 1, 127, 128, 129, 131, 132, 255, 256, 257, 1_000, 4_095, 4_096, 86_400, 1_000_000, 2 ** 30, 2 ** 31 - 1, 2 ** 31, 2 ** 40];
+    const rows: unknown = await db.execute(sql`select w, portal_wait_bucket(w) as bucket from unnest(${`{${waits.join(',')}}`}::bigint[]) as t(w)`);
+    // PGlite answers { rows }, postgres.js the rows themselves.
+    const list = (rows && typeof rows === 'object' && 'rows' in rows ? rows.rows : rows) as { w: string | number; bucket: number }[];
+    expect(list.map((r) => [Number(r.w), r.bucket])).toEqual(waits.map((w) => [w, waitBucket(w)]));
   });
 
   it('shows zeros and no percentiles for a range without usage', async () => {

@@ -2,9 +2,13 @@
 // consumed GPU-hours, the biggest tenants, energy and footprint totals, and revenue by tenant kind;
 // and its CSV exports (columns in docs/CSV.md, "Centre dashboard").
 //
-// Sources. Everything but the queue waits comes from `usage_rollups` (daily sums maintained as jobs
-// settle), `allocations` and the catalogue; raw jobs are read only for the wait percentiles, which
-// need the individual waits (a date filter on `started_at`).
+// Sources (issue #30: a year of a 10-million-job centre in a few hundred ms). Every figure comes from the
+// centre's own rollups, maintained as jobs settle (server/services/usage/usage.ts): `centre_days` (day ×
+// partition × tenant kind: utilisation, energy, revenue, and the waits of the jobs that started that day,
+// counted per wait bucket) and `centre_tenant_days` (day × partition × tenant: the biggest tenants), plus
+// `allocations` and the catalogue. Jobs are read only while they run: a started job not yet settled adds
+// its wait (through the index of open jobs). Wait percentiles are read from the buckets
+// (core/usage/wait-buckets.ts): exact below 128 s, within 1.6 % above; the mean is exact.
 //
 // A rollup holds a job's usage on the UTC days it ran, split by the time in each day
 // (server/core/usage/apportion.ts), so a day's utilisation is what ran that day and cannot exceed
@@ -13,9 +17,9 @@
 // are booked on the day a job ended. Utilisation is not clamped, so a fault would show.
 // Capacity is the catalogue's nodes × GPUs per node today (no history of capacity changes is kept);
 // nodes that were down still count as capacity.
-import { and, asc, desc, eq, gt, gte, isNotNull, lt, lte, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, isNotNull, isNull, lt, lte, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Db } from '~/db/client';
-import { allocations, jobs, organisations, resourceClasses, sites, usageRollups, type OrgKind } from '~/db/schema';
+import { allocations, centreDays, centreTenantDays, jobs, organisations, resourceClasses, sites, type OrgKind } from '~/db/schema';
 import { csvDocument } from '~/server/core/csv';
 import {
   addDays,
@@ -30,6 +34,7 @@ import {
   utilisation,
   type RangeProblem,
 } from '~/server/core/usage/percentiles';
+import { addCounts, percentileOfCounts, waitBucket } from '~/server/core/usage/wait-buckets';
 import { AppError } from '~/server/errors';
 import type { Locale, MessageKey } from '~/server/i18n';
 import { localName } from '~/server/catalogue';
@@ -166,44 +171,48 @@ interface Scope {
   tenantKind?: OrgKind;
 }
 
-function rollupWhere(scope: Scope): SQL {
+/** The rows of a centre rollup in scope (its days, its partition, its tenants' kind). */
+function centreWhere(table: typeof centreDays | typeof centreTenantDays, scope: Scope): SQL {
   return and(
-    gte(usageRollups.day, scope.from),
-    lte(usageRollups.day, scope.to),
-    scope.partition ? eq(usageRollups.resourceClassId, scope.partition) : undefined,
-    scope.tenantKind ? eq(organisations.kind, scope.tenantKind) : undefined,
+    gte(table.day, scope.from),
+    lte(table.day, scope.to),
+    scope.partition ? eq(table.resourceClassId, scope.partition) : undefined,
+    scope.tenantKind ? eq(table === centreDays ? centreDays.orgKind : organisations.kind, scope.tenantKind) : undefined,
   )!;
 }
 
-/** The usage figures summed over the rollups in scope (a tenant's line, a kind's). */
-const figureColumns = {
-  jobs: total(usageRollups.jobs),
-  gpuSeconds: total(usageRollups.gpuSeconds),
-  energyWh: total(usageRollups.energyWh),
-  facilityEnergyWh: total(usageRollups.facilityEnergyWh),
-  heatReusedWh: total(usageRollups.heatReusedWh),
-  co2eGrams: total(usageRollups.co2eGrams),
-  costCents: total(usageRollups.costCents),
-};
+/** The usage figures summed over the rollup rows in scope (a tenant's line, a kind's). */
+function figureColumns(table: typeof centreDays | typeof centreTenantDays) {
+  return {
+    jobs: total(table.jobs),
+    gpuSeconds: total(table.gpuSeconds),
+    energyWh: total(table.energyWh),
+    facilityEnergyWh: total(table.facilityEnergyWh),
+    heatReusedWh: total(table.heatReusedWh),
+    co2eGrams: total(table.co2eGrams),
+    costCents: total(table.costCents),
+  };
+}
 
-const tenantColumns = {
-  orgId: organisations.id,
-  name: organisations.name,
-  kind: organisations.kind,
-  ...figureColumns,
-};
+/** byName breaks ties of the biggest tenants: name, then id. */
+function byName(a: TenantUsage, b: TenantUsage): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : a.orgId < b.orgId ? -1 : a.orgId > b.orgId ? 1 : 0;
+}
 
-/** tenantUsage sums the rollups per tenant, biggest first by GPU-hours or facility energy. */
-function tenantUsage(db: Db, scope: Scope, orderBy: 'gpuSeconds' | 'facilityEnergyWh', limit?: number): Promise<TenantUsage[]> {
-  const key = orderBy === 'gpuSeconds' ? usageRollups.gpuSeconds : usageRollups.facilityEnergyWh;
-  const query = db
-    .select(tenantColumns)
-    .from(usageRollups)
-    .innerJoin(organisations, eq(organisations.id, usageRollups.orgId))
-    .where(rollupWhere(scope))
-    .groupBy(organisations.id)
-    .orderBy(desc(sql`sum(${key})`), asc(organisations.name), asc(organisations.id));
-  return limit === undefined ? query : query.limit(limit);
+/** tenantUsage sums the rollups per tenant (one row per tenant with rows in scope). */
+function tenantUsage(db: Db, scope: Scope): Promise<TenantUsage[]> {
+  return db
+    .select({ orgId: organisations.id, name: organisations.name, kind: organisations.kind, ...figureColumns(centreTenantDays) })
+    .from(centreTenantDays)
+    .innerJoin(organisations, eq(organisations.id, centreTenantDays.orgId))
+    .where(centreWhere(centreTenantDays, scope))
+    .groupBy(organisations.id);
+}
+
+/** biggest orders tenants by GPU-hours or facility energy, biggest first (ties by name), and keeps `limit`. */
+function biggest(tenants: readonly TenantUsage[], by: 'gpuSeconds' | 'facilityEnergyWh', limit?: number): TenantUsage[] {
+  const sorted = [...tenants].sort((a, b) => b[by] - a[by] || byName(a, b));
+  return limit === undefined ? sorted : sorted.slice(0, limit);
 }
 
 /** centrePartitions lists the partitions (resource classes) for the dashboard's filter. */
@@ -230,11 +239,10 @@ async function checkScope(db: Db, input: CentreFilters, locale: Locale = 'en') {
 /** dailyUse sums GPU-seconds per partition and day from the rollups. */
 async function dailyUse(db: Db, scope: Scope): Promise<Map<string, Map<string, number>>> {
   const rows = await db
-    .select({ day: usageRollups.day, partition: usageRollups.resourceClassId, gpuSeconds: total(usageRollups.gpuSeconds) })
-    .from(usageRollups)
-    .innerJoin(organisations, eq(organisations.id, usageRollups.orgId))
-    .where(rollupWhere(scope))
-    .groupBy(usageRollups.day, usageRollups.resourceClassId);
+    .select({ day: centreDays.day, partition: centreDays.resourceClassId, gpuSeconds: total(centreDays.gpuSeconds) })
+    .from(centreDays)
+    .where(centreWhere(centreDays, scope))
+    .groupBy(centreDays.day, centreDays.resourceClassId);
   const byPartition = new Map<string, Map<string, number>>();
   for (const row of rows) {
     let days = byPartition.get(row.partition);
@@ -274,32 +282,47 @@ function series(
   });
 }
 
-/** waitPercentiles reads the waits of jobs that started in the range (p50 / p90 by nearest rank). */
+/**
+ * waitPercentiles sums the waits of the jobs that started in the range: the settled ones from the centre's
+ * rollups (counted per bucket on the day they started), the others — running, or ended and not yet
+ * settled — from their jobs. p50 / p90 by nearest rank over the buckets (percentile_disc's rule).
+ */
 async function waitPercentiles(db: Db, scope: Scope): Promise<CentreDashboard['wait']> {
-  // Settled jobs carry wait_seconds; a running job's wait is its start minus its submission, rounded the same way.
-  const wait = sql`greatest(0, coalesce(${jobs.waitSeconds}, round(extract(epoch from ${jobs.startedAt} - ${jobs.submittedAt}))::int))`;
-  const [row] = await db
-    .select({
-      startedJobs: sql<number>`count(*)::int`,
-      p50: sql<number | null>`percentile_disc(0.5) within group (order by ${wait})`.mapWith(Number),
-      p90: sql<number | null>`percentile_disc(0.9) within group (order by ${wait})`.mapWith(Number),
-      mean: sql<number | null>`round(avg(${wait}))`.mapWith(Number),
-    })
-    .from(jobs)
-    .innerJoin(organisations, eq(organisations.id, jobs.orgId))
-    .where(
-      and(
-        isNotNull(jobs.startedAt),
-        gte(jobs.startedAt, new Date(`${scope.from}T00:00:00Z`)),
-        lt(jobs.startedAt, new Date(`${addDays(scope.to, 1)}T00:00:00Z`)),
-        // The range on started_at is served by jobs_started_idx; a job starts after it was submitted, so this
-        // redundant bound also keeps the (org_id, submitted_at) index usable.
-        lt(jobs.submittedAt, new Date(`${addDays(scope.to, 1)}T00:00:00Z`)),
-        scope.partition ? eq(jobs.resourceClassId, scope.partition) : undefined,
-        scope.tenantKind ? eq(organisations.kind, scope.tenantKind) : undefined,
+  // A running job's wait is its start minus its submission, rounded as settlement freezes it.
+  const wait = sql<number>`greatest(0, coalesce(${jobs.waitSeconds}, round(extract(epoch from ${jobs.startedAt} - ${jobs.submittedAt}))::int))`.mapWith(Number);
+  const [settled, open] = await Promise.all([
+    db.select({ startedJobs: centreDays.startedJobs, waitSeconds: centreDays.waitSeconds, waitCounts: centreDays.waitCounts }).from(centreDays).where(and(centreWhere(centreDays, scope), gt(centreDays.startedJobs, 0))),
+    db
+      .select({ wait })
+      .from(jobs)
+      .innerJoin(organisations, eq(organisations.id, jobs.orgId))
+      .where(
+        and(
+          // The open jobs' index (jobs_open_idx): only jobs not settled yet are read.
+          isNull(jobs.settledAt),
+          isNotNull(jobs.startedAt),
+          gte(jobs.startedAt, new Date(`${scope.from}T00:00:00Z`)),
+          lt(jobs.startedAt, new Date(`${addDays(scope.to, 1)}T00:00:00Z`)),
+          scope.partition ? eq(jobs.resourceClassId, scope.partition) : undefined,
+          scope.tenantKind ? eq(organisations.kind, scope.tenantKind) : undefined,
+        ),
       ),
-    );
-  return { startedJobs: row?.startedJobs ?? 0, p50Seconds: row?.p50 ?? null, p90Seconds: row?.p90 ?? null, meanSeconds: row?.mean ?? null };
+  ]);
+  const counts = new Map<number, number>();
+  let startedJobs = 0;
+  let waitSeconds = 0;
+  for (const row of settled) {
+    startedJobs += row.startedJobs;
+    waitSeconds += row.waitSeconds;
+    addCounts(counts, row.waitCounts);
+  }
+  for (const row of open) {
+    startedJobs += 1;
+    waitSeconds += row.wait;
+    addCounts(counts, [[waitBucket(row.wait), 1]]);
+  }
+  if (startedJobs === 0) return { startedJobs: 0, p50Seconds: null, p90Seconds: null, meanSeconds: null };
+  return { startedJobs, p50Seconds: percentileOfCounts(counts, 0.5), p90Seconds: percentileOfCounts(counts, 0.9), meanSeconds: Math.round(waitSeconds / startedJobs) };
 }
 
 /** allocationRows compares GPU-hour allocations whose period overlaps the range with each partition's capacity. */
@@ -334,12 +357,11 @@ async function allocationRows(db: Db, scope: Scope) {
 /** siteEnergy sums the rollups' IT and facility energy per site (a partition's site is its resource class's). */
 async function siteEnergy(db: Db, scope: Scope, locale: Locale): Promise<SiteEnergy[]> {
   const rows = await db
-    .select({ id: sites.id, name: sites.name, nameDe: sites.nameDe, energyWh: total(usageRollups.energyWh), facilityEnergyWh: total(usageRollups.facilityEnergyWh) })
-    .from(usageRollups)
-    .innerJoin(organisations, eq(organisations.id, usageRollups.orgId))
-    .innerJoin(resourceClasses, eq(resourceClasses.id, usageRollups.resourceClassId))
+    .select({ id: sites.id, name: sites.name, nameDe: sites.nameDe, energyWh: total(centreDays.energyWh), facilityEnergyWh: total(centreDays.facilityEnergyWh) })
+    .from(centreDays)
+    .innerJoin(resourceClasses, eq(resourceClasses.id, centreDays.resourceClassId))
     .innerJoin(sites, eq(sites.id, resourceClasses.siteId))
-    .where(rollupWhere(scope))
+    .where(centreWhere(centreDays, scope))
     .groupBy(sites.id)
     .orderBy(asc(sites.id));
   return rows.filter((r) => r.energyWh > 0 || r.facilityEnergyWh > 0).map(({ nameDe, ...r }) => ({ ...r, name: localName(locale, { name: r.name, nameDe }), pue: pue(r.facilityEnergyWh, r.energyWh) }));
@@ -375,23 +397,20 @@ export async function centreDashboard(db: Db, input: CentreFilters, locale: Loca
   const scope: Scope = { from: input.from, to: input.to, partition: input.partition, tenantKind: input.tenantKind };
   const days = rangeDays(scope.from, scope.to);
 
-  const [use, wait, allocated, topByGpuHours, topByFacilityEnergy, siteRows, kindRows] = await Promise.all([
+  const [use, wait, allocated, tenants, siteRows, kindRows] = await Promise.all([
     dailyUse(db, scope),
     waitPercentiles(db, scope),
     allocationRows(db, scope),
-    tenantUsage(db, scope, 'gpuSeconds', TOP_TENANTS),
-    tenantUsage(db, scope, 'facilityEnergyWh', TOP_TENANTS),
+    tenantUsage(db, scope),
     siteEnergy(db, scope, locale),
     db
-      .select({
-        kind: organisations.kind,
-        ...figureColumns,
-      })
-      .from(usageRollups)
-      .innerJoin(organisations, eq(organisations.id, usageRollups.orgId))
-      .where(rollupWhere(scope))
-      .groupBy(organisations.kind),
+      .select({ kind: centreDays.orgKind, ...figureColumns(centreDays) })
+      .from(centreDays)
+      .where(centreWhere(centreDays, scope))
+      .groupBy(centreDays.orgKind),
   ]);
+  const topByGpuHours = biggest(tenants, 'gpuSeconds', TOP_TENANTS);
+  const topByFacilityEnergy = biggest(tenants, 'facilityEnergyWh', TOP_TENANTS);
 
   const partitions = series(classes, use, scope, new Set(allocated.map((a) => a.partition!)));
   const usedAll = partitions.reduce((s, p) => s + p.usedGpuSeconds, 0);
@@ -476,7 +495,7 @@ export async function centreDashboardCsv(db: Db, input: CentreFilters, table: Ce
   const scope: Scope = { from: input.from, to: input.to, partition: input.partition, tenantKind: input.tenantKind };
   const filename = centreCsvFilename(scope, table);
   if (table === 'tenants') {
-    const tenants = await tenantUsage(db, scope, 'gpuSeconds');
+    const tenants = biggest(await tenantUsage(db, scope), 'gpuSeconds');
     const rows = tenants.map((t) => [
       t.name,
       t.kind,

@@ -2,10 +2,16 @@
 // same transaction that settles a job, so reports never scan raw jobs. A job's usage is split over
 // the UTC days it ran (server/core/usage/apportion.ts); its count and wait are booked on the day it
 // ended. `rebuildRollups` recomputes them from the jobs and must give identical rows (npm run usage:rebuild).
-import { sql } from 'drizzle-orm';
+//
+// The centre dashboard's own rollups (issue #30) are written from the same parts in the same transaction:
+// per day × partition × tenant (`centre_tenant_days`, its biggest tenants) and per day × partition × tenant
+// kind (`centre_days`, everything else, with the waits of the jobs that started that day in buckets,
+// core/usage/wait-buckets.ts), so a year of a large centre is read from a few thousand rows.
+import { inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
-import { jobs, usageRollups } from '~/db/schema';
+import { centreDays, centreTenantDays, jobs, organisations, usageRollups, type OrgKind } from '~/db/schema';
 import { apportionUsage, type DayPart } from '~/server/core/usage/apportion';
+import { waitBucket } from '~/server/core/usage/wait-buckets';
 
 export interface SettledJobUsage {
   orgId: string;
@@ -38,6 +44,20 @@ export function rollupParts(job: SettledJobUsage): RollupRow[] {
   }));
 }
 
+/** A settled job's wait, for the centre's waits: booked on the UTC day it started. */
+export interface WaitPart {
+  day: string;
+  orgId: string;
+  resourceClassId: string;
+  waitSeconds: number;
+}
+
+/** waitPart is a settled job's wait on the day it started; null when it never started. */
+export function waitPart(job: SettledJobUsage): WaitPart | null {
+  if (!job.startedAt || job.waitSeconds === null) return null;
+  return { day: job.startedAt.toISOString().slice(0, 10), orgId: job.orgId, resourceClassId: job.resourceClassId, waitSeconds: job.waitSeconds };
+}
+
 function keyOf(r: RollupRow): string[] {
   return [r.orgId, r.day, r.projectId, r.userId, r.resourceClassId, r.kind];
 }
@@ -55,7 +75,12 @@ export function compareRollupKeys(a: RollupRow, b: RollupRow): number {
  * transaction): parts with one key are summed first, and the rows are written in key order, so
  * two settling transactions never wait on each other's rollup rows in a cycle.
  */
-export async function addToRollups(tx: DbOrTx, parts: RollupRow[]): Promise<void> {
+export async function addToRollups(tx: DbOrTx, parts: RollupRow[], waits: readonly WaitPart[] = []): Promise<void> {
+  await addToUsageRollups(tx, parts);
+  await addToCentreRollups(tx, parts, waits);
+}
+
+async function addToUsageRollups(tx: DbOrTx, parts: RollupRow[]): Promise<void> {
   const merged = new Map<string, RollupRow>();
   for (const p of parts) {
     const key = keyOf(p).join('|');
@@ -93,6 +118,87 @@ export async function addToRollups(tx: DbOrTx, parts: RollupRow[]): Promise<void
         facilityEnergyWh: add('facility_energy_wh'),
         heatReusedWh: add('heat_reused_wh'),
         co2eGrams: add('co2e_grams'),
+      },
+    });
+}
+
+type Figures = Pick<RollupRow, 'jobs' | 'gpuSeconds' | 'costCents' | 'energyWh' | 'facilityEnergyWh' | 'heatReusedWh' | 'co2eGrams'>;
+const FIGURES = ['jobs', 'gpuSeconds', 'costCents', 'energyWh', 'facilityEnergyWh', 'heatReusedWh', 'co2eGrams'] as const;
+
+function zeroFigures(): Figures {
+  return { jobs: 0, gpuSeconds: 0, costCents: 0, energyWh: 0, facilityEnergyWh: 0, heatReusedWh: 0, co2eGrams: 0 };
+}
+
+function addFigures(into: Figures, from: Figures): void {
+  for (const f of FIGURES) into[f] += from[f];
+}
+
+/** The upsert's additions, column by column, for a table of figures. */
+function addedFigures(table: 'centre_days' | 'centre_tenant_days') {
+  const add = (name: string) => sql`${sql.identifier(table)}.${sql.identifier(name)} + excluded.${sql.identifier(name)}`;
+  return {
+    jobs: add('jobs'),
+    gpuSeconds: add('gpu_seconds'),
+    costCents: add('cost_cents'),
+    energyWh: add('energy_wh'),
+    facilityEnergyWh: add('facility_energy_wh'),
+    heatReusedWh: add('heat_reused_wh'),
+    co2eGrams: add('co2e_grams'),
+  };
+}
+
+/**
+ * addToCentreRollups adds a settling batch's parts and waits to the centre's rollups: per day × partition
+ * × tenant, then per day × partition × tenant kind (after usage_rollups, each in key order: the lock order).
+ */
+async function addToCentreRollups(tx: DbOrTx, parts: readonly RollupRow[], waits: readonly WaitPart[]): Promise<void> {
+  if (parts.length === 0 && waits.length === 0) return;
+  const orgIds = [...new Set([...parts.map((p) => p.orgId), ...waits.map((w) => w.orgId)])];
+  const kindOf = new Map((await tx.select({ id: organisations.id, kind: organisations.kind }).from(organisations).where(inArray(organisations.id, orgIds))).map((o) => [o.id, o.kind]));
+
+  const byTenant = new Map<string, typeof centreTenantDays.$inferInsert>();
+  const byKind = new Map<string, typeof centreDays.$inferInsert & { waitCounts: Record<string, number> }>();
+  const kindRow = (day: string, resourceClassId: string, orgKind: OrgKind) => {
+    const key = `${day}|${resourceClassId}|${orgKind}`;
+    let row = byKind.get(key);
+    if (!row) byKind.set(key, (row = { day, resourceClassId, orgKind, ...zeroFigures(), startedJobs: 0, waitSeconds: 0, waitCounts: {} }));
+    return row;
+  };
+  for (const p of parts) {
+    const key = `${p.day}|${p.resourceClassId}|${p.orgId}`;
+    let row = byTenant.get(key);
+    if (!row) byTenant.set(key, (row = { day: p.day, resourceClassId: p.resourceClassId, orgId: p.orgId, ...zeroFigures() }));
+    addFigures(row, p);
+    addFigures(kindRow(p.day, p.resourceClassId, kindOf.get(p.orgId)!), p);
+  }
+  for (const w of waits) {
+    const row = kindRow(w.day, w.resourceClassId, kindOf.get(w.orgId)!);
+    row.startedJobs += 1;
+    row.waitSeconds += w.waitSeconds;
+    const bucket = String(waitBucket(w.waitSeconds));
+    row.waitCounts[bucket] = (row.waitCounts[bucket] ?? 0) + 1;
+  }
+  const byKey = <T extends { day: string; resourceClassId: string }>(third: (r: T) => string) => (a: T, b: T) =>
+    a.day !== b.day ? (a.day < b.day ? -1 : 1) : a.resourceClassId !== b.resourceClassId ? (a.resourceClassId < b.resourceClassId ? -1 : 1) : third(a) < third(b) ? -1 : third(a) > third(b) ? 1 : 0;
+
+  const tenantRows = [...byTenant.values()].sort(byKey((r) => r.orgId));
+  if (tenantRows.length > 0) {
+    await tx
+      .insert(centreTenantDays)
+      .values(tenantRows)
+      .onConflictDoUpdate({ target: [centreTenantDays.day, centreTenantDays.resourceClassId, centreTenantDays.orgId], set: addedFigures('centre_tenant_days') });
+  }
+  const kindRows = [...byKind.values()].sort(byKey((r) => r.orgKind));
+  await tx
+    .insert(centreDays)
+    .values(kindRows)
+    .onConflictDoUpdate({
+      target: [centreDays.day, centreDays.resourceClassId, centreDays.orgKind],
+      set: {
+        ...addedFigures('centre_days'),
+        startedJobs: sql`${sql.identifier('centre_days')}.started_jobs + excluded.started_jobs`,
+        waitSeconds: sql`${sql.identifier('centre_days')}.wait_seconds + excluded.wait_seconds`,
+        waitCounts: sql`portal_add_counts(${sql.identifier('centre_days')}.wait_counts, excluded.wait_counts)`,
       },
     });
 }
@@ -147,7 +253,37 @@ export async function rebuildRollups(db: Db): Promise<{ rows: number }> {
              sum(cost_cents), sum(energy_wh), sum(facility_energy_wh), sum(heat_reused_wh), sum(co2e_grams)
       from parts
       group by 1, 2, 3, 4, 5, 6`);
+    await rebuildCentreRollups(tx);
     const [count] = await tx.select({ n: sql<number>`count(*)::int` }).from(usageRollups);
     return { rows: count?.n ?? 0 };
   });
+}
+
+/**
+ * rebuildCentreRollups recomputes the centre's rollups (call after usage_rollups is rebuilt, in its
+ * transaction): the figures summed from usage_rollups, the waits from the settled jobs by the day they
+ * started, bucketed by portal_wait_bucket (the same rule as waitBucket). drizzle/0061 fills them so once.
+ */
+export async function rebuildCentreRollups(tx: DbOrTx): Promise<void> {
+  await tx.delete(centreTenantDays).where(sql`true`);
+  await tx.delete(centreDays).where(sql`true`);
+  await tx.execute(sql`
+    insert into ${centreTenantDays} (day, resource_class_id, org_id, jobs, gpu_seconds, cost_cents, energy_wh, facility_energy_wh, heat_reused_wh, co2e_grams)
+    select day, resource_class_id, org_id, sum(jobs)::int, sum(gpu_seconds), sum(cost_cents), sum(energy_wh), sum(facility_energy_wh), sum(heat_reused_wh), sum(co2e_grams)
+    from ${usageRollups} group by 1, 2, 3`);
+  await tx.execute(sql`
+    insert into ${centreDays} (day, resource_class_id, org_kind, jobs, gpu_seconds, cost_cents, energy_wh, facility_energy_wh, heat_reused_wh, co2e_grams, started_jobs, wait_seconds, wait_counts)
+    select r.day, r.resource_class_id, o.kind, sum(r.jobs)::int, sum(r.gpu_seconds), sum(r.cost_cents), sum(r.energy_wh), sum(r.facility_energy_wh), sum(r.heat_reused_wh), sum(r.co2e_grams), 0, 0, '{}'::jsonb
+    from ${usageRollups} r join ${organisations} o on o.id = r.org_id group by 1, 2, 3`);
+  await tx.execute(sql`
+    with waits as (
+      select (j.started_at at time zone 'UTC')::date as day, j.resource_class_id, o.kind, portal_wait_bucket(j.wait_seconds) as bucket, count(*) as n, sum(j.wait_seconds) as seconds
+      from ${jobs} j join ${organisations} o on o.id = j.org_id
+      where j.settled_at is not null and j.started_at is not null and j.wait_seconds is not null
+      group by 1, 2, 3, 4
+    )
+    insert into ${centreDays} (day, resource_class_id, org_kind, jobs, gpu_seconds, cost_cents, energy_wh, facility_energy_wh, heat_reused_wh, co2e_grams, started_jobs, wait_seconds, wait_counts)
+    select day, resource_class_id, kind, 0, 0, 0, 0, 0, 0, 0, sum(n)::int, sum(seconds), jsonb_object_agg(bucket::text, n)
+    from waits group by 1, 2, 3
+    on conflict (day, resource_class_id, org_kind) do update set started_jobs = excluded.started_jobs, wait_seconds = excluded.wait_seconds, wait_counts = excluded.wait_counts`);
 }
