@@ -920,6 +920,39 @@ export const centreTenantDays = pgTable(
   (t) => [primaryKey({ columns: [t.day, t.resourceClassId, t.orgId] })],
 );
 
+/** `centre_days` by calendar month (`month` is its first day): a whole month of the dashboard's range is one row per partition and kind. */
+export const centreMonths = pgTable(
+  'centre_months',
+  {
+    month: date('month', { mode: 'string' }).notNull(),
+    resourceClassId: text('resource_class_id')
+      .notNull()
+      .references(() => resourceClasses.id),
+    orgKind: orgKind('org_kind').notNull(),
+    ...centreFigures(),
+    startedJobs: integer('started_jobs').notNull(),
+    waitSeconds: bigint('wait_seconds', { mode: 'number' }).notNull(),
+    waitCounts: jsonb('wait_counts').$type<Record<string, number>>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.month, t.resourceClassId, t.orgKind] }), check('centre_months_first_day', sql`extract(day from ${t.month}) = 1`)],
+);
+
+/** `centre_tenant_days` by calendar month: a year's biggest tenants from twelve rows per tenant and partition. */
+export const centreTenantMonths = pgTable(
+  'centre_tenant_months',
+  {
+    month: date('month', { mode: 'string' }).notNull(),
+    resourceClassId: text('resource_class_id')
+      .notNull()
+      .references(() => resourceClasses.id),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    ...centreFigures(),
+  },
+  (t) => [primaryKey({ columns: [t.month, t.resourceClassId, t.orgId] }), check('centre_tenant_months_first_day', sql`extract(day from ${t.month}) = 1`)],
+);
+
 /**
  * What each project's workspace at a site holds (issue #27, server/services/files/storage.ts): bytes as last
  * measured — added to on each upload, taken from on each delete, set by the worker's scan, which also sees

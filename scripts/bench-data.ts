@@ -1,6 +1,7 @@
 // `npm run bench:data`: fill a REAL Postgres database with a year of a realistic centre for the report
 // benchmarks (`bench/reports.ts`): ~300 tenants (70 % academic, 30 % company), their users, projects
-// and allocations, and 1,000,000 settled jobs with heavy-tailed sizes and runtimes, then the usage
+// and allocations, and 1,000,000 settled jobs on the demo catalogue's 224 GPUs (with --jobs N, the
+// partitions have N ÷ 1 M times the nodes) with heavy-tailed sizes and runtimes, then the usage
 // rollups (`rebuildRollups`), then VACUUM ANALYZE.
 //
 //   npx tsx scripts/bench-data.ts --fresh [--database-url URL] [--jobs N] [--tenants N] [--seed N]
@@ -234,10 +235,18 @@ interface ClassInfo {
   tariff: Record<OrgKind, number>;
 }
 
-function catalogueClasses(): Map<string, ClassInfo> {
-  const sites = new Map(DEFAULT_CATALOGUE.sites.map((s) => [s.id, s]));
+/**
+ * The demo catalogue with every partition's nodes times `scale`: a centre with ten times the jobs has ten
+ * times the GPUs (1 M jobs a year keep the demo's 224 GPUs about 85 % busy; 10 M, 2,240 GPUs).
+ */
+function scaledCatalogue(scale: number): typeof DEFAULT_CATALOGUE {
+  return { ...DEFAULT_CATALOGUE, resourceClasses: DEFAULT_CATALOGUE.resourceClasses.map((rc) => ({ ...rc, nodes: rc.nodes * scale })) };
+}
+
+function catalogueClasses(catalogue: typeof DEFAULT_CATALOGUE): Map<string, ClassInfo> {
+  const sites = new Map(catalogue.sites.map((s) => [s.id, s]));
   return new Map(
-    DEFAULT_CATALOGUE.resourceClasses.map((rc) => {
+    catalogue.resourceClasses.map((rc) => {
       const site = sites.get(rc.siteId)!;
       return [
         rc.id,
@@ -867,7 +876,8 @@ async function main(): Promise<void> {
   const historyEndMs = Date.parse(`${opts.endDay}T00:00:00Z`) + DAY_MS;
   const historyStartMs = historyEndMs - DAYS * DAY_MS;
   const todayIndex = Math.floor((Date.now() - historyStartMs) / DAY_MS);
-  const classes = catalogueClasses();
+  const catalogue = scaledCatalogue(Math.max(1, Math.round(opts.jobs / 1_000_000)));
+  const classes = catalogueClasses(catalogue);
   const random = new Random(opts.seed);
   const tenants = buildCentre(random, opts.tenants, classes);
   const stats: Stats = { jobs: 0, gpuSecondsByClass: new Map(), big: 0, states: new Map(), runtimes: [], jobsByTenant: new Map() };
@@ -886,7 +896,7 @@ async function main(): Promise<void> {
   const bulk = postgres(opts.url, { max: 1, onnotice: () => undefined, connection: { synchronous_commit: 'off' } });
   try {
     await migrateDb(handle);
-    await syncCatalogue(handle.db, DEFAULT_CATALOGUE);
+    await syncCatalogue(handle.db, catalogue);
     const passwordHash = await hashPassword(BENCH_PASSWORD);
     await insertCentre(handle.db, tenants, historyStartMs, todayIndex, passwordHash);
     log(`Centre inserted (tenants, users, memberships, projects, allocations) after ${elapsed()}.`);

@@ -96,7 +96,7 @@ describe.each(dbTargets())('row-level security on %s', (target) => {
       return messages.join(' / ');
     };
     expect(await refusal(asA.readPasswordHashes())).toMatch(/permission denied for table users/);
-    for (const table of ['staff_roles', 'notifications', 'sessions', 'rate_limits', 'sim_cluster_state', 'sim_cluster_ops', 'sim_cluster_snapshots', 'sim_finished_jobs', 'document_counters', 'cluster_samples', 'scheduler_budget_syncs', 'auth_tokens', 'user_identities', 'centre_days', 'centre_tenant_days']) {
+    for (const table of ['staff_roles', 'notifications', 'sessions', 'rate_limits', 'sim_cluster_state', 'sim_cluster_ops', 'sim_cluster_snapshots', 'sim_finished_jobs', 'document_counters', 'cluster_samples', 'scheduler_budget_syncs', 'auth_tokens', 'user_identities', 'centre_days', 'centre_tenant_days', 'centre_months', 'centre_tenant_months']) {
       expect(await refusal(asA.readTable(table)), table).toMatch(new RegExp(`permission denied for table ${table}`));
     }
     // Names and e-mail addresses stay readable (member lists, project members).
@@ -126,8 +126,8 @@ describe.each(dbTargets())('row-level security on %s', (target) => {
     expect(rows.find((r) => r.name === 'auth_tokens'), 'auth_tokens').toMatchObject({ enabled: true, forced: true, service: true });
     // And the centre's own planning: what-if runs (drizzle/0037).
     expect(rows.find((r) => r.name === 'what_if_runs'), 'what_if_runs').toMatchObject({ enabled: true, forced: true, service: true });
-    // And the centre dashboard's rollups across tenants (drizzle/0061).
-    for (const table of ['centre_days', 'centre_tenant_days']) expect(rows.find((r) => r.name === table), table).toMatchObject({ enabled: true, forced: true, service: true });
+    // And the centre dashboard's rollups across tenants (drizzle/0061, 0062).
+    for (const table of ['centre_days', 'centre_tenant_days', 'centre_months', 'centre_tenant_months']) expect(rows.find((r) => r.name === table), table).toMatchObject({ enabled: true, forced: true, service: true });
   });
 
   describe('writes', () => {

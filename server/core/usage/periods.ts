@@ -49,3 +49,32 @@ export function periodDays(period: { from: string; to: string }): number {
 export function isPeriodProblem(value: { from: string; to: string } | PeriodProblem): value is PeriodProblem {
   return 'key' in value;
 }
+
+/**
+ * A range of days cut into the calendar months it holds whole (first and last month's first day, or
+ * null) and the days before and after them: the centre dashboard reads whole months from its month
+ * rows and the rest from its day rows (server/services/usage/centre.ts).
+ */
+export interface MonthSplit {
+  months: { first: string; last: string } | null;
+  days: { from: string; to: string }[];
+}
+
+/** splitByMonths cuts [from, to] (inclusive days, YYYY-MM-DD) into whole months and the days around them. */
+export function splitByMonths(from: string, to: string): MonthSplit {
+  const monthStart = (day: string) => `${day.slice(0, 7)}-01`;
+  const nextMonth = (day: string) => {
+    const d = new Date(`${monthStart(day)}T00:00:00Z`);
+    d.setUTCMonth(d.getUTCMonth() + 1);
+    return d.toISOString().slice(0, 10);
+  };
+  const dayBefore = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+  // The first whole month starts on `from` or on the next month's first day; the last ends on `to` or before its month.
+  const first = from === monthStart(from) ? from : nextMonth(from);
+  const afterLast = dayBefore(nextMonth(to)) === to ? nextMonth(to) : monthStart(to);
+  if (first >= afterLast) return { months: null, days: [{ from, to }] };
+  const days: { from: string; to: string }[] = [];
+  if (from < first) days.push({ from, to: dayBefore(first) });
+  if (afterLast <= to) days.push({ from: afterLast, to });
+  return { months: { first, last: monthStart(dayBefore(afterLast)) }, days };
+}

@@ -4,7 +4,7 @@
 import { asc, isNotNull, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '~/db/client';
-import { applications, auditEvents, centreDays, centreTenantDays, decisions, jobs, resourceClasses, usageRollups } from '~/db/schema';
+import { applications, auditEvents, centreDays, centreMonths, centreTenantDays, centreTenantMonths, decisions, jobs, resourceClasses, usageRollups } from '~/db/schema';
 import { dbTargets, openTestDb } from '~/server/testing/harness';
 import { addDays } from '~/server/core/working-days';
 import { centreDashboard } from '~/server/services/usage/centre';
@@ -13,6 +13,7 @@ import { sendInvoiceReminders } from '~/server/services/billing/payments';
 import { seedDemoCentre } from './demo-seed';
 import { seedDemoHistory } from './demo-history';
 import { rebuildRollups } from '~/server/services/usage/usage';
+import { bucketValue, waitBucket } from '~/server/core/usage/wait-buckets';
 
 const NOW = new Date('2026-12-01T09:30:00Z');
 const TODAY = NOW.toISOString().slice(0, 10);
@@ -88,6 +89,34 @@ describe.each(dbTargets())('the demo centre history on %s', (target) => {
     expect(dashboard.utilisation.usedGpuSeconds).toBe(ranTotal!.gpuSeconds);
   });
 
+  it('gives on the centre dashboard, read from its month and day rollups, the figures the jobs themselves give', async () => {
+    // 150 days: whole months read from the month rows, the days before and after them from the day rows.
+    const range = { from: addDays(TODAY, -150), to: TODAY };
+    const dashboard = await centreDashboard(handle.db, range);
+    const [waits] = await handle.db
+      .select({
+        n: sql<number>`count(*)::int`,
+        mean: sql<number>`round(avg(${jobs.waitSeconds}))`.mapWith(Number),
+        p50: sql<number>`percentile_disc(0.5) within group (order by ${jobs.waitSeconds})`.mapWith(Number),
+        p90: sql<number>`percentile_disc(0.9) within group (order by ${jobs.waitSeconds})`.mapWith(Number),
+      })
+      .from(jobs)
+      .where(sql`${jobs.settledAt} is not null and ${jobs.startedAt} >= ${`${range.from}T00:00:00Z`}::timestamptz and ${jobs.startedAt} < ${`${addDays(range.to, 1)}T00:00:00Z`}::timestamptz`);
+    const open = await handle.db.select({ n: sql<number>`count(*)::int` }).from(jobs).where(sql`${jobs.settledAt} is null and ${jobs.startedAt} is not null`);
+    expect(open[0]!.n).toBe(0); // every started job of the history is settled: the jobs' own percentiles are the reference
+    expect(waits!.n).toBeGreaterThan(100);
+    // A percentile over buckets is the exact one's bucket (buckets are ordered as the waits).
+    expect(dashboard.wait).toEqual({ startedJobs: waits!.n, meanSeconds: waits!.mean, p50Seconds: bucketValue(waitBucket(waits!.p50)), p90Seconds: bucketValue(waitBucket(waits!.p90)) });
+    const tenants = await handle.db
+      .select({ orgId: usageRollups.orgId, gpuSeconds: sql<number>`sum(${usageRollups.gpuSeconds})`.mapWith(Number), jobs: sql<number>`sum(${usageRollups.jobs})::int` })
+      .from(usageRollups)
+      .where(sql`${usageRollups.day} between ${range.from} and ${range.to}`)
+      .groupBy(usageRollups.orgId);
+    const top = [...tenants].sort((a, b) => b.gpuSeconds - a.gpuSeconds).slice(0, dashboard.topByGpuHours.length);
+    expect(dashboard.topByGpuHours.map((t) => [t.orgId, t.gpuSeconds, t.jobs])).toEqual(top.map((t) => [t.orgId, t.gpuSeconds, t.jobs]));
+    expect(dashboard.totals.jobs).toBe(tenants.reduce((n, t) => n + t.jobs, 0));
+  });
+
   it('rebuilds the rollups from the jobs row for row as settlement wrote them', async () => {
     const all = () => handle.db.select().from(usageRollups).orderBy(asc(usageRollups.orgId), asc(usageRollups.day), asc(usageRollups.projectId), asc(usageRollups.userId), asc(usageRollups.resourceClassId), asc(usageRollups.kind));
     const incremental = await all();
@@ -96,14 +125,18 @@ describe.each(dbTargets())('the demo centre history on %s', (target) => {
     // The centre's own rollups too (issue #30): written in the same settling transactions, rebuilt from the same jobs.
     const centre = () => handle.db.select().from(centreDays).orderBy(asc(centreDays.day), asc(centreDays.resourceClassId), asc(centreDays.orgKind));
     const centreTenants = () => handle.db.select().from(centreTenantDays).orderBy(asc(centreTenantDays.day), asc(centreTenantDays.resourceClassId), asc(centreTenantDays.orgId));
-    const [centreBefore, tenantsBefore] = [await centre(), await centreTenants()];
+    const months = () => handle.db.select().from(centreMonths).orderBy(asc(centreMonths.month), asc(centreMonths.resourceClassId), asc(centreMonths.orgKind));
+    const tenantMonths = () => handle.db.select().from(centreTenantMonths).orderBy(asc(centreTenantMonths.month), asc(centreTenantMonths.resourceClassId), asc(centreTenantMonths.orgId));
+    const [centreBefore, tenantsBefore, monthsBefore, tenantMonthsBefore] = [await centre(), await centreTenants(), await months(), await tenantMonths()];
     expect(centreBefore.reduce((n, r) => n + r.startedJobs, 0)).toBeGreaterThan(100);
     await rebuildRollups(handle.db);
     expect(await all()).toEqual(incremental);
     expect(await centreTenants()).toEqual(tenantsBefore);
     // Bucket counts are compared as numbers (jsonb keeps neither key order nor the number's spelling).
-    const counts = (rows: (typeof centreBefore)[number][]) => rows.map((r) => ({ ...r, waitCounts: Object.fromEntries(Object.entries(r.waitCounts).map(([k, v]) => [k, Number(v)])) }));
+    const counts = (rows: { waitCounts: Record<string, number> }[]) => rows.map((r) => ({ ...r, waitCounts: Object.fromEntries(Object.entries(r.waitCounts).map(([k, v]) => [k, Number(v)])) }));
     expect(counts(await centre())).toEqual(counts(centreBefore));
+    expect(await tenantMonths()).toEqual(tenantMonthsBefore);
+    expect(counts(await months())).toEqual(counts(monthsBefore));
   });
 
   it('dates applications, decisions and audit rows when they happened, before the seeding', async () => {

@@ -5,7 +5,9 @@
 // Sources (issue #30: a year of a 10-million-job centre in a few hundred ms). Every figure comes from the
 // centre's own rollups, maintained as jobs settle (server/services/usage/usage.ts): `centre_days` (day ×
 // partition × tenant kind: utilisation, energy, revenue, and the waits of the jobs that started that day,
-// counted per wait bucket) and `centre_tenant_days` (day × partition × tenant: the biggest tenants), plus
+// counted per wait bucket) and `centre_tenant_days` (day × partition × tenant: the biggest tenants), the
+// same by calendar month (`centre_months`, `centre_tenant_months`: a range's whole months are read from
+// these, its other days from the day rows, core/usage/periods.ts splitByMonths), plus
 // `allocations` and the catalogue. Jobs are read only while they run: a started job not yet settled adds
 // its wait (through the index of open jobs). Wait percentiles are read from the buckets
 // (core/usage/wait-buckets.ts): exact below 128 s, within 1.6 % above; the mean is exact.
@@ -17,9 +19,9 @@
 // are booked on the day a job ended. Utilisation is not clamped, so a fault would show.
 // Capacity is the catalogue's nodes × GPUs per node today (no history of capacity changes is kept);
 // nodes that were down still count as capacity.
-import { and, asc, eq, gt, gte, isNotNull, isNull, lt, lte, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, isNotNull, isNull, lt, lte, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Db } from '~/db/client';
-import { allocations, centreDays, centreTenantDays, jobs, organisations, resourceClasses, sites, type OrgKind } from '~/db/schema';
+import { allocations, centreDays, centreMonths, centreTenantDays, centreTenantMonths, jobs, organisations, resourceClasses, sites, type OrgKind } from '~/db/schema';
 import { csvDocument } from '~/server/core/csv';
 import {
   addDays,
@@ -34,6 +36,7 @@ import {
   utilisation,
   type RangeProblem,
 } from '~/server/core/usage/percentiles';
+import { splitByMonths, type MonthSplit } from '~/server/core/usage/periods';
 import { addCounts, percentileOfCounts, waitBucket } from '~/server/core/usage/wait-buckets';
 import { AppError } from '~/server/errors';
 import type { Locale, MessageKey } from '~/server/i18n';
@@ -171,18 +174,24 @@ interface Scope {
   tenantKind?: OrgKind;
 }
 
-/** The rows of a centre rollup in scope (its days, its partition, its tenants' kind). */
-function centreWhere(table: typeof centreDays | typeof centreTenantDays, scope: Scope): SQL {
+type CentreTable = typeof centreDays | typeof centreTenantDays | typeof centreMonths | typeof centreTenantMonths;
+
+/**
+ * The rows of a centre rollup in scope: its days (or months, by their first days) from `span.from` to
+ * `span.to`, its partition, its tenants' kind (a per-tenant table is joined with organisations).
+ */
+function centreWhere(table: CentreTable, scope: Scope, span: { from: string; to: string } = scope): SQL {
+  const period = 'day' in table ? table.day : table.month;
   return and(
-    gte(table.day, scope.from),
-    lte(table.day, scope.to),
+    gte(period, span.from),
+    lte(period, span.to),
     scope.partition ? eq(table.resourceClassId, scope.partition) : undefined,
-    scope.tenantKind ? eq(table === centreDays ? centreDays.orgKind : organisations.kind, scope.tenantKind) : undefined,
+    scope.tenantKind ? eq('orgKind' in table ? table.orgKind : organisations.kind, scope.tenantKind) : undefined,
   )!;
 }
 
 /** The usage figures summed over the rollup rows in scope (a tenant's line, a kind's). */
-function figureColumns(table: typeof centreDays | typeof centreTenantDays) {
+function figureColumns(table: CentreTable) {
   return {
     jobs: total(table.jobs),
     gpuSeconds: total(table.gpuSeconds),
@@ -194,19 +203,49 @@ function figureColumns(table: typeof centreDays | typeof centreTenantDays) {
   };
 }
 
+const FIGURES = ['jobs', 'gpuSeconds', 'energyWh', 'facilityEnergyWh', 'heatReusedWh', 'co2eGrams', 'costCents'] as const;
+
 /** byName breaks ties of the biggest tenants: name, then id. */
 function byName(a: TenantUsage, b: TenantUsage): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : a.orgId < b.orgId ? -1 : a.orgId > b.orgId ? 1 : 0;
 }
 
-/** tenantUsage sums the rollups per tenant (one row per tenant with rows in scope). */
-function tenantUsage(db: Db, scope: Scope): Promise<TenantUsage[]> {
-  return db
-    .select({ orgId: organisations.id, name: organisations.name, kind: organisations.kind, ...figureColumns(centreTenantDays) })
-    .from(centreTenantDays)
-    .innerJoin(organisations, eq(organisations.id, centreTenantDays.orgId))
-    .where(centreWhere(centreTenantDays, scope))
-    .groupBy(organisations.id);
+/** The day rows of the range's days outside its whole months (none, one or two runs of days). */
+function edgeDaysWhere(table: typeof centreDays | typeof centreTenantDays, scope: Scope, days: MonthSplit['days']): SQL | undefined {
+  if (days.length === 0) return undefined;
+  return or(...days.map((d) => centreWhere(table, scope, d)));
+}
+
+/** tenantUsage sums the rollups per tenant (one row per tenant with rows in scope): whole months from their month rows, the other days from day rows. */
+async function tenantUsage(db: Db, scope: Scope): Promise<TenantUsage[]> {
+  const split = splitByMonths(scope.from, scope.to);
+  const edges = edgeDaysWhere(centreTenantDays, scope, split.days);
+  const tenantColumns = { orgId: organisations.id, name: organisations.name, kind: organisations.kind };
+  const parts = await Promise.all([
+    split.months
+      ? db
+          .select({ ...tenantColumns, ...figureColumns(centreTenantMonths) })
+          .from(centreTenantMonths)
+          .innerJoin(organisations, eq(organisations.id, centreTenantMonths.orgId))
+          .where(centreWhere(centreTenantMonths, scope, { from: split.months.first, to: split.months.last }))
+          .groupBy(organisations.id)
+      : [],
+    edges
+      ? db
+          .select({ ...tenantColumns, ...figureColumns(centreTenantDays) })
+          .from(centreTenantDays)
+          .innerJoin(organisations, eq(organisations.id, centreTenantDays.orgId))
+          .where(edges)
+          .groupBy(organisations.id)
+      : [],
+  ]);
+  const byOrg = new Map<string, TenantUsage>();
+  for (const row of parts.flat()) {
+    const seen = byOrg.get(row.orgId);
+    if (!seen) byOrg.set(row.orgId, { ...row });
+    else for (const f of FIGURES) seen[f] += row[f];
+  }
+  return [...byOrg.values()];
 }
 
 /** biggest orders tenants by GPU-hours or facility energy, biggest first (ties by name), and keeps `limit`. */
@@ -290,8 +329,13 @@ function series(
 async function waitPercentiles(db: Db, scope: Scope): Promise<CentreDashboard['wait']> {
   // A running job's wait is its start minus its submission, rounded as settlement freezes it.
   const wait = sql<number>`greatest(0, coalesce(${jobs.waitSeconds}, round(extract(epoch from ${jobs.startedAt} - ${jobs.submittedAt}))::int))`.mapWith(Number);
-  const [settled, open] = await Promise.all([
-    db.select({ startedJobs: centreDays.startedJobs, waitSeconds: centreDays.waitSeconds, waitCounts: centreDays.waitCounts }).from(centreDays).where(and(centreWhere(centreDays, scope), gt(centreDays.startedJobs, 0))),
+  const split = splitByMonths(scope.from, scope.to);
+  const edges = edgeDaysWhere(centreDays, scope, split.days);
+  const [months, days, open] = await Promise.all([
+    split.months
+      ? db.select({ startedJobs: centreMonths.startedJobs, waitSeconds: centreMonths.waitSeconds, waitCounts: centreMonths.waitCounts }).from(centreMonths).where(and(centreWhere(centreMonths, scope, { from: split.months.first, to: split.months.last }), gt(centreMonths.startedJobs, 0)))
+      : [],
+    edges ? db.select({ startedJobs: centreDays.startedJobs, waitSeconds: centreDays.waitSeconds, waitCounts: centreDays.waitCounts }).from(centreDays).where(and(edges, gt(centreDays.startedJobs, 0))) : [],
     db
       .select({ wait })
       .from(jobs)
@@ -311,7 +355,7 @@ async function waitPercentiles(db: Db, scope: Scope): Promise<CentreDashboard['w
   const counts = new Map<number, number>();
   let startedJobs = 0;
   let waitSeconds = 0;
-  for (const row of settled) {
+  for (const row of [...months, ...days]) {
     startedJobs += row.startedJobs;
     waitSeconds += row.waitSeconds;
     addCounts(counts, row.waitCounts);

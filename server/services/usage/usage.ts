@@ -6,10 +6,11 @@
 // The centre dashboard's own rollups (issue #30) are written from the same parts in the same transaction:
 // per day × partition × tenant (`centre_tenant_days`, its biggest tenants) and per day × partition × tenant
 // kind (`centre_days`, everything else, with the waits of the jobs that started that day in buckets,
-// core/usage/wait-buckets.ts), so a year of a large centre is read from a few thousand rows.
+// core/usage/wait-buckets.ts), and both again by calendar month (`centre_tenant_months`, `centre_months`),
+// so a year of a large centre is read from a few thousand rows.
 import { inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '~/db/client';
-import { centreDays, centreTenantDays, jobs, organisations, usageRollups, type OrgKind } from '~/db/schema';
+import { centreDays, centreMonths, centreTenantDays, centreTenantMonths, jobs, organisations, usageRollups, type OrgKind } from '~/db/schema';
 import { apportionUsage, type DayPart } from '~/server/core/usage/apportion';
 import { waitBucket } from '~/server/core/usage/wait-buckets';
 
@@ -134,7 +135,7 @@ function addFigures(into: Figures, from: Figures): void {
 }
 
 /** The upsert's additions, column by column, for a table of figures. */
-function addedFigures(table: 'centre_days' | 'centre_tenant_days') {
+function addedFigures(table: CentreTable) {
   const add = (name: string) => sql`${sql.identifier(table)}.${sql.identifier(name)} + excluded.${sql.identifier(name)}`;
   return {
     jobs: add('jobs'),
@@ -147,60 +148,99 @@ function addedFigures(table: 'centre_days' | 'centre_tenant_days') {
   };
 }
 
-/**
- * addToCentreRollups adds a settling batch's parts and waits to the centre's rollups: per day × partition
- * × tenant, then per day × partition × tenant kind (after usage_rollups, each in key order: the lock order).
- */
-async function addToCentreRollups(tx: DbOrTx, parts: readonly RollupRow[], waits: readonly WaitPart[]): Promise<void> {
-  if (parts.length === 0 && waits.length === 0) return;
-  const orgIds = [...new Set([...parts.map((p) => p.orgId), ...waits.map((w) => w.orgId)])];
-  const kindOf = new Map((await tx.select({ id: organisations.id, kind: organisations.kind }).from(organisations).where(inArray(organisations.id, orgIds))).map((o) => [o.id, o.kind]));
+type CentreTable = 'centre_days' | 'centre_months' | 'centre_tenant_days' | 'centre_tenant_months';
 
-  const byTenant = new Map<string, typeof centreTenantDays.$inferInsert>();
-  const byKind = new Map<string, typeof centreDays.$inferInsert & { waitCounts: Record<string, number> }>();
-  const kindRow = (day: string, resourceClassId: string, orgKind: OrgKind) => {
-    const key = `${day}|${resourceClassId}|${orgKind}`;
-    let row = byKind.get(key);
-    if (!row) byKind.set(key, (row = { day, resourceClassId, orgKind, ...zeroFigures(), startedJobs: 0, waitSeconds: 0, waitCounts: {} }));
+/** The additions of a per-kind table: its figures, and its waits (the bucket counts added key by key). */
+function addedKindFigures(table: 'centre_days' | 'centre_months') {
+  return {
+    ...addedFigures(table),
+    startedJobs: sql`${sql.identifier(table)}.started_jobs + excluded.started_jobs`,
+    waitSeconds: sql`${sql.identifier(table)}.wait_seconds + excluded.wait_seconds`,
+    waitCounts: sql`portal_add_counts(${sql.identifier(table)}.wait_counts, excluded.wait_counts)`,
+  };
+}
+
+interface TenantRow extends Figures {
+  period: string;
+  resourceClassId: string;
+  orgId: string;
+}
+
+interface KindRow extends Figures {
+  period: string;
+  resourceClassId: string;
+  orgKind: OrgKind;
+  startedJobs: number;
+  waitSeconds: number;
+  waitCounts: Record<string, number>;
+}
+
+/** byKey orders a centre table's rows by its primary key (period, partition, tenant or kind): the lock order. */
+function byKey<T extends { period: string; resourceClassId: string }>(third: (r: T) => string) {
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return (a: T, b: T) => cmp(a.period, b.period) || cmp(a.resourceClassId, b.resourceClassId) || cmp(third(a), third(b));
+}
+
+/**
+ * centreRows sums a settling batch's parts and waits into the rows of one granularity of the centre's
+ * rollups (`periodOf` maps a day to its day or its month), each list in key order.
+ */
+function centreRows(parts: readonly RollupRow[], waits: readonly WaitPart[], kindOf: ReadonlyMap<string, OrgKind>, periodOf: (day: string) => string): { tenants: TenantRow[]; kinds: KindRow[] } {
+  const tenants = new Map<string, TenantRow>();
+  const kinds = new Map<string, KindRow>();
+  const kindRow = (period: string, resourceClassId: string, orgKind: OrgKind) => {
+    const key = `${period}|${resourceClassId}|${orgKind}`;
+    let row = kinds.get(key);
+    if (!row) kinds.set(key, (row = { period, resourceClassId, orgKind, ...zeroFigures(), startedJobs: 0, waitSeconds: 0, waitCounts: {} }));
     return row;
   };
   for (const p of parts) {
-    const key = `${p.day}|${p.resourceClassId}|${p.orgId}`;
-    let row = byTenant.get(key);
-    if (!row) byTenant.set(key, (row = { day: p.day, resourceClassId: p.resourceClassId, orgId: p.orgId, ...zeroFigures() }));
+    const period = periodOf(p.day);
+    const key = `${period}|${p.resourceClassId}|${p.orgId}`;
+    let row = tenants.get(key);
+    if (!row) tenants.set(key, (row = { period, resourceClassId: p.resourceClassId, orgId: p.orgId, ...zeroFigures() }));
     addFigures(row, p);
-    addFigures(kindRow(p.day, p.resourceClassId, kindOf.get(p.orgId)!), p);
+    addFigures(kindRow(period, p.resourceClassId, kindOf.get(p.orgId)!), p);
   }
   for (const w of waits) {
-    const row = kindRow(w.day, w.resourceClassId, kindOf.get(w.orgId)!);
+    const row = kindRow(periodOf(w.day), w.resourceClassId, kindOf.get(w.orgId)!);
     row.startedJobs += 1;
     row.waitSeconds += w.waitSeconds;
     const bucket = String(waitBucket(w.waitSeconds));
     row.waitCounts[bucket] = (row.waitCounts[bucket] ?? 0) + 1;
   }
-  const byKey = <T extends { day: string; resourceClassId: string }>(third: (r: T) => string) => (a: T, b: T) =>
-    a.day !== b.day ? (a.day < b.day ? -1 : 1) : a.resourceClassId !== b.resourceClassId ? (a.resourceClassId < b.resourceClassId ? -1 : 1) : third(a) < third(b) ? -1 : third(a) > third(b) ? 1 : 0;
+  return { tenants: [...tenants.values()].sort(byKey((r) => r.orgId)), kinds: [...kinds.values()].sort(byKey((r) => r.orgKind)) };
+}
 
-  const tenantRows = [...byTenant.values()].sort(byKey((r) => r.orgId));
-  if (tenantRows.length > 0) {
+/**
+ * addToCentreRollups adds a settling batch's parts and waits to the centre's rollups, by day and by month:
+ * per partition × tenant, then per partition × tenant kind (after usage_rollups; each table in key order,
+ * the tables in this order: the lock order).
+ */
+async function addToCentreRollups(tx: DbOrTx, parts: readonly RollupRow[], waits: readonly WaitPart[]): Promise<void> {
+  if (parts.length === 0 && waits.length === 0) return;
+  const orgIds = [...new Set([...parts.map((p) => p.orgId), ...waits.map((w) => w.orgId)])];
+  const kindOf = new Map((await tx.select({ id: organisations.id, kind: organisations.kind }).from(organisations).where(inArray(organisations.id, orgIds))).map((o) => [o.id, o.kind]));
+  const days = centreRows(parts, waits, kindOf, (day) => day);
+  const months = centreRows(parts, waits, kindOf, (day) => `${day.slice(0, 7)}-01`);
+  if (days.tenants.length > 0) {
     await tx
       .insert(centreTenantDays)
-      .values(tenantRows)
+      .values(days.tenants.map(({ period, ...r }) => ({ day: period, ...r })))
       .onConflictDoUpdate({ target: [centreTenantDays.day, centreTenantDays.resourceClassId, centreTenantDays.orgId], set: addedFigures('centre_tenant_days') });
+    await tx
+      .insert(centreTenantMonths)
+      .values(months.tenants.map(({ period, ...r }) => ({ month: period, ...r })))
+      .onConflictDoUpdate({ target: [centreTenantMonths.month, centreTenantMonths.resourceClassId, centreTenantMonths.orgId], set: addedFigures('centre_tenant_months') });
   }
-  const kindRows = [...byKind.values()].sort(byKey((r) => r.orgKind));
   await tx
     .insert(centreDays)
-    .values(kindRows)
-    .onConflictDoUpdate({
-      target: [centreDays.day, centreDays.resourceClassId, centreDays.orgKind],
-      set: {
-        ...addedFigures('centre_days'),
-        startedJobs: sql`${sql.identifier('centre_days')}.started_jobs + excluded.started_jobs`,
-        waitSeconds: sql`${sql.identifier('centre_days')}.wait_seconds + excluded.wait_seconds`,
-        waitCounts: sql`portal_add_counts(${sql.identifier('centre_days')}.wait_counts, excluded.wait_counts)`,
-      },
-    });
+    .values(days.kinds.map(({ period, ...r }) => ({ day: period, ...r })))
+    .onConflictDoUpdate({ target: [centreDays.day, centreDays.resourceClassId, centreDays.orgKind], set: addedKindFigures('centre_days') });
+  await tx
+    .insert(centreMonths)
+    .values(months.kinds.map(({ period, ...r }) => ({ month: period, ...r })))
+    .onConflictDoUpdate({ target: [centreMonths.month, centreMonths.resourceClassId, centreMonths.orgKind], set: addedKindFigures('centre_months') });
 }
 
 /** The largest-remainder split of one job column over its days, in SQL (the same rule as largestRemainder). */
@@ -265,8 +305,7 @@ export async function rebuildRollups(db: Db): Promise<{ rows: number }> {
  * started, bucketed by portal_wait_bucket (the same rule as waitBucket). drizzle/0061 fills them so once.
  */
 export async function rebuildCentreRollups(tx: DbOrTx): Promise<void> {
-  await tx.delete(centreTenantDays).where(sql`true`);
-  await tx.delete(centreDays).where(sql`true`);
+  for (const table of [centreTenantDays, centreTenantMonths, centreDays, centreMonths]) await tx.delete(table).where(sql`true`);
   await tx.execute(sql`
     insert into ${centreTenantDays} (day, resource_class_id, org_id, jobs, gpu_seconds, cost_cents, energy_wh, facility_energy_wh, heat_reused_wh, co2e_grams)
     select day, resource_class_id, org_id, sum(jobs)::int, sum(gpu_seconds), sum(cost_cents), sum(energy_wh), sum(facility_energy_wh), sum(heat_reused_wh), sum(co2e_grams)
@@ -286,4 +325,23 @@ export async function rebuildCentreRollups(tx: DbOrTx): Promise<void> {
     select day, resource_class_id, kind, 0, 0, 0, 0, 0, 0, 0, sum(n)::int, sum(seconds), jsonb_object_agg(bucket::text, n)
     from waits group by 1, 2, 3
     on conflict (day, resource_class_id, org_kind) do update set started_jobs = excluded.started_jobs, wait_seconds = excluded.wait_seconds, wait_counts = excluded.wait_counts`);
+  // By month, from the days (drizzle/0062 the same).
+  await tx.execute(sql`
+    insert into ${centreTenantMonths} (month, resource_class_id, org_id, jobs, gpu_seconds, cost_cents, energy_wh, facility_energy_wh, heat_reused_wh, co2e_grams)
+    select date_trunc('month', day)::date, resource_class_id, org_id, sum(jobs)::int, sum(gpu_seconds), sum(cost_cents), sum(energy_wh), sum(facility_energy_wh), sum(heat_reused_wh), sum(co2e_grams)
+    from ${centreTenantDays} group by 1, 2, 3`);
+  await tx.execute(sql`
+    with sums as (
+      select date_trunc('month', day)::date as month, resource_class_id, org_kind, sum(jobs)::int as jobs, sum(gpu_seconds) as gpu_seconds, sum(cost_cents) as cost_cents, sum(energy_wh) as energy_wh,
+             sum(facility_energy_wh) as facility_energy_wh, sum(heat_reused_wh) as heat_reused_wh, sum(co2e_grams) as co2e_grams, sum(started_jobs)::int as started_jobs, sum(wait_seconds) as wait_seconds
+      from ${centreDays} group by 1, 2, 3
+    ), counts as (
+      select date_trunc('month', d.day)::date as month, d.resource_class_id, d.org_kind, e.key, sum(e.value::bigint) as n
+      from ${centreDays} d cross join lateral jsonb_each_text(d.wait_counts) e group by 1, 2, 3, 4
+    ), merged as (
+      select month, resource_class_id, org_kind, jsonb_object_agg(key, n) as wait_counts from counts group by 1, 2, 3
+    )
+    insert into ${centreMonths} (month, resource_class_id, org_kind, jobs, gpu_seconds, cost_cents, energy_wh, facility_energy_wh, heat_reused_wh, co2e_grams, started_jobs, wait_seconds, wait_counts)
+    select s.month, s.resource_class_id, s.org_kind, s.jobs, s.gpu_seconds, s.cost_cents, s.energy_wh, s.facility_energy_wh, s.heat_reused_wh, s.co2e_grams, s.started_jobs, s.wait_seconds, coalesce(m.wait_counts, '{}'::jsonb)
+    from sums s left join merged m using (month, resource_class_id, org_kind)`);
 }
