@@ -4,11 +4,16 @@
 // dependencies, arrays, EASY and multifactor with and without a queue depth, a power cap, node
 // failures, cancels and time-limit extensions, a serialise/restore half-way — as the engine
 // produced them before it kept any index (the `__pins__` files, written once by that engine), so
-// any change in which job starts when, where, or why one waits shows here.
+// any change in which job starts when, where, or why one waits shows here. And it holds the indexes
+// to the straightforward definitions they replace (placeJob, easyReservation, backfillKeepsReservation)
+// on random states.
 import { describe, expect, it } from 'vitest';
+import { CycleState } from './cycle-state';
 import { createEngine, restoreEngine, type ClusterEngine } from './engine';
 import { testPartition } from './fixtures';
+import { canPlace, placeJob } from './placement';
 import { policyFromName } from './policy';
+import { backfillKeepsReservation, easyReservation, easyShadow, ReleaseWalk } from './reservation';
 import { createRng, nextInt, type RngState } from './random';
 import type { AccountConfig, ClusterConfig, JobSpec, PolicyName } from './types';
 
@@ -156,4 +161,70 @@ describe('the incremental cycle keeps every schedule of the engine that rebuilt 
       await expect(run(s)).toMatchFileSnapshot(`./__pins__/incremental-${s.name}.txt`);
     });
   }
+});
+
+/** A partition of random size with random running jobs and down nodes, as a cycle state, with its free GPUs as an array and its node list. */
+function randomState(rng: RngState): { state: CycleState; size: number; nodes: number; free: number[]; all: number[] } {
+  const size = [1, 2, 4, 8][nextInt(rng, 0, 3)]!;
+  const nodes = nextInt(rng, 1, 40);
+  const state = new CycleState([testPartition({ nodes, gpusPerNode: size })], new Array<number>(nodes).fill(0), [0], 1);
+  for (let i = 0; i < nodes; i++) {
+    if (nextInt(rng, 0, 9) === 0) {
+      state.nodeDown(i, nextInt(rng, 100, 900));
+      continue;
+    }
+    for (let k = 0, left = size; k < 3 && left > 0; k++) {
+      const gpus = nextInt(rng, 0, left);
+      left -= gpus;
+      if (gpus > 0) state.start({ id: `n${i}-${k}`, partition: 0, user: 'u', account: 'a', gpus, nodeIndices: [i], walltimeLimitSeconds: nextInt(rng, 1, 1000), startTimeSeconds: nextInt(rng, 0, 100) });
+    }
+  }
+  return { state, size, nodes, free: Array.from({ length: nodes }, (_, i) => state.free.free(i)), all: Array.from({ length: nodes }, (_, i) => i) };
+}
+
+describe('the indexes agree with the straightforward definitions (random states)', () => {
+  it('FreeGpus.place and fitting are placeJob and canPlace', () => {
+    const rng = createRng(99);
+    for (let round = 0; round < 300; round++) {
+      const { state, size, nodes, free, all } = randomState(rng);
+      for (let q = 0; q < 10; q++) {
+        const perNode = nextInt(rng, 1, size);
+        const count = nextInt(rng, 1, Math.min(nodes, 6));
+        expect(state.free.place(0, count, perNode)).toEqual(placeJob(free, all, count, perNode));
+        expect(state.free.fitting(0, perNode) >= count).toBe(canPlace(free, all, count, perNode));
+      }
+    }
+  });
+
+  it('ReleaseWalk and ShadowReservation give easyReservation and backfillKeepsReservation', () => {
+    const rng = createRng(7);
+    for (let round = 0; round < 300; round++) {
+      const { state, size, nodes, free, all } = randomState(rng);
+      const head = { partition: 0, nodeCount: nextInt(rng, 1, Math.min(nodes, 4)), gpusPerNode: nextInt(rng, 1, size) };
+      const now = nextInt(rng, 50, 400);
+      const releases = [
+        ...state.runningIn(0).map((r) => ({ atSeconds: r.endSeconds, nodeIndices: r.nodeIndices, gpusPerNode: r.gpusPerNode, repair: false })),
+        ...state.repairsIn(0).map((r) => ({ atSeconds: r.atSeconds, nodeIndices: [r.node], gpusPerNode: size, repair: true })),
+      ];
+      const shape = { partitionNodes: all, nodeCount: head.nodeCount, gpusPerNode: head.gpusPerNode };
+      const expected = easyReservation(free, shape, releases, now);
+      const got = easyShadow(new ReleaseWalk(state.free, head, state.runningIn(0), state.repairsIn(0), size), now);
+      expect(got?.shadowSeconds ?? null).toBe(expected?.shadowSeconds ?? null);
+      if (!got || !expected) continue;
+      // Backfills on nodes free now, one after another as a cycle makes them.
+      let reference = { shadowSeconds: expected.shadowSeconds, freeAtShadow: expected.freeAtShadow };
+      for (let b = 0; b < 6; b++) {
+        const perNode = nextInt(rng, 1, size);
+        const placement = state.free.place(0, 1, perNode);
+        if (!placement) break;
+        const end = now + nextInt(rng, 1, 1000);
+        const after = backfillKeepsReservation(reference, shape, { nodeIndices: placement, gpusPerNode: perNode, estimatedEndSeconds: end });
+        expect(got.keeps(placement, perNode, end)).toBe(after !== null);
+        if (!after) continue;
+        got.commit(placement, perNode, end);
+        state.start({ id: `b${round}-${b}`, partition: 0, user: 'u', account: 'a', gpus: perNode, nodeIndices: placement, walltimeLimitSeconds: end - now, startTimeSeconds: now });
+        reference = { shadowSeconds: reference.shadowSeconds, freeAtShadow: after };
+      }
+    }
+  });
 });
