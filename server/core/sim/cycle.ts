@@ -197,9 +197,7 @@ function siteGates(state: CycleState, caps: CycleRequest['caps']): (SiteGate | n
  * engine then applies the decision to its own records).
  */
 export function runCycle(state: CycleState, request: CycleRequest): CycleDecision {
-  const { nowSeconds: now, policy, partitions, caps } = request;
-  const gates = siteGates(state, caps);
-  const siteGateOf = (partition: number): SiteGate | null => (caps ? (gates[caps.partitionSite[partition] ?? -1] ?? null) : null);
+  const { nowSeconds: now, policy } = request;
 
   // Phase 2: order.
   const multifactor = policy.order === 'multifactor';
@@ -209,113 +207,124 @@ export function runCycle(state: CycleState, request: CycleRequest): CycleDecisio
     request.queues && policy.queueDepth !== undefined
       ? mergedQueue(request.queues, priorityOf, policy, policy.queueDepth, cut)
       : sortedQueue(request.pending, priorityOf, policy, cut);
-  const priorities = new Map<string, number>();
 
   // Phase 3: walk.
-  const partitionGates: PartitionGate[] = partitions.map(() => ({ blocked: false, head: null, reservation: null }));
-  const starts: CycleStart[] = [];
-  const waits: CycleWait[] = [];
-  const startedIn = new Set<number>();
-  const start = (job: CyclePendingJob, nodeIndices: number[]): void => {
-    const site = siteGateOf(job.partition);
-    if (site) chargePower(site, job.powerCentiW ?? 0, now + job.walltimeLimitSeconds);
-    starts.push({ id: job.id, nodeIndices });
-    startedIn.add(job.partition);
-    state.start({ ...job, nodeIndices, startTimeSeconds: now });
-  };
+  const walk = new QueueWalk(state, request);
+  for (const { job, priority } of queue) walk.consider(job, priority);
 
-  for (const { job, priority } of queue) {
-    priorities.set(job.id, priority);
-    const partition = partitions[job.partition];
-    const gate = partitionGates[job.partition];
-    if (!partition || !gate) continue;
-    const wait = (reason: PendingReason): void => {
-      waits.push({ id: job.id, reason, priority });
-    };
+  // Phase 4: emit.
+  const rerun = [...cut].some((partition) => walk.startedIn.has(partition));
+  return { starts: walk.starts, waits: walk.waits, priorities: walk.priorities, rerun };
+}
 
-    // 3·.
-    if (job.heldBy) {
-      wait(job.heldBy);
-      continue;
-    }
-    if (job.beginSeconds !== undefined && job.beginSeconds > now) {
-      wait('BeginTime');
-      continue;
-    }
-    // 3a.
-    if (job.walltimeLimitSeconds > partition.maxWalltimeSeconds) {
-      wait('PartitionTimeLimit');
-      continue;
-    }
-    // 3b.
-    const limited = limitReason(
+/** Phase 3: the walk over the queue in order, job by job, with the partitions' and sites' gates of this cycle. */
+class QueueWalk {
+  readonly starts: CycleStart[] = [];
+  readonly waits: CycleWait[] = [];
+  readonly priorities = new Map<string, number>();
+  readonly startedIn = new Set<number>();
+  private readonly now: number;
+  private readonly partitionGates: PartitionGate[];
+  private readonly siteGates: (SiteGate | null)[];
+
+  constructor(
+    private readonly state: CycleState,
+    private readonly request: CycleRequest,
+  ) {
+    this.now = request.nowSeconds;
+    this.partitionGates = request.partitions.map(() => ({ blocked: false, head: null, reservation: null }));
+    this.siteGates = siteGates(state, request.caps);
+  }
+
+  /** consider decides one pending job: it starts (3c, 3d) or waits, with its reason. */
+  consider(job: CyclePendingJob, priority: number): void {
+    this.priorities.set(job.id, priority);
+    const partition = this.request.partitions[job.partition];
+    const gate = this.partitionGates[job.partition];
+    if (!partition || !gate) return;
+    const reason = this.heldBack(job, partition) ?? (gate.blocked ? this.backfill(job, gate) : this.startOrBlock(job, gate, partition));
+    if (reason) this.waits.push({ id: job.id, reason, priority });
+  }
+
+  /** heldBack gives the reason a job may not start whatever the free GPUs (3·, 3a, 3b), or null. */
+  private heldBack(job: CyclePendingJob, partition: Partition): PendingReason | null {
+    if (job.heldBy) return job.heldBy;
+    if (job.beginSeconds !== undefined && job.beginSeconds > this.now) return 'BeginTime';
+    if (job.walltimeLimitSeconds > partition.maxWalltimeSeconds) return 'PartitionTimeLimit';
+    const account = this.request.accounts.get(job.account);
+    // Without limits there is nothing to count (limitReason would say null).
+    if (!account?.limits) return null;
+    return limitReason(
       {
         gpus: job.gpus,
         walltimeLimitSeconds: job.walltimeLimitSeconds,
-        userRunningGpus: state.userGpus.get(userKey(job.account, job.user)) ?? 0,
-        accountCommittedGpuSeconds: (request.accounts.get(job.account)?.finishedGpuSeconds ?? 0) + (state.committedRunning.get(job.account) ?? 0),
+        userRunningGpus: this.state.userGpus.get(userKey(job.account, job.user)) ?? 0,
+        accountCommittedGpuSeconds: account.finishedGpuSeconds + (this.state.committedRunning.get(job.account) ?? 0),
       },
-      request.accounts.get(job.account)?.limits ?? undefined,
+      account.limits,
     );
-    if (limited) {
-      wait(limited);
-      continue;
-    }
-
-    const perNode = job.gpus / job.nodes;
-    const site = siteGateOf(job.partition);
-    const jobPower = job.powerCentiW ?? 0;
-    const estimatedEnd = now + job.walltimeLimitSeconds;
-    // 3c.
-    if (!gate.blocked) {
-      const placement = state.free.place(job.partition, job.nodes, perNode);
-      const powerOk = !site || powerAllows(site, jobPower, estimatedEnd);
-      if (placement && powerOk) {
-        start(job, placement);
-        continue;
-      }
-      gate.blocked = true;
-      if (policy.backfill === 'easy') {
-        gate.head = { partition: job.partition, nodeCount: job.nodes, gpusPerNode: perNode };
-        const walk = new ReleaseWalk(state.free, gate.head, state.runningIn(job.partition), state.repairsIn(job.partition), partition.gpusPerNode);
-        if (site) {
-          const head = {
-            drawCentiW: site.drawCentiW,
-            capCentiW: site.capCentiW,
-            powerCentiW: jobPower,
-            walltimeSeconds: job.walltimeLimitSeconds,
-            steps: sitePowerSteps(site, state, partitions),
-          };
-          const reserved = powerReservation(walk, head, now);
-          gate.reservation = reserved?.gpu ?? null;
-          if (reserved) site.reservations.push(reserved.power);
-        } else {
-          gate.reservation = easyShadow(walk, now);
-        }
-      }
-      wait(placement ? 'PowerCap' : 'Resources');
-      continue;
-    }
-    // 3d.
-    const placement = policy.backfill === 'easy' ? state.free.place(job.partition, job.nodes, perNode) : null;
-    if (placement) {
-      const keeps = !gate.reservation || !gate.head || gate.reservation.keeps(placement, perNode, estimatedEnd);
-      if (keeps) {
-        if (site && !powerAllows(site, jobPower, estimatedEnd)) {
-          wait('PowerCap');
-          continue;
-        }
-        gate.reservation?.commit(placement, perNode, estimatedEnd);
-        start(job, placement);
-        continue;
-      }
-    }
-    wait('Priority');
   }
 
-  // Phase 4: emit.
-  const rerun = [...cut].some((partition) => startedIn.has(partition));
-  return { starts, waits, priorities, rerun };
+  /** 3c: the partition is open — start the job if it fits now, else block the partition and (EASY) reserve for it. */
+  private startOrBlock(job: CyclePendingJob, gate: PartitionGate, partition: Partition): PendingReason | null {
+    const perNode = job.gpus / job.nodes;
+    const site = this.siteGateOf(job.partition);
+    const jobPower = job.powerCentiW ?? 0;
+    const placement = this.state.free.place(job.partition, job.nodes, perNode);
+    const powerOk = !site || powerAllows(site, jobPower, this.now + job.walltimeLimitSeconds);
+    if (placement && powerOk) {
+      this.start(job, placement);
+      return null;
+    }
+    gate.blocked = true;
+    if (this.request.policy.backfill === 'easy') {
+      gate.head = { partition: job.partition, nodeCount: job.nodes, gpusPerNode: perNode };
+      const walk = new ReleaseWalk(this.state.free, gate.head, this.state.runningIn(job.partition), this.state.repairsIn(job.partition), partition.gpusPerNode);
+      if (site) {
+        const head = {
+          drawCentiW: site.drawCentiW,
+          capCentiW: site.capCentiW,
+          powerCentiW: jobPower,
+          walltimeSeconds: job.walltimeLimitSeconds,
+          steps: sitePowerSteps(site, this.state, this.request.partitions),
+        };
+        const reserved = powerReservation(walk, head, this.now);
+        gate.reservation = reserved?.gpu ?? null;
+        if (reserved) site.reservations.push(reserved.power);
+      } else {
+        gate.reservation = easyShadow(walk, this.now);
+      }
+    }
+    return placement ? 'PowerCap' : 'Resources';
+  }
+
+  /** 3d: the partition is blocked — under EASY start the job if it fits now and keeps the reservation (GPUs and power). */
+  private backfill(job: CyclePendingJob, gate: PartitionGate): PendingReason | null {
+    if (this.request.policy.backfill !== 'easy') return 'Priority';
+    const perNode = job.gpus / job.nodes;
+    const placement = this.state.free.place(job.partition, job.nodes, perNode);
+    if (!placement) return 'Priority';
+    const estimatedEnd = this.now + job.walltimeLimitSeconds;
+    if (gate.reservation && gate.head && !gate.reservation.keeps(placement, perNode, estimatedEnd)) return 'Priority';
+    const site = this.siteGateOf(job.partition);
+    if (site && !powerAllows(site, job.powerCentiW ?? 0, estimatedEnd)) return 'PowerCap';
+    gate.reservation?.commit(placement, perNode, estimatedEnd);
+    this.start(job, placement);
+    return null;
+  }
+
+  private start(job: CyclePendingJob, nodeIndices: number[]): void {
+    const site = this.siteGateOf(job.partition);
+    if (site) chargePower(site, job.powerCentiW ?? 0, this.now + job.walltimeLimitSeconds);
+    this.starts.push({ id: job.id, nodeIndices });
+    this.startedIn.add(job.partition);
+    this.state.start({ ...job, nodeIndices, startTimeSeconds: this.now });
+  }
+
+  private siteGateOf(partition: number): SiteGate | null {
+    const caps = this.request.caps;
+    return caps ? (this.siteGates[caps.partitionSite[partition] ?? -1] ?? null) : null;
+  }
 }
 
 /** sitePowerSteps lists how a capped site's draw will change: running jobs of its partitions end, nodes are repaired, reserved heads start and end. */

@@ -281,6 +281,8 @@ class Engine implements ClusterEngine {
   private readonly pending = new Set<string>();
   /** The same jobs per partition and account, for bounded cycles; empty queues are dropped. */
   private readonly queues = new Map<string, PendingQueue>();
+  /** Pending jobs as the cycles read them (pendingJob), dropped when they start or end. */
+  private readonly pendingViews = new Map<string, CyclePendingJob>();
   /** Jobs that have ended and are not pruned yet. */
   private readonly ended = new Set<string>();
   /** Jobs another job waits on → the jobs waiting (rebuilt from the records on restore). */
@@ -747,24 +749,32 @@ class Engine implements ClusterEngine {
     return jobPowerCentiW(p, j.spec.gpus, j.spec.gpuUtilPercent);
   }
 
+  /** pendingJob is a pending job as cycles see it: made once while it waits; its limit and dependency hold are read afresh each time. */
   private pendingJob(id: string): CyclePendingJob {
     const j = this.jobs.get(id)!;
+    let view = this.pendingViews.get(id);
+    if (!view) {
+      view = {
+        id,
+        seq: j.seq,
+        submitTimeSeconds: j.spec.submitTimeSeconds,
+        partition: this.partitionIndex.get(j.spec.partition)!,
+        user: j.spec.user,
+        account: j.spec.account,
+        gpus: j.spec.gpus,
+        nodes: j.spec.nodes,
+        walltimeLimitSeconds: j.spec.walltimeLimitSeconds,
+        powerCentiW: this.capped ? this.jobPower(j) : undefined,
+        beginSeconds: j.spec.beginTimeSeconds,
+        heldBy: undefined,
+      };
+      this.pendingViews.set(id, view);
+    }
     // An array's tasks wait on what the array waits on.
     const held = j.arrayTask ? this.jobs.get(j.arrayTask.arrayId)! : j;
-    return {
-      id,
-      seq: j.seq,
-      submitTimeSeconds: j.spec.submitTimeSeconds,
-      partition: this.partitionIndex.get(j.spec.partition)!,
-      user: j.spec.user,
-      account: j.spec.account,
-      gpus: j.spec.gpus,
-      nodes: j.spec.nodes,
-      walltimeLimitSeconds: j.spec.walltimeLimitSeconds,
-      powerCentiW: this.capped ? this.jobPower(j) : undefined,
-      beginSeconds: j.spec.beginTimeSeconds,
-      ...(held.dependencyNever ? { heldBy: 'DependencyNeverSatisfied' as const } : held.waitingOn ? { heldBy: 'Dependency' as const } : {}),
-    };
+    view.walltimeLimitSeconds = j.spec.walltimeLimitSeconds;
+    view.heldBy = held.dependencyNever ? 'DependencyNeverSatisfied' : held.waitingOn ? 'Dependency' : undefined;
+    return view;
   }
 
   /**
@@ -825,6 +835,7 @@ class Engine implements ClusterEngine {
     const a = this.jobs.get(j.arrayTask!.arrayId)!;
     const tasks = a.array!;
     tasks.waiting.splice(tasks.waiting.indexOf(j.arrayTask!.index), 1);
+    this.pendingViews.delete(j.spec.id);
     tasks.started.push(j.arrayTask!.index);
     tasks.running++;
     if (a.startTimeSeconds === null) a.startTimeSeconds = t;
@@ -850,6 +861,7 @@ class Engine implements ClusterEngine {
     const a = this.jobs.get(j.arrayTask!.arrayId)!;
     const tasks = a.array!;
     tasks.waiting.splice(tasks.waiting.indexOf(j.arrayTask!.index), 1);
+    this.pendingViews.delete(j.spec.id);
     tasks.neverRan++;
     j.state = 'CANCELLED';
     j.pendingReason = null;
@@ -868,6 +880,7 @@ class Engine implements ClusterEngine {
     const tasks = a.array!;
     for (const index of tasks.waiting) {
       const j = this.jobs.get(taskId(a.spec.id, index))!;
+      this.pendingViews.delete(j.spec.id);
       j.state = 'CANCELLED';
       j.endTimeSeconds = now;
       this.resolveDependents(j);
@@ -958,6 +971,7 @@ class Engine implements ClusterEngine {
 
   private dequeue(j: JobRecord): void {
     this.pending.delete(j.spec.id);
+    this.pendingViews.delete(j.spec.id);
     this.arraysPending.delete(j.spec.id);
     const key = this.queueKey(j);
     const queue = this.queues.get(key);
