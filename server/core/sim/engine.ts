@@ -268,6 +268,12 @@ interface PendingQueue {
   ids: Set<string>;
 }
 
+/** An account and the GPUs its jobs run now. */
+interface AccountUsage {
+  record: AccountRecord;
+  runningGpus: number;
+}
+
 /** Most jobs one dependency may name (the portal's own limit is lower). */
 const MAX_DEPENDENCIES = 100;
 
@@ -295,8 +301,9 @@ class Engine implements ClusterEngine {
   private readonly siteIndex = new Map<string, number>();
   /** Running jobs in start order (`s.runningIds` while serialised; a set: ending one is O(1)). */
   private readonly running = new Set<string>();
-  /** Running GPUs per account (the rate its usage grows at). */
-  private readonly runningGpus = new Map<string, number>();
+  /** Every account with its running GPUs (the rate its usage grows at), in the accounts' order. */
+  private readonly usage: AccountUsage[] = [];
+  private readonly usageOf = new Map<string, AccountUsage>();
   /** What cycles read of the machine, kept in step with the node and job records (cycle-state.ts). */
   private readonly cycleState: CycleState;
   /** Fair-share factors at the last usage update, filled as cycles ask (cleared when usage or accounts change). */
@@ -319,7 +326,7 @@ class Engine implements ClusterEngine {
       for (const parent of j.waitingOn ?? []) this.addDependent(parent, j.spec.id);
     }
     for (const id of state.pendingIds) this.enqueue(this.jobs.get(id)!);
-    for (const a of state.accounts) this.accounts.set(a.name, a);
+    for (const a of state.accounts) this.addAccount(a);
     this.cycleState = this.stateOfRecords();
     for (const id of state.runningIds) {
       this.running.add(id);
@@ -1063,7 +1070,7 @@ class Engine implements ClusterEngine {
 
   /** countRunning adds (1) or takes away (−1) a job's GPUs from its account's running GPUs. */
   private countRunning(j: JobRecord, sign: 1 | -1): void {
-    this.runningGpus.set(j.spec.account, (this.runningGpus.get(j.spec.account) ?? 0) + sign * j.spec.gpus);
+    this.usageOf.get(j.spec.account)!.runningGpus += sign * j.spec.gpus;
   }
 
   /** updateUsage brings every account's decayed usage up to t (the decay computed once for all). */
@@ -1071,7 +1078,10 @@ class Engine implements ClusterEngine {
     const dt = t - this.s.usageAsOfSeconds;
     if (dt <= 0) return;
     const step = accrual(dt, this.s.config.policy.usageHalfLifeSeconds);
-    for (const a of this.accounts.values()) a.decayedUsageGpuSeconds = accrueBy(step, a.decayedUsageGpuSeconds, this.runningGpus.get(a.name) ?? 0);
+    for (const { record, runningGpus } of this.usage) {
+      // Nothing used and nothing running stays 0.
+      if (record.decayedUsageGpuSeconds !== 0 || runningGpus !== 0) record.decayedUsageGpuSeconds = accrueBy(step, record.decayedUsageGpuSeconds, runningGpus);
+    }
     this.s.usageAsOfSeconds = t;
     this.fairShares = null;
   }
@@ -1103,14 +1113,13 @@ class Engine implements ClusterEngine {
 
   private usageAt(t: number): Map<string, CycleAccount> {
     const dt = t - this.s.usageAsOfSeconds;
-    const rates = this.runningGpus;
     const halfLife = this.s.config.policy.usageHalfLifeSeconds;
     const out = new Map<string, CycleAccount>();
     for (const a of this.accounts.values()) {
       out.set(a.name, {
         shares: a.shares,
         limits: a.limits ?? undefined,
-        decayedUsageGpuSeconds: accrueUsage(a.decayedUsageGpuSeconds, rates.get(a.name) ?? 0, dt, halfLife),
+        decayedUsageGpuSeconds: accrueUsage(a.decayedUsageGpuSeconds, this.usageOf.get(a.name)?.runningGpus ?? 0, dt, halfLife),
         finishedGpuSeconds: a.finishedGpuSeconds,
       });
     }
@@ -1120,9 +1129,16 @@ class Engine implements ClusterEngine {
   private ensureAccount(name: string): void {
     if (this.accounts.has(name)) return;
     const record: AccountRecord = { name, shares: 1, limits: null, decayedUsageGpuSeconds: 0, finishedGpuSeconds: 0 };
-    this.accounts.set(name, record);
+    this.addAccount(record);
     this.s.accounts.push(record);
     this.fairShares = null;
+  }
+
+  private addAccount(record: AccountRecord): void {
+    const row = { record, runningGpus: 0 };
+    this.accounts.set(record.name, record);
+    this.usage.push(row);
+    this.usageOf.set(record.name, row);
   }
 
   // ---- events and validation ------------------------------------------------

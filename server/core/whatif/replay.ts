@@ -64,8 +64,8 @@ export class WhatIfReplay {
   private readonly engine: ClusterEngine;
   private readonly run: WhatIfJob[];
   private readonly never = { partition: 0, nodes: 0, walltime: 0, power: 0 };
-  /** The jobs still to submit, by submit time; `submitted` of them are in the engine. */
-  private readonly specs: JobSpec[] = [];
+  /** The jobs run, by submit time (ties as given); the first `submitted` are in the engine. */
+  private readonly bySubmit: WhatIfJob[];
   private submitted = 0;
   private finished = false;
 
@@ -82,32 +82,38 @@ export class WhatIfReplay {
     this.run = [];
     for (const job of jobs) {
       const why = neverRuns(machine, job);
-      if (why) {
-        this.never[why]++;
-        continue;
-      }
-      this.run.push(job);
-      this.specs.push({
-        id: job.id,
-        submitTimeSeconds: Math.max(period.fromSeconds, job.submitSeconds),
-        user: job.user,
-        account: job.account,
-        partition: job.partition,
-        gpus: job.gpus,
-        nodes: job.nodes,
-        walltimeLimitSeconds: job.walltimeSeconds,
-        runtimeSeconds: Math.min(job.runtimeSeconds, job.walltimeSeconds),
-        gpuUtilPercent: job.gpuUtilPercent,
-        exitCode: 0,
-        ...(job.beginSeconds !== null && job.beginSeconds > job.submitSeconds ? { beginTimeSeconds: job.beginSeconds } : {}),
-      });
+      if (why) this.never[why]++;
+      else this.run.push(job);
     }
     // Every account from the start, in the order of the jobs (as submitting them all up front makes them): fair share counts their shares.
-    const accounts = [...new Set(this.specs.map((spec) => spec.account))].map((name) => ({ name }));
+    const accounts = [...new Set(this.run.map((job) => job.account))].map((name) => ({ name }));
     this.engine = createEngine({ cluster, policy: policyFromName(machine.policy, options.queueDepth === undefined ? {} : { queueDepth: options.queueDepth }), accounts, seed: 1, startTimeSeconds: period.fromSeconds, nodeFailures: null });
-    this.specs.sort((a, b) => a.submitTimeSeconds - b.submitTimeSeconds);
+    this.bySubmit = this.run.slice().sort((a, b) => this.submitOf(a) - this.submitOf(b));
     // An invalid job throws here, as submitting it up front would.
-    for (const spec of this.specs) this.engine.validate(spec);
+    for (const job of this.bySubmit) this.engine.validate(this.spec(job));
+  }
+
+  /** A job's submit time in the replay: not before the period. */
+  private submitOf(job: WhatIfJob): number {
+    return Math.max(this.period.fromSeconds, job.submitSeconds);
+  }
+
+  /** The job as the engine takes it (made when it is submitted, so the replay holds no second copy). */
+  private spec(job: WhatIfJob): JobSpec {
+    return {
+      id: job.id,
+      submitTimeSeconds: this.submitOf(job),
+      user: job.user,
+      account: job.account,
+      partition: job.partition,
+      gpus: job.gpus,
+      nodes: job.nodes,
+      walltimeLimitSeconds: job.walltimeSeconds,
+      runtimeSeconds: Math.min(job.runtimeSeconds, job.walltimeSeconds),
+      gpuUtilPercent: job.gpuUtilPercent,
+      exitCode: 0,
+      ...(job.beginSeconds !== null && job.beginSeconds > job.submitSeconds ? { beginTimeSeconds: job.beginSeconds } : {}),
+    };
   }
 
   /** The share of the replay done, 0..1 (by simulated time through the period; the tail after it counts as the last step). */
@@ -133,14 +139,15 @@ export class WhatIfReplay {
   /** nextInstant is the next time anything happens: an engine event or a job still to submit. */
   private nextInstant(): number | null {
     const event = this.engine.nextEventSeconds();
-    const submit = this.specs[this.submitted]?.submitTimeSeconds;
-    if (submit === undefined) return event;
+    const next = this.bySubmit[this.submitted];
+    if (next === undefined) return event;
+    const submit = this.submitOf(next);
     return event === null ? submit : Math.min(event, submit);
   }
 
   /** submitThrough submits every job due by t (the clock is before t, so none is in the past). */
   private submitThrough(t: number): void {
-    for (let spec = this.specs[this.submitted]; spec && spec.submitTimeSeconds <= t; spec = this.specs[++this.submitted]) this.engine.submit(spec);
+    for (let job = this.bySubmit[this.submitted]; job && this.submitOf(job) <= t; job = this.bySubmit[++this.submitted]) this.engine.submit(this.spec(job));
   }
 
   /**
