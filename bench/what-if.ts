@@ -60,6 +60,7 @@ interface YearRun {
   longestSliceMs: number;
   notes: number;
   longestGapMs: number;
+  outcomesMs: number;
   waitMeanMinutes: [number, number];
 }
 
@@ -95,10 +96,12 @@ function yearRun(days: number): YearRun {
       }
     }
   });
+  longestGapMs = Math.max(longestGapMs, performance.now() - noted);
+  const outcomesStart = performance.now();
   const [current, proposed] = replays.map((r) => r.outcome());
   const ms = performance.now() - t0;
-  longestGapMs = Math.max(longestGapMs, performance.now() - noted);
-  return { jobs: jobs.length, gpus: machineGpus(machine), load: askedLoad(machine, jobs, period), ms, slices, longestSliceMs, notes, longestGapMs, waitMeanMinutes: [current!.waitMeanSeconds / 60, proposed!.waitMeanSeconds / 60] };
+  const outcomesMs = performance.now() - outcomesStart;
+  return { jobs: jobs.length, gpus: machineGpus(machine), load: askedLoad(machine, jobs, period), ms, slices, longestSliceMs, notes, longestGapMs, outcomesMs, waitMeanMinutes: [current!.waitMeanSeconds / 60, proposed!.waitMeanSeconds / 60] };
 }
 
 async function main() {
@@ -194,9 +197,9 @@ async function main() {
     '',
     `A what-if on a generated year of a 10,000-GPU centre (\`bench/year-centre.ts\`: ${num(year.gpus)} GPUs in three classes, ${num(year.jobs)} jobs of 1–8 GPUs on one node or 2–16 full nodes, run times from 5 minutes to 2 days, asking for ${num(year.load * 100, 1)} % of the GPUs over ${days === 365 ? 'the year' : `${days} days`}), current machine against 80 more H100 nodes, as the worker runs it: both replays in ${SLICE_MS} ms slices with a progress note at most every ${NOTE_MS / 1000} s. One run.`,
     '',
-    '| jobs (× 2 replays) | time, building the replays to both outcomes (s) | jobs replayed/s | target ≤ 120 s | slices | longest slice (ms) | progress notes | longest gap between notes (s) | mean wait (min), current → proposed |',
-    '| ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |',
-    `| ${num(year.jobs)} | ${num(year.ms / 1000, 1)} | ${num((year.jobs * 2) / (year.ms / 1000))} | ${mark(year.ms <= YEAR_TARGET_MS)} | ${num(year.slices)} | ${num(year.longestSliceMs)} | ${num(year.notes)} | ${num(year.longestGapMs / 1000, 1)} | ${num(year.waitMeanMinutes[0], 1)} → ${num(year.waitMeanMinutes[1], 1)} |`,
+    '| jobs (× 2 replays) | time, building the replays to both outcomes (s) | of which the outcomes (s) | jobs replayed/s | target ≤ 120 s | slices | longest slice (ms) | progress notes | longest gap between notes while replaying (s) | mean wait (min), current → proposed |',
+    '| ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |',
+    `| ${num(year.jobs)} | ${num(year.ms / 1000, 1)} | ${num(year.outcomesMs / 1000, 1)} | ${num((year.jobs * 2) / (year.ms / 1000))} | ${mark(year.ms <= YEAR_TARGET_MS)} | ${num(year.slices)} | ${num(year.longestSliceMs)} | ${num(year.notes)} | ${num(year.longestGapMs / 1000, 1)} | ${num(year.waitMeanMinutes[0], 1)} → ${num(year.waitMeanMinutes[1], 1)} |`,
     '',
     `Cores: ${cpus().length}. The worker yields to the event loop between slices, so a run this long never holds up the reconciler for more than one slice.`,
   ].join('\n');

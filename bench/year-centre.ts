@@ -20,7 +20,7 @@ function partition(name: string, siteId: string, nodes: number, gpusPerNode: num
   return { name, siteId, nodes, gpusPerNode, gpuModel: name, cpusPerNode: 96, memoryGbPerNode: 1536, gpuIdlePowerW: idleW, gpuMaxPowerW: maxW, nodeBasePowerW: baseW, maxWalltimeSeconds: TWO_DAYS };
 }
 
-/** yearMachine is the centre: 800 H100 and 300 B200 nodes of 8 GPUs, 150 L40S nodes of 4 GPUs (10,000 GPUs), multifactor. */
+/** yearMachine is the centre: 800 H100 and 300 B200 nodes of 8 GPUs, 300 L40S nodes of 4 GPUs (10,000 GPUs), multifactor. */
 export function yearMachine(): WhatIfMachine {
   return {
     sites: [
@@ -31,7 +31,7 @@ export function yearMachine(): WhatIfMachine {
     partitions: [
       partition('h100', 'centre', 800, 8, 70, 700, 1500),
       partition('b200', 'north', 300, 8, 120, 1000, 2000),
-      partition('l40s', 'south', 150, 4, 30, 350, 800),
+      partition('l40s', 'south', 300, 4, 30, 350, 800),
     ],
     peakTflops: { h100: 989, b200: 2250, l40s: 362 },
     policy: 'multifactor',
@@ -52,9 +52,9 @@ function arrivalWeight(t: number): number {
   return (working ? 3 : 1) * (weekend ? 0.5 : 1);
 }
 
-/** A job's shape: GPUs per node and nodes; most single-node, one in eight 2–16 full nodes. */
+/** A job's shape: GPUs per node and nodes; most single-node, one in seven 2–16 full nodes. */
 function shape(rng: RngState, gpusPerNode: number): { gpus: number; nodes: number } {
-  if (nextInt(rng, 0, 7) > 0) {
+  if (nextInt(rng, 0, 6) > 0) {
     const perNode = Math.min(gpusPerNode, [1, 1, 1, 2, 2, 4, 4, 8, 8, 8][nextInt(rng, 0, 9)]!);
     return { gpus: perNode, nodes: 1 };
   }
