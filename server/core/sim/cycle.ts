@@ -3,8 +3,9 @@
  * Kueue's scheduler): the engine builds the input, this decides which pending
  * jobs start where and why the others wait, and the engine applies it.
  *
- *   1. Snapshot  — working copies of free GPUs per node (−1 = down) and of
- *                  the quota counters.
+ *   1. State     — the free GPUs, running jobs, quota counters and site draws
+ *                  (cycle-state.ts): the engine keeps them across cycles, the
+ *                  pure `scheduleCycle` builds them from its snapshot input.
  *   2. Order     — compute priorities, sort the queue (submit order or multifactor);
  *                  with a queue depth, only the first jobs of each partition (order.ts).
  *   3. Walk      — for each job in order, per partition:
@@ -20,15 +21,21 @@
  *            reservation (GPUs and power); otherwise (and always under FIFO)
  *            wait for Priority (PowerCap when only power forbids the backfill).
  *   4. Emit      — starts and pending reasons.
+ *
+ * A cycle costs what it reads of the queue, not the machine's size: placement is an index lookup,
+ * a blocked head's shadow time walks its partition's releases in end order, and a backfill check
+ * costs the candidate's nodes (reservation.ts).
  */
+import { CycleState, userKey, type CycleRunningJob } from './cycle-state';
 import { fairShareFactor } from './fairshare';
 import { limitReason } from './limits';
 import { mergedQueue, sortedQueue, type CyclePendingJob, type CycleQueue, type QueuedJob } from './order';
-import { placeJob } from './placement';
 import { chargePower, powerAllows, powerReservation, type PowerStep, type SitePowerGate } from './power';
 import { multifactorPriority } from './priority';
-import { backfillKeepsReservation, easyReservation, type HeadShape, type Release, type Reservation } from './reservation';
+import { easyShadow, ReleaseWalk, type NodeHead, type ShadowReservation } from './reservation';
 import type { AccountLimits, Partition, PendingReason, PolicyConfig } from './types';
+
+export type { CycleRunningJob } from './cycle-state';
 
 /** A node as the cycle sees it. */
 export interface CycleNode {
@@ -36,20 +43,6 @@ export interface CycleNode {
   freeGpus: number;
   down: boolean;
   repairAtSeconds: number | null;
-}
-
-/** A running job as the cycle sees it. */
-export interface CycleRunningJob {
-  id: string;
-  partition: number;
-  user: string;
-  account: string;
-  gpus: number;
-  nodeIndices: readonly number[];
-  walltimeLimitSeconds: number;
-  startTimeSeconds: number;
-  /** IT power increment in centiW (power.ts); only read at capped sites. */
-  powerCentiW?: number;
 }
 
 /** An account as the cycle sees it. */
@@ -112,14 +105,35 @@ export interface CycleDecision {
 
 interface PartitionGate {
   blocked: boolean;
-  head: HeadShape | null;
-  reservation: Reservation | null;
+  head: NodeHead | null;
+  reservation: ShadowReservation | null;
 }
 
-/** A capped site's power gate for one cycle, and the node repairs that raise its draw. */
+/** A capped site's power gate for one cycle. */
 interface SiteGate extends SitePowerGate {
-  members: Set<number>;
-  repairs: PowerStep[];
+  members: number[];
+}
+
+/** An account as a cycle's quota check sees it. */
+export interface CycleQuotaAccount {
+  limits: AccountLimits | null | undefined;
+  finishedGpuSeconds: number;
+}
+
+/** What one cycle is asked besides the machine's state: the clock, the policy, the queue and the accounts. */
+export interface CycleRequest {
+  nowSeconds: number;
+  policy: PolicyConfig;
+  partitions: readonly Partition[];
+  /** Every pending job, in any order (the cycle sorts them); ignored when `queues` is given. */
+  pending: readonly CyclePendingJob[];
+  /** With `policy.queueDepth`: the pending jobs split by partition and account. */
+  queues?: readonly CycleQueue[];
+  accounts: ReadonlyMap<string, CycleQuotaAccount>;
+  /** The fair-share factor of an account (read only under multifactor). */
+  fairShare: (account: string) => number;
+  /** The site of each partition and each site's cap as IT power (null: no cap); unset when no site has a cap. */
+  caps?: { partitionSite: readonly number[]; capCentiW: readonly (number | null)[] };
 }
 
 /** fairShareFactors computes each account's fair-share factor from decayed usage and shares. */
@@ -135,200 +149,196 @@ export function fairShareFactors(accounts: ReadonlyMap<string, CycleAccount>): M
   return out;
 }
 
+/** cycleStateOf builds the state a cycle reads from a snapshot input (copies: the input is not changed). */
+export function cycleStateOf(input: CycleInput): CycleState {
+  const partitionSite = input.power?.partitionSite ?? input.partitions.map(() => 0);
+  const sites = Math.max(1, input.power?.sites.length ?? 0);
+  const state = new CycleState(input.partitions, input.nodes.map((n) => n.partition), partitionSite, sites);
+  input.nodes.forEach((n, i) => {
+    const size = input.partitions[n.partition]?.gpusPerNode ?? 0;
+    state.free.allocate(i, size - n.freeGpus);
+    if (n.down) state.nodeDown(i, n.repairAtSeconds);
+  });
+  for (const r of input.running) state.track(r);
+  input.power?.sites.forEach((site, i) => {
+    if (site) state.siteDrawCentiW[i] = site.drawCentiW;
+  });
+  return state;
+}
+
 /** scheduleCycle runs phases 1–4 over the input and returns the decisions; it does not modify the input. */
 export function scheduleCycle(input: CycleInput): CycleDecision {
-  const { nowSeconds: now, policy, partitions } = input;
-
-  // Phase 1: snapshot.
-  const free = input.nodes.map((n) => (n.down ? -1 : n.freeGpus));
-  const partitionNodes: number[][] = partitions.map(() => []);
-  input.nodes.forEach((n, i) => partitionNodes[n.partition]?.push(i));
-  const running: CycleRunningJob[] = input.running.slice();
-  const userGpus = new Map<string, number>();
-  const committed = new Map<string, number>();
-  for (const [name, a] of input.accounts) committed.set(name, a.finishedGpuSeconds);
-  const userKey = (account: string, user: string): string => `${account}\u0000${user}`;
-  const chargeStart = (job: { account: string; user: string; gpus: number; walltimeLimitSeconds: number }): void => {
-    const key = userKey(job.account, job.user);
-    userGpus.set(key, (userGpus.get(key) ?? 0) + job.gpus);
-    committed.set(job.account, (committed.get(job.account) ?? 0) + job.gpus * job.walltimeLimitSeconds);
-  };
-  for (const r of running) chargeStart(r);
-
+  const factors = input.policy.order === 'multifactor' ? fairShareFactors(input.accounts) : null;
   const power = input.power;
-  const siteGates: (SiteGate | null)[] = (power?.sites ?? []).map((site) =>
-    site ? { capCentiW: site.capCentiW, drawCentiW: site.drawCentiW, reservations: [], members: new Set<number>(), repairs: [] } : null,
+  return runCycle(cycleStateOf(input), {
+    ...input,
+    fairShare: (account) => factors?.get(account) ?? 1,
+    ...(power ? { caps: { partitionSite: power.partitionSite, capCentiW: power.sites.map((site) => site?.capCentiW ?? null) } } : {}),
+  });
+}
+
+/** siteGates makes the power gate of every capped site from the state's draws, for one cycle. */
+function siteGates(state: CycleState, caps: CycleRequest['caps']): (SiteGate | null)[] {
+  if (!caps) return [];
+  return caps.capCentiW.map((cap, site) =>
+    cap === null
+      ? null
+      : {
+          capCentiW: cap,
+          drawCentiW: state.siteDrawCentiW[site] ?? 0,
+          reservations: [],
+          members: caps.partitionSite.flatMap((s, partition) => (s === site ? [partition] : [])),
+        },
   );
-  if (power) {
-    power.partitionSite.forEach((siteIndex, partition) => siteGates[siteIndex]?.members.add(partition));
-    input.nodes.forEach((n) => {
-      const gate = siteGates[power.partitionSite[n.partition] ?? -1];
-      const p = partitions[n.partition];
-      if (!gate || !p || !n.down || n.repairAtSeconds === null) return;
-      gate.repairs.push({ atSeconds: n.repairAtSeconds, deltaCentiW: (p.nodeBasePowerW + p.gpusPerNode * p.gpuIdlePowerW) * 100 });
-    });
-  }
-  const siteGateOf = (partition: number): SiteGate | null => (power ? (siteGates[power.partitionSite[partition] ?? -1] ?? null) : null);
+}
+
+/**
+ * runCycle runs phases 2–4 on the machine's state and starts the jobs it decides on in that state (the
+ * engine then applies the decision to its own records).
+ */
+export function runCycle(state: CycleState, request: CycleRequest): CycleDecision {
+  const { nowSeconds: now, policy } = request;
 
   // Phase 2: order.
-  const factors = policy.order === 'multifactor' ? fairShareFactors(input.accounts) : null;
-  const priorityOf = (job: CyclePendingJob): number =>
-    factors ? multifactorPriority(now - job.submitTimeSeconds, factors.get(job.account) ?? 1, policy) : 0;
+  const multifactor = policy.order === 'multifactor';
+  const priorityOf = (job: CyclePendingJob): number => (multifactor ? multifactorPriority(now - job.submitTimeSeconds, request.fairShare(job.account), policy) : 0);
   const cut = new Set<number>();
   const queue: Iterable<QueuedJob> =
-    input.queues && policy.queueDepth !== undefined
-      ? mergedQueue(input.queues, priorityOf, policy, policy.queueDepth, cut)
-      : sortedQueue(input.pending, priorityOf, policy, cut);
-  const priorities = new Map<string, number>();
+    request.queues && policy.queueDepth !== undefined
+      ? mergedQueue(request.queues, priorityOf, policy, policy.queueDepth, cut)
+      : sortedQueue(request.pending, priorityOf, policy, cut);
 
   // Phase 3: walk.
-  const gates: PartitionGate[] = partitions.map(() => ({ blocked: false, head: null, reservation: null }));
-  const starts: CycleStart[] = [];
-  const waits: CycleWait[] = [];
-  const startedIn = new Set<number>();
-  const start = (job: CyclePendingJob, nodeIndices: number[], perNode: number): void => {
-    const site = siteGateOf(job.partition);
-    if (site) chargePower(site, job.powerCentiW ?? 0, now + job.walltimeLimitSeconds);
-    for (const node of nodeIndices) free[node] = (free[node] ?? 0) - perNode;
-    starts.push({ id: job.id, nodeIndices });
-    startedIn.add(job.partition);
-    running.push({ ...job, nodeIndices, startTimeSeconds: now });
-    chargeStart(job);
-  };
+  const walk = new QueueWalk(state, request);
+  for (const { job, priority } of queue) walk.consider(job, priority);
 
-  for (const { job, priority } of queue) {
-    priorities.set(job.id, priority);
-    const partition = partitions[job.partition];
-    const gate = gates[job.partition];
-    const nodesOfPartition = partitionNodes[job.partition];
-    if (!partition || !gate || !nodesOfPartition) continue;
-    const wait = (reason: PendingReason): void => {
-      waits.push({ id: job.id, reason, priority });
-    };
+  // Phase 4: emit.
+  const rerun = [...cut].some((partition) => walk.startedIn.has(partition));
+  return { starts: walk.starts, waits: walk.waits, priorities: walk.priorities, rerun };
+}
 
-    // 3·.
-    if (job.heldBy) {
-      wait(job.heldBy);
-      continue;
-    }
-    if (job.beginSeconds !== undefined && job.beginSeconds > now) {
-      wait('BeginTime');
-      continue;
-    }
-    // 3a.
-    if (job.walltimeLimitSeconds > partition.maxWalltimeSeconds) {
-      wait('PartitionTimeLimit');
-      continue;
-    }
-    // 3b.
-    const account = input.accounts.get(job.account);
-    const limited = limitReason(
+/** Phase 3: the walk over the queue in order, job by job, with the partitions' and sites' gates of this cycle. */
+class QueueWalk {
+  readonly starts: CycleStart[] = [];
+  readonly waits: CycleWait[] = [];
+  readonly priorities = new Map<string, number>();
+  readonly startedIn = new Set<number>();
+  private readonly now: number;
+  private readonly partitionGates: PartitionGate[];
+  private readonly siteGates: (SiteGate | null)[];
+
+  constructor(
+    private readonly state: CycleState,
+    private readonly request: CycleRequest,
+  ) {
+    this.now = request.nowSeconds;
+    this.partitionGates = request.partitions.map(() => ({ blocked: false, head: null, reservation: null }));
+    this.siteGates = siteGates(state, request.caps);
+  }
+
+  /** consider decides one pending job: it starts (3c, 3d) or waits, with its reason. */
+  consider(job: CyclePendingJob, priority: number): void {
+    this.priorities.set(job.id, priority);
+    const partition = this.request.partitions[job.partition];
+    const gate = this.partitionGates[job.partition];
+    if (!partition || !gate) return;
+    const reason = this.heldBack(job, partition) ?? (gate.blocked ? this.backfill(job, gate) : this.startOrBlock(job, gate, partition));
+    if (reason) this.waits.push({ id: job.id, reason, priority });
+  }
+
+  /** heldBack gives the reason a job may not start whatever the free GPUs (3·, 3a, 3b), or null. */
+  private heldBack(job: CyclePendingJob, partition: Partition): PendingReason | null {
+    if (job.heldBy) return job.heldBy;
+    if (job.beginSeconds !== undefined && job.beginSeconds > this.now) return 'BeginTime';
+    if (job.walltimeLimitSeconds > partition.maxWalltimeSeconds) return 'PartitionTimeLimit';
+    const account = this.request.accounts.get(job.account);
+    // Without limits there is nothing to count (limitReason would say null).
+    if (!account?.limits) return null;
+    return limitReason(
       {
         gpus: job.gpus,
         walltimeLimitSeconds: job.walltimeLimitSeconds,
-        userRunningGpus: userGpus.get(userKey(job.account, job.user)) ?? 0,
-        accountCommittedGpuSeconds: committed.get(job.account) ?? 0,
+        userRunningGpus: this.state.userGpus.get(userKey(job.account, job.user)) ?? 0,
+        accountCommittedGpuSeconds: account.finishedGpuSeconds + (this.state.committedRunning.get(job.account) ?? 0),
       },
-      account?.limits,
+      account.limits,
     );
-    if (limited) {
-      wait(limited);
-      continue;
-    }
-
-    const perNode = job.gpus / job.nodes;
-    const site = siteGateOf(job.partition);
-    const jobPower = job.powerCentiW ?? 0;
-    const estimatedEnd = now + job.walltimeLimitSeconds;
-    // 3c.
-    if (!gate.blocked) {
-      const placement = placeJob(free, nodesOfPartition, job.nodes, perNode);
-      const powerOk = !site || powerAllows(site, jobPower, estimatedEnd);
-      if (placement && powerOk) {
-        start(job, placement, perNode);
-        continue;
-      }
-      gate.blocked = true;
-      if (policy.backfill === 'easy') {
-        gate.head = { partitionNodes: nodesOfPartition, nodeCount: job.nodes, gpusPerNode: perNode };
-        const releases = partitionReleases(input, running, job.partition);
-        if (site) {
-          const head = {
-            drawCentiW: site.drawCentiW,
-            capCentiW: site.capCentiW,
-            powerCentiW: jobPower,
-            walltimeSeconds: job.walltimeLimitSeconds,
-            steps: sitePowerSteps(site, running),
-          };
-          const reserved = powerReservation(free, gate.head, releases, head, now);
-          gate.reservation = reserved?.gpu ?? null;
-          if (reserved) site.reservations.push(reserved.power);
-        } else {
-          gate.reservation = easyReservation(free, gate.head, releases, now);
-        }
-      }
-      wait(placement ? 'PowerCap' : 'Resources');
-      continue;
-    }
-    // 3d.
-    const placement = policy.backfill === 'easy' ? placeJob(free, nodesOfPartition, job.nodes, perNode) : null;
-    if (placement) {
-      const after =
-        gate.reservation && gate.head
-          ? backfillKeepsReservation(gate.reservation, gate.head, {
-              nodeIndices: placement,
-              gpusPerNode: perNode,
-              estimatedEndSeconds: estimatedEnd,
-            })
-          : undefined;
-      if (after !== null) {
-        if (site && !powerAllows(site, jobPower, estimatedEnd)) {
-          wait('PowerCap');
-          continue;
-        }
-        if (after && gate.reservation) gate.reservation = { shadowSeconds: gate.reservation.shadowSeconds, freeAtShadow: after };
-        start(job, placement, perNode);
-        continue;
-      }
-    }
-    wait('Priority');
   }
 
-  // Phase 4: emit.
-  const rerun = [...cut].some((partition) => startedIn.has(partition));
-  return { starts, waits, priorities, rerun };
+  /** 3c: the partition is open — start the job if it fits now, else block the partition and (EASY) reserve for it. */
+  private startOrBlock(job: CyclePendingJob, gate: PartitionGate, partition: Partition): PendingReason | null {
+    const perNode = job.gpus / job.nodes;
+    const site = this.siteGateOf(job.partition);
+    const jobPower = job.powerCentiW ?? 0;
+    const placement = this.state.free.place(job.partition, job.nodes, perNode);
+    const powerOk = !site || powerAllows(site, jobPower, this.now + job.walltimeLimitSeconds);
+    if (placement && powerOk) {
+      this.start(job, placement);
+      return null;
+    }
+    gate.blocked = true;
+    if (this.request.policy.backfill === 'easy') {
+      gate.head = { partition: job.partition, nodeCount: job.nodes, gpusPerNode: perNode };
+      const walk = new ReleaseWalk(this.state.free, gate.head, this.state.runningIn(job.partition), this.state.repairsIn(job.partition), partition.gpusPerNode);
+      if (site) {
+        const head = {
+          drawCentiW: site.drawCentiW,
+          capCentiW: site.capCentiW,
+          powerCentiW: jobPower,
+          walltimeSeconds: job.walltimeLimitSeconds,
+          steps: sitePowerSteps(site, this.state, this.request.partitions),
+        };
+        const reserved = powerReservation(walk, head, this.now);
+        gate.reservation = reserved?.gpu ?? null;
+        if (reserved) site.reservations.push(reserved.power);
+      } else {
+        gate.reservation = easyShadow(walk, this.now);
+      }
+    }
+    return placement ? 'PowerCap' : 'Resources';
+  }
+
+  /** 3d: the partition is blocked — under EASY start the job if it fits now and keeps the reservation (GPUs and power). */
+  private backfill(job: CyclePendingJob, gate: PartitionGate): PendingReason | null {
+    if (this.request.policy.backfill !== 'easy') return 'Priority';
+    const perNode = job.gpus / job.nodes;
+    const placement = this.state.free.place(job.partition, job.nodes, perNode);
+    if (!placement) return 'Priority';
+    const estimatedEnd = this.now + job.walltimeLimitSeconds;
+    if (gate.reservation && gate.head && !gate.reservation.keeps(placement, perNode, estimatedEnd)) return 'Priority';
+    const site = this.siteGateOf(job.partition);
+    if (site && !powerAllows(site, job.powerCentiW ?? 0, estimatedEnd)) return 'PowerCap';
+    gate.reservation?.commit(placement, perNode, estimatedEnd);
+    this.start(job, placement);
+    return null;
+  }
+
+  private start(job: CyclePendingJob, nodeIndices: number[]): void {
+    const site = this.siteGateOf(job.partition);
+    if (site) chargePower(site, job.powerCentiW ?? 0, this.now + job.walltimeLimitSeconds);
+    this.starts.push({ id: job.id, nodeIndices });
+    this.startedIn.add(job.partition);
+    this.state.start({ ...job, nodeIndices, startTimeSeconds: this.now });
+  }
+
+  private siteGateOf(partition: number): SiteGate | null {
+    const caps = this.request.caps;
+    return caps ? (this.siteGates[caps.partitionSite[partition] ?? -1] ?? null) : null;
+  }
 }
 
 /** sitePowerSteps lists how a capped site's draw will change: running jobs of its partitions end, nodes are repaired, reserved heads start and end. */
-function sitePowerSteps(site: SiteGate, running: readonly CycleRunningJob[]): PowerStep[] {
-  const steps: PowerStep[] = site.repairs.slice();
-  for (const r of running) {
-    if (!site.members.has(r.partition)) continue;
-    steps.push({ atSeconds: r.startTimeSeconds + r.walltimeLimitSeconds, deltaCentiW: -(r.powerCentiW ?? 0) });
+function sitePowerSteps(site: SiteGate, state: CycleState, partitions: readonly Partition[]): PowerStep[] {
+  const steps: PowerStep[] = [];
+  for (const partition of site.members) {
+    const p = partitions[partition]!;
+    for (const repair of state.repairsIn(partition)) steps.push({ atSeconds: repair.atSeconds, deltaCentiW: (p.nodeBasePowerW + p.gpusPerNode * p.gpuIdlePowerW) * 100 });
+  }
+  for (const partition of site.members) {
+    for (const r of state.runningIn(partition)) steps.push({ atSeconds: r.endSeconds, deltaCentiW: -(r.powerCentiW ?? 0) });
   }
   for (const res of site.reservations) {
     steps.push({ atSeconds: res.shadowSeconds, deltaCentiW: res.powerCentiW }, { atSeconds: res.endSeconds, deltaCentiW: -res.powerCentiW });
   }
   return steps;
-}
-
-/** partitionReleases lists when a partition's GPUs come back: running jobs at start + walltime limit, down nodes at repair. */
-export function partitionReleases(input: CycleInput, running: readonly CycleRunningJob[], partition: number): Release[] {
-  const releases: Release[] = [];
-  for (const r of running) {
-    if (r.partition !== partition) continue;
-    releases.push({
-      atSeconds: r.startTimeSeconds + r.walltimeLimitSeconds,
-      nodeIndices: r.nodeIndices,
-      gpusPerNode: r.gpus / r.nodeIndices.length,
-      repair: false,
-    });
-  }
-  const gpusPerNode = input.partitions[partition]?.gpusPerNode ?? 0;
-  input.nodes.forEach((n, i) => {
-    if (n.partition === partition && n.down && n.repairAtSeconds !== null) {
-      releases.push({ atSeconds: n.repairAtSeconds, nodeIndices: [i], gpusPerNode, repair: true });
-    }
-  });
-  return releases;
 }

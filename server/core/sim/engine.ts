@@ -14,16 +14,20 @@
  * Per-call cost in live use does not grow with the jobs held: jobs, the
  * pending queue and ended jobs are indexed (maps and insertion-ordered sets,
  * turned into the plain arrays of `EngineState` only by `serialize`), and with
- * `policy.queueDepth` a cycle reads only the head of each partition's queue.
+ * `policy.queueDepth` a cycle reads only the head of each partition's queue. Nor does a cycle's cost
+ * grow with the machine: the free GPUs, running jobs, quota counters and site draws a cycle reads are
+ * kept in a `CycleState` changed at every start, end, failure, repair and time-limit change, and the
+ * running GPUs per account and the fair-share factors are kept per instant.
  */
 import { clusterGpuCount, nodeName, validateCluster } from './cluster';
-import { scheduleCycle, fairShareFactors, type CycleAccount, type CyclePower, type CycleDecision, type CycleInput } from './cycle';
+import { runCycle, fairShareFactors, type CycleAccount, type CycleDecision, type CycleRequest } from './cycle';
+import { CycleState } from './cycle-state';
 import type { CyclePendingJob, CycleQueue } from './order';
 import { jobEnergyWh, nodePowerCentiW, type GpuAllocation } from './energy';
 import { capItCentiW, facilityPowerW, jobPowerCentiW, sitePueMilli } from './power';
 import { SimInputError } from './errors';
 import { EventKind, peekEvent, popEvent, pushEvent, type SimEvent } from './events';
-import { accrueUsage } from './fairshare';
+import { accrual, accrueBy, accrueUsage, fairShareFactor } from './fairshare';
 import { arrayEndState, arraySlots, arrayWindow, newArrayTasks, takeNextIndex, taskId, tasksWaiting, type ArrayTasks } from './array';
 import { createRng, exponentialSeconds, type RngState } from './random';
 import { dependencyHolds, type AccountLimits, type EngineConfig, type JobSpec, type JobState, type PendingReason } from './types';
@@ -264,6 +268,12 @@ interface PendingQueue {
   ids: Set<string>;
 }
 
+/** An account and the GPUs its jobs run now. */
+interface AccountUsage {
+  record: AccountRecord;
+  runningGpus: number;
+}
+
 /** Most jobs one dependency may name (the portal's own limit is lower). */
 const MAX_DEPENDENCIES = 100;
 
@@ -277,6 +287,8 @@ class Engine implements ClusterEngine {
   private readonly pending = new Set<string>();
   /** The same jobs per partition and account, for bounded cycles; empty queues are dropped. */
   private readonly queues = new Map<string, PendingQueue>();
+  /** Pending jobs as the cycles read them (pendingJob), dropped when they start or end. */
+  private readonly pendingViews = new Map<string, CyclePendingJob>();
   /** Jobs that have ended and are not pruned yet. */
   private readonly ended = new Set<string>();
   /** Jobs another job waits on → the jobs waiting (rebuilt from the records on restore). */
@@ -287,6 +299,15 @@ class Engine implements ClusterEngine {
   private readonly partitionIndex = new Map<string, number>();
   private readonly nodeIndex = new Map<string, number>();
   private readonly siteIndex = new Map<string, number>();
+  /** Running jobs in start order (`s.runningIds` while serialised; a set: ending one is O(1)). */
+  private readonly running = new Set<string>();
+  /** Every account with its running GPUs (the rate its usage grows at), in the accounts' order. */
+  private readonly usage: AccountUsage[] = [];
+  private readonly usageOf = new Map<string, AccountUsage>();
+  /** What cycles read of the machine, kept in step with the node and job records (cycle-state.ts). */
+  private readonly cycleState: CycleState;
+  /** Fair-share factors at the last usage update, filled as cycles ask (cleared when usage or accounts change). */
+  private fairShares: { totalUsage: number; totalShares: number; factors: Map<string, number> } | null = null;
   /** Whether any site has a power cap (else the cycle never looks at power). */
   private readonly capped: boolean;
   private progressEvents = 0;
@@ -305,9 +326,15 @@ class Engine implements ClusterEngine {
       for (const parent of j.waitingOn ?? []) this.addDependent(parent, j.spec.id);
     }
     for (const id of state.pendingIds) this.enqueue(this.jobs.get(id)!);
+    for (const a of state.accounts) this.addAccount(a);
+    this.cycleState = this.stateOfRecords();
+    for (const id of state.runningIds) {
+      this.running.add(id);
+      this.countRunning(this.jobs.get(id)!, 1);
+    }
     state.jobs = [];
     state.pendingIds = [];
-    for (const a of state.accounts) this.accounts.set(a.name, a);
+    state.runningIds = [];
     for (const e of state.events) if (this.isProgress(e)) this.progressEvents++;
   }
 
@@ -402,6 +429,7 @@ class Engine implements ClusterEngine {
     }
     const plannedBefore = this.plannedEnd(job);
     job.spec.walltimeLimitSeconds = walltimeLimitSeconds;
+    if (job.state === 'RUNNING') this.cycleState.extend(jobId, walltimeLimitSeconds);
     // A job that would have hit the old limit ends later: the end planned before no longer matches (isLive
     // drops it) and the new one is queued. One that ends on its own before the old limit ends as planned.
     if (job.state === 'RUNNING' && this.plannedEnd(job) !== plannedBefore) this.push({ atSeconds: this.plannedEnd(job), kind: EventKind.JobEnd, ref: jobId });
@@ -470,7 +498,7 @@ class Engine implements ClusterEngine {
       nodes,
       totalPowerW: Math.round(totalCentiW / 100),
       pendingJobs: this.pendingCount(),
-      runningJobs: this.s.runningIds.length,
+      runningJobs: this.running.size,
       totalGpus: clusterGpuCount(this.s.config.cluster),
     };
   }
@@ -506,7 +534,7 @@ class Engine implements ClusterEngine {
     const factors = fairShareFactors(usage);
     return [...this.accounts.values()].map((a): AccountView => {
       let used = a.finishedGpuSeconds;
-      for (const id of this.s.runningIds) {
+      for (const id of this.running) {
         const j = this.jobs.get(id);
         if (j && j.spec.account === a.name) used += j.spec.gpus * (this.s.nowSeconds - (j.startTimeSeconds ?? 0));
       }
@@ -530,7 +558,7 @@ class Engine implements ClusterEngine {
   }
 
   serializeJson(): string {
-    return JSON.stringify({ ...this.s, jobs: [...this.jobs.values()], pendingIds: [...this.pending] });
+    return JSON.stringify({ ...this.s, jobs: [...this.jobs.values()], pendingIds: [...this.pending], runningIds: [...this.running] });
   }
 
   pruneFinished(endedBeforeSeconds: number): number {
@@ -601,6 +629,7 @@ class Engine implements ClusterEngine {
         const n = this.s.nodes[index]!;
         n.down = false;
         n.repairAtSeconds = null;
+        this.cycleState.nodeUp(index);
         this.scheduleRandomFailure(index, t);
         return;
       }
@@ -611,6 +640,7 @@ class Engine implements ClusterEngine {
         n.down = true;
         n.failEpoch++;
         n.repairAtSeconds = t + repair;
+        this.cycleState.nodeDown(index, n.repairAtSeconds);
         this.push({ atSeconds: t + repair, kind: EventKind.NodeRepair, ref: index });
         const victims = n.jobIds
           .map((id) => this.jobs.get(id)!)
@@ -638,7 +668,8 @@ class Engine implements ClusterEngine {
 
   /** One cycle, applied; true when another should run at once (unread jobs, or an array made new tasks jobs as others started). */
   private cycleOnce(t: number): boolean {
-    const decision: CycleDecision = scheduleCycle(this.cycleInput(t));
+    // The cycle takes the started jobs' GPUs in the cycle state itself; the records follow here.
+    const decision: CycleDecision = runCycle(this.cycleState, this.cycleRequest(t));
     const arraysStarted = new Set<JobRecord>();
     for (const start of decision.starts) {
       const j = this.jobs.get(start.id)!;
@@ -654,7 +685,8 @@ class Engine implements ClusterEngine {
       }
       if (j.arrayTask) arraysStarted.add(this.taskStarted(j, t));
       else this.dequeue(j);
-      this.s.runningIds.push(j.spec.id);
+      this.running.add(j.spec.id);
+      this.countRunning(j, 1);
       this.push({ atSeconds: this.plannedEnd(j), kind: EventKind.JobEnd, ref: j.spec.id });
     }
     for (const [id, priority] of decision.priorities) this.jobs.get(id)!.priority = priority;
@@ -673,48 +705,49 @@ class Engine implements ClusterEngine {
     return decision.rerun || made;
   }
 
-  private cycleInput(t: number): CycleInput {
+  private cycleRequest(t: number): CycleRequest {
     const bounded = this.s.config.policy.queueDepth !== undefined;
+    const { sites, partitions } = this.s.config.cluster;
     return {
       nowSeconds: t,
       policy: this.s.config.policy,
-      partitions: this.s.config.cluster.partitions,
-      nodes: this.s.nodes.map((n) => ({
-        partition: n.partition,
-        freeGpus: this.partition(n.partition).gpusPerNode - n.allocatedGpus,
-        down: n.down,
-        repairAtSeconds: n.repairAtSeconds,
-      })),
-      running: this.s.runningIds.map((id) => {
-        const j = this.jobs.get(id)!;
-        return {
-          id,
-          partition: this.partitionIndex.get(j.spec.partition)!,
-          user: j.spec.user,
-          account: j.spec.account,
-          gpus: j.spec.gpus,
-          nodeIndices: j.nodeIndices,
-          walltimeLimitSeconds: j.spec.walltimeLimitSeconds,
-          startTimeSeconds: j.startTimeSeconds ?? t,
-          powerCentiW: this.capped ? this.jobPower(j) : undefined,
-        };
-      }),
+      partitions,
       pending: bounded ? [] : [...this.pendingJobs(this.pending)],
       queues: bounded ? [...this.queues.values()].map((q): CycleQueue => ({ partition: q.partition, account: q.account, jobs: this.pendingJobs(q.ids) })) : undefined,
-      accounts: this.usageAt(t),
-      power: this.capped ? this.cyclePower() : undefined,
+      accounts: this.accounts,
+      fairShare: (account) => this.fairShareOf(account),
+      caps: this.capped ? { partitionSite: partitions.map((p) => this.siteIndex.get(p.siteId)!), capCentiW: sites.map((site) => capItCentiW(site)) } : undefined,
     };
   }
 
-  private cyclePower(): CyclePower {
-    const { sites, partitions } = this.s.config.cluster;
-    const draw = this.siteDrawCentiW();
+  /** stateOfRecords builds the cycle state from the node and running-job records (at start and on restore). */
+  private stateOfRecords(): CycleState {
+    const { partitions, sites } = this.s.config.cluster;
+    const state = new CycleState(
+      partitions,
+      this.s.nodes.map((n) => n.partition),
+      partitions.map((p) => this.siteIndex.get(p.siteId)!),
+      sites.length,
+    );
+    this.s.nodes.forEach((n, i) => {
+      if (n.down) state.nodeDown(i, n.repairAtSeconds);
+    });
+    for (const id of this.s.runningIds) state.start(this.cycleRunning(this.jobs.get(id)!));
+    return state;
+  }
+
+  /** A running job as the cycle state holds it. */
+  private cycleRunning(j: JobRecord) {
     return {
-      partitionSite: partitions.map((p) => this.siteIndex.get(p.siteId)!),
-      sites: sites.map((site, i) => {
-        const cap = capItCentiW(site);
-        return cap === null ? null : { capCentiW: cap, drawCentiW: draw[i] ?? 0 };
-      }),
+      id: j.spec.id,
+      partition: this.partitionIndex.get(j.spec.partition)!,
+      user: j.spec.user,
+      account: j.spec.account,
+      gpus: j.spec.gpus,
+      nodeIndices: j.nodeIndices,
+      walltimeLimitSeconds: j.spec.walltimeLimitSeconds,
+      startTimeSeconds: j.startTimeSeconds ?? this.s.nowSeconds,
+      powerCentiW: this.capped ? this.jobPower(j) : undefined,
     };
   }
 
@@ -723,24 +756,32 @@ class Engine implements ClusterEngine {
     return jobPowerCentiW(p, j.spec.gpus, j.spec.gpuUtilPercent);
   }
 
+  /** pendingJob is a pending job as cycles see it: made once while it waits; its limit and dependency hold are read afresh each time. */
   private pendingJob(id: string): CyclePendingJob {
     const j = this.jobs.get(id)!;
+    let view = this.pendingViews.get(id);
+    if (!view) {
+      view = {
+        id,
+        seq: j.seq,
+        submitTimeSeconds: j.spec.submitTimeSeconds,
+        partition: this.partitionIndex.get(j.spec.partition)!,
+        user: j.spec.user,
+        account: j.spec.account,
+        gpus: j.spec.gpus,
+        nodes: j.spec.nodes,
+        walltimeLimitSeconds: j.spec.walltimeLimitSeconds,
+        powerCentiW: this.capped ? this.jobPower(j) : undefined,
+        beginSeconds: j.spec.beginTimeSeconds,
+        heldBy: undefined,
+      };
+      this.pendingViews.set(id, view);
+    }
     // An array's tasks wait on what the array waits on.
     const held = j.arrayTask ? this.jobs.get(j.arrayTask.arrayId)! : j;
-    return {
-      id,
-      seq: j.seq,
-      submitTimeSeconds: j.spec.submitTimeSeconds,
-      partition: this.partitionIndex.get(j.spec.partition)!,
-      user: j.spec.user,
-      account: j.spec.account,
-      gpus: j.spec.gpus,
-      nodes: j.spec.nodes,
-      walltimeLimitSeconds: j.spec.walltimeLimitSeconds,
-      powerCentiW: this.capped ? this.jobPower(j) : undefined,
-      beginSeconds: j.spec.beginTimeSeconds,
-      ...(held.dependencyNever ? { heldBy: 'DependencyNeverSatisfied' as const } : held.waitingOn ? { heldBy: 'Dependency' as const } : {}),
-    };
+    view.walltimeLimitSeconds = j.spec.walltimeLimitSeconds;
+    view.heldBy = held.dependencyNever ? 'DependencyNeverSatisfied' : held.waitingOn ? 'Dependency' : undefined;
+    return view;
   }
 
   /**
@@ -801,6 +842,7 @@ class Engine implements ClusterEngine {
     const a = this.jobs.get(j.arrayTask!.arrayId)!;
     const tasks = a.array!;
     tasks.waiting.splice(tasks.waiting.indexOf(j.arrayTask!.index), 1);
+    this.pendingViews.delete(j.spec.id);
     tasks.started.push(j.arrayTask!.index);
     tasks.running++;
     if (a.startTimeSeconds === null) a.startTimeSeconds = t;
@@ -826,6 +868,7 @@ class Engine implements ClusterEngine {
     const a = this.jobs.get(j.arrayTask!.arrayId)!;
     const tasks = a.array!;
     tasks.waiting.splice(tasks.waiting.indexOf(j.arrayTask!.index), 1);
+    this.pendingViews.delete(j.spec.id);
     tasks.neverRan++;
     j.state = 'CANCELLED';
     j.pendingReason = null;
@@ -844,6 +887,7 @@ class Engine implements ClusterEngine {
     const tasks = a.array!;
     for (const index of tasks.waiting) {
       const j = this.jobs.get(taskId(a.spec.id, index))!;
+      this.pendingViews.delete(j.spec.id);
       j.state = 'CANCELLED';
       j.endTimeSeconds = now;
       this.resolveDependents(j);
@@ -934,6 +978,7 @@ class Engine implements ClusterEngine {
 
   private dequeue(j: JobRecord): void {
     this.pending.delete(j.spec.id);
+    this.pendingViews.delete(j.spec.id);
     this.arraysPending.delete(j.spec.id);
     const key = this.queueKey(j);
     const queue = this.queues.get(key);
@@ -952,7 +997,9 @@ class Engine implements ClusterEngine {
       n.allocatedGpus -= perNode;
       n.jobIds = n.jobIds.filter((id) => id !== j.spec.id);
     }
-    this.s.runningIds.splice(this.s.runningIds.indexOf(j.spec.id), 1);
+    this.running.delete(j.spec.id);
+    this.countRunning(j, -1);
+    this.cycleState.end(j.spec.id);
     j.state = state;
     j.endTimeSeconds = t;
     if (!j.arrayTask) this.ended.add(j.spec.id);
@@ -1021,36 +1068,58 @@ class Engine implements ClusterEngine {
 
   // ---- usage ----------------------------------------------------------------
 
-  private runningGpusByAccount(): Map<string, number> {
-    const rates = new Map<string, number>();
-    for (const id of this.s.runningIds) {
-      const j = this.jobs.get(id)!;
-      rates.set(j.spec.account, (rates.get(j.spec.account) ?? 0) + j.spec.gpus);
-    }
-    return rates;
+  /** countRunning adds (1) or takes away (−1) a job's GPUs from its account's running GPUs. */
+  private countRunning(j: JobRecord, sign: 1 | -1): void {
+    this.usageOf.get(j.spec.account)!.runningGpus += sign * j.spec.gpus;
   }
 
+  /** updateUsage brings every account's decayed usage up to t (the decay computed once for all). */
   private updateUsage(t: number): void {
     const dt = t - this.s.usageAsOfSeconds;
     if (dt <= 0) return;
-    const rates = this.runningGpusByAccount();
-    const halfLife = this.s.config.policy.usageHalfLifeSeconds;
-    for (const a of this.accounts.values()) {
-      a.decayedUsageGpuSeconds = accrueUsage(a.decayedUsageGpuSeconds, rates.get(a.name) ?? 0, dt, halfLife);
+    const step = accrual(dt, this.s.config.policy.usageHalfLifeSeconds);
+    for (const { record, runningGpus } of this.usage) {
+      // Nothing used and nothing running stays 0.
+      if (record.decayedUsageGpuSeconds !== 0 || runningGpus !== 0) record.decayedUsageGpuSeconds = accrueBy(step, record.decayedUsageGpuSeconds, runningGpus);
     }
     this.s.usageAsOfSeconds = t;
+    this.fairShares = null;
+  }
+
+  /**
+   * fairShareOf is an account's fair-share factor at the last usage update — what `fairShareFactors`
+   * gives over the accounts in the same order — with the totals summed once per update, and each
+   * account's factor computed when a cycle first asks for it.
+   */
+  private fairShareOf(account: string): number {
+    if (!this.fairShares) {
+      let totalUsage = 0;
+      let totalShares = 0;
+      for (const a of this.accounts.values()) {
+        totalUsage += a.decayedUsageGpuSeconds;
+        totalShares += a.shares;
+      }
+      this.fairShares = { totalUsage, totalShares, factors: new Map() };
+    }
+    const { totalUsage, totalShares, factors } = this.fairShares;
+    let factor = factors.get(account);
+    if (factor === undefined) {
+      const a = this.accounts.get(account);
+      factor = a ? fairShareFactor(a.decayedUsageGpuSeconds, totalUsage, a.shares, totalShares) : 1;
+      factors.set(account, factor);
+    }
+    return factor;
   }
 
   private usageAt(t: number): Map<string, CycleAccount> {
     const dt = t - this.s.usageAsOfSeconds;
-    const rates = this.runningGpusByAccount();
     const halfLife = this.s.config.policy.usageHalfLifeSeconds;
     const out = new Map<string, CycleAccount>();
     for (const a of this.accounts.values()) {
       out.set(a.name, {
         shares: a.shares,
         limits: a.limits ?? undefined,
-        decayedUsageGpuSeconds: accrueUsage(a.decayedUsageGpuSeconds, rates.get(a.name) ?? 0, dt, halfLife),
+        decayedUsageGpuSeconds: accrueUsage(a.decayedUsageGpuSeconds, this.usageOf.get(a.name)?.runningGpus ?? 0, dt, halfLife),
         finishedGpuSeconds: a.finishedGpuSeconds,
       });
     }
@@ -1060,8 +1129,16 @@ class Engine implements ClusterEngine {
   private ensureAccount(name: string): void {
     if (this.accounts.has(name)) return;
     const record: AccountRecord = { name, shares: 1, limits: null, decayedUsageGpuSeconds: 0, finishedGpuSeconds: 0 };
-    this.accounts.set(name, record);
+    this.addAccount(record);
     this.s.accounts.push(record);
+    this.fairShares = null;
+  }
+
+  private addAccount(record: AccountRecord): void {
+    const row = { record, runningGpus: 0 };
+    this.accounts.set(record.name, record);
+    this.usage.push(row);
+    this.usageOf.set(record.name, row);
   }
 
   // ---- events and validation ------------------------------------------------

@@ -10,15 +10,39 @@ export function decayUsage(usageGpuSeconds: number, elapsedSeconds: number, half
   return usageGpuSeconds * Math.pow(2, -elapsedSeconds / halfLifeSeconds);
 }
 
+/** One interval of accrual: its length and the decay over it, the same for every account (computed once per instant). */
+export interface Accrual {
+  elapsedSeconds: number;
+  halfLifeSeconds: number;
+  /** 2^(−Δ/H). */
+  decay: number;
+  /** 1 − 2^(−Δ/H), via expm1 to keep precision when Δ ≪ H. */
+  grown: number;
+}
+
+/** accrual computes the decay over an interval once, for `accrueBy` on every account. */
+export function accrual(elapsedSeconds: number, halfLifeSeconds: number): Accrual {
+  const decays = halfLifeSeconds > 0 && elapsedSeconds > 0;
+  return {
+    elapsedSeconds,
+    halfLifeSeconds,
+    decay: decayUsage(1, elapsedSeconds, halfLifeSeconds),
+    grown: decays ? -Math.expm1((-elapsedSeconds * Math.LN2) / halfLifeSeconds) : 0,
+  };
+}
+
+/** accrueBy advances decayed usage over the interval of `step` during which the account ran `gpus` GPUs throughout. */
+export function accrueBy(step: Accrual, usageGpuSeconds: number, gpus: number): number {
+  if (step.elapsedSeconds <= 0) return usageGpuSeconds;
+  if (step.halfLifeSeconds <= 0) return usageGpuSeconds + gpus * step.elapsedSeconds;
+  const decayed = usageGpuSeconds * step.decay;
+  if (gpus === 0) return decayed;
+  return decayed + ((gpus * step.halfLifeSeconds) / Math.LN2) * step.grown;
+}
+
 /** accrueUsage advances decayed usage over an interval during which the account ran `gpus` GPUs throughout. */
 export function accrueUsage(usageGpuSeconds: number, gpus: number, elapsedSeconds: number, halfLifeSeconds: number): number {
-  if (elapsedSeconds <= 0) return usageGpuSeconds;
-  if (halfLifeSeconds <= 0) return usageGpuSeconds + gpus * elapsedSeconds;
-  const decayed = decayUsage(usageGpuSeconds, elapsedSeconds, halfLifeSeconds);
-  if (gpus === 0) return decayed;
-  // 1 − 2^(−Δ/H) via expm1 to keep precision when Δ ≪ H.
-  const grown = -Math.expm1((-elapsedSeconds * Math.LN2) / halfLifeSeconds);
-  return decayed + ((gpus * halfLifeSeconds) / Math.LN2) * grown;
+  return accrueBy(accrual(elapsedSeconds, halfLifeSeconds), usageGpuSeconds, gpus);
 }
 
 /** fairShareFactor is Slurm's classic factor 2^(−U/S): U the account's fraction of all decayed usage, S its fraction of all shares (1 when nobody has used anything). */

@@ -30,7 +30,7 @@ export interface CyclePendingJob {
   /** Earliest start (BeginTime until then). */
   beginSeconds?: number;
   /** Waits on other jobs (Dependency), or never may start (DependencyNeverSatisfied). */
-  heldBy?: 'Dependency' | 'DependencyNeverSatisfied';
+  heldBy?: 'Dependency' | 'DependencyNeverSatisfied' | undefined;
 }
 
 /** One partition's pending jobs of one account, in arrival order (submit time, then seq); read lazily. */

@@ -17,8 +17,7 @@
  * shadow time), so it never delays the head job.
  */
 import { gpuPowerCentiW, nodePowerCentiW, type PowerModel } from './energy';
-import { canPlace } from './placement';
-import type { HeadShape, Release, Reservation } from './reservation';
+import type { ReleaseWalk, ShadowReservation } from './reservation';
 import type { Site } from './types';
 
 /** jobPowerCentiW is a job's IT power increment in centiwatts: its GPUs from idle to busy at its utilisation. */
@@ -83,51 +82,63 @@ export interface PowerHead {
   steps: readonly PowerStep[];
 }
 
-/**
- * powerReservation finds the earliest time ≥ now at which the head job fits in GPUs (as `easyReservation`)
- * and its power fits under the cap at every later projected step; null when no such time is known.
- */
-export function powerReservation(
-  freeGpus: readonly number[],
-  head: HeadShape,
-  releases: readonly Release[],
-  power: PowerHead,
-  nowSeconds: number,
-): { gpu: Reservation; power: PowerReservation } | null {
-  const steps = power.steps.map((s) => ({ atSeconds: Math.max(s.atSeconds, nowSeconds), deltaCentiW: s.deltaCentiW })).sort((a, b) => a.atSeconds - b.atSeconds);
-  const gpuReleases = releases.map((r) => ({ ...r, atSeconds: Math.max(r.atSeconds, nowSeconds) })).sort((a, b) => a.atSeconds - b.atSeconds);
-  const times = [...new Set([nowSeconds, ...steps.map((s) => s.atSeconds), ...gpuReleases.map((r) => r.atSeconds)])].sort((a, b) => a - b);
-  // Projected draw after each time and the highest draw from that time on.
+/** A site's projected draw: after each step time (sorted, unique, none before now) and the highest from each on. */
+interface DrawProfile {
+  times: number[];
+  drawAfter: number[];
+  maxFrom: number[];
+}
+
+/** drawProfile sums a site's projected steps (a step before now counts at now) into the draw after each step time. */
+function drawProfile(drawCentiW: number, steps: readonly PowerStep[], nowSeconds: number): DrawProfile {
+  const sorted = steps.map((s) => ({ atSeconds: Math.max(s.atSeconds, nowSeconds), deltaCentiW: s.deltaCentiW })).sort((a, b) => a.atSeconds - b.atSeconds);
+  const times: number[] = [];
   const drawAfter: number[] = [];
-  let draw = power.drawCentiW;
-  let si = 0;
-  for (const t of times) {
-    while (si < steps.length && steps[si]!.atSeconds <= t) draw += steps[si++]!.deltaCentiW;
-    drawAfter.push(draw);
+  let draw = drawCentiW;
+  for (const step of sorted) {
+    draw += step.deltaCentiW;
+    if (times.at(-1) === step.atSeconds) drawAfter[drawAfter.length - 1] = draw;
+    else {
+      times.push(step.atSeconds);
+      drawAfter.push(draw);
+    }
   }
-  const maxFrom: number[] = new Array<number>(times.length);
+  const maxFrom = new Array<number>(times.length);
   let max = -Infinity;
   for (let i = times.length - 1; i >= 0; i--) {
     max = Math.max(max, drawAfter[i]!);
     maxFrom[i] = max;
   }
-  const free = freeGpus.slice();
-  let ri = 0;
-  for (let i = 0; i < times.length; i++) {
-    const t = times[i]!;
-    while (ri < gpuReleases.length && gpuReleases[ri]!.atSeconds <= t) {
-      const r = gpuReleases[ri++]!;
-      for (const node of r.nodeIndices) free[node] = r.repair ? r.gpusPerNode : (free[node] ?? 0) + r.gpusPerNode;
+  return { times, drawAfter, maxFrom };
+}
+
+/**
+ * powerReservation finds the earliest time ≥ now at which the head job fits in GPUs (the walk, as
+ * `easyShadow`) and its power fits under the cap at every later projected step; null when no such time
+ * is known. The times tried are now, every step and every release.
+ */
+export function powerReservation(walk: ReleaseWalk, power: PowerHead, nowSeconds: number): { gpu: ShadowReservation; power: PowerReservation } | null {
+  const profile = drawProfile(power.drawCentiW, power.steps, nowSeconds);
+  // k: how many step times are ≤ t.
+  let k = 0;
+  for (let t = nowSeconds; ; ) {
+    while (k < profile.times.length && profile.times[k]! <= t) k++;
+    walk.releaseThrough(t);
+    if (walk.fits()) {
+      const drawNow = k > 0 ? profile.drawAfter[k - 1]! : power.drawCentiW;
+      const headroom = power.capCentiW - power.powerCentiW - Math.max(drawNow, profile.maxFrom[k] ?? -Infinity);
+      if (headroom >= 0) {
+        return {
+          gpu: walk.reservation(t),
+          power: { shadowSeconds: t, endSeconds: t + power.walltimeSeconds, powerCentiW: power.powerCentiW, headroomCentiW: headroom },
+        };
+      }
     }
-    if (!canPlace(free, head.partitionNodes, head.nodeCount, head.gpusPerNode)) continue;
-    const headroom = power.capCentiW - power.powerCentiW - maxFrom[i]!;
-    if (headroom < 0) continue;
-    return {
-      gpu: { shadowSeconds: t, freeAtShadow: free },
-      power: { shadowSeconds: t, endSeconds: t + power.walltimeSeconds, powerCentiW: power.powerCentiW, headroomCentiW: headroom },
-    };
+    const release = walk.nextAt();
+    const step = profile.times[k];
+    if (release === null && step === undefined) return null;
+    t = Math.min(release === null ? Infinity : Math.max(release, nowSeconds), step ?? Infinity);
   }
-  return null;
 }
 
 /** The power state of one capped site during a cycle. */

@@ -13,9 +13,12 @@
  * - revenue: each job's GPU-seconds inside the period at its price per GPU-hour.
  *
  * Jobs that can never run on the machine (`neverRuns`) are left out of the replay and counted.
- * `step` advances a bounded number of events so a caller can report progress between steps.
+ * `step` advances a bounded number of events so a caller can report progress between steps. Jobs are
+ * submitted to the engine as its clock reaches their submit time (in submit order, ties as given), so
+ * its event queue holds what is near, not the whole history; the schedule is the same as submitting
+ * all up front (arrivals at one instant keep their order, and no event is ever pushed into the past).
  */
-import { createEngine, facilityPowerW, jobPowerCentiW, policyFromName, siteIdleCentiW, type ClusterConfig, type ClusterEngine } from '../sim';
+import { createEngine, facilityPowerW, jobPowerCentiW, policyFromName, siteIdleCentiW, type ClusterConfig, type ClusterEngine, type JobSpec } from '../sim';
 import { neverRuns, type WhatIfJob, type WhatIfMachine } from './machine';
 
 /** The replay's measures of one machine. */
@@ -61,6 +64,9 @@ export class WhatIfReplay {
   private readonly engine: ClusterEngine;
   private readonly run: WhatIfJob[];
   private readonly never = { partition: 0, nodes: 0, walltime: 0, power: 0 };
+  /** The jobs run, by submit time (ties as given); the first `submitted` are in the engine. */
+  private readonly bySubmit: WhatIfJob[];
+  private submitted = 0;
   private finished = false;
 
   constructor(
@@ -73,30 +79,41 @@ export class WhatIfReplay {
       sites: machine.sites.map((s) => ({ id: s.id, country: s.country, eu: s.eu, pueMilli: s.pueMilli, ...(s.powerCapW === null ? {} : { powerCapW: s.powerCapW }) })),
       partitions: machine.partitions,
     };
-    this.engine = createEngine({ cluster, policy: policyFromName(machine.policy, options.queueDepth === undefined ? {} : { queueDepth: options.queueDepth }), seed: 1, startTimeSeconds: period.fromSeconds, nodeFailures: null });
     this.run = [];
     for (const job of jobs) {
       const why = neverRuns(machine, job);
-      if (why) {
-        this.never[why]++;
-        continue;
-      }
-      this.run.push(job);
-      this.engine.submit({
-        id: job.id,
-        submitTimeSeconds: Math.max(period.fromSeconds, job.submitSeconds),
-        user: job.user,
-        account: job.account,
-        partition: job.partition,
-        gpus: job.gpus,
-        nodes: job.nodes,
-        walltimeLimitSeconds: job.walltimeSeconds,
-        runtimeSeconds: Math.min(job.runtimeSeconds, job.walltimeSeconds),
-        gpuUtilPercent: job.gpuUtilPercent,
-        exitCode: 0,
-        ...(job.beginSeconds !== null && job.beginSeconds > job.submitSeconds ? { beginTimeSeconds: job.beginSeconds } : {}),
-      });
+      if (why) this.never[why]++;
+      else this.run.push(job);
     }
+    // Every account from the start, in the order of the jobs (as submitting them all up front makes them): fair share counts their shares.
+    const accounts = [...new Set(this.run.map((job) => job.account))].map((name) => ({ name }));
+    this.engine = createEngine({ cluster, policy: policyFromName(machine.policy, options.queueDepth === undefined ? {} : { queueDepth: options.queueDepth }), accounts, seed: 1, startTimeSeconds: period.fromSeconds, nodeFailures: null });
+    this.bySubmit = this.run.slice().sort((a, b) => this.submitOf(a) - this.submitOf(b));
+    // An invalid job throws here, as submitting it up front would.
+    for (const job of this.bySubmit) this.engine.validate(this.spec(job));
+  }
+
+  /** A job's submit time in the replay: not before the period. */
+  private submitOf(job: WhatIfJob): number {
+    return Math.max(this.period.fromSeconds, job.submitSeconds);
+  }
+
+  /** The job as the engine takes it (made when it is submitted, so the replay holds no second copy). */
+  private spec(job: WhatIfJob): JobSpec {
+    return {
+      id: job.id,
+      submitTimeSeconds: this.submitOf(job),
+      user: job.user,
+      account: job.account,
+      partition: job.partition,
+      gpus: job.gpus,
+      nodes: job.nodes,
+      walltimeLimitSeconds: job.walltimeSeconds,
+      runtimeSeconds: Math.min(job.runtimeSeconds, job.walltimeSeconds),
+      gpuUtilPercent: job.gpuUtilPercent,
+      exitCode: 0,
+      ...(job.beginSeconds !== null && job.beginSeconds > job.submitSeconds ? { beginTimeSeconds: job.beginSeconds } : {}),
+    };
   }
 
   /** The share of the replay done, 0..1 (by simulated time through the period; the tail after it counts as the last step). */
@@ -109,11 +126,28 @@ export class WhatIfReplay {
   /** step processes up to `maxEvents` event instants; true when the replay has ended. */
   step(maxEvents = 500): boolean {
     for (let k = 0; k < maxEvents && !this.finished; k++) {
-      const next = this.engine.nextEventSeconds();
+      const next = this.nextInstant();
       if (next === null) this.finished = true;
-      else this.engine.advanceTo(next);
+      else {
+        this.submitThrough(next);
+        this.engine.advanceTo(next);
+      }
     }
     return this.finished;
+  }
+
+  /** nextInstant is the next time anything happens: an engine event or a job still to submit. */
+  private nextInstant(): number | null {
+    const event = this.engine.nextEventSeconds();
+    const next = this.bySubmit[this.submitted];
+    if (next === undefined) return event;
+    const submit = this.submitOf(next);
+    return event === null ? submit : Math.min(event, submit);
+  }
+
+  /** submitThrough submits every job due by t (the clock is before t, so none is in the past). */
+  private submitThrough(t: number): void {
+    for (let job = this.bySubmit[this.submitted]; job && this.submitOf(job) <= t; job = this.bySubmit[++this.submitted]) this.engine.submit(this.spec(job));
   }
 
   /**
