@@ -36,6 +36,16 @@ function centreTargets(jobCount: number): { month?: number; quarter: number; yea
 }
 const WARMUP = 3;
 
+/**
+ * The comparison with the code before the centre's rollups (issue #30), per data size in millions of
+ * jobs: measured on the same database and machine in the same hour, that commit's bench/reports.ts run
+ * from a worktree beside this one (the year through its `centreDashboard` alone).
+ */
+const HISTORY: Record<number, string> = {
+  1: 'Before the centre\'s rollups (dbd0979, the dashboard read `usage_rollups` and sorted the jobs\' waits; same database, same machine, same hour, 2026-12-06, 10 runs): month 72.4 ms, quarter 227.0 ms.',
+  10: 'Before the centre\'s rollups (dbd0979, the dashboard read `usage_rollups` and sorted the jobs\' waits; same database, same machine, same hour, 2026-12-06): month 1,603.5 ms, quarter 2,549.3 ms, year about 7,900 ms (4 runs: 8,312 / 7,768 / 7,995 / 7,480 ms).',
+};
+
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
 function flag(name: string): string | undefined {
@@ -111,6 +121,7 @@ interface Meta {
   from?: string;
   to?: string;
   seed?: number;
+  tenants?: number;
   loadedAt?: string;
 }
 
@@ -244,7 +255,7 @@ function section(input: {
     `Measured by \`npx tsx bench/reports.ts\` on ${date} against the database filled by \`npm run bench:data\` (\`scripts/bench-data.ts --fresh\`).`,
     `Machine: ${cpuModel()}, ${cpus().length} cores (shared), ${num(ramGiB, 1)} GiB RAM, Node ${process.version}, ${input.pgVersion} on the same machine (${input.settings}); load average ${input.loadBefore.map((l) => num(l, 2)).join(' / ')} (1/5/15 min) when the timing started.`,
     '',
-    `Data set: ${num(c.tenants!)} tenants (${num(c.academic!)} academic, ${num(c.company!)} company), ${num(c.users!)} users, ${num(c.projects!)} projects, ${num(c.allocations!)} allocations, ${num(c.jobs!)} settled jobs (${meta.from ?? '?'} … ${meta.to ?? '?'}), ${num(c.rollups!)} usage rollup rows, the centre's ${num(c.centreDays!)} rows by day × partition × tenant kind and ${num(c.centreTenantDays!)} by day × partition × tenant; database size ${input.dbSize}.`,
+    `Data set: ${num(c.tenants!)} tenants (${num(c.academic!)} academic, ${num(c.company!)} company), ${num(c.users!)} users, ${num(c.projects!)} projects, ${num(c.allocations!)} allocations, ${num(c.jobs!)} settled jobs (${meta.from ?? '?'} … ${meta.to ?? '?'}) on ${num(c.gpus!)} GPUs, ${num(c.rollups!)} usage rollup rows; the centre's rollups: ${num(c.centreDays!)} and ${num(c.centreMonths!)} rows by day and by month × partition × tenant kind, ${num(c.centreTenantDays!)} and ${num(c.centreTenantMonths!)} by day and by month × partition × tenant; database size ${input.dbSize}.`,
     `Load time of \`bench:data\` (create, migrate, centre, ${num(c.jobs! / 1_000_000)} M jobs, indexes, rollups, VACUUM ANALYZE): ${meta.loadSeconds === undefined ? 'unknown' : `${num(meta.loadSeconds, 1)} s`}.`,
     `Periods: month ${input.month.label} (${input.month.from} … ${input.month.to}), quarter ${input.quarter.label} (${input.quarter.from} … ${input.quarter.to}), year ${input.year.from} … ${input.year.to}. Busy tenant: the one with most jobs that month (${num(input.busy.jobs)} jobs, ${num(input.busy.projects)} projects, ${num(input.busy.rollupRows)} rollup rows); typical tenant: the median one (${num(input.typical.jobs)} jobs, ${num(input.typical.projects)} projects, ${num(input.typical.rollupRows)} rollup rows). Reports run as the tenant's owner.`,
     `Each case: ${WARMUP} warm-up runs, then ${input.reps} timed runs one after another, through drizzle on postgres.js (pool of 10); wall time of the service call in the benchmark process.`,
@@ -254,12 +265,13 @@ function section(input: {
     ...timings.map((t) => `| ${t.label} | ${t.detail} | ${t.runs} | ${num(t.medianMs, 1)} | ${num(t.p90Ms, 1)} | ${num(t.minMs, 1)} | ${targetCell(t)} |`),
     '',
     `Target: a tenant's monthly report (the usage page: \`usageReport\` + \`reportJobs\`, in parallel) ≤ ${TARGET_MS} ms median — ${met ? 'met' : 'NOT met'} (busy ${num(targetRows[0]?.medianMs ?? NaN, 1)} ms, typical ${num(targetRows[1]?.medianMs ?? NaN, 1)} ms).`,
-    `The centre dashboard reads only the centre's rollups (\`centre_days\`, \`centre_tenant_days\`, maintained as jobs settle) and the jobs still open; wait percentiles from bucketed counts (exact below 128 s, within 1.6 % above; server/core/usage/wait-buckets.ts).`,
+    `The centre dashboard reads only the centre's rollups (maintained as jobs settle: by day and by month, per partition × tenant kind and per partition × tenant; a range's whole months from the month rows, its other days from the day rows) and the jobs still open; wait percentiles from bucketed counts (exact below 128 s, within 1.6 % above; server/core/usage/wait-buckets.ts).`,
+    ...(HISTORY[Math.round(c.jobs! / 1_000_000)] ? ['', HISTORY[Math.round(c.jobs! / 1_000_000)]!] : []),
     '',
     'Notes:',
     '- The benchmark data bypasses the ledger: jobs are bulk-inserted already settled (no ledger entries, job events or applications), and each allocation\'s cached balance is set to match the sums charged to it (granted ≥ charged, the unused rest of an ended allocation written off as expired, nothing reserved). Usage, energy, facility energy, heat, CO2e, cost and charge of every job follow `jobEnergyEstimateWh`, `jobFootprint` and `chargeFor`; the rollups are built with `rebuildRollups`.',
-    '- Workload: heavy-tailed tenant activity (log-normal weights), 2–10 users and 1–5 projects per tenant, resource classes allowed by each tenant\'s residency, mostly 1–8 GPUs with a tail to 64–128, log-normal runtimes (minutes to the 48 h limit), queue waits growing with size, quieter weekends and holidays; about 80–90 % utilisation of the demo catalogue\'s 224 GPUs over the year.',
-    '- Regenerate with `npm run bench:data -- --fresh`, then `npx tsx bench/reports.ts`.',
+    '- Workload: heavy-tailed tenant activity (log-normal weights), 2–10 users and 1–5 projects per tenant, resource classes allowed by each tenant\'s residency, mostly 1–8 GPUs with a tail to 64–128, log-normal runtimes (minutes to the 48 h limit), queue waits growing with size, quieter weekends and holidays; about 80–90 % utilisation over the year of the demo catalogue\'s partitions with (jobs ÷ 1 M) times their nodes (224 GPUs at 1 M jobs).',
+    `- Regenerate with \`npm run bench:data -- --fresh${c.jobs! === 1_000_000 ? '' : ` --jobs ${c.jobs}`}${meta.tenants && meta.tenants !== 300 ? ` --tenants ${meta.tenants}` : ''}\`, then \`npx tsx bench/reports.ts\`${c.jobs! === 1_000_000 ? '' : ' --database-url <that database>'}.`,
     '',
   ];
   return lines.join('\n');
@@ -324,7 +336,10 @@ async function main(): Promise<void> {
              (select count(*) from jobs)::int as jobs,
              (select count(*) from usage_rollups)::int as rollups,
              (select count(*) from centre_days)::int as "centreDays",
-             (select count(*) from centre_tenant_days)::int as "centreTenantDays"`;
+             (select count(*) from centre_tenant_days)::int as "centreTenantDays",
+             (select count(*) from centre_months)::int as "centreMonths",
+             (select count(*) from centre_tenant_months)::int as "centreTenantMonths",
+             (select sum(nodes * gpus_per_node) from resource_classes)::int as gpus`;
     const [size] = await client<{ size: string }[]>`select pg_size_pretty(pg_database_size(current_database())) as size`;
 
     const loadBefore = loadavg();
