@@ -5,6 +5,7 @@
 // driver for one table was not worth it, and this is one statement.)
 import { and, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '~/db/client';
+import { reusable } from '~/db/reusable';
 import { rateLimits } from '~/db/schema';
 import { lockoutMs, RATE_RULES, secondsUntil, type RateRule, type RateRuleName } from '~/server/core/rate-limits';
 import { AppError } from '~/server/errors';
@@ -17,25 +18,34 @@ export interface Verdict {
   retryAfterSeconds: number;
 }
 
-/** hit counts one try (or `amount`, e.g. a model call's tokens) against a key and says whether it is within the rule. */
-export async function hit(db: DbOrTx, key: string, rule: RateRule, now: Date, amount = 1): Promise<Verdict & { hits: number; lockouts: number }> {
-  // The count is an integer column: a window's total stops at two billion (far beyond any limit).
-  amount = Math.min(Math.max(1, Math.floor(amount)), 2_000_000_000);
-  // Dates inside sql`` travel as text (drizzle maps only column values).
-  const cutoff = sql`${new Date(now.getTime() - rule.windowMs).toISOString()}::timestamptz`;
-  const at = sql`${now.toISOString()}::timestamptz`;
-  const [row] = await db
+/**
+ * The count of one try (or `amount`) against a key, as one statement built once (db/reusable.ts): every
+ * signed-in call, every REST and model call counts at least once, so drizzle does not build it each time.
+ * A window older than the rule's starts afresh at this try.
+ */
+const hitStatement = reusable<ReturnType<typeof hitQuery>, { key: string; amount: number; at: string; cutoff: string }>('rate_limit_hit', (db) => hitQuery(db));
+function hitQuery(db: DbOrTx) {
+  const at = sql`${sql.placeholder('at')}::timestamptz`;
+  const cutoff = sql`${sql.placeholder('cutoff')}::timestamptz`;
+  const amount = sql`${sql.placeholder('amount')}::integer`;
+  return db
     .insert(rateLimits)
-    .values({ key, windowStart: now, hits: amount, updatedAt: now })
+    .values({ key: sql`${sql.placeholder('key')}::text`, windowStart: at, hits: amount, updatedAt: at })
     .onConflictDoUpdate({
       target: rateLimits.key,
       set: {
-        hits: sql`case when ${rateLimits.windowStart} <= ${cutoff} then ${amount}::integer else least(${rateLimits.hits}::bigint + ${amount}, 2000000000)::integer end`,
+        hits: sql`case when ${rateLimits.windowStart} <= ${cutoff} then ${amount} else least(${rateLimits.hits}::bigint + ${amount}, 2000000000)::integer end`,
         windowStart: sql`case when ${rateLimits.windowStart} <= ${cutoff} then ${at} else ${rateLimits.windowStart} end`,
-        updatedAt: now,
+        updatedAt: at,
       },
     })
     .returning({ hits: rateLimits.hits, windowStart: rateLimits.windowStart, lockouts: rateLimits.lockouts });
+}
+
+/** hit counts one try (or `amount`, e.g. a model call's tokens) against a key and says whether it is within the rule. */
+export async function hit(db: DbOrTx, key: string, rule: RateRule, now: Date, amount = 1): Promise<Verdict & { hits: number; lockouts: number }> {
+  amount = Math.min(Math.max(1, Math.floor(amount)), 2_000_000_000);
+  const [row] = await hitStatement(db, { key, amount, at: now.toISOString(), cutoff: new Date(now.getTime() - rule.windowMs).toISOString() });
   const hits = row?.hits ?? 1;
   const windowEnd = new Date((row?.windowStart ?? now).getTime() + rule.windowMs);
   return { allowed: hits <= rule.limit, retryAfterSeconds: secondsUntil(windowEnd, now), hits, lockouts: row?.lockouts ?? 0 };
