@@ -1,14 +1,14 @@
 // The signed-in person for server components, or undefined (also when the account no longer exists).
 import { forbidden, redirect } from 'next/navigation';
-import { getServerSession } from 'next-auth';
 import { cache } from 'react';
 import { api } from '~/server/api/server-caller';
-import { authOptions } from '~/server/auth/options';
 
-/** currentUser returns the signed-in user with staff roles, or undefined. */
+/**
+ * currentUser returns the signed-in user with staff roles, or undefined. The request's caller has read the
+ * session cookie already (server/api/context.ts): reading it a second time here would decrypt the cookie
+ * and encrypt its renewal again on every page.
+ */
 export const currentUser = cache(async () => {
-  const session = await getServerSession(authOptions());
-  if (!session) return undefined;
   const caller = await api();
   return caller.account.me().catch(() => undefined);
 });
