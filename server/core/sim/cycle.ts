@@ -29,7 +29,7 @@
 import { CycleState, userKey, type CycleRunningJob } from './cycle-state';
 import { fairShareFactor } from './fairshare';
 import { limitReason } from './limits';
-import { mergedQueue, sortedQueue, type CyclePendingJob, type CycleQueue, type QueuedJob } from './order';
+import { sortedQueue, walkMergedQueue, type CyclePendingJob, type CycleQueue } from './order';
 import { chargePower, powerAllows, powerReservation, type PowerStep, type SitePowerGate } from './power';
 import { multifactorPriority } from './priority';
 import { easyShadow, ReleaseWalk, type NodeHead, type ShadowReservation } from './reservation';
@@ -199,18 +199,24 @@ function siteGates(state: CycleState, caps: CycleRequest['caps']): (SiteGate | n
 export function runCycle(state: CycleState, request: CycleRequest): CycleDecision {
   const { nowSeconds: now, policy } = request;
 
-  // Phase 2: order.
+  // Phase 2: order. Queues come one account at a time, so the last account's fair share is kept.
   const multifactor = policy.order === 'multifactor';
-  const priorityOf = (job: CyclePendingJob): number => (multifactor ? multifactorPriority(now - job.submitTimeSeconds, request.fairShare(job.account), policy) : 0);
+  let shareAccount: string | null = null;
+  let share = 1;
+  const priorityOf = (job: CyclePendingJob): number => {
+    if (!multifactor) return 0;
+    if (job.account !== shareAccount) {
+      shareAccount = job.account;
+      share = request.fairShare(job.account);
+    }
+    return multifactorPriority(now - job.submitTimeSeconds, share, policy);
+  };
   const cut = new Set<number>();
-  const queue: Iterable<QueuedJob> =
-    request.queues && policy.queueDepth !== undefined
-      ? mergedQueue(request.queues, priorityOf, policy, policy.queueDepth, cut)
-      : sortedQueue(request.pending, priorityOf, policy, cut);
 
-  // Phase 3: walk.
+  // Phase 3: walk (the merged queue is walked as it is read).
   const walk = new QueueWalk(state, request);
-  for (const { job, priority } of queue) walk.consider(job, priority);
+  if (request.queues && policy.queueDepth !== undefined) walkMergedQueue(request.queues, priorityOf, policy, policy.queueDepth, cut, (job, priority) => walk.consider(job, priority));
+  else for (const { job, priority } of sortedQueue(request.pending, priorityOf, policy, cut)) walk.consider(job, priority);
 
   // Phase 4: emit.
   const rerun = [...cut].some((partition) => walk.startedIn.has(partition));

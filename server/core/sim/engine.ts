@@ -277,6 +277,48 @@ interface AccountUsage {
 /** Most jobs one dependency may name (the portal's own limit is lower). */
 const MAX_DEPENDENCIES = 100;
 
+/**
+ * QueueReader reads a pending queue for a cycle (Engine.pendingJobs) with one result object for the
+ * whole read, so a cycle allocates nothing per job it reads.
+ */
+class QueueReader implements Iterator<CyclePendingJob> {
+  private readonly result = { done: false, value: undefined as unknown as CyclePendingJob };
+  /** The array being read: its id and the indices of the tasks still to yield. */
+  private arrayId = '';
+  private tasks: number[] = [];
+  private task = 0;
+
+  constructor(
+    private readonly ids: Iterator<string>,
+    private readonly arrayOf: (id: string) => ArrayTasks | undefined,
+    private readonly view: (id: string) => CyclePendingJob,
+  ) {}
+
+  next(): IteratorResult<CyclePendingJob> {
+    const result = this.result as IteratorResult<CyclePendingJob>;
+    for (;;) {
+      if (this.task < this.tasks.length) {
+        result.value = this.view(taskId(this.arrayId, this.tasks[this.task++]!));
+        return result;
+      }
+      const next = this.ids.next();
+      if (next.done) {
+        result.done = true;
+        result.value = undefined;
+        return result;
+      }
+      const tasks = this.arrayOf(next.value);
+      if (!tasks) {
+        result.value = this.view(next.value);
+        return result;
+      }
+      this.arrayId = next.value;
+      this.tasks = tasks.waiting.slice(0, arraySlots(tasks));
+      this.task = 0;
+    }
+  }
+}
+
 class Engine implements ClusterEngine {
   // `s.jobs` and `s.pendingIds` stay empty while the engine runs: the indexes below hold them,
   // and `serialize` writes them back as arrays in the same order.
@@ -789,12 +831,8 @@ class Engine implements ClusterEngine {
    * tasks, in index order (they share its submit time and seq, so they sort there), as many as its
    * throttle lets start now: the cycle can never run more of its tasks at once.
    */
-  private *pendingJobs(ids: Set<string>): Generator<CyclePendingJob> {
-    for (const id of ids) {
-      const tasks = this.jobs.get(id)!.array;
-      if (!tasks) yield this.pendingJob(id);
-      else for (const index of tasks.waiting.slice(0, arraySlots(tasks))) yield this.pendingJob(taskId(id, index));
-    }
+  private pendingJobs(ids: Set<string>): Iterable<CyclePendingJob> {
+    return { [Symbol.iterator]: () => new QueueReader(ids.values(), (id) => this.jobs.get(id)!.array, (id) => this.pendingJob(id)) };
   }
 
   /** Pending jobs, each waiting task of an array counted (made a job or not). */

@@ -70,39 +70,43 @@ export function sortedQueue(pending: readonly CyclePendingJob[], priorityOf: Pri
   });
 }
 
+/** A queue being merged: its head job with the head's queue key, and the rest of the queue. */
 interface Cursor {
-  head: QueuedJob;
+  job: CyclePendingJob;
+  priority: number;
+  submitTimeSeconds: number;
+  seq: number;
   rest: Iterator<CyclePendingJob>;
   partition: number;
 }
 
+/** Visits a job of the merged queue with its priority in this cycle. */
+export type VisitQueued = (job: CyclePendingJob, priority: number) => void;
+
 /**
- * mergedQueue yields pending jobs in queue order, at most `depth` per partition, from queues that
- * each hold one partition's jobs of one account in arrival order; it reads each queue only as far
- * as it yields from it, and adds the partitions that had jobs left unread to `cut`.
+ * walkMergedQueue visits pending jobs in queue order, at most `depth` per partition, from queues that
+ * each hold one partition's jobs of one account in arrival order; it reads each queue only as far as
+ * it visits from it, and adds the partitions that had jobs left unread to `cut`. It allocates one
+ * cursor per queue and nothing per job read (the cycle's hot path).
  */
-export function* mergedQueue(
-  queues: readonly CycleQueue[],
-  priorityOf: PriorityOf,
-  policy: PolicyConfig,
-  depth: number,
-  cut: Set<number>,
-): Generator<QueuedJob> {
+export function walkMergedQueue(queues: readonly CycleQueue[], priorityOf: PriorityOf, policy: PolicyConfig, depth: number, cut: Set<number>, visit: VisitQueued): void {
   // A binary min-heap of cursors by their head job.
   const heap: Cursor[] = [];
-  const before = (a: Cursor, b: Cursor): boolean => compareQueue(a.head, b.head, policy) < 0;
   const siftDown = (from: number): void => {
+    const n = heap.length;
+    const moving = heap[from]!;
     let i = from;
     for (;;) {
       const l = 2 * i + 1;
+      if (l >= n) break;
+      let m = l;
       const r = l + 1;
-      let m = i;
-      if (l < heap.length && before(heap[l]!, heap[m]!)) m = l;
-      if (r < heap.length && before(heap[r]!, heap[m]!)) m = r;
-      if (m === i) return;
-      [heap[m], heap[i]] = [heap[i]!, heap[m]!];
+      if (r < n && compareQueue(heap[r]!, heap[l]!, policy) < 0) m = r;
+      if (compareQueue(heap[m]!, moving, policy) >= 0) break;
+      heap[i] = heap[m]!;
       i = m;
     }
+    heap[i] = moving;
   };
   const removeTop = (): void => {
     const last = heap.pop()!;
@@ -113,26 +117,40 @@ export function* mergedQueue(
   for (const q of queues) {
     const rest = q.jobs[Symbol.iterator]();
     const first = rest.next();
-    if (!first.done) heap.push({ head: queued(first.value, priorityOf), rest, partition: q.partition });
+    if (first.done) continue;
+    const job = first.value;
+    heap.push({ job, priority: priorityOf(job), submitTimeSeconds: job.submitTimeSeconds, seq: job.seq, rest, partition: q.partition });
   }
   for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(i);
 
-  const taken = new Map<number, number>();
+  // Jobs taken per partition (partitions are small indices).
+  const taken: number[] = [];
   while (heap.length > 0) {
     const top = heap[0]!;
-    const n = taken.get(top.partition) ?? 0;
+    const n = taken[top.partition] ?? 0;
     if (n >= depth) {
       cut.add(top.partition);
       removeTop();
       continue;
     }
-    taken.set(top.partition, n + 1);
-    yield top.head;
+    taken[top.partition] = n + 1;
+    visit(top.job, top.priority);
     const next = top.rest.next();
     if (next.done) removeTop();
     else {
-      top.head = queued(next.value, priorityOf);
+      const job = next.value;
+      top.job = job;
+      top.priority = priorityOf(job);
+      top.submitTimeSeconds = job.submitTimeSeconds;
+      top.seq = job.seq;
       siftDown(0);
     }
   }
+}
+
+/** mergedQueue is walkMergedQueue's order as a list of queued jobs. */
+export function mergedQueue(queues: readonly CycleQueue[], priorityOf: PriorityOf, policy: PolicyConfig, depth: number, cut: Set<number>): QueuedJob[] {
+  const out: QueuedJob[] = [];
+  walkMergedQueue(queues, priorityOf, policy, depth, cut, (job, priority) => out.push({ job, priority, submitTimeSeconds: job.submitTimeSeconds, seq: job.seq }));
+  return out;
 }
