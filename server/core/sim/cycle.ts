@@ -199,24 +199,16 @@ function siteGates(state: CycleState, caps: CycleRequest['caps']): (SiteGate | n
 export function runCycle(state: CycleState, request: CycleRequest): CycleDecision {
   const { nowSeconds: now, policy } = request;
 
-  // Phase 2: order. Queues come one account at a time, so the last account's fair share is kept.
+  // Phase 2: order (the fair share is asked once per account queue, only under multifactor).
   const multifactor = policy.order === 'multifactor';
-  let shareAccount: string | null = null;
-  let share = 1;
-  const priorityOf = (job: CyclePendingJob): number => {
-    if (!multifactor) return 0;
-    if (job.account !== shareAccount) {
-      shareAccount = job.account;
-      share = request.fairShare(job.account);
-    }
-    return multifactorPriority(now - job.submitTimeSeconds, share, policy);
-  };
+  const withShare = (job: CyclePendingJob, share: number): number => (multifactor ? multifactorPriority(now - job.submitTimeSeconds, share, policy) : 0);
+  const shareOf = (account: string): number => (multifactor ? request.fairShare(account) : 1);
   const cut = new Set<number>();
 
   // Phase 3: walk (the merged queue is walked as it is read).
   const walk = new QueueWalk(state, request);
-  if (request.queues && policy.queueDepth !== undefined) walkMergedQueue(request.queues, priorityOf, policy, policy.queueDepth, cut, (job, priority) => walk.consider(job, priority));
-  else for (const { job, priority } of sortedQueue(request.pending, priorityOf, policy, cut)) walk.consider(job, priority);
+  if (request.queues && policy.queueDepth !== undefined) walkMergedQueue(request.queues, shareOf, withShare, policy, policy.queueDepth, cut, (job, priority) => walk.consider(job, priority));
+  else for (const { job, priority } of sortedQueue(request.pending, (job) => withShare(job, shareOf(job.account)), policy, cut)) walk.consider(job, priority);
 
   // Phase 4: emit.
   const rerun = [...cut].some((partition) => walk.startedIn.has(partition));

@@ -262,10 +262,10 @@ function endOfJob(j: JobRecord): { exitCode: number | null; signal: number | nul
 }
 
 /** The pending jobs of one partition and account, in arrival order. */
-interface PendingQueue {
-  partition: number;
-  account: string;
+interface PendingQueue extends CycleQueue {
   ids: Set<string>;
+  /** The queue as cycles read it (one reader, reused by every cycle). */
+  jobs: QueueReader;
 }
 
 /** An account and the GPUs its jobs run now. */
@@ -281,18 +281,28 @@ const MAX_DEPENDENCIES = 100;
  * QueueReader reads a pending queue for a cycle (Engine.pendingJobs) with one result object for the
  * whole read, so a cycle allocates nothing per job it reads.
  */
-class QueueReader implements Iterator<CyclePendingJob> {
+class QueueReader implements Iterator<CyclePendingJob>, Iterable<CyclePendingJob> {
   private readonly result = { done: false, value: undefined as unknown as CyclePendingJob };
+  private ids: Iterator<string> | null = null;
   /** The array being read: its id and the indices of the tasks still to yield. */
   private arrayId = '';
   private tasks: number[] = [];
   private task = 0;
 
   constructor(
-    private readonly ids: Iterator<string>,
+    private readonly queue: Set<string>,
     private readonly arrayOf: (id: string) => ArrayTasks | undefined,
     private readonly view: (id: string) => CyclePendingJob,
   ) {}
+
+  /** Starts a read from the queue's head (a queue is read once at a time: by one cycle). */
+  [Symbol.iterator](): this {
+    this.ids = this.queue.values();
+    this.tasks = [];
+    this.task = 0;
+    this.result.done = false;
+    return this;
+  }
 
   next(): IteratorResult<CyclePendingJob> {
     const result = this.result as IteratorResult<CyclePendingJob>;
@@ -301,7 +311,7 @@ class QueueReader implements Iterator<CyclePendingJob> {
         result.value = this.view(taskId(this.arrayId, this.tasks[this.task++]!));
         return result;
       }
-      const next = this.ids.next();
+      const next = this.ids!.next();
       if (next.done) {
         result.done = true;
         result.value = undefined;
@@ -755,7 +765,7 @@ class Engine implements ClusterEngine {
       policy: this.s.config.policy,
       partitions,
       pending: bounded ? [] : [...this.pendingJobs(this.pending)],
-      queues: bounded ? [...this.queues.values()].map((q): CycleQueue => ({ partition: q.partition, account: q.account, jobs: this.pendingJobs(q.ids) })) : undefined,
+      queues: bounded ? [...this.queues.values()] : undefined,
       accounts: this.accounts,
       fairShare: (account) => this.fairShareOf(account),
       caps: this.capped ? { partitionSite: partitions.map((p) => this.siteIndex.get(p.siteId)!), capCentiW: sites.map((site) => capItCentiW(site)) } : undefined,
@@ -831,9 +841,12 @@ class Engine implements ClusterEngine {
    * tasks, in index order (they share its submit time and seq, so they sort there), as many as its
    * throttle lets start now: the cycle can never run more of its tasks at once.
    */
-  private pendingJobs(ids: Set<string>): Iterable<CyclePendingJob> {
-    return { [Symbol.iterator]: () => new QueueReader(ids.values(), (id) => this.jobs.get(id)!.array, (id) => this.pendingJob(id)) };
+  private pendingJobs(ids: Set<string>): QueueReader {
+    return new QueueReader(ids, this.arrayOf, this.viewOf);
   }
+
+  private readonly arrayOf = (id: string): ArrayTasks | undefined => this.jobs.get(id)!.array;
+  private readonly viewOf = (id: string): CyclePendingJob => this.pendingJob(id);
 
   /** Pending jobs, each waiting task of an array counted (made a job or not). */
   private pendingCount(): number {
@@ -1008,7 +1021,8 @@ class Engine implements ClusterEngine {
     const key = this.queueKey(j);
     let queue = this.queues.get(key);
     if (!queue) {
-      queue = { partition: this.partitionIndex.get(j.spec.partition)!, account: j.spec.account, ids: new Set() };
+      const ids = new Set<string>();
+      queue = { partition: this.partitionIndex.get(j.spec.partition)!, account: j.spec.account, ids, jobs: this.pendingJobs(ids) };
       this.queues.set(key, queue);
     }
     queue.ids.add(j.spec.id);

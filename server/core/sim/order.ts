@@ -76,9 +76,14 @@ interface Cursor {
   priority: number;
   submitTimeSeconds: number;
   seq: number;
+  /** What the queue's account has for the priority (its fair share), asked once per queue. */
+  share: number;
   rest: Iterator<CyclePendingJob>;
   partition: number;
 }
+
+/** The priority of a pending job in this cycle from its account's share (all jobs of a queue have one account). */
+export type PriorityWithShare = (job: CyclePendingJob, share: number) => number;
 
 /** Visits a job of the merged queue with its priority in this cycle. */
 export type VisitQueued = (job: CyclePendingJob, priority: number) => void;
@@ -89,7 +94,15 @@ export type VisitQueued = (job: CyclePendingJob, priority: number) => void;
  * it visits from it, and adds the partitions that had jobs left unread to `cut`. It allocates one
  * cursor per queue and nothing per job read (the cycle's hot path).
  */
-export function walkMergedQueue(queues: readonly CycleQueue[], priorityOf: PriorityOf, policy: PolicyConfig, depth: number, cut: Set<number>, visit: VisitQueued): void {
+export function walkMergedQueue(
+  queues: readonly CycleQueue[],
+  shareOf: (account: string) => number,
+  priorityOf: PriorityWithShare,
+  policy: PolicyConfig,
+  depth: number,
+  cut: Set<number>,
+  visit: VisitQueued,
+): void {
   // A binary min-heap of cursors by their head job.
   const heap: Cursor[] = [];
   const siftDown = (from: number): void => {
@@ -119,7 +132,8 @@ export function walkMergedQueue(queues: readonly CycleQueue[], priorityOf: Prior
     const first = rest.next();
     if (first.done) continue;
     const job = first.value;
-    heap.push({ job, priority: priorityOf(job), submitTimeSeconds: job.submitTimeSeconds, seq: job.seq, rest, partition: q.partition });
+    const share = shareOf(q.account);
+    heap.push({ job, priority: priorityOf(job, share), submitTimeSeconds: job.submitTimeSeconds, seq: job.seq, share, rest, partition: q.partition });
   }
   for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(i);
 
@@ -140,7 +154,7 @@ export function walkMergedQueue(queues: readonly CycleQueue[], priorityOf: Prior
     else {
       const job = next.value;
       top.job = job;
-      top.priority = priorityOf(job);
+      top.priority = priorityOf(job, top.share);
       top.submitTimeSeconds = job.submitTimeSeconds;
       top.seq = job.seq;
       siftDown(0);
@@ -151,6 +165,6 @@ export function walkMergedQueue(queues: readonly CycleQueue[], priorityOf: Prior
 /** mergedQueue is walkMergedQueue's order as a list of queued jobs. */
 export function mergedQueue(queues: readonly CycleQueue[], priorityOf: PriorityOf, policy: PolicyConfig, depth: number, cut: Set<number>): QueuedJob[] {
   const out: QueuedJob[] = [];
-  walkMergedQueue(queues, priorityOf, policy, depth, cut, (job, priority) => out.push({ job, priority, submitTimeSeconds: job.submitTimeSeconds, seq: job.seq }));
+  walkMergedQueue(queues, () => 0, (job) => priorityOf(job), policy, depth, cut, (job, priority) => out.push({ job, priority, submitTimeSeconds: job.submitTimeSeconds, seq: job.seq }));
   return out;
 }
