@@ -134,6 +134,11 @@ export interface CycleRequest {
   fairShare: (account: string) => number;
   /** The site of each partition and each site's cap as IT power (null: no cap); unset when no site has a cap. */
   caps?: { partitionSite: readonly number[]; capCentiW: readonly (number | null)[] };
+  /**
+   * When set, each job considered is told here — its priority and why it waits (null: it starts, or
+   * its partition is unknown) — instead of being listed in the decision's `priorities` and `waits`.
+   */
+  note?: (job: CyclePendingJob, priority: number, reason: PendingReason | null) => void;
 }
 
 /** fairShareFactors computes each account's fair-share factor from decayed usage and shares. */
@@ -201,7 +206,8 @@ export function runCycle(state: CycleState, request: CycleRequest): CycleDecisio
 
   // Phase 2: order (the fair share is asked once per account queue, only under multifactor).
   const multifactor = policy.order === 'multifactor';
-  const withShare = (job: CyclePendingJob, share: number): number => (multifactor ? multifactorPriority(now - job.submitTimeSeconds, share, policy) : 0);
+  const priority = multifactorPriority; // read once per cycle (an imported binding is a getter call under tsx's CommonJS)
+  const withShare = (job: CyclePendingJob, share: number): number => (multifactor ? priority(now - job.submitTimeSeconds, share, policy) : 0);
   const shareOf = (account: string): number => (multifactor ? request.fairShare(account) : 1);
   const cut = new Set<number>();
 
@@ -236,12 +242,15 @@ class QueueWalk {
 
   /** consider decides one pending job: it starts (3c, 3d) or waits, with its reason. */
   consider(job: CyclePendingJob, priority: number): void {
-    this.priorities.set(job.id, priority);
     const partition = this.request.partitions[job.partition];
     const gate = this.partitionGates[job.partition];
-    if (!partition || !gate) return;
-    const reason = this.heldBack(job, partition) ?? (gate.blocked ? this.backfill(job, gate) : this.startOrBlock(job, gate, partition));
-    if (reason) this.waits.push({ id: job.id, reason, priority });
+    const reason = !partition || !gate ? null : (this.heldBack(job, partition) ?? (gate.blocked ? this.backfill(job, gate) : this.startOrBlock(job, gate, partition)));
+    const note = this.request.note;
+    if (note) note(job, priority, reason);
+    else {
+      this.priorities.set(job.id, priority);
+      if (reason) this.waits.push({ id: job.id, reason, priority });
+    }
   }
 
   /** heldBack gives the reason a job may not start whatever the free GPUs (3·, 3a, 3b), or null. */

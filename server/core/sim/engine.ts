@@ -277,6 +277,11 @@ interface AccountUsage {
 /** Most jobs one dependency may name (the portal's own limit is lower). */
 const MAX_DEPENDENCIES = 100;
 
+/** A pending job as cycles see it, with its record (so a cycle's notes reach the record without a lookup). */
+interface PendingView extends CyclePendingJob {
+  readonly record: JobRecord;
+}
+
 /**
  * QueueReader reads a pending queue for a cycle (Engine.pendingJobs) with one result object for the
  * whole read, so a cycle allocates nothing per job it reads.
@@ -340,7 +345,7 @@ class Engine implements ClusterEngine {
   /** The same jobs per partition and account, for bounded cycles; empty queues are dropped. */
   private readonly queues = new Map<string, PendingQueue>();
   /** Pending jobs as the cycles read them (pendingJob), dropped when they start or end. */
-  private readonly pendingViews = new Map<string, CyclePendingJob>();
+  private readonly pendingViews = new Map<string, PendingView>();
   /** Jobs that have ended and are not pruned yet. */
   private readonly ended = new Set<string>();
   /** Jobs another job waits on → the jobs waiting (rebuilt from the records on restore). */
@@ -741,12 +746,6 @@ class Engine implements ClusterEngine {
       this.countRunning(j, 1);
       this.push({ atSeconds: this.plannedEnd(j), kind: EventKind.JobEnd, ref: j.spec.id });
     }
-    for (const [id, priority] of decision.priorities) this.jobs.get(id)!.priority = priority;
-    for (const w of decision.waits) {
-      const j = this.jobs.get(w.id)!;
-      j.pendingReason = w.reason;
-      if (w.reason === 'PowerCap') j.heldByPowerCap = true;
-    }
     // Arrays whose tasks started make their next tasks jobs; those over the throttle wait for it.
     let made = false;
     for (const a of arraysStarted) {
@@ -767,7 +766,8 @@ class Engine implements ClusterEngine {
       pending: bounded ? [] : [...this.pendingJobs(this.pending)],
       queues: bounded ? [...this.queues.values()] : undefined,
       accounts: this.accounts,
-      fairShare: (account) => this.fairShareOf(account),
+      fairShare: this.shareOf,
+      note: this.noteConsidered,
       caps: this.capped ? { partitionSite: partitions.map((p) => this.siteIndex.get(p.siteId)!), capCentiW: sites.map((site) => capItCentiW(site)) } : undefined,
     };
   }
@@ -809,11 +809,12 @@ class Engine implements ClusterEngine {
   }
 
   /** pendingJob is a pending job as cycles see it: made once while it waits; its limit and dependency hold are read afresh each time. */
-  private pendingJob(id: string): CyclePendingJob {
-    const j = this.jobs.get(id)!;
+  private pendingJob(id: string): PendingView {
     let view = this.pendingViews.get(id);
+    const j = view ? view.record : this.jobs.get(id)!;
     if (!view) {
       view = {
+        record: j,
         id,
         seq: j.seq,
         submitTimeSeconds: j.spec.submitTimeSeconds,
@@ -847,6 +848,16 @@ class Engine implements ClusterEngine {
 
   private readonly arrayOf = (id: string): ArrayTasks | undefined => this.jobs.get(id)!.array;
   private readonly viewOf = (id: string): CyclePendingJob => this.pendingJob(id);
+  private readonly shareOf = (account: string): number => this.fairShareOf(account);
+
+  /** A cycle's note on a job it considered: its priority now and why it waits (a start is applied in cycleOnce). */
+  private readonly noteConsidered = (job: CyclePendingJob, priority: number, reason: PendingReason | null): void => {
+    const j = (job as PendingView).record;
+    j.priority = priority;
+    if (reason === null) return;
+    j.pendingReason = reason;
+    if (reason === 'PowerCap') j.heldByPowerCap = true;
+  };
 
   /** Pending jobs, each waiting task of an array counted (made a job or not). */
   private pendingCount(): number {

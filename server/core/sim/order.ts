@@ -103,7 +103,9 @@ export function walkMergedQueue(
   cut: Set<number>,
   visit: VisitQueued,
 ): void {
-  // A binary min-heap of cursors by their head job.
+  // A binary min-heap of cursors by their head job. The order's function is read once per walk: an
+  // imported binding read per comparison costs a module getter call when run as CommonJS (tsx).
+  const compare = compareQueue;
   const heap: Cursor[] = [];
   const siftDown = (from: number): void => {
     const n = heap.length;
@@ -114,8 +116,8 @@ export function walkMergedQueue(
       if (l >= n) break;
       let m = l;
       const r = l + 1;
-      if (r < n && compareQueue(heap[r]!, heap[l]!, policy) < 0) m = r;
-      if (compareQueue(heap[m]!, moving, policy) >= 0) break;
+      if (r < n && compare(heap[r]!, heap[l]!, policy) < 0) m = r;
+      if (compare(heap[m]!, moving, policy) >= 0) break;
       heap[i] = heap[m]!;
       i = m;
     }
