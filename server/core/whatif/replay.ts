@@ -18,7 +18,7 @@
  * its event queue holds what is near, not the whole history; the schedule is the same as submitting
  * all up front (arrivals at one instant keep their order, and no event is ever pushed into the past).
  */
-import { createEngine, facilityPowerW, jobPowerCentiW, policyFromName, siteIdleCentiW, type ClusterConfig, type ClusterEngine, type JobSpec } from '../sim';
+import { createEngine, facilityPowerW, jobPowerCentiW, policyFromName, siteIdleCentiW, type ClusterConfig, type ClusterEngine, type JobSpec, type JobView } from '../sim';
 import { neverRuns, type WhatIfJob, type WhatIfMachine } from './machine';
 
 /** The replay's measures of one machine. */
@@ -68,6 +68,12 @@ export class WhatIfReplay {
   private readonly bySubmit: WhatIfJob[];
   private submitted = 0;
   private finished = false;
+  /**
+   * What the outcome needs of each job run (by its index in `run`), taken as it ends; the engine then
+   * forgets it (pruneFinished), so a long replay holds the jobs queued and running, not all it has run.
+   */
+  private readonly indexOf = new Map<string, number>();
+  private readonly ended: { submit: Float64Array; start: Float64Array; end: Float64Array; delayed: Uint8Array; taken: Uint8Array };
 
   constructor(
     private readonly machine: WhatIfMachine,
@@ -88,6 +94,9 @@ export class WhatIfReplay {
     // Every account from the start, in the order of the jobs (as submitting them all up front makes them): fair share counts their shares.
     const accounts = [...new Set(this.run.map((job) => job.account))].map((name) => ({ name }));
     this.engine = createEngine({ cluster, policy: policyFromName(machine.policy, options.queueDepth === undefined ? {} : { queueDepth: options.queueDepth }), accounts, seed: 1, startTimeSeconds: period.fromSeconds, nodeFailures: null });
+    this.run.forEach((job, i) => this.indexOf.set(job.id, i));
+    const n = this.run.length;
+    this.ended = { submit: new Float64Array(n), start: new Float64Array(n), end: new Float64Array(n), delayed: new Uint8Array(n), taken: new Uint8Array(n) };
     this.bySubmit = this.run.slice().sort((a, b) => this.submitOf(a) - this.submitOf(b));
     // An invalid job throws here, as submitting it up front would.
     for (const job of this.bySubmit) this.engine.validate(this.spec(job));
@@ -133,7 +142,30 @@ export class WhatIfReplay {
         this.engine.advanceTo(next);
       }
     }
+    this.takeEnded();
     return this.finished;
+  }
+
+  /** takeEnded keeps what the outcome needs of the jobs ended since the last step and lets the engine forget them. */
+  private takeEnded(): void {
+    const e = this.ended;
+    for (const view of this.engine.endedJobs()) {
+      const i = this.indexOf.get(view.id);
+      if (i === undefined || view.startTimeSeconds === null || view.endTimeSeconds === null) continue;
+      e.submit[i] = view.submitTimeSeconds;
+      e.start[i] = view.startTimeSeconds;
+      e.end[i] = view.endTimeSeconds;
+      e.delayed[i] = view.heldByPowerCap ? 1 : 0;
+      e.taken[i] = 1;
+    }
+    this.engine.pruneFinished(Number.POSITIVE_INFINITY);
+  }
+
+  /** The outcome's view of a job run: as kept when it ended, else as the engine has it. */
+  private endedView(job: WhatIfJob, i: number): Pick<JobView, 'heldByPowerCap' | 'submitTimeSeconds' | 'startTimeSeconds' | 'endTimeSeconds'> {
+    const e = this.ended;
+    if (e.taken[i]) return { ...(e.delayed[i] === 1 ? { heldByPowerCap: true } : {}), submitTimeSeconds: e.submit[i]!, startTimeSeconds: e.start[i]!, endTimeSeconds: e.end[i]! };
+    return this.engine.job(job.id)!;
   }
 
   /** nextInstant is the next time anything happens: an engine event or a job still to submit. */
@@ -210,8 +242,8 @@ export class WhatIfReplay {
     let revenue = 0;
     let slowdown = 0;
     let delayed = 0;
-    for (const job of this.run) {
-      const view = this.engine.job(job.id)!;
+    for (const [i, job] of this.run.entries()) {
+      const view = this.endedView(job, i);
       if (view.heldByPowerCap) delayed++;
       if (view.startTimeSeconds === null || view.endTimeSeconds === null) continue;
       ran.set(job.id, { start: view.startTimeSeconds, end: view.endTimeSeconds });
