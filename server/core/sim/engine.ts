@@ -272,6 +272,9 @@ interface PendingQueue extends CycleQueue {
 interface AccountUsage {
   record: AccountRecord;
   runningGpus: number;
+  /** Its fair-share factor, computed for the usage update numbered `shareOf` (Engine.fairShareOf). */
+  share: number;
+  shareOf: number;
 }
 
 /** Most jobs one dependency may name (the portal's own limit is lower). */
@@ -364,7 +367,9 @@ class Engine implements ClusterEngine {
   /** What cycles read of the machine, kept in step with the node and job records (cycle-state.ts). */
   private readonly cycleState: CycleState;
   /** Fair-share factors at the last usage update, filled as cycles ask (cleared when usage or accounts change). */
-  private fairShares: { totalUsage: number; totalShares: number; factors: Map<string, number> } | null = null;
+  private fairShares: { totalUsage: number; totalShares: number } | null = null;
+  /** Counts the totals summed in `fairShares`: an account's factor is current when computed for the latest. */
+  private fairShareTotals = 0;
   /** Whether any site has a power cap (else the cycle never looks at power). */
   private readonly capped: boolean;
   private progressEvents = 0;
@@ -1141,9 +1146,10 @@ class Engine implements ClusterEngine {
     const dt = t - this.s.usageAsOfSeconds;
     if (dt <= 0) return;
     const step = accrual(dt, this.s.config.policy.usageHalfLifeSeconds);
+    const accrue = accrueBy; // read once, not per account (an imported binding is a getter call under tsx's CommonJS)
     for (const { record, runningGpus } of this.usage) {
       // Nothing used and nothing running stays 0.
-      if (record.decayedUsageGpuSeconds !== 0 || runningGpus !== 0) record.decayedUsageGpuSeconds = accrueBy(step, record.decayedUsageGpuSeconds, runningGpus);
+      if (record.decayedUsageGpuSeconds !== 0 || runningGpus !== 0) record.decayedUsageGpuSeconds = accrue(step, record.decayedUsageGpuSeconds, runningGpus);
     }
     this.s.usageAsOfSeconds = t;
     this.fairShares = null;
@@ -1162,16 +1168,17 @@ class Engine implements ClusterEngine {
         totalUsage += a.decayedUsageGpuSeconds;
         totalShares += a.shares;
       }
-      this.fairShares = { totalUsage, totalShares, factors: new Map() };
+      this.fairShares = { totalUsage, totalShares };
+      this.fairShareTotals++;
     }
-    const { totalUsage, totalShares, factors } = this.fairShares;
-    let factor = factors.get(account);
-    if (factor === undefined) {
-      const a = this.accounts.get(account);
-      factor = a ? fairShareFactor(a.decayedUsageGpuSeconds, totalUsage, a.shares, totalShares) : 1;
-      factors.set(account, factor);
+    const row = this.usageOf.get(account);
+    if (!row) return 1;
+    if (row.shareOf !== this.fairShareTotals) {
+      const a = row.record;
+      row.share = fairShareFactor(a.decayedUsageGpuSeconds, this.fairShares.totalUsage, a.shares, this.fairShares.totalShares);
+      row.shareOf = this.fairShareTotals;
     }
-    return factor;
+    return row.share;
   }
 
   private usageAt(t: number): Map<string, CycleAccount> {
@@ -1198,7 +1205,7 @@ class Engine implements ClusterEngine {
   }
 
   private addAccount(record: AccountRecord): void {
-    const row = { record, runningGpus: 0 };
+    const row = { record, runningGpus: 0, share: 1, shareOf: 0 };
     this.accounts.set(record.name, record);
     this.usage.push(row);
     this.usageOf.set(record.name, row);

@@ -82,6 +82,9 @@ interface Cursor {
   partition: number;
 }
 
+/** Cursors between walks (a walk hands each back as its queue is done), so a cycle allocates none. */
+const spareCursors: Cursor[] = [];
+
 /** The priority of a pending job in this cycle from its account's share (all jobs of a queue have one account). */
 export type PriorityWithShare = (job: CyclePendingJob, share: number) => number;
 
@@ -124,6 +127,7 @@ export function walkMergedQueue(
     heap[i] = moving;
   };
   const removeTop = (): void => {
+    spareCursors.push(heap[0]!);
     const last = heap.pop()!;
     if (heap.length === 0) return;
     heap[0] = last;
@@ -135,7 +139,18 @@ export function walkMergedQueue(
     if (first.done) continue;
     const job = first.value;
     const share = shareOf(q.account);
-    heap.push({ job, priority: priorityOf(job, share), submitTimeSeconds: job.submitTimeSeconds, seq: job.seq, share, rest, partition: q.partition });
+    const cursor = spareCursors.pop();
+    if (!cursor) heap.push({ job, priority: priorityOf(job, share), submitTimeSeconds: job.submitTimeSeconds, seq: job.seq, share, rest, partition: q.partition });
+    else {
+      cursor.job = job;
+      cursor.priority = priorityOf(job, share);
+      cursor.submitTimeSeconds = job.submitTimeSeconds;
+      cursor.seq = job.seq;
+      cursor.share = share;
+      cursor.rest = rest;
+      cursor.partition = q.partition;
+      heap.push(cursor);
+    }
   }
   for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(i);
 
