@@ -106,11 +106,12 @@ export function walkMergedQueue(
   cut: Set<number>,
   visit: VisitQueued,
 ): void {
-  // A binary min-heap of cursors by their head job. The order's function is read once per walk: an
-  // imported binding read per comparison costs a module getter call when run as CommonJS (tsx).
+  // Per partition, a binary min-heap of cursors by their head job; the walk takes the least of the
+  // heaps' tops, and drops a partition's whole heap once its depth is read. The order's function is read
+  // once per walk: an imported binding read per comparison is a module getter call under tsx's CommonJS.
   const compare = compareQueue;
-  const heap: Cursor[] = [];
-  const siftDown = (from: number): void => {
+  const heaps: Cursor[][] = [];
+  const siftDown = (heap: Cursor[], from: number): void => {
     const n = heap.length;
     const moving = heap[from]!;
     let i = from;
@@ -126,12 +127,12 @@ export function walkMergedQueue(
     }
     heap[i] = moving;
   };
-  const removeTop = (): void => {
+  const removeTop = (heap: Cursor[]): void => {
     spareCursors.push(heap[0]!);
     const last = heap.pop()!;
     if (heap.length === 0) return;
     heap[0] = last;
-    siftDown(0);
+    siftDown(heap, 0);
   };
   for (const q of queues) {
     const rest = q.jobs[Symbol.iterator]();
@@ -139,6 +140,7 @@ export function walkMergedQueue(
     if (first.done) continue;
     const job = first.value;
     const share = shareOf(q.account);
+    const heap = (heaps[q.partition] ??= []);
     const cursor = spareCursors.pop();
     if (!cursor) heap.push({ job, priority: priorityOf(job, share), submitTimeSeconds: job.submitTimeSeconds, seq: job.seq, share, rest, partition: q.partition });
     else {
@@ -152,30 +154,41 @@ export function walkMergedQueue(
       heap.push(cursor);
     }
   }
-  for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(i);
+  const open: Cursor[][] = [];
+  for (const heap of heaps) {
+    if (!heap) continue;
+    for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(heap, i);
+    open.push(heap);
+  }
 
   // Jobs taken per partition (partitions are small indices).
   const taken: number[] = [];
-  while (heap.length > 0) {
+  while (open.length > 0) {
+    let at = 0;
+    for (let h = 1; h < open.length; h++) if (compare(open[h]![0]!, open[at]![0]!, policy) < 0) at = h;
+    const heap = open[at]!;
     const top = heap[0]!;
     const n = taken[top.partition] ?? 0;
     if (n >= depth) {
+      // The partition's depth is read and jobs are left: cut it, and hand its cursors back.
       cut.add(top.partition);
-      removeTop();
-      continue;
+      for (const c of heap) spareCursors.push(c);
+      heap.length = 0;
+    } else {
+      taken[top.partition] = n + 1;
+      visit(top.job, top.priority);
+      const next = top.rest.next();
+      if (next.done) removeTop(heap);
+      else {
+        const job = next.value;
+        top.job = job;
+        top.priority = priorityOf(job, top.share);
+        top.submitTimeSeconds = job.submitTimeSeconds;
+        top.seq = job.seq;
+        siftDown(heap, 0);
+      }
     }
-    taken[top.partition] = n + 1;
-    visit(top.job, top.priority);
-    const next = top.rest.next();
-    if (next.done) removeTop();
-    else {
-      const job = next.value;
-      top.job = job;
-      top.priority = priorityOf(job, top.share);
-      top.submitTimeSeconds = job.submitTimeSeconds;
-      top.seq = job.seq;
-      siftDown(0);
-    }
+    if (heap.length === 0) open.splice(at, 1);
   }
 }
 
