@@ -266,6 +266,8 @@ interface PendingQueue extends CycleQueue {
   ids: Set<string>;
   /** The queue as cycles read it (one reader, reused by every cycle). */
   jobs: QueueReader;
+  /** Its place in Engine.queueList. */
+  at: number;
 }
 
 /** An account and the GPUs its jobs run now. */
@@ -347,6 +349,8 @@ class Engine implements ClusterEngine {
   private readonly pending = new Set<string>();
   /** The same jobs per partition and account, for bounded cycles; empty queues are dropped. */
   private readonly queues = new Map<string, PendingQueue>();
+  /** The same queues as a list, for the cycles (no copy per cycle). */
+  private readonly queueList: PendingQueue[] = [];
   /** Pending jobs as the cycles read them (pendingJob), dropped when they start or end. */
   private readonly pendingViews = new Map<string, PendingView>();
   /** Jobs that have ended and are not pruned yet. */
@@ -769,7 +773,7 @@ class Engine implements ClusterEngine {
       policy: this.s.config.policy,
       partitions,
       pending: bounded ? [] : [...this.pendingJobs(this.pending)],
-      queues: bounded ? [...this.queues.values()] : undefined,
+      queues: bounded ? this.queueList : undefined,
       accounts: this.accounts,
       fairShare: this.shareOf,
       note: this.noteConsidered,
@@ -851,7 +855,8 @@ class Engine implements ClusterEngine {
     return new QueueReader(ids, this.arrayOf, this.viewOf);
   }
 
-  private readonly arrayOf = (id: string): ArrayTasks | undefined => this.jobs.get(id)!.array;
+  /** An array pending in a queue is in `arraysPending`: with none, no lookup. */
+  private readonly arrayOf = (id: string): ArrayTasks | undefined => (this.arraysPending.size === 0 ? undefined : this.jobs.get(id)!.array);
   private readonly viewOf = (id: string): CyclePendingJob => this.pendingJob(id);
   private readonly shareOf = (account: string): number => this.fairShareOf(account);
 
@@ -1038,8 +1043,9 @@ class Engine implements ClusterEngine {
     let queue = this.queues.get(key);
     if (!queue) {
       const ids = new Set<string>();
-      queue = { partition: this.partitionIndex.get(j.spec.partition)!, account: j.spec.account, ids, jobs: this.pendingJobs(ids) };
+      queue = { partition: this.partitionIndex.get(j.spec.partition)!, account: j.spec.account, ids, jobs: this.pendingJobs(ids), at: this.queueList.length };
       this.queues.set(key, queue);
+      this.queueList.push(queue);
     }
     queue.ids.add(j.spec.id);
   }
@@ -1052,7 +1058,14 @@ class Engine implements ClusterEngine {
     const queue = this.queues.get(key);
     if (!queue) return;
     queue.ids.delete(j.spec.id);
-    if (queue.ids.size === 0) this.queues.delete(key);
+    if (queue.ids.size > 0) return;
+    this.queues.delete(key);
+    // The last queue takes its place in the list (the cycle's order does not depend on the queues' order).
+    const last = this.queueList.pop()!;
+    if (last !== queue) {
+      last.at = queue.at;
+      this.queueList[queue.at] = last;
+    }
   }
 
   // ---- job and node bookkeeping --------------------------------------------
