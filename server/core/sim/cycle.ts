@@ -325,7 +325,8 @@ class QueueWalk {
     if (site) chargePower(site, job.powerCentiW ?? 0, this.now + job.walltimeLimitSeconds);
     this.starts.push({ id: job.id, nodeIndices });
     this.startedIn.add(job.partition);
-    this.state.start({ ...job, nodeIndices, startTimeSeconds: this.now });
+    const { id, partition, user, account, gpus, walltimeLimitSeconds, powerCentiW } = job;
+    this.state.start({ id, partition, user, account, gpus, nodeIndices, walltimeLimitSeconds, startTimeSeconds: this.now, powerCentiW });
   }
 
   private siteGateOf(partition: number): SiteGate | null {
