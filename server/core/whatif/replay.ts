@@ -50,7 +50,7 @@ export interface WhatIfOutcome {
 const SLOWDOWN_THRESHOLD_SECONDS = 10;
 
 /** nearestRank is the p-th percentile (0 < p ≤ 100) of sorted values by nearest rank; 0 for none. */
-export function nearestRank(sorted: readonly number[], p: number): number {
+export function nearestRank(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
@@ -188,22 +188,27 @@ export class WhatIfReplay {
    * engine's power model has it. Returns each site's IT energy (centiW·s), highest facility draw and
    * hourly highest facility draw (W).
    */
-  private sitePower(starts: Map<string, { start: number; end: number }>) {
+  private sitePower(starts: Float64Array, ends: Float64Array) {
     const { fromSeconds: from, toSeconds: to } = this.period;
     const hours = Math.max(1, Math.ceil((to - from) / 3600));
     return this.machine.sites.map((site) => {
-      const partitions = this.machine.partitions.filter((p) => p.siteId === site.id);
-      const idle = siteIdleCentiW(partitions);
-      const steps: { at: number; delta: number }[] = [];
-      for (const job of this.run) {
-        const p = partitions.find((q) => q.name === job.partition);
-        const ran = starts.get(job.id);
-        if (!p || !ran) continue;
+      const partitions = new Map(this.machine.partitions.filter((p) => p.siteId === site.id).map((p) => [p.name, p]));
+      const idle = siteIdleCentiW([...partitions.values()]);
+      // The steps as two typed columns (a job's start and end), ordered through an index.
+      const at = new Float64Array(2 * this.run.length);
+      const delta = new Float64Array(2 * this.run.length);
+      let n = 0;
+      this.run.forEach((job, i) => {
+        const p = partitions.get(job.partition);
+        if (!p || Number.isNaN(starts[i]!)) return;
         const power = jobPowerCentiW(p, job.gpus, job.gpuUtilPercent);
-        steps.push({ at: ran.start, delta: power }, { at: ran.end, delta: -power });
-      }
+        at[n] = starts[i]!;
+        delta[n++] = power;
+        at[n] = ends[i]!;
+        delta[n++] = -power;
+      });
       // An end before a start at the same instant, as the engine frees before it starts.
-      steps.sort((a, b) => a.at - b.at || a.delta - b.delta);
+      const order = new Uint32Array(n).map((_, k) => k).sort((a, b) => at[a]! - at[b]! || delta[a]! - delta[b]!);
       let draw = idle;
       let last = from;
       let energy = 0;
@@ -220,9 +225,9 @@ export class WhatIfReplay {
         }
         last = Math.max(last, until);
       };
-      for (const step of steps) {
-        if (step.at !== last) hold(step.at);
-        draw += step.delta;
+      for (const k of order) {
+        if (at[k] !== last) hold(at[k]!);
+        draw += delta[k]!;
       }
       hold(to);
       return { itCentiWs: energy, peakW: peak, hourly };
@@ -237,7 +242,9 @@ export class WhatIfReplay {
     const waits: number[] = [];
     const byClass = new Map<string, { waits: number[]; gpuSeconds: number }>();
     for (const p of this.machine.partitions) byClass.set(p.name, { waits: [], gpuSeconds: 0 });
-    const ran = new Map<string, { start: number; end: number }>();
+    // Each job's start and end by its index in `run` (NaN: it did not run).
+    const ranFrom = new Float64Array(this.run.length).fill(Number.NaN);
+    const ranTo = new Float64Array(this.run.length).fill(Number.NaN);
     let delivered = 0;
     let revenue = 0;
     let slowdown = 0;
@@ -246,7 +253,8 @@ export class WhatIfReplay {
       const view = this.endedView(job, i);
       if (view.heldByPowerCap) delayed++;
       if (view.startTimeSeconds === null || view.endTimeSeconds === null) continue;
-      ran.set(job.id, { start: view.startTimeSeconds, end: view.endTimeSeconds });
+      ranFrom[i] = view.startTimeSeconds;
+      ranTo[i] = view.endTimeSeconds;
       const runSeconds = view.endTimeSeconds - view.startTimeSeconds;
       const ready = Math.max(view.submitTimeSeconds, job.beginSeconds ?? 0);
       const wait = Math.max(0, view.startTimeSeconds - ready);
@@ -259,9 +267,10 @@ export class WhatIfReplay {
       c.waits.push(wait);
       c.gpuSeconds += inside;
     }
-    waits.sort((a, b) => a - b);
+    // Ascending (numeric typed sort: the same order as a comparator's, much faster on a year of jobs).
+    const sorted = Float64Array.from(waits).sort();
     const gpus = this.machine.partitions.reduce((s, p) => s + p.nodes * p.gpusPerNode, 0);
-    const power = this.sitePower(ran);
+    const power = this.sitePower(ranFrom, ranTo);
     let itWh = 0;
     let facilityWh = 0;
     let heatWh = 0;
@@ -280,9 +289,9 @@ export class WhatIfReplay {
       jobsNeverRun: { ...this.never },
       gpus,
       utilisationBp: gpus && span > 0 ? Math.round((delivered * 10_000) / (gpus * span)) : 0,
-      waitP50Seconds: nearestRank(waits, 50),
-      waitP90Seconds: nearestRank(waits, 90),
-      waitMeanSeconds: waits.length ? Math.round(waits.reduce((s, w) => s + w, 0) / waits.length) : 0,
+      waitP50Seconds: nearestRank(sorted, 50),
+      waitP90Seconds: nearestRank(sorted, 90),
+      waitMeanSeconds: waits.length ? Math.round(sorted.reduce((s, w) => s + w, 0) / waits.length) : 0,
       boundedSlowdownMilli: waits.length ? Math.round((slowdown / waits.length) * 1000) : 0,
       jobsDelayedByPowerCap: delayed,
       itEnergyWh: itWh,
@@ -292,9 +301,9 @@ export class WhatIfReplay {
       revenueCents: revenue,
       classes: this.machine.partitions.map((p) => {
         const c = byClass.get(p.name)!;
-        c.waits.sort((a, b) => a - b);
+        const classWaits = Float64Array.from(c.waits).sort();
         const classGpus = p.nodes * p.gpusPerNode;
-        return { id: p.name, siteId: p.siteId, gpus: classGpus, jobs: c.waits.length, waitP50Seconds: nearestRank(c.waits, 50), waitP90Seconds: nearestRank(c.waits, 90), utilisationBp: classGpus && span > 0 ? Math.round((c.gpuSeconds * 10_000) / (classGpus * span)) : 0 };
+        return { id: p.name, siteId: p.siteId, gpus: classGpus, jobs: c.waits.length, waitP50Seconds: nearestRank(classWaits, 50), waitP90Seconds: nearestRank(classWaits, 90), utilisationBp: classGpus && span > 0 ? Math.round((c.gpuSeconds * 10_000) / (classGpus * span)) : 0 };
       }),
       sites: this.machine.sites.map((s, i) => ({ id: s.id, peakFacilityPowerW: power[i]!.peakW, powerCapW: s.powerCapW, hourlyPeakW: power[i]!.hourly })),
     };
