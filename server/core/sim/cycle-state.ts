@@ -109,8 +109,17 @@ export class CycleState {
 
   /** track counts a job running whose GPUs are already taken (a state built from a snapshot). */
   track(job: CycleRunningJob): void {
+    // Its fields named (not spread: the job may be a larger view, and a spread copies all of it).
     const entry: RunningRelease = {
-      ...job,
+      id: job.id,
+      partition: job.partition,
+      user: job.user,
+      account: job.account,
+      gpus: job.gpus,
+      nodeIndices: job.nodeIndices,
+      walltimeLimitSeconds: job.walltimeLimitSeconds,
+      startTimeSeconds: job.startTimeSeconds,
+      powerCentiW: job.powerCentiW,
       endSeconds: job.startTimeSeconds + job.walltimeLimitSeconds,
       gpusPerNode: job.gpus / job.nodeIndices.length,
       order: this.nextOrder++,

@@ -29,7 +29,7 @@
 import { CycleState, userKey, type CycleRunningJob } from './cycle-state';
 import { fairShareFactor } from './fairshare';
 import { limitReason } from './limits';
-import { mergedQueue, sortedQueue, type CyclePendingJob, type CycleQueue, type QueuedJob } from './order';
+import { sortedQueue, walkMergedQueue, type CyclePendingJob, type CycleQueue } from './order';
 import { chargePower, powerAllows, powerReservation, type PowerStep, type SitePowerGate } from './power';
 import { multifactorPriority } from './priority';
 import { easyShadow, ReleaseWalk, type NodeHead, type ShadowReservation } from './reservation';
@@ -134,6 +134,11 @@ export interface CycleRequest {
   fairShare: (account: string) => number;
   /** The site of each partition and each site's cap as IT power (null: no cap); unset when no site has a cap. */
   caps?: { partitionSite: readonly number[]; capCentiW: readonly (number | null)[] };
+  /**
+   * When set, each job considered is told here — its priority and why it waits (null: it starts, or
+   * its partition is unknown) — instead of being listed in the decision's `priorities` and `waits`.
+   */
+  note?: (job: CyclePendingJob, priority: number, reason: PendingReason | null) => void;
 }
 
 /** fairShareFactors computes each account's fair-share factor from decayed usage and shares. */
@@ -199,18 +204,17 @@ function siteGates(state: CycleState, caps: CycleRequest['caps']): (SiteGate | n
 export function runCycle(state: CycleState, request: CycleRequest): CycleDecision {
   const { nowSeconds: now, policy } = request;
 
-  // Phase 2: order.
+  // Phase 2: order (the fair share is asked once per account queue, only under multifactor).
   const multifactor = policy.order === 'multifactor';
-  const priorityOf = (job: CyclePendingJob): number => (multifactor ? multifactorPriority(now - job.submitTimeSeconds, request.fairShare(job.account), policy) : 0);
+  const priority = multifactorPriority; // read once per cycle (an imported binding is a getter call under tsx's CommonJS)
+  const withShare = (job: CyclePendingJob, share: number): number => (multifactor ? priority(now - job.submitTimeSeconds, share, policy) : 0);
+  const shareOf = (account: string): number => (multifactor ? request.fairShare(account) : 1);
   const cut = new Set<number>();
-  const queue: Iterable<QueuedJob> =
-    request.queues && policy.queueDepth !== undefined
-      ? mergedQueue(request.queues, priorityOf, policy, policy.queueDepth, cut)
-      : sortedQueue(request.pending, priorityOf, policy, cut);
 
-  // Phase 3: walk.
+  // Phase 3: walk (the merged queue is walked as it is read).
   const walk = new QueueWalk(state, request);
-  for (const { job, priority } of queue) walk.consider(job, priority);
+  if (request.queues && policy.queueDepth !== undefined) walkMergedQueue(request.queues, shareOf, withShare, policy, policy.queueDepth, cut, (job, priority) => walk.consider(job, priority));
+  else for (const { job, priority } of sortedQueue(request.pending, (job) => withShare(job, shareOf(job.account)), policy, cut)) walk.consider(job, priority);
 
   // Phase 4: emit.
   const rerun = [...cut].some((partition) => walk.startedIn.has(partition));
@@ -238,12 +242,15 @@ class QueueWalk {
 
   /** consider decides one pending job: it starts (3c, 3d) or waits, with its reason. */
   consider(job: CyclePendingJob, priority: number): void {
-    this.priorities.set(job.id, priority);
     const partition = this.request.partitions[job.partition];
     const gate = this.partitionGates[job.partition];
-    if (!partition || !gate) return;
-    const reason = this.heldBack(job, partition) ?? (gate.blocked ? this.backfill(job, gate) : this.startOrBlock(job, gate, partition));
-    if (reason) this.waits.push({ id: job.id, reason, priority });
+    const reason = !partition || !gate ? null : (this.heldBack(job, partition) ?? (gate.blocked ? this.backfill(job, gate) : this.startOrBlock(job, gate, partition)));
+    const note = this.request.note;
+    if (note) note(job, priority, reason);
+    else {
+      this.priorities.set(job.id, priority);
+      if (reason) this.waits.push({ id: job.id, reason, priority });
+    }
   }
 
   /** heldBack gives the reason a job may not start whatever the free GPUs (3·, 3a, 3b), or null. */
@@ -318,7 +325,8 @@ class QueueWalk {
     if (site) chargePower(site, job.powerCentiW ?? 0, this.now + job.walltimeLimitSeconds);
     this.starts.push({ id: job.id, nodeIndices });
     this.startedIn.add(job.partition);
-    this.state.start({ ...job, nodeIndices, startTimeSeconds: this.now });
+    const { id, partition, user, account, gpus, walltimeLimitSeconds, powerCentiW } = job;
+    this.state.start({ id, partition, user, account, gpus, nodeIndices, walltimeLimitSeconds, startTimeSeconds: this.now, powerCentiW });
   }
 
   private siteGateOf(partition: number): SiteGate | null {

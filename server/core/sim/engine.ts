@@ -262,20 +262,82 @@ function endOfJob(j: JobRecord): { exitCode: number | null; signal: number | nul
 }
 
 /** The pending jobs of one partition and account, in arrival order. */
-interface PendingQueue {
-  partition: number;
-  account: string;
+interface PendingQueue extends CycleQueue {
   ids: Set<string>;
+  /** The queue as cycles read it (one reader, reused by every cycle). */
+  jobs: QueueReader;
+  /** Its place in Engine.queueList. */
+  at: number;
 }
 
 /** An account and the GPUs its jobs run now. */
 interface AccountUsage {
   record: AccountRecord;
   runningGpus: number;
+  /** Its fair-share factor, computed for the usage update numbered `shareOf` (Engine.fairShareOf). */
+  share: number;
+  shareOf: number;
 }
 
 /** Most jobs one dependency may name (the portal's own limit is lower). */
 const MAX_DEPENDENCIES = 100;
+
+/** A pending job as cycles see it, with its record (so a cycle's notes reach the record without a lookup). */
+interface PendingView extends CyclePendingJob {
+  readonly record: JobRecord;
+}
+
+/**
+ * QueueReader reads a pending queue for a cycle (Engine.pendingJobs) with one result object for the
+ * whole read, so a cycle allocates nothing per job it reads.
+ */
+class QueueReader implements Iterator<CyclePendingJob>, Iterable<CyclePendingJob> {
+  private readonly result = { done: false, value: undefined as unknown as CyclePendingJob };
+  private ids: Iterator<string> | null = null;
+  /** The array being read: its id and the indices of the tasks still to yield. */
+  private arrayId = '';
+  private tasks: number[] = [];
+  private task = 0;
+
+  constructor(
+    private readonly queue: Set<string>,
+    private readonly arrayOf: (id: string) => ArrayTasks | undefined,
+    private readonly view: (id: string) => CyclePendingJob,
+  ) {}
+
+  /** Starts a read from the queue's head (a queue is read once at a time: by one cycle). */
+  [Symbol.iterator](): this {
+    this.ids = this.queue.values();
+    this.tasks = [];
+    this.task = 0;
+    this.result.done = false;
+    return this;
+  }
+
+  next(): IteratorResult<CyclePendingJob> {
+    const result = this.result as IteratorResult<CyclePendingJob>;
+    for (;;) {
+      if (this.task < this.tasks.length) {
+        result.value = this.view(taskId(this.arrayId, this.tasks[this.task++]!));
+        return result;
+      }
+      const next = this.ids!.next();
+      if (next.done) {
+        result.done = true;
+        result.value = undefined;
+        return result;
+      }
+      const tasks = this.arrayOf(next.value);
+      if (!tasks) {
+        result.value = this.view(next.value);
+        return result;
+      }
+      this.arrayId = next.value;
+      this.tasks = tasks.waiting.slice(0, arraySlots(tasks));
+      this.task = 0;
+    }
+  }
+}
 
 class Engine implements ClusterEngine {
   // `s.jobs` and `s.pendingIds` stay empty while the engine runs: the indexes below hold them,
@@ -287,8 +349,10 @@ class Engine implements ClusterEngine {
   private readonly pending = new Set<string>();
   /** The same jobs per partition and account, for bounded cycles; empty queues are dropped. */
   private readonly queues = new Map<string, PendingQueue>();
+  /** The same queues as a list, for the cycles (no copy per cycle). */
+  private readonly queueList: PendingQueue[] = [];
   /** Pending jobs as the cycles read them (pendingJob), dropped when they start or end. */
-  private readonly pendingViews = new Map<string, CyclePendingJob>();
+  private readonly pendingViews = new Map<string, PendingView>();
   /** Jobs that have ended and are not pruned yet. */
   private readonly ended = new Set<string>();
   /** Jobs another job waits on → the jobs waiting (rebuilt from the records on restore). */
@@ -307,7 +371,9 @@ class Engine implements ClusterEngine {
   /** What cycles read of the machine, kept in step with the node and job records (cycle-state.ts). */
   private readonly cycleState: CycleState;
   /** Fair-share factors at the last usage update, filled as cycles ask (cleared when usage or accounts change). */
-  private fairShares: { totalUsage: number; totalShares: number; factors: Map<string, number> } | null = null;
+  private fairShares: { totalUsage: number; totalShares: number } | null = null;
+  /** Counts the totals summed in `fairShares`: an account's factor is current when computed for the latest. */
+  private fairShareTotals = 0;
   /** Whether any site has a power cap (else the cycle never looks at power). */
   private readonly capped: boolean;
   private progressEvents = 0;
@@ -689,12 +755,6 @@ class Engine implements ClusterEngine {
       this.countRunning(j, 1);
       this.push({ atSeconds: this.plannedEnd(j), kind: EventKind.JobEnd, ref: j.spec.id });
     }
-    for (const [id, priority] of decision.priorities) this.jobs.get(id)!.priority = priority;
-    for (const w of decision.waits) {
-      const j = this.jobs.get(w.id)!;
-      j.pendingReason = w.reason;
-      if (w.reason === 'PowerCap') j.heldByPowerCap = true;
-    }
     // Arrays whose tasks started make their next tasks jobs; those over the throttle wait for it.
     let made = false;
     for (const a of arraysStarted) {
@@ -713,9 +773,10 @@ class Engine implements ClusterEngine {
       policy: this.s.config.policy,
       partitions,
       pending: bounded ? [] : [...this.pendingJobs(this.pending)],
-      queues: bounded ? [...this.queues.values()].map((q): CycleQueue => ({ partition: q.partition, account: q.account, jobs: this.pendingJobs(q.ids) })) : undefined,
+      queues: bounded ? this.queueList : undefined,
       accounts: this.accounts,
-      fairShare: (account) => this.fairShareOf(account),
+      fairShare: this.shareOf,
+      note: this.noteConsidered,
       caps: this.capped ? { partitionSite: partitions.map((p) => this.siteIndex.get(p.siteId)!), capCentiW: sites.map((site) => capItCentiW(site)) } : undefined,
     };
   }
@@ -757,11 +818,12 @@ class Engine implements ClusterEngine {
   }
 
   /** pendingJob is a pending job as cycles see it: made once while it waits; its limit and dependency hold are read afresh each time. */
-  private pendingJob(id: string): CyclePendingJob {
-    const j = this.jobs.get(id)!;
+  private pendingJob(id: string): PendingView {
     let view = this.pendingViews.get(id);
+    const j = view ? view.record : this.jobs.get(id)!;
     if (!view) {
       view = {
+        record: j,
         id,
         seq: j.seq,
         submitTimeSeconds: j.spec.submitTimeSeconds,
@@ -789,13 +851,23 @@ class Engine implements ClusterEngine {
    * tasks, in index order (they share its submit time and seq, so they sort there), as many as its
    * throttle lets start now: the cycle can never run more of its tasks at once.
    */
-  private *pendingJobs(ids: Set<string>): Generator<CyclePendingJob> {
-    for (const id of ids) {
-      const tasks = this.jobs.get(id)!.array;
-      if (!tasks) yield this.pendingJob(id);
-      else for (const index of tasks.waiting.slice(0, arraySlots(tasks))) yield this.pendingJob(taskId(id, index));
-    }
+  private pendingJobs(ids: Set<string>): QueueReader {
+    return new QueueReader(ids, this.arrayOf, this.viewOf);
   }
+
+  /** An array pending in a queue is in `arraysPending`: with none, no lookup. */
+  private readonly arrayOf = (id: string): ArrayTasks | undefined => (this.arraysPending.size === 0 ? undefined : this.jobs.get(id)!.array);
+  private readonly viewOf = (id: string): CyclePendingJob => this.pendingJob(id);
+  private readonly shareOf = (account: string): number => this.fairShareOf(account);
+
+  /** A cycle's note on a job it considered: its priority now and why it waits (a start is applied in cycleOnce). */
+  private readonly noteConsidered = (job: CyclePendingJob, priority: number, reason: PendingReason | null): void => {
+    const j = (job as PendingView).record;
+    j.priority = priority;
+    if (reason === null) return;
+    j.pendingReason = reason;
+    if (reason === 'PowerCap') j.heldByPowerCap = true;
+  };
 
   /** Pending jobs, each waiting task of an array counted (made a job or not). */
   private pendingCount(): number {
@@ -970,8 +1042,10 @@ class Engine implements ClusterEngine {
     const key = this.queueKey(j);
     let queue = this.queues.get(key);
     if (!queue) {
-      queue = { partition: this.partitionIndex.get(j.spec.partition)!, account: j.spec.account, ids: new Set() };
+      const ids = new Set<string>();
+      queue = { partition: this.partitionIndex.get(j.spec.partition)!, account: j.spec.account, ids, jobs: this.pendingJobs(ids), at: this.queueList.length };
       this.queues.set(key, queue);
+      this.queueList.push(queue);
     }
     queue.ids.add(j.spec.id);
   }
@@ -984,7 +1058,14 @@ class Engine implements ClusterEngine {
     const queue = this.queues.get(key);
     if (!queue) return;
     queue.ids.delete(j.spec.id);
-    if (queue.ids.size === 0) this.queues.delete(key);
+    if (queue.ids.size > 0) return;
+    this.queues.delete(key);
+    // The last queue takes its place in the list (the cycle's order does not depend on the queues' order).
+    const last = this.queueList.pop()!;
+    if (last !== queue) {
+      last.at = queue.at;
+      this.queueList[queue.at] = last;
+    }
   }
 
   // ---- job and node bookkeeping --------------------------------------------
@@ -1078,9 +1159,10 @@ class Engine implements ClusterEngine {
     const dt = t - this.s.usageAsOfSeconds;
     if (dt <= 0) return;
     const step = accrual(dt, this.s.config.policy.usageHalfLifeSeconds);
+    const accrue = accrueBy; // read once, not per account (an imported binding is a getter call under tsx's CommonJS)
     for (const { record, runningGpus } of this.usage) {
       // Nothing used and nothing running stays 0.
-      if (record.decayedUsageGpuSeconds !== 0 || runningGpus !== 0) record.decayedUsageGpuSeconds = accrueBy(step, record.decayedUsageGpuSeconds, runningGpus);
+      if (record.decayedUsageGpuSeconds !== 0 || runningGpus !== 0) record.decayedUsageGpuSeconds = accrue(step, record.decayedUsageGpuSeconds, runningGpus);
     }
     this.s.usageAsOfSeconds = t;
     this.fairShares = null;
@@ -1099,16 +1181,17 @@ class Engine implements ClusterEngine {
         totalUsage += a.decayedUsageGpuSeconds;
         totalShares += a.shares;
       }
-      this.fairShares = { totalUsage, totalShares, factors: new Map() };
+      this.fairShares = { totalUsage, totalShares };
+      this.fairShareTotals++;
     }
-    const { totalUsage, totalShares, factors } = this.fairShares;
-    let factor = factors.get(account);
-    if (factor === undefined) {
-      const a = this.accounts.get(account);
-      factor = a ? fairShareFactor(a.decayedUsageGpuSeconds, totalUsage, a.shares, totalShares) : 1;
-      factors.set(account, factor);
+    const row = this.usageOf.get(account);
+    if (!row) return 1;
+    if (row.shareOf !== this.fairShareTotals) {
+      const a = row.record;
+      row.share = fairShareFactor(a.decayedUsageGpuSeconds, this.fairShares.totalUsage, a.shares, this.fairShares.totalShares);
+      row.shareOf = this.fairShareTotals;
     }
-    return factor;
+    return row.share;
   }
 
   private usageAt(t: number): Map<string, CycleAccount> {
@@ -1135,7 +1218,7 @@ class Engine implements ClusterEngine {
   }
 
   private addAccount(record: AccountRecord): void {
-    const row = { record, runningGpus: 0 };
+    const row = { record, runningGpus: 0, share: 1, shareOf: 0 };
     this.accounts.set(record.name, record);
     this.usage.push(row);
     this.usageOf.set(record.name, row);

@@ -70,69 +70,131 @@ export function sortedQueue(pending: readonly CyclePendingJob[], priorityOf: Pri
   });
 }
 
+/** A queue being merged: its head job with the head's queue key, and the rest of the queue. */
 interface Cursor {
-  head: QueuedJob;
+  job: CyclePendingJob;
+  priority: number;
+  submitTimeSeconds: number;
+  seq: number;
+  /** What the queue's account has for the priority (its fair share), asked once per queue. */
+  share: number;
   rest: Iterator<CyclePendingJob>;
   partition: number;
 }
 
+/** Cursors between walks (a walk hands each back as its queue is done), so a cycle allocates none. */
+const spareCursors: Cursor[] = [];
+
+/** The priority of a pending job in this cycle from its account's share (all jobs of a queue have one account). */
+export type PriorityWithShare = (job: CyclePendingJob, share: number) => number;
+
+/** Visits a job of the merged queue with its priority in this cycle. */
+export type VisitQueued = (job: CyclePendingJob, priority: number) => void;
+
 /**
- * mergedQueue yields pending jobs in queue order, at most `depth` per partition, from queues that
- * each hold one partition's jobs of one account in arrival order; it reads each queue only as far
- * as it yields from it, and adds the partitions that had jobs left unread to `cut`.
+ * walkMergedQueue visits pending jobs in queue order, at most `depth` per partition, from queues that
+ * each hold one partition's jobs of one account in arrival order; it reads each queue only as far as
+ * it visits from it, and adds the partitions that had jobs left unread to `cut`. It allocates one
+ * cursor per queue and nothing per job read (the cycle's hot path).
  */
-export function* mergedQueue(
+export function walkMergedQueue(
   queues: readonly CycleQueue[],
-  priorityOf: PriorityOf,
+  shareOf: (account: string) => number,
+  priorityOf: PriorityWithShare,
   policy: PolicyConfig,
   depth: number,
   cut: Set<number>,
-): Generator<QueuedJob> {
-  // A binary min-heap of cursors by their head job.
-  const heap: Cursor[] = [];
-  const before = (a: Cursor, b: Cursor): boolean => compareQueue(a.head, b.head, policy) < 0;
-  const siftDown = (from: number): void => {
+  visit: VisitQueued,
+): void {
+  // Per partition, a binary min-heap of cursors by their head job; the walk takes the least of the
+  // heaps' tops, and drops a partition's whole heap once its depth is read. The order's function is read
+  // once per walk: an imported binding read per comparison is a module getter call under tsx's CommonJS.
+  const compare = compareQueue;
+  const heaps: Cursor[][] = [];
+  const siftDown = (heap: Cursor[], from: number): void => {
+    const n = heap.length;
+    const moving = heap[from]!;
     let i = from;
     for (;;) {
       const l = 2 * i + 1;
+      if (l >= n) break;
+      let m = l;
       const r = l + 1;
-      let m = i;
-      if (l < heap.length && before(heap[l]!, heap[m]!)) m = l;
-      if (r < heap.length && before(heap[r]!, heap[m]!)) m = r;
-      if (m === i) return;
-      [heap[m], heap[i]] = [heap[i]!, heap[m]!];
+      if (r < n && compare(heap[r]!, heap[l]!, policy) < 0) m = r;
+      if (compare(heap[m]!, moving, policy) >= 0) break;
+      heap[i] = heap[m]!;
       i = m;
     }
+    heap[i] = moving;
   };
-  const removeTop = (): void => {
+  const removeTop = (heap: Cursor[]): void => {
+    spareCursors.push(heap[0]!);
     const last = heap.pop()!;
     if (heap.length === 0) return;
     heap[0] = last;
-    siftDown(0);
+    siftDown(heap, 0);
   };
   for (const q of queues) {
     const rest = q.jobs[Symbol.iterator]();
     const first = rest.next();
-    if (!first.done) heap.push({ head: queued(first.value, priorityOf), rest, partition: q.partition });
-  }
-  for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(i);
-
-  const taken = new Map<number, number>();
-  while (heap.length > 0) {
-    const top = heap[0]!;
-    const n = taken.get(top.partition) ?? 0;
-    if (n >= depth) {
-      cut.add(top.partition);
-      removeTop();
-      continue;
-    }
-    taken.set(top.partition, n + 1);
-    yield top.head;
-    const next = top.rest.next();
-    if (next.done) removeTop();
+    if (first.done) continue;
+    const job = first.value;
+    const share = shareOf(q.account);
+    const heap = (heaps[q.partition] ??= []);
+    const cursor = spareCursors.pop();
+    if (!cursor) heap.push({ job, priority: priorityOf(job, share), submitTimeSeconds: job.submitTimeSeconds, seq: job.seq, share, rest, partition: q.partition });
     else {
-      top.head = queued(next.value, priorityOf);
-      siftDown(0);
+      cursor.job = job;
+      cursor.priority = priorityOf(job, share);
+      cursor.submitTimeSeconds = job.submitTimeSeconds;
+      cursor.seq = job.seq;
+      cursor.share = share;
+      cursor.rest = rest;
+      cursor.partition = q.partition;
+      heap.push(cursor);
     }
   }
+  const open: Cursor[][] = [];
+  for (const heap of heaps) {
+    if (!heap) continue;
+    for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(heap, i);
+    open.push(heap);
+  }
+
+  // Jobs taken per partition (partitions are small indices).
+  const taken: number[] = [];
+  while (open.length > 0) {
+    let at = 0;
+    for (let h = 1; h < open.length; h++) if (compare(open[h]![0]!, open[at]![0]!, policy) < 0) at = h;
+    const heap = open[at]!;
+    const top = heap[0]!;
+    const n = taken[top.partition] ?? 0;
+    if (n >= depth) {
+      // The partition's depth is read and jobs are left: cut it, and hand its cursors back.
+      cut.add(top.partition);
+      for (const c of heap) spareCursors.push(c);
+      heap.length = 0;
+    } else {
+      taken[top.partition] = n + 1;
+      visit(top.job, top.priority);
+      const next = top.rest.next();
+      if (next.done) removeTop(heap);
+      else {
+        const job = next.value;
+        top.job = job;
+        top.priority = priorityOf(job, top.share);
+        top.submitTimeSeconds = job.submitTimeSeconds;
+        top.seq = job.seq;
+        siftDown(heap, 0);
+      }
+    }
+    if (heap.length === 0) open.splice(at, 1);
+  }
+}
+
+/** mergedQueue is walkMergedQueue's order as a list of queued jobs. */
+export function mergedQueue(queues: readonly CycleQueue[], priorityOf: PriorityOf, policy: PolicyConfig, depth: number, cut: Set<number>): QueuedJob[] {
+  const out: QueuedJob[] = [];
+  walkMergedQueue(queues, () => 0, (job) => priorityOf(job), policy, depth, cut, (job, priority) => out.push({ job, priority, submitTimeSeconds: job.submitTimeSeconds, seq: job.seq }));
+  return out;
 }
