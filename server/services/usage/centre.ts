@@ -39,6 +39,7 @@ import {
 import { splitByMonths, type MonthSplit } from '~/server/core/usage/periods';
 import { addCounts, percentileOfCounts, waitBucket } from '~/server/core/usage/wait-buckets';
 import { AppError } from '~/server/errors';
+import { ROLLUP_FIGURES } from './usage';
 import type { Locale, MessageKey } from '~/server/i18n';
 import { localName } from '~/server/catalogue';
 
@@ -203,8 +204,6 @@ function figureColumns(table: CentreTable) {
   };
 }
 
-const FIGURES = ['jobs', 'gpuSeconds', 'energyWh', 'facilityEnergyWh', 'heatReusedWh', 'co2eGrams', 'costCents'] as const;
-
 /** byName breaks ties of the biggest tenants: name, then id. */
 function byName(a: TenantUsage, b: TenantUsage): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : a.orgId < b.orgId ? -1 : a.orgId > b.orgId ? 1 : 0;
@@ -243,7 +242,7 @@ async function tenantUsage(db: Db, scope: Scope): Promise<TenantUsage[]> {
   for (const row of parts.flat()) {
     const seen = byOrg.get(row.orgId);
     if (!seen) byOrg.set(row.orgId, { ...row });
-    else for (const f of FIGURES) seen[f] += row[f];
+    else for (const f of ROLLUP_FIGURES) seen[f] += row[f];
   }
   return [...byOrg.values()];
 }

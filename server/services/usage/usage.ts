@@ -124,14 +124,15 @@ async function addToUsageRollups(tx: DbOrTx, parts: RollupRow[]): Promise<void> 
 }
 
 type Figures = Pick<RollupRow, 'jobs' | 'gpuSeconds' | 'costCents' | 'energyWh' | 'facilityEnergyWh' | 'heatReusedWh' | 'co2eGrams'>;
-const FIGURES = ['jobs', 'gpuSeconds', 'costCents', 'energyWh', 'facilityEnergyWh', 'heatReusedWh', 'co2eGrams'] as const;
+/** The figures every rollup row sums (the centre's tables and a tenant's line on the dashboard). */
+export const ROLLUP_FIGURES = ['jobs', 'gpuSeconds', 'costCents', 'energyWh', 'facilityEnergyWh', 'heatReusedWh', 'co2eGrams'] as const;
 
 function zeroFigures(): Figures {
   return { jobs: 0, gpuSeconds: 0, costCents: 0, energyWh: 0, facilityEnergyWh: 0, heatReusedWh: 0, co2eGrams: 0 };
 }
 
 function addFigures(into: Figures, from: Figures): void {
-  for (const f of FIGURES) into[f] += from[f];
+  for (const f of ROLLUP_FIGURES) into[f] += from[f];
 }
 
 /** The upsert's additions, column by column, for a table of figures. */
@@ -212,6 +213,21 @@ function centreRows(parts: readonly RollupRow[], waits: readonly WaitPart[], kin
   return { tenants: [...tenants.values()].sort(byKey((r) => r.orgId)), kinds: [...kinds.values()].sort(byKey((r) => r.orgKind)) };
 }
 
+/** Tenants' kinds seen by this process: a tenant's kind never changes, so a settling batch reads only new ones. */
+const KINDS_KEPT = 100_000;
+const kindsSeen = new Map<string, OrgKind>();
+
+/** orgKinds gives the kind of each tenant named, reading from the database only those this process has not seen. */
+async function orgKinds(tx: DbOrTx, orgIds: readonly string[]): Promise<ReadonlyMap<string, OrgKind>> {
+  if (kindsSeen.size >= KINDS_KEPT) kindsSeen.clear();
+  const unseen = [...new Set(orgIds)].filter((id) => !kindsSeen.has(id));
+  if (unseen.length > 0) {
+    const rows = await tx.select({ id: organisations.id, kind: organisations.kind }).from(organisations).where(inArray(organisations.id, unseen));
+    for (const o of rows) kindsSeen.set(o.id, o.kind);
+  }
+  return kindsSeen;
+}
+
 /**
  * addToCentreRollups adds a settling batch's parts and waits to the centre's rollups, by day and by month:
  * per partition × tenant, then per partition × tenant kind (after usage_rollups; each table in key order,
@@ -219,8 +235,7 @@ function centreRows(parts: readonly RollupRow[], waits: readonly WaitPart[], kin
  */
 async function addToCentreRollups(tx: DbOrTx, parts: readonly RollupRow[], waits: readonly WaitPart[]): Promise<void> {
   if (parts.length === 0 && waits.length === 0) return;
-  const orgIds = [...new Set([...parts.map((p) => p.orgId), ...waits.map((w) => w.orgId)])];
-  const kindOf = new Map((await tx.select({ id: organisations.id, kind: organisations.kind }).from(organisations).where(inArray(organisations.id, orgIds))).map((o) => [o.id, o.kind]));
+  const kindOf = await orgKinds(tx, [...parts.map((p) => p.orgId), ...waits.map((w) => w.orgId)]);
   const days = centreRows(parts, waits, kindOf, (day) => day);
   const months = centreRows(parts, waits, kindOf, (day) => `${day.slice(0, 7)}-01`);
   if (days.tenants.length > 0) {
