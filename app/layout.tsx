@@ -2,7 +2,9 @@ import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
 import { Providers } from '~/app/_components/providers';
 import { getT } from '~/app/_lib/i18n-server';
-import { messagesFor } from '~/server/i18n';
+import '~/server/i18n';
+import { catalogueUrl } from '~/server/i18n/catalogue-file';
+import { preload } from 'react-dom';
 import './globals.css';
 
 export const dynamic = 'force-dynamic';
@@ -14,10 +16,14 @@ export async function generateMetadata(): Promise<Metadata> {
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const { locale, timeZone } = await getT();
+  const catalogue = catalogueUrl(locale);
+  // Fetched at once, beside the page's scripts (client components need it to hydrate); the same request as
+  // app/_components/i18n.tsx's fetch, so the browser answers that from this one.
+  preload(catalogue, { as: 'fetch', crossOrigin: 'anonymous' });
   return (
     <html lang={locale}>
       <body className="min-h-screen">
-        <Providers locale={locale} messages={messagesFor(locale)} timeZone={timeZone}>
+        <Providers locale={locale} catalogueUrl={catalogue} timeZone={timeZone}>
           {children}
         </Providers>
       </body>

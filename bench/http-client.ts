@@ -7,6 +7,8 @@ import superjson from 'superjson';
 export interface Hit {
   status: number;
   ms: number;
+  /** Characters of the body read (as the server sent it, decompressed). */
+  chars?: number;
   /** tRPC error code and message (ids and numbers generalised), when the call failed. */
   error?: string;
 }
@@ -79,8 +81,8 @@ export class Session {
 
   /** page reads a page as a signed-in browser would (the HTML document only). */
   async page(path: string): Promise<Hit> {
-    const { response, ms } = await this.fetch(path, { headers: { accept: 'text/html' } });
-    return { status: response.status, ms };
+    const { response, body, ms } = await this.fetch(path, { headers: { accept: 'text/html' } });
+    return { status: response.status, ms, chars: body.length };
   }
 
   private async trpc(path: string, type: 'query' | 'mutation', input: unknown): Promise<Hit & { data?: unknown }> {
@@ -99,7 +101,7 @@ export class Session {
       const e = envelope.error.json;
       return { status: response.status, ms, error: `${e?.data?.code ?? '?'}: ${general(e?.message ?? '')}` };
     }
-    return { status: response.status, ms, data: superjson.deserialize(envelope?.result?.data as Parameters<typeof superjson.deserialize>[0]) };
+    return { status: response.status, ms, chars: body.length, data: superjson.deserialize(envelope?.result?.data as Parameters<typeof superjson.deserialize>[0]) };
   }
 
   /** query calls a tRPC query (GET, as httpBatchLink sends it). */

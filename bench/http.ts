@@ -6,6 +6,7 @@
  * owner) reads pages. Writes the section "## HTTP load (production build)" of BENCHMARKS.md.
  *
  *   npm run bench:http -- [--users 100] [--duration 60] [--tenants 10] [--port 3210]
+ *                         [--processes 1] [--costs 30] [--costs-only]
  *                         [--rebuild | --no-build] [--webpack] [--database-url URL] [--keep] [--no-write]
  *
  * The build in .next is reused when it is newer than the sources (as `npm start` decides), else
@@ -27,8 +28,9 @@ import { Session, type Hit } from './http-client';
 import { ensureBuild, startServer, type PortalServer } from './http-server';
 import { jobInput, PARTITION } from './job-input';
 import { loadAverage, machine, mark, writeSection } from './markdown';
+import { cpuSecondsOf, pidsNamed, treeOf } from './proc-cpu';
 import { ascending, median, num, quantile } from './stats';
-import { intFlag, serverBenchFlags, UsageError, type ServerBenchFlags } from './args';
+import { flag, intFlag, serverBenchFlags, UsageError, type ServerBenchFlags } from './args';
 
 const SECTION = '## HTTP load (production build)';
 const DEMO_PASSWORD = 'demo-password';
@@ -46,12 +48,21 @@ interface Options extends ServerBenchFlags {
   users: number;
   durationSeconds: number;
   tenants: number;
+  /** Requests of each kind sent alone to measure their CPU (--costs N, 0 for none). */
+  costRequests: number;
+  /** --costs-only: the CPU per request alone, no burst (nothing written). */
+  costsOnly: boolean;
+  /** Web processes of the server (--processes, PORTAL_WEB_PROCESSES; default 1). */
+  processes: number;
 }
 
 function options(): Options {
   const users = intFlag('--users', 100);
   return {
     ...serverBenchFlags(3210),
+    costRequests: intFlag('--costs', 30, 0),
+    costsOnly: process.argv.includes('--costs-only'),
+    processes: intFlag('--processes', 1),
     users,
     durationSeconds: intFlag('--duration', 60),
     tenants: Math.min(users, intFlag('--tenants', 10)),
@@ -172,8 +183,10 @@ class Tally {
   readonly ms = new Map<string, number[]>();
   readonly statuses = new Map<string, Map<number, number>>();
   readonly errors = new Map<string, number>();
+  chars = 0;
 
   add(endpoint: string, hit: Hit): void {
+    this.chars += hit.chars ?? 0;
     let list = this.ms.get(endpoint);
     if (!list) this.ms.set(endpoint, (list = []));
     list.push(hit.ms);
@@ -265,6 +278,59 @@ async function burst(people: Person[], observer: Session, seconds: number): Prom
   return { load, observer: watched, seconds: (performance.now() - t0) / 1000, loadStart, loadEnd: loadAverage() };
 }
 
+// ---- CPU per request ---------------------------------------------------------------------------
+
+/** One kind of request's CPU, measured alone: the server's (Node) and PostgreSQL's, per request, the idle background taken off. */
+interface Cost {
+  endpoint: string;
+  requests: number;
+  serverMs: number;
+  postgresMs: number;
+  wallMs: number;
+  /** Mean characters of the answer's body. */
+  chars: number;
+}
+
+const COST_KINDS = ['health', 'page:/dashboard', 'page:/jobs', 'page:/usage', 'submit', 'cancel', 'report.usage', 'report.jobs', 'job.list'] as const;
+
+/**
+ * costs sends each kind of request of the burst `n` times one after another from one person (an owner, who may read
+ * reports), nothing else running, and reads the CPU seconds the server process and PostgreSQL spent meanwhile
+ * (/proc), less what they spend idle (the worker's ticks, measured for two seconds first): where a request's time goes.
+ */
+async function costs(person: Person, serverPid: number, n: number): Promise<Cost[]> {
+  const month = new Date().toISOString().slice(0, 7);
+  const read = () => ({ server: cpuSecondsOf(treeOf(serverPid)), postgres: cpuSecondsOf(pidsNamed(['postgres'])), at: performance.now() });
+  const idleFrom = read();
+  await new Promise((r) => setTimeout(r, 2000));
+  const idleTo = read();
+  const idleSeconds = (idleTo.at - idleFrom.at) / 1000;
+  const idle = { server: (idleTo.server - idleFrom.server) / idleSeconds, postgres: (idleTo.postgres - idleFrom.postgres) / idleSeconds };
+  const out: Cost[] = [];
+  const only = flag('--cost-kinds')?.split(',');
+  for (const kind of COST_KINDS.filter((k) => !only || only.includes(k))) {
+    const tally = new Tally();
+    const before = read();
+    for (let i = 0; i < n; i++) {
+      if (kind === 'health') tally.add('GET /api/health (no session)', await guarded(() => new Session(person.session.base).page('/api/health')));
+      else if (kind === 'job.list') tally.add(kind, await guarded(() => person.session.query('job.list', { status: 'active', limit: 100 })));
+      else await act(person, kind, month, tally);
+    }
+    const after = read();
+    const seconds = (after.at - before.at) / 1000;
+    const endpoint = [...tally.ms.keys()][0] ?? kind;
+    out.push({
+      endpoint,
+      requests: n,
+      serverMs: (Math.max(0, after.server - before.server - idle.server * seconds) * 1000) / n,
+      postgresMs: (Math.max(0, after.postgres - before.postgres - idle.postgres * seconds) * 1000) / n,
+      wallMs: (seconds * 1000) / n,
+      chars: tally.chars / n,
+    });
+  }
+  return out;
+}
+
 // ---- report ------------------------------------------------------------------------------------
 
 interface EndpointRow {
@@ -315,7 +381,17 @@ function statusCounts(tally: Tally): Map<number, number> {
   return out;
 }
 
-function section(o: Options, r: { people: number; tenants: number; baseline: Burst; burst: Burst; pgVersion: string; setupSeconds: number; jobsInDb: number; submitted200: number; server: PortalServer }): string {
+function costTable(rows: Cost[]): string[] {
+  const sum = rows.reduce((a, r) => ({ server: a.server + r.serverMs * r.requests, postgres: a.postgres + r.postgresMs * r.requests, n: a.n + r.requests }), { server: 0, postgres: 0, n: 0 });
+  return [
+    '| request | sent | server (Node) CPU per request | PostgreSQL CPU per request | wall time per request | answer |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map((r) => `| ${r.endpoint} | ${num(r.requests)} | ${ms(r.serverMs)} | ${ms(r.postgresMs)} | ${ms(r.wallMs)} | ${num(r.chars / 1000, 1)} k characters |`),
+    `| **mean** | ${num(sum.n)} | ${ms(sum.server / sum.n)} | ${ms(sum.postgres / sum.n)} | | |`,
+  ];
+}
+
+function section(o: Options, r: { perRequest: Cost[]; people: number; tenants: number; baseline: Burst; burst: Burst; pgVersion: string; setupSeconds: number; jobsInDb: number; submitted200: number; server: PortalServer }): string {
   const date = new Date().toISOString().slice(0, 10);
   const loadRows = rowsOf(r.burst.load, r.burst.seconds);
   const all = total(r.burst.load, r.burst.seconds);
@@ -327,7 +403,7 @@ function section(o: Options, r: { people: number; tenants: number; baseline: Bur
   const lines = [
     SECTION,
     '',
-    `Measured by \`npm run bench:http\` (\`bench/http.ts\`) on ${date}. Machine: ${machine()}; the server (\`scripts/server.mjs\`, as \`npm start\` runs it, on the production build, one Node process, the portal's own worker running) and ${r.pgVersion} (a fresh database, \`portal_bench_<random>\`, dropped after the run) on the same machine as the load generator.`,
+    `Measured by \`npm run bench:http\` (\`bench/http.ts\`) on ${date}. Machine: ${machine()}; the server (\`scripts/server.mjs\`, as \`npm start\` runs it, on the production build, ${o.processes === 1 ? 'one Node process' : `${o.processes} web processes (\`PORTAL_WEB_PROCESSES=${o.processes}\`)`}, the portal's own worker running) and ${r.pgVersion} (a fresh database, \`portal_bench_<random>\`, dropped after the run) on the same machine as the load generator.`,
     `Load average at the start / end of the burst: ${r.burst.loadStart} → ${r.burst.loadEnd}.`,
     '',
     `Set-up (${num(r.setupSeconds, 1)} s, not timed): the demo centre (seeded by the server) plus ${r.tenants} academic tenants signed up over HTTP (\`account.signUp\`, invitations, a project and a large-scale allocation approved by the demo admin, limits lifted), ${num(r.people)} people signed in through next-auth (CSRF token, then the credentials callback; the session cookie kept).`,
@@ -347,6 +423,13 @@ function section(o: Options, r: { people: number; tenants: number; baseline: Bur
     '',
     `Non-2xx answers of the burst by status: ${statuses.length ? statuses.map(([s, n]) => `${s === 0 ? 'no answer' : s} × ${num(n)}`).join(', ') : 'none'}. Jobs created during the burst (database): ${num(r.jobsInDb)}, submits answered 200: ${num(r.submitted200)}.`,
   ];
+  if (r.perRequest.length)
+    lines.push(
+      '',
+      `Where a request's time goes: before the burst, one owner sends each kind of request ${num(r.perRequest[0]!.requests)} times one after another, nothing else running; the CPU the server process and PostgreSQL spent meanwhile (/proc), less their idle rate (the worker's ticks), per request. At 100 people the server's one Node thread is the bottleneck: its CPU per request bounds the throughput.`,
+      '',
+      ...costTable(r.perRequest),
+    );
   const errors = [...r.burst.load.errors, ...r.burst.observer.errors].sort((a, b) => b[1] - a[1]);
   if (errors.length) lines.push('', 'Failed requests by kind:', '', '| request → status, error | count |', '| --- | ---: |', ...errors.slice(0, 15).map(([k, n]) => `| ${k.replaceAll('|', '\\|')} | ${num(n)} |`));
   if (r.server.logged.errors) lines.push('', `The server logged ${num(r.server.logged.errors)} error line(s); first: \`${r.server.logged.samples[0]?.replaceAll('`', "'")}\`.`);
@@ -356,7 +439,7 @@ function section(o: Options, r: { people: number; tenants: number; baseline: Bur
     '',
     'Issue #9 (every tenant call in its row-level-security transaction, policies FORCEd on the owner; run as a role that is no superuser): on the machine of this run and in the same hour, the code before it gave 34.3 req/s, observer p99 283 ms (alone 56 ms), and runs of this code 35.8–40.3 req/s, observer p99 219–300 ms; the machine is shared and noisy, and slower than the one of the earlier figures (78 req/s, p99 122 ms). On the way a policy form was found that cost a third of the throughput: child rows of small parents (ledger entries) checked with a correlated EXISTS, one index lookup per row (drizzle/0023 went back to a hashed IN for them).',
   );
-  lines.push('', `Sizes of this run: \`--users ${o.users} --duration ${o.durationSeconds} --tenants ${o.tenants}\`. Regenerate with \`npm run bench:http\`.`, '');
+  lines.push('', `Sizes of this run: \`--users ${o.users} --duration ${o.durationSeconds} --tenants ${o.tenants}${o.processes > 1 ? ` --processes ${o.processes}` : ''}\`. Regenerate with \`npm run bench:http\`.`, '');
   return lines.join('\n');
 }
 
@@ -380,7 +463,7 @@ async function main(): Promise<void> {
     database = await createBenchDatabase(o.adminUrl, { keep: o.keep, log });
     dataDir = mkdtempSync(join(tmpdir(), 'portal-bench-http-'));
     log(`starting the server on port ${o.port}: database ${database.name}, data folder ${dataDir}`);
-    server = await startServer(root, { port: o.port, databaseUrl: database.url, dataDir, env: { SIM_NODE_MTBF_HOURS: '0' } });
+    server = await startServer(root, { port: o.port, databaseUrl: database.url, dataDir, env: { SIM_NODE_MTBF_HOURS: '0', PORTAL_WEB_PROCESSES: String(o.processes) } });
     unregisterServer = atInterrupt(server.stop);
     const people = await signUpPeople(server.base, o);
     const observer = new Session(server.base);
@@ -391,6 +474,13 @@ async function main(): Promise<void> {
     });
     for (const path of [...PAGES, ...PAGES]) await observer.page(path);
     const setupSeconds = (performance.now() - setupStart) / 1000;
+    let perRequest: Cost[] = [];
+    if (o.costRequests > 0) {
+      log(`CPU per request: each kind ${o.costRequests} times alone…`);
+      perRequest = await costs(people[0]!, server.pid, o.costRequests);
+      log(costTable(perRequest).join('\n'));
+    }
+    if (o.costsOnly) return;
     const baselineSeconds = Math.max(3, Math.min(10, Math.round(o.durationSeconds / 3)));
     log(`set up in ${num(setupSeconds, 1)} s; the observer alone for ${baselineSeconds} s…`);
     const baseline = await burst([], observer, baselineSeconds);
@@ -407,7 +497,7 @@ async function main(): Promise<void> {
     }
     const pgVersion = await describeServer(o.adminUrl);
     const submitted200 = result.load.statuses.get('tRPC job.submit (POST)')?.get(200) ?? 0;
-    const text = section(o, { people: people.length, tenants: o.tenants, baseline, burst: result, pgVersion, setupSeconds, jobsInDb, submitted200, server });
+    const text = section(o, { perRequest, people: people.length, tenants: o.tenants, baseline, burst: result, pgVersion, setupSeconds, jobsInDb, submitted200, server });
     log(`\n${text}`);
     if (o.write) log(`wrote ${writeSection(root, SECTION, text)}`);
   } catch (error) {

@@ -98,7 +98,7 @@ function section(weights: Weight[], serverNote: string): string {
     '| --- | --- | ---: | ---: | ---: | ---: | --- |',
     ...rows,
     '',
-    `The heaviest page but the API reference: \`${heaviest.page}\` (${heaviest.who}), ${num(kb(heaviest.sentBytes), 1)} KB. The API reference is rendered on the server from the OpenAPI document (no script of its own); with Swagger UI it sent 593 KB (issue #30). Every page sent both languages' message catalogues too until client components imported \`server/i18n/core.ts\` (no catalogue; their messages come from the root layout): 37 KB less each (the dashboard 215.5 → 178.3 KB in the run before).`,
+    `The heaviest page but the API reference: \`${heaviest.page}\` (${heaviest.who}), ${num(kb(heaviest.sentBytes), 1)} KB. The API reference is rendered on the server from the OpenAPI document (no script of its own); with Swagger UI it sent 593 KB (issue #30). Every page sent both languages' message catalogues too until client components imported \`server/i18n/core.ts\` (no catalogue): 37 KB less each (the dashboard 215.5 → 178.3 KB in the run before). Their messages then came inside every page's HTML (125–139 k characters); since issue #30 the browser fetches its language's catalogue once, as data (\`/api/i18n/<locale>.<hash>.json\`, 37 KB compressed in English, 42 KB in German; preloaded beside the scripts, kept a year, not counted above as it is no script).`,
     '',
     'Regenerate with `npm run bench:pages`.',
     '',

@@ -21,6 +21,30 @@ export function pidsNamed(names: readonly string[]): number[] {
   return out;
 }
 
+/** treeOf lists a process and its descendants (a server's web processes and what they started). */
+export function treeOf(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(entry));
+      children.set(ppid, list);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  const out: number[] = [];
+  const visit = (p: number) => {
+    out.push(p);
+    for (const c of children.get(p) ?? []) visit(c);
+  };
+  visit(pid);
+  return out;
+}
+
 /** cpuSecondsOf sums the user and system CPU seconds the processes spent so far (a process gone counts 0). */
 export function cpuSecondsOf(pids: readonly number[]): number {
   let ticks = 0;

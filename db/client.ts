@@ -153,13 +153,35 @@ export async function openDb(target: DbTarget): Promise<DbHandle> {
   }
 }
 
-/** migrateDb applies the committed migrations in drizzle/ (tests of a migration may name a folder holding only the earlier ones). */
-export async function migrateDb(handle: DbHandle, migrationsFolder = MIGRATIONS_FOLDER): Promise<void> {
+/** The advisory lock that makes processes starting together on one Postgres migrate one after another. */
+export const MIGRATE_LOCK_KEY = 7_260_002;
+
+/**
+ * migrateDb applies the committed migrations in drizzle/ (tests of a migration may name a folder holding
+ * only the earlier ones). On Postgres under an advisory lock: several web processes starting at once on a
+ * fresh database would otherwise each create the first types and tables, and all but one fail; the ones
+ * that wait find the work done. `thenUnderLock` runs after the migrations, still under the lock (the
+ * portal's start: the catalogue's sync and the demo centre's seed, which a second process must find done).
+ */
+export async function migrateDb(handle: DbHandle, migrationsFolder = MIGRATIONS_FOLDER, options: { thenUnderLock?: () => Promise<void> } = {}): Promise<void> {
   if (handle.driver === 'postgres') {
     const { migrate } = await import('drizzle-orm/postgres-js/migrator');
-    await migrate(handle.db as never, { migrationsFolder });
+    const giveUpAt = Date.now() + 10 * 60_000;
+    let lease = await handle.tryAdvisoryLock(MIGRATE_LOCK_KEY);
+    while (!lease) {
+      if (Date.now() > giveUpAt) throw new Error(`another process has held the migration lock (pg advisory lock ${MIGRATE_LOCK_KEY}) for 10 minutes: is a migration stuck?`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      lease = await handle.tryAdvisoryLock(MIGRATE_LOCK_KEY);
+    }
+    try {
+      await migrate(handle.db as never, { migrationsFolder });
+      await options.thenUnderLock?.();
+    } finally {
+      await lease.release();
+    }
   } else {
     const { migrate } = await import('drizzle-orm/pglite/migrator');
     await migrate(handle.db as never, { migrationsFolder });
+    await options.thenUnderLock?.();
   }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The portal's HTTP server: Next.js with the proxy to interactive sessions in front of it (issue #28).
 //
-//   node scripts/server.mjs [-p PORT] [-H HOSTNAME] [--dev]
+//   node scripts/server.mjs [-p PORT] [-H HOSTNAME] [--processes N|auto] [--dev]
 //
 // It serves as `next start` did (`npm start` and the browser tests run it): the port from -p, else
 // PORT, else 3000; every interface unless -H names one; SIGINT and SIGTERM stop it gracefully with the
@@ -17,9 +17,19 @@
 // handles (so it did under `next start` too). This script therefore sends itself that first request
 // (GET /api/health) as soon as it listens, and holds every other request until it has been answered:
 // by then the portal has started and the proxy is registered, whatever the first person asks for.
+//
+// Several web processes (--processes N, else PORTAL_WEB_PROCESSES; `auto` = one per core): one Node
+// process runs on one core, so on a machine with more the portal starts N processes of this script
+// (node:cluster) that share the port — the kernel's connections handed round by the first process,
+// which serves nothing itself, restarts a process that dies and stops them all on SIGINT/SIGTERM. They
+// share everything through Postgres (docs/deploy.md "Several processes"), so a real one is needed
+// (DATABASE_URL): PGlite is one process's. Each process starts the portal on a private loopback port of
+// its own before it takes the shared one, so no connection reaches a process that has not started.
+import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { setTimeout } from 'node:timers';
 import { parseArgs } from 'node:util';
@@ -29,11 +39,11 @@ const root = path.resolve(import.meta.dirname, '..');
 let options;
 try {
   options = parseArgs({
-    options: { port: { type: 'string', short: 'p' }, hostname: { type: 'string', short: 'H' }, dev: { type: 'boolean', default: false } },
+    options: { port: { type: 'string', short: 'p' }, hostname: { type: 'string', short: 'H' }, processes: { type: 'string' }, dev: { type: 'boolean', default: false } },
     strict: true,
   }).values;
 } catch (error) {
-  console.error(`[portal] ${error.message}\nusage: node scripts/server.mjs [-p PORT] [-H HOSTNAME] [--dev]`);
+  console.error(`[portal] ${error.message}\nusage: node scripts/server.mjs [-p PORT] [-H HOSTNAME] [--processes N|auto] [--dev]`);
   process.exit(1);
 }
 const portText = options.port ?? process.env.PORT ?? '3000';
@@ -43,6 +53,25 @@ if (!/^\d{1,5}$/.test(portText) || port > 65535) {
   process.exit(1);
 }
 const dev = options.dev;
+const processesText = (options.processes ?? process.env.PORTAL_WEB_PROCESSES ?? '1').trim();
+const processes = processesText === 'auto' ? os.availableParallelism() : Number(processesText);
+if (!(processesText === 'auto' || /^\d{1,2}$/.test(processesText)) || processes < 1 || processes > 64) {
+  console.error(`[portal] the number of web processes (--processes or PORTAL_WEB_PROCESSES) must be a whole number from 1 to 64 or "auto" (one per core), not ${JSON.stringify(processesText)}`);
+  process.exit(1);
+}
+if (processes > 1 && cluster.isPrimary) {
+  if (dev) {
+    console.error('[portal] the development server is one process: leave out --processes / PORTAL_WEB_PROCESSES with --dev');
+    process.exit(1);
+  }
+  if (!process.env.DATABASE_URL) {
+    console.error(`[portal] ${processes} web processes need a real Postgres: set DATABASE_URL (the embedded PGlite in .data/ is one process's), or run one (PORTAL_WEB_PROCESSES=1)`);
+    process.exit(1);
+  }
+  await superviseWebProcesses(processes);
+  // The first process only supervises: it never loads Next.
+  await new Promise(() => {});
+}
 // As `next start` and `next dev` do: the mode's NODE_ENV unless one is set; PORT for the portal's own links.
 process.env.NODE_ENV ||= dev ? 'development' : 'production';
 process.env.PORT = String(port);
@@ -138,7 +167,25 @@ server.on('error', (error) => {
   process.exit(1);
 });
 
-server.listen(port, options.hostname, () => {
+if (cluster.isWorker) {
+  // A process of several: the portal starts through a private loopback port first (see the top), then
+  // this process takes its share of the common one.
+  const warmServer = http.createServer((req, res) => server.emit('request', req, res));
+  warmServer.listen({ host: '127.0.0.1', port: 0, exclusive: true }, () => {
+    const warmUp = http.get({ host: '127.0.0.1', port: warmServer.address().port, path: '/api/health', headers: { [WARM_UP_HEADER]: warmUpToken } }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        markStarted();
+        warmServer.close();
+        server.listen(port, options.hostname, () => process.send?.({ portal: 'listening' }));
+      });
+    });
+    warmUp.on('error', (error) => {
+      console.error('[portal] the first request (GET /api/health) failed:', error.message);
+      process.exit(1);
+    });
+  });
+} else server.listen(port, options.hostname, () => {
   const address = server.address();
   const listening = typeof address === 'object' && address ? address.port : port;
   console.log(`[portal] listening on http://${options.hostname ?? 'localhost'}:${listening}${dev ? ' (development)' : ''}`);
@@ -172,3 +219,50 @@ async function stop(signal) {
   process.exit(signal === 'SIGINT' ? 130 : 143);
 }
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => void stop(signal));
+// A process of several whose first process is gone (killed, even with SIGKILL) stops too, rather than
+// holding the port for nobody.
+if (cluster.isWorker) process.on('disconnect', () => void stop('SIGTERM'));
+
+/**
+ * superviseWebProcesses runs `count` processes of this script that share the port, restarts one that
+ * dies (after a second; if none ever started, the first failure ends all: a wrong setting would only
+ * loop) and, on SIGINT or SIGTERM, stops them all and exits as one process would.
+ */
+async function superviseWebProcesses(count) {
+  let stoppingAll = false;
+  let everListened = false;
+  const fork = () => cluster.fork({ PORTAL_WEB_PROCESSES: String(count) });
+  let listening = 0;
+  cluster.on('message', (worker, message) => {
+    if (message?.portal !== 'listening') return;
+    everListened = true;
+    // Said once, when all have started (a replaced process says it again: not repeated).
+    if (++listening === count) console.log(`[portal] listening on http://${options.hostname ?? 'localhost'}:${port} with ${count} web processes`);
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    if (stoppingAll) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(stopCode);
+      return;
+    }
+    if (!everListened) {
+      console.error(`[portal] a web process exited (${signal ?? `code ${code}`}) before any started: stopping`);
+      stopAll('SIGTERM', 1);
+      return;
+    }
+    console.error(`[portal] web process ${worker.process.pid} exited (${signal ?? `code ${code}`}); starting another`);
+    setTimeout(fork, 1000).unref();
+  });
+  let stopCode = 143;
+  const stopAll = (signal, code) => {
+    if (stoppingAll) return;
+    stoppingAll = true;
+    stopCode = code;
+    const workers = Object.values(cluster.workers ?? {});
+    if (workers.length === 0) process.exit(code);
+    for (const worker of workers) worker?.process.kill(signal);
+    // Each stops within its own grace (10 s); after that the first process leaves anyway.
+    setTimeout(() => process.exit(code), 12_000).unref();
+  };
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => stopAll(signal, signal === 'SIGINT' ? 130 : 143));
+  for (let i = 0; i < count; i++) fork();
+}

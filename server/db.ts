@@ -29,14 +29,19 @@ export function startAppDb(options: { command?: string; seed?: boolean } = {}): 
   state.promise ??= (async () => {
     const handle = await openDb(appDbTarget(options.command));
     try {
-      await migrateDb(handle);
-      const config = env();
-      const [{ configuredCatalogue }, { syncCatalogue }] = await Promise.all([import('./catalogue'), import('./services/catalogue')]);
-      await syncCatalogue(handle.db, configuredCatalogue());
-      if (options.seed !== false && config.PORTAL_ENV === 'demo' && config.DEMO_SEED === 'auto') {
-        const { seedDemoCentreIfEmpty } = await import('./services/demo/demo-seed');
-        await seedDemoCentreIfEmpty(handle.db, { log: console.log });
-      }
+      // Processes starting together on one Postgres take turns (migrateDb's lock): the first migrates,
+      // syncs the catalogue and seeds, the others find it done.
+      await migrateDb(handle, undefined, {
+        thenUnderLock: async () => {
+          const config = env();
+          const [{ configuredCatalogue }, { syncCatalogue }] = await Promise.all([import('./catalogue'), import('./services/catalogue')]);
+          await syncCatalogue(handle.db, configuredCatalogue());
+          if (options.seed !== false && config.PORTAL_ENV === 'demo' && config.DEMO_SEED === 'auto') {
+            const { seedDemoCentreIfEmpty } = await import('./services/demo/demo-seed');
+            await seedDemoCentreIfEmpty(handle.db, { log: console.log });
+          }
+        },
+      });
       return handle;
     } catch (error) {
       await handle.close().catch(() => undefined);

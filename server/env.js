@@ -2,6 +2,7 @@
 // The one place that reads configuration from the environment. Validated once with zod;
 // a bad value stops the start (and the build, through next.config.js) with a message
 // naming the variable and what is expected.
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 const optionalString = z
@@ -110,7 +111,11 @@ const schema = z
     DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
     /** A lock wait longer than this fails (and is retried), instead of queueing every request behind it. */
     DATABASE_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
-    /** Tenant-scoped API calls running at once in one server process (default: 2 × CPU cores, at least 4). */
+    /** Web processes `npm start` runs on its port (scripts/server.mjs reads it; `auto` = one per core; each process sees the number). */
+    PORTAL_WEB_PROCESSES: z
+      .union([z.literal('auto').transform(() => availableParallelism()), z.coerce.number().int().min(1).max(64)])
+      .optional(),
+    /** Tenant-scoped API calls running at once in one server process (default: 2 × CPU cores, at least 4, shared by the web processes but at least 3 each). */
     PORTAL_MAX_CONCURRENT_CALLS: z.coerce.number().int().min(1).max(10_000).optional(),
     /** Of those, how many one tenant may hold: a burst from one tenant queues behind its own calls. */
     PORTAL_MAX_CONCURRENT_CALLS_PER_TENANT: z.coerce.number().int().min(1).max(10_000).default(2),

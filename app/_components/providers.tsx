@@ -4,11 +4,11 @@ import { createTRPCClient, httpBatchLink } from '@trpc/client';
 import { useState, type ReactNode } from 'react';
 import superjson from 'superjson';
 import type { AppRouter } from '~/server/api/root';
-import type { Locale, Messages } from '~/server/i18n/core';
+import type { Locale } from '~/server/i18n/core';
 import { TRPCProvider } from '~/app/_lib/trpc';
 import { I18nProvider } from './i18n';
 
-export function Providers({ locale, messages, timeZone, children }: { locale: Locale; messages: Messages; timeZone: string; children: ReactNode }) {
+export function Providers({ locale, catalogueUrl, timeZone, children }: { locale: Locale; catalogueUrl: string; timeZone: string; children: ReactNode }) {
   const [queryClient] = useState(
     () => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: 1 }, mutations: { retry: false } } }),
   );
@@ -16,7 +16,7 @@ export function Providers({ locale, messages, timeZone, children }: { locale: Lo
     createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: '/api/trpc', transformer: superjson, maxItems: 10 })] }),
   );
   return (
-    <I18nProvider locale={locale} messages={messages} timeZone={timeZone}>
+    <I18nProvider locale={locale} catalogueUrl={catalogueUrl} timeZone={timeZone}>
       <QueryClientProvider client={queryClient}>
         <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
           {children}

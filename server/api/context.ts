@@ -8,7 +8,7 @@ import { env } from '~/server/env.js';
 import { clientAddress } from '~/server/core/rate-limits';
 import { LOCALE_COOKIE, negotiateLocale } from '~/server/i18n';
 import { ORG_COOKIE } from './cookies';
-import { FairGate } from './fair-gate';
+import { defaultMaxInFlight, FairGate } from './fair-gate';
 import { createContextInner, type Context } from './trpc';
 
 /** requestLocale returns the caller's language: the chosen one, else the browser's. */
@@ -47,7 +47,7 @@ const gateState: { gate?: FairGate } = ((globalThis as { __portalGate?: { gate?:
 export function requestGate(): FairGate {
   const config = env();
   gateState.gate ??= new FairGate({
-    maxInFlight: config.PORTAL_MAX_CONCURRENT_CALLS ?? Math.max(4, 2 * availableParallelism()),
+    maxInFlight: config.PORTAL_MAX_CONCURRENT_CALLS ?? defaultMaxInFlight(availableParallelism(), config.PORTAL_WEB_PROCESSES ?? 1),
     perTenant: config.PORTAL_MAX_CONCURRENT_CALLS_PER_TENANT,
   });
   return gateState.gate;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FairGate } from './fair-gate';
+import { defaultMaxInFlight, FairGate } from './fair-gate';
 
 /** A call that runs until the test ends it, recording when it started. */
 function controlled(log: string[], name: string) {
@@ -108,5 +108,18 @@ describe('FairGate', () => {
     expect(gate.stats()).toEqual({ inFlight: 1, waiting: 1 });
     (await next)();
     expect(gate.stats()).toEqual({ inFlight: 0, waiting: 0 });
+  });
+});
+
+describe('defaultMaxInFlight', () => {
+  it.each([
+    [2, 1, 4],
+    [8, 1, 16],
+    [2, 2, 3],
+    [8, 2, 8],
+    [8, 8, 3],
+    [1, 1, 4],
+  ])('%i cores, %i web processes → %i calls at once in each', (cores, processes, expected) => {
+    expect(defaultMaxInFlight(cores, processes)).toBe(expected);
   });
 });

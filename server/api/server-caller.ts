@@ -4,7 +4,7 @@ import { cache } from 'react';
 import { loadCaller } from '~/server/services/identity/accounts';
 import { chooseTenant } from '~/server/services/tenants/organisations';
 import { PageTurn } from './page-turn';
-import { createCaller } from './root';
+import { appRouter, createCaller } from './root';
 import { createRequestContext } from './context';
 
 /** A page holds its tenant's turn at most this long, whatever happens (see PageTurn for the usual end). */
@@ -30,5 +30,30 @@ export const api = cache(async () => {
   } catch {
     // Outside a request's scope (nothing to wait for): the turn ends after the calls.
   }
-  return createCaller({ ...ctx, gate: undefined, turn });
+  return answeringQueriesOnce(createCaller({ ...ctx, gate: undefined, turn }));
 });
+
+/**
+ * answeringQueriesOnce lets a page's layout and the page itself ask the same (the active organisation, the
+ * project list) and have it read once: within one request a query with the same input is answered by the
+ * same promise (a page shows one moment). Mutations run every time.
+ */
+function answeringQueriesOnce<C extends object>(caller: C): C {
+  const answers = new Map<string, unknown>();
+  const procedures = appRouter._def.procedures as Record<string, { _def?: { type?: string } } | undefined>;
+  const wrap = (target: object, path: readonly string[]): object =>
+    new Proxy(target, {
+      get(object, key) {
+        const value: unknown = Reflect.get(object, key);
+        return typeof key === 'string' && (typeof value === 'function' || (typeof value === 'object' && value !== null)) ? wrap(value, [...path, key]) : value;
+      },
+      apply(fn, self, args: unknown[]) {
+        const name = path.join('.');
+        if (procedures[name]?._def?.type !== 'query') return Reflect.apply(fn as (...a: unknown[]) => unknown, self, args);
+        const key = `${name}\0${JSON.stringify(args[0] ?? null)}`;
+        if (!answers.has(key)) answers.set(key, Reflect.apply(fn as (...a: unknown[]) => unknown, self, args));
+        return answers.get(key);
+      },
+    });
+  return wrap(caller, []) as C;
+}

@@ -1,7 +1,8 @@
 // What the browser needs of the i18n as well as the server: the locales, the cookie, interpolation and
 // number formats, locale negotiation. No catalogue is imported here: client components import this
 // module (a catalogue in a client bundle sent both languages' texts with every page, 38 KB compressed);
-// their messages come from the root layout (app/_components/i18n.tsx). index.ts adds the catalogues.
+// in the browser their messages are fetched once as a file the browser keeps (catalogue-file.ts), on
+// the server they are read where index.ts puts them (app/_components/i18n.tsx). index.ts adds the catalogues.
 import type { MessageKey } from './en';
 import { expandPlurals } from './plural';
 
@@ -12,6 +13,16 @@ export const DEFAULT_LOCALE: Locale = 'en';
 export const LOCALE_COOKIE = 'portal-locale';
 
 export type Messages = Record<MessageKey, string>;
+
+/** The global under which index.ts puts the catalogues for client components rendered on the server. */
+export const SERVER_CATALOGUES = '__portalCatalogues';
+
+/** serverCatalogue is a locale's catalogue on the server, for client components rendered there (index.ts must be loaded: the root layout loads it). */
+export function serverCatalogue(locale: Locale): Messages {
+  const catalogues = (globalThis as { [SERVER_CATALOGUES]?: Record<Locale, Messages> })[SERVER_CATALOGUES];
+  if (!catalogues) throw new Error('the message catalogues are not loaded on this server (server/i18n/index.ts sets them)');
+  return catalogues[locale];
+}
 export type MessageParams = Record<string, string | number>;
 
 /** isLocale tells whether a string names a supported locale. */

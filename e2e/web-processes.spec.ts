@@ -1,0 +1,135 @@
+// Several web processes (scripts/server.mjs --processes, PORTAL_WEB_PROCESSES): started together on a
+// fresh Postgres they migrate and seed it once (an advisory lock), both serve the one port, a process
+// killed is replaced while the other answers, and SIGTERM stops them all as one server would stop.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import postgres from 'postgres';
+
+const ADMIN_URL = process.env.TEST_DATABASE_URL;
+// Beside this shard's own server (E2E_PORT, one per shard).
+const PORT = Number(process.env.E2E_PORT ?? 3100) + 90;
+
+/** The process ids of a process's children (Linux /proc). */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 60_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const health = async (base: string) => {
+  try {
+    const response = await fetch(`${base}/api/health`);
+    await response.body?.cancel();
+    return response.status;
+  } catch {
+    return 0;
+  }
+};
+
+test('two web processes share one port and one Postgres: one migration, one seed, a lost process replaced, one stop', async () => {
+  test.skip(!ADMIN_URL, 'needs a real Postgres (TEST_DATABASE_URL): PGlite is one process');
+  test.setTimeout(180_000);
+  const name = `portal_e2e_procs_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = postgres(ADMIN_URL!, { max: 1, onnotice: () => undefined });
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(ADMIN_URL!);
+  url.pathname = `/${name}`;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'portal-e2e-procs-'));
+  const base = `http://127.0.0.1:${PORT}`;
+  let output = '';
+  let server: ChildProcess | undefined;
+  try {
+    server = spawn(process.execPath, ['scripts/server.mjs', '-p', String(PORT), '-H', '127.0.0.1', '--processes', '2'], {
+      cwd: path.resolve(import.meta.dirname, '..'),
+      env: { ...process.env, DATABASE_URL: url.toString(), PORTAL_DATA_DIR: dataDir, PORTAL_ENV: 'demo', DEMO_SEED: 'auto', PORTAL_URL: '', SIM_NODE_MTBF_HOURS: '0', SMTP_URL: '', NODE_ENV: 'production' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const primary = server.pid!;
+    await until('the server to listen with 2 web processes', () => (output.includes('with 2 web processes') ? true : undefined), 120_000);
+    const workers = childrenOf(primary);
+    expect(workers).toHaveLength(2);
+    // Both started the portal on the one fresh database: migrated and seeded once, neither failed.
+    expect(output.match(/\[portal\] ready/g)).toHaveLength(2);
+    expect(output.match(/Demo centre seeded/g)).toHaveLength(1);
+    expect(output).not.toContain('cannot open the database');
+    const db = postgres(url.toString(), { max: 1, onnotice: () => undefined });
+    try {
+      const [seeded] = await db<{ n: number }[]>`select count(*)::int as n from users where email = 'owner@company.example'`;
+      expect(seeded?.n).toBe(1);
+    } finally {
+      await db.end();
+    }
+    // Answers on the one port, from whichever process the connection was handed to.
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => health(base)));
+    expect(statuses.every((s) => s === 200)).toBe(true);
+
+    // One process killed: the other answers meanwhile, and a new one takes its place.
+    process.kill(workers[0]!, 'SIGKILL');
+    const during = await Promise.all(Array.from({ length: 10 }, () => health(base)));
+    expect(during.filter((s) => s === 200).length).toBeGreaterThan(0);
+    const replaced = await until('a new web process', () => {
+      const now = childrenOf(primary);
+      return now.length === 2 && !now.includes(workers[0]!) ? now : undefined;
+    });
+    await until('the new process to be ready', () => (output.match(/\[portal\] ready/g)?.length === 3 ? true : undefined));
+    const after = await Promise.all(Array.from({ length: 20 }, () => health(base)));
+    expect(after.every((s) => s === 200)).toBe(true);
+
+    // SIGTERM to the first process stops them all, with the exit code of one stopped server.
+    const exited = new Promise<number | null>((resolve) => server!.on('exit', (code) => resolve(code)));
+    server.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    await until('every web process to end', () => (replaced.every((pid) => !alive(pid)) ? true : undefined), 20_000);
+  } catch (error) {
+    // What the server said, to see why.
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n--- the server's output ---\n${output.slice(-4000)}`, { cause: error });
+  } finally {
+    if (server && server.exitCode === null) {
+      for (const pid of childrenOf(server.pid!)) process.kill(pid, 'SIGKILL');
+      server.kill('SIGKILL');
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+    await admin.unsafe(`drop database if exists ${name} with (force)`).catch(() => undefined);
+    await admin.end();
+  }
+});
+
+test('several web processes are refused on the embedded database, with the fix named', async () => {
+  const child = spawn(process.execPath, ['scripts/server.mjs', '-p', String(PORT), '--processes', '2'], {
+    cwd: path.resolve(import.meta.dirname, '..'),
+    env: { ...process.env, DATABASE_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  expect(code).toBe(1);
+  expect(text).toContain('set DATABASE_URL');
+  expect(text).toContain('PORTAL_WEB_PROCESSES=1');
+});
