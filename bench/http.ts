@@ -28,6 +28,8 @@ import { Session, type Hit } from './http-client';
 import { ensureBuild, startServer, type PortalServer } from './http-server';
 import { jobInput, PARTITION } from './job-input';
 import { loadAverage, machine, mark, writeSection } from './markdown';
+import { availableParallelism } from 'node:os';
+import { defaultMaxInFlight } from '../server/api/fair-gate';
 import { cpuSecondsOf, pidsNamed, treeOf } from './proc-cpu';
 import { ascending, median, num, quantile } from './stats';
 import { flag, intFlag, serverBenchFlags, UsageError, type ServerBenchFlags } from './args';
@@ -435,7 +437,7 @@ function section(o: Options, r: { perRequest: Cost[]; people: number; tenants: n
   if (r.server.logged.errors) lines.push('', `The server logged ${num(r.server.logged.errors)} error line(s); first: \`${r.server.logged.samples[0]?.replaceAll('`', "'")}\`.`);
   lines.push(
     '',
-    'How the other tenant stays fast: every signed-in page and every tenant API call takes a turn of the fair gate (`server/api/fair-gate.ts`, `PORTAL_MAX_CONCURRENT_CALLS`, 4 on this machine): a tenant with nothing running starts at once, the bursting tenants share the rest in turn. Before pages took turns the same reads had a p99 of 516 ms (then 262 ms with prepared statements alone).',
+    `How the other tenant stays fast: every signed-in page and every tenant API call takes a turn of the fair gate (\`server/api/fair-gate.ts\`, \`PORTAL_MAX_CONCURRENT_CALLS\`, ${defaultMaxInFlight(availableParallelism(), o.processes)} a process on this machine${o.processes > 1 ? ` with ${o.processes} processes` : ''}): a tenant with nothing running starts at once, the bursting tenants share the rest in turn. Before pages took turns the same reads had a p99 of 516 ms (then 262 ms with prepared statements alone).`,
     '',
     'Issue #9 (every tenant call in its row-level-security transaction, policies FORCEd on the owner; run as a role that is no superuser): on the machine of this run and in the same hour, the code before it gave 34.3 req/s, observer p99 283 ms (alone 56 ms), and runs of this code 35.8–40.3 req/s, observer p99 219–300 ms; the machine is shared and noisy, and slower than the one of the earlier figures (78 req/s, p99 122 ms). On the way a policy form was found that cost a third of the throughput: child rows of small parents (ledger entries) checked with a correlated EXISTS, one index lookup per row (drizzle/0023 went back to a hashed IN for them).',
   );

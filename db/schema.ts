@@ -482,6 +482,8 @@ export const jobs = pgTable(
       .references(() => users.id),
     /** A double click or a retried request with the same key returns the first job. */
     idempotencyKey: text('idempotency_key').notNull(),
+    /** A hash of the submission the key was first used with (issue #31): the same key with another body is refused. Null on jobs from before. */
+    idempotencyFingerprint: text('idempotency_fingerprint'),
     name: text('name').notNull(),
     kind: jobKind('kind').notNull(),
     resourceClassId: text('resource_class_id')

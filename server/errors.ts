@@ -9,10 +9,20 @@ export type AppErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'PRECONDITION_FAILED'
+  /** Well-formed but not to be done as asked (an idempotency key reused with another body): HTTP 422. */
+  | 'UNPROCESSABLE_CONTENT'
   /** Too large for what is left (a project's storage quota): HTTP 413, as tus answers an upload over its limit. */
   | 'PAYLOAD_TOO_LARGE'
   | 'TOO_MANY_REQUESTS'
   | 'SERVICE_UNAVAILABLE';
+
+/**
+ * A refusal that clients tell apart by a name of its own, not only by its HTTP status: the REST API
+ * answers it as its `code` (and tRPC as `data.reason`).
+ */
+export const ERROR_REASONS: Partial<Record<MessageKey, string>> = {
+  'job.idempotencyKeyReused': 'idempotency_key_reused',
+};
 
 export class AppError extends Error {
   constructor(

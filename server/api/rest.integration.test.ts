@@ -123,6 +123,20 @@ describe.each(dbTargets())('REST API /api/v1 on %s', (target) => {
     expect(await db.select({ id: jobs.id }).from(jobs).where(eq(jobs.name, 'once'))).toHaveLength(1);
   });
 
+  it('refuses an Idempotency-Key sent again with another body: 422 idempotency_key_reused, naming the key, nothing made', async () => {
+    const token = await tokens.mint(a, ['jobs:write']);
+    const headers = { 'idempotency-key': 'nightly-run-2026-12-06' };
+    const first = await call('POST', '/jobs', { token, body: submitBody('nightly'), headers });
+    expect(first.status).toBe(200);
+    const other = await call('POST', '/jobs', { token, body: { ...submitBody('nightly'), gpus: 4 }, headers });
+    expect(other.status).toBe(422);
+    const body = (await other.json()) as { error: { code: string; message: string; requestId: string } };
+    expect(body.error.code).toBe('idempotency_key_reused');
+    expect(body.error.message).toContain('nightly-run-2026-12-06');
+    expect(body.error.requestId).toBeTruthy();
+    expect(await db.select({ id: jobs.id }).from(jobs).where(eq(jobs.name, 'nightly'))).toHaveLength(1);
+  });
+
   it('takes many submissions at once through the whole path: one job per key, every reservation in the ledger, nothing lost', async () => {
     const keys = Array.from({ length: 8 }, (_, i) => `concurrent-burst-key-${i}`);
     const tokensOfA = await Promise.all([tokens.mint(a, ['jobs:write']), tokens.mint(a, ['jobs:write'])]);

@@ -77,7 +77,7 @@ function retryAfterOf(error: unknown): number | undefined {
 interface OpenApiErrorBody {
   code?: string;
   message?: string;
-  data?: { fieldErrors?: Record<string, string> };
+  data?: { fieldErrors?: Record<string, string>; reason?: string };
 }
 
 /**
@@ -90,8 +90,9 @@ async function asRestError(answer: Answer, response: Response, locale: Locale, n
   const fields = body.data?.fieldErrors;
   if (noProcedure) return refuse(answer, 'NOT_FOUND', translate(locale, 'api.unknownPath', noProcedure));
   const code = (body.code ?? 'INTERNAL_SERVER_ERROR') as TRPCError['code'];
-  const message = fields ? describeFieldErrors(fields) : (body.message ?? translate(locale, 'common.unexpectedError'));
-  const restBody: RestError = { error: { code, message, fields, requestId: answer.requestId } };
+  // A refusal with a name of its own (server/errors.ts ERROR_REASONS) answers with that name: `idempotency_key_reused`.
+  const message = fields && !body.data?.reason ? describeFieldErrors(fields) : (body.message ?? translate(locale, 'common.unexpectedError'));
+  const restBody: RestError = { error: { code: body.data?.reason ?? code, message, fields, requestId: answer.requestId } };
   return json(answer, response.status, restBody);
 }
 

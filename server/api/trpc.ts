@@ -18,7 +18,7 @@ import { getScheduler } from '~/server/scheduler';
 import type { FairGate } from './fair-gate';
 import { mutateAsTenant, readAsTenant } from './tenant-transaction';
 import type { PageTurn } from './page-turn';
-import { AppError, isStatementTimeout, isTransientDbError } from '~/server/errors';
+import { AppError, ERROR_REASONS, isStatementTimeout, isTransientDbError } from '~/server/errors';
 import { logger } from '~/server/observability/log';
 import { metrics } from '~/server/observability/metrics';
 import { DEFAULT_LOCALE, isMessageKey, translate, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
@@ -236,7 +236,7 @@ const t = initTRPC.context<Context>().meta<PortalMeta>().create({
     return {
       ...shape,
       message,
-      data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path, fieldErrors },
+      data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path, fieldErrors, reason: cause instanceof AppError ? ERROR_REASONS[cause.key] : undefined },
     };
   },
 });

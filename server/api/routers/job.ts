@@ -200,7 +200,7 @@ export const jobRouter = router({
         method: 'POST',
         path: '/jobs',
         tags: ['jobs'],
-        summary: 'Submit a job (the same key in Idempotency-Key again answers the same job)',
+        summary: 'Submit a job (the same Idempotency-Key with the same body within 24 hours answers the same job; with another body 422 idempotency_key_reused)',
         protect: true,
         requestHeaders: z.object({ 'idempotency-key': idempotencyKeyField.optional() }),
       },

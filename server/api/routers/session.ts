@@ -66,7 +66,7 @@ export const sessionRouter = router({
         method: 'POST',
         path: '/sessions',
         tags: ['sessions'],
-        summary: 'Start an interactive session (a Jupyter notebook on a GPU node), charged as a job (the same Idempotency-Key again answers the same session)',
+        summary: 'Start an interactive session (a Jupyter notebook on a GPU node), charged as a job (the same Idempotency-Key with the same body within 24 hours answers the same session; with another body 422 idempotency_key_reused)',
         protect: true,
         requestHeaders: z.object({ 'idempotency-key': idempotencyKeyField.optional() }),
       },

@@ -555,6 +555,57 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     await reconcileOnce(db, scheduler, now);
   });
 
+  it('refuses the same key with another body (422, naming the key), also racing; after 24 hours the key makes a new job', async () => {
+    const scheduler = newScheduler();
+    const actor = await actorOf(a);
+    const key = `reused-${randomUUID()}`;
+    const first = await submit(scheduler, a, jobInput(main.allocationId, { idempotencyKey: key, gpus: 1 }));
+    const before = await rowCounts();
+    // The same key, another body: refused on the key, nothing written.
+    const reused = await refusal(submit(scheduler, a, jobInput(main.allocationId, { idempotencyKey: key, gpus: 2 })));
+    expect(reused).toMatchObject({ code: 'UNPROCESSABLE_CONTENT', key: 'job.idempotencyKeyReused', field: 'idempotencyKey', params: { key } });
+    expect(reused.message).toContain(key);
+    expect(await rowCounts()).toEqual(before);
+    // Through the API: 422 with its own reason, in the caller's words.
+    const { walltimeSeconds, ...fields } = jobInput(main.allocationId, { idempotencyKey: key, gpus: 2 });
+    const viaApi = await routerRefusal(callerFor(db, { userId: a.userId, orgId: a.orgId, scheduler, now: () => now }).job.submit({ ...fields, kind: 'training', walltimeMinutes: walltimeSeconds / 60 }));
+    expect(viaApi.code).toBe('UNPROCESSABLE_CONTENT');
+    expect(viaApi.message).toContain(key);
+    // The same body again still answers the first job.
+    expect((await submit(scheduler, a, jobInput(main.allocationId, { idempotencyKey: key, gpus: 1 }))).id).toBe(first.id);
+
+    // Racing with one key, two bodies, through the API (each in its tenant transaction): one job; every
+    // request with its body answers it, every other is refused on the key.
+    const raceKey = `race-two-bodies-${randomUUID()}`;
+    const bodyOf = (gpus: number) => {
+      const { walltimeSeconds: w, ...rest } = jobInput(main.allocationId, { idempotencyKey: raceKey, gpus, name: 'race' });
+      return { ...rest, kind: 'training' as const, walltimeMinutes: w / 60 };
+    };
+    const outcomes = await Promise.allSettled([1, 2, 1, 2, 1, 2].map((gpus) => callerFor(db, { userId: a.userId, orgId: a.orgId, scheduler, now: () => now }).job.submit(bodyOf(gpus)).then((job) => ({ job, gpus }))));
+    const answered = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as { code?: string; message?: string }] : []));
+    expect(new Set(answered.map((x) => x.job.id)).size).toBe(1);
+    expect(new Set(answered.map((x) => x.gpus)).size).toBe(1);
+    expect(answered).toHaveLength(3);
+    expect(refused).toHaveLength(3);
+    for (const r of refused) expect(r.code).toBe('UNPROCESSABLE_CONTENT');
+    const raced = await db.select().from(jobs).where(and(eq(jobs.userId, a.userId), eq(jobs.idempotencyKey, raceKey)));
+    expect(raced).toHaveLength(1);
+    expect(raced[0]!.gpus).toBe(answered[0]!.gpus);
+
+    // 24 hours later the key is free: another body makes a new job, and the old job keeps its key under a name no request can send.
+    const later = new Date(now.getTime() + 24 * 3_600_000);
+    const renewed = await submitJob(db, scheduler, actor, jobInput(main.allocationId, { idempotencyKey: key, gpus: 2 }), later);
+    expect(renewed.id).not.toBe(first.id);
+    expect(renewed.gpus).toBe(2);
+    expect((await jobRow(first.id)).idempotencyKey).toBe(`${key} expired ${first.id}`);
+    // …and from then on answers with the new job.
+    expect((await submitJob(db, scheduler, actor, jobInput(main.allocationId, { idempotencyKey: key, gpus: 2 }), later)).id).toBe(renewed.id);
+    await expectLedgerConsistent(main.allocationId);
+    for (const id of [first.id, raced[0]!.id, renewed.id]) await cancelJob(db, scheduler, actor, id, later);
+    await reconcileOnce(db, scheduler, later);
+  });
+
   // ---- 5. admission refusals ------------------------------------------------------------------
 
   it('refuses bad input at the API on the right field, writing nothing', async () => {

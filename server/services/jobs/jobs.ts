@@ -33,6 +33,7 @@ import { inputsEnv } from '~/server/services/files/files';
 import { overdueInvoicesBlocking } from '~/server/services/billing/payments';
 import { listResourceClasses } from '~/server/services/catalogue';
 import { isArrayProblem, parseArray, type JobArray } from '~/server/core/jobs/array';
+import { IDEMPOTENCY_KEY_HOURS, keyOutcome, releasedKey, requestFingerprint } from '~/server/core/jobs/idempotency';
 import { confirmReservation, lockAllocation, lockOrganisation, monthSpendCents, releaseJobReservationInTx, startNewJobReservation } from '~/server/services/ledger/ledger';
 import { posixNameOf } from '~/server/services/identity/posix';
 import { projectAccess } from '~/server/services/tenants/projects';
@@ -70,6 +71,11 @@ export interface SubmitJobInput {
 }
 
 export const ACTIVE_STATES = ['SUBMITTING', 'PENDING', 'RUNNING'] as const;
+
+/** keyReused is the refusal of a key used within 24 hours for a different submission (issue #31). */
+function keyReused(key: string): AppError {
+  return new AppError('UNPROCESSABLE_CONTENT', 'job.idempotencyKeyReused', { key, hours: IDEMPOTENCY_KEY_HOURS }, 'idempotencyKey');
+}
 
 async function findByKey(db: DbOrTx, userId: string, key: string): Promise<JobRow | undefined> {
   const [job] = await db.select().from(jobs).where(and(eq(jobs.userId, userId), eq(jobs.idempotencyKey, key)));
@@ -240,7 +246,9 @@ export async function submitJob(db: Db, step: SchedulerStep, actor: TenantActor,
     // Outside a request's transaction, a request racing with its own retry lost on the unique index
     // of (user, key): the first job is the answer. In a request's transaction, the request runs again.
     const first = isTransaction(db) ? undefined : await findByKey(db, actor.userId, input.idempotencyKey);
-    if (first) return first;
+    const outcome = first ? keyOutcome(first, requestFingerprint(input as unknown as Record<string, unknown>), now) : undefined;
+    if (outcome === 'same') return first!;
+    if (outcome === 'reused') throw keyReused(input.idempotencyKey);
     throw error;
   }
   const after = await stepAfterCommit(db, step);
@@ -264,9 +272,16 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
     resourceClassOf(db, actor, input.resourceClassId),
     overdueInvoicesBlocking(db, actor.org.id, now.toISOString().slice(0, 10), blockDays),
   ]);
+  const fingerprint = requestFingerprint(input as unknown as Record<string, unknown>);
   if (target.knownJobId) {
     const [first] = await db.select().from(jobs).where(eq(jobs.id, target.knownJobId));
-    if (first) return { job: first, isNew: false };
+    if (first) {
+      const outcome = keyOutcome(first, fingerprint, now);
+      if (outcome === 'same') return { job: first, isNew: false };
+      if (outcome === 'reused') throw keyReused(input.idempotencyKey);
+      // Kept 24 hours: the key now makes a new job, its old job keeps it under a name no request can send.
+      await db.update(jobs).set({ idempotencyKey: releasedKey(first.idempotencyKey, first.id) }).where(eq(jobs.id, first.id));
+    }
   }
   const { allocation, rc, site, centsPerGpuHour, org: tenant, projectResidency } = jobContextOf(actor, input, target, offer);
   const beginAt = beginOf(input.begin, now);
@@ -298,6 +313,7 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
       allocationId: allocation.id,
       userId: actor.userId,
       idempotencyKey: input.idempotencyKey,
+      idempotencyFingerprint: fingerprint,
       name: input.name,
       kind: input.kind,
       resourceClassId: rc.id,
@@ -362,7 +378,7 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
 
 /** The values of a new job's row (an estimate as JSON text or null: a placeholder's null would be written as JSON null; the begin time as ISO text or null). */
 type NewJobValues = Omit<typeof jobs.$inferInsert, 'estimate' | 'beginAt' | 'dependency' | 'updatedAt' | 'handoverAttempts' | 'tasksRunning' | 'tasksEnded'> &
-  Required<Pick<typeof jobs.$inferInsert, 'id' | 'env' | 'simulation' | 'handoverUntil' | 'arraySpec' | 'arrayTasks' | 'arrayThrottle' | 'app' | 'idleTimeoutSeconds' | 'servedModel'>> & { estimate: string | null; submittedAt: Date; beginAt: string | null; dependency: string | null };
+  Required<Pick<typeof jobs.$inferInsert, 'id' | 'idempotencyFingerprint' | 'env' | 'simulation' | 'handoverUntil' | 'arraySpec' | 'arrayTasks' | 'arrayThrottle' | 'app' | 'idleTimeoutSeconds' | 'servedModel'>> & { estimate: string | null; submittedAt: Date; beginAt: string | null; dependency: string | null };
 
 /** arrayOf reads a job array's text (refused with the field named), or null for one job. */
 function arrayOf(text: string | undefined): JobArray | null {
@@ -412,6 +428,7 @@ function insertJobQuery(db: DbOrTx) {
       allocationId: p('allocationId'),
       userId: p('userId'),
       idempotencyKey: p('idempotencyKey'),
+      idempotencyFingerprint: p('idempotencyFingerprint'),
       name: p('name'),
       kind: p('kind'),
       resourceClassId: p('resourceClassId'),
