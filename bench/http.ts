@@ -428,7 +428,7 @@ function section(o: Options, r: { perRequest: Cost[]; people: number; tenants: n
   if (r.perRequest.length)
     lines.push(
       '',
-      `Where a request's time goes: before the burst, one owner sends each kind of request ${num(r.perRequest[0]!.requests)} times one after another, nothing else running; the CPU the server process and PostgreSQL spent meanwhile (/proc), less their idle rate (the worker's ticks), per request. At 100 people the server's one Node thread is the bottleneck: its CPU per request bounds the throughput.`,
+      `Where a request's time goes: before the burst, one owner sends each kind of request ${num(r.perRequest[0]!.requests)} times one after another, nothing else running; the CPU the server process and PostgreSQL spent meanwhile (/proc), less their idle rate (the worker's ticks), per request. Under the burst the server's Node threads (one a web process) are the bottleneck: their CPU per request bounds the throughput.`,
       '',
       ...costTable(r.perRequest),
     );
@@ -438,6 +438,8 @@ function section(o: Options, r: { perRequest: Cost[]; people: number; tenants: n
   lines.push(
     '',
     `How the other tenant stays fast: every signed-in page and every tenant API call takes a turn of the fair gate (\`server/api/fair-gate.ts\`, \`PORTAL_MAX_CONCURRENT_CALLS\`, ${defaultMaxInFlight(availableParallelism(), o.processes)} a process on this machine${o.processes > 1 ? ` with ${o.processes} processes` : ''}): a tenant with nothing running starts at once, the bursting tenants share the rest in turn. Before pages took turns the same reads had a p99 of 516 ms (then 262 ms with prepared statements alone).`,
+    '',
+    "Issue #30 (pages under a crowd; target ≥ 2 × the requests a second of the commit before it, 0 5xx, the other tenant's p99 ≤ 250 ms): the commit before it (d0b44e7), built side by side and run with the same script, in this run's hour and one after the other: **40.3 req/s**, the other tenant's p99 249.2 ms; this code with one web process **50.9 req/s** (1.26 ×), p99 150.0 ms; with two (this section) **72.4 req/s (1.80 ×)**, p99 205.7 ms. **The 2 × target is missed** (1.80 ×; earlier rounds of the same session 1.85 × and 1.81 ×). Where it came from, by the CPU table above against the same table of d0b44e7: a page carried the whole message catalogue (125–139 k characters of its 156–172 k) as the root layout's prop, about 10 ms of the server's CPU a page (dashboard 30.2 → 20.0 ms, jobs 29.2 → 18.1 ms, usage 36.1 → 24.3 ms); the mean of the kinds alone 17.4 → 13.5 ms. One Node process uses one core: with the second process the server takes the machine's other core, which it shares with PostgreSQL (2.4 ms a request) and the load generator; its profile is then flat (React's rendering, drizzle building SQL text, sockets, GC, async hooks; none above 15 %), so the next step is not one fix.",
     '',
     'Issue #9 (every tenant call in its row-level-security transaction, policies FORCEd on the owner; run as a role that is no superuser): on the machine of this run and in the same hour, the code before it gave 34.3 req/s, observer p99 283 ms (alone 56 ms), and runs of this code 35.8–40.3 req/s, observer p99 219–300 ms; the machine is shared and noisy, and slower than the one of the earlier figures (78 req/s, p99 122 ms). On the way a policy form was found that cost a third of the throughput: child rows of small parents (ledger entries) checked with a correlated EXISTS, one index lookup per row (drizzle/0023 went back to a hashed IN for them).',
   );
