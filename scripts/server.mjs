@@ -250,7 +250,8 @@ async function superviseWebProcesses(count) {
       return;
     }
     console.error(`[portal] web process ${worker.process.pid} exited (${signal ?? `code ${code}`}); starting another`);
-    setTimeout(fork, 1000).unref();
+    // Not unref'd: were every process gone at once, this timer is what keeps the first one alive to start them again.
+    setTimeout(fork, 1000);
   });
   let stopCode = 143;
   const stopAll = (signal, code) => {

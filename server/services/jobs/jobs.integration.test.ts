@@ -601,8 +601,19 @@ describe.each(dbTargets())('jobs on %s', (target) => {
     expect((await jobRow(first.id)).idempotencyKey).toBe(`${key} expired ${first.id}`);
     // …and from then on answers with the new job.
     expect((await submitJob(db, scheduler, actor, jobInput(main.allocationId, { idempotencyKey: key, gpus: 2 }), later)).id).toBe(renewed.id);
+    // The same through the API, in the tenant's own transaction (its role may release a key, nothing else of the row).
+    const apiKey = `api-expiry-${randomUUID()}`;
+    const asOwnerAt = (at: Date) => callerFor(db, { userId: a.userId, orgId: a.orgId, scheduler, now: () => at });
+    const bodyWith = (gpus: number) => {
+      const { walltimeSeconds: w, ...rest } = jobInput(main.allocationId, { idempotencyKey: apiKey, gpus });
+      return { ...rest, kind: 'training' as const, walltimeMinutes: w / 60 };
+    };
+    const apiFirst = await asOwnerAt(now).job.submit(bodyWith(1));
+    const apiRenewed = await asOwnerAt(later).job.submit(bodyWith(2));
+    expect(apiRenewed.id).not.toBe(apiFirst.id);
+    expect((await jobRow(apiFirst.id)).idempotencyKey).toBe(`${apiKey} expired ${apiFirst.id}`);
     await expectLedgerConsistent(main.allocationId);
-    for (const id of [first.id, raced[0]!.id, renewed.id]) await cancelJob(db, scheduler, actor, id, later);
+    for (const id of [first.id, raced[0]!.id, renewed.id, apiFirst.id, apiRenewed.id]) await cancelJob(db, scheduler, actor, id, later);
     await reconcileOnce(db, scheduler, later);
   });
 
