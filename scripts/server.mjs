@@ -230,12 +230,10 @@ if (cluster.isWorker) process.on('disconnect', () => void stop('SIGTERM'));
  */
 async function superviseWebProcesses(count) {
   let stoppingAll = false;
-  let everListened = false;
   const fork = () => cluster.fork({ PORTAL_WEB_PROCESSES: String(count) });
   let listening = 0;
   cluster.on('message', (worker, message) => {
     if (message?.portal !== 'listening') return;
-    everListened = true;
     // Said once, when all have started (a replaced process says it again: not repeated).
     if (++listening === count) console.log(`[portal] listening on http://${options.hostname ?? 'localhost'}:${port} with ${count} web processes`);
   });
@@ -244,7 +242,7 @@ async function superviseWebProcesses(count) {
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(stopCode);
       return;
     }
-    if (!everListened) {
+    if (listening === 0) {
       console.error(`[portal] a web process exited (${signal ?? `code ${code}`}) before any started: stopping`);
       stopAll('SIGTERM', 1);
       return;

@@ -23,8 +23,8 @@ function canonical(value: unknown): string {
 }
 
 /** requestFingerprint is a hash of a submission without its key: equal for the same request, whatever the order of its fields. */
-export function requestFingerprint(input: { idempotencyKey?: string } & Record<string, unknown>): string {
-  const { idempotencyKey: _key, ...rest } = input;
+export function requestFingerprint(input: object): string {
+  const { idempotencyKey: _key, ...rest } = input as { idempotencyKey?: unknown };
   return createHash('sha256').update(canonical(rest)).digest('hex');
 }
 

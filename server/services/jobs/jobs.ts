@@ -246,7 +246,7 @@ export async function submitJob(db: Db, step: SchedulerStep, actor: TenantActor,
     // Outside a request's transaction, a request racing with its own retry lost on the unique index
     // of (user, key): the first job is the answer. In a request's transaction, the request runs again.
     const first = isTransaction(db) ? undefined : await findByKey(db, actor.userId, input.idempotencyKey);
-    const outcome = first ? keyOutcome(first, requestFingerprint(input as unknown as Record<string, unknown>), now) : undefined;
+    const outcome = first ? keyOutcome(first, requestFingerprint(input), now) : undefined;
     if (outcome === 'same') return first!;
     if (outcome === 'reused') throw keyReused(input.idempotencyKey);
     throw error;
@@ -272,7 +272,7 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
     resourceClassOf(db, actor, input.resourceClassId),
     overdueInvoicesBlocking(db, actor.org.id, now.toISOString().slice(0, 10), blockDays),
   ]);
-  const fingerprint = requestFingerprint(input as unknown as Record<string, unknown>);
+  const fingerprint = requestFingerprint(input);
   if (target.knownJobId) {
     const [first] = await db.select().from(jobs).where(eq(jobs.id, target.knownJobId));
     if (first) {
