@@ -18,7 +18,7 @@ export type DbTarget =
       driver: 'pglite';
       dataDir?: string;
       command?: string;
-      /** An in-memory database started from this dump of a data directory (PGlite's dumpDataDir), e.g. a migrated template. */
+      /** A database started from this dump of a data directory (PGlite's dumpDataDir): a migrated template in memory, or a backup restored into an empty folder. */
       loadDataDir?: Blob;
     }
   | {
@@ -30,6 +30,14 @@ export type DbTarget =
       statementTimeoutMs?: number;
       /** lock_timeout in ms (default 10 s; 0 = none). */
       lockTimeoutMs?: number;
+      /**
+       * Tenant calls' own login (the authenticator pattern, issue #31): a role with no table rights of its own
+       * that may only SET ROLE portal_tenant, so a `RESET ROLE` slipped into a tenant's transaction leaves it
+       * with nothing (docs/deploy.md). Unset: tenant calls share the portal's login, as on PGlite.
+       */
+      tenantUrl?: string;
+      /** Its pool size (default 10). */
+      tenantMax?: number;
     };
 
 /** A session-level advisory lock held on its own connection. */
@@ -52,6 +60,18 @@ export interface DbHandle {
   tryAdvisoryLock: (key: number) => Promise<AdvisoryLease | null>;
 }
 
+/** The pool of tenant calls' login, when it is not the portal's own (openDb's `tenantUrl`). */
+const tenantPools = new WeakMap<Db, Db>();
+
+/**
+ * tenantSide is the connection pool a tenant's transaction runs on: the authenticator's when the database
+ * was opened with one (`tenantUrl`), else the portal's own. The transaction then switches to portal_tenant
+ * (server/services/transaction.ts `actAsTenant`); what follows its commit runs on `db` itself.
+ */
+export function tenantSide(db: Db): Db {
+  return tenantPools.get(db) ?? db;
+}
+
 const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 // A session idle inside a transaction (a crashed request handler) would keep its row locks forever.
@@ -64,16 +84,20 @@ export async function openDb(target: DbTarget): Promise<DbHandle> {
   if (target.driver === 'postgres') {
     const { default: postgres } = await import('postgres');
     const { drizzle } = await import('drizzle-orm/postgres-js');
-    const client = postgres(target.url, {
-      max: target.max ?? 10,
-      onnotice: () => undefined,
-      connection: {
-        statement_timeout: target.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
-        lock_timeout: target.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
-        idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
-      },
-    });
+    const pool = (url: string, max: number) =>
+      postgres(url, {
+        max,
+        onnotice: () => undefined,
+        connection: {
+          statement_timeout: target.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+          lock_timeout: target.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+          idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+        },
+      });
+    const client = pool(target.url, target.max ?? 10);
     const db = drizzle(preparing(client), { schema }) as unknown as Db;
+    const tenantClient = target.tenantUrl ? pool(target.tenantUrl, target.tenantMax ?? 10) : null;
+    if (tenantClient) tenantPools.set(db, drizzle(preparing(tenantClient), { schema }));
     const lockClients = new Set<ReturnType<typeof postgres>>();
     return {
       db,
@@ -81,7 +105,7 @@ export async function openDb(target: DbTarget): Promise<DbHandle> {
       close: async () => {
         for (const lockClient of lockClients) await lockClient.end({ timeout: 1 }).catch(() => undefined);
         lockClients.clear();
-        await client.end({ timeout: 5 });
+        await Promise.all([client.end({ timeout: 5 }), tenantClient?.end({ timeout: 5 })]);
       },
       tryAdvisoryLock: async (key) => {
         // The lock lives on a connection of its own, outside the pool: when it is lost the connection
@@ -136,7 +160,8 @@ export async function openDb(target: DbTarget): Promise<DbHandle> {
   let release: (() => void) | undefined;
   if (target.dataDir) release = acquireDataDirLock(path.resolve(target.dataDir), target.command ?? 'portal');
   try {
-    const client = target.dataDir ? await PGlite.create(path.resolve(target.dataDir, 'pgdata')) : await PGlite.create(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {});
+    const load = target.loadDataDir ? { loadDataDir: target.loadDataDir } : {};
+    const client = target.dataDir ? await PGlite.create(path.resolve(target.dataDir, 'pgdata'), load) : await PGlite.create(load);
     const db = drizzle(client, { schema }) as unknown as Db;
     return {
       db,

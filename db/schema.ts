@@ -438,6 +438,9 @@ export const ledgerEntries = pgTable(
     uniqueIndex('ledger_entries_job_kind_idx').on(t.jobId, t.kind, sql`coalesce(${t.taskIndex}, -1)`, t.extension).where(sql`${t.jobId} is not null`),
     // A model call reserves, releases and is charged at most once.
     uniqueIndex('ledger_entries_model_call_kind_idx').on(t.modelCallId, t.kind).where(sql`${t.modelCallId} is not null`),
+    // Every kind moves a positive amount (a charge may be 0, an adjustment either way but not 0); an overrun is part of a charge.
+    check('ledger_entries_amount_ck', sql`(${t.kind} = 'adjust' and ${t.amount} <> 0) or (${t.kind} = 'charge' and ${t.amount} >= 0) or ${t.amount} > 0`),
+    check('ledger_entries_overrun_ck', sql`${t.overrun} = 0 or (${t.kind} = 'charge' and ${t.overrun} between 0 and ${t.amount})`),
   ],
 );
 

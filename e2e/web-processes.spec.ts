@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import postgres from 'postgres';
+import { DEMO_PASSWORD, texts } from './helpers';
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL;
 // Beside this shard's own server (E2E_PORT, one per shard).
@@ -56,7 +57,7 @@ const health = (base: string) =>
     request.on('error', () => resolve(0));
   });
 
-test('two web processes share one port and one Postgres: one migration, one seed, a lost process replaced, one stop', async () => {
+test('two web processes share one port and one Postgres: one migration, one seed, a lost process replaced, one stop', async ({ page }) => {
   test.skip(!ADMIN_URL, 'needs a real Postgres (TEST_DATABASE_URL): PGlite is one process');
   // Two Next.js processes start, migrate and seed a fresh database, and one starts again: on a loaded CI machine that takes minutes.
   test.setTimeout(420_000);
@@ -72,7 +73,8 @@ test('two web processes share one port and one Postgres: one migration, one seed
   try {
     server = spawn(process.execPath, ['scripts/server.mjs', '-p', String(PORT), '-H', '127.0.0.1', '--processes', '2'], {
       cwd: path.resolve(import.meta.dirname, '..'),
-      env: { ...process.env, DATABASE_URL: url.toString(), PORTAL_DATA_DIR: dataDir, PORTAL_ENV: 'demo', DEMO_SEED: 'auto', PORTAL_URL: '', SIM_NODE_MTBF_HOURS: '0', SMTP_URL: '', NODE_ENV: 'production' },
+      // Tenant calls on their own login, as in production (docs/deploy.md; .ci/run creates the role with LOGIN).
+      env: { ...process.env, DATABASE_URL: url.toString(), DATABASE_TENANT_URL: Object.assign(new URL(url), { username: 'portal_authenticator' }).toString(), PORTAL_DATA_DIR: dataDir, PORTAL_ENV: 'demo', DEMO_SEED: 'auto', PORTAL_URL: '', SIM_NODE_MTBF_HOURS: '0', SMTP_URL: '', NODE_ENV: 'production' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     // Kept for the assertions, and what is not routine shown as it comes (a time-out shows where it stood).
@@ -102,6 +104,16 @@ test('two web processes share one port and one Postgres: one migration, one seed
     // Answers on the one port, from whichever process the connection was handed to.
     const statuses = await Promise.all(Array.from({ length: 20 }, () => health(base)));
     expect(statuses).toEqual(Array.from({ length: 20 }, () => 200));
+    // A signed-in person's pages: their tenant reads run on the tenant calls' own login (DATABASE_TENANT_URL).
+    const t = texts('en');
+    await page.goto(`${base}/sign-in`);
+    await page.getByLabel(t('field.email')).fill('owner@company.example');
+    await page.getByLabel(t('field.password')).fill(DEMO_PASSWORD);
+    await page.getByRole('button', { name: t('signIn.submit'), exact: true }).click();
+    await expect(page).toHaveURL(/\/dashboard$/);
+    await page.goto(`${base}/jobs`);
+    await expect(page.getByRole('heading', { level: 1, name: t('jobs.title') })).toBeVisible();
+    await expect(page.getByRole('row').nth(1)).toBeVisible(); // the demo company's jobs, read as its tenant
 
     // One process killed: the other answers meanwhile, and a new one takes its place.
     process.kill(workers[0]!, 'SIGKILL');

@@ -20,6 +20,8 @@ export function appDbTarget(command = 'portal server'): DbTarget {
         max: config.DATABASE_POOL_MAX,
         statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
         lockTimeoutMs: config.DATABASE_LOCK_TIMEOUT_MS,
+        tenantUrl: config.DATABASE_TENANT_URL,
+        tenantMax: config.DATABASE_TENANT_POOL_MAX,
       }
     : { driver: 'pglite', dataDir: config.PORTAL_DATA_DIR, command };
 }

@@ -107,6 +107,18 @@ const schema = z
     ),
     /** Connections per process to a real Postgres (the worker's leader lock keeps one more of its own). */
     DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(500).default(10),
+    /**
+     * Tenant calls' own login to the same database (issue #31): a role with no table rights that may only
+     * SET ROLE portal_tenant (docs/deploy.md). Unset: tenant calls use DATABASE_URL's login.
+     */
+    DATABASE_TENANT_URL: optionalString.pipe(
+      z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+        .optional(),
+    ),
+    /** Connections per process of the tenant calls' login (DATABASE_TENANT_URL). */
+    DATABASE_TENANT_POOL_MAX: z.coerce.number().int().min(2).max(500).default(10),
     /** A statement running longer is cancelled, so one stuck query cannot hold locks for every tenant. */
     DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
     /** A lock wait longer than this fails (and is retried), instead of queueing every request behind it. */
@@ -237,6 +249,9 @@ const schema = z
         ctx.addIssue({ code: 'custom', path: ['SLURM_JWT_KEY_FILE'], message: 'set exactly one of SLURM_JWT_KEY_FILE (the JWT key, to mint short tokens) and SLURM_REST_TOKEN_FILE (a token file) when SCHEDULER=slurm' });
       }
     }
+    if (env.DATABASE_TENANT_URL && !env.DATABASE_URL) {
+      ctx.addIssue({ code: 'custom', path: ['DATABASE_TENANT_URL'], message: 'needs DATABASE_URL: it is the tenant calls\' login to that same Postgres (PGlite has one connection)' });
+    }
     // Links in mails and the API's address come from PORTAL_URL; in production they never follow a request's Host.
     if (env.PORTAL_ENV === 'production' && !env.PORTAL_URL) {
       ctx.addIssue({ code: 'custom', path: ['PORTAL_URL'], message: 'is required when PORTAL_ENV=production (the public address, such as https://portal.example.org: mails and the API reference link to it)' });
@@ -253,7 +268,7 @@ const schema = z
 /** @typedef {z.infer<typeof schema>} PortalEnv */
 
 /** Variables whose values a configuration error must not print. */
-const SECRET_VARIABLES = ['OIDC_PROVIDERS', 'METRICS_TOKEN'];
+const SECRET_VARIABLES = ['OIDC_PROVIDERS', 'METRICS_TOKEN', 'DATABASE_URL', 'DATABASE_TENANT_URL'];
 
 export class ConfigError extends Error {
   /** @param {string} message */
@@ -273,7 +288,7 @@ export function parseEnv(source) {
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => {
     const name = issue.path.join('.') || '(environment)';
-    // OIDC_PROVIDERS and METRICS_TOKEN hold secrets: their values are never repeated into logs.
+    // OIDC_PROVIDERS, METRICS_TOKEN and the database URLs (passwords) hold secrets: their values are never repeated into logs.
     const got = typeof issue.path[0] === 'string' && !SECRET_VARIABLES.includes(issue.path[0]) ? source[issue.path[0]] : undefined;
     return `  ${name}: ${issue.message}${got !== undefined ? ` (got "${got}")` : ''}`;
   });

@@ -3,10 +3,10 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '~/db/client';
-import { auditEvents, creditLineRequests, notifications, organisations, projectMembers, projects } from '~/db/schema';
+import { allocations, auditEvents, creditLineRequests, notifications, organisations, projectMembers, projects } from '~/db/schema';
 import { AppError } from '~/server/errors';
 import { createCallerFactory, createContextInner, router, tenantProcedure } from '~/server/api/trpc';
-import { callerFor, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
+import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, openTestDb, TEST_AUTHENTICATOR } from '~/server/testing/harness';
 
 /* eslint-disable drizzle/enforce-update-with-where, drizzle/enforce-delete-with-where -- the careless writes below forget their filter on purpose: the wall must catch them */
 // A deliberately careless procedure: it selects every project and organisation with no tenant filter.
@@ -39,6 +39,29 @@ const carelessRouter = router({
     .input((v) => v as string)
     .mutation(({ ctx, input }) => ctx.db.insert(creditLineRequests).values({ orgId: input, allocationId: '00000000-0000-4000-8000-000000000000', currentCents: 0, requestedCents: 1, reason: 'Forged', requestedBy: ctx.tenant.userId })),
   activateTenant: tenantProcedure('member').mutation(({ ctx }) => ctx.db.update(organisations).set({ status: 'active' })),
+  // Money (issue #31): what an injected statement in a tenant's transaction would try.
+  raiseGranted: tenantProcedure('member')
+    .input((v) => v as string)
+    .mutation(({ ctx, input }) => ctx.db.execute(sql`update allocations set granted = granted + 1000000 where id = ${input}`)),
+  lowerReserved: tenantProcedure('member')
+    .input((v) => v as string)
+    .mutation(({ ctx, input }) => ctx.db.execute(sql`update allocations set reserved = 0, charged = 0 where id = ${input}`)),
+  appendEntry: tenantProcedure('member')
+    .input((v) => v as { allocationId: string; kind: string; amount: number })
+    .mutation(({ ctx, input }) => ctx.db.execute(sql`insert into ledger_entries (allocation_id, kind, amount) values (${input.allocationId}, ${input.kind}::ledger_kind, ${input.amount})`)),
+  allocationFor: tenantProcedure('member')
+    .input((v) => v as string)
+    .mutation(({ ctx, input }) =>
+      ctx.db.execute(sql`insert into allocations (project_id, org_id, unit, period_start, period_end, granted) select id, org_id, 'gpu_seconds', current_date, current_date + 30, 1000000000 from projects where id = ${input}`),
+    ),
+  // RESET ROLE, then a read of every tenant's rows: the login role is what is left.
+  escapeAndRead: tenantProcedure('member')
+    .input((v) => v as string)
+    .query(async ({ ctx, input }) => {
+      await ctx.db.execute(sql.raw(input));
+      const rows: unknown = await ctx.db.execute(sql`select org_id from projects`);
+      return ((rows && typeof rows === 'object' && 'rows' in rows ? rows.rows : rows) as { org_id: string }[]).map((r) => r.org_id);
+    }),
   // Meets contention once (a deadlock's code), then succeeds: run again as a whole, the first attempt's write rolled back.
   flaky: tenantProcedure('member').mutation(async ({ ctx }) => {
     flaky.attempts++;
@@ -164,6 +187,57 @@ describe.each(dbTargets())('row-level security on %s', (target) => {
       // Within the tenant the same writes are allowed: its own member may be told, its own row written.
       await asA.notifyPerson(a.userId);
       await asA.projectFor(a.orgId);
+    });
+
+    describe('money only through the service (issue #31)', () => {
+      let allocationId: string;
+      const balance = async () => (await handle.db.select({ granted: allocations.granted, charged: allocations.charged, reserved: allocations.reserved }).from(allocations).where(eq(allocations.id, allocationId)))[0];
+
+      beforeAll(async () => {
+        const staff = await createStaff(handle.db, 'admin');
+        ({ allocationId } = await activeAllocation(handle.db, a, staff, { gpuHours: 10, today: new Date().toISOString().slice(0, 10) }));
+      });
+
+      it('refuses a tenant raising its own budget, minting ledger rows or an allocation, and moving its balance by hand', async () => {
+        const asA = carelessCaller(createContextInner({ db: handle.db, userId: a.userId }));
+        const before = await balance();
+        expect(before).toEqual({ granted: 36_000, charged: 0, reserved: 0 });
+        expect(await refusal(asA.raiseGranted(allocationId))).toMatch(/permission denied for table allocations/);
+        expect(await refusal(asA.lowerReserved(allocationId))).toMatch(/permission denied for table allocations/);
+        for (const kind of ['grant', 'refund', 'adjust', 'release', 'charge', 'expire']) {
+          expect(await refusal(asA.appendEntry({ allocationId, kind, amount: 1_000_000 })), kind).toMatch(/row-level security policy/);
+        }
+        // A reservation is the tenant's own to write, but only of a positive amount: a negative one would free budget.
+        expect(await refusal(asA.appendEntry({ allocationId, kind: 'reserve', amount: -1_000_000 }))).toMatch(/row-level security policy|ledger_entries_amount_ck/);
+        const project = (await handle.db.select({ id: projects.id }).from(projects).where(eq(projects.orgId, a.orgId)))[0]!.id;
+        expect(await refusal(asA.allocationFor(project))).toMatch(/permission denied for table allocations/);
+        expect(await balance()).toEqual(before);
+        expect(await handle.db.select({ id: allocations.id }).from(allocations).where(eq(allocations.orgId, a.orgId))).toHaveLength(1);
+        // The one row it may write moves the cached balance with it, in the database (drizzle/0064): no UPDATE right needed.
+        await asA.appendEntry({ allocationId, kind: 'reserve', amount: 100 });
+        expect(await balance()).toEqual({ ...before, reserved: 100 });
+      });
+
+      it('keeps every allocation’s cached balance equal to its ledger’s sums', async () => {
+        const drift: unknown = await handle.db.execute(sql`select a.id from allocations a left join ledger_entries l on l.allocation_id = a.id group by a.id
+          having a.granted <> coalesce(sum(l.amount) filter (where l.kind in ('grant', 'adjust')), 0)
+              or a.reserved <> coalesce(sum(l.amount) filter (where l.kind = 'reserve'), 0) - coalesce(sum(l.amount) filter (where l.kind = 'release'), 0)`);
+        expect((drift && typeof drift === 'object' && 'rows' in drift ? drift.rows : drift) as unknown[]).toEqual([]);
+      });
+
+      it.runIf(target === 'postgres')('leaves a tenant’s login with nothing after an injected RESET ROLE, and no other role to become', async () => {
+        const asA = carelessCaller(createContextInner({ db: handle.db, userId: a.userId }));
+        expect(new Set(await asA.escapeAndRead('select 1'))).toEqual(new Set([a.orgId]));
+        for (const escape of ['reset role', 'set role none', "select set_config('role', 'none', true)"]) {
+          expect(await refusal(asA.escapeAndRead(escape)), escape).toMatch(/permission denied for table projects/);
+        }
+        for (const other of ['portal_service', 'postgres', new URL(process.env.TEST_DATABASE_URL!).username]) {
+          expect(await refusal(asA.escapeAndRead(`set role ${other}`)), other).toMatch(/permission denied to set role|does not exist/);
+        }
+        // The login itself: no rights of its own, and it inherits none of portal_tenant's until it switches.
+        const login: unknown = await handle.db.execute(sql`select rolinherit, rolsuper, rolbypassrls from pg_roles where rolname = ${TEST_AUTHENTICATOR}`);
+        expect((login && typeof login === 'object' && 'rows' in login ? login.rows : login) as unknown[]).toEqual([{ rolinherit: false, rolsuper: false, rolbypassrls: false }]);
+      });
     });
 
     it('runs a mutation that met contention again as a whole, keeping only the attempt that succeeded', async () => {

@@ -1,8 +1,9 @@
 // A tenant's call runs in one transaction as the role portal_tenant (row-level security, the second
 // wall): reads and writes alike. A mutation is retried as a whole on contention, and may end its
 // transaction early with `commit()` to do what must follow the commit on the portal's own connection
-// (handing a job to the scheduler, whose adapter writes in transactions of its own).
-import type { Db, Tx } from '~/db/client';
+// (handing a job to the scheduler, whose adapter writes in transactions of its own). The transaction runs on
+// the tenant calls' own login when there is one (db/client.ts `tenantSide`); what follows the commit on `db`.
+import { tenantSide, type Db, type Tx } from '~/db/client';
 import { isTransientDbError, isUniqueViolation } from '~/server/errors';
 import { actAsTenant, withRetries } from '~/server/services/transaction';
 
@@ -29,7 +30,7 @@ function isIdempotencyConflict(error: unknown): boolean {
 
 /** readAsTenant runs a tenant's read in a transaction as that tenant. */
 export function readAsTenant<R>(db: Db, tenantId: string, run: (tx: Db) => Promise<R>): Promise<R> {
-  return db.transaction(async (tx) => {
+  return tenantSide(db).transaction(async (tx) => {
     const [, result] = await Promise.all([actAsTenant(tx, tenantId, 'read'), run(tx)]);
     return result;
   });
@@ -47,7 +48,7 @@ export function mutateAsTenant<R extends Outcome>(db: Db, tenantId: string, run:
     let askCommit!: () => void;
     const asked = new Promise<undefined>((resolve) => (askCommit = () => resolve(undefined)));
     let outcome: Promise<R> | undefined;
-    const transaction: Promise<void> = db.transaction(async (tx: Tx) => {
+    const transaction: Promise<void> = tenantSide(db).transaction(async (tx: Tx) => {
       const acting = actAsTenant(tx, tenantId, 'write');
       acting.catch(() => undefined); // awaited below; a failure must not count as unhandled meanwhile
       const commit = async () => {

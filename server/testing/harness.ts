@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { TRPCError } from '@trpc/server';
+import type { Sql } from 'postgres';
 import { and, desc, eq, like } from 'drizzle-orm';
 import { migrateDb, MIGRATIONS_FOLDER, openDb, type Db, type DbHandle } from '~/db/client';
 import { mailOutbox, memberships, staffRoles, users, type StaffRole } from '~/db/schema';
@@ -40,10 +41,13 @@ export async function openTestDb(target: TargetName, options: { migrate?: boolea
   const { default: postgres } = await import('postgres');
   const admin = postgres(adminUrl, { max: 1, onnotice: () => undefined });
   const name = `portal_test_${randomBytes(6).toString('hex')}`;
+  const authenticator = await (testRoles ??= ensureTestRoles(admin));
   await admin.unsafe(`create database ${name}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const handle = await openDb({ driver: 'postgres', url: url.toString(), max: 20 });
+  // Tenant calls log in as the authenticator, as a centre runs the portal (docs/deploy.md), when it could be made.
+  const tenantUrl = authenticator ? Object.assign(new URL(url), { username: authenticator }).toString() : undefined;
+  const handle = await openDb({ driver: 'postgres', url: url.toString(), max: 20, tenantUrl, tenantMax: 20 });
   await prepare(handle);
   const wrapped: DbHandle = {
     ...handle,
@@ -58,6 +62,37 @@ export async function openTestDb(target: TargetName, options: { migrate?: boolea
 }
 
 const testUrls = new WeakMap<DbHandle, string>();
+
+/** The role tenant calls log in as in the Postgres tests (created here with LOGIN; drizzle/0065 lets it become portal_tenant). */
+export const TEST_AUTHENTICATOR = 'portal_authenticator';
+
+let testRoles: Promise<string | null> | undefined;
+
+/**
+ * ensureTestRoles creates the cluster's portal roles once per test process, before any migration: test files
+ * migrating fresh databases at once would otherwise race to create them (a duplicate in pg_authid). Answers
+ * the authenticator's name, or null when the test login may not create roles (tenant calls then share its login).
+ */
+async function ensureTestRoles(admin: Sql): Promise<string | null> {
+  const create = async (statement: string) => {
+    try {
+      await admin.unsafe(statement);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code !== '42710' && code !== '23505') throw error; // it exists (or was created meanwhile)
+    }
+  };
+  try {
+    await create('create role portal_tenant nologin nobypassrls');
+    await create('create role portal_service nologin nobypassrls');
+    await create(`create role ${TEST_AUTHENTICATOR} login noinherit nobypassrls`);
+    await admin.unsafe(`alter role ${TEST_AUTHENTICATOR} login noinherit`);
+    return TEST_AUTHENTICATOR;
+  } catch (error) {
+    console.warn(`[tests] the roles could not be created as ${new URL(process.env.TEST_DATABASE_URL!).username}: tenant calls share its login`, error);
+    return null;
+  }
+}
 
 /**
  * migratedPgliteTemplate is the data directory of a PGlite database migrated and given the default catalogue,

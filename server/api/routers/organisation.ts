@@ -36,7 +36,9 @@ export const organisationRouter = router({
   /** The owner accepts the price list: a company without a credit line gets its starting line on a project of its own; one with a line keeps it and its cap. */
   startPayAsYouGo: tenantProcedure('owner')
     .output(z.object({ projectId: z.string().nullable(), allocationId: z.string().nullable(), creditCents: z.number().int() }))
-    .mutation(({ ctx }) => startPayAsYouGo(ctx.db, ctx.tenant, ctx.now())),
+    // The starting credit line is a grant, which the tenant role may not write (drizzle/0064): the acceptance runs on
+    // the portal's own connection once the request's transaction (which wrote nothing) is committed, scoped to this tenant.
+    .mutation(async ({ ctx }) => startPayAsYouGo(await ctx.commit(), ctx.tenant, ctx.now())),
 
   /** The company's active credit lines and its requests for larger ones. */
   creditLines: tenantProcedure('owner')

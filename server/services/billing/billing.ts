@@ -93,7 +93,8 @@ export interface PayAsYouGoStart {
  * starts at once, without staff: a project of its own gets the catalogue's starting credit line, and
  * the monthly cap is set to that amount if the company has none. A company that already has a credit
  * line (from staff) keeps its lines and its cap as they are: no money moves as a side effect of an
- * acceptance. A larger credit line is a request staff decide. Once per tenant.
+ * acceptance. A larger credit line is a request staff decide. Once per tenant. Runs on the portal's own
+ * connection (`db`, not a tenant's transaction): a grant is out of the tenant role's reach (drizzle/0064).
  */
 export async function startPayAsYouGo(db: Db, actor: TenantActor, now: Date): Promise<PayAsYouGoStart> {
   if (actor.org.kind !== 'company') throw new AppError('BAD_REQUEST', 'payg.companyOnly');

@@ -6,7 +6,7 @@
 // nodes the scheduler gave the job — the gateway connects nowhere else.
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Db } from '~/db/client';
+import { tenantSide, type Db } from '~/db/client';
 import { jobs, organisations, projects, type Residency } from '~/db/schema';
 import { configuredCatalogue } from '~/server/catalogue';
 import { residencyAllowsSite } from '~/server/core/jobs/admission';
@@ -96,7 +96,7 @@ export async function servicesForCall(db: Db, orgId: string, projectId: string, 
         .innerJoin(organisations, and(eq(organisations.id, jobs.orgId), eq(organisations.centre, true)))
         .where(and(eq(jobs.kind, 'inference'), eq(jobs.state, 'RUNNING'), inArray(jobs.servedModel, wanted)))
         .orderBy(asc(jobs.startedAt), asc(jobs.id));
-  const own = await db.transaction(async (tx) => {
+  const own = await tenantSide(db).transaction(async (tx) => {
     const [, rows, [project]] = await Promise.all([
       actAsTenant(tx, orgId, 'read'),
       tx

@@ -10,7 +10,7 @@ import type { Locale, MessageKey } from '~/server/i18n';
 import { localName } from '~/server/catalogue';
 import { isStaff, type Actor, type TenantActor } from '~/server/services/actor';
 import { syncBudgetsAfterCommit, type BudgetSyncStep } from '~/server/services/cluster/scheduler-budgets';
-import { inTransaction } from '~/server/services/transaction';
+import { inTransaction, isTransaction, stepAfterCommit } from '~/server/services/transaction';
 import { recordAudit } from '~/server/services/audit';
 import { listResourceClasses } from '~/server/services/catalogue';
 import { grantBudget } from './ledger';
@@ -151,6 +151,10 @@ async function heldAllocations(db: DbOrTx, orgId: string) {
  * submitApplication sends a draft to review down the route core decides (reviewRouteFor): an instant
  * mode approves at once, once per tenant and period; a second request goes to a reviewer with the reason.
  * An instant approval then hands the project's new budget to the scheduler (`budgets`, after the commit).
+ *
+ * An approval grants budget, which the tenant role may not write (drizzle/0064). Called in a tenant's
+ * transaction, an instant route therefore commits it (it wrote nothing: `budgets.step`) and routes again on
+ * the portal's own connection, under the organisation's lock, where the approval is written and audited.
  */
 export async function submitApplication(db: Db, actor: TenantActor, applicationId: string, now: Date, budgets?: BudgetSyncStep) {
   const today = now.toISOString().slice(0, 10);
@@ -160,27 +164,55 @@ export async function submitApplication(db: Db, actor: TenantActor, applicationI
   if (actor.org.status !== 'active') throw new AppError('FORBIDDEN', 'error.tenantNotActive', { org: actor.org.name });
   const lines = await linesOf(db, applicationId);
   const { mode, request } = await validateRequest(db, actor, { ...existing, baseAllocationId: existing.baseAllocationId ?? undefined, lines }, today);
-  const submitted = await inTransaction(db, async (tx) => {
-    // The organisation row first (the lock order): two drafts of one tenant submitted at once are
-    // routed one after the other, so a second Playground request sees the first one's allocation.
-    await tx.select({ id: organisations.id }).from(organisations).where(eq(organisations.id, actor.org.id)).for('no key update');
-    const app = await lockApplication(tx, applicationId, actor.org.id);
-    if (!(EDITABLE as readonly string[]).includes(app.status)) throw new AppError('PRECONDITION_FAILED', 'application.notEditable', { status: app.status });
-    const route = reviewRouteFor({ mode, request, held: await heldAllocations(tx, actor.org.id), today });
-    await tx.update(applications).set({ status: 'submitted', submittedAt: now, reviewRoute: route }).where(eq(applications.id, applicationId));
-    await recordAudit(tx, { actorUserId: actor.userId, orgId: actor.org.id, action: 'application.submitted', targetType: 'application', targetId: applicationId, data: { accessModeId: mode.id, route } });
-    if (route.path === 'instant') {
-      await decideInTx(tx, null, { ...app, status: 'submitted' }, { outcome: 'approved', grantedLines: lines, comment: '' }, now);
-      return { status: 'approved' as const, route };
-    }
-    // Who is staff is out of a tenant's reach except through this function (drizzle/0018).
-    const reviewers = await tx.select({ userId: users.id }).from(users).where(sql`${users.id} in (select portal_staff_ids())`);
-    const [project] = await tx.select({ title: projects.title }).from(projects).where(eq(projects.id, app.projectId));
-    await notify(tx, reviewers.map((r) => r.userId), 'notice.applicationSubmitted', { project: project!.title, org: actor.org.name }, `/staff/applications/${applicationId}`, { orgId: actor.org.id });
-    return { status: 'submitted' as const, route };
-  });
-  if (submitted.status === 'approved') await syncBudgetsAfterCommit(db, budgets, [existing.projectId]);
-  return submitted;
+  const submission: Submission = { mode, request, lines, today, now };
+  const first = await inTransaction(db, (tx) => routeSubmission(tx, actor, applicationId, { ...submission, approve: !isTransaction(db) }));
+  if (first.status !== 'instant') {
+    if (first.status === 'approved') await syncBudgetsAfterCommit(db, budgets, [existing.projectId]);
+    return first;
+  }
+  if (!budgets) throw new Error('submitApplication: an instant approval in a tenant transaction needs the step after its commit');
+  const after = await stepAfterCommit(db, budgets.step);
+  const second = await inTransaction(after.db, (tx) => routeSubmission(tx, actor, applicationId, { ...submission, approve: true }));
+  // Routed again under the lock: a submission of the same tenant meanwhile may have taken the instant approval.
+  if (second.status === 'approved') await syncBudgetsAfterCommit(after.db, { step: after.scheduler, now: budgets.now }, [existing.projectId]);
+  return second;
+}
+
+interface Submission {
+  mode: typeof accessModes.$inferSelect;
+  request: SettledInput;
+  lines: RequestLine[];
+  today: string;
+  now: Date;
+}
+type Routed = { status: 'approved' | 'submitted'; route: ReviewRoute };
+
+/**
+ * routeSubmission decides a draft's route on the locked organisation and application and records it:
+ * submitted to review (reviewers told), or approved at once when `approve` (the portal's own connection);
+ * an instant route without it writes nothing and answers `instant`.
+ */
+async function routeSubmission(tx: Tx, actor: TenantActor, applicationId: string, input: Submission & { approve: true }): Promise<Routed>;
+async function routeSubmission(tx: Tx, actor: TenantActor, applicationId: string, input: Submission & { approve: boolean }): Promise<Routed | { status: 'instant'; route: ReviewRoute }>;
+async function routeSubmission(tx: Tx, actor: TenantActor, applicationId: string, input: Submission & { approve: boolean }): Promise<Routed | { status: 'instant'; route: ReviewRoute }> {
+  // The organisation row first (the lock order): two drafts of one tenant submitted at once are
+  // routed one after the other, so a second Playground request sees the first one's allocation.
+  await tx.select({ id: organisations.id }).from(organisations).where(eq(organisations.id, actor.org.id)).for('no key update');
+  const app = await lockApplication(tx, applicationId, actor.org.id);
+  if (!(EDITABLE as readonly string[]).includes(app.status)) throw new AppError('PRECONDITION_FAILED', 'application.notEditable', { status: app.status });
+  const route = reviewRouteFor({ mode: input.mode, request: input.request, held: await heldAllocations(tx, actor.org.id), today: input.today });
+  if (route.path === 'instant' && !input.approve) return { status: 'instant' as const, route };
+  await tx.update(applications).set({ status: 'submitted', submittedAt: input.now, reviewRoute: route }).where(eq(applications.id, applicationId));
+  await recordAudit(tx, { actorUserId: actor.userId, orgId: actor.org.id, action: 'application.submitted', targetType: 'application', targetId: applicationId, data: { accessModeId: input.mode.id, route } });
+  if (route.path === 'instant') {
+    await decideInTx(tx, null, { ...app, status: 'submitted' }, { outcome: 'approved', grantedLines: input.lines, comment: '' }, input.now);
+    return { status: 'approved' as const, route };
+  }
+  // Who is staff is out of a tenant's reach except through this function (drizzle/0018).
+  const reviewers = await tx.select({ userId: users.id }).from(users).where(sql`${users.id} in (select portal_staff_ids())`);
+  const [project] = await tx.select({ title: projects.title }).from(projects).where(eq(projects.id, app.projectId));
+  await notify(tx, reviewers.map((r) => r.userId), 'notice.applicationSubmitted', { project: project!.title, org: actor.org.name }, `/staff/applications/${applicationId}`, { orgId: actor.org.id });
+  return { status: 'submitted' as const, route };
 }
 
 export interface DecisionInput {

@@ -118,28 +118,25 @@ async function appendEntries(tx: Tx, row: AllocationRow, entries: EntryInput[], 
     if (!result.ok) throw refusalError(row, result.refusal, field);
     balance = result.balance;
   }
-  // One statement appends the rows and stores the balance: one round trip while the allocation is locked.
-  const appended = tx.$with('appended').as(
-    tx
-      .insert(ledgerEntries)
-      .values(
-        entries.map((e) => ({
-          allocationId: row.id,
-          kind: e.kind,
-          amount: e.amount,
-          overrun: e.overrun ?? 0,
-          jobId: e.jobId ?? null,
-          taskIndex: e.taskIndex ?? null,
-          extension: e.extension ?? 0,
-          modelCallId: e.modelCallId ?? null,
-          actorUserId: e.actorUserId ?? null,
-          reason: e.reason ?? null,
-          ...stampAt(e.at),
-        })),
-      )
-      .returning({ id: ledgerEntries.id }),
-  );
-  await tx.with(appended).update(allocations).set(balance).where(eq(allocations.id, row.id));
+  // One statement appends the rows; the database moves the allocation's cached balance by them in the same
+  // statement (the trigger ledger_applied, drizzle/0064), to what applyEntry computed here on the locked row.
+  await tx
+    .insert(ledgerEntries)
+    .values(
+      entries.map((e) => ({
+        allocationId: row.id,
+        kind: e.kind,
+        amount: e.amount,
+        overrun: e.overrun ?? 0,
+        jobId: e.jobId ?? null,
+        taskIndex: e.taskIndex ?? null,
+        extension: e.extension ?? 0,
+        modelCallId: e.modelCallId ?? null,
+        actorUserId: e.actorUserId ?? null,
+        reason: e.reason ?? null,
+        ...stampAt(e.at),
+      })),
+    );
   await noticeUsage(tx, row, balance);
   return balance;
 }
@@ -395,7 +392,12 @@ function startReservation(
   return { monthSpent, appended };
 }
 
-/** A reservation's ledger row (a new job's or a model call's) and the allocation's cached balance, in one statement (at: null = the transaction's time). */
+/**
+ * A reservation's ledger row (a new job's or a model call's), in one statement that answers the allocation's
+ * balance after it (at: null = the transaction's time): the trigger ledger_applied (drizzle/0064) moves the
+ * cached balance within the insert, after the statement's snapshot was taken, so the answer adds the
+ * amount to the balance as this statement sees it (the row is locked by this transaction).
+ */
 const reserveStatement = reusable('ledger_reserve', (tx) => {
   const appended = tx.$with('appended').as(
     tx
@@ -409,14 +411,19 @@ const reserveStatement = reusable('ledger_reserve', (tx) => {
         actorUserId: sql.placeholder('actorUserId'),
         at: sql`coalesce(${sql.placeholder('at')}::timestamptz, now())`,
       })
-      .returning({ id: ledgerEntries.id }),
+      .returning({ amount: ledgerEntries.amount }),
   );
   return tx
     .with(appended)
-    .update(allocations)
-    .set({ reserved: sql`${allocations.reserved} + ${sql.placeholder('amount')}::bigint` })
-    .where(eq(allocations.id, sql.placeholder('allocationId')))
-    .returning({ granted: allocations.granted, charged: allocations.charged, reserved: allocations.reserved, expired: allocations.expired, overrun: allocations.overrun });
+    .select({
+      granted: allocations.granted,
+      charged: allocations.charged,
+      reserved: sql<number>`${allocations.reserved} + (select ${appended.amount} from ${appended})`.mapWith(Number),
+      expired: allocations.expired,
+      overrun: allocations.overrun,
+    })
+    .from(allocations)
+    .where(eq(allocations.id, sql.placeholder('allocationId')));
 });
 
 /**

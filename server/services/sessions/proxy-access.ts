@@ -7,7 +7,7 @@
 // from a file the job writes).
 import { and, eq } from 'drizzle-orm';
 import { getToken } from 'next-auth/jwt';
-import type { Db } from '~/db/client';
+import { tenantSide, type Db } from '~/db/client';
 import { jobs } from '~/db/schema';
 import { isFinalState, type SchedulerPort } from '~/server/core/scheduler/port';
 import { logger } from '~/server/observability/log';
@@ -86,7 +86,7 @@ interface SessionJob {
 async function ownSessionJob(db: Db, caller: Caller, jobId: string, preferredOrgId: string | undefined): Promise<SessionJob | undefined> {
   const tenants = [...caller.tenants].sort((a, b) => Number(b.id === preferredOrgId) - Number(a.id === preferredOrgId));
   for (const tenant of tenants) {
-    const job = await db.transaction(async (tx) => {
+    const job = await tenantSide(db).transaction(async (tx) => {
       const [, rows] = await Promise.all([
         actAsTenant(tx, tenant.id, 'read'),
         tx
