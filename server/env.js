@@ -123,6 +123,10 @@ const schema = z
     DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
     /** A lock wait longer than this fails (and is retried), instead of queueing every request behind it. */
     DATABASE_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+    /** `off`: this web process runs no worker; `npm run worker` runs it as a process of its own (a load-balanced deployment: scripts/ha-stack.sh). */
+    PORTAL_WORKER: z.enum(['on', 'off']).default('on'),
+    /** The name this process's metrics carry in portal_process_info (default host:pid); a load balancer's server name fits. */
+    PORTAL_INSTANCE: optionalString.pipe(z.string().max(100).optional()),
     /** Web processes `npm start` runs on its port (scripts/server.mjs reads it; `auto` = one per core; each process sees the number). */
     PORTAL_WEB_PROCESSES: z
       .union([z.literal('auto').transform(() => availableParallelism()), z.coerce.number().int().min(1).max(64)])

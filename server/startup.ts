@@ -15,7 +15,8 @@ export async function startPortal(): Promise<void> {
     const config = env();
     const handle = await startAppDb({ command: 'portal server (npm start)' });
     const scheduler = await getScheduler(handle.db);
-    startWorker(handle, scheduler);
+    // One worker acts at a time (an advisory lock); a deployment with a worker process of its own turns it off here.
+    if (config.PORTAL_WORKER === 'on') startWorker(handle, scheduler);
     // The proxy to interactive sessions, for the portal's HTTP server (scripts/server.mjs).
     registerSessionProxy(handle.db, scheduler);
     // The browser's upload PATCHes and downloads, answered before Next (server/transfers.ts).

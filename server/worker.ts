@@ -14,6 +14,7 @@ import type { MailTransport } from './core/mail/delivery';
 import { clustersOf, isBudgetEnforcing, isCheckpointing, isSchedulerUnavailable, type SchedulerPort } from './core/scheduler/port';
 import { env } from './env.js';
 import { logger } from './observability/log';
+import { metrics } from './observability/metrics';
 import { issueMonthlyInvoices } from './services/billing/invoices';
 import { expireDueAllocations } from './services/ledger/ledger';
 import { releaseLostModelCalls } from './services/inference/metering';
@@ -160,10 +161,12 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
         log('[worker] lost the worker lock (connection dropped?): this process stops acting');
         await lease.release();
         lease = null;
+        metrics().workerLeader.set(0);
       }
       if (!lease) {
         lease = await handle.tryAdvisoryLock(WORKER_LOCK_KEY);
         if (!lease) return;
+        metrics().workerLeader.set(1);
         log('[worker] this process runs the reconciler');
       }
       const at = now();
@@ -259,6 +262,7 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
       state.worker = undefined;
       void lease?.release();
       lease = null;
+      metrics().workerLeader.set(0);
     },
   };
   return state.worker;

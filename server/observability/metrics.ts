@@ -4,6 +4,7 @@
 // happen; the figures read from the database and the scheduler are set at scrape time
 // (server/observability/scrape.ts). Labels are bounded sets only: route templates, procedure paths,
 // message keys, states, partitions — never ids.
+import { hostname } from 'node:os';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { jobKind } from '~/db/schema';
 
@@ -13,6 +14,10 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 function createMetrics() {
   const registry = new Registry();
   const metrics = createFamilies(registry);
+  // Which process answered: behind a load balancer every web process is scraped on its own port, and the
+  // series of one process name it (PORTAL_INSTANCE, else host:pid) beside the target's `instance`.
+  metrics.processInfo.set({ name: process.env.PORTAL_INSTANCE || `${hostname()}:${process.pid}` }, 1);
+  metrics.workerLeader.set(0);
   // Every kind from the start at 0, so rate() sees the first submission of a kind as an increase.
   for (const kind of jobKind.enumValues) metrics.submissions.inc({ kind }, 0);
   return metrics;
@@ -86,6 +91,8 @@ function createFamilies(registry: Registry) {
       help: 'Seconds since the worker last recorded a round (written at least once a minute while it runs); absent before its first round.',
       registers,
     }),
+    processInfo: new Gauge({ name: 'portal_process_info', help: 'Always 1: the name of the process these series come from (PORTAL_INSTANCE, else host:pid).', labelNames: ['name'] as const, registers }),
+    workerLeader: new Gauge({ name: 'portal_worker_leader', help: '1 while this process holds the worker lock and runs the reconciler (one process of a deployment at a time), else 0.', registers }),
     outboxPending: new Gauge({ name: 'portal_mail_outbox_pending', help: 'Mails in the outbox not yet sent (and not given up).', registers }),
     outboxOldestAge: new Gauge({
       name: 'portal_mail_outbox_oldest_pending_age_seconds',
