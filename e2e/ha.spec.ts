@@ -7,20 +7,19 @@
 // nothing settled twice, no allocation past its grant, every cached balance equal to its ledger; haproxy
 // hands requests to both processes, and the one worker process leads.
 // Needs a real Postgres (TEST_DATABASE_URL) and haproxy (.ci/run installs it).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import postgres from 'postgres';
+import { METRICS_TOKEN, prepareRacers, raceJob, stackControl, submitJob, type Racer } from './load-balanced';
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL;
 const BASE = Number(process.env.E2E_PORT ?? 3100) + 60;
-const PORTS = { balancer: BASE, web: [BASE + 1, BASE + 2], stats: BASE + 3 };
-const root = path.resolve(import.meta.dirname, '..');
+const PORTS = { balancer: BASE, web: [BASE + 1, BASE + 2] as [number, number], stats: BASE + 3 };
 const haproxy = spawnSync('sh', ['-c', 'command -v haproxy || ls /usr/sbin/haproxy'], { encoding: 'utf8' }).stdout.trim();
-const METRICS_TOKEN = 'ha-test-metrics-token-0123456789';
 
 test('1,000 submissions race through two web processes behind haproxy: no 5xx, one job per key, nothing doubled or overspent', async () => {
   test.skip(!ADMIN_URL, 'needs a real Postgres (TEST_DATABASE_URL): several processes share it');
@@ -31,34 +30,11 @@ test('1,000 submissions race through two web processes behind haproxy: no 5xx, o
   await admin.unsafe(`create database ${name}`);
   const url = Object.assign(new URL(ADMIN_URL!), { pathname: `/${name}` }).toString();
   const haDir = mkdtempSync(path.join(tmpdir(), 'portal-e2e-ha-'));
-  const stackEnv = {
-    ...process.env,
-    DATABASE_URL: url,
-    DATABASE_TENANT_URL: Object.assign(new URL(url), { username: 'portal_authenticator' }).toString(),
-    HA_DIR: haDir,
-    HA_PORT: String(PORTS.balancer),
-    HA_WEB_PORTS: PORTS.web.join(' '),
-    HA_STATS_PORT: String(PORTS.stats),
-    DEMO_SEED: 'off',
-    PORTAL_URL: '',
-    SMTP_URL: '',
-    SIM_SPEED: '600',
-    SIM_NODE_MTBF_HOURS: '0',
-    METRICS_TOKEN,
-    LOG_LEVEL: 'warn',
-  };
-  const stack = (command: string) => execFileSync('scripts/ha-stack.sh', [command], { cwd: root, env: stackEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000 });
+  const stack = stackControl({ databaseUrl: url, tenantUrl: Object.assign(new URL(url), { username: 'portal_authenticator' }).toString(), haDir, ports: PORTS });
   const db = postgres(url, { max: 4, onnotice: () => undefined });
   try {
-    try {
-      console.log(stack('start').trim());
-    } catch (error) {
-      const logs = ['worker.log', `web-${PORTS.web[0]}.log`, 'haproxy.log'].map((f) => `--- ${f}\n${existsSync(path.join(haDir, 'log', f)) ? readFileSync(path.join(haDir, 'log', f), 'utf8').slice(-3000) : '(none)'}`);
-      throw new Error(`the stack did not start: ${(error as { stderr?: string }).stderr ?? String(error)}\n${logs.join('\n')}`, { cause: error });
-    }
-
-    // People, budgets and tokens, made through the services on the stack's database (as staff and an operator would).
-    const { people } = await prepare(url);
+    console.log(stack.start());
+    const people = await prepareRacers(url, { tenants: 5, tightGpuHours: 20 });
 
     // haproxy hands requests round to both processes.
     const served = new Set<string>();
@@ -69,21 +45,19 @@ test('1,000 submissions race through two web processes behind haproxy: no 5xx, o
     const statuses = new Map<number, number>();
     const refusals = new Map<string, number>();
     const accepted = new Map<string, Set<string>>();
-    const sent: { key: string; body: Record<string, unknown>; person: (typeof people)[number] }[] = [];
+    const sent: { key: string; body: Record<string, unknown>; person: Racer }[] = [];
     let next = 0;
     const submitOne = async (n: number) => {
       const earlier = n % 10 === 9 ? sent[n - 5] : undefined;
       const person = earlier?.person ?? people[n % people.length]!;
       const key = earlier?.key ?? `ha-${randomUUID()}`;
-      const body = earlier?.body ?? { allocationId: person.allocationId, resourceClassId: 'h100', name: `ha-race-${n}`, kind: 'training', gpus: 1 + (n % 2), nodes: 1, walltimeMinutes: 30, image: 'nvcr.io/nvidia/pytorch:24.05-py3', command: 'torchrun train.py', estimate: { runtimeSeconds: 60 + (n % 7) * 30 } };
+      const body = earlier?.body ?? raceJob(person, n);
       if (!earlier) sent[n] = { key, body, person };
-      const port = PORTS.web[n % 2]!;
-      const response = await fetch(`http://127.0.0.1:${port}/api/v1/jobs`, { method: 'POST', headers: { authorization: `Bearer ${person.token}`, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(body) });
-      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-      const answer = (await response.json().catch(() => ({}))) as { id?: string; error?: { code?: string; message?: string } };
-      if (response.status === 200 && answer.id) accepted.set(key, (accepted.get(key) ?? new Set()).add(answer.id));
+      const answer = await submitJob(`http://127.0.0.1:${PORTS.web[n % 2]!}`, person, key, body);
+      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+      if (answer.status === 200 && answer.id) accepted.set(key, (accepted.get(key) ?? new Set()).add(answer.id));
       else {
-        const refusal = `${response.status} ${answer.error?.code ?? '?'}: ${answer.error?.message?.replace(/[\d.,€]+/g, '#') ?? ''}`;
+        const refusal = `${answer.status} ${answer.error?.code ?? '?'}: ${answer.error?.message?.replace(/[\d.,€]+/g, '#') ?? ''}`;
         refusals.set(refusal, (refusals.get(refusal) ?? 0) + 1);
       }
     };
@@ -127,44 +101,10 @@ test('1,000 submissions race through two web processes behind haproxy: no 5xx, o
       expect(text).toMatch(new RegExp(`^portal_process_info\\{name="web${PORTS.web.indexOf(port) + 1}"\\} 1$`, 'm'));
     }
   } finally {
-    try {
-      stack('stop');
-    } catch {
-      /* stopped as far as it goes */
-    }
+    stack.stop();
     await db.end();
     await admin.unsafe(`drop database if exists ${name} with (force)`).catch(() => undefined);
     await admin.end();
     rmSync(haDir, { recursive: true, force: true });
   }
 });
-
-/** prepare makes 5 tenants of 4 people (owner and three managers), each tenant one allocation (the first a tight one), and a jobs:write token per person. */
-async function prepare(url: string) {
-  const { openDb } = await import('../db/client');
-  const harness = await import('../server/testing/harness');
-  const { loadActor } = await import('../server/services/identity/accounts');
-  const { createApiToken } = await import('../server/services/identity/api-tokens');
-  // Approvals here need no cluster: the stack's own processes run the simulated one.
-  const { port: scheduler } = (await import('../server/testing/scripted-scheduler')).scriptedScheduler();
-  const handle = await openDb({ driver: 'postgres', url, max: 4 });
-  try {
-    const db = handle.db;
-    const staff = await harness.createStaff(db, 'admin');
-    const today = new Date().toISOString().slice(0, 10);
-    const people: { token: string; allocationId: string }[] = [];
-    for (let t = 0; t < 5; t++) {
-      const owner = await harness.createTenant(db, { name: `HA tenant ${t} ${randomUUID().slice(0, 4)}` });
-      const { allocationId } = await harness.activeAllocation(db, owner, staff, { gpuHours: t === 0 ? 20 : 5000, today, scheduler });
-      await harness.callerFor(db, { userId: staff.userId, scheduler }).staff.setAllocationLimits({ allocationId, maxGpusAtOnce: 4000, maxWalltimeHours: 24, maxQueuedJobs: 2000, reason: 'A race of 1,000 submissions' });
-      for (const who of [owner, await harness.addMember(db, owner, 'manager'), await harness.addMember(db, owner, 'manager'), await harness.addMember(db, owner, 'manager')]) {
-        const actor = (await loadActor(db, who.userId))!;
-        const { token } = await createApiToken(db, actor, { name: 'ha race', orgId: owner.orgId, scopes: ['jobs:write'], expiresInDays: 1 }, new Date());
-        people.push({ token, allocationId });
-      }
-    }
-    return { people };
-  } finally {
-    await handle.close();
-  }
-}

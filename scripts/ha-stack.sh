@@ -91,6 +91,11 @@ start() {
   server web$n 127.0.0.1:$port check inter 1s fall 2 rise 2 maxconn 64"
   done
 
+  # When no web process can answer (all failing their health check, e.g. while the database fails over),
+  # haproxy's own answer is the portal's: 503 with Retry-After and the API's error shape, never a bare 502/504.
+  local body='{"error":{"code":"SERVICE_UNAVAILABLE","message":"The portal cannot answer right now (it may be switching to its standby database). Try again in 5 seconds; a submission sent again with the same Idempotency-Key will not run twice."}}'
+  printf 'HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncache-control: no-store\r\nretry-after: 5\r\ncontent-length: %s\r\nconnection: close\r\n\r\n%s' "${#body}" "$body" >"$HA_DIR/unavailable.http"
+
   cat >"$HA_DIR/haproxy.cfg" <<EOF
 # Written by scripts/ha-stack.sh: the portal's web processes behind one address.
 global
@@ -110,6 +115,9 @@ defaults
   timeout client 120s
   timeout server 120s
   timeout queue 30s
+  errorfile 502 $HA_DIR/unavailable.http
+  errorfile 503 $HA_DIR/unavailable.http
+  errorfile 504 $HA_DIR/unavailable.http
 
 frontend portal
   bind 127.0.0.1:$HA_PORT

@@ -108,11 +108,9 @@ export async function sha256File(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** The URL without its password, for a manifest and the logs. */
+/** The URL without its password, for a manifest and the logs (also a multi-host one, which URL cannot parse). */
 export function withoutPassword(url: string): string {
-  const u = new URL(url);
-  u.password = '';
-  return u.toString();
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/, '$1@');
 }
 
 /** run runs a program to its end; rejects with its last output lines when it fails. */

@@ -61,6 +61,29 @@ export function isTransientDbError(error: unknown): boolean {
   return false;
 }
 
+/**
+ * What the database answers, or the driver reports, while it cannot be reached or is switching to another
+ * server (a fail-over): the server shutting down or starting (57P01–57P03), a connection lost or refused
+ * (class 08), and the driver's own connection errors and the socket's.
+ */
+const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
+
+/**
+ * isDatabaseUnavailable tells whether an error means the database could not be reached (or was lost in the
+ * middle of the call): the caller is told 503 with Retry-After, never 500. A call that failed so may or may
+ * not have committed; a submission's Idempotency-Key makes the client's retry safe either way.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  }
+  return false;
+}
+
+/** Seconds a client is asked to wait (Retry-After) when the database is unavailable: about a fail-over's time. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
 /** isStatementTimeout tells whether a database error is a statement cancelled by statement_timeout. */
 export function isStatementTimeout(error: unknown): boolean {
   for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {

@@ -14,7 +14,7 @@ import type { Db } from '~/db/client';
 import type { ApiTokenAuth } from '~/server/core/rest/scopes';
 import { apiTokenRule, clientAddress } from '~/server/core/rate-limits';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
-import { AppError } from '~/server/errors';
+import { AppError, DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '~/server/errors';
 import { negotiateLocale, translate, type Locale } from '~/server/i18n';
 import { logger } from '~/server/observability/log';
 import { inRequestScope, requestIdFrom } from '~/server/request-scope';
@@ -70,7 +70,11 @@ function refuse(answer: Answer, code: TRPCError['code'], message: string, fields
 /** retryAfterOf is the wait a rate-limit refusal names (server/services/rate-limits.ts `limit`), in seconds. */
 function retryAfterOf(error: unknown): number | undefined {
   const cause = error instanceof TRPCError ? error.cause : error;
-  return cause instanceof AppError && cause.code === 'TOO_MANY_REQUESTS' ? Number(cause.params.seconds ?? 0) || undefined : undefined;
+  if (!(cause instanceof AppError)) return undefined;
+  if (cause.code === 'TOO_MANY_REQUESTS') return Number(cause.params.seconds ?? 0) || undefined;
+  // Busy or the database out of reach: a moment, as the message says.
+  if (cause.code === 'SERVICE_UNAVAILABLE') return Number(cause.params.seconds ?? 0) || 1;
+  return undefined;
 }
 
 /** The error shape trpc-to-openapi answers with: the portal's tRPC error shape (server/api/trpc.ts) plus the code's name. */
@@ -169,93 +173,102 @@ export function createRestHandler(deps: RestDeps): RestHandler {
   const rule = apiTokenRule(deps.perMinute);
   return (req, body = req.body) => {
     const requestId = requestIdFrom(req.headers.get('x-request-id'));
-    return inRequestScope({ requestId }, async () => {
-      // Language from Accept-Language only: the API reads no cookie.
+    return inRequestScope({ requestId }, () => answerRequest(req, body, requestId)).catch((error: unknown) => {
+      // Before or beside the procedures (the token, the rate limit): the database out of reach is 503, not 500.
+      if (!isDatabaseUnavailable(error)) throw error;
+      logger().warn({ err: error, method: req.method, requestId }, 'database unavailable');
+      const answer: Answer = { requestId, headers: new Headers({ 'x-request-id': requestId, 'cache-control': 'no-store', 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) }) };
       const locale = negotiateLocale(undefined, req.headers.get('accept-language'));
-      const url = new URL(req.url);
-      const path = url.pathname.slice(url.pathname.indexOf(REST_PREFIX) + REST_PREFIX.length).replace(/\/+$/, '') || '/';
-      const answer: Answer = { requestId, headers: new Headers({ 'x-request-id': requestId, 'cache-control': 'no-store' }) };
-
-      if (path === '/openapi.json' && req.method === 'GET') return json(answer, 200, restDocument(typeof deps.portalUrl === 'string' ? deps.portalUrl : deps.portalUrl(req)));
-
-      const db = await deps.db();
-      const at = now();
-      const address = clientAddress(req.headers, deps.trustProxy ?? false);
-      let token: ApiTokenAuth;
-      try {
-        token = await deps.authenticate(db, req.headers.get('authorization'), { now: at, address });
-      } catch (error) {
-        if (error instanceof AppError) return refuse(answer, error.code, translate(locale, error.key, error.params));
-        throw error;
-      }
-
-      // The OpenAI-compatible gateway (issue #29) counts the request itself, beside the rest of its work
-      // (server/api/openai-gateway.ts gatewayResponse); its answers and refusals are in OpenAI's shape.
-      const gateway = path === GATEWAY_PREFIX || path.startsWith(`${GATEWAY_PREFIX}/`);
-      if (!gateway) {
-        // One count per request and token, shared by every process (the rate_limits table).
-        const verdict = await hit(db, `apiToken:${token.id}`, rule, at);
-        setRequestLimitHeaders(answer.headers, rule, verdict);
-        if (!verdict.allowed) {
-          answer.headers.set('retry-after', String(verdict.retryAfterSeconds));
-          return refuse(answer, 'TOO_MANY_REQUESTS', translate(locale, 'api.rateLimited', { limit: rule.limit, seconds: verdict.retryAfterSeconds }));
-        }
-      }
-
-      return inRequestScope({ requestId, token: { id: token.id, name: token.name } }, async () => {
-        // The tenant and the person are the token's (server/api/trpc.ts checks its scopes).
-        const ctx = createContextInner({
-          db,
-          userId: token.userId,
-          activeOrgId: token.orgId ?? undefined,
-          token,
-          locale,
-          now,
-          limits: true,
-          memo: {},
-          ...(address ? { address } : {}),
-          ...(deps.scheduler ? { scheduler: deps.scheduler } : {}),
-          ...(deps.gate ? { gate: deps.gate } : {}),
-        });
-
-        if (path === '/usage.csv' && req.method === 'GET') {
-          try {
-            return await usageCsv(answer, ctx, url);
-          } catch (error) {
-            return errorOfCall(answer, error, locale);
-          }
-        }
-
-        if (gateway) return withAnswer(answer, await gatewayResponse(ctx, req, path.slice(GATEWAY_PREFIX.length) || '/', new Headers(answer.headers), rule));
-
-        // Files: resumable uploads (tus) and downloads (Range; a folder as a tar) stream, never read whole.
-        if (path === '/uploads' || path.startsWith('/uploads/')) return withAnswer(answer, await uploadResponse(ctx, req, `${REST_PREFIX}/uploads`, body));
-        const content = FILE_CONTENT.exec(path);
-        if (content && (req.method === 'GET' || req.method === 'HEAD')) {
-          const refuseFile = (_status: number, code: string, message: string, field?: string) => refuse(answer, code as TRPCError['code'], message, field ? { [field]: message } : undefined);
-          return withAnswer(answer, await downloadResponse(ctx, req, downloadTargetOf(content[1]!, url), refuseFile));
-        }
-
-        const request = await requestOf(req, path);
-        if (request === null) return refuse(answer, 'PAYLOAD_TOO_LARGE', translate(locale, 'error.bodyTooLarge'));
-        if (request === 'not-json') return refuse(answer, 'BAD_REQUEST', translate(locale, 'api.bodyNotJson'));
-        let failure: { error: TRPCError; matched: boolean } | undefined;
-        const response = await createOpenApiFetchHandler({
-          endpoint: REST_PREFIX,
-          req: request,
-          router: appRouter,
-          createContext: () => Promise.resolve(ctx),
-          onError: ({ error, path: procedurePath }) => {
-            failure = { error, matched: procedurePath !== undefined };
-            if (error.code === 'INTERNAL_SERVER_ERROR') logger().error({ err: error.cause ?? error, method: req.method, path }, 'a REST call failed');
-          },
-        });
-        for (const [name, value] of answer.headers) response.headers.set(name, value);
-        if (response.status < 400) return response;
-        const retryAfter = retryAfterOf(failure?.error);
-        if (retryAfter) answer.headers.set('retry-after', String(retryAfter));
-        return asRestError(answer, response, locale, failure && !failure.matched ? { method: req.method, path } : null);
-      });
+      return refuse(answer, 'SERVICE_UNAVAILABLE', translate(locale, 'error.databaseUnavailable', { seconds: DATABASE_RETRY_AFTER_SECONDS }));
     });
   };
+
+  async function answerRequest(req: Request, body: Body | null | undefined, requestId: string): Promise<Response> {
+    // Language from Accept-Language only: the API reads no cookie.
+    const locale = negotiateLocale(undefined, req.headers.get('accept-language'));
+    const url = new URL(req.url);
+    const path = url.pathname.slice(url.pathname.indexOf(REST_PREFIX) + REST_PREFIX.length).replace(/\/+$/, '') || '/';
+    const answer: Answer = { requestId, headers: new Headers({ 'x-request-id': requestId, 'cache-control': 'no-store' }) };
+
+    if (path === '/openapi.json' && req.method === 'GET') return json(answer, 200, restDocument(typeof deps.portalUrl === 'string' ? deps.portalUrl : deps.portalUrl(req)));
+
+    const db = await deps.db();
+    const at = now();
+    const address = clientAddress(req.headers, deps.trustProxy ?? false);
+    let token: ApiTokenAuth;
+    try {
+      token = await deps.authenticate(db, req.headers.get('authorization'), { now: at, address });
+    } catch (error) {
+      if (error instanceof AppError) return refuse(answer, error.code, translate(locale, error.key, error.params));
+      throw error;
+    }
+
+    // The OpenAI-compatible gateway (issue #29) counts the request itself, beside the rest of its work
+    // (server/api/openai-gateway.ts gatewayResponse); its answers and refusals are in OpenAI's shape.
+    const gateway = path === GATEWAY_PREFIX || path.startsWith(`${GATEWAY_PREFIX}/`);
+    if (!gateway) {
+      // One count per request and token, shared by every process (the rate_limits table).
+      const verdict = await hit(db, `apiToken:${token.id}`, rule, at);
+      setRequestLimitHeaders(answer.headers, rule, verdict);
+      if (!verdict.allowed) {
+        answer.headers.set('retry-after', String(verdict.retryAfterSeconds));
+        return refuse(answer, 'TOO_MANY_REQUESTS', translate(locale, 'api.rateLimited', { limit: rule.limit, seconds: verdict.retryAfterSeconds }));
+      }
+    }
+
+    return inRequestScope({ requestId, token: { id: token.id, name: token.name } }, async () => {
+      // The tenant and the person are the token's (server/api/trpc.ts checks its scopes).
+      const ctx = createContextInner({
+        db,
+        userId: token.userId,
+        activeOrgId: token.orgId ?? undefined,
+        token,
+        locale,
+        now,
+        limits: true,
+        memo: {},
+        ...(address ? { address } : {}),
+        ...(deps.scheduler ? { scheduler: deps.scheduler } : {}),
+        ...(deps.gate ? { gate: deps.gate } : {}),
+      });
+
+      if (path === '/usage.csv' && req.method === 'GET') {
+        try {
+          return await usageCsv(answer, ctx, url);
+        } catch (error) {
+          return errorOfCall(answer, error, locale);
+        }
+      }
+
+      if (gateway) return withAnswer(answer, await gatewayResponse(ctx, req, path.slice(GATEWAY_PREFIX.length) || '/', new Headers(answer.headers), rule));
+
+      // Files: resumable uploads (tus) and downloads (Range; a folder as a tar) stream, never read whole.
+      if (path === '/uploads' || path.startsWith('/uploads/')) return withAnswer(answer, await uploadResponse(ctx, req, `${REST_PREFIX}/uploads`, body));
+      const content = FILE_CONTENT.exec(path);
+      if (content && (req.method === 'GET' || req.method === 'HEAD')) {
+        const refuseFile = (_status: number, code: string, message: string, field?: string) => refuse(answer, code as TRPCError['code'], message, field ? { [field]: message } : undefined);
+        return withAnswer(answer, await downloadResponse(ctx, req, downloadTargetOf(content[1]!, url), refuseFile));
+      }
+
+      const request = await requestOf(req, path);
+      if (request === null) return refuse(answer, 'PAYLOAD_TOO_LARGE', translate(locale, 'error.bodyTooLarge'));
+      if (request === 'not-json') return refuse(answer, 'BAD_REQUEST', translate(locale, 'api.bodyNotJson'));
+      let failure: { error: TRPCError; matched: boolean } | undefined;
+      const response = await createOpenApiFetchHandler({
+        endpoint: REST_PREFIX,
+        req: request,
+        router: appRouter,
+        createContext: () => Promise.resolve(ctx),
+        onError: ({ error, path: procedurePath }) => {
+          failure = { error, matched: procedurePath !== undefined };
+          if (error.code === 'INTERNAL_SERVER_ERROR') logger().error({ err: error.cause ?? error, method: req.method, path }, 'a REST call failed');
+        },
+      });
+      for (const [name, value] of answer.headers) response.headers.set(name, value);
+      if (response.status < 400) return response;
+      const retryAfter = retryAfterOf(failure?.error);
+      if (retryAfter) answer.headers.set('retry-after', String(retryAfter));
+      return asRestError(answer, response, locale, failure && !failure.matched ? { method: req.method, path } : null);
+    });
+  }
 }

@@ -18,7 +18,7 @@ import { getScheduler } from '~/server/scheduler';
 import type { FairGate } from './fair-gate';
 import { mutateAsTenant, readAsTenant } from './tenant-transaction';
 import type { PageTurn } from './page-turn';
-import { AppError, ERROR_REASONS, isStatementTimeout, isTransientDbError } from '~/server/errors';
+import { AppError, DATABASE_RETRY_AFTER_SECONDS, ERROR_REASONS, isDatabaseUnavailable, isStatementTimeout, isTransientDbError } from '~/server/errors';
 import { logger } from '~/server/observability/log';
 import { metrics } from '~/server/observability/metrics';
 import { DEFAULT_LOCALE, isMessageKey, translate, type Locale, type MessageKey, type MessageParams } from '~/server/i18n';
@@ -259,6 +259,12 @@ const errorMapping = t.middleware(async ({ ctx, next, path }) => {
       logger().warn({ err: cause, procedure: path }, 'database busy');
       const busy = new AppError('SERVICE_UNAVAILABLE', 'error.busy');
       throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: translate(ctx.locale, busy.key), cause: busy });
+    }
+    // The database lost or out of reach (a fail-over): unavailable for a moment, not broken.
+    if (isDatabaseUnavailable(cause)) {
+      logger().warn({ err: cause, procedure: path }, 'database unavailable');
+      const unavailable = new AppError('SERVICE_UNAVAILABLE', 'error.databaseUnavailable', { seconds: DATABASE_RETRY_AFTER_SECONDS });
+      throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: translate(ctx.locale, unavailable.key, unavailable.params), cause: unavailable });
     }
     if (result.error.code === 'INTERNAL_SERVER_ERROR') logger().error({ err: result.error.cause ?? result.error, procedure: path }, 'procedure failed');
   }

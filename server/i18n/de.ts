@@ -53,6 +53,7 @@ export const de: Record<MessageKey, string> = {
   'error.malformedRequest': 'Die Anfrage konnte nicht gelesen werden. Laden Sie die Seite neu und versuchen Sie es erneut.',
   'error.rateLimited': "Zu viele Versuche in kurzer Zeit. Bitte warten Sie {minutes, plural, one {# Minute} other {# Minuten}} und versuchen Sie es erneut.",
   'signIn.lockedOut': "Zu viele falsche Passwörter für dieses Konto. Die Anmeldung ist für {minutes, plural, one {# Minute} other {# Minuten}} gesperrt; versuchen Sie es danach erneut oder bitten Sie das Personal des Zentrums, die Sperre aufzuheben.",
+  'error.databaseUnavailable': 'Die Datenbank des Portals ist gerade nicht erreichbar (sie wechselt vielleicht auf ihren Standby). War dies eine Übermittlung, senden Sie sie in {seconds} Sekunden mit demselben Idempotency-Key noch einmal: Sie läuft nicht doppelt.',
   'error.busy': 'Das Portal ist gerade sehr ausgelastet und konnte dies nicht rechtzeitig abschließen. Es wurde nichts geändert; bitte versuchen Sie es gleich noch einmal.',
 
   'field.email': 'E-Mail',

@@ -52,6 +52,7 @@ export const en = {
   'error.malformedRequest': 'The request could not be read. Reload the page and try again.',
   'error.rateLimited': "Too many tries in a short time. Please wait {minutes, plural, one {# minute} other {# minutes}} and try again.",
   'signIn.lockedOut': "Too many wrong passwords for this account. Sign-in is locked for {minutes, plural, one {# minute} other {# minutes}}; then try again, or ask the centre’s staff to lift the lock.",
+  'error.databaseUnavailable': 'The portal’s database is not reachable right now (it may be switching to its standby). If this was a submission, send it again with the same Idempotency-Key in {seconds} seconds: it will not run twice.',
   'error.busy': 'The portal is very busy right now and could not finish this in time. Nothing was changed; please try again in a moment.',
 
   'field.email': 'E-mail',
