@@ -3,7 +3,7 @@
 // what it wants to run; a company owner asks for a larger credit line and a staff admin approves it.
 import { expect, test, type Page } from '@playwright/test';
 import type { Locale } from '../server/i18n';
-import { openVerificationLink, signIn, signOut, signUpInBrowser, texts, unique } from './helpers';
+import { openVerificationLink, signIn, signOut, signUpInBrowser, texts, unique, waitingNotice } from './helpers';
 
 const nav = (page: Page, locale: Locale) => page.getByRole('navigation', { name: texts(locale)('nav.main') });
 
@@ -50,7 +50,7 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await expect(page.getByRole('heading', { name: title })).toBeVisible();
 
       await playground(page, 40);
-      await expect(page.getByText(t('application.waiting', { days: 5 }))).toBeVisible();
+      await expect(page.getByText(waitingNotice(t, 5))).toBeVisible();
       await expect(page.getByTestId('review-note')).toContainText(t('application.reviewNoteTitle'));
       await expect(page.getByTestId('review-note')).toContainText(t('application.reviewNote.instantOnceActive', { mode: 'Playground', until: new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(Date.now() + 30 * 86_400_000)), days: 5 }));
       await signOut(page, locale);

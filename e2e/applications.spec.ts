@@ -1,6 +1,6 @@
 // Researchers apply for GPU-hours; reviewers approve (less), reject or ask for changes; the budget appears.
 import { expect, test, type Page } from '@playwright/test';
-import { signIn, signOut, texts, unique } from './helpers';
+import { signIn, signOut, texts, unique, waitingNotice } from './helpers';
 
 const t = texts('en');
 const nav = (page: Page) => page.getByRole('navigation', { name: t('nav.main') });
@@ -38,7 +38,7 @@ test('a Development application for 500 GPU-h is approved with 400 and becomes a
   await page.getByRole('button', { name: t('application.saveDraft') }).click();
   await expect(page.getByText(t('applicationStatus.draft'), { exact: true }).first()).toBeVisible();
   await page.getByRole('button', { name: t('application.submit') }).click();
-  await expect(page.getByText(t('application.waiting', { days: 5 }))).toBeVisible();
+  await expect(page.getByText(waitingNotice(t, 5))).toBeVisible();
   await signOut(page, 'en');
 
   await signIn(page, 'en', 'reviewer@centre.example');
@@ -75,7 +75,7 @@ test('a Playground application goes to a reviewer while the university still hol
   await createProject(page, title);
   await draftApplication(page, 'Playground', 50);
   await page.getByRole('button', { name: t('application.submit') }).click();
-  await expect(page.getByText(t('application.waiting', { days: 5 }))).toBeVisible();
+  await expect(page.getByText(waitingNotice(t, 5))).toBeVisible();
   await expect(page.getByTestId('review-note')).toContainText(t('application.reviewNoteTitle'));
   await expect(page.getByTestId('decision')).toHaveCount(0);
 });
@@ -88,7 +88,7 @@ test('rejections and change requests show the reviewer’s words, and a changed 
     await createProject(page, title);
     await draftApplication(page, 'Development', 300);
     await page.getByRole('button', { name: t('application.submit') }).click();
-    await expect(page.getByText(t('application.waiting', { days: 5 }))).toBeVisible();
+    await expect(page.getByText(waitingNotice(t, 5))).toBeVisible();
   }
   await signOut(page, 'en');
 
@@ -123,5 +123,5 @@ test('rejections and change requests show the reviewer’s words, and a changed 
   await expect(page.getByText('Please split the request into a pilot and a production phase.').first()).toBeVisible();
   await page.getByLabel(t('application.gpuHoursFor', { name: 'H100 partition (Jena)' })).fill('150');
   await page.getByRole('button', { name: t('application.submit') }).click();
-  await expect(page.getByText(t('application.waiting', { days: 5 }))).toBeVisible();
+  await expect(page.getByText(waitingNotice(t, 5))).toBeVisible();
 });

@@ -9,6 +9,12 @@ export function texts(locale: Locale) {
   return (key: MessageKey, params?: MessageParams) => translate(locale, key, params);
 }
 
+/** waitingNotice is the start of an application's "waiting for a reviewer" notice, up to its due time (which follows the clock). */
+export function waitingNotice(t: ReturnType<typeof texts>, days: number): string {
+  const marker = '\u0001';
+  return t('application.waiting', { days, due: marker }).split(marker)[0]!;
+}
+
 /** unique makes a name that no earlier run used. */
 export function unique(prefix: string): string {
   return `${prefix} ${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;

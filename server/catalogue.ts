@@ -1,6 +1,7 @@
 // The resource catalogue: sites, resource classes, tariffs and access modes. Configuration, not code:
 // the built-in default below describes the demo centre; PORTAL_CATALOGUE points at a JSON file of the
 // same shape to describe a real one. Validated with zod and synced into the database on start.
+import Holidays from 'date-holidays';
 import fs from 'node:fs';
 import { z } from 'zod';
 import { isEuCountry } from './core/countries';
@@ -234,9 +235,31 @@ export const catalogueSchema = z.object({
     .array(z.object({ id: z.enum(SESSION_APP_IDS), name: z.string().min(1).max(120), nameDe: z.string().min(1).max(120) }))
     .default([{ id: 'jupyter', name: 'Jupyter Notebook', nameDe: 'Jupyter Notebook' }]),
   inference: inferenceSchema.default(() => DEFAULT_INFERENCE),
+  /**
+   * The centre's working calendar (issue #32): a decision target of N working days runs N × its working
+   * hours on Monday to Friday, less the public holidays of its country and state (date-holidays), in its time zone.
+   */
+  calendar: z
+    .object({
+      country: z.string().regex(/^[A-Z]{2}$/, 'an ISO 3166 country code such as DE'),
+      state: z.string().regex(/^[A-Z0-9]{1,3}$/, 'a state code such as TH (Thuringia)').optional(),
+      timeZone: z.string().refine(isTimeZone, 'an IANA time zone such as Europe/Berlin'),
+      workingHours: z
+        .object({ start: z.number().int().min(0).max(23), end: z.number().int().min(1).max(24) })
+        .refine((h) => h.end > h.start, 'end must be later than start (whole hours, such as 9 and 17)'),
+    })
+    .refine((c) => knownHolidayRegion(c.country, c.state), 'a country (and state) date-holidays knows, such as DE and TH')
+    .default({ country: 'DE', state: 'TH', timeZone: 'Europe/Berlin', workingHours: { start: 9, end: 17 } }),
 });
 
 export type Catalogue = z.infer<typeof catalogueSchema>;
+
+/** knownHolidayRegion: date-holidays has public holidays for the country (and the state, when given). */
+function knownHolidayRegion(country: string, state: string | undefined): boolean {
+  const holidays = new Holidays();
+  if (!holidays.getCountries()[country]) return false;
+  return state === undefined || Boolean(holidays.getStates(country)?.[state]);
+}
 
 /**
  * The gateway's figures of the demo centre. Own models: a company pays €0.10 per million tokens in and €0.40
@@ -296,6 +319,7 @@ export const DEFAULT_INFERENCE: z.infer<typeof inferenceSchema> = {
  * pay-as-you-go company gets 1 TB at each site.
  */
 export const DEFAULT_CATALOGUE: Catalogue = {
+  calendar: { country: 'DE', state: 'TH', timeZone: 'Europe/Berlin', workingHours: { start: 9, end: 17 } },
   sites: [
     { id: 'de-jena', name: 'Jena, Germany (warm-water cooled)', nameDe: 'Jena, Deutschland (Warmwasserkühlung)', country: 'DE', inEu: true, pueMilli: 1080, gridGco2PerKwh: 380, heatReusePermille: 700, storageCentsPerTbMonth: 2000, energyPriceEurPerMwh: 190, heatValueEurPerMwh: 40, overheadPerYearEur: 600_000 },
     { id: 'fi-kajaani', name: 'Kajaani, Finland (free cooling)', nameDe: 'Kajaani, Finnland (freie Kühlung)', country: 'FI', inEu: true, pueMilli: 1040, gridGco2PerKwh: 60, heatReusePermille: 500, storageCentsPerTbMonth: 1500, energyPriceEurPerMwh: 90, heatValueEurPerMwh: 30, overheadPerYearEur: 400_000 },

@@ -37,6 +37,31 @@ describe.each(dbTargets())('access modes and credit-line requests on %s', (targe
 
   const as = (who: { userId: string; orgId?: string }) => callerFor(handle.db, { userId: who.userId, orgId: who.orgId, now });
 
+  describe('decision clocks in the centre’s working time (issue #32)', () => {
+    it('makes a request filed at 16:00 on the Thursday before Easter due after Easter at the same working hour, and tells staff when it is due today and overdue', async () => {
+      // Thursday 25 March 2027, 16:00 in Jena (CET); Good Friday and Easter Monday are public holidays in Thuringia.
+      const filed = new Date('2027-03-25T16:00:00+01:00');
+      let clock = filed;
+      const at = (who: { userId: string; orgId?: string }) => callerFor(handle.db, { userId: who.userId, orgId: who.orgId, now: () => clock });
+      const lab = await createTenant(handle.db, { name: 'Easter Lab' });
+      const project = await at(lab).project.create({ title: 'Before the holidays', abstract: 'A request filed just before Easter.', fieldOfScience: 'Computer science', members: [] });
+      const draft = await at(lab).application.create({ projectId: project.id, accessModeId: 'development', periodStart: '2027-04-01', periodEnd: '2027-06-30', justification: JUSTIFICATION, lines: [{ resourceClassId: 'b200', gpuHours: 500 }] });
+      expect(await at(lab).application.submit({ applicationId: draft.id })).toEqual({ id: draft.id, status: 'submitted' });
+      // Five working days of 09:00–17:00: Thursday's last hour, Tuesday to Friday after Easter, and Monday until 16:00.
+      const due = new Date('2027-04-05T16:00:00+02:00');
+      expect((await at(lab).application.get({ applicationId: draft.id })).decisionDueAt).toEqual(due);
+      const queued = async () => (await at(reviewer).staff.applicationQueue()).find((q) => q.id === draft.id)!;
+      expect(await queued()).toMatchObject({ targetDays: 5, dueAt: due, due: 'onTime', overdue: false });
+      clock = new Date('2027-04-05T10:00:00+02:00');
+      expect(await queued()).toMatchObject({ due: 'dueToday', overdue: false });
+      clock = new Date('2027-04-05T16:00:01+02:00');
+      expect(await queued()).toMatchObject({ due: 'overdue', overdue: true });
+      // Decided, the clock stops: the application shows no due time any more.
+      await at(reviewer).staff.decide({ applicationId: draft.id, outcome: 'approved', grantedLines: [{ resourceClassId: 'b200', gpuHours: 500 }], comment: '' });
+      expect((await at(lab).application.get({ applicationId: draft.id })).decisionDueAt).toBeNull();
+    });
+  });
+
   describe('Playground', () => {
     it('approves the first request at once and sends a second one in the same period to a reviewer, with the reason', async () => {
       const lab = await createTenant(handle.db, { name: 'Playground Lab' });

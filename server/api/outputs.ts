@@ -103,6 +103,8 @@ export const applicationOut = z.object({
   accessModeId: z.string(),
   modeName: z.string(),
   targetDays: z.number().int(),
+  /** While submitted: when the decision is due, in the centre's working time (issue #32). */
+  decisionDueAt: isoDateOut.nullable(),
   kind: z.enum(applicationKind.enumValues),
   baseAllocationId: z.string().nullable(),
   status: z.enum(applicationStatus.enumValues),

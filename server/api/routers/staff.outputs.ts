@@ -58,6 +58,9 @@ export const reviewQueueRowOut = z.object({
   targetDays: z.number().int(),
   requestedGpuSeconds: z.number().int(),
   ageWorkingDays: z.number().int(),
+  /** When the decision is due, in the centre's working time (issue #32). */
+  dueAt: isoDateOut,
+  due: z.enum(['overdue', 'dueToday', 'onTime']),
   overdue: z.boolean(),
 });
 

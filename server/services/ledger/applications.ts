@@ -5,12 +5,14 @@ import type { Db, DbOrTx, Tx } from '~/db/client';
 import { accessModes, allocations, applicationLines, applications, decisions, memberships, organisations, projects, resourceClasses, users } from '~/db/schema';
 import { checkApplicationRequest, checkDecision, classAllocationLimits, decisionRefusal, reviewRouteFor, reviewTargetWorkingDays, storageOfLine, type DecisionOutcome, type RequestLine, type ReviewRoute } from '~/server/core/applications';
 import { workingDaysBetween } from '~/server/core/working-days';
+import { decisionDueAt, dueState } from '~/server/core/working-time';
+import { workingCalendar } from '~/server/services/calendar';
 import { AppError } from '~/server/errors';
 import type { Locale, MessageKey } from '~/server/i18n';
 import { localName } from '~/server/catalogue';
 import { isStaff, type Actor, type TenantActor } from '~/server/services/actor';
 import { syncBudgetsAfterCommit, type BudgetSyncStep } from '~/server/services/cluster/scheduler-budgets';
-import { inTransaction, isTransaction, stepAfterCommit } from '~/server/services/transaction';
+import { inTransaction, stepAfterCommit } from '~/server/services/transaction';
 import { recordAudit } from '~/server/services/audit';
 import { listResourceClasses } from '~/server/services/catalogue';
 import { grantBudget } from './ledger';
@@ -152,9 +154,11 @@ async function heldAllocations(db: DbOrTx, orgId: string) {
  * mode approves at once, once per tenant and period; a second request goes to a reviewer with the reason.
  * An instant approval then hands the project's new budget to the scheduler (`budgets`, after the commit).
  *
- * An approval grants budget, which the tenant role may not write (drizzle/0064). Called in a tenant's
- * transaction, an instant route therefore commits it (it wrote nothing: `budgets.step`) and routes again on
- * the portal's own connection, under the organisation's lock, where the approval is written and audited.
+ * An approval grants budget, which the tenant role may not write (drizzle/0064). With `budgets` (a tenant's
+ * request: its transaction's commit, or staff's step) an instant route therefore writes nothing at first,
+ * takes the step after the commit and routes again on the portal's own connection, under the organisation's
+ * lock, where the approval is written and audited. Without it (the demo seed, on the portal's connection) it
+ * approves at once.
  */
 export async function submitApplication(db: Db, actor: TenantActor, applicationId: string, now: Date, budgets?: BudgetSyncStep) {
   const today = now.toISOString().slice(0, 10);
@@ -165,12 +169,12 @@ export async function submitApplication(db: Db, actor: TenantActor, applicationI
   const lines = await linesOf(db, applicationId);
   const { mode, request } = await validateRequest(db, actor, { ...existing, baseAllocationId: existing.baseAllocationId ?? undefined, lines }, today);
   const submission: Submission = { mode, request, lines, today, now };
-  const first = await inTransaction(db, (tx) => routeSubmission(tx, actor, applicationId, { ...submission, approve: !isTransaction(db) }));
+  const first = await inTransaction(db, (tx) => routeSubmission(tx, actor, applicationId, { ...submission, approve: budgets === undefined }));
   if (first.status !== 'instant') {
     if (first.status === 'approved') await syncBudgetsAfterCommit(db, budgets, [existing.projectId]);
     return first;
   }
-  if (!budgets) throw new Error('submitApplication: an instant approval in a tenant transaction needs the step after its commit');
+  if (!budgets) throw new Error('submitApplication: an instant route is left for the step after the commit only when there is one');
   const after = await stepAfterCommit(db, budgets.step);
   const second = await inTransaction(after.db, (tx) => routeSubmission(tx, actor, applicationId, { ...submission, approve: true }));
   // Routed again under the lock: a submission of the same tenant meanwhile may have taken the instant approval.
@@ -362,6 +366,8 @@ export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor;
     reviewPath: route.path,
     reviewNote: route.reason === 'instantOnceActive' ? { reason: route.reason, activeUntil: route.activeUntil } : null,
     targetDays: reviewTargetWorkingDays(route, app.targetDays),
+    // When the decision is due: the target in the centre's working time from the submission (issue #32).
+    decisionDueAt: app.application.status === 'submitted' && app.application.submittedAt ? decisionDueAt(workingCalendar(), app.application.submittedAt, reviewTargetWorkingDays(route, app.targetDays)) : null,
     applicantName: app.applicantName,
     lines: lines.map(({ nameDe, ...line }) => ({ ...line, name: localName(locale, { name: line.name, nameDe }) })),
     decisions: history,
@@ -387,10 +393,14 @@ export async function reviewQueue(db: DbOrTx, now: Date) {
     .orderBy(asc(applications.submittedAt));
   const ids = rows.map((r) => r.id);
   const lines = ids.length ? await db.select().from(applicationLines).where(inArray(applicationLines.applicationId, ids)) : [];
+  const calendar = workingCalendar();
   return rows.map(({ reviewRoute, ...r }) => {
     const ageWorkingDays = r.submittedAt ? workingDaysBetween(r.submittedAt, now) : 0;
     const route = routeOf(reviewRoute, r.reviewPath);
     const targetDays = reviewTargetWorkingDays(route, r.targetDays);
+    // Due in the centre's working time (its hours, weekends and public holidays); overdue once that has passed.
+    const dueAt = decisionDueAt(calendar, r.submittedAt ?? now, targetDays);
+    const due = dueState(calendar, dueAt, now);
     return {
       ...r,
       reviewPath: route.path,
@@ -398,7 +408,9 @@ export async function reviewQueue(db: DbOrTx, now: Date) {
       targetDays,
       requestedGpuSeconds: lines.filter((l) => l.applicationId === r.id).reduce((s, l) => s + l.requestedGpuSeconds, 0),
       ageWorkingDays,
-      overdue: ageWorkingDays > targetDays,
+      dueAt,
+      due,
+      overdue: due === 'overdue',
     };
   });
 }

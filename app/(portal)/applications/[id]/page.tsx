@@ -4,7 +4,7 @@ import { notFound } from 'next/navigation';
 import { ApplicationForm } from '~/app/_components/application-form';
 import { ApplicationSummary } from '~/app/_components/application-summary';
 import { Alert, PageHeader } from '~/app/_components/ui';
-import { formatDay } from '~/server/i18n/format';
+import { formatDateTime, formatDay } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
@@ -32,7 +32,7 @@ export default async function ApplicationPage({ params }: { params: Promise<{ id
           </Link>
         }
       />
-      {app.status === 'submitted' && <Alert tone="info">{t('application.waiting', { days: app.targetDays })}</Alert>}
+      {app.status === 'submitted' && <Alert tone="info">{t('application.waiting', { days: app.targetDays, due: app.decisionDueAt ? formatDateTime(locale, app.decisionDueAt, timeZone) : '' })}</Alert>}
       {app.status === 'changes_requested' && latest && (
         <Alert tone="warning" title={t('application.changesRequestedTitle')}>
           {latest.comment}

@@ -34,6 +34,7 @@ export default async function ReviewQueuePage() {
                 <Th className="text-right">{t('application.requested')}</Th>
                 <Th>{t('review.submitted')}</Th>
                 <Th>{t('review.age')}</Th>
+                <Th>{t('review.due')}</Th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
@@ -56,6 +57,14 @@ export default async function ReviewQueuePage() {
                   <Td className="whitespace-nowrap text-slate-600">{a.submittedAt ? formatDateTime(locale, a.submittedAt, timeZone) : ''}</Td>
                   <Td>
                     <Badge tone={a.overdue ? 'red' : a.ageWorkingDays >= a.targetDays - 1 ? 'amber' : 'green'}>{t('review.ageOfTarget', { age: a.ageWorkingDays, target: a.targetDays })}</Badge>
+                  </Td>
+                  <Td className="whitespace-nowrap" data-testid="queue-due">
+                    <span className="text-slate-600">{formatDateTime(locale, a.dueAt, timeZone)}</span>
+                    {a.due !== 'onTime' && (
+                      <span className="ml-2">
+                        <Badge tone={a.due === 'overdue' ? 'red' : 'amber'}>{t(a.due === 'overdue' ? 'review.dueOverdue' : 'review.dueToday')}</Badge>
+                      </span>
+                    )}
                   </Td>
                 </tr>
               ))}
