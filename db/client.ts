@@ -73,6 +73,7 @@ export function tenantSide(db: Db): Db {
 }
 
 const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+const CONNECT_TIMEOUT_SECONDS = 10;
 const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 // A session idle inside a transaction (a crashed request handler) would keep its row locks forever.
 const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
@@ -87,6 +88,9 @@ export async function openDb(target: DbTarget): Promise<DbHandle> {
     const pool = (url: string, max: number) =>
       postgres(url, {
         max,
+        // A call waits this long for a connection (the driver's default is 30 s): while the primary fails over,
+        // a call answers 503 within seconds and its client retries, instead of hanging half a minute.
+        connect_timeout: CONNECT_TIMEOUT_SECONDS,
         onnotice: () => undefined,
         connection: {
           statement_timeout: target.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,

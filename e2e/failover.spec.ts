@@ -1,5 +1,6 @@
 // A Postgres fail-over under load (issue #31): the portal (two web processes and a worker behind haproxy,
-// scripts/ha-stack.sh) runs on a primary with a synchronous standby (scripts/pg-failover-pair.sh), reached
+// scripts/ha-stack.sh) runs on a primary with a synchronous standby managed by Patroni and etcd (when
+// installed, else promoted by the script: scripts/pg-failover-pair.sh), reached
 // through a multi-host DATABASE_URL with target_session_attrs=primary. 16 clients submit jobs through haproxy,
 // each retrying a 503 with the same Idempotency-Key after Retry-After (capped at a second here); the primary
 // dies and the standby is promoted. Then: no 5xx but 503, every 503 within 30 s of the switch, submissions

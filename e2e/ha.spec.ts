@@ -5,16 +5,17 @@
 // Idempotency-Key and body on the other process. Meanwhile the worker settles what the simulated cluster
 // ends. Then: no 5xx, every refusal a budget one, one job per key, every accepted job reserved once,
 // nothing settled twice, no allocation past its grant, every cached balance equal to its ledger; haproxy
-// hands requests to both processes, and the one worker process leads.
+// hands requests to both processes, and the one worker process leads. Then the restore drill: npm run
+// backup while the portal runs, npm run restore into a new database, checked against the manifest.
 // Needs a real Postgres (TEST_DATABASE_URL) and haproxy (.ci/run installs it).
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import postgres from 'postgres';
-import { METRICS_TOKEN, prepareRacers, raceJob, stackControl, submitJob, type Racer } from './load-balanced';
+import { METRICS_TOKEN, prepareRacers, raceJob, root, stackControl, submitJob, type Racer } from './load-balanced';
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL;
 const BASE = Number(process.env.E2E_PORT ?? 3100) + 60;
@@ -99,6 +100,23 @@ test('1,000 submissions race through two web processes behind haproxy: no 5xx, o
       const text = await (await fetch(`http://127.0.0.1:${port}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
       expect(text).toMatch(/^portal_worker_leader 0$/m);
       expect(text).toMatch(new RegExp(`^portal_process_info\\{name="web${PORTS.web.indexOf(port) + 1}"\\} 1$`, 'm'));
+    }
+
+    // The restore drill after the race, as an operator runs it while the portal keeps running: npm run backup,
+    // then npm run restore into a new, empty database, checked against the backup's manifest and the ledger.
+    const backups = path.join(haDir, 'backups');
+    const backedUp = execFileSync('npm', ['run', '-s', 'backup', '--', '--dir', backups], { cwd: root, env: { ...process.env, DATABASE_URL: url }, encoding: 'utf8', timeout: 120_000 });
+    expect(backedUp).toContain(`${accepted.size} jobs`);
+    const file = path.join(backups, readdirSync(backups).find((f) => f.endsWith('.dump'))!);
+    const restoredName = `${name}_restored`;
+    await admin.unsafe(`create database ${restoredName}`);
+    try {
+      const restoredUrl = Object.assign(new URL(ADMIN_URL!), { pathname: `/${restoredName}` }).toString();
+      const restored = execFileSync('npm', ['run', '-s', 'restore', '--', file, '--database-url', restoredUrl], { cwd: root, env: process.env, encoding: 'utf8', timeout: 120_000 });
+      console.log(restored.trim());
+      expect(restored).toContain('Checked: every count, the ledger’s sums and the audit log match the manifest; every allocation’s balance matches its ledger.');
+    } finally {
+      await admin.unsafe(`drop database if exists ${restoredName} with (force)`).catch(() => undefined);
     }
   } finally {
     stack.stop();

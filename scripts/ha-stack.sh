@@ -88,7 +88,7 @@ start() {
       nohup node scripts/server.mjs -p "$port" -H 127.0.0.1 >"$HA_DIR/log/web-$port.log" 2>&1 &
     echo $! >"$HA_DIR/web-$port.pid"
     servers="$servers
-  server web$n 127.0.0.1:$port check inter 1s fall 2 rise 2 maxconn 64"
+  server web$n 127.0.0.1:$port check maxconn 64"
   done
 
   # When no web process can answer (all failing their health check, e.g. while the database fails over),
@@ -125,8 +125,12 @@ frontend portal
 
 backend web
   balance roundrobin
-  option httpchk GET /api/health
+  # Readiness: the database alone (a scheduler outage must not take every process out). Checked every second
+  # with up to 3 s to answer on a loaded machine; two failures take a process out, one success brings it back.
+  option httpchk GET /api/health?ready
   http-check expect status 200
+  timeout check 3s
+  default-server inter 1s fall 2 rise 1
   # Which process answered, for the tests and an operator's curl -i.
   http-response set-header X-Portal-Server %s
 $servers

@@ -11,6 +11,7 @@ import { activeAllocation, callerFor, createStaff, createTenant, dbTargets, open
 import { acceptingScheduler } from '~/server/testing/authorization-policy';
 import { apiTokens } from '~/server/testing/api-tokens';
 import { balanceOfRow, ledgerSums } from '~/server/services/ledger/ledger';
+import { addDays } from '~/server/core/working-days';
 
 const today = new Date().toISOString().slice(0, 10);
 const month = today.slice(0, 7);
@@ -111,6 +112,23 @@ describe.each(dbTargets())('REST API /api/v1 on %s', (target) => {
     const cancelled = await call('POST', `/jobs/${created.id}/cancel`, { token });
     expect(cancelled.status).toBe(200);
     expect(await cancelled.json()).toMatchObject({ id: created.id });
+  });
+
+  it('approves a Playground request at once through the API: the grant written on the portal’s own connection after the tenant’s commit', async () => {
+    // Through the handler (not a bare tRPC caller), as a browser's and a script's requests go: the tenant's
+    // transaction may not write the grant (drizzle/0064), so the approval follows its commit (issue #31).
+    const lab = await createTenant(db);
+    const project = await callerFor(db, { userId: lab.userId, orgId: lab.orgId }).project.create({ title: 'REST playground', abstract: 'A first look through the API.', fieldOfScience: 'Physics', members: [] });
+    const token = await tokens.mint(lab, ['read', 'applications:write']);
+    const created = await call('POST', '/applications', { token, body: { projectId: project.id, accessModeId: 'playground', periodStart: today, periodEnd: addDays(today, 20), justification: 'A first look at the partition with a small run.', lines: [{ resourceClassId: 'h100', gpuHours: 50 }] } });
+    expect(created.status).toBe(200);
+    const { id } = (await created.json()) as { id: string };
+    const submitted = await call('POST', `/applications/${id}/submit`, { token });
+    expect(submitted.status).toBe(200);
+    expect(await submitted.json()).toEqual({ id, status: 'approved' });
+    const [allocation] = await db.select({ id: allocations.id, granted: allocations.granted }).from(allocations).where(eq(allocations.applicationId, id));
+    expect(allocation?.granted).toBe(50 * 3600);
+    expect(await db.select({ kind: ledgerEntries.kind, amount: ledgerEntries.amount }).from(ledgerEntries).where(eq(ledgerEntries.allocationId, allocation!.id))).toEqual([{ kind: 'grant', amount: 50 * 3600 }]);
   });
 
   it('makes one job of the same Idempotency-Key sent twice', async () => {
