@@ -5,7 +5,7 @@ ALTER TABLE "ledger_entries" ADD CONSTRAINT "ledger_entries_overrun_ck" CHECK ("
 -- its own allocation's `granted` and append `grant` or `refund` rows; only the service code kept budgets
 -- right, so one injected or careless statement would have minted GPU-hours. Now the database holds it:
 -- 1. An allocation's cached balance (granted, charged, reserved, expired, overrun) is the sum of its ledger,
---    kept by a statement trigger on ledger_entries (ledger_applied): whoever appends a row moves the
+--    kept by a row trigger on ledger_entries (ledger_applied): whoever appends a row moves the
 --    balance, in the same statement, and nobody writes those columns otherwise (the CHECKs above and
 --    allocations_balance_ck decide what may be appended). The function runs as its owner, so the tenant
 --    role needs no right on those columns.
@@ -18,25 +18,21 @@ ALTER TABLE "ledger_entries" ADD CONSTRAINT "ledger_entries_overrun_ck" CHECK ("
 --    billing/billing.ts), audited as before. The in-flight counters' trigger runs as its owner for the same reason.
 CREATE FUNCTION ledger_applied() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 BEGIN
-  -- In id order, the lock order; the services hold these rows already (they lock an allocation before appending).
-  PERFORM 1 FROM allocations WHERE id IN (SELECT allocation_id FROM appended_entries) ORDER BY id FOR NO KEY UPDATE;
+  -- One row's effect on its allocation (the services hold the row locked already: they lock before appending).
+  -- A row trigger: appends are one to three rows of one allocation, and a row's update is cheaper than a statement's aggregate.
   UPDATE allocations a
-  SET granted = a.granted + d.granted, charged = a.charged + d.charged, reserved = a.reserved + d.reserved,
-      expired = a.expired + d.expired, overrun = a.overrun + d.overrun
-  FROM (SELECT allocation_id,
-               coalesce(sum(amount) FILTER (WHERE kind IN ('grant', 'adjust')), 0) AS granted,
-               coalesce(sum(amount) FILTER (WHERE kind = 'charge'), 0) - coalesce(sum(amount) FILTER (WHERE kind = 'refund'), 0) AS charged,
-               coalesce(sum(amount) FILTER (WHERE kind = 'reserve'), 0) - coalesce(sum(amount) FILTER (WHERE kind = 'release'), 0) AS reserved,
-               coalesce(sum(amount) FILTER (WHERE kind = 'expire'), 0) AS expired,
-               coalesce(sum(overrun) FILTER (WHERE kind = 'charge'), 0) AS overrun
-        FROM appended_entries GROUP BY allocation_id) d
-  WHERE a.id = d.allocation_id;
+  SET granted = a.granted + CASE WHEN NEW.kind IN ('grant', 'adjust') THEN NEW.amount ELSE 0 END,
+      charged = a.charged + CASE NEW.kind WHEN 'charge' THEN NEW.amount WHEN 'refund' THEN -NEW.amount ELSE 0 END,
+      reserved = a.reserved + CASE NEW.kind WHEN 'reserve' THEN NEW.amount WHEN 'release' THEN -NEW.amount ELSE 0 END,
+      expired = a.expired + CASE WHEN NEW.kind = 'expire' THEN NEW.amount ELSE 0 END,
+      overrun = a.overrun + CASE WHEN NEW.kind = 'charge' THEN NEW.overrun ELSE 0 END
+  WHERE a.id = NEW.allocation_id;
   RETURN NULL;
 END $$;
 --> statement-breakpoint
 REVOKE ALL ON FUNCTION ledger_applied() FROM PUBLIC;
 --> statement-breakpoint
-CREATE TRIGGER ledger_applied AFTER INSERT ON ledger_entries REFERENCING NEW TABLE AS appended_entries FOR EACH STATEMENT EXECUTE FUNCTION ledger_applied();
+CREATE TRIGGER ledger_applied AFTER INSERT ON ledger_entries FOR EACH ROW EXECUTE FUNCTION ledger_applied();
 --> statement-breakpoint
 -- The cached balances as the ledger sums them (they were kept so by the service code; this makes it so if one was not).
 UPDATE allocations a
