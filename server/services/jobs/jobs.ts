@@ -214,13 +214,8 @@ function budgetsLeft(figures: SpendingFigures): NonNullable<ReservationRoom['bud
 /** What a successful hand-over changes on a job (when another process had moved it on first, nothing). */
 type QueuedFields = Partial<Pick<JobRow, 'state' | 'schedulerJobId' | 'runAsUser' | 'runAsGroup' | 'handoverUntil' | 'updatedAt'>>;
 
-/**
- * How long one process may take to hand a job to the scheduler before another may try (jobs.handover_until):
- * longer than a loaded hand-over takes (the scheduler's 20 s time-out plus the database's queue: 30 s was
- * outlasted on the embedded database under an 80-submission burst, and the job was handed over twice,
- * idempotently but needlessly), short enough that the job of a process that died is picked up within a minute.
- */
-export const HANDOVER_LEASE_MS = 60_000;
+/** How long one process may take to hand a job to the scheduler before another may try (jobs.handover_until). */
+export const HANDOVER_LEASE_MS = 30_000;
 
 type JobRow = typeof jobs.$inferSelect;
 
