@@ -14,9 +14,17 @@ export interface WorkingCalendar {
 
 const DAY_MS = 86_400_000;
 
+/** One formatter per zone: making one costs far more than using it, and a queue's clocks ask many times. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
 /** The local calendar date and time of an instant in a zone. */
 function localParts(at: Date, timeZone: string): { day: string; weekday: number; minutes: number } {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', weekday: 'short' }).formatToParts(at);
+  let format = formatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', weekday: 'short' });
+    formatters.set(timeZone, format);
+  }
+  const parts = format.formatToParts(at);
   const get = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
   const day = `${get('year')}-${get('month')}-${get('day')}`;
   const weekday = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].indexOf(get('weekday'));
