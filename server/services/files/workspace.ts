@@ -367,9 +367,34 @@ export async function makeFolders(workspace: Workspace, folderPath: string): Pro
   }
 }
 
-/** ensureJobFolder makes a job's working folder (`jobs/<id>`) and returns its absolute path. */
+/**
+ * ensureJobFolder makes a job's working folder (`jobs/<id>`) and returns its absolute path. It lies on
+ * every hand-over's way to the scheduler, so the usual case takes few calls: `jobs` is there (opened as
+ * openFolder does, following no link), the job's folder is made in it; `jobs` is made only when missing.
+ */
 export async function ensureJobFolder(workspace: Workspace, jobId: string): Promise<string> {
-  await makeFolders(workspace, jobFolderPath(jobId));
+  const names = parse(jobFolderPath(jobId), 'path');
+  const parent = names.slice(0, -1);
+  const leaf = names[names.length - 1]!;
+  let folder: OpenFolder;
+  try {
+    folder = await openFolder(workspace, parent);
+  } catch (error) {
+    if (!(error instanceof AppError && error.key === 'files.notFound')) throw error;
+    await makeFolders(workspace, parent.join('/'));
+    folder = await openFolder(workspace, parent);
+  }
+  try {
+    await mkdir(folder.at(leaf), { mode: DIR_MODE });
+    // The umask takes group write from mkdir's mode: the project's jobs write into its folders too.
+    await chmod(folder.at(leaf), DIR_MODE);
+  } catch (error) {
+    if (errno(error) !== 'EEXIST') throw error;
+    // Made by an earlier hand-over of the job; anything else by that name (a file, a link) is refused.
+    if (!(await lstat(folder.at(leaf))).isDirectory()) throw pathRefused('notFolder');
+  } finally {
+    await folder.close();
+  }
   return jobDirOf(workspace, jobId);
 }
 

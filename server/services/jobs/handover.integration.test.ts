@@ -145,6 +145,23 @@ describe.each(dbTargets())('hand-over on %s', (target) => {
     expect(scheduler.of(job.id)).toHaveLength(1);
   });
 
+  it("a slow hand-over past its lease is not taken over by its own process's reconciler", async () => {
+    const scheduler = nonIdempotentScheduler();
+    scheduler.hold();
+    const submitting = asOwner(scheduler.port).job.submit(input());
+    await waitFor(() => scheduler.created.length === 1);
+    const portalJobId = scheduler.created[0]!.portalJobId;
+    // The request is alive but slow (on the embedded database a burst can keep it waiting this long):
+    // its lease has run out, yet this process's reconciler leaves the job to it, round after round.
+    const later = new Date(now.getTime() + HANDOVER_LEASE_MS + 1000);
+    for (let i = 0; i < 3; i++) expect((await reconcileOnce(db, scheduler.port, later)).submitted).toBe(0);
+    expect(scheduler.attempts).toEqual([1]);
+    scheduler.release();
+    expect((await submitting).state).toBe('PENDING');
+    expect(scheduler.of(portalJobId)).toHaveLength(1);
+    // Another process (no mark of its own) would have taken it over after the lease: that is the crash case above.
+  });
+
   it('a cancel during the hand-over stops the job once it is at the scheduler', async () => {
     const scheduler = nonIdempotentScheduler();
     scheduler.hold();

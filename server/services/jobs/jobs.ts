@@ -41,6 +41,7 @@ import { syncSchedulerBudgets } from '~/server/services/cluster/scheduler-budget
 import { alertSpending, checkSpendingLimits, spendingFigures, spendingLimitsOf, type SpendingFigures } from '~/server/services/billing/spending-limits';
 import { clusterOfSite, noteSchedulerOutcome, readSchedulerStatus } from '~/server/services/cluster/scheduler-status';
 import { inTransaction, isTransaction, stepAfterCommit, type SchedulerStep } from '~/server/services/transaction';
+import { handingOverHere, markHandover, unmarkHandover } from './handovers-here';
 
 export interface SubmitJobInput {
   allocationId: string;
@@ -251,10 +252,17 @@ export async function submitJob(db: Db, step: SchedulerStep, actor: TenantActor,
     if (outcome === 'reused') throw keyReused(input.idempotencyKey);
     throw error;
   }
-  const after = await stepAfterCommit(db, step);
-  if (!created.isNew) return created.job;
-  countSubmission(created.job.kind); // committed: counted once, however often the request was retried
-  return handOverCreated(after.db, after.scheduler, created.job, now);
+  if (!created.isNew) {
+    await stepAfterCommit(db, step);
+    return created.job;
+  }
+  try {
+    const after = await stepAfterCommit(db, step);
+    countSubmission(created.job.kind); // committed: counted once, however often the request was retried
+    return await handOverCreated(after.db, after.scheduler, created.job, now);
+  } finally {
+    unmarkHandover(created.job.id);
+  }
 }
 
 /**
@@ -303,6 +311,8 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
   const amount = (array?.count ?? 1) * jobReservation({ unit: allocation.unit, gpus: input.gpus, walltimeSeconds: input.walltimeSeconds, centsPerGpuHour });
   const id = randomUUID();
   const simulation = simulatedOutcome({ jobId: id, kind: input.kind, walltimeSeconds: input.walltimeSeconds, estimatedRuntimeSeconds: input.estimate?.runtimeSeconds });
+  // Marked before the row exists, so this process's reconciler never sees it as its own to hand over.
+  markHandover(id);
   const created = await inTransaction(db, async (tx) => {
     // Inserting the job takes only FOR KEY SHARE on its organisation and allocation, which the NO KEY
     // UPDATE lock neither waits for nor blocks. A refusal below rolls it back.
@@ -372,6 +382,9 @@ export async function createJob(db: Db | Tx, actor: TenantActor, input: SubmitJo
     await confirmReservation(tx, org, row, reserve, pending);
     if (figures) await alertSpending(tx, { orgId: actor.org.id, projectId: allocation.projectId, userId: actor.userId, today: reserve.today, amountCents: amount, limits });
     return job!;
+  }).catch((error: unknown) => {
+    unmarkHandover(id);
+    throw error;
   });
   return { job: created, isNew: true };
 }
@@ -501,16 +514,25 @@ async function handOverCreated(db: Db, scheduler: SchedulerPort, created: JobRow
 
 /**
  * claimHandover takes the hand-over lease of a SUBMITTING job for this process, or returns undefined
- * when another process holds it (the request that created the job, or another reconciler): exactly
- * one process hands a job to the scheduler at a time. The port's idempotency is the second guard.
+ * when another process holds it (the request that created the job, or another reconciler) or this
+ * process is handing it over already (handovers-here.ts): exactly one hand-over of a job at a time. The
+ * port's idempotency is the second guard. The caller ends a claim it got with unmarkHandover.
  */
 export async function claimHandover(db: Db, jobId: string, now: Date): Promise<JobRow | undefined> {
-  const [job] = await db
-    .update(jobs)
-    .set({ handoverUntil: new Date(now.getTime() + HANDOVER_LEASE_MS), handoverAttempts: sql`${jobs.handoverAttempts} + 1` })
-    .where(and(eq(jobs.id, jobId), eq(jobs.state, 'SUBMITTING'), isNull(jobs.settledAt), or(isNull(jobs.handoverUntil), lte(jobs.handoverUntil, now))))
-    .returning();
-  return job;
+  if (handingOverHere(jobId)) return undefined;
+  markHandover(jobId);
+  try {
+    const [job] = await db
+      .update(jobs)
+      .set({ handoverUntil: new Date(now.getTime() + HANDOVER_LEASE_MS), handoverAttempts: sql`${jobs.handoverAttempts} + 1` })
+      .where(and(eq(jobs.id, jobId), eq(jobs.state, 'SUBMITTING'), isNull(jobs.settledAt), or(isNull(jobs.handoverUntil), lte(jobs.handoverUntil, now))))
+      .returning();
+    if (!job) unmarkHandover(jobId);
+    return job;
+  } catch (error) {
+    unmarkHandover(jobId);
+    throw error;
+  }
 }
 
 /**
@@ -686,7 +708,12 @@ export async function cancelJob(db: Db, step: SchedulerStep, actor: TenantActor,
     // Only the holder of the hand-over lease may decide; if another process is handing it over right
     // now, it (or the reconciler, which forwards every requested cancellation) stops the job.
     const claimed = await claimHandover(after.db, jobId, now);
-    return { state: claimed ? await cancelSubmitting(after.db, after.scheduler, claimed, now) : job.state };
+    if (!claimed) return { state: job.state };
+    try {
+      return { state: await cancelSubmitting(after.db, after.scheduler, claimed, now) };
+    } finally {
+      unmarkHandover(jobId);
+    }
   }
   await after.scheduler.cancel(jobId, { stop });
   return { state: job.state };

@@ -15,6 +15,7 @@ import { formatEuros, formatGpuHours } from '~/server/i18n/format';
 import { isFinalState, isSchedulerUnavailable, type SchedulerJobStatus, type SchedulerPort, type SchedulerTaskStatus } from '~/server/core/scheduler/port';
 import { chargeReleasedJobInTx, lockAllocations, settleJobInTx, settleTaskInTx } from '~/server/services/ledger/ledger';
 import { cancelSubmitting, claimHandover, handToScheduler } from './jobs';
+import { unmarkHandover } from './handovers-here';
 import { mailPeople, portalLink } from '~/server/services/mail/notifications';
 import { inTransaction } from '~/server/services/transaction';
 import { addToRollups, rollupParts, waitPart, type RollupRow, type WaitPart } from '~/server/services/usage/usage';
@@ -408,15 +409,19 @@ export async function reconcileOnce(db: Db, scheduler: SchedulerPort, now: Date,
   for (const { id } of unsubmitted) {
     const job = await claimHandover(db, id, now);
     if (!job) continue;
-    if (job.cancelRequestedAt) {
-      try {
-        await cancelSubmitting(db, scheduler, job, now);
-      } catch (error) {
-        // Nothing decided: the lease runs out and a later round tries again.
-        if (!(isSchedulerUnavailable(error))) throw error;
-        result.schedulerError = error;
-      }
-    } else if (await handToScheduler(db, scheduler, job, now)) result.submitted++; // null when it failed
+    try {
+      if (job.cancelRequestedAt) {
+        try {
+          await cancelSubmitting(db, scheduler, job, now);
+        } catch (error) {
+          // Nothing decided: the lease runs out and a later round tries again.
+          if (!(isSchedulerUnavailable(error))) throw error;
+          result.schedulerError = error;
+        }
+      } else if (await handToScheduler(db, scheduler, job, now)) result.submitted++; // null when it failed
+    } finally {
+      unmarkHandover(job.id);
+    }
   }
   // Sessions idle for their time-out are asked to stop; the next step tells the scheduler.
   await endIdleSessions(db, scheduler, now, ofSites);
