@@ -22,10 +22,12 @@ interface HealthState {
   known: Map<string, Known>;
   timer: ReturnType<typeof setInterval> | null;
   probing: Promise<void> | null;
+  /** The round asked for while one was under way: it starts when that one ends (one waiting at most). */
+  next: Promise<void> | null;
 }
 
 // One state per process, also when the module is loaded twice (Next.js's bundles).
-const state: HealthState = ((globalThis as { __portalReplicaHealth?: HealthState }).__portalReplicaHealth ??= { known: new Map(), timer: null, probing: null });
+const state: HealthState = ((globalThis as { __portalReplicaHealth?: HealthState }).__portalReplicaHealth ??= { known: new Map(), timer: null, probing: null, next: null });
 
 /** watchReplicas keeps the replicas a route names under probing (a replica is probed from the first time a route names it). */
 export function watchReplicas(replicas: readonly Replica[]): void {
@@ -63,9 +65,20 @@ function mark(known: Known, healthy: boolean, by: 'probe' | 'forward'): void {
   else logger().warn(fields, 'a model server does not answer: calls go to the others first');
 }
 
-/** probeReplicas probes every replica a route named in the last minute, at once; forgets the others. One round at a time. */
+/**
+ * probeReplicas probes every replica a route named in the last minute, at once; forgets the others. One
+ * round at a time: asked while a round is under way (begun before what the caller wants to see, such as
+ * a server that has just stopped answering), it answers with the round that starts when that one ends.
+ */
 export function probeReplicas(): Promise<void> {
-  state.probing ??= (async () => {
+  if (state.probing) {
+    state.next ??= state.probing.then(() => {
+      state.next = null;
+      return probeReplicas();
+    });
+    return state.next;
+  }
+  state.probing = (async () => {
     const now = performance.now();
     const due = [...state.known.values()].filter((k) => {
       if (now - k.seenAt <= FORGET_AFTER_MS) return true;
