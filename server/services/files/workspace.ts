@@ -369,31 +369,16 @@ export async function makeFolders(workspace: Workspace, folderPath: string): Pro
 
 /**
  * ensureJobFolder makes a job's working folder (`jobs/<id>`) and returns its absolute path. It lies on
- * every hand-over's way to the scheduler, so the usual case takes few calls: `jobs` is there (opened as
- * openFolder does, following no link), the job's folder is made in it; `jobs` is made only when missing.
+ * every hand-over's way to the scheduler, so the usual case is one makeFolder (jobs/ is there); only when
+ * jobs/ is missing, or a retried hand-over finds the folder made, does makeFolders walk the whole path.
  */
 export async function ensureJobFolder(workspace: Workspace, jobId: string): Promise<string> {
-  const names = parse(jobFolderPath(jobId), 'path');
-  const parent = names.slice(0, -1);
-  const leaf = names[names.length - 1]!;
-  let folder: OpenFolder;
+  const folderPath = jobFolderPath(jobId);
   try {
-    folder = await openFolder(workspace, parent);
+    await makeFolder(workspace, folderPath);
   } catch (error) {
-    if (!(error instanceof AppError && error.key === 'files.notFound')) throw error;
-    await makeFolders(workspace, parent.join('/'));
-    folder = await openFolder(workspace, parent);
-  }
-  try {
-    await mkdir(folder.at(leaf), { mode: DIR_MODE });
-    // The umask takes group write from mkdir's mode: the project's jobs write into its folders too.
-    await chmod(folder.at(leaf), DIR_MODE);
-  } catch (error) {
-    if (errno(error) !== 'EEXIST') throw error;
-    // Made by an earlier hand-over of the job; anything else by that name (a file, a link) is refused.
-    if (!(await lstat(folder.at(leaf))).isDirectory()) throw pathRefused('notFolder');
-  } finally {
-    await folder.close();
+    if (!(error instanceof AppError && (error.key === 'files.notFound' || error.key === 'files.exists'))) throw error;
+    await makeFolders(workspace, folderPath);
   }
   return jobDirOf(workspace, jobId);
 }
