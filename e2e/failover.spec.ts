@@ -5,7 +5,7 @@
 // each retrying a 503 with the same Idempotency-Key after Retry-After (capped at a second here); the primary
 // dies and the standby is promoted. Then: no 5xx but 503, every 503 within 30 s of the switch, submissions
 // succeed afterwards, every 200 has its job and its reservation on the new primary (nothing committed was
-// lost), one job per key (nothing doubled), and the worker settles jobs again on the new primary.
+// lost), one job per key (nothing doubled), the worker settles jobs again on the new primary, and no process died.
 // Needs TEST_DATABASE_URL's machine to have PostgreSQL's server binaries and the OS user postgres (Debian's
 // postgresql), and haproxy.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -106,6 +106,10 @@ test('a Postgres fail-over under 16 submitting clients: only 503s with Retry-Aft
     } finally {
       await db.end();
     }
+    // No process died of the switch (postgres.js ended one whose transaction's server went away, until
+    // patches/postgres+3.4.9.patch): the worker and both web processes are the ones started.
+    const status = stack.status();
+    expect(status.running, status.text).toBe(true);
   } catch (error) {
     throw new Error(`${error instanceof Error ? error.message : String(error)}\n${stack.logs()}`, { cause: error });
   } finally {

@@ -1,6 +1,6 @@
 // What the tests of a load-balanced portal share (e2e/ha.spec.ts, e2e/failover.spec.ts): the stack of
 // scripts/ha-stack.sh on a database of their own, and people with budgets and API tokens to submit with.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -51,6 +51,11 @@ export function stackControl(options: { databaseUrl: string; tenantUrl: string; 
       } catch {
         /* stopped as far as it goes */
       }
+    },
+    /** The stack's processes and whether each still runs (`scripts/ha-stack.sh status`). */
+    status: () => {
+      const answer = spawnSync('scripts/ha-stack.sh', ['status'], { cwd: root, env, encoding: 'utf8' });
+      return { running: answer.status === 0, text: answer.stdout.trim() };
     },
     logs,
   };
