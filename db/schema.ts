@@ -1,6 +1,6 @@
 // The portal's tables. The only place that knows them; services import from here.
 import { sql } from 'drizzle-orm';
-import { REVIEW_PATHS, WORKLOAD_KINDS, type ReviewRoute } from '../server/core/applications';
+import { ACCESS_INTAKES, REVIEW_PATHS, WORKLOAD_KINDS, type ReviewRoute } from '../server/core/applications';
 import { AUTH_TOKEN_PURPOSES } from '../server/core/auth/tokens';
 import type { MailAttachmentRef } from '../server/core/mail/delivery';
 import { MAIL_KIND_NAMES } from '../server/core/mail/kinds';
@@ -208,6 +208,8 @@ export const tariffs = pgTable(
 );
 
 export const reviewPath = pgEnum('review_path', REVIEW_PATHS);
+/** How an access mode takes requests: each decided as it comes, or gathered into a call's rounds and reviewed together after each cut-off (issue #32). */
+export const accessIntake = pgEnum('access_intake', ACCESS_INTAKES);
 export const workloadKind = pgEnum('workload_kind', WORKLOAD_KINDS);
 
 export const accessModes = pgTable('access_modes', {
@@ -215,6 +217,9 @@ export const accessModes = pgTable('access_modes', {
   name: text('name').notNull(),
   /** Largest total request in GPU-seconds; null = any size. */
   maxGpuSeconds: bigint('max_gpu_seconds', { mode: 'number' }),
+  /** Smallest total new request or renewal in GPU-seconds (a smaller one belongs in another mode); null = none. */
+  minGpuSeconds: bigint('min_gpu_seconds', { mode: 'number' }),
+  intake: accessIntake('intake').notNull().default('first_come'),
   durationDays: integer('duration_days').notNull(),
   reviewPath: reviewPath('review_path').notNull(),
   targetDecisionWorkingDays: integer('target_decision_working_days').notNull(),

@@ -14,6 +14,10 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
 
     async function playground(page: Page, hours: number) {
       await page.getByRole('link', { name: t('project.apply') }).click();
+      // The AI Factory modes with their sizes and how they take requests (issue #32).
+      await expect(page.getByRole('radio', { name: /Fast Lane/ })).toBeAttached();
+      await expect(page.getByText(t('mode.from', { hours: 50_001 }))).toBeVisible();
+      await expect(page.getByText(t('mode.rounds', { days: 10 }))).toBeVisible();
       await page.getByText('Playground', { exact: true }).click();
       await page.getByLabel(t('application.gpuHoursFor', { name: locale === 'de' ? 'H100-Partition (Jena)' : 'H100 partition (Jena)' })).fill(String(hours));
       await page.getByLabel(t('application.justification'), { exact: true }).fill('A first look at the partition with a small training run.');

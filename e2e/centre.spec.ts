@@ -59,6 +59,18 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await expect(page.getByTestId('centre-pue')).toHaveText(centre.pue);
     });
 
+    test('decision times per access mode stand against their targets', async ({ page }) => {
+      const t = texts(locale);
+      await openCentre(page, locale);
+      await expect(page.getByRole('heading', { name: t('centre.decisions.title') })).toBeVisible();
+      // One row per access mode of the catalogue, in its order, each with its target in working days.
+      const rows = page.locator('[data-testid^="centre-decisions-"]');
+      await expect(rows).toHaveCount(4);
+      await expect(rows.nth(1)).toContainText('Fast Lane');
+      await expect(rows.nth(1)).toContainText(t('centre.decisions.days', { days: 4 }));
+      await expect(page.getByTestId('centre-decisions-large-scale')).toContainText(t('centre.decisions.days', { days: 10 }));
+    });
+
     test('the "last month" preset shows last month, keeping the partition', async ({ page }) => {
       const t = texts(locale);
       await openCentre(page, locale);

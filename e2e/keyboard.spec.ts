@@ -27,5 +27,5 @@ test('signing in and moving around with the keyboard only', async ({ page }) => 
   const development = page.getByRole('radio', { name: /Development/ });
   await development.focus();
   await page.keyboard.press('ArrowRight');
-  await expect(page.getByRole('radio', { name: /Large scale/ })).toBeChecked();
+  await expect(page.getByRole('radio', { name: /Large Scale/ })).toBeChecked();
 });

@@ -8,7 +8,7 @@ import { isEuCountry } from './core/countries';
 import { isValidIban, normaliseIban } from './core/billing/iban';
 import { checkVatId } from './core/billing/vat-id';
 import { env } from './env.js';
-import { accessModeConfigProblem, defaultModeStorage } from './core/applications';
+import { ACCESS_INTAKES, accessModeConfigProblem, defaultModeStorage } from './core/applications';
 import { isTimeZone } from './core/carbon/local-time';
 import { isHourlyProfile, profileSum } from './core/carbon/profiles';
 
@@ -202,8 +202,13 @@ export const catalogueSchema = z.object({
         id,
         name: z.string().min(1).max(120),
         maxGpuHours: z.number().int().positive().nullable(),
+        /** The smallest new request or renewal, in GPU-hours (Large Scale: more than 50,000); unset: none. */
+        minGpuHours: z.number().int().positive().nullable().default(null),
         durationDays: z.number().int().min(1).max(3660),
         reviewPath: z.enum(['instant', 'single', 'full']),
+        /** first_come: each request decided as it comes; rounds: gathered by a call's cut-offs and reviewed together (issue #32). */
+        intake: z.enum(ACCESS_INTAKES).default('first_come'),
+        /** Working days to a decision: from submission (first_come), or from the round's cut-off (rounds). */
         targetDecisionWorkingDays: z.number().int().min(0).max(365),
         /**
          * Storage (GB = 10^9 bytes) a request's line gets when it names none, and the most one line may ask
@@ -331,9 +336,14 @@ export const DEFAULT_CATALOGUE: Catalogue = {
     { id: 'h100-ch', name: 'H100 partition (Lugano)', nameDe: 'H100-Partition (Lugano)', siteId: 'ch-lugano', gpuModel: 'NVIDIA H100 SXM 80 GB', gpusPerNode: 4, nodes: 8, maxWalltimeSeconds: 24 * 3600, gpuIdlePowerW: 70, gpuMaxPowerW: 700, nodeBasePowerW: 900, peakTflops: 989, tariffs: { academic: 170, company: 260 }, capitalCostPerNodeEur: 160_000, depreciationYears: 5, maintenancePerNodePerYearEur: 13_000 },
   ],
   accessModes: [
-    { id: 'playground', name: 'Playground', maxGpuHours: 100, durationDays: 30, reviewPath: 'instant', targetDecisionWorkingDays: 0, defaultStorageGb: 50, maxStorageGb: 100 },
-    { id: 'development', name: 'Development', maxGpuHours: 2000, durationDays: 91, reviewPath: 'single', targetDecisionWorkingDays: 5, defaultStorageGb: 1000, maxStorageGb: 5000 },
-    { id: 'large-scale', name: 'Large scale', maxGpuHours: null, durationDays: 365, reviewPath: 'full', targetDecisionWorkingDays: 30, defaultStorageGb: 20_000, maxStorageGb: 200_000 },
+    // The EuroHPC AI Factories' access modes (issue #32): Playground (entry level, first come first served,
+    // access within 2 working days), Fast Lane (up to 50,000 GPU-hours, first come first served, 4 working
+    // days), Large Scale (more than 50,000 GPU-hours, peer review, decisions 10 working days after a
+    // cut-off); and the centre's own Development access for porting and tests.
+    { id: 'playground', name: 'Playground', maxGpuHours: 100, minGpuHours: null, durationDays: 30, reviewPath: 'instant', intake: 'first_come', targetDecisionWorkingDays: 2, defaultStorageGb: 50, maxStorageGb: 100 },
+    { id: 'fast-lane', name: 'Fast Lane', maxGpuHours: 50_000, minGpuHours: null, durationDays: 182, reviewPath: 'single', intake: 'first_come', targetDecisionWorkingDays: 4, defaultStorageGb: 5000, maxStorageGb: 50_000 },
+    { id: 'development', name: 'Development', maxGpuHours: 2000, minGpuHours: null, durationDays: 91, reviewPath: 'single', intake: 'first_come', targetDecisionWorkingDays: 5, defaultStorageGb: 1000, maxStorageGb: 5000 },
+    { id: 'large-scale', name: 'Large Scale', maxGpuHours: null, minGpuHours: 50_001, durationDays: 365, reviewPath: 'full', intake: 'rounds', targetDecisionWorkingDays: 10, defaultStorageGb: 20_000, maxStorageGb: 200_000 },
   ],
   payAsYouGo: { startingCreditEuros: 1000, durationDays: 365, storageGb: 1000 },
   issuer: DEMO_ISSUER,

@@ -15,6 +15,10 @@ export interface AccessModeOption {
   id: string;
   name: string;
   maxGpuSeconds: number | null;
+  /** The smallest new request or renewal (GPU-seconds); null or absent: none. */
+  minGpuSeconds?: number | null;
+  /** first_come: decided as they come; rounds: gathered by a call's cut-offs (issue #32). */
+  intake?: 'first_come' | 'rounds';
   durationDays: number;
   reviewPath: 'instant' | 'single' | 'full';
   targetDecisionWorkingDays: number;
@@ -140,15 +144,17 @@ export function ApplicationForm({
       <Card title={t('application.mode')}>
         <fieldset>
           <legend className="sr-only">{t('application.mode')}</legend>
-          <div className="grid gap-3 md:grid-cols-3">
+          <div className={cx('grid gap-3 md:grid-cols-2', modes.length === 3 ? 'lg:grid-cols-3' : modes.length >= 4 && 'xl:grid-cols-4')}>
             {modes.map((m) => (
               <label key={m.id} className={cx('cursor-pointer rounded-md p-4 ring-1 has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-indigo-600', values.accessModeId === m.id ? 'bg-indigo-50 ring-2 ring-indigo-600' : 'ring-slate-200 hover:bg-slate-50')}>
                 <input type="radio" name="accessModeId" value={m.id} checked={values.accessModeId === m.id} onChange={() => chooseMode(m)} className="sr-only" />
                 <span className="block font-medium">{m.name}</span>
                 <span className="mt-1 block text-xs text-slate-600">
-                  {m.maxGpuSeconds === null ? t('mode.anySize') : t('mode.upTo', { hours: m.maxGpuSeconds / 3600 })} · {t('mode.duration', { days: m.durationDays })}
+                  {modeSize(m, t)} · {t('mode.duration', { days: m.durationDays })}
                 </span>
-                <span className="mt-1 block text-xs text-slate-600">{t(`mode.review.${m.reviewPath}`, { days: m.targetDecisionWorkingDays })}</span>
+                <span className="mt-1 block text-xs text-slate-600">
+                  {m.intake === 'rounds' ? t('mode.rounds', { days: m.targetDecisionWorkingDays }) : `${t(`mode.review.${m.reviewPath}`, { days: m.targetDecisionWorkingDays })} · ${t('mode.firstCome')}`}
+                </span>
                 {m.defaultStorageGb !== undefined && (
                   <span className="mt-1 block text-xs text-slate-600">{m.maxStorageGb == null ? t('mode.storage', { gb: m.defaultStorageGb }) : t('mode.storageCapped', { gb: m.defaultStorageGb, max: m.maxStorageGb })}</span>
                 )}
@@ -280,4 +286,12 @@ export function ApplicationForm({
       </div>
     </form>
   );
+}
+
+/** modeSize says which request sizes a mode takes: any, up to its cap, from its minimum, or between both (GPU-h). */
+function modeSize(m: Pick<AccessModeOption, 'maxGpuSeconds' | 'minGpuSeconds'>, t: ReturnType<typeof useT>['t']): string {
+  const min = m.minGpuSeconds ?? null;
+  if (min !== null && m.maxGpuSeconds !== null) return t('mode.between', { min: min / 3600, max: m.maxGpuSeconds / 3600 });
+  if (min !== null) return t('mode.from', { hours: min / 3600 });
+  return m.maxGpuSeconds === null ? t('mode.anySize') : t('mode.upTo', { hours: m.maxGpuSeconds / 3600 });
 }

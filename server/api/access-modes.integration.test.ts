@@ -5,7 +5,7 @@ import { TRPCError } from '@trpc/server';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '~/db/client';
-import { allocations, auditEvents, creditLineRequests, notifications } from '~/db/schema';
+import { allocations, applications, auditEvents, creditLineRequests, notifications } from '~/db/schema';
 import { balanceOfRow, ledgerSums } from '~/server/services/ledger/ledger';
 import { callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 
@@ -59,6 +59,70 @@ describe.each(dbTargets())('access modes and credit-line requests on %s', (targe
       // Decided, the clock stops: the application shows no due time any more.
       await at(reviewer).staff.decide({ applicationId: draft.id, outcome: 'approved', grantedLines: [{ resourceClassId: 'b200', gpuHours: 500 }], comment: '' });
       expect((await at(lab).application.get({ applicationId: draft.id })).decisionDueAt).toBeNull();
+    });
+  });
+
+  describe('decision times against targets on the centre dashboard (issue #32)', () => {
+    it('counts the working days from submission to decision per mode, how many kept their target, and what waits past it now', async () => {
+      let clock = new Date('2027-11-08T10:00:00+01:00'); // a Monday, no holiday for weeks
+      const at = (who: { userId: string; orgId?: string }) => callerFor(handle.db, { userId: who.userId, orgId: who.orgId, now: () => clock });
+      const range = { from: '2027-11-08', to: '2027-11-16' };
+      const development = async () => (await at(admin).centre.decisionTimes(range)).find((m) => m.accessModeId === 'development')!;
+      const before = await development();
+      const lab = await createTenant(handle.db, { name: 'Clockwork Lab' });
+      const project = await at(lab).project.create({ title: 'Timed requests', abstract: 'Requests decided early and late.', fieldOfScience: 'Computer science', members: [] });
+      const file = async () => {
+        const draft = await at(lab).application.create({ projectId: project.id, accessModeId: 'development', periodStart: '2027-11-15', periodEnd: '2028-01-31', justification: JUSTIFICATION, lines: [{ resourceClassId: 'b200', gpuHours: 100 }] });
+        await at(lab).application.submit({ applicationId: draft.id });
+        return draft.id;
+      };
+      const [early, late, waiting] = [await file(), await file(), await file()];
+      const approve = (applicationId: string) => at(reviewer).staff.decide({ applicationId, outcome: 'approved', grantedLines: [{ resourceClassId: 'b200', gpuHours: 100 }], comment: '' });
+      // Two working days: Wednesday at 10:00. Due Monday the 15th at 10:00 (five working days); the second comes Tuesday at 12:00.
+      clock = new Date('2027-11-10T10:00:00+01:00');
+      await approve(early);
+      clock = new Date('2027-11-16T12:00:00+01:00');
+      await approve(late);
+      const after = await development();
+      expect(after).toMatchObject({ name: 'Development', targetDays: 5, decided: before.decided + 2, withinTarget: before.withinTarget + 1, waiting: before.waiting + 1, overdue: before.overdue + 1 });
+      // 2 and 6.25 working days (7 h on the Monday, 4 × 8, 8 on the next Monday, 3 on the Tuesday), the range’s only decisions of the mode: median 4.1.
+      expect(before.decided).toBe(0);
+      expect(after.medianWorkingDays).toBe(4.1);
+      expect((await at(lab).application.get({ applicationId: waiting })).decisionDueAt).toEqual(new Date('2027-11-15T10:00:00+01:00'));
+      // Staff only.
+      expect((await refusal(at(lab).centre.decisionTimes(range))).code).toBe('FORBIDDEN');
+    });
+  });
+
+  describe('the AI Factory modes (issue #32)', () => {
+    it('lists Playground, Fast Lane, Development and Large Scale with their sizes, intake and targets; Large Scale takes more than 50,000 GPU-h only', async () => {
+      const lab = await createTenant(handle.db, { name: 'Mode Lab' });
+      const modes = await as(lab).catalogue.accessModes();
+      const H = 3600;
+      expect(modes.map((m) => [m.id, m.name, m.minGpuSeconds, m.maxGpuSeconds, m.reviewPath, m.intake, m.targetDecisionWorkingDays])).toEqual([
+        ['playground', 'Playground', null, 100 * H, 'instant', 'first_come', 2],
+        ['fast-lane', 'Fast Lane', null, 50_000 * H, 'single', 'first_come', 4],
+        ['development', 'Development', null, 2000 * H, 'single', 'first_come', 5],
+        ['large-scale', 'Large Scale', 50_001 * H, null, 'full', 'rounds', 10],
+      ]);
+      const project = await as(lab).project.create({ title: 'A big model', abstract: 'Pretraining a language model.', fieldOfScience: 'Computer science', members: [] });
+      const request = { projectId: project.id, periodStart: TODAY, periodEnd: '2027-05-31', justification: JUSTIFICATION };
+      // 50,000 GPU-h over two lines is Fast Lane's, not Large Scale's: refused on the lines, nothing written.
+      const lines = [{ resourceClassId: 'h100', gpuHours: 30_000 }, { resourceClassId: 'b200', gpuHours: 20_000 }];
+      const tooSmall = await as(lab).application.create({ ...request, accessModeId: 'large-scale', lines }).catch((e: unknown) => e);
+      expect(tooSmall).toBeInstanceOf(TRPCError);
+      expect((tooSmall as TRPCError).code).toBe('BAD_REQUEST');
+      expect((tooSmall as TRPCError).message).toBe('This access mode is for requests of at least 50,001 GPU-h in total; the request has 50,000 GPU-h. Ask for more or choose a mode for smaller requests.');
+      expect(((tooSmall as TRPCError).cause as { field?: string }).field).toBe('lines');
+      expect(await handle.db.select().from(applications).where(eq(applications.projectId, project.id))).toEqual([]);
+      // In Fast Lane it goes to one reviewer with a target of 4 working days; one more GPU-hour would be Large Scale's.
+      const fast = await as(lab).application.create({ ...request, accessModeId: 'fast-lane', lines });
+      expect(await as(lab).application.submit({ applicationId: fast.id })).toEqual({ id: fast.id, status: 'submitted' });
+      expect(await as(lab).application.get({ applicationId: fast.id })).toMatchObject({ reviewPath: 'single', targetDays: 4 });
+      expect((await refusal(as(lab).application.create({ ...request, accessModeId: 'fast-lane', lines: [...lines.slice(0, 1), { resourceClassId: 'b200', gpuHours: 20_001 }] }))).field).toBe('lines');
+      const large = await as(lab).application.create({ ...request, accessModeId: 'large-scale', lines: [...lines.slice(0, 1), { resourceClassId: 'b200', gpuHours: 20_001 }] });
+      expect(await as(lab).application.submit({ applicationId: large.id })).toEqual({ id: large.id, status: 'submitted' });
+      expect(await as(lab).application.get({ applicationId: large.id })).toMatchObject({ reviewPath: 'full', targetDays: 10 });
     });
   });
 

@@ -296,7 +296,7 @@ describe.each(dbTargets())('applications and allocations on %s', (target) => {
     const draft = await pi.application.create({ projectId: project.id, accessModeId: 'large-scale', periodStart: TODAY, periodEnd: '2027-11-30', justification: JUSTIFICATION, lines: [{ resourceClassId: 'h100', gpuHours: 50_000 }, { resourceClassId: 'b200', gpuHours: 20_000 }] });
     expect(await pi.application.submit({ applicationId: draft.id })).toEqual({ id: draft.id, status: 'submitted' });
     const queued = (await asStaff(reviewer).staff.applicationQueue()).find((q) => q.id === draft.id);
-    expect(queued).toMatchObject({ reviewPath: 'full', targetDays: 30, requestedGpuSeconds: 70_000 * H });
+    expect(queued).toMatchObject({ reviewPath: 'full', targetDays: 10, requestedGpuSeconds: 70_000 * H });
 
     const byReviewer = await refusal(asStaff(reviewer).staff.decide({ applicationId: draft.id, outcome: 'approved', grantedLines: [{ resourceClassId: 'h100', gpuHours: 50_000 }, { resourceClassId: 'b200', gpuHours: 20_000 }] }));
     expect(byReviewer.code).toBe('FORBIDDEN');

@@ -21,6 +21,14 @@ describe('checkApplicationRequest', () => {
   it('gives no cap to large-scale modes', () => {
     expect(checkApplicationRequest({ ...base, mode: { maxGpuSeconds: null, durationDays: 365 }, lines: [{ resourceClassId: 'h100', gpuSeconds: 10 ** 9 }] })).toEqual([]);
   });
+  it('keeps Large Scale for more than 50,000 GPU-h, summed over the lines, but lets a top-up add less', () => {
+    const largeScale = { maxGpuSeconds: null, minGpuSeconds: 50_001 * 3600, durationDays: 365 };
+    const small = checkApplicationRequest({ ...base, mode: largeScale, lines: [{ resourceClassId: 'h100', gpuSeconds: 30_000 * 3600 }, { resourceClassId: 'b200', gpuSeconds: 20_000 * 3600 }] });
+    expect(small).toEqual([{ field: 'lines', key: 'application.underModeMinimum', params: { requested: 50_000, minimum: 50_001 } }]);
+    expect(checkApplicationRequest({ ...base, mode: largeScale, lines: [{ resourceClassId: 'h100', gpuSeconds: 30_001 * 3600 }, { resourceClassId: 'b200', gpuSeconds: 20_000 * 3600 }] })).toEqual([]);
+    expect(checkApplicationRequest({ ...base, mode: largeScale, kind: 'top_up', lines: [{ resourceClassId: 'h100', gpuSeconds: 500 * 3600 }] })).toEqual([]);
+    expect(checkApplicationRequest({ ...base, mode: largeScale, kind: 'renewal', lines: [{ resourceClassId: 'h100', gpuSeconds: 500 * 3600 }] }).map((p) => p.key)).toEqual(['application.underModeMinimum']);
+  });
 });
 
 describe('checkDecision', () => {
@@ -74,6 +82,9 @@ describe('reviewRouteFor', () => {
   it('refuses an instant access mode without a cap in the catalogue', () => {
     expect(accessModeConfigProblem({ id: 'free', reviewPath: 'instant', maxGpuHours: null })).toMatch(/maxGpuHours/);
     expect(accessModeConfigProblem({ id: 'playground', reviewPath: 'instant', maxGpuHours: 100 })).toBeNull();
+    expect(accessModeConfigProblem({ id: 'odd', reviewPath: 'single', maxGpuHours: 100, minGpuHours: 101 })).toMatch(/minGpuHours 101 is above maxGpuHours 100/);
+    expect(accessModeConfigProblem({ id: 'pg', reviewPath: 'instant', maxGpuHours: 100, intake: 'rounds' })).toMatch(/cannot take requests in rounds/);
+    expect(accessModeConfigProblem({ id: 'large', reviewPath: 'full', maxGpuHours: null, minGpuHours: 50_001, intake: 'rounds' })).toBeNull();
   });
 });
 

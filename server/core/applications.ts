@@ -5,6 +5,14 @@ import { daysBetween } from './working-days';
 export const REVIEW_PATHS = ['instant', 'single', 'full'] as const;
 export type ReviewPath = (typeof REVIEW_PATHS)[number];
 
+/**
+ * How an access mode takes requests (issue #32): first come, first served (each decided as it comes, as
+ * the AI Factories' Playground and Fast Lane), or in rounds (gathered by a call's cut-off and reviewed
+ * together, as Large Scale: decisions a set number of working days after the cut-off).
+ */
+export const ACCESS_INTAKES = ['first_come', 'rounds'] as const;
+export type AccessIntake = (typeof ACCESS_INTAKES)[number];
+
 /** What companies run (the project and application forms ask this instead of a scientific goal). */
 export const WORKLOAD_KINDS = ['training', 'fine_tuning', 'inference'] as const;
 export type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
@@ -12,6 +20,8 @@ export type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
 export interface AccessModeRules {
   /** Largest total request in GPU-seconds; null = any size. */
   maxGpuSeconds: number | null;
+  /** Smallest total new request or renewal in GPU-seconds; null (or absent) = none. A top-up adds to an allocation of the mode and has none. */
+  minGpuSeconds?: number | null;
   durationDays: number;
   /** The most storage one line may ask for, in GB; null (or absent) = any. */
   maxStorageGb?: number | null;
@@ -62,6 +72,7 @@ export function storageOfLine(line: RequestLine, mode: { defaultStorageGb: numbe
 export type ApplicationProblem =
   | { field: 'lines'; key: 'application.noLines' | 'application.duplicateClass' }
   | { field: 'lines'; key: 'application.overModeCap'; params: { requested: number; cap: number } }
+  | { field: 'lines'; key: 'application.underModeMinimum'; params: { requested: number; minimum: number } }
   | { field: 'lines'; key: 'application.storageOverModeCap'; params: { requested: number; cap: number } }
   | { field: 'periodEnd'; key: 'application.endBeforeStart' }
   | { field: 'periodEnd'; key: 'application.periodTooLong'; params: { days: number; max: number } }
@@ -79,6 +90,10 @@ export function checkApplicationRequest(input: { mode: AccessModeRules; kind?: '
   const total = lines.reduce((s, l) => s + l.gpuSeconds, 0);
   if (mode.maxGpuSeconds !== null && total > mode.maxGpuSeconds) {
     problems.push({ field: 'lines', key: 'application.overModeCap', params: { requested: total / 3600, cap: mode.maxGpuSeconds / 3600 } });
+  }
+  const minimum = mode.minGpuSeconds ?? null;
+  if (minimum !== null && input.kind !== 'top_up' && lines.length > 0 && total < minimum) {
+    problems.push({ field: 'lines', key: 'application.underModeMinimum', params: { requested: total / 3600, minimum: minimum / 3600 } });
   }
   const storageCap = mode.maxStorageGb ?? null;
   const mostStorage = Math.max(0, ...lines.map((l) => l.storageGb ?? 0));
@@ -191,8 +206,10 @@ export function decisionRefusal(path: ReviewPath, reviewerIsAdmin: boolean): 'de
  * accessModeConfigProblem says what is wrong with an access mode of the catalogue: an instant mode must have
  * caps (else anyone approves themselves any size, GPU-hours or storage); a line's default storage must fit its cap.
  */
-export function accessModeConfigProblem(mode: { id: string; reviewPath: ReviewPath; maxGpuHours: number | null; defaultStorageGb?: number; maxStorageGb?: number | null }): string | null {
+export function accessModeConfigProblem(mode: { id: string; reviewPath: ReviewPath; maxGpuHours: number | null; minGpuHours?: number | null; intake?: AccessIntake; defaultStorageGb?: number; maxStorageGb?: number | null }): string | null {
   if (mode.reviewPath === 'instant' && mode.maxGpuHours === null) return `access mode ${mode.id} approves instantly and needs maxGpuHours`;
+  if (mode.minGpuHours != null && mode.maxGpuHours !== null && mode.minGpuHours > mode.maxGpuHours) return `access mode ${mode.id}: minGpuHours ${mode.minGpuHours} is above maxGpuHours ${mode.maxGpuHours}`;
+  if (mode.reviewPath === 'instant' && mode.intake === 'rounds') return `access mode ${mode.id} approves instantly and cannot take requests in rounds: use intake first_come`;
   if (mode.reviewPath === 'instant' && mode.maxStorageGb === null) return `access mode ${mode.id} approves instantly and needs maxStorageGb`;
   if (mode.defaultStorageGb !== undefined && mode.maxStorageGb != null && mode.defaultStorageGb > mode.maxStorageGb) return `access mode ${mode.id}: defaultStorageGb ${mode.defaultStorageGb} is above maxStorageGb ${mode.maxStorageGb}`;
   return null;

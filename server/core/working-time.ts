@@ -97,3 +97,25 @@ export function dueState(calendar: WorkingCalendar, dueAt: Date, now: Date): 'ov
   if (dueAt.getTime() <= now.getTime()) return 'overdue';
   return localParts(dueAt, calendar.timeZone).day === localParts(now, calendar.timeZone).day ? 'dueToday' : 'onTime';
 }
+
+/**
+ * workingHoursBetween is the working time from `from` to `to`, in hours (0 when `to` is not later): the
+ * clock decisionDueAt runs, counted back. A decision taken outside working hours counts up to their end.
+ */
+export function workingHoursBetween(calendar: WorkingCalendar, from: Date, to: Date): number {
+  if (to.getTime() <= from.getTime()) return 0;
+  const dayMinutes = (calendar.endHour - calendar.startHour) * 60;
+  const into = (minutes: number) => Math.min(Math.max(minutes - calendar.startHour * 60, 0), dayMinutes);
+  const start = localParts(from, calendar.timeZone);
+  const end = localParts(to, calendar.timeZone);
+  let minutes = 0;
+  for (let day = start.day; ; day = nextDay(day)) {
+    if (isWorkingDay(calendar, day)) {
+      const a = day === start.day ? into(start.minutes) : 0;
+      const b = day === end.day ? into(end.minutes) : dayMinutes;
+      if (b > a) minutes += b - a;
+    }
+    if (day >= end.day) break;
+  }
+  return minutes / 60;
+}

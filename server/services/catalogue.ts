@@ -31,6 +31,8 @@ export async function syncCatalogue(db: Db, catalogue: Catalogue): Promise<void>
         id: mode.id,
         name: mode.name,
         maxGpuSeconds: mode.maxGpuHours === null ? null : gpuHoursToSeconds(mode.maxGpuHours),
+        minGpuSeconds: mode.minGpuHours === null ? null : gpuHoursToSeconds(mode.minGpuHours),
+        intake: mode.intake,
         durationDays: mode.durationDays,
         reviewPath: mode.reviewPath,
         targetDecisionWorkingDays: mode.targetDecisionWorkingDays,

@@ -97,6 +97,7 @@ export const POLICY: Record<string, Entry> = {
   'centre.csv': { access: 'staff', input: (f) => ({ from: f.today, to: f.today }) },
   'centre.storage': { access: 'staff', input: (f) => ({ from: f.today, to: f.today }) },
   'centre.modelCalls': { access: 'staff', input: (f) => ({ from: f.today, to: f.today }) },
+  'centre.decisionTimes': { access: 'staff', input: (f) => ({ from: f.today, to: f.today }) },
 
   'invitation.preview': { access: 'public', input: (f) => ({ token: f.invitationTokenA }) },
   'invitation.accept': { access: 'signedIn', input: (f) => ({ token: f.invitationTokenA }) },
@@ -219,7 +220,7 @@ export const POLICY: Record<string, Entry> = {
 export function applicationInput(f: Fixture, target: Record<string, string>) {
   const end = new Date(`${f.today}T00:00:00Z`);
   end.setUTCDate(end.getUTCDate() + 180);
-  return { ...target, accessModeId: 'large-scale', periodStart: f.today, periodEnd: end.toISOString().slice(0, 10), justification: 'Matrix check of who may apply for what.', lines: [{ resourceClassId: 'h100', gpuHours: 10 }] };
+  return { ...target, accessModeId: 'fast-lane', periodStart: f.today, periodEnd: end.toISOString().slice(0, 10), justification: 'Matrix check of who may apply for what.', lines: [{ resourceClassId: 'h100', gpuHours: 10 }] };
 }
 
 export function allowed(entry: Entry, role: Role): boolean {

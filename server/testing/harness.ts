@@ -15,6 +15,7 @@ import type { ApiTokenAuth } from '~/server/core/rest/scopes';
 import type { SchedulerPort } from '~/server/core/scheduler/port';
 import type { Locale } from '~/server/i18n';
 import { DEFAULT_CATALOGUE } from '~/server/catalogue';
+import { daysBetween } from '~/server/core/working-days';
 import { signUp } from '~/server/services/identity/accounts';
 import { syncCatalogue } from '~/server/services/catalogue';
 
@@ -231,6 +232,16 @@ export async function userExists(db: Db, email: string): Promise<boolean> {
   return rows.length > 0;
 }
 
+/**
+ * reviewedModeFor is the first reviewed access mode of the built-in catalogue a request of this size and
+ * length fits (Fast Lane up to 50,000 GPU-h, Large Scale above), as an applicant would pick it.
+ */
+function reviewedModeFor(gpuHours: number, days: number): string {
+  const mode = DEFAULT_CATALOGUE.accessModes.find((m) => m.reviewPath !== 'instant' && (m.maxGpuHours === null || gpuHours <= m.maxGpuHours) && (m.minGpuHours === null || gpuHours >= m.minGpuHours) && days <= m.durationDays);
+  if (!mode) throw new Error(`activeAllocation: no reviewed access mode takes ${gpuHours} GPU-h over ${days} days`);
+  return mode.id;
+}
+
 /** activeAllocation creates a project in a tenant and gives it an approved GPU-hour allocation through the API. */
 export async function activeAllocation(
   db: Db,
@@ -245,7 +256,7 @@ export async function activeAllocation(
   const end = options.periodEnd ?? new Date(Date.parse(`${options.today}T00:00:00Z`) + 80 * 86_400_000).toISOString().slice(0, 10);
   const app = await asOwner.application.create({
     projectId: project.id,
-    accessModeId: 'large-scale',
+    accessModeId: reviewedModeFor(options.gpuHours, daysBetween(options.today, end)),
     periodStart: options.today,
     periodEnd: end,
     justification: 'We need GPU time to test the ledger thoroughly.',

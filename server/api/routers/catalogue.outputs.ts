@@ -1,7 +1,7 @@
 // What the catalogue router's procedures answer (`.output()`), and nothing else: zod drops any field a
 // schema does not name. Shapes other routers share are in server/api/outputs.ts.
 import { z } from 'zod';
-import { reviewPath } from '~/db/schema';
+import { accessIntake, reviewPath } from '~/db/schema';
 
 /** A row of the price list: one GPU-hour of a resource class for the caller's kind of tenant. */
 export const priceListRowOut = z.object({
@@ -34,6 +34,10 @@ export const accessModeOut = z.object({
   id: z.string(),
   name: z.string(),
   maxGpuSeconds: z.number().nullable(),
+  /** The smallest new request or renewal (GPU-seconds); null: none. */
+  minGpuSeconds: z.number().nullable(),
+  /** first_come: decided as they come; rounds: gathered by a call's cut-offs (issue #32). */
+  intake: z.enum(accessIntake.enumValues),
   durationDays: z.number(),
   reviewPath: z.enum(reviewPath.enumValues),
   targetDecisionWorkingDays: z.number(),

@@ -73,3 +73,17 @@ export const centreStorageOut = z.object({
   tenants: z.array(z.object({ orgId: z.string(), name: z.string(), kind: z.enum(orgKind.enumValues), usedBytes: z.number().int(), grantedGb: z.number().int(), milliTbMonths: z.number().int() })),
   totals: z.object({ usedBytes: z.number().int(), grantedGb: z.number().int(), milliTbMonths: z.number().int() }),
 });
+
+/** Decision times against targets per access mode (issue #32): decided in the range, and waiting now. */
+export const centreDecisionTimesOut = z.array(
+  z.object({
+    accessModeId: z.string(),
+    name: z.string(),
+    targetDays: z.number().int(),
+    decided: z.number().int(),
+    medianWorkingDays: z.number().nullable(),
+    withinTarget: z.number().int(),
+    waiting: z.number().int(),
+    overdue: z.number().int(),
+  }),
+);

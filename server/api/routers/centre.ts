@@ -1,7 +1,8 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { dayField, orgKindField, resourceClassIdField } from '~/server/api/fields';
-import { centreCsvOut, centreDashboardOut, centrePartitionOut, centreStorageOut } from './centre.outputs';
+import { centreCsvOut, centreDashboardOut, centreDecisionTimesOut, centrePartitionOut, centreStorageOut } from './centre.outputs';
+import { decisionTimes } from '~/server/services/ledger/applications';
 import { centreStorage } from '~/server/services/usage/storage';
 import { centreModelCalls } from '~/server/services/usage/model-calls';
 import { centreModelCallsOut } from './report.outputs';
@@ -44,6 +45,12 @@ export const centreRouter = router({
     .input(centreInput)
     .output(centreModelCallsOut)
     .query(({ ctx, input }) => centreModelCalls(ctx.db, input)),
+
+  /** Decision times against the access modes' targets (issue #32): decided in the range, waiting now. */
+  decisionTimes: staffProcedure()
+    .input(centreInput)
+    .output(centreDecisionTimesOut)
+    .query(({ ctx, input }) => decisionTimes(ctx.db, input, ctx.now())),
 
   partitions: staffProcedure()
     .output(z.array(centrePartitionOut))

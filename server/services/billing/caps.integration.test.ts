@@ -280,7 +280,7 @@ describe.each(dbTargets())('caps and credit lines on %s', (target) => {
   async function gpuHourAllocation(company: { userId: string; orgId: string }, gpuHours: number) {
     const project = await as(company).project.create({ title: 'Hours models', abstract: 'Training on granted hours.', workloadKind: 'training', members: [] });
     const lines = [{ resourceClassId: 'h100', gpuHours }];
-    const application = await as(company).application.create({ projectId: project.id, accessModeId: 'large-scale', periodStart: TODAY, periodEnd: addDays(TODAY, 80), justification: 'We need GPU time to train our models.', lines });
+    const application = await as(company).application.create({ projectId: project.id, accessModeId: 'fast-lane', periodStart: TODAY, periodEnd: addDays(TODAY, 80), justification: 'We need GPU time to train our models.', lines });
     await as(company).application.submit({ applicationId: application.id });
     const decision = await as(admin).staff.decide({ applicationId: application.id, outcome: 'approved', grantedLines: lines });
     return { allocationId: decision.allocationIds[0]! };

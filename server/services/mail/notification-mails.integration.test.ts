@@ -99,7 +99,7 @@ describe.each(dbTargets())('notification mails on %s', (target) => {
     const project = await asOwner.project.create({ title: 'Proteinfaltung', abstract: 'Faltung von Proteinen mit großen Modellen.', fieldOfScience: 'Biology', members: [] });
     const app = await asOwner.application.create({
       projectId: project.id,
-      accessModeId: 'large-scale',
+      accessModeId: 'fast-lane',
       periodStart: TODAY,
       periodEnd: '2027-03-01',
       justification: 'Wir brauchen GPU-Zeit für die Faltung vieler Proteine.',

@@ -62,7 +62,7 @@ describe.each(dbTargets())('usage reports on %s', (target) => {
     const h100 = await activeAllocation(db, a, staff, { gpuHours: 100, today: DAY });
     aProject = h100.projectId;
     // A second allocation on B200 for the same project.
-    const b200 = await callerFor(db, { userId: a.userId, now }).application.create({ projectId: aProject, accessModeId: 'large-scale', periodStart: DAY, periodEnd: '2027-02-01', justification: 'B200 runs for the comparison study.', lines: [{ resourceClassId: 'b200', gpuHours: 50 }] });
+    const b200 = await callerFor(db, { userId: a.userId, now }).application.create({ projectId: aProject, accessModeId: 'fast-lane', periodStart: DAY, periodEnd: '2027-02-01', justification: 'B200 runs for the comparison study.', lines: [{ resourceClassId: 'b200', gpuHours: 50 }] });
     await callerFor(db, { userId: a.userId, now }).application.submit({ applicationId: b200.id });
     const decided = await callerFor(db, { userId: staff.userId, now }).staff.decide({ applicationId: b200.id, outcome: 'approved', grantedLines: [{ resourceClassId: 'b200', gpuHours: 50 }] });
     // Job A: 4 GPUs × 2 h on H100 (Jena), 5,640 Wh IT. Job B: 2 GPUs × 30 min on B200 (Kajaani), 1,000 Wh IT.

@@ -78,13 +78,15 @@ export default async function CentrePage({ searchParams }: { searchParams: Promi
   let data: CentreDashboard | undefined;
   let storage: CentreStorage | undefined;
   let modelCalls: RouterOutputs['centre']['modelCalls'] | undefined;
+  let decisionTimes: RouterOutputs['centre']['decisionTimes'] | undefined;
   let refusal: CentreRefusal | undefined;
   try {
     // Validated by the procedure; a refusal is shown beside the field it is about.
-    [data, storage, modelCalls] = await Promise.all([
+    [data, storage, modelCalls, decisionTimes] = await Promise.all([
       caller.centre.dashboard(input as z.input<typeof centreInput>),
       caller.centre.storage(input as z.input<typeof centreInput>),
       caller.centre.modelCalls(input as z.input<typeof centreInput>),
+      caller.centre.decisionTimes(input as z.input<typeof centreInput>),
     ]);
   } catch (error) {
     refusal = centreRefusal(error, locale);
@@ -168,7 +170,7 @@ export default async function CentrePage({ searchParams }: { searchParams: Promi
         </Alert>
       )}
 
-      {data && <Dashboard data={data} t={t} locale={locale} fmtDay={fmtDay} kindLabel={kindLabel} />}
+      {data && <Dashboard data={data} decisionTimes={decisionTimes} t={t} locale={locale} fmtDay={fmtDay} kindLabel={kindLabel} />}
       {storage && <StorageCard storage={storage} t={t} locale={locale} kindLabel={kindLabel} />}
       {modelCalls && <CentreModelCallsCard calls={modelCalls} t={t} locale={locale} kindLabel={kindLabel} />}
     </div>
@@ -225,7 +227,7 @@ function StorageCard({ storage, t, locale, kindLabel }: { storage: CentreStorage
 type T = Awaited<ReturnType<typeof getT>>['t'];
 type L = Awaited<ReturnType<typeof getT>>['locale'];
 
-function Dashboard({ data, t, locale, fmtDay, kindLabel }: { data: CentreDashboard; t: T; locale: L; fmtDay: (day: string) => string; kindLabel: (kind: 'academic' | 'company') => string }) {
+function Dashboard({ data, decisionTimes, t, locale, fmtDay, kindLabel }: { data: CentreDashboard; decisionTimes?: RouterOutputs['centre']['decisionTimes']; t: T; locale: L; fmtDay: (day: string) => string; kindLabel: (kind: 'academic' | 'company') => string }) {
   const { totals, wait } = data;
   const waitValue = (seconds: number | null) => (seconds === null ? '—' : t('centre.unit.hours', { value: hours(locale, seconds) }));
   const perGpuHour = (value: number | null) => (value === null ? '—' : t('centre.unit.kwhPerGpuHour', { value: decimal(locale, value, 3) }));
@@ -361,6 +363,54 @@ function Dashboard({ data, t, locale, fmtDay, kindLabel }: { data: CentreDashboa
         )}
         <p className="mt-3 text-xs text-slate-500">{t('centre.allocations.note')}</p>
       </Card>
+
+      {decisionTimes && (
+        <Card title={t('centre.decisions.title')}>
+          <Table>
+            <thead>
+              <tr>
+                <Th>{t('centre.decisions.mode')}</Th>
+                <Th className="text-right">{t('centre.decisions.target')}</Th>
+                <Th className="text-right">{t('centre.decisions.decided')}</Th>
+                <Th className="text-right">{t('centre.decisions.median')}</Th>
+                <Th>{t('centre.decisions.withinTarget')}</Th>
+                <Th className="text-right">{t('centre.decisions.waiting')}</Th>
+                <Th className="text-right">{t('centre.decisions.overdue')}</Th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {decisionTimes.map((m) => {
+                const share = m.decided > 0 ? m.withinTarget / m.decided : null;
+                return (
+                  <tr key={m.accessModeId} data-testid={`centre-decisions-${m.accessModeId}`}>
+                    <Td>{m.name}</Td>
+                    <Td className="text-right tabular-nums">{t('centre.decisions.days', { days: m.targetDays })}</Td>
+                    <Td className="text-right tabular-nums">{m.decided}</Td>
+                    <Td className={m.medianWorkingDays !== null && m.medianWorkingDays > m.targetDays ? 'text-right text-red-700 tabular-nums' : 'text-right tabular-nums'}>
+                      {m.medianWorkingDays === null ? '—' : t('centre.decisions.days', { days: m.medianWorkingDays })}
+                    </Td>
+                    <Td>
+                      {share === null ? (
+                        '—'
+                      ) : (
+                        <span className="flex items-center gap-2">
+                          <span className="h-2 w-24 overflow-hidden rounded-full bg-slate-100" aria-hidden="true">
+                            <span className={share < 0.9 ? 'block h-full bg-amber-500' : 'block h-full bg-emerald-600'} style={{ width: `${Math.round(share * 100)}%` }} />
+                          </span>
+                          <span className="tabular-nums">{t('centre.decisions.share', { within: m.withinTarget, decided: m.decided, share: pct(share) })}</span>
+                        </span>
+                      )}
+                    </Td>
+                    <Td className="text-right tabular-nums">{m.waiting}</Td>
+                    <Td className={m.overdue > 0 ? 'text-right font-semibold text-red-700 tabular-nums' : 'text-right tabular-nums'}>{m.overdue}</Td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </Table>
+          <p className="mt-3 text-xs text-slate-500">{t('centre.decisions.note')}</p>
+        </Card>
+      )}
 
       <Card title={t('centre.revenue.title')}>
         <Table>
