@@ -69,7 +69,7 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
     return decided.allocationIds[0]!;
   };
   const earlier = await approve(earlierStart, 1000, 1000, '');
-  const allocationId = await approve(addDays(today, -45), 1500, 1200, 'Approved with 1,200 GPU-h for the first phase; apply for a top-up with your ablation results.');
+  const allocationId = await approve(addDays(today, -45), 2000, 1800, 'Approved with 1,800 GPU-h for the first phase; apply for a top-up with your ablation results.');
   await atDemoTime(db, at(addDays(today, -44), 10), () => setAllocationLimits(db, admin, {
     allocationId,
     maxGpusAtOnce: 192,
