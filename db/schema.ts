@@ -230,6 +230,49 @@ export const accessModes = pgTable('access_modes', {
   active: boolean('active').notNull().default(true),
 });
 
+// ---- Calls and rounds (issue #32) ----
+
+export const roundStatus = pgEnum('round_status', ['open', 'closed']);
+
+/**
+ * A call of an access mode that takes requests in rounds (Large Scale): staff open it with its cut-offs and
+ * the GPU-hours given out per round. The centre's, not a tenant's: tenants read calls and rounds, only the
+ * portal's own connection writes them (drizzle/0067).
+ */
+export const calls = pgTable(
+  'calls',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accessModeId: text('access_mode_id')
+      .notNull()
+      .references(() => accessModes.id),
+    title: text('title').notNull(),
+    description: text('description').notNull().default(''),
+    /** GPU-seconds the centre gives out in each round: the ranking's cut line. */
+    gpuSecondsPerRound: bigint('gpu_seconds_per_round', { mode: 'number' }).notNull(),
+    createdBy: uuid('created_by')
+      .notNull()
+      .references(() => users.id),
+    createdAt: createdAt(),
+  },
+  (t) => [index('calls_mode_idx').on(t.accessModeId), check('calls_budget_ck', sql`${t.gpuSecondsPerRound} > 0`)],
+);
+
+/** A round of a call: applications submitted up to its cut-off join it; it closes at the cut-off (the worker). */
+export const callRounds = pgTable(
+  'call_rounds',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    callId: uuid('call_id')
+      .notNull()
+      .references(() => calls.id),
+    cutoffAt: timestamp('cutoff_at', { withTimezone: true }).notNull(),
+    status: roundStatus('status').notNull().default('open'),
+    closedAt: timestamp('closed_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('call_rounds_cutoff_idx').on(t.callId, t.cutoffAt), index('call_rounds_open_idx').on(t.status, t.cutoffAt)],
+);
+
 // ---- Projects, applications, decisions ----
 
 export const projectRole = pgEnum('project_role', ['pi', 'manager', 'member']);
@@ -302,8 +345,10 @@ export const applications = pgTable(
     createdAt: createdAt(),
     submittedAt: timestamp('submitted_at', { withTimezone: true }),
     decidedAt: timestamp('decided_at', { withTimezone: true }),
+    /** The round of a call it joined when submitted (an access mode taking requests in rounds); null otherwise. */
+    roundId: uuid('round_id').references(() => callRounds.id),
   },
-  (t) => [index('applications_project_idx').on(t.projectId), index('applications_status_idx').on(t.status, t.submittedAt), check('applications_period_ck', sql`${t.periodEnd} > ${t.periodStart}`)],
+  (t) => [index('applications_project_idx').on(t.projectId), index('applications_status_idx').on(t.status, t.submittedAt), index('applications_round_idx').on(t.roundId), check('applications_period_ck', sql`${t.periodEnd} > ${t.periodStart}`)],
 );
 
 export const applicationLines = pgTable(

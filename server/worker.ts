@@ -1,7 +1,7 @@
 // Background work of the portal, started once per server process (and by `npm run worker`):
 // reconciling jobs with the scheduler and settling the ledger (every few seconds), sampling the
-// cluster (every minute), snapshotting the simulated cluster's engine, expiring allocations at the
-// end of their period, handing the budgets to a scheduler that enforces them too, and issuing last
+// cluster (every minute), snapshotting the simulated cluster's engine, closing calls' rounds at their
+// cut-off, expiring allocations at the end of their period, handing the budgets to a scheduler that enforces them too, and issuing last
 // month's invoices, reminding people of allocations that end soon (once a day), and sending the
 // e-mail outbox, replaying staff's what-if runs, and scanning the project workspaces for the storage
 // they hold (every STORAGE_SCAN_MINUTES). With several processes on one real
@@ -20,6 +20,7 @@ import { expireDueAllocations } from './services/ledger/ledger';
 import { releaseLostModelCalls } from './services/inference/metering';
 import { deliverDueMails } from './services/mail/mail';
 import { attachmentRenderer } from './mail-attachments';
+import { closeDueRounds } from './services/ledger/calls';
 import { sendInvoiceReminders } from './services/billing/payments';
 import { sendExpiryReminders } from './services/mail/reminders';
 import { reconcileOnce, recordClusterSample } from './services/jobs/reconciler';
@@ -191,6 +192,9 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
         // Model calls whose gateway process ended before their answer: their reservations go back.
         const lost = await releaseLostModelCalls(handle.db, at);
         if (lost) log(`[worker] released ${lost} model call(s) left open by a gateway that stopped`);
+        // Calls' rounds past their cut-off close, and their applications go to review together (issue #32).
+        const closedRounds = await closeDueRounds(handle.db, at);
+        if (closedRounds.length) log(`[worker] closed ${closedRounds.length} round(s) of calls at their cut-off`);
       }
       // Every project's budget, when the full sync is due or a sync failed since: what heals a missed trigger.
       if (isBudgetEnforcing(scheduler) && at.getTime() - lastBudgetCheck >= Math.min(BUDGET_CHECK_MS, everySeconds * 1000)) {

@@ -7,7 +7,7 @@ import { Field, inputClass } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
 import { Alert, Button, Card, cx } from '~/app/_components/ui';
 import { formErrors, type FormErrors } from '~/app/_lib/errors';
-import { formatDay, formatEuros } from '~/server/i18n/format';
+import { formatDateTime, formatDay, formatEuros } from '~/server/i18n/format';
 import { useTRPC } from '~/app/_lib/trpc';
 import { addDays, daysBetween } from '~/server/core/working-days';
 
@@ -19,6 +19,8 @@ export interface AccessModeOption {
   minGpuSeconds?: number | null;
   /** first_come: decided as they come; rounds: gathered by a call's cut-offs (issue #32). */
   intake?: 'first_come' | 'rounds';
+  /** A rounds mode: the cut-off of the round a submission now joins; null when no call has one open. */
+  nextCutoffAt?: Date | null;
   durationDays: number;
   reviewPath: 'instant' | 'single' | 'full';
   targetDecisionWorkingDays: number;
@@ -75,7 +77,7 @@ export function ApplicationForm({
   baseAllocations: BaseAllocationOption[];
   initial: ApplicationFormValues;
 }) {
-  const { t, locale } = useT();
+  const { t, locale, timeZone } = useT();
   const trpc = useTRPC();
   const router = useRouter();
   const [values, setValues] = useState(initial);
@@ -155,6 +157,11 @@ export function ApplicationForm({
                 <span className="mt-1 block text-xs text-slate-600">
                   {m.intake === 'rounds' ? t('mode.rounds', { days: m.targetDecisionWorkingDays }) : `${t(`mode.review.${m.reviewPath}`, { days: m.targetDecisionWorkingDays })} · ${t('mode.firstCome')}`}
                 </span>
+                {m.intake === 'rounds' && (
+                  <span className="mt-1 block text-xs font-medium text-slate-700" data-testid={`mode-cutoff-${m.id}`}>
+                    {m.nextCutoffAt ? t('mode.nextCutoff', { date: formatDateTime(locale, m.nextCutoffAt, timeZone) }) : t('mode.noOpenCall')}
+                  </span>
+                )}
                 {m.defaultStorageGb !== undefined && (
                   <span className="mt-1 block text-xs text-slate-600">{m.maxStorageGb == null ? t('mode.storage', { gb: m.defaultStorageGb }) : t('mode.storageCapped', { gb: m.defaultStorageGb, max: m.maxStorageGb })}</span>
                 )}

@@ -121,8 +121,12 @@ describe.each(dbTargets())('access modes and credit-line requests on %s', (targe
       expect(await as(lab).application.get({ applicationId: fast.id })).toMatchObject({ reviewPath: 'single', targetDays: 4 });
       expect((await refusal(as(lab).application.create({ ...request, accessModeId: 'fast-lane', lines: [...lines.slice(0, 1), { resourceClassId: 'b200', gpuHours: 20_001 }] }))).field).toBe('lines');
       const large = await as(lab).application.create({ ...request, accessModeId: 'large-scale', lines: [...lines.slice(0, 1), { resourceClassId: 'b200', gpuHours: 20_001 }] });
+      // Large Scale takes requests in the rounds of a call: none is open yet, so the draft stays one.
+      expect(await refusal(as(lab).application.submit({ applicationId: large.id }))).toEqual({ code: 'PRECONDITION_FAILED', field: 'accessModeId' });
+      const cutoff = new Date('2026-12-15T16:00:00+01:00');
+      await as(admin).calls.open({ accessModeId: 'large-scale', title: 'Large Scale, winter', gpuHoursPerRound: 200_000, cutoffs: [cutoff.toISOString()] });
       expect(await as(lab).application.submit({ applicationId: large.id })).toEqual({ id: large.id, status: 'submitted' });
-      expect(await as(lab).application.get({ applicationId: large.id })).toMatchObject({ reviewPath: 'full', targetDays: 10 });
+      expect(await as(lab).application.get({ applicationId: large.id })).toMatchObject({ reviewPath: 'full', targetDays: 10, roundCutoffAt: cutoff });
     });
   });
 

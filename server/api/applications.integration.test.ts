@@ -11,6 +11,7 @@ import { allocations, applicationLines, applications, auditEvents, decisions, le
 import { appRouter } from '~/server/api/root';
 import { createContextInner } from '~/server/api/trpc';
 import { reserveBudget, settleJob } from '~/server/services/ledger/ledger';
+import { closeDueRounds } from '~/server/services/ledger/calls';
 import { accountOf, activeAllocation, addMember, callerFor, confirmEmail, createStaff, createTenant, dbTargets, openTestDb, TEST_PASSWORD } from '~/server/testing/harness';
 
 const H = 3600;
@@ -294,9 +295,13 @@ describe.each(dbTargets())('applications and allocations on %s', (target) => {
     const project = await newProject(a, 'Foundation model pretraining');
     const pi = as(a);
     const draft = await pi.application.create({ projectId: project.id, accessModeId: 'large-scale', periodStart: TODAY, periodEnd: '2027-11-30', justification: JUSTIFICATION, lines: [{ resourceClassId: 'h100', gpuHours: 50_000 }, { resourceClassId: 'b200', gpuHours: 20_000 }] });
+    // Large Scale takes requests in a call's rounds (issue #32): this one joins the round closing that afternoon.
+    const cutoff = '2026-12-01T16:00:00Z';
+    await asStaff(admin).calls.open({ accessModeId: 'large-scale', title: 'Large Scale, December', gpuHoursPerRound: 500_000, cutoffs: [cutoff] });
     expect(await pi.application.submit({ applicationId: draft.id })).toEqual({ id: draft.id, status: 'submitted' });
     const queued = (await asStaff(reviewer).staff.applicationQueue()).find((q) => q.id === draft.id);
-    expect(queued).toMatchObject({ reviewPath: 'full', targetDays: 10, requestedGpuSeconds: 70_000 * H });
+    expect(queued).toMatchObject({ reviewPath: 'full', targetDays: 10, requestedGpuSeconds: 70_000 * H, roundCutoffAt: new Date(cutoff), roundStatus: 'open' });
+    await closeDueRounds(db, new Date('2026-12-01T16:01:00Z'));
 
     const byReviewer = await refusal(asStaff(reviewer).staff.decide({ applicationId: draft.id, outcome: 'approved', grantedLines: [{ resourceClassId: 'h100', gpuHours: 50_000 }, { resourceClassId: 'b200', gpuHours: 20_000 }] }));
     expect(byReviewer.code).toBe('FORBIDDEN');
@@ -525,7 +530,8 @@ describe.each(dbTargets())('applications and allocations on %s', (target) => {
     expect(ofB.filter((e) => e.action === 'allocation.adjusted').map((e) => e.reason)).toEqual(['Goodwill for tenant B']);
     const byAdmin = await staff.staff.audit({ actorUserId: admin.userId, limit: 500 });
     expect(byAdmin.every((e) => e.actorUserId === admin.userId)).toBe(true);
-    expect(new Set(byAdmin.map((e) => e.orgId))).toEqual(new Set([a.orgId, b.orgId]));
+    // Tenants A and B, and the Large Scale call the admin opened above (the centre's, no tenant's).
+    expect(new Set(byAdmin.map((e) => e.orgId))).toEqual(new Set([a.orgId, b.orgId, null]));
     const byReviewer = await staff.staff.audit({ actorUserId: reviewer.userId, limit: 500 });
     expect(byReviewer.length).toBeGreaterThan(0);
     expect(byReviewer.every((e) => e.actorUserId === reviewer.userId)).toBe(true);

@@ -105,6 +105,8 @@ export const applicationOut = z.object({
   targetDays: z.number().int(),
   /** While submitted: when the decision is due, in the centre's working time (issue #32). */
   decisionDueAt: isoDateOut.nullable(),
+  /** The cut-off of the call's round it joined (a mode taking requests in rounds); null otherwise. */
+  roundCutoffAt: isoDateOut.nullable(),
   kind: z.enum(applicationKind.enumValues),
   baseAllocationId: z.string().nullable(),
   status: z.enum(applicationStatus.enumValues),

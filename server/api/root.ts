@@ -8,6 +8,7 @@ import { notificationRouter } from './routers/notification';
 import { projectRouter } from './routers/project';
 import { reportRouter } from './routers/report';
 import { invitationRouter } from './routers/invitation';
+import { callRouter } from './routers/call';
 import { centreRouter } from './routers/centre';
 import { filesRouter } from './routers/files';
 import { invoiceRouter } from './routers/invoice';
@@ -36,6 +37,7 @@ export const appRouter = router({
   report: reportRouter,
   invoice: invoiceRouter,
   centre: centreRouter,
+  calls: callRouter,
   api: apiRouter,
 });
 

@@ -29,6 +29,8 @@ export const AUDIT_KINDS = [
   'auth.locked_out',
   'auth.lockout_lifted',
   'billing.price_list_accepted',
+  'call.opened',
+  'call.round_closed',
   'billing.profile_changed',
   'billing.profile_created',
   'credit.raised',

@@ -98,6 +98,8 @@ export const POLICY: Record<string, Entry> = {
   'centre.storage': { access: 'staff', input: (f) => ({ from: f.today, to: f.today }) },
   'centre.modelCalls': { access: 'staff', input: (f) => ({ from: f.today, to: f.today }) },
   'centre.decisionTimes': { access: 'staff', input: (f) => ({ from: f.today, to: f.today }) },
+  'calls.list': { access: 'staff' },
+  'calls.open': { access: 'admin', input: () => ({ accessModeId: 'large-scale', title: 'Large Scale, matrix call', gpuHoursPerRound: 100_000, cutoffs: ['2099-01-15T16:00:00Z'] }) },
 
   'invitation.preview': { access: 'public', input: (f) => ({ token: f.invitationTokenA }) },
   'invitation.accept': { access: 'signedIn', input: (f) => ({ token: f.invitationTokenA }) },

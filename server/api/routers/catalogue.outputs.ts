@@ -1,6 +1,7 @@
 // What the catalogue router's procedures answer (`.output()`), and nothing else: zod drops any field a
 // schema does not name. Shapes other routers share are in server/api/outputs.ts.
 import { z } from 'zod';
+import { isoDateOut } from '~/server/api/outputs';
 import { accessIntake, reviewPath } from '~/db/schema';
 
 /** A row of the price list: one GPU-hour of a resource class for the caller's kind of tenant. */
@@ -38,6 +39,8 @@ export const accessModeOut = z.object({
   minGpuSeconds: z.number().nullable(),
   /** first_come: decided as they come; rounds: gathered by a call's cut-offs (issue #32). */
   intake: z.enum(accessIntake.enumValues),
+  /** A rounds mode: the cut-off of the round a submission now joins; null when no call has one open (or first come). */
+  nextCutoffAt: isoDateOut.nullable(),
   durationDays: z.number(),
   reviewPath: z.enum(reviewPath.enumValues),
   targetDecisionWorkingDays: z.number(),

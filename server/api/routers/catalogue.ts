@@ -6,6 +6,7 @@ import type { Db } from '~/db/client';
 import type { TenantActor } from '~/server/services/actor';
 import { listAccessModes, listResourceClasses, priceList, storagePriceList } from '~/server/services/catalogue';
 import { payAsYouGoTerms } from '~/server/services/billing/billing';
+import { roundForSubmission } from '~/server/services/ledger/calls';
 import { resourceClassOut } from '~/server/api/outputs';
 import { accessModeOut, priceListRowOut, storagePriceRowOut } from './catalogue.outputs';
 
@@ -32,5 +33,9 @@ export const catalogueRouter = router({
       return { rows: await priceList(ctx.db, tenant, ctx.locale), storage: await storagePriceList(ctx.db, tenant, ctx.locale), payAsYouGo: payAsYouGoTerms() };
     }),
 
-  accessModes: authedProcedure.output(z.array(accessModeOut)).query(({ ctx }) => listAccessModes(ctx.db)),
+  /** The access modes; a mode taking requests in rounds says when its next open round closes (issue #32), null when no call has one. */
+  accessModes: authedProcedure.output(z.array(accessModeOut)).query(async ({ ctx }) => {
+    const modes = await listAccessModes(ctx.db);
+    return Promise.all(modes.map(async (m) => ({ ...m, nextCutoffAt: m.intake === 'rounds' ? ((await roundForSubmission(ctx.db, m.id, ctx.now()))?.cutoffAt ?? null) : null })));
+  }),
 });

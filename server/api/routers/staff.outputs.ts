@@ -62,6 +62,10 @@ export const reviewQueueRowOut = z.object({
   dueAt: isoDateOut,
   due: z.enum(['overdue', 'dueToday', 'onTime']),
   overdue: z.boolean(),
+  /** The round of a call it joined (a mode taking requests in rounds), its cut-off and whether it has closed. */
+  roundId: z.string().nullable(),
+  roundCutoffAt: isoDateOut.nullable(),
+  roundStatus: z.enum(['open', 'closed']).nullable(),
 });
 
 // ---- Outbox, audit log, cluster, scheduler budgets, tenants ----

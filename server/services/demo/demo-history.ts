@@ -10,6 +10,8 @@ import type { TenantActor } from '~/server/services/actor';
 import { loadActor, signUp } from '~/server/services/identity/accounts';
 import { grantCreditLine, setAllocationLimits } from '~/server/services/ledger/allocations';
 import { createApplication, decideApplication, submitApplication } from '~/server/services/ledger/applications';
+import { closeDueRounds, openCall } from '~/server/services/ledger/calls';
+import { MAX_CUTOFFS } from '~/server/core/calls';
 import { createProject } from '~/server/services/tenants/projects';
 import { setBillingProfile } from '~/server/services/billing/billing';
 import { issueMonthlyInvoices } from '~/server/services/billing/invoices';
@@ -131,13 +133,25 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
   //    Lugano's 24 kW cap lets about 16 of its 32 GPUs run at full power, so two of the Swiss centre's
   //    16-GPU jobs wait for each other there: the cap binds at times, as it would.
   const background = [];
+  // Large Scale takes requests in the rounds of a call (issue #32): the centre's call of the year, a cut-off
+  // every 15 days from the week before these projects start; they apply in its first round.
+  const institutesStart = addDays(today, -75);
+  const firstCutoff = at(addDays(institutesStart, -7), 15);
+  await atDemoTime(db, at(addDays(institutesStart, -40), 10), () => openCall(db, admin, {
+    accessModeId: 'large-scale',
+    title: 'Large Scale access, rolling call',
+    description: 'Projects above 50,000 GPU-hours. Applications are gathered at each cut-off and reviewed together; decisions within 10 working days.',
+    gpuHoursPerRound: 200_000,
+    cutoffs: Array.from({ length: MAX_CUTOFFS }, (_, i) => new Date(firstCutoff.getTime() + i * 15 * 86_400_000)),
+  }, at(addDays(institutesStart, -40), 10)));
+  const institutes = [];
   for (const [name, country, residency, field, partition, gpuChoices] of [
     ['Institute for Climate Modelling', 'DE', 'EU', 'Earth and climate sciences', 'h100', [8, 16, 16, 32, 64]],
     ['Nordic Medical AI Lab', 'FI', 'EU', 'Medicine', 'b200', [8, 16, 16, 32, 64]],
     ['Alpine Language Technology Centre', 'CH', 'any', 'Linguistics', 'h100-ch', [4, 8, 8, 16]],
   ] as const) {
     const slug = name.toLowerCase().replace(/[^a-z]+/g, '-').replace(/^-|-$/g, '');
-    const start = addDays(today, -75);
+    const start = institutesStart;
     const created = await atDemoTime(db, at(addDays(start, -9), 11), () => signUp(db, { name: `PI of ${name}`, email: `pi@${slug}.example`, password: randomBytes(18).toString('base64url'), organisation: { name, kind: 'academic', country, residency } }, { verified: true }));
     const lead = await tenantActor(db, `pi@${slug}.example`);
     const bigProject = await atDemoTime(db, at(addDays(start, -8), 14), () => createProject(db, lead, { title: `${field}: foundation model training`, abstract: `Large-scale training runs at ${name}.`, fieldOfScience: field, members: [] }));
@@ -147,11 +161,18 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
       { projectId: bigProject.id, accessModeId: 'large-scale', kind: 'new', periodStart: start, periodEnd: addDays(start, 365), justification: 'Multi-node training campaigns over the year, planned in quarterly blocks.', lines: [{ resourceClassId: partition, gpuSeconds: 60_000 * 3600 }] },
       start,
     ));
-    // Submitted a week before the period starts; decided the day before it.
+    // Submitted a week before the period starts, on the morning of the round's cut-off.
     await atDemoTime(db, at(addDays(start, -7), 8), () => submitApplication(db, lead, app.id, at(addDays(start, -7), 8)));
+    institutes.push({ created, app, partition, gpuChoices });
+  }
+  // The round closes at its cut-off (the worker's task); its three applications are decided the day before the projects start.
+  const afterCutoff = new Date(firstCutoff.getTime() + 60_000);
+  await atDemoTime(db, afterCutoff, () => closeDueRounds(db, afterCutoff));
+  for (const { created, app, partition, gpuChoices } of institutes) {
+    const start = institutesStart;
     const decided = await atDemoTime(db, at(addDays(start, -1), 16), () => decideApplication(db, admin, app.id, { outcome: 'approved', grantedLines: [{ resourceClassId: partition, gpuSeconds: 60_000 * 3600 }], comment: '' }, at(addDays(start, -1), 16)));
     await atDemoTime(db, at(addDays(start, -1), 16, 20), () => setAllocationLimits(db, admin, { allocationId: decided.allocationIds[0]!, maxGpusAtOnce: 256, maxWalltimeSeconds: 48 * 3600, maxQueuedJobs: 200, reason: 'Large-scale project' }));
-    background.push({ orgId: created.orgId, orgKind: 'academic' as const, projectId: bigProject.id, userIds: [created.userId], allocationId: decided.allocationIds[0]!, unit: 'gpu_seconds' as const, resourceClassId: partition, fromSeconds: seconds(start), toSeconds: Math.floor(now.getTime() / 1000) - 6 * 3600, jobsPerDay: 2.5, kinds: ['training', 'training', 'batch'] as JobKind[], gpuChoices: [...gpuChoices], walltimeHours: [4, 8, 12, 24], budgetCap: 55_000 * 3600 });
+    background.push({ orgId: created.orgId, orgKind: 'academic' as const, projectId: app.projectId, userIds: [created.userId], allocationId: decided.allocationIds[0]!, unit: 'gpu_seconds' as const, resourceClassId: partition, fromSeconds: seconds(start), toSeconds: Math.floor(now.getTime() / 1000) - 6 * 3600, jobsPerDay: 2.5, kinds: ['training', 'training', 'batch'] as JobKind[], gpuChoices: [...gpuChoices], walltimeHours: [4, 8, 12, 24], budgetCap: 55_000 * 3600 });
   }
 
   // 5. Run the history through the simulated cluster and settle it through the ledger.

@@ -2,7 +2,7 @@
 // Approval creates allocations (or tops one up) with a grant in the ledger, in the same transaction.
 import { and, asc, desc, eq, gte, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
-import { accessModes, allocations, applicationLines, applications, decisions, memberships, organisations, projects, resourceClasses, users } from '~/db/schema';
+import { accessModes, allocations, applicationLines, applications, callRounds, decisions, memberships, organisations, projects, resourceClasses, users } from '~/db/schema';
 import { checkApplicationRequest, checkDecision, classAllocationLimits, decisionRefusal, reviewRouteFor, reviewTargetWorkingDays, storageOfLine, type DecisionOutcome, type RequestLine, type ReviewRoute } from '~/server/core/applications';
 import { workingDaysBetween } from '~/server/core/working-days';
 import { decisionDueAt, dueState, workingHoursBetween } from '~/server/core/working-time';
@@ -16,6 +16,7 @@ import { inTransaction, stepAfterCommit } from '~/server/services/transaction';
 import { recordAudit } from '~/server/services/audit';
 import { listResourceClasses } from '~/server/services/catalogue';
 import { grantBudget } from './ledger';
+import { requireClosedRound, roundForSubmission } from './calls';
 import { notify, notifyMembers } from '~/server/services/mail/notifications';
 import { projectAccess, projectLeads, requireProjectManager } from '~/server/services/tenants/projects';
 
@@ -206,8 +207,11 @@ async function routeSubmission(tx: Tx, actor: TenantActor, applicationId: string
   if (!(EDITABLE as readonly string[]).includes(app.status)) throw new AppError('PRECONDITION_FAILED', 'application.notEditable', { status: app.status });
   const route = reviewRouteFor({ mode: input.mode, request: input.request, held: await heldAllocations(tx, actor.org.id), today: input.today });
   if (route.path === 'instant' && !input.approve) return { status: 'instant' as const, route };
-  await tx.update(applications).set({ status: 'submitted', submittedAt: input.now, reviewRoute: route }).where(eq(applications.id, applicationId));
-  await recordAudit(tx, { actorUserId: actor.userId, orgId: actor.org.id, action: 'application.submitted', targetType: 'application', targetId: applicationId, data: { accessModeId: input.mode.id, route } });
+  // A mode taking requests in rounds (issue #32): the request joins the round whose cut-off is next.
+  const round = input.mode.intake === 'rounds' ? await roundForSubmission(tx, input.mode.id, input.now) : null;
+  if (input.mode.intake === 'rounds' && !round) throw new AppError('PRECONDITION_FAILED', 'application.noOpenRound', { mode: input.mode.name }, 'accessModeId');
+  await tx.update(applications).set({ status: 'submitted', submittedAt: input.now, reviewRoute: route, roundId: round?.id ?? null }).where(eq(applications.id, applicationId));
+  await recordAudit(tx, { actorUserId: actor.userId, orgId: actor.org.id, action: 'application.submitted', targetType: 'application', targetId: applicationId, data: { accessModeId: input.mode.id, route, ...(round ? { roundId: round.id, cutoffAt: round.cutoffAt.toISOString() } : {}) } });
   if (route.path === 'instant') {
     await decideInTx(tx, null, { ...app, status: 'submitted' }, { outcome: 'approved', grantedLines: input.lines, comment: '' }, input.now);
     return { status: 'approved' as const, route };
@@ -302,6 +306,7 @@ export async function decideApplication(db: Db, reviewer: Actor, applicationId: 
     const refusal = decisionRefusal(app.reviewRoute?.path ?? mode?.reviewPath ?? 'full', isStaff(reviewer, 'admin'));
     if (refusal) throw new AppError('FORBIDDEN', refusal);
     if (app.status !== 'submitted') throw new AppError('PRECONDITION_FAILED', 'decision.notSubmitted', { status: app.status });
+    await requireClosedRound(tx, app.roundId);
     const requested = await linesOf(tx, app.id);
     const problem = checkDecision({ outcome: input.outcome, requested, granted: input.grantedLines, comment: input.comment })[0];
     if (problem) throw new AppError('BAD_REQUEST', problem.key, 'params' in problem ? problem.params : {}, problem.field);
@@ -325,12 +330,14 @@ export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor;
       targetDays: accessModes.targetDecisionWorkingDays,
       maxGpuSeconds: accessModes.maxGpuSeconds,
       applicantName: users.name,
+      roundCutoffAt: callRounds.cutoffAt,
     })
     .from(applications)
     .innerJoin(projects, eq(projects.id, applications.projectId))
     .innerJoin(organisations, eq(organisations.id, applications.orgId))
     .innerJoin(accessModes, eq(accessModes.id, applications.accessModeId))
     .innerJoin(users, eq(users.id, applications.createdBy))
+    .leftJoin(callRounds, eq(callRounds.id, applications.roundId))
     .where(eq(applications.id, applicationId));
   if (!app) throw new AppError('NOT_FOUND', 'error.notFound');
   let canEdit = false;
@@ -366,14 +373,21 @@ export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor;
     reviewPath: route.path,
     reviewNote: route.reason === 'instantOnceActive' ? { reason: route.reason, activeUntil: route.activeUntil } : null,
     targetDays: reviewTargetWorkingDays(route, app.targetDays),
-    // When the decision is due: the target in the centre's working time from the submission (issue #32).
-    decisionDueAt: app.application.status === 'submitted' && app.application.submittedAt ? decisionDueAt(workingCalendar(), app.application.submittedAt, reviewTargetWorkingDays(route, app.targetDays)) : null,
+    // When the decision is due: the target in the centre's working time from the submission, or from its
+    // round's cut-off (issue #32).
+    decisionDueAt: app.application.status === 'submitted' && app.application.submittedAt ? decisionDueAt(workingCalendar(), clockStart(app.application.submittedAt, app.roundCutoffAt), reviewTargetWorkingDays(route, app.targetDays)) : null,
+    roundCutoffAt: app.roundCutoffAt,
     applicantName: app.applicantName,
     lines: lines.map(({ nameDe, ...line }) => ({ ...line, name: localName(locale, { name: line.name, nameDe }) })),
     decisions: history,
     allocations: resulting,
     canEdit,
   };
+}
+
+/** clockStart is when a request's decision clock starts: at its round's cut-off when it joined one (issue #32), else at its submission. */
+function clockStart(submittedAt: Date, roundCutoffAt: Date | null): Date {
+  return roundCutoffAt && roundCutoffAt.getTime() > submittedAt.getTime() ? roundCutoffAt : submittedAt;
 }
 
 /** routeOf is the route a request was sent down, or (a draft) the one its access mode names. */
@@ -394,9 +408,10 @@ export async function decisionTimes(db: DbOrTx, range: { from: string; to: strin
   const [modes, rows] = await Promise.all([
     db.select({ id: accessModes.id, name: accessModes.name, reviewPath: accessModes.reviewPath, targetDays: accessModes.targetDecisionWorkingDays }).from(accessModes).where(eq(accessModes.active, true)).orderBy(asc(accessModes.sortOrder)),
     db
-      .select({ accessModeId: applications.accessModeId, status: applications.status, reviewRoute: applications.reviewRoute, submittedAt: applications.submittedAt, decidedAt: applications.decidedAt, reviewPath: accessModes.reviewPath, targetDays: accessModes.targetDecisionWorkingDays })
+      .select({ accessModeId: applications.accessModeId, status: applications.status, reviewRoute: applications.reviewRoute, submittedAt: applications.submittedAt, decidedAt: applications.decidedAt, reviewPath: accessModes.reviewPath, targetDays: accessModes.targetDecisionWorkingDays, roundCutoffAt: callRounds.cutoffAt })
       .from(applications)
       .innerJoin(accessModes, eq(accessModes.id, applications.accessModeId))
+      .leftJoin(callRounds, eq(callRounds.id, applications.roundId))
       .where(and(isNotNull(applications.submittedAt), or(eq(applications.status, 'submitted'), and(isNotNull(applications.decidedAt), gte(applications.decidedAt, start), lt(applications.decidedAt, end))))),
   ]);
   const calendar = workingCalendar();
@@ -405,8 +420,8 @@ export async function decisionTimes(db: DbOrTx, range: { from: string; to: strin
     const mine = rows.filter((r) => r.accessModeId === mode.id);
     const waiting = mine.filter((r) => r.status === 'submitted');
     const decided = mine.filter((r) => r.status !== 'submitted' && r.decidedAt !== null);
-    const dueOf = (r: (typeof mine)[number]) => decisionDueAt(calendar, r.submittedAt!, reviewTargetWorkingDays(routeOf(r.reviewRoute, r.reviewPath), r.targetDays));
-    const days = decided.map((r) => workingHoursBetween(calendar, r.submittedAt!, r.decidedAt!) / dayHours).sort((a, b) => a - b);
+    const dueOf = (r: (typeof mine)[number]) => decisionDueAt(calendar, clockStart(r.submittedAt!, r.roundCutoffAt), reviewTargetWorkingDays(routeOf(r.reviewRoute, r.reviewPath), r.targetDays));
+    const days = decided.map((r) => workingHoursBetween(calendar, clockStart(r.submittedAt!, r.roundCutoffAt), r.decidedAt!) / dayHours).sort((a, b) => a - b);
     return {
       accessModeId: mode.id,
       name: mode.name,
@@ -429,22 +444,25 @@ function median(sorted: readonly number[]): number {
 /** reviewQueue lists submitted applications, oldest first, with their age in working days against the mode's target. */
 export async function reviewQueue(db: DbOrTx, now: Date) {
   const rows = await db
-    .select({ id: applications.id, submittedAt: applications.submittedAt, kind: applications.kind, reviewRoute: applications.reviewRoute, projectTitle: projects.title, orgName: organisations.name, orgId: organisations.id, modeName: accessModes.name, reviewPath: accessModes.reviewPath, targetDays: accessModes.targetDecisionWorkingDays })
+    .select({ id: applications.id, submittedAt: applications.submittedAt, kind: applications.kind, reviewRoute: applications.reviewRoute, projectTitle: projects.title, orgName: organisations.name, orgId: organisations.id, modeName: accessModes.name, reviewPath: accessModes.reviewPath, targetDays: accessModes.targetDecisionWorkingDays, roundId: applications.roundId, roundCutoffAt: callRounds.cutoffAt, roundStatus: callRounds.status })
     .from(applications)
     .innerJoin(projects, eq(projects.id, applications.projectId))
     .innerJoin(organisations, eq(organisations.id, applications.orgId))
     .innerJoin(accessModes, eq(accessModes.id, applications.accessModeId))
+    .leftJoin(callRounds, eq(callRounds.id, applications.roundId))
     .where(eq(applications.status, 'submitted'))
     .orderBy(asc(applications.submittedAt));
   const ids = rows.map((r) => r.id);
   const lines = ids.length ? await db.select().from(applicationLines).where(inArray(applicationLines.applicationId, ids)) : [];
   const calendar = workingCalendar();
   return rows.map(({ reviewRoute, ...r }) => {
-    const ageWorkingDays = r.submittedAt ? workingDaysBetween(r.submittedAt, now) : 0;
+    // Aged from the decision clock's start: the submission, or the round's cut-off (none before it).
+    const clock = clockStart(r.submittedAt ?? now, r.roundCutoffAt);
+    const ageWorkingDays = clock.getTime() < now.getTime() ? workingDaysBetween(clock, now) : 0;
     const route = routeOf(reviewRoute, r.reviewPath);
     const targetDays = reviewTargetWorkingDays(route, r.targetDays);
     // Due in the centre's working time (its hours, weekends and public holidays); overdue once that has passed.
-    const dueAt = decisionDueAt(calendar, r.submittedAt ?? now, targetDays);
+    const dueAt = decisionDueAt(calendar, clock, targetDays);
     const due = dueState(calendar, dueAt, now);
     return {
       ...r,

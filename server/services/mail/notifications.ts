@@ -17,6 +17,8 @@ import { replayedTime, stampCreatedAt } from '~/server/services/replay-clock';
 /** The notices that are mailed too: their kind (for the preference) and the mail's subject. */
 const NOTICE_MAILS: Partial<Record<MessageKey, { kind: MailKind; subject: MessageKey }>> = {
   'notice.applicationSubmitted': { kind: 'application_submitted', subject: 'mail.applicationSubmitted.subject' },
+  // A call's round closed at its cut-off (issue #32): its applications wait for review together.
+  'notice.roundClosed': { kind: 'application_submitted', subject: 'mail.roundClosed.subject' },
   'notice.applicationApproved': { kind: 'application_decided', subject: 'mail.applicationApproved.subject' },
   'notice.applicationRejected': { kind: 'application_decided', subject: 'mail.applicationRejected.subject' },
   'notice.applicationChangesRequested': { kind: 'application_decided', subject: 'mail.applicationChangesRequested.subject' },

@@ -32,7 +32,12 @@ export default async function ApplicationPage({ params }: { params: Promise<{ id
           </Link>
         }
       />
-      {app.status === 'submitted' && <Alert tone="info">{t('application.waiting', { days: app.targetDays, due: app.decisionDueAt ? formatDateTime(locale, app.decisionDueAt, timeZone) : '' })}</Alert>}
+      {app.status === 'submitted' &&
+        (app.roundCutoffAt ? (
+          <Alert tone="info">{t('application.waitingInRound', { cutoff: formatDateTime(locale, app.roundCutoffAt, timeZone), days: app.targetDays, due: app.decisionDueAt ? formatDateTime(locale, app.decisionDueAt, timeZone) : '' })}</Alert>
+        ) : (
+          <Alert tone="info">{t('application.waiting', { days: app.targetDays, due: app.decisionDueAt ? formatDateTime(locale, app.decisionDueAt, timeZone) : '' })}</Alert>
+        ))}
       {app.status === 'changes_requested' && latest && (
         <Alert tone="warning" title={t('application.changesRequestedTitle')}>
           {latest.comment}

@@ -7,16 +7,24 @@ import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
 import { CreditRequestDecision } from './credit-request-decision';
+import { OpenCallForm } from './open-call-form';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('review.queueTitle') };
+}
+
+/** The rounds a call's table shows: those that held applications, and the next three open ones; the rest are counted below it. */
+function shownRounds<R extends { status: 'open' | 'closed'; applications: number }>(rounds: R[]): R[] {
+  const nextOpen = rounds.filter((r) => r.status === 'open').slice(0, 3);
+  return rounds.filter((r) => r.applications > 0 || nextOpen.includes(r));
 }
 
 export default async function ReviewQueuePage() {
   const me = await requireStaff();
   const { t, locale, timeZone } = await getT();
   const caller = await api();
-  const [queue, creditRequests] = await Promise.all([caller.staff.applicationQueue(), caller.staff.creditRequestQueue()]);
+  const [queue, creditRequests, calls, modes] = await Promise.all([caller.staff.applicationQueue(), caller.staff.creditRequestQueue(), caller.calls.list(), caller.catalogue.accessModes()]);
+  const roundModes = modes.filter((m) => m.intake === 'rounds');
   const isAdmin = me.staffRoles.includes('admin');
   return (
     <div className="space-y-6">
@@ -45,6 +53,11 @@ export default async function ReviewQueuePage() {
                       {a.projectTitle}
                     </Link>
                     {a.kind !== 'new' && <span className="ml-2 text-xs text-slate-500">{t(`applicationKind.${a.kind}`)}</span>}
+                    {a.roundCutoffAt && a.roundStatus === 'open' && (
+                      <span className="mt-1 block">
+                        <Badge tone="slate">{t('review.inRound', { cutoff: formatDateTime(locale, a.roundCutoffAt, timeZone) })}</Badge>
+                      </span>
+                    )}
                     {a.reviewReason === 'instantOnceActive' && (
                       <span className="mt-1 block">
                         <Badge tone="amber">{t('review.repeatInstant')}</Badge>
@@ -72,6 +85,54 @@ export default async function ReviewQueuePage() {
           </Table>
         )}
       </Card>
+      {(roundModes.length > 0 || calls.length > 0) && (
+        <Card title={t('calls.heading')}>
+          <p className="mb-3 text-sm text-slate-600">{t('calls.subtitle')}</p>
+          {calls.length === 0 ? (
+            <p className="text-sm text-slate-600">{t('calls.none')}</p>
+          ) : (
+            <ul className="space-y-4">
+              {calls.map((call) => (
+                <li key={call.id} data-testid="call">
+                  <p className="font-medium">
+                    {call.title} <span className="text-sm font-normal text-slate-600">· {call.modeName} · {t('calls.perRound', { hours: formatGpuHours(locale, call.gpuSecondsPerRound) })}</span>
+                  </p>
+                  {call.description && <p className="text-sm text-slate-600">{call.description}</p>}
+                  <Table>
+                    <thead>
+                      <tr>
+                        <Th>{t('calls.cutoff')}</Th>
+                        <Th>{t('calls.roundStatus')}</Th>
+                        <Th className="text-right">{t('calls.applications')}</Th>
+                      </tr>
+                    </thead>
+                    <tbody className="divide-y divide-slate-100">
+                      {shownRounds(call.rounds).map((round) => (
+                        <tr key={round.id} data-testid="call-round">
+                          <Td className="whitespace-nowrap">{formatDateTime(locale, round.cutoffAt, timeZone)}</Td>
+                          <Td>
+                            <Badge tone={round.status === 'open' ? 'green' : 'slate'}>{t(round.status === 'open' ? 'calls.roundOpen' : 'calls.roundClosed')}</Badge>
+                          </Td>
+                          <Td className="text-right tabular-nums">{round.applications}</Td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </Table>
+                  {call.rounds.length > shownRounds(call.rounds).length && (
+                    <p className="mt-1 text-xs text-slate-500">{t('calls.moreRounds', { count: call.rounds.length - shownRounds(call.rounds).length })}</p>
+                  )}
+                </li>
+              ))}
+            </ul>
+          )}
+          {isAdmin && roundModes.length > 0 && (
+            <div className="mt-6 border-t border-slate-100 pt-4">
+              <h3 className="mb-3 text-sm font-semibold text-slate-800">{t('calls.open')}</h3>
+              <OpenCallForm modes={roundModes.map((m) => ({ id: m.id, name: m.name }))} />
+            </div>
+          )}
+        </Card>
+      )}
       <Card title={t('review.creditTitle')}>
         {creditRequests.length === 0 ? (
           <p className="text-sm text-slate-600">{t('review.creditEmpty')}</p>

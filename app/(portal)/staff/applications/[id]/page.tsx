@@ -2,7 +2,8 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { ApplicationSummary } from '~/app/_components/application-summary';
-import { PageHeader } from '~/app/_components/ui';
+import { Alert, PageHeader } from '~/app/_components/ui';
+import { formatDateTime } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
@@ -30,7 +31,11 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
         }
       />
       <ApplicationSummary app={app} t={t} locale={locale} timeZone={timeZone} allocationHref={(a) => `/staff/allocations/${a}`} />
-      {app.status === 'submitted' && <DecisionForm applicationId={app.id} lines={app.lines.map((l) => ({ resourceClassId: l.resourceClassId, name: l.name, gpuHours: l.gpuSeconds / 3600, storageGb: l.storageGb }))} />}
+      {app.status === 'submitted' && app.roundCutoffAt && app.roundCutoffAt.getTime() > Date.now() ? (
+        <Alert tone="info">{t('review.roundOpen', { cutoff: formatDateTime(locale, app.roundCutoffAt, timeZone) })}</Alert>
+      ) : (
+        app.status === 'submitted' && <DecisionForm applicationId={app.id} lines={app.lines.map((l) => ({ resourceClassId: l.resourceClassId, name: l.name, gpuHours: l.gpuSeconds / 3600, storageGb: l.storageGb }))} />
+      )}
     </div>
   );
 }
