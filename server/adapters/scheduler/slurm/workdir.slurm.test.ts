@@ -138,6 +138,10 @@ describe('a job in its working folder on a real Slurm', () => {
       run('scontrol', ['requeue', schedulerJobId]);
       // Slurm holds a requeued job for its begin time (about two minutes): let it start now.
       expect(await waitUntil(() => scontrolJob(schedulerJobId).JobState === 'PENDING', 30), 'requeued').toBe(true);
+      // Not within the second of the requeue: slurmd revokes the first attempt's credential at that second, and
+      // a launch whose credential is from the same second is killed ("Job credential revoked", exit 1; CI
+      // saw it when the requeue came 0.2 s after the start and StartTime=now 0.8 s later).
+      await sleep(2000);
       run('scontrol', ['update', `jobid=${schedulerJobId}`, 'StartTime=now']);
       expect(await settled(requeuing, s.portalJobId, 90)).toMatchObject({ state: 'COMPLETED' });
       expect(lines(read(stdout))).toEqual(['attempt 0 started', 'attempt 1 started', 'attempt 1 ended']);
