@@ -1,6 +1,7 @@
 // The portal's tables. The only place that knows them; services import from here.
 import { sql } from 'drizzle-orm';
 import { ACCESS_INTAKES, REVIEW_PATHS, WORKLOAD_KINDS, type ReviewRoute } from '../server/core/applications';
+import type { RubricCriterion } from '../server/core/reviews';
 import { AUTH_TOKEN_PURPOSES } from '../server/core/auth/tokens';
 import type { MailAttachmentRef } from '../server/core/mail/delivery';
 import { MAIL_KIND_NAMES } from '../server/core/mail/kinds';
@@ -250,6 +251,8 @@ export const calls = pgTable(
     description: text('description').notNull().default(''),
     /** GPU-seconds the centre gives out in each round: the ranking's cut line. */
     gpuSecondsPerRound: bigint('gpu_seconds_per_round', { mode: 'number' }).notNull(),
+    /** What its reviewers score, each criterion 1–5 (server/core/reviews.ts DEFAULT_RUBRIC unless staff gave another). */
+    rubric: jsonb('rubric').$type<RubricCriterion[]>().notNull(),
     createdBy: uuid('created_by')
       .notNull()
       .references(() => users.id),
@@ -387,6 +390,97 @@ export const decisions = pgTable(
     seq: bigserial('seq', { mode: 'number' }).notNull(),
   },
   (t) => [index('decisions_application_idx').on(t.applicationId)],
+);
+
+// ---- Panels, scores and conflicts of interest (issue #32) ----
+
+export const reviewStatus = pgEnum('review_status', ['assigned', 'scored', 'declined']);
+
+/**
+ * A reviewer assigned to an application (by staff, one by one or as a round's panel): scores it on its
+ * call's rubric, or declines. The applicant's tenant reads a review's scores and its comment to the
+ * applicant once the application is decided, never who wrote it nor the internal note (drizzle/0068).
+ */
+export const reviewAssignments = pgTable(
+  'review_assignments',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    applicationId: uuid('application_id')
+      .notNull()
+      .references(() => applications.id),
+    /** The applicant's tenant (for its row-level policy). */
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    reviewerUserId: uuid('reviewer_user_id')
+      .notNull()
+      .references(() => users.id),
+    assignedBy: uuid('assigned_by')
+      .notNull()
+      .references(() => users.id),
+    assignedAt: timestamp('assigned_at', { withTimezone: true }).notNull().defaultNow(),
+    status: reviewStatus('status').notNull().default('assigned'),
+    /** Each rubric criterion's score, 1–5, once scored. */
+    scores: jsonb('scores').$type<Record<string, number>>(),
+    commentToApplicant: text('comment_to_applicant').notNull().default(''),
+    /** For staff only. */
+    internalNote: text('internal_note').notNull().default(''),
+    declineReason: text('decline_reason'),
+    scoredAt: timestamp('scored_at', { withTimezone: true }),
+    /** The last reminder mailed for it (reviewers are reminded of reviews that are due). */
+    remindedAt: timestamp('reminded_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('review_assignments_unique_idx').on(t.applicationId, t.reviewerUserId),
+    index('review_assignments_reviewer_idx').on(t.reviewerUserId, t.status),
+    check('review_assignments_scored_ck', sql`(${t.status} = 'scored') = (${t.scores} is not null and ${t.scoredAt} is not null)`),
+  ],
+);
+
+/** A round's panel: its reviewers are assigned each of its applications when the round closes (or at once when it has). */
+export const roundReviewers = pgTable(
+  'round_reviewers',
+  {
+    roundId: uuid('round_id')
+      .notNull()
+      .references(() => callRounds.id),
+    reviewerUserId: uuid('reviewer_user_id')
+      .notNull()
+      .references(() => users.id),
+    assignedBy: uuid('assigned_by')
+      .notNull()
+      .references(() => users.id),
+    assignedAt: timestamp('assigned_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.roundId, t.reviewerUserId] })],
+);
+
+export const reviewConflictKind = pgEnum('review_conflict_kind', ['declared', 'override']);
+
+/**
+ * Conflicts of interest a reviewer declared on an application, and admins' overrides of a conflict
+ * (automatic or declared), each with its reason. Append-only: the latest row for a reviewer and an
+ * application decides (server/core/reviews.ts conflictState).
+ */
+export const reviewConflicts = pgTable(
+  'review_conflicts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    applicationId: uuid('application_id')
+      .notNull()
+      .references(() => applications.id),
+    reviewerUserId: uuid('reviewer_user_id')
+      .notNull()
+      .references(() => users.id),
+    kind: reviewConflictKind('kind').notNull(),
+    reason: text('reason').notNull(),
+    createdBy: uuid('created_by')
+      .notNull()
+      .references(() => users.id),
+    createdAt: createdAt(),
+    seq: bigserial('seq', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('review_conflicts_idx').on(t.applicationId, t.reviewerUserId)],
 );
 
 // ---- Allocations and the ledger ----

@@ -90,6 +90,9 @@ export const allocationOverviewOut = z.object({
 // ---- Applications ----
 
 /** An application with its lines, decisions and resulting allocations, for its tenant and for staff. */
+/** A criterion of a call's rubric (issue #32). */
+export const rubricCriterionOut = z.object({ id: z.string(), name: z.string(), nameDe: z.string() });
+
 export const applicationOut = z.object({
   id: z.string(),
   projectId: z.string(),
@@ -130,6 +133,11 @@ export const applicationOut = z.object({
     }),
   ),
   allocations: z.array(z.object({ id: z.string(), resourceClassId: z.string().nullable() })),
+  /** Its scored reviews as the applicant reads them once it is decided (issue #32): scores and comment, no reviewer. */
+  reviews: z.object({
+    rubric: z.array(rubricCriterionOut),
+    items: z.array(z.object({ id: z.string(), scores: z.record(z.string(), z.number().int()), commentToApplicant: z.string(), scoredAt: isoDateOut })),
+  }),
 });
 
 // ---- Jobs ----

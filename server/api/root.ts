@@ -9,6 +9,7 @@ import { projectRouter } from './routers/project';
 import { reportRouter } from './routers/report';
 import { invitationRouter } from './routers/invitation';
 import { callRouter } from './routers/call';
+import { reviewRouter } from './routers/review';
 import { centreRouter } from './routers/centre';
 import { filesRouter } from './routers/files';
 import { invoiceRouter } from './routers/invoice';
@@ -38,6 +39,7 @@ export const appRouter = router({
   invoice: invoiceRouter,
   centre: centreRouter,
   calls: callRouter,
+  reviews: reviewRouter,
   api: apiRouter,
 });
 

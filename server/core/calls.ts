@@ -38,6 +38,8 @@ export interface CallInput {
   gpuHoursPerRound: number;
   /** The rounds' cut-offs, as instants. */
   cutoffs: Date[];
+  /** The criteria its reviewers score, by name; absent or empty: the default rubric (server/core/reviews.ts). */
+  rubric?: string[];
 }
 
 export type CallProblem =

@@ -1,6 +1,6 @@
 // What the call procedures answer (issue #32).
 import { z } from 'zod';
-import { isoDateOut } from '~/server/api/outputs';
+import { isoDateOut, rubricCriterionOut } from '~/server/api/outputs';
 
 export const callRoundOut = z.object({
   id: z.string(),
@@ -18,6 +18,7 @@ export const callOut = z.object({
   title: z.string(),
   description: z.string(),
   gpuSecondsPerRound: z.number().int(),
+  rubric: z.array(rubricCriterionOut),
   createdAt: isoDateOut,
   rounds: z.array(callRoundOut),
 });

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { catalogueIdField, gpuHoursField, textField } from '~/server/api/fields';
 import { router, staffProcedure } from '~/server/api/trpc';
 import { MAX_CUTOFFS } from '~/server/core/calls';
+import { MAX_CRITERIA } from '~/server/core/reviews';
 import { listCalls, openCall } from '~/server/services/ledger/calls';
 import { callOut, openedCallOut } from './call.outputs';
 
@@ -15,6 +16,8 @@ export const openCallInput = z.object({
   gpuHoursPerRound: gpuHoursField,
   /** The rounds' cut-offs, as instants with their offset (2027-01-15T17:00:00+01:00). */
   cutoffs: z.array(z.iso.datetime({ offset: true, message: 'call.cutoffFormat' })).min(1).max(MAX_CUTOFFS),
+  /** The criteria reviewers score 1–5, by name; absent or empty: excellence, technical feasibility, impact. */
+  rubric: z.array(textField(1, 120)).max(MAX_CRITERIA, 'call.rubricSize').optional(),
 });
 
 export const callRouter = router({

@@ -66,6 +66,8 @@ export const reviewQueueRowOut = z.object({
   roundId: z.string().nullable(),
   roundCutoffAt: isoDateOut.nullable(),
   roundStatus: z.enum(['open', 'closed']).nullable(),
+  /** Its panel (issue #32): reviewers assigned and not declined, how many scored, the viewer's own review's state. */
+  reviews: z.object({ assigned: z.number().int(), scored: z.number().int(), mine: z.enum(['assigned', 'scored', 'declined']).nullable() }),
 });
 
 // ---- Outbox, audit log, cluster, scheduler budgets, tenants ----

@@ -120,7 +120,7 @@ export const staffRouter = router({
 
   applicationQueue: staffProcedure()
     .output(z.array(reviewQueueRowOut))
-    .query(({ ctx }) => reviewQueue(ctx.db, ctx.now())),
+    .query(({ ctx }) => reviewQueue(ctx.db, ctx.actor, ctx.now())),
 
   application: staffProcedure()
     .input(z.object({ applicationId: uuidField }))

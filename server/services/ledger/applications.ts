@@ -2,7 +2,7 @@
 // Approval creates allocations (or tops one up) with a grant in the ledger, in the same transaction.
 import { and, asc, desc, eq, gte, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
-import { accessModes, allocations, applicationLines, applications, callRounds, decisions, memberships, organisations, projects, resourceClasses, users } from '~/db/schema';
+import { accessModes, allocations, applicationLines, applications, callRounds, decisions, organisations, projects, resourceClasses, reviewAssignments, users } from '~/db/schema';
 import { checkApplicationRequest, checkDecision, classAllocationLimits, decisionRefusal, reviewRouteFor, reviewTargetWorkingDays, storageOfLine, type DecisionOutcome, type RequestLine, type ReviewRoute } from '~/server/core/applications';
 import { workingDaysBetween } from '~/server/core/working-days';
 import { decisionDueAt, dueState, workingHoursBetween } from '~/server/core/working-time';
@@ -17,6 +17,8 @@ import { recordAudit } from '~/server/services/audit';
 import { listResourceClasses } from '~/server/services/catalogue';
 import { grantBudget } from './ledger';
 import { requireClosedRound, roundForSubmission } from './calls';
+import { conflictOf, requireNotExcluded, tiesOf } from './conflicts';
+import { applicantReviews, rubricOf } from './reviews';
 import { notify, notifyMembers } from '~/server/services/mail/notifications';
 import { projectAccess, projectLeads, requireProjectManager } from '~/server/services/tenants/projects';
 
@@ -300,8 +302,9 @@ export async function decideApplication(db: Db, reviewer: Actor, applicationId: 
   const decided = await inTransaction(db, async (tx) => {
     const app = await lockApplication(tx, applicationId);
     projectId = app.projectId;
-    const [ownTenant] = await tx.select({ orgId: memberships.orgId }).from(memberships).where(and(eq(memberships.orgId, app.orgId), eq(memberships.userId, reviewer.userId)));
-    if (ownTenant) throw new AppError('FORBIDDEN', 'decision.ownTenant');
+    // A reviewer of the applicant's organisation, on its project or who declared a conflict finds no such
+    // application (issue #32), unless an admin overrode the conflict.
+    await requireNotExcluded(tx, reviewer, app);
     const [mode] = await tx.select({ reviewPath: accessModes.reviewPath }).from(accessModes).where(eq(accessModes.id, app.accessModeId));
     const refusal = decisionRefusal(app.reviewRoute?.path ?? mode?.reviewPath ?? 'full', isStaff(reviewer, 'admin'));
     if (refusal) throw new AppError('FORBIDDEN', refusal);
@@ -346,6 +349,7 @@ export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor;
     const access = await projectAccess(db, viewer.tenant, app.application.projectId);
     canEdit = access.canManage && (EDITABLE as readonly string[]).includes(app.application.status);
   } else if (!viewer.staff || !isStaff(viewer.staff)) throw new AppError('NOT_FOUND', 'error.notFound');
+  else await requireNotExcluded(db, viewer.staff, app.application);
   const reviewer = users;
   const [lines, history] = await Promise.all([
     db
@@ -361,7 +365,11 @@ export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor;
       .where(eq(decisions.applicationId, applicationId))
       .orderBy(desc(decisions.decidedAt), desc(decisions.seq)),
   ]);
-  const resulting = await db.select({ id: allocations.id, resourceClassId: allocations.resourceClassId }).from(allocations).where(eq(allocations.applicationId, applicationId));
+  const [resulting, rubric, reviews] = await Promise.all([
+    db.select({ id: allocations.id, resourceClassId: allocations.resourceClassId }).from(allocations).where(eq(allocations.applicationId, applicationId)),
+    rubricOf(db, app.application.roundId),
+    applicantReviews(db, applicationId),
+  ]);
   const route = routeOf(app.application.reviewRoute, app.reviewPath);
   return {
     ...app.application,
@@ -381,6 +389,7 @@ export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor;
     lines: lines.map(({ nameDe, ...line }) => ({ ...line, name: localName(locale, { name: line.name, nameDe }) })),
     decisions: history,
     allocations: resulting,
+    reviews: { rubric, items: reviews.map((r) => ({ id: r.id, scores: r.scores ?? {}, commentToApplicant: r.commentToApplicant, scoredAt: r.scoredAt! })) },
     canEdit,
   };
 }
@@ -441,10 +450,13 @@ function median(sorted: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** reviewQueue lists submitted applications, oldest first, with their age in working days against the mode's target. */
-export async function reviewQueue(db: DbOrTx, now: Date) {
-  const rows = await db
-    .select({ id: applications.id, submittedAt: applications.submittedAt, kind: applications.kind, reviewRoute: applications.reviewRoute, projectTitle: projects.title, orgName: organisations.name, orgId: organisations.id, modeName: accessModes.name, reviewPath: accessModes.reviewPath, targetDays: accessModes.targetDecisionWorkingDays, roundId: applications.roundId, roundCutoffAt: callRounds.cutoffAt, roundStatus: callRounds.status })
+/**
+ * reviewQueue lists submitted applications, oldest first, with their age in working days against the mode's
+ * target, as `viewer` may see them: none they are excluded from by a conflict of interest (issue #32).
+ */
+export async function reviewQueue(db: DbOrTx, viewer: Actor, now: Date) {
+  const all = await db
+    .select({ id: applications.id, submittedAt: applications.submittedAt, kind: applications.kind, reviewRoute: applications.reviewRoute, projectTitle: projects.title, projectId: applications.projectId, orgName: organisations.name, orgId: organisations.id, modeName: accessModes.name, reviewPath: accessModes.reviewPath, targetDays: accessModes.targetDecisionWorkingDays, roundId: applications.roundId, roundCutoffAt: callRounds.cutoffAt, roundStatus: callRounds.status })
     .from(applications)
     .innerJoin(projects, eq(projects.id, applications.projectId))
     .innerJoin(organisations, eq(organisations.id, applications.orgId))
@@ -452,10 +464,19 @@ export async function reviewQueue(db: DbOrTx, now: Date) {
     .leftJoin(callRounds, eq(callRounds.id, applications.roundId))
     .where(eq(applications.status, 'submitted'))
     .orderBy(asc(applications.submittedAt));
+  const ties = await tiesOf(db, viewer.userId, all.map((r) => r.id));
+  const rows = all.filter((r) => !conflictOf(ties, r).excluded);
   const ids = rows.map((r) => r.id);
-  const lines = ids.length ? await db.select().from(applicationLines).where(inArray(applicationLines.applicationId, ids)) : [];
+  const [lines, panels] = ids.length
+    ? await Promise.all([
+        db.select().from(applicationLines).where(inArray(applicationLines.applicationId, ids)),
+        db.select({ applicationId: reviewAssignments.applicationId, reviewerUserId: reviewAssignments.reviewerUserId, status: reviewAssignments.status }).from(reviewAssignments).where(inArray(reviewAssignments.applicationId, ids)),
+      ])
+    : [[], []];
   const calendar = workingCalendar();
-  return rows.map(({ reviewRoute, ...r }) => {
+  return rows.map(({ reviewRoute, projectId: _, ...r }) => {
+    const panel = panels.filter((p) => p.applicationId === r.id && p.status !== 'declined');
+    const mine = panel.find((p) => p.reviewerUserId === viewer.userId);
     // Aged from the decision clock's start: the submission, or the round's cut-off (none before it).
     const clock = clockStart(r.submittedAt ?? now, r.roundCutoffAt);
     const ageWorkingDays = clock.getTime() < now.getTime() ? workingDaysBetween(clock, now) : 0;
@@ -471,6 +492,8 @@ export async function reviewQueue(db: DbOrTx, now: Date) {
       targetDays,
       requestedGpuSeconds: lines.filter((l) => l.applicationId === r.id).reduce((s, l) => s + l.requestedGpuSeconds, 0),
       ageWorkingDays,
+      /** Its panel: reviewers assigned (not declined), how many have scored, and the viewer's own review. */
+      reviews: { assigned: panel.length, scored: panel.filter((p) => p.status === 'scored').length, mine: mine ? mine.status : null },
       dueAt,
       due,
       overdue: due === 'overdue',

@@ -1,16 +1,18 @@
 // Calls and rounds (issue #32): staff open a call of an access mode that takes requests in rounds, with
 // its cut-offs and the GPU-hours per round; a submission joins the round whose cut-off is next
-// (routeSubmission in ./applications.ts); the worker closes each round at its cut-off and tells the
-// reviewers; only a closed round's applications are decided. Rules in server/core/calls.ts.
+// (routeSubmission in ./applications.ts); the worker closes each round at its cut-off, assigns its panel
+// its applications and tells the reviewers; only a closed round's applications are decided. Rules in server/core/calls.ts.
 import { and, asc, count, eq, gte, inArray, lt, ne, sql } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '~/db/client';
 import { accessModes, applications, callRounds, calls, users } from '~/db/schema';
 import { checkCall, roundFor, type CallInput } from '~/server/core/calls';
+import { DEFAULT_RUBRIC, rubricFromNames } from '~/server/core/reviews';
 import { AppError } from '~/server/errors';
 import { isStaff, type Actor } from '~/server/services/actor';
 import { recordAudit } from '~/server/services/audit';
 import { notify } from '~/server/services/mail/notifications';
 import { inTransaction } from '~/server/services/transaction';
+import { assignPanelOnClose } from './reviews';
 
 /** openCall opens a call with its rounds (admins), audited. */
 export async function openCall(db: Db, staff: Actor, input: CallInput, now: Date) {
@@ -20,10 +22,13 @@ export async function openCall(db: Db, staff: Actor, input: CallInput, now: Date
   const problem = checkCall(input, mode, now)[0];
   if (problem) throw new AppError('BAD_REQUEST', problem.key, 'params' in problem ? problem.params : {}, problem.field);
   const cutoffs = [...input.cutoffs].sort((a, b) => a.getTime() - b.getTime());
+  // The criteria its reviewers score: those staff named (one per line), else the default rubric.
+  const named = input.rubric?.length ? rubricFromNames(input.rubric) : { rubric: [...DEFAULT_RUBRIC] };
+  if ('problem' in named) throw new AppError('BAD_REQUEST', named.problem.key, named.problem.params, named.problem.field);
   return inTransaction(db, async (tx) => {
     const [call] = await tx
       .insert(calls)
-      .values({ accessModeId: mode.id, title: input.title.trim(), description: input.description.trim(), gpuSecondsPerRound: input.gpuHoursPerRound * 3600, createdBy: staff.userId, createdAt: now })
+      .values({ accessModeId: mode.id, title: input.title.trim(), description: input.description.trim(), gpuSecondsPerRound: input.gpuHoursPerRound * 3600, rubric: named.rubric, createdBy: staff.userId, createdAt: now })
       .returning({ id: calls.id });
     const rounds = await tx
       .insert(callRounds)
@@ -35,7 +40,7 @@ export async function openCall(db: Db, staff: Actor, input: CallInput, now: Date
       action: 'call.opened',
       targetType: 'call',
       targetId: call!.id,
-      data: { accessModeId: mode.id, title: input.title.trim(), gpuHoursPerRound: input.gpuHoursPerRound, cutoffs: cutoffs.map((c) => c.toISOString()) },
+      data: { accessModeId: mode.id, title: input.title.trim(), gpuHoursPerRound: input.gpuHoursPerRound, rubric: named.rubric.map((c) => c.name), cutoffs: cutoffs.map((c) => c.toISOString()) },
       isStaffAction: true,
     });
     return { id: call!.id, rounds };
@@ -77,7 +82,9 @@ export async function closeDueRounds(db: Db, now: Date) {
       await tx.update(callRounds).set({ status: 'closed', closedAt: now }).where(eq(callRounds.id, id));
       const [{ n } = { n: 0 }] = await tx.select({ n: count() }).from(applications).where(and(eq(applications.roundId, id), eq(applications.status, 'submitted')));
       const [call] = await tx.select({ title: calls.title }).from(calls).where(eq(calls.id, round.callId));
-      await recordAudit(tx, { actorUserId: null, orgId: null, action: 'call.round_closed', targetType: 'call_round', targetId: id, data: { callId: round.callId, cutoffAt: round.cutoffAt.toISOString(), applications: n } });
+      // The round's panel is assigned its applications now that they are known.
+      const panel = await assignPanelOnClose(tx, id, now);
+      await recordAudit(tx, { actorUserId: null, orgId: null, action: 'call.round_closed', targetType: 'call_round', targetId: id, data: { callId: round.callId, cutoffAt: round.cutoffAt.toISOString(), applications: n, ...panel } });
       if (n > 0) {
         // Who is staff is out of a tenant's reach except through this function (drizzle/0018).
         const reviewers = await tx.select({ userId: users.id }).from(users).where(sql`${users.id} in (select portal_staff_ids())`);
@@ -93,7 +100,7 @@ export async function closeDueRounds(db: Db, now: Date) {
 /** listCalls lists the calls, newest first, each with its rounds and how many applications each round holds. */
 export async function listCalls(db: DbOrTx) {
   const rows = await db
-    .select({ id: calls.id, accessModeId: calls.accessModeId, modeName: accessModes.name, title: calls.title, description: calls.description, gpuSecondsPerRound: calls.gpuSecondsPerRound, createdAt: calls.createdAt })
+    .select({ id: calls.id, accessModeId: calls.accessModeId, modeName: accessModes.name, title: calls.title, description: calls.description, gpuSecondsPerRound: calls.gpuSecondsPerRound, rubric: calls.rubric, createdAt: calls.createdAt })
     .from(calls)
     .innerJoin(accessModes, eq(accessModes.id, calls.accessModeId))
     .orderBy(sql`${calls.createdAt} desc`);

@@ -19,6 +19,8 @@ const NOTICE_MAILS: Partial<Record<MessageKey, { kind: MailKind; subject: Messag
   'notice.applicationSubmitted': { kind: 'application_submitted', subject: 'mail.applicationSubmitted.subject' },
   // A call's round closed at its cut-off (issue #32): its applications wait for review together.
   'notice.roundClosed': { kind: 'application_submitted', subject: 'mail.roundClosed.subject' },
+  // A reviewer assigned an application, alone or as a round's panel (issue #32).
+  'notice.reviewAssigned': { kind: 'application_submitted', subject: 'mail.reviewAssigned.subject' },
   'notice.applicationApproved': { kind: 'application_decided', subject: 'mail.applicationApproved.subject' },
   'notice.applicationRejected': { kind: 'application_decided', subject: 'mail.applicationRejected.subject' },
   'notice.applicationChangesRequested': { kind: 'application_decided', subject: 'mail.applicationChangesRequested.subject' },

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
+import { ApplicantReviews } from '~/app/_components/applicant-reviews';
 import { ApplicationForm } from '~/app/_components/application-form';
 import { ApplicationSummary } from '~/app/_components/application-summary';
 import { Alert, PageHeader } from '~/app/_components/ui';
@@ -54,6 +55,7 @@ export default async function ApplicationPage({ params }: { params: Promise<{ id
         </Alert>
       )}
       <ApplicationSummary app={app} t={t} locale={locale} timeZone={timeZone} allocationHref={(a) => `/allocations/${a}`} />
+      <ApplicantReviews reviews={app.reviews} t={t} locale={locale} />
       {editing && (
         <section aria-labelledby="edit-heading" className="space-y-4">
           <h2 id="edit-heading" className="text-lg font-semibold">

@@ -1,6 +1,7 @@
 'use client';
 // An admin opens a call of an access mode that takes requests in rounds (issue #32): its title, the
-// GPU-hours given out per round, and its cut-offs, one per line in the browser's time zone.
+// GPU-hours given out per round, its cut-offs, one per line in the browser's time zone, and the criteria
+// its reviewers score (the default rubric when none is given).
 import { useMutation } from '@tanstack/react-query';
 import { Field } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
@@ -30,8 +31,12 @@ export function OpenCallForm({ modes }: { modes: { id: string; name: string }[] 
         .split('\n')
         .filter((line) => line.trim() !== '')
         .map(cutoffInstant),
+      rubric: formValue(form, 'rubric')
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean),
     }),
-    fields: ['accessModeId', 'title', 'description', 'gpuHoursPerRound', 'cutoffs'],
+    fields: ['accessModeId', 'title', 'description', 'gpuHoursPerRound', 'cutoffs', 'rubric'],
   });
   return (
     <form onSubmit={onSubmit} className="grid gap-3 md:grid-cols-2" noValidate aria-label={t('calls.open')}>
@@ -53,8 +58,11 @@ export function OpenCallForm({ modes }: { modes: { id: string; name: string }[] 
       <Field label={t('calls.cutoffs')} error={errors.fields.cutoffs} hint={t('calls.cutoffsHint')}>
         <textarea name="cutoffs" rows={3} placeholder="2027-01-15 17:00" required />
       </Field>
-      <Field label={t('calls.description')} error={errors.fields.description} className="md:col-span-2">
-        <textarea name="description" rows={2} maxLength={5000} />
+      <Field label={t('calls.rubric')} error={errors.fields.rubric} hint={t('calls.rubricHint')}>
+        <textarea name="rubric" rows={3} placeholder={'Excellence\nTechnical feasibility\nImpact'} />
+      </Field>
+      <Field label={t('calls.description')} error={errors.fields.description}>
+        <textarea name="description" rows={3} maxLength={5000} />
       </Field>
       <div className="flex items-center gap-3 md:col-span-2">
         <Button type="submit" disabled={open.isPending}>

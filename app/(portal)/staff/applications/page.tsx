@@ -58,6 +58,13 @@ export default async function ReviewQueuePage() {
                         <Badge tone="slate">{t('review.inRound', { cutoff: formatDateTime(locale, a.roundCutoffAt, timeZone) })}</Badge>
                       </span>
                     )}
+                    {(a.reviews.assigned > 0 || a.reviews.mine) && (
+                      <span className="mt-1 flex flex-wrap gap-1" data-testid="queue-reviews">
+                        {a.reviews.mine === 'assigned' && <Badge tone="amber">{t('reviews.queueMine')}</Badge>}
+                        {a.reviews.mine === 'scored' && <Badge tone="green">{t('reviews.queueMineDone')}</Badge>}
+                        <Badge tone="slate">{t('reviews.queueCount', { scored: a.reviews.scored, assigned: a.reviews.assigned })}</Badge>
+                      </span>
+                    )}
                     {a.reviewReason === 'instantOnceActive' && (
                       <span className="mt-1 block">
                         <Badge tone="amber">{t('review.repeatInstant')}</Badge>
@@ -104,6 +111,9 @@ export default async function ReviewQueuePage() {
                         <Th>{t('calls.cutoff')}</Th>
                         <Th>{t('calls.roundStatus')}</Th>
                         <Th className="text-right">{t('calls.applications')}</Th>
+                        <Th>
+                          <span className="sr-only">{t('calls.ranking')}</span>
+                        </Th>
                       </tr>
                     </thead>
                     <tbody className="divide-y divide-slate-100">
@@ -114,6 +124,13 @@ export default async function ReviewQueuePage() {
                             <Badge tone={round.status === 'open' ? 'green' : 'slate'}>{t(round.status === 'open' ? 'calls.roundOpen' : 'calls.roundClosed')}</Badge>
                           </Td>
                           <Td className="text-right tabular-nums">{round.applications}</Td>
+                          <Td>
+                            {round.applications > 0 && (
+                              <Link href={`/staff/rounds/${round.id}`} className="text-sm font-medium text-indigo-700 hover:underline">
+                                {t('calls.ranking')}
+                              </Link>
+                            )}
+                          </Td>
                         </tr>
                       ))}
                     </tbody>

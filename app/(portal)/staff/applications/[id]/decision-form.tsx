@@ -4,11 +4,11 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { Field, inputClass } from '~/app/_components/field';
 import { useT } from '~/app/_components/i18n';
-import { Alert, Button, Card, cx } from '~/app/_components/ui';
+import { Alert, Button, Card } from '~/app/_components/ui';
 import { formErrors, type FormErrors } from '~/app/_lib/errors';
 import { useTRPC } from '~/app/_lib/trpc';
+import { OutcomePicker, type Outcome } from './decision-parts';
 
-type Outcome = 'approved' | 'changes_requested' | 'rejected';
 
 /** The reviewer's decision: approve (possibly less than requested, in GPU-hours or storage), ask for changes, or reject — with words for the applicants. */
 export function DecisionForm({ applicationId, lines }: { applicationId: string; lines: { resourceClassId: string; name: string; gpuHours: number; storageGb: number }[] }) {
@@ -44,17 +44,7 @@ export function DecisionForm({ applicationId, lines }: { applicationId: string; 
     <Card title={t('review.decide')}>
       <form onSubmit={onSubmit} className="space-y-5" noValidate>
         {errors.message && <Alert tone="error">{errors.message}</Alert>}
-        <fieldset>
-          <legend className="text-sm font-medium text-slate-800">{t('review.outcome')}</legend>
-          <div className="mt-2 flex flex-wrap gap-2">
-            {(['approved', 'changes_requested', 'rejected'] as const).map((o) => (
-              <label key={o} className={cx('cursor-pointer rounded-md px-3 py-2 text-sm ring-1', outcome === o ? 'bg-indigo-50 ring-2 ring-indigo-600' : 'ring-slate-300')}>
-                <input type="radio" name="outcome" value={o} checked={outcome === o} onChange={() => setOutcome(o)} className="mr-2" />
-                {t(`review.outcome.${o}`)}
-              </label>
-            ))}
-          </div>
-        </fieldset>
+        <OutcomePicker legend={t('review.outcome')} outcome={outcome} onChange={setOutcome} />
         {outcome === 'approved' && (
           <fieldset>
             <legend className="text-sm font-medium text-slate-800">{t('review.grant')}</legend>

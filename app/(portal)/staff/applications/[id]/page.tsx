@@ -8,18 +8,20 @@ import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
 import { DecisionForm } from './decision-form';
+import { ReviewPanel } from './review-panel';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('review.title') };
 }
 
 export default async function ReviewPage({ params }: { params: Promise<{ id: string }> }) {
-  await requireStaff();
+  const me = await requireStaff();
   const { id } = await params;
   const { t, locale, timeZone } = await getT();
   const caller = await api();
-  const app = await caller.staff.application({ applicationId: id }).catch(() => undefined);
-  if (!app) notFound();
+  // Not found too for a member of staff excluded from it by a conflict of interest (issue #32).
+  const [app, panel] = await Promise.all([caller.staff.application({ applicationId: id }).catch(() => undefined), caller.reviews.ofApplication({ applicationId: id }).catch(() => undefined)]);
+  if (!app || !panel) notFound();
   return (
     <div className="space-y-6">
       <PageHeader
@@ -31,6 +33,7 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
         }
       />
       <ApplicationSummary app={app} t={t} locale={locale} timeZone={timeZone} allocationHref={(a) => `/staff/allocations/${a}`} />
+      <ReviewPanel panel={panel} isAdmin={me.staffRoles.includes('admin')} viewerId={me.userId} t={t} locale={locale} timeZone={timeZone} />
       {app.status === 'submitted' && app.roundCutoffAt && app.roundCutoffAt.getTime() > Date.now() ? (
         <Alert tone="info">{t('review.roundOpen', { cutoff: formatDateTime(locale, app.roundCutoffAt, timeZone) })}</Alert>
       ) : (
