@@ -350,6 +350,8 @@ export const applications = pgTable(
     decidedAt: timestamp('decided_at', { withTimezone: true }),
     /** The round of a call it joined when submitted (an access mode taking requests in rounds); null otherwise. */
     roundId: uuid('round_id').references(() => callRounds.id),
+    /** When its PI was asked for the end-of-allocation report (the worker, once its period ended). */
+    reportRequestedAt: timestamp('report_requested_at', { withTimezone: true }),
   },
   (t) => [index('applications_project_idx').on(t.projectId), index('applications_status_idx').on(t.status, t.submittedAt), index('applications_round_idx').on(t.roundId), check('applications_period_ck', sql`${t.periodEnd} > ${t.periodStart}`)],
 );
@@ -435,6 +437,38 @@ export const reviewAssignments = pgTable(
     index('review_assignments_reviewer_idx').on(t.reviewerUserId, t.status),
     check('review_assignments_scored_ck', sql`(${t.status} = 'scored') = (${t.scores} is not null and ${t.scoredAt} is not null)`),
   ],
+);
+
+/**
+ * The end-of-allocation report of an approved request (issue #32): what its allocation produced, filed by
+ * the project's PI or a manager once its period ends (server/core/reports.ts). One per request; filing
+ * again replaces it (audited with both versions).
+ */
+export const allocationReports = pgTable(
+  'allocation_reports',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    applicationId: uuid('application_id')
+      .notNull()
+      .references(() => applications.id),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organisations.id),
+    summary: text('summary').notNull(),
+    /** DOIs, bare and in lower case. */
+    publications: jsonb('publications').$type<string[]>().notNull(),
+    /** Data sets: `doi:<doi>` or an https address. */
+    datasets: jsonb('datasets').$type<string[]>().notNull(),
+    filedBy: uuid('filed_by')
+      .notNull()
+      .references(() => users.id),
+    filedAt: timestamp('filed_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [uniqueIndex('allocation_reports_application_idx').on(t.applicationId), index('allocation_reports_org_idx').on(t.orgId)],
 );
 
 /** A round's panel: its reviewers are assigned each of its applications when the round closes (or at once when it has). */

@@ -21,6 +21,8 @@ import { releaseLostModelCalls } from './services/inference/metering';
 import { deliverDueMails } from './services/mail/mail';
 import { attachmentRenderer } from './mail-attachments';
 import { closeDueRounds } from './services/ledger/calls';
+import { requestDueReports } from './services/ledger/reports';
+import { sendReviewReminders } from './services/mail/review-reminders';
 import { sendInvoiceReminders } from './services/billing/payments';
 import { sendExpiryReminders } from './services/mail/reminders';
 import { reconcileOnce, recordClusterSample } from './services/jobs/reconciler';
@@ -84,6 +86,8 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
   /** The UTC day whose expiry reminders this process has seen done: a round asks the database once a day. */
   let remindedDay = '';
   let lastReminderTry = 0;
+  let reviewRemindedDay = '';
+  let lastReviewReminderTry = 0;
   /** The same for the payment reminders of overdue invoices. */
   let invoiceRemindedDay = '';
   let lastInvoiceReminderTry = 0;
@@ -195,6 +199,9 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
         // Calls' rounds past their cut-off close, and their applications go to review together (issue #32).
         const closedRounds = await closeDueRounds(handle.db, at);
         if (closedRounds.length) log(`[worker] closed ${closedRounds.length} round(s) of calls at their cut-off`);
+        // Requests whose period ended: their PI is asked for the end-of-allocation report, once.
+        const asked = await requestDueReports(handle.db, at);
+        if (asked) log(`[worker] asked for ${asked} end-of-allocation report(s)`);
       }
       // Every project's budget, when the full sync is due or a sync failed since: what heals a missed trigger.
       if (isBudgetEnforcing(scheduler) && at.getTime() - lastBudgetCheck >= Math.min(BUDGET_CHECK_MS, everySeconds * 1000)) {
@@ -227,6 +234,16 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
           if (reminded.people) log(`[worker] reminded ${reminded.people} person(s) of ${reminded.allocations} allocation(s) ending soon`);
         } catch (error) {
           fail('expiry reminders failed (tried again in a minute)', error);
+        }
+      }
+      if (reviewRemindedDay !== today && at.getTime() - lastReviewReminderTry >= 60_000) {
+        lastReviewReminderTry = at.getTime();
+        try {
+          const reminded = await sendReviewReminders(handle.db, at);
+          reviewRemindedDay = today;
+          if (reminded.reviewers) log(`[worker] reminded ${reminded.reviewers} reviewer(s) of ${reminded.reviews} review(s) due`);
+        } catch (error) {
+          fail('review reminders failed (tried again in a minute)', error);
         }
       }
       if (invoiceRemindedDay !== today && at.getTime() - lastInvoiceReminderTry >= 60_000) {

@@ -2,12 +2,12 @@
 // its cut-offs; a request submitted at a cut-off joins that round, one second later the next; its decision
 // is due ten working days after the cut-off; a round is decided only once the worker has closed it, which
 // tells the reviewers how many wait.
-import { TRPCError } from '@trpc/server';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '~/db/client';
 import { applications, auditEvents, ledgerEntries, notifications } from '~/db/schema';
 import { closeDueRounds } from '~/server/services/ledger/calls';
+import { refusal } from '~/server/testing/refusal';
 import { callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 
 const JUSTIFICATION = 'Pretraining a 30B model on public European text, in quarterly blocks, with ablations at smaller scale.';
@@ -16,15 +16,6 @@ const H = 3600;
 const FIRST = new Date('2027-01-15T16:00:00+01:00');
 const SECOND = new Date('2027-01-29T16:00:00+01:00');
 
-async function refusal(promise: Promise<unknown>): Promise<{ code: string; field?: string; message: string }> {
-  try {
-    await promise;
-    return { code: 'OK', message: '' };
-  } catch (error) {
-    if (!(error instanceof TRPCError)) throw error;
-    return { code: error.code, field: (error.cause as { field?: string } | undefined)?.field, message: error.message };
-  }
-}
 
 describe.each(dbTargets())('calls and rounds on %s', (target) => {
   let handle: DbHandle;

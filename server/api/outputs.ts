@@ -89,10 +89,22 @@ export const allocationOverviewOut = z.object({
 
 // ---- Applications ----
 
-/** An application with its lines, decisions and resulting allocations, for its tenant and for staff. */
 /** A criterion of a call's rubric (issue #32). */
 export const rubricCriterionOut = z.object({ id: z.string(), name: z.string(), nameDe: z.string() });
 
+/** An end-of-allocation report as filed (issue #32). */
+export const allocationReportOut = z.object({
+  summary: z.string(),
+  /** DOIs, bare. */
+  publications: z.array(z.string()),
+  /** `doi:<doi>` or an https address. */
+  datasets: z.array(z.string()),
+  filedAt: isoDateOut,
+  updatedAt: isoDateOut,
+  filedByName: z.string(),
+});
+
+/** An application with its lines, decisions and resulting allocations, for its tenant and for staff. */
 export const applicationOut = z.object({
   id: z.string(),
   projectId: z.string(),
@@ -138,6 +150,21 @@ export const applicationOut = z.object({
     rubric: z.array(rubricCriterionOut),
     items: z.array(z.object({ id: z.string(), scores: z.record(z.string(), z.number().int()), commentToApplicant: z.string(), scoredAt: isoDateOut })),
   }),
+  /** Its end-of-allocation report (approved new and renewed requests; null otherwise): owed once its period has ended. */
+  report: z
+    .object({
+      owed: z.boolean(),
+      /** The first day it is owed (the day after the period's last). */
+      dueFrom: z.string(),
+      report: allocationReportOut.nullable(),
+      /** What its allocations used of their grant, GPU-seconds. */
+      used: z.object({ granted: z.number().int(), charged: z.number().int() }),
+      /** Whether the viewer may file it (the project's PI and managers). */
+      canFile: z.boolean(),
+    })
+    .nullable(),
+  /** Staff only (empty for applicants): reports the project's PI owes on other requests. */
+  missingReportsOfPi: z.array(z.object({ applicationId: z.string(), projectTitle: z.string(), periodEnd: z.string() })),
 });
 
 // ---- Jobs ----

@@ -6,7 +6,9 @@ import { configuredSiteRoots } from '~/server/services/files/roots';
 import { workspaceOf } from '~/server/services/files/workspace';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
 import type { Db, DbHandle } from '~/db/client';
+import { allocations } from '~/db/schema';
 import { createRestHandler } from '~/server/api/rest';
 import { restDocument, type OpenApiDocument } from '~/server/api/rest-document';
 import { acceptingScheduler, applicationInput, type Fixture } from '~/server/testing/authorization-policy';
@@ -86,6 +88,10 @@ describe.each(dbTargets())('every path of the OpenAPI document answers as docume
       'GET /invoices': () => Promise.resolve({ url: '/invoices' }),
       'POST /applications': () => Promise.resolve({ url: '/applications', body: application }),
       'POST /applications/{applicationId}/submit': async () => ({ url: `/applications/${(await browser.application.create(application as never)).id}/submit` }),
+      'POST /applications/{applicationId}/report': async () => {
+        const [approved] = await db.select({ id: allocations.applicationId }).from(allocations).where(eq(allocations.id, allocationId));
+        return { url: `/applications/${approved!.id}/report`, body: { summary: 'Ablations of the ledger under load; the results are in the paper below.', publications: ['https://doi.org/10.1234/example'], datasets: [] } };
+      },
       'GET /openapi.json': () => Promise.resolve({ url: '/openapi.json' }),
       'GET /projects/{projectId}/workspaces': () => Promise.resolve({ url: `/projects/${projectId}/workspaces` }),
       'GET /projects/{projectId}/files': () => Promise.resolve({ url: `/projects/${projectId}/files?${at}&path=doc&limit=50` }),

@@ -4,7 +4,6 @@
 // top three, each with its allocation and ledger grant; the applicants read the scores and comments, never
 // who wrote them nor the internal notes. A reviewer of an applicant's organisation is excluded (404
 // everywhere), one may declare a conflict, an admin may override it with an audited reason.
-import { TRPCError } from '@trpc/server';
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '~/db/client';
@@ -12,23 +11,13 @@ import type { Tx } from '~/db/client';
 import { allocations, applications, auditEvents, ledgerEntries, memberships, notifications, reviewAssignments, reviewConflicts } from '~/db/schema';
 import { closeDueRounds } from '~/server/services/ledger/calls';
 import { actAsTenant, inTransaction } from '~/server/services/transaction';
+import { refusal } from '~/server/testing/refusal';
 import { callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
 
 const JUSTIFICATION = 'Pretraining a 30B model on public European text, in quarterly blocks, with ablations at smaller scale.';
 const H = 3600;
 const CUTOFF = new Date('2027-01-15T16:00:00+01:00');
 
-async function refusal(promise: Promise<unknown>): Promise<{ code: string; field?: string; message: string }> {
-  try {
-    await promise;
-    return { code: 'OK', message: '' };
-  } catch (error) {
-    if (!(error instanceof TRPCError)) throw error;
-    // A service's refusal names its field; the input's validation names the path of its first issue.
-    const cause = error.cause as { field?: string; issues?: { path: PropertyKey[] }[] } | undefined;
-    return { code: error.code, field: cause?.field ?? (cause?.issues?.[0]?.path[0] as string | undefined), message: error.message };
-  }
-}
 
 describe.each(dbTargets())('review panels, scores and conflicts of interest on %s', (target) => {
   let handle: DbHandle;

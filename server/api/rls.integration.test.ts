@@ -150,7 +150,7 @@ describe.each(dbTargets())('row-level security on %s', (target) => {
     // And the centre's own planning: what-if runs (drizzle/0037).
     expect(rows.find((r) => r.name === 'what_if_runs'), 'what_if_runs').toMatchObject({ enabled: true, forced: true, service: true });
     // And the review panels, their conflicts of interest and the round panels (drizzle/0068).
-    for (const table of ['review_assignments', 'review_conflicts', 'round_reviewers']) expect(rows.find((r) => r.name === table), table).toMatchObject({ enabled: true, forced: true, service: true });
+    for (const table of ['review_assignments', 'review_conflicts', 'round_reviewers', 'allocation_reports']) expect(rows.find((r) => r.name === table), table).toMatchObject({ enabled: true, forced: true, service: true });
     // And the centre dashboard's rollups across tenants (drizzle/0061, 0062).
     for (const table of ['centre_days', 'centre_tenant_days', 'centre_months', 'centre_tenant_months']) expect(rows.find((r) => r.name === table), table).toMatchObject({ enabled: true, forced: true, service: true });
   });

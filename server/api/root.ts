@@ -9,6 +9,7 @@ import { projectRouter } from './routers/project';
 import { reportRouter } from './routers/report';
 import { invitationRouter } from './routers/invitation';
 import { callRouter } from './routers/call';
+import { allocationReportRouter } from './routers/allocation-report';
 import { reviewRouter } from './routers/review';
 import { centreRouter } from './routers/centre';
 import { filesRouter } from './routers/files';
@@ -40,6 +41,7 @@ export const appRouter = router({
   centre: centreRouter,
   calls: callRouter,
   reviews: reviewRouter,
+  allocationReports: allocationReportRouter,
   api: apiRouter,
 });
 

@@ -54,6 +54,7 @@ export const AUDIT_KINDS = [
   'project.created',
   'project.member_removed',
   'project.member_set',
+  'report.filed',
   'review.assigned',
   'review.conflict_declared',
   'review.conflict_overridden',

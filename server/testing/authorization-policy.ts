@@ -100,6 +100,8 @@ export const POLICY: Record<string, Entry> = {
   'centre.decisionTimes': { access: 'staff', input: (f) => ({ from: f.today, to: f.today }) },
   'calls.list': { access: 'staff' },
   'calls.open': { access: 'admin', input: () => ({ accessModeId: 'large-scale', title: 'Large Scale, matrix call', gpuHoursPerRound: 100_000, cutoffs: ['2099-01-15T16:00:00Z'] }) },
+  'allocationReports.file': { access: 'member', recordsOfA: true, input: (f) => ({ applicationId: f.applicationA, summary: 'A matrix report of what the allocation produced.', publications: ['10.1234/matrix'] }) },
+  'allocationReports.overview': { access: 'staff' },
   'reviews.ofApplication': { access: 'staff', input: (f) => ({ applicationId: f.applicationA }) },
   'reviews.staff': { access: 'staff' },
   'reviews.assign': { access: 'admin', input: (f) => ({ applicationId: f.applicationA, reviewerUserId: uuid0 }) },

@@ -37,7 +37,7 @@ export const applicationRouter = router({
   get: tenantProcedure('member')
     .input(z.object({ applicationId: uuidField }))
     .output(applicationOut)
-    .query(({ ctx, input }) => getApplication(ctx.db, { tenant: ctx.tenant }, input.applicationId, ctx.locale)),
+    .query(({ ctx, input }) => getApplication(ctx.db, { tenant: ctx.tenant }, input.applicationId, ctx.locale, ctx.now())),
 
   create: tenantProcedure('member')
     .meta({ openapi: { method: 'POST', path: '/applications', tags: ['applications'], summary: 'Create a draft application for compute time', protect: true }, scope: 'applications:write' })

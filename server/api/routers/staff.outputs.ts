@@ -68,6 +68,8 @@ export const reviewQueueRowOut = z.object({
   roundStatus: z.enum(['open', 'closed']).nullable(),
   /** Its panel (issue #32): reviewers assigned and not declined, how many scored, the viewer's own review's state. */
   reviews: z.object({ assigned: z.number().int(), scored: z.number().int(), mine: z.enum(['assigned', 'scored', 'declined']).nullable() }),
+  /** End-of-allocation reports its project's PI owes on earlier requests (issue #32). */
+  missingReportsOfPi: z.number().int(),
 });
 
 // ---- Outbox, audit log, cluster, scheduler budgets, tenants ----

@@ -125,7 +125,7 @@ export const staffRouter = router({
   application: staffProcedure()
     .input(z.object({ applicationId: uuidField }))
     .output(applicationOut)
-    .query(({ ctx, input }) => getApplication(ctx.db, { staff: ctx.actor }, input.applicationId, ctx.locale)),
+    .query(({ ctx, input }) => getApplication(ctx.db, { staff: ctx.actor }, input.applicationId, ctx.locale, ctx.now())),
 
   /** Companies' requests for a larger credit line, waiting for a decision, oldest first. */
   creditRequestQueue: staffProcedure()

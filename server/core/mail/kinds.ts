@@ -15,6 +15,10 @@ export const MAIL_KINDS = [
   { kind: 'job_finished', emailByDefault: false, adjustable: true },
   { kind: 'invoice_issued', emailByDefault: true, adjustable: true },
   { kind: 'tenant_status', emailByDefault: true, adjustable: true },
+  // Reviewers: the reviews that are due soon or overdue (one mail a day at most).
+  { kind: 'review_reminder', emailByDefault: true, adjustable: true },
+  // PIs: an allocation's period ended and its report is due.
+  { kind: 'report_due', emailByDefault: true, adjustable: true },
 ] as const;
 
 export type MailKind = (typeof MAIL_KINDS)[number]['kind'];

@@ -1,10 +1,11 @@
 // The demo centre's seeded history, as a visitor first sees it: no day of any partition above 100 %
 // utilisation, never more GPUs at once than the partition has, rollups that a rebuild reproduces row
 // for row, and applications and audit rows at the times they happened, not all at seeding time.
-import { asc, isNotNull, sql } from 'drizzle-orm';
+import { asc, eq, isNotNull, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '~/db/client';
-import { applications, auditEvents, centreDays, centreMonths, centreTenantDays, centreTenantMonths, decisions, jobs, resourceClasses, usageRollups } from '~/db/schema';
+import { applications, auditEvents, centreDays, centreMonths, centreTenantDays, centreTenantMonths, decisions, jobs, resourceClasses, reviewAssignments, usageRollups } from '~/db/schema';
+import { missingReports, owedByPisOf } from '~/server/services/ledger/reports';
 import { dbTargets, openTestDb } from '~/server/testing/harness';
 import { addDays } from '~/server/core/working-days';
 import { centreDashboard } from '~/server/services/usage/centre';
@@ -153,6 +154,16 @@ describe.each(dbTargets())('the demo centre history on %s', (target) => {
     const earliest = Math.min(...apps.map((a) => a.createdAt.getTime()));
     expect(NOW.getTime() - earliest).toBeGreaterThan(130 * 86_400_000);
     expect(new Set(audit.map((a) => a.at.toISOString().slice(0, 10))).size).toBeGreaterThan(10);
+  });
+
+  it('gives reviewers a scored round of the Large Scale call and the PI an end-of-allocation report due, flagged on their waiting request', async () => {
+    const scored = await handle.db.select({ status: reviewAssignments.status, scoredAt: reviewAssignments.scoredAt }).from(reviewAssignments);
+    expect(scored).toHaveLength(6);
+    expect(scored.every((r) => r.status === 'scored' && r.scoredAt!.getTime() < NOW.getTime())).toBe(true);
+    const missing = await missingReports(handle.db, TODAY);
+    expect(missing.map((m) => m.projectTitle)).toEqual(['Protein structure prediction with diffusion models']);
+    const [waiting] = await handle.db.select({ id: applications.id, projectId: applications.projectId }).from(applications).where(eq(applications.status, 'submitted'));
+    expect((await owedByPisOf(handle.db, [waiting!], TODAY)).get(waiting!.id)).toEqual([{ applicationId: missing[0]!.applicationId, projectTitle: missing[0]!.projectTitle, periodEnd: missing[0]!.periodEnd }]);
   });
 
   it('gives the demo company invoices paid, overdue after a part payment, and just issued — and the overdue one its reminder', async () => {

@@ -11,6 +11,7 @@ import { loadActor, signUp } from '~/server/services/identity/accounts';
 import { grantCreditLine, setAllocationLimits } from '~/server/services/ledger/allocations';
 import { createApplication, decideApplication, submitApplication } from '~/server/services/ledger/applications';
 import { closeDueRounds, openCall } from '~/server/services/ledger/calls';
+import { assignRoundPanel, submitReview } from '~/server/services/ledger/reviews';
 import { MAX_CUTOFFS } from '~/server/core/calls';
 import { createProject } from '~/server/services/tenants/projects';
 import { setBillingProfile } from '~/server/services/billing/billing';
@@ -137,13 +138,17 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
   // every 15 days from the week before these projects start; they apply in its first round.
   const institutesStart = addDays(today, -75);
   const firstCutoff = at(addDays(institutesStart, -7), 15);
-  await atDemoTime(db, at(addDays(institutesStart, -40), 10), () => openCall(db, admin, {
+  const call = await atDemoTime(db, at(addDays(institutesStart, -40), 10), () => openCall(db, admin, {
     accessModeId: 'large-scale',
     title: 'Large Scale access, rolling call',
     description: 'Projects above 50,000 GPU-hours. Applications are gathered at each cut-off and reviewed together; decisions within 10 working days.',
     gpuHoursPerRound: 200_000,
     cutoffs: Array.from({ length: MAX_CUTOFFS }, (_, i) => new Date(firstCutoff.getTime() + i * 15 * 86_400_000)),
   }, at(addDays(institutesStart, -40), 10)));
+  // The admin and the reviewer sit on the first round's panel (issue #32): assigned its applications at the cut-off.
+  for (const person of [admin, reviewer]) {
+    await atDemoTime(db, at(addDays(institutesStart, -20), 11), () => assignRoundPanel(db, admin, { roundId: call.rounds[0]!.id, reviewerUserId: person.userId }, at(addDays(institutesStart, -20), 11)));
+  }
   const institutes = [];
   for (const [name, country, residency, field, partition, gpuChoices] of [
     ['Institute for Climate Modelling', 'DE', 'EU', 'Earth and climate sciences', 'h100', [8, 16, 16, 32, 64]],
@@ -168,6 +173,20 @@ export async function seedDemoHistory(db: Db, now: Date): Promise<void> {
   // The round closes at its cut-off (the worker's task); its three applications are decided the day before the projects start.
   const afterCutoff = new Date(firstCutoff.getTime() + 60_000);
   await atDemoTime(db, afterCutoff, () => closeDueRounds(db, afterCutoff));
+  // Each panel member scores the three on the call's rubric before the decisions (the ranking page shows them).
+  const panelScores = [
+    [[5, 4, 5], [4, 4, 5], [3, 4, 4]],
+    [[4, 5, 5], [4, 3, 4], [4, 4, 3]],
+  ] as const;
+  for (const [p, person] of [admin, reviewer].entries()) {
+    for (const [i, { app }] of institutes.entries()) {
+      const [excellence, feasibility, impact] = panelScores[p]![i]!;
+      const scoredAt = at(addDays(institutesStart, -5 + p), 10 + i);
+      await atDemoTime(db, scoredAt, () =>
+        submitReview(db, person, app.id, { scores: { excellence, feasibility, impact }, commentToApplicant: i === 1 ? 'Sound plan; the data pipeline needs more detail before the second quarter.' : 'A strong case, clearly planned in quarterly blocks.', internalNote: '' }, scoredAt),
+      );
+    }
+  }
   for (const { created, app, partition, gpuChoices } of institutes) {
     const start = institutesStart;
     const decided = await atDemoTime(db, at(addDays(start, -1), 16), () => decideApplication(db, admin, app.id, { outcome: 'approved', grantedLines: [{ resourceClassId: partition, gpuSeconds: 60_000 * 3600 }], comment: '' }, at(addDays(start, -1), 16)));

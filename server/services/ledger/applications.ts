@@ -18,6 +18,7 @@ import { listResourceClasses } from '~/server/services/catalogue';
 import { grantBudget } from './ledger';
 import { requireClosedRound, roundForSubmission } from './calls';
 import { conflictOf, requireNotExcluded, tiesOf } from './conflicts';
+import { owedByPisOf, reportStateOf } from './reports';
 import { applicantReviews, rubricOf } from './reviews';
 import { notify, notifyMembers } from '~/server/services/mail/notifications';
 import { projectAccess, projectLeads, requireProjectManager } from '~/server/services/tenants/projects';
@@ -320,7 +321,7 @@ export async function decideApplication(db: Db, reviewer: Actor, applicationId: 
 }
 
 /** getApplication returns an application with its lines and decisions, for its tenant (PI, managers, leads) or staff. */
-export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor; staff?: Actor }, applicationId: string, locale: Locale = 'en') {
+export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor; staff?: Actor }, applicationId: string, locale: Locale = 'en', now: Date = new Date()) {
   const [app] = await db
     .select({
       application: applications,
@@ -344,9 +345,11 @@ export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor;
     .where(eq(applications.id, applicationId));
   if (!app) throw new AppError('NOT_FOUND', 'error.notFound');
   let canEdit = false;
+  let canManage = false;
   if (viewer.tenant) {
     if (app.application.orgId !== viewer.tenant.org.id) throw new AppError('NOT_FOUND', 'error.notFound');
     const access = await projectAccess(db, viewer.tenant, app.application.projectId);
+    canManage = access.canManage;
     canEdit = access.canManage && (EDITABLE as readonly string[]).includes(app.application.status);
   } else if (!viewer.staff || !isStaff(viewer.staff)) throw new AppError('NOT_FOUND', 'error.notFound');
   else await requireNotExcluded(db, viewer.staff, app.application);
@@ -365,10 +368,14 @@ export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor;
       .where(eq(decisions.applicationId, applicationId))
       .orderBy(desc(decisions.decidedAt), desc(decisions.seq)),
   ]);
-  const [resulting, rubric, reviews] = await Promise.all([
+  const today = now.toISOString().slice(0, 10);
+  const [resulting, rubric, reviews, report, owedByPi] = await Promise.all([
     db.select({ id: allocations.id, resourceClassId: allocations.resourceClassId }).from(allocations).where(eq(allocations.applicationId, applicationId)),
     rubricOf(db, app.application.roundId),
     applicantReviews(db, applicationId),
+    reportStateOf(db, app.application, today),
+    // Reviewers are told of reports the project's PI owes elsewhere (issue #32); applicants see their own on each request.
+    viewer.staff ? owedByPisOf(db, [app.application], today).then((m) => m.get(app.application.id) ?? []) : Promise.resolve([]),
   ]);
   const route = routeOf(app.application.reviewRoute, app.reviewPath);
   return {
@@ -390,8 +397,28 @@ export async function getApplication(db: DbOrTx, viewer: { tenant?: TenantActor;
     decisions: history,
     allocations: resulting,
     reviews: { rubric, items: reviews.map((r) => ({ id: r.id, scores: r.scores ?? {}, commentToApplicant: r.commentToApplicant, scoredAt: r.scoredAt! })) },
+    /** Its end-of-allocation report (approved new and renewed requests): owed once the period has ended. */
+    report: report ? { ...report, canFile: canManage } : null,
+    /** Staff only: reports the project's PI owes on other requests. */
+    missingReportsOfPi: owedByPi,
     canEdit,
   };
+}
+
+/**
+ * decisionClock is a waiting request's decision clock: it starts at the submission, or at its round's
+ * cut-off (issue #32), and the decision is due its target in the centre's working time (its hours,
+ * weekends and public holidays) later; overdue once that has passed.
+ */
+export function decisionClock(
+  calendar: ReturnType<typeof workingCalendar>,
+  r: { submittedAt: Date | null; roundCutoffAt: Date | null; reviewRoute: ReviewRoute | null; reviewPath: ReviewRoute['path']; targetDays: number },
+  now: Date,
+) {
+  const clock = clockStart(r.submittedAt ?? now, r.roundCutoffAt);
+  const route = routeOf(r.reviewRoute, r.reviewPath);
+  const targetDays = reviewTargetWorkingDays(route, r.targetDays);
+  return { clock, route, targetDays, dueAt: decisionDueAt(calendar, clock, targetDays) };
 }
 
 /** clockStart is when a request's decision clock starts: at its round's cut-off when it joined one (issue #32), else at its submission. */
@@ -467,23 +494,21 @@ export async function reviewQueue(db: DbOrTx, viewer: Actor, now: Date) {
   const ties = await tiesOf(db, viewer.userId, all.map((r) => r.id));
   const rows = all.filter((r) => !conflictOf(ties, r).excluded);
   const ids = rows.map((r) => r.id);
-  const [lines, panels] = ids.length
+  const [lines, panels, owed] = ids.length
     ? await Promise.all([
         db.select().from(applicationLines).where(inArray(applicationLines.applicationId, ids)),
         db.select({ applicationId: reviewAssignments.applicationId, reviewerUserId: reviewAssignments.reviewerUserId, status: reviewAssignments.status }).from(reviewAssignments).where(inArray(reviewAssignments.applicationId, ids)),
+        owedByPisOf(db, rows, now.toISOString().slice(0, 10)),
       ])
-    : [[], []];
+    : [[], [], new Map<string, unknown[]>()];
   const calendar = workingCalendar();
   return rows.map(({ reviewRoute, projectId: _, ...r }) => {
+    const missingReportsOfPi = owed.get(r.id)?.length ?? 0;
     const panel = panels.filter((p) => p.applicationId === r.id && p.status !== 'declined');
     const mine = panel.find((p) => p.reviewerUserId === viewer.userId);
+    const { clock, route, targetDays, dueAt } = decisionClock(calendar, { ...r, reviewRoute }, now);
     // Aged from the decision clock's start: the submission, or the round's cut-off (none before it).
-    const clock = clockStart(r.submittedAt ?? now, r.roundCutoffAt);
     const ageWorkingDays = clock.getTime() < now.getTime() ? workingDaysBetween(clock, now) : 0;
-    const route = routeOf(reviewRoute, r.reviewPath);
-    const targetDays = reviewTargetWorkingDays(route, r.targetDays);
-    // Due in the centre's working time (its hours, weekends and public holidays); overdue once that has passed.
-    const dueAt = decisionDueAt(calendar, clock, targetDays);
     const due = dueState(calendar, dueAt, now);
     return {
       ...r,
@@ -494,6 +519,8 @@ export async function reviewQueue(db: DbOrTx, viewer: Actor, now: Date) {
       ageWorkingDays,
       /** Its panel: reviewers assigned (not declined), how many have scored, and the viewer's own review. */
       reviews: { assigned: panel.length, scored: panel.filter((p) => p.status === 'scored').length, mine: mine ? mine.status : null },
+      /** Reports its project's PI owes on earlier requests (issue #32): flagged to reviewers. */
+      missingReportsOfPi,
       dueAt,
       due,
       overdue: due === 'overdue',

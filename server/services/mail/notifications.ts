@@ -21,6 +21,8 @@ const NOTICE_MAILS: Partial<Record<MessageKey, { kind: MailKind; subject: Messag
   'notice.roundClosed': { kind: 'application_submitted', subject: 'mail.roundClosed.subject' },
   // A reviewer assigned an application, alone or as a round's panel (issue #32).
   'notice.reviewAssigned': { kind: 'application_submitted', subject: 'mail.reviewAssigned.subject' },
+  // An allocation's period ended: its PI and managers are asked for the report (ledger/reports.ts).
+  'notice.reportDue': { kind: 'report_due', subject: 'mail.reportDue.subject' },
   'notice.applicationApproved': { kind: 'application_decided', subject: 'mail.applicationApproved.subject' },
   'notice.applicationRejected': { kind: 'application_decided', subject: 'mail.applicationRejected.subject' },
   'notice.applicationChangesRequested': { kind: 'application_decided', subject: 'mail.applicationChangesRequested.subject' },

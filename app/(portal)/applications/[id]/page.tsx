@@ -4,11 +4,14 @@ import { notFound } from 'next/navigation';
 import { ApplicantReviews } from '~/app/_components/applicant-reviews';
 import { ApplicationForm } from '~/app/_components/application-form';
 import { ApplicationSummary } from '~/app/_components/application-summary';
-import { Alert, PageHeader } from '~/app/_components/ui';
-import { formatDateTime, formatDay } from '~/server/i18n/format';
+import { AllocationReport } from '~/app/_components/allocation-report';
+import { Alert, Card, PageHeader } from '~/app/_components/ui';
+import { lastUsableDay } from '~/server/core/mail/reminders';
+import { formatDateTime, formatDay, formatGpuHours } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireUser } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
+import { ReportForm } from './report-form';
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await getT()).t('application.title') };
@@ -56,6 +59,32 @@ export default async function ApplicationPage({ params }: { params: Promise<{ id
       )}
       <ApplicationSummary app={app} t={t} locale={locale} timeZone={timeZone} allocationHref={(a) => `/allocations/${a}`} />
       <ApplicantReviews reviews={app.reviews} t={t} locale={locale} />
+      {app.report && (
+        <div id="report" className="scroll-mt-4">
+          <Card title={t('report.title')}>
+            <div className="space-y-4">
+              {app.report.owed ? (
+                <Alert tone="warning">{t('report.owed', { day: formatDay(locale, lastUsableDay(app.report.dueFrom)) })}</Alert>
+              ) : (
+                !app.report.report && <p className="text-sm text-slate-600">{t('report.notYet', { day: formatDay(locale, lastUsableDay(app.report.dueFrom)) })}</p>
+              )}
+              <p className="text-sm text-slate-600">{t('report.used', { used: formatGpuHours(locale, app.report.used.charged), granted: formatGpuHours(locale, app.report.used.granted) })}</p>
+              {app.report.report && <AllocationReport report={app.report.report} t={t} locale={locale} />}
+              {app.report.canFile &&
+                (app.report.report ? (
+                  <details className="rounded-md p-3 ring-1 ring-slate-200">
+                    <summary className="cursor-pointer text-sm font-medium text-indigo-700">{t('report.edit')}</summary>
+                    <div className="mt-4">
+                      <ReportForm applicationId={app.id} initial={app.report.report} />
+                    </div>
+                  </details>
+                ) : (
+                  <ReportForm applicationId={app.id} initial={null} />
+                ))}
+            </div>
+          </Card>
+        </div>
+      )}
       {editing && (
         <section aria-labelledby="edit-heading" className="space-y-4">
           <h2 id="edit-heading" className="text-lg font-semibold">

@@ -28,7 +28,15 @@ export default async function ReviewQueuePage() {
   const isAdmin = me.staffRoles.includes('admin');
   return (
     <div className="space-y-6">
-      <PageHeader title={t('review.queueTitle')} subtitle={t('review.queueSubtitle')} />
+      <PageHeader
+        title={t('review.queueTitle')}
+        subtitle={t('review.queueSubtitle')}
+        actions={
+          <Link href="/staff/reports" className="text-sm font-medium text-indigo-700 hover:underline">
+            {t('reports.link')}
+          </Link>
+        }
+      />
       <Card>
         {queue.length === 0 ? (
           <p className="text-sm text-slate-600">{t('review.queueEmpty')}</p>
@@ -63,6 +71,11 @@ export default async function ReviewQueuePage() {
                         {a.reviews.mine === 'assigned' && <Badge tone="amber">{t('reviews.queueMine')}</Badge>}
                         {a.reviews.mine === 'scored' && <Badge tone="green">{t('reviews.queueMineDone')}</Badge>}
                         <Badge tone="slate">{t('reviews.queueCount', { scored: a.reviews.scored, assigned: a.reviews.assigned })}</Badge>
+                      </span>
+                    )}
+                    {a.missingReportsOfPi > 0 && (
+                      <span className="mt-1 block" data-testid="queue-missing-report">
+                        <Badge tone="amber">{t('report.missingBadge', { count: a.missingReportsOfPi })}</Badge>
                       </span>
                     )}
                     {a.reviewReason === 'instantOnceActive' && (

@@ -2,8 +2,10 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { ApplicationSummary } from '~/app/_components/application-summary';
-import { Alert, PageHeader } from '~/app/_components/ui';
-import { formatDateTime } from '~/server/i18n/format';
+import { AllocationReport } from '~/app/_components/allocation-report';
+import { Alert, Card, PageHeader } from '~/app/_components/ui';
+import { lastUsableDay } from '~/server/core/mail/reminders';
+import { formatDateTime, formatDay } from '~/server/i18n/format';
 import { getT } from '~/app/_lib/i18n-server';
 import { requireStaff } from '~/app/_lib/session';
 import { api } from '~/server/api/server-caller';
@@ -32,7 +34,26 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
           </Link>
         }
       />
+      {app.missingReportsOfPi.length > 0 && (
+        <Alert tone="warning" title={t('report.missingOfPi', { count: app.missingReportsOfPi.length })}>
+          <ul className="mt-1 list-disc pl-5" data-testid="missing-reports-of-pi">
+            {app.missingReportsOfPi.map((m) => (
+              <li key={m.applicationId}>
+                <Link href={`/staff/applications/${m.applicationId}`} className="underline">
+                  {m.projectTitle}
+                </Link>{' '}
+                ({t('report.endedOn', { day: formatDay(locale, lastUsableDay(m.periodEnd)) })})
+              </li>
+            ))}
+          </ul>
+        </Alert>
+      )}
       <ApplicationSummary app={app} t={t} locale={locale} timeZone={timeZone} allocationHref={(a) => `/staff/allocations/${a}`} />
+      {app.report?.report && (
+        <Card title={t('report.title')}>
+          <AllocationReport report={app.report.report} t={t} locale={locale} />
+        </Card>
+      )}
       <ReviewPanel panel={panel} isAdmin={me.staffRoles.includes('admin')} viewerId={me.userId} t={t} locale={locale} timeZone={timeZone} />
       {app.status === 'submitted' && app.roundCutoffAt && app.roundCutoffAt.getTime() > Date.now() ? (
         <Alert tone="info">{t('review.roundOpen', { cutoff: formatDateTime(locale, app.roundCutoffAt, timeZone) })}</Alert>
