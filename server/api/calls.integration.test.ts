@@ -4,8 +4,9 @@
 // tells the reviewers how many wait.
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DbHandle } from '~/db/client';
-import { applications, auditEvents, ledgerEntries, notifications } from '~/db/schema';
+import type { DbHandle, Tx } from '~/db/client';
+import { applications, auditEvents, callRounds, ledgerEntries, notifications } from '~/db/schema';
+import { actAsTenant, inTransaction } from '~/server/services/transaction';
 import { closeDueRounds } from '~/server/services/ledger/calls';
 import { refusal } from '~/server/testing/refusal';
 import { callerFor, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
@@ -114,5 +115,22 @@ describe.each(dbTargets())('calls and rounds on %s', (target) => {
     expect(await refusal(as(admin).staff.decide({ ...grant, applicationId: waiting!.id }))).toMatchObject({ code: 'PRECONDITION_FAILED' });
     const [listed] = await as(reviewer).calls.list();
     expect(listed!.rounds.map((r) => [r.status, r.closedAt])).toEqual([['closed', closing], ['open', null]]);
+  });
+
+  it('keeps a tenant’s own statement from moving its request into a closed round, or another mode’s, in the database', async () => {
+    const [waiting] = await handle.db.select({ id: applications.id, orgId: applications.orgId, roundId: applications.roundId }).from(applications).where(eq(applications.status, 'submitted'));
+    const [closedRound] = await handle.db.select({ id: callRounds.id }).from(callRounds).where(eq(callRounds.status, 'closed'));
+    const asTenant = (work: (tx: Tx) => Promise<unknown>) =>
+      inTransaction(handle.db, async (tx) => {
+        await actAsTenant(tx, waiting!.orgId, 'write');
+        return work(tx);
+      });
+    await expect(asTenant((tx) => tx.update(applications).set({ roundId: closedRound!.id }).where(eq(applications.id, waiting!.id)))).rejects.toThrow();
+    await expect(asTenant((tx) => tx.update(applications).set({ justification: 'Pretraining runs in quarterly blocks, as planned, with the ablations first.' }).where(eq(applications.id, waiting!.id)))).resolves.toBeDefined();
+    await expect(asTenant((tx) => tx.update(applications).set({ reportRequestedAt: new Date() }).where(eq(applications.id, waiting!.id)))).rejects.toThrow();
+    const [after] = await handle.db.select({ roundId: applications.roundId, reportRequestedAt: applications.reportRequestedAt }).from(applications).where(eq(applications.id, waiting!.id));
+    expect(after).toEqual({ roundId: waiting!.roundId, reportRequestedAt: null });
+    // The service's own connection (the worker) is not bound by it.
+    await handle.db.update(applications).set({ reportRequestedAt: new Date() }).where(eq(applications.id, waiting!.id));
   });
 });

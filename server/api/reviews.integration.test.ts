@@ -203,5 +203,12 @@ describe.each(dbTargets())('review panels, scores and conflicts of interest on %
     expect(withdrawn).toMatchObject({ status: 'declined', scores: null });
     const ranking = await as(admin).reviews.ranking({ roundId });
     expect(ranking.rows.find((r) => r.applicationId === echo.applicationId)).toMatchObject({ scoredReviews: 1 });
+
+    // An admin who finds the declared conflict does not hold gives the review back to score.
+    await as(admin).reviews.overrideConflict({ applicationId: echo.applicationId, reviewerUserId: second.userId, reason: 'A consortium paper of 200 authors: no shared work.' });
+    const [restored] = await handle.db.select().from(reviewAssignments).where(and(eq(reviewAssignments.applicationId, echo.applicationId), eq(reviewAssignments.reviewerUserId, second.userId)));
+    expect(restored).toMatchObject({ status: 'assigned', scores: null, declineReason: null });
+    await as(second).reviews.submit({ applicationId: echo.applicationId, scores: { excellence: 2, feasibility: 2, impact: 1 }, commentToApplicant: 'The plan lacks a data pipeline.' });
+    expect((await as(admin).reviews.ranking({ roundId })).rows.find((r) => r.applicationId === echo.applicationId)).toMatchObject({ scoredReviews: 2 });
   });
 });

@@ -136,7 +136,9 @@ async function ownAssignment(tx: Tx, reviewer: Actor, applicationId: string) {
     .where(and(eq(reviewAssignments.applicationId, applicationId), eq(reviewAssignments.reviewerUserId, reviewer.userId)))
     .for('no key update');
   if (!assignment) throw new AppError('PRECONDITION_FAILED', 'review.notAssigned');
-  if (app.status !== 'submitted') throw new AppError('PRECONDITION_FAILED', 'review.decided', { status: app.status });
+  // Its status read under a share lock, which a decision's lock waits for: no review lands after the decision.
+  const [current] = await tx.select({ status: applications.status }).from(applications).where(eq(applications.id, app.id)).for('share');
+  if (current!.status !== 'submitted') throw new AppError('PRECONDITION_FAILED', 'review.decided', { status: current!.status });
   return { app, assignment };
 }
 
@@ -186,7 +188,7 @@ export async function declareConflict(db: Db, staff: Actor, applicationId: strin
 
 /**
  * overrideConflict lets an admin lift a reviewer's conflict with an application (automatic or declared),
- * audited with its reason; never their own.
+ * audited with its reason; never their own. A review their declaration withdrew is theirs again.
  */
 export async function overrideConflict(db: Db, admin: Actor, input: { applicationId: string; reviewerUserId: string; reason: string }, now: Date) {
   if (!isStaff(admin, 'admin')) throw new AppError('FORBIDDEN', 'error.staffOnly');
@@ -196,7 +198,16 @@ export async function overrideConflict(db: Db, admin: Actor, input: { applicatio
     const state = conflictOf(await tiesOf(tx, input.reviewerUserId, [app.id]), app);
     if (!state.excluded) throw new AppError('PRECONDITION_FAILED', 'review.noConflict', {}, 'reviewerUserId');
     await tx.insert(reviewConflicts).values({ applicationId: app.id, reviewerUserId: input.reviewerUserId, kind: 'override', reason: input.reason.trim(), createdBy: admin.userId, createdAt: now });
-    await recordAudit(tx, { actorUserId: admin.userId, orgId: app.orgId, action: 'review.conflict_overridden', targetType: 'application', targetId: app.id, reason: input.reason.trim(), data: { reviewerUserId: input.reviewerUserId, conflict: state.reason }, isStaffAction: true });
+    // A review the declaration withdrew is theirs again to score while the application waits.
+    const restored = app.status === 'submitted'
+      ? await tx
+          .update(reviewAssignments)
+          .set({ status: 'assigned', declineReason: null })
+          .where(and(eq(reviewAssignments.applicationId, app.id), eq(reviewAssignments.reviewerUserId, input.reviewerUserId), eq(reviewAssignments.status, 'declined')))
+          .returning({ id: reviewAssignments.id })
+      : [];
+    if (restored.length) await notify(tx, [input.reviewerUserId], 'notice.reviewAssigned', { project: app.projectTitle }, `/staff/applications/${app.id}`);
+    await recordAudit(tx, { actorUserId: admin.userId, orgId: app.orgId, action: 'review.conflict_overridden', targetType: 'application', targetId: app.id, reason: input.reason.trim(), data: { reviewerUserId: input.reviewerUserId, conflict: state.reason, reviewRestored: restored.length > 0 }, isStaffAction: true });
   });
 }
 

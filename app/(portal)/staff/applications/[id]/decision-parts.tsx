@@ -1,5 +1,6 @@
 'use client';
 // Parts the single decision, the ranking's bulk decision and the panel forms share.
+import type { SelectHTMLAttributes } from 'react';
 import { useT } from '~/app/_components/i18n';
 import { cx } from '~/app/_components/ui';
 
@@ -23,10 +24,13 @@ export function OutcomePicker({ legend, outcome, onChange }: { legend: string; o
   );
 }
 
-/** A select of staff members by name (the first chosen), posted as `reviewerUserId`. */
-export function StaffSelect({ candidates }: { candidates: { userId: string; name: string }[] }) {
+/**
+ * A select of staff members by name (the first chosen), posted as `reviewerUserId`. Inside a Field, which
+ * gives it its id, class and error state: those are passed on to the select.
+ */
+export function StaffSelect({ candidates, ...field }: { candidates: { userId: string; name: string }[] } & SelectHTMLAttributes<HTMLSelectElement>) {
   return (
-    <select name="reviewerUserId" defaultValue={candidates[0]?.userId}>
+    <select {...field} name="reviewerUserId" defaultValue={candidates[0]?.userId}>
       {candidates.map((c) => (
         <option key={c.userId} value={c.userId}>
           {c.name}

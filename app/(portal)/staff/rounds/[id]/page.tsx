@@ -29,7 +29,7 @@ export default async function RoundPage({ params }: { params: Promise<{ id: stri
         subtitle={
           <>
             {t('ranking.subtitle', { cutoff: formatDateTime(locale, round.cutoffAt, timeZone), hours: formatGpuHours(locale, round.gpuSecondsPerRound) })} ·{' '}
-            <Link href="/staff/applications" className="text-indigo-700 hover:underline">
+            <Link href="/staff/applications" className="text-indigo-700 underline">
               {t('review.backToQueue')}
             </Link>
           </>
