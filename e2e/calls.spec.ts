@@ -26,7 +26,9 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       // The demo's three institutes applied in the first round; it closed at its cut-off and was decided.
       const firstRound = rolling.getByTestId('call-round').first();
       await expect(firstRound).toContainText(t('calls.roundClosed'));
-      await expect(firstRound.getByRole('cell').last()).toHaveText('3');
+      await expect(firstRound.getByRole('cell').nth(2)).toHaveText('3');
+      // Its ranking, scored by the demo's panel, is a click away.
+      await expect(firstRound.getByRole('link', { name: t('calls.ranking') })).toBeVisible();
       // Later rounds take requests: cut-offs every 15 days, the passed ones closed by the worker.
       await expect(rolling.getByTestId('call-round').filter({ hasText: t('calls.roundOpen') }).first()).toBeVisible();
 
@@ -47,7 +49,8 @@ for (const locale of ['en', 'de'] as const satisfies readonly Locale[]) {
       await expect(opened.getByTestId('call-round')).toHaveCount(2);
       for (const round of await opened.getByTestId('call-round').all()) {
         await expect(round).toContainText(t('calls.roundOpen'));
-        await expect(round.getByRole('cell').last()).toHaveText('0');
+        await expect(round.getByRole('cell').nth(2)).toHaveText('0');
+        await expect(round.getByRole('link', { name: t('calls.ranking') })).toHaveCount(0);
       }
       await shoot(page, `calls-${locale}`);
     });

@@ -73,7 +73,7 @@ export interface Racer {
  * a jobs:write token per person — through the services on the stack's database, as staff and an operator would.
  */
 export async function prepareRacers(url: string, options: { tenants: number; tightGpuHours?: number }): Promise<Racer[]> {
-  const { openDb } = await import('../db/client');
+  const { migrateDb, openDb } = await import('../db/client');
   const harness = await import('../server/testing/harness');
   const { loadActor } = await import('../server/services/identity/accounts');
   const { createApiToken } = await import('../server/services/identity/api-tokens');
@@ -81,6 +81,11 @@ export async function prepareRacers(url: string, options: { tenants: number; tig
   const { port: scheduler } = (await import('../server/testing/scripted-scheduler')).scriptedScheduler();
   const handle = await openDb({ driver: 'postgres', url, max: 4 });
   try {
+    // The stack's processes migrate the new database and write the catalogue as they start: wait on their
+    // lock until that is done (a web process may answer its health check before the worker has finished
+    // on a busy machine), or do it first, as they would.
+    const [{ configuredCatalogue }, { syncCatalogue }] = await Promise.all([import('../server/catalogue'), import('../server/services/catalogue')]);
+    await migrateDb(handle, undefined, { thenUnderLock: () => syncCatalogue(handle.db, configuredCatalogue()) });
     const db = handle.db;
     const staff = await harness.createStaff(db, 'admin');
     const today = new Date().toISOString().slice(0, 10);

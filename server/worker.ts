@@ -39,6 +39,8 @@ import type { SiteRoots } from './services/files/workspace';
 
 /** How often the worker looks whether the budgets' full sync is due (it also is when a sync failed). */
 const BUDGET_CHECK_MS = 30_000;
+/** How often the worker looks for calls' rounds past their cut-off. */
+const ROUND_CLOSE_MS = 5_000;
 
 export const WORKER_LOCK_KEY = 7_260_001;
 
@@ -86,6 +88,7 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
   /** The UTC day whose expiry reminders this process has seen done: a round asks the database once a day. */
   let remindedDay = '';
   let lastReminderTry = 0;
+  let lastRoundClose = 0;
   let reviewRemindedDay = '';
   let lastReviewReminderTry = 0;
   /** The same for the payment reminders of overdue invoices. */
@@ -189,6 +192,13 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
           fail(`following cluster ${cluster.name} failed`, error);
         }
       }
+      // Calls' rounds past their cut-off close within seconds of it, and their applications go to review
+      // together (issue #32): an indexed read of the open rounds due, nothing more when none is.
+      if (at.getTime() - lastRoundClose >= ROUND_CLOSE_MS) {
+        lastRoundClose = at.getTime();
+        const closedRounds = await closeDueRounds(handle.db, at);
+        if (closedRounds.length) log(`[worker] closed ${closedRounds.length} round(s) of calls at their cut-off`);
+      }
       if (at.getTime() - lastExpiry >= 60_000) {
         lastExpiry = at.getTime();
         const expired = await expireDueAllocations(handle.db, at.toISOString().slice(0, 10), { step: scheduler, now: at });
@@ -196,9 +206,6 @@ export function startWorker(handle: DbHandle, scheduler: SchedulerPort, options:
         // Model calls whose gateway process ended before their answer: their reservations go back.
         const lost = await releaseLostModelCalls(handle.db, at);
         if (lost) log(`[worker] released ${lost} model call(s) left open by a gateway that stopped`);
-        // Calls' rounds past their cut-off close, and their applications go to review together (issue #32).
-        const closedRounds = await closeDueRounds(handle.db, at);
-        if (closedRounds.length) log(`[worker] closed ${closedRounds.length} round(s) of calls at their cut-off`);
         // Requests whose period ended: their PI is asked for the end-of-allocation report, once.
         const asked = await requestDueReports(handle.db, at);
         if (asked) log(`[worker] asked for ${asked} end-of-allocation report(s)`);

@@ -96,6 +96,8 @@ describe.each(dbTargets())('calls and rounds on %s', (target) => {
 
     // At the cut-off itself the round still takes requests; a minute later the worker closes it, once.
     expect(await closeDueRounds(handle.db, FIRST)).toEqual([]);
+    // Nor within its grace: a submission that joined at the cut-off commits before the close.
+    expect(await closeDueRounds(handle.db, new Date(FIRST.getTime() + 9_000))).toEqual([]);
     const closing = new Date(FIRST.getTime() + 60_000);
     const closed = await closeDueRounds(handle.db, closing);
     expect(closed).toHaveLength(1);

@@ -68,12 +68,22 @@ export async function requireClosedRound(tx: Tx, roundId: string | null) {
 }
 
 /**
- * closeDueRounds closes every open round whose cut-off has passed (the worker, each minute): each in its own
- * transaction, once however many processes try (the row is locked and re-read), audited, and the reviewers
- * told how many applications wait. Returns the rounds it closed.
+ * How long after its cut-off a round is closed: a submission that joined it at the cut-off commits first
+ * (the tenant's transaction cannot lock the centre's round, so the close waits for it instead).
+ */
+export const ROUND_CLOSE_GRACE_MS = 10_000;
+
+/**
+ * closeDueRounds closes every open round whose cut-off passed more than ROUND_CLOSE_GRACE_MS ago (the
+ * worker, every 5 s): each in its own transaction, once however many processes try (the row is locked and
+ * re-read), audited, and the reviewers told how many applications wait. Returns the rounds it closed.
  */
 export async function closeDueRounds(db: Db, now: Date) {
-  const due = await db.select({ id: callRounds.id }).from(callRounds).where(and(eq(callRounds.status, 'open'), lt(callRounds.cutoffAt, now))).orderBy(asc(callRounds.cutoffAt));
+  const due = await db
+    .select({ id: callRounds.id })
+    .from(callRounds)
+    .where(and(eq(callRounds.status, 'open'), lt(callRounds.cutoffAt, new Date(now.getTime() - ROUND_CLOSE_GRACE_MS))))
+    .orderBy(asc(callRounds.cutoffAt));
   const closed: { id: string; callId: string; applications: number }[] = [];
   for (const { id } of due) {
     const done = await inTransaction(db, async (tx) => {
