@@ -7,7 +7,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle, Tx } from '~/db/client';
-import { allocationReports, auditEvents, mailOutbox, notifications, reviewAssignments } from '~/db/schema';
+import { allocationReports, auditEvents, mailOutbox, memberships, notifications, reviewAssignments } from '~/db/schema';
 import { requestDueReports } from '~/server/services/ledger/reports';
 import { sendReviewReminders } from '~/server/services/mail/review-reminders';
 import { actAsTenant, inTransaction } from '~/server/services/transaction';
@@ -130,19 +130,25 @@ describe.each(dbTargets())('end-of-allocation reports and reviewer reminders on 
     ).rejects.toThrow();
   });
 
-  it('reminds a reviewer of a review due within a working day, once that day, and not one that is far off', async () => {
+  it('reminds a reviewer of a review due within a working day, once that day, not one that is far off nor one excluded since', async () => {
     await as(admin).reviews.assign({ applicationId: nextId, reviewerUserId: reviewer.userId });
+    // A second reviewer joins the lab after being assigned: excluded now, so never reminded of it.
+    const joiner = await createStaff(handle.db, 'reviewer');
+    await as(admin).reviews.assign({ applicationId: nextId, reviewerUserId: joiner.userId });
+    await handle.db.insert(memberships).values({ orgId: lab.orgId, userId: joiner.userId, role: 'member' });
     const dueAt = (await as(admin).staff.applicationQueue()).find((q) => q.id === nextId)!.dueAt;
     clock = new Date(dueAt.getTime() - 5 * 24 * 3600_000);
     expect(await sendReviewReminders(handle.db, clock)).toMatchObject({ ran: true, reviewers: 0 });
     clock = new Date(dueAt.getTime() - 3600_000);
     expect(await sendReviewReminders(handle.db, clock)).toMatchObject({ ran: true, reviewers: 1, reviews: 1 });
     expect(await sendReviewReminders(handle.db, new Date(clock.getTime() + 60_000))).toMatchObject({ ran: false });
+    expect(await handle.db.select().from(notifications).where(and(eq(notifications.userId, joiner.userId), eq(notifications.messageKey, 'notice.reviewsDue')))).toEqual([]);
     const told = await handle.db.select().from(notifications).where(and(eq(notifications.userId, reviewer.userId), eq(notifications.messageKey, 'notice.reviewsDue')));
     expect(told).toHaveLength(1);
     expect(told[0]!.link).toBe(`/staff/applications/${nextId}`);
     expect(await handle.db.select().from(mailOutbox).where(and(eq(mailOutbox.toUserId, reviewer.userId), eq(mailOutbox.kind, 'review_reminder')))).toHaveLength(1);
-    const [row] = await handle.db.select({ remindedAt: reviewAssignments.remindedAt }).from(reviewAssignments).where(eq(reviewAssignments.applicationId, nextId));
-    expect(row!.remindedAt).toEqual(clock);
+    const rows = await handle.db.select({ reviewer: reviewAssignments.reviewerUserId, remindedAt: reviewAssignments.remindedAt }).from(reviewAssignments).where(eq(reviewAssignments.applicationId, nextId));
+    expect(rows.find((r) => r.reviewer === reviewer.userId)!.remindedAt).toEqual(clock);
+    expect(rows.find((r) => r.reviewer === joiner.userId)!.remindedAt).toBeNull();
   });
 });

@@ -10,6 +10,7 @@ import { workingHoursBetween } from '~/server/core/working-time';
 import { formatDateTime } from '~/server/i18n/format';
 import { workingCalendar } from '~/server/services/calendar';
 import { decisionClock } from '~/server/services/ledger/applications';
+import { conflictOf, tiesOf } from '~/server/services/ledger/conflicts';
 import { inTransaction } from '~/server/services/transaction';
 import { mailPeople, notify, portalLink } from './notifications';
 
@@ -26,6 +27,8 @@ export async function sendReviewReminders(db: Db, now: Date): Promise<{ day: str
         id: reviewAssignments.id,
         reviewerUserId: reviewAssignments.reviewerUserId,
         applicationId: applications.id,
+        orgId: applications.orgId,
+        projectId: applications.projectId,
         project: projects.title,
         submittedAt: applications.submittedAt,
         reviewRoute: applications.reviewRoute,
@@ -42,10 +45,14 @@ export async function sendReviewReminders(db: Db, now: Date): Promise<{ day: str
     const calendar = workingCalendar();
     const dayHours = calendar.endHour - calendar.startHour;
     // Due within one working day (or overdue), soonest first.
-    const due = open
+    const dueSoon = open
       .map((r) => ({ ...r, dueAt: decisionClock(calendar, r, now).dueAt }))
       .filter((r) => r.dueAt.getTime() <= now.getTime() || workingHoursBetween(calendar, now, r.dueAt) <= dayHours)
       .sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime());
+    // Never a reminder of a review its reviewer may no longer open (they joined the applicant's organisation or project since).
+    const ties = new Map<string, Awaited<ReturnType<typeof tiesOf>>>();
+    for (const userId of new Set(dueSoon.map((d) => d.reviewerUserId))) ties.set(userId, await tiesOf(tx, userId, dueSoon.filter((d) => d.reviewerUserId === userId).map((d) => d.applicationId)));
+    const due = dueSoon.filter((d) => !conflictOf(ties.get(d.reviewerUserId)!, { id: d.applicationId, orgId: d.orgId, projectId: d.projectId }).excluded);
     if (due.length === 0) return { day: today, ran: true, reviewers: 0, reviews: 0 };
     await tx.update(reviewAssignments).set({ remindedAt: now }).where(inArray(reviewAssignments.id, due.map((d) => d.id)));
     const byReviewer = new Map<string, typeof due>();
