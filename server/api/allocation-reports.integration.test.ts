@@ -112,6 +112,17 @@ describe.each(dbTargets())('end-of-allocation reports and reviewer reminders on 
     expect(audit[1]!.data).toMatchObject({ publications: ['10.1101/2027.03.01.123456', '10.1038/s41586-027-00001-x'], datasets: [], replaced: { publications: ['10.1101/2027.03.01.123456'], datasets: ['doi:10.5281/zenodo.7654321', 'https://huggingface.co/datasets/stability-lab/assays'] } });
   });
 
+  it('files once per request when the PI files from many clients at once: one report, every filing audited', async () => {
+    const before = (await handle.db.select({ id: auditEvents.id }).from(auditEvents).where(eq(auditEvents.action, 'report.filed'))).length;
+    const filings = await Promise.all(Array.from({ length: 24 }, (_, i) => as(lab).allocationReports.file({ applicationId: endedId, summary: `${SUMMARY} Filing ${i} of many clients.`, publications: ['10.1101/2027.03.01.123456'], datasets: [] })));
+    expect(filings).toHaveLength(24);
+    const rows = await handle.db.select().from(allocationReports).where(eq(allocationReports.applicationId, endedId));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.summary).toMatch(/Filing \d+ of many clients\.$/);
+    const after = (await handle.db.select({ id: auditEvents.id }).from(auditEvents).where(eq(auditEvents.action, 'report.filed'))).length;
+    expect(after - before).toBe(24);
+  });
+
   it('keeps reports behind the tenant wall in the database', async () => {
     const asTenant = <T>(orgId: string, access: 'read' | 'write', work: (tx: Tx) => Promise<T>) =>
       inTransaction(handle.db, async (tx) => {
