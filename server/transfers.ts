@@ -1,4 +1,5 @@
-// Upload PATCHes and downloads (the browser's and the REST API's), handed to the portal's HTTP server (issue #27). As with the
+// Upload PATCHes and downloads (the browser's and the REST API's, issue #27), the gateway's model calls
+// (#29) and the browser's tRPC calls (#30), handed to the portal's HTTP server. As with the
 // session proxy (session-proxy.ts), scripts/server.mjs cannot import the portal's TypeScript, which Next
 // bundles: the portal's start (instrumentation.ts → startup.ts) puts the handlers on
 // `globalThis.__portalTransfers`, and the server hands them the requests they own before Next sees them

@@ -1,8 +1,8 @@
 // The request-bound tRPC context: reads the session and the caller's cookies.
 import { availableParallelism } from 'node:os';
 import { cookies, headers } from 'next/headers';
-import { getServerSession } from 'next-auth';
 import { authOptions } from '~/server/auth/options';
+import { portalSession } from '~/server/auth/session-cookie';
 import { getDb } from '~/server/db';
 import { env } from '~/server/env.js';
 import { clientAddress } from '~/server/core/rate-limits';
@@ -19,19 +19,13 @@ export async function requestLocale() {
 
 /** createRequestContext builds the tRPC context of the current request. */
 export async function createRequestContext(): Promise<Context> {
-  const [session, cookieStore, locale, db] = await Promise.all([
-    getServerSession(authOptions()),
-    cookies(),
-    requestLocale(),
-    getDb(),
-  ]);
-  const person = session?.user as { id?: string; sid?: string } | undefined;
+  const [cookieStore, locale, db] = await Promise.all([cookies(), requestLocale(), getDb()]);
   // A cookie from before sessions were recorded names none: it counts as signed out.
-  const userId = person?.id && person.sid ? person.id : null;
+  const session = await portalSession(new Map(cookieStore.getAll().map((c) => [c.name, c.value])), authOptions().secret!);
   return createContextInner({
     db,
-    userId,
-    sessionId: userId ? person?.sid : undefined,
+    userId: session?.userId ?? null,
+    sessionId: session?.sessionId,
     locale,
     activeOrgId: cookieStore.get(ORG_COOKIE)?.value,
     gate: requestGate(),

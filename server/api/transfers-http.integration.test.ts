@@ -5,17 +5,14 @@
 // them; a client that leaves mid-download does not stop the server; only the two routes are taken.
 import { createHash, randomBytes } from 'node:crypto';
 import http, { type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { encode } from 'next-auth/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, DbHandle } from '~/db/client';
 import { createRestHandler } from '~/server/api/rest';
 import { createContextInner } from '~/server/api/trpc';
 import { uploadResponse } from '~/server/api/uploads-http';
-import { endSession, startSession } from '~/server/services/identity/sessions';
-import { apiTokens } from '~/server/testing/api-tokens';
 import { activeAllocation, createStaff, createTenant, dbTargets, openTestDb } from '~/server/testing/harness';
-import { createTransfers, routeOf, type Transfers } from './transfers-http';
+import { refusedCookies, signedInCookie, startTransfersServer, type TransfersServer } from '~/server/testing/transfers-server';
+import { routeOf } from './transfers-http';
 
 const SITE = 'de-jena';
 const AUTH_SECRET = randomBytes(32).toString('hex');
@@ -64,30 +61,19 @@ describe('which requests the transfers take', () => {
 describe.each(dbTargets())('the file transfers before Next.js on %s', (target) => {
   let handle: DbHandle;
   let db: Db;
-  let server: http.Server;
-  let transfers: Transfers;
+  let server: TransfersServer;
   let base: string;
-  let tokens: ReturnType<typeof apiTokens>;
+  let tokens: TransfersServer['tokens'];
 
   beforeAll(async () => {
     handle = await openTestDb(target);
     db = handle.db;
-    tokens = apiTokens(db);
-    const rest = createRestHandler({ db: () => Promise.resolve(db), authenticate: tokens.authenticate, portalUrl: 'http://portal.test', perMinute: 100_000 });
-    transfers = createTransfers({ db, authSecret: AUTH_SECRET, trustProxy: false, https: false, rest });
-    server = http.createServer((req, res) => {
-      if (transfers.owns(req.method, req.url)) transfers.handleRequest(req, res);
-      else {
-        res.statusCode = 418; // would have gone to Next
-        res.end();
-      }
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await startTransfersServer(db, AUTH_SECRET);
+    tokens = server.tokens;
+    base = `127.0.0.1:${server.port}`;
   });
   afterAll(async () => {
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
+    await server?.close();
     await handle?.close();
   });
 
@@ -104,12 +90,7 @@ describe.each(dbTargets())('the file transfers before Next.js on %s', (target) =
     });
   }
 
-  /** The Cookie header of a browser signed in as `userId` (a session row, as next-auth's sign-in makes one). */
-  async function signedIn(userId: string, orgId?: string): Promise<{ cookie: string; sessionId: string }> {
-    const sessionId = await startSession(db, userId, { userAgent: 'vitest' });
-    const jwt = await encode({ token: { sub: userId, sid: sessionId, name: 'Test', email: 'test@example.org' }, secret: AUTH_SECRET });
-    return { cookie: `next-auth.session-token=${jwt}; portal-locale=en${orgId ? `; portal-org=${orgId}` : ''}`, sessionId };
-  }
+  const signedIn = (userId: string, orgId?: string) => signedInCookie(db, AUTH_SECRET, userId, orgId);
 
   async function setup() {
     const admin = await createStaff(db, 'admin');
@@ -170,15 +151,7 @@ describe.each(dbTargets())('the file transfers before Next.js on %s', (target) =
     const upload = await create('in/a.bin', bytes.length);
     const file = `/api/projects/${projectId}/files/download?site=${SITE}&path=in`;
     const other = await signedIn(stranger.userId, stranger.orgId);
-    const ended = await signedIn(owner.userId, owner.orgId);
-    await endSession(db, ended.sessionId, 'signed_out');
-    const forged = `next-auth.session-token=${await encode({ token: { sub: owner.userId, sid: ended.sessionId }, secret: randomBytes(32).toString('hex') })}`;
-    for (const [who, cookie] of [
-      ['nobody', ''],
-      ['a forged cookie', forged],
-      ['an ended session', ended.cookie],
-      ['another tenant', other.cookie],
-    ] as const) {
+    for (const [who, cookie] of [...(await refusedCookies(db, AUTH_SECRET, owner.userId, owner.orgId)), ['another tenant', other.cookie] as const]) {
       const patch = await send('PATCH', upload, { cookie, ...OCTETS, 'upload-offset': '0' }, bytes);
       // The owner's own upload with a session that ended: sign in again (401); anyone else: no such upload.
       expect(patch.status, who).toBe(who === 'an ended session' ? 401 : 404);

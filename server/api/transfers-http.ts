@@ -12,7 +12,8 @@
 // paths (a tus POST, HEAD, DELETE; the rest of the REST API) stays with Next's routes. The
 // OpenAI-compatible gateway's calls (`/api/v1/openai/v1/…`, issue #29) come here too: a model's
 // stream is piped to the socket as a Node stream, without Next's route or a web stream between
-// (node-response.ts, bench:gateway).
+// (node-response.ts, bench:gateway). So do the browser's tRPC calls (`/api/trpc/…`, issue #30;
+// trpc-http.ts): there Next's routing, proxy and session read were most of a call's CPU.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Db } from '~/db/client';
 import { clientAddress } from '~/server/core/rate-limits';
@@ -22,7 +23,7 @@ import { logger } from '~/server/observability/log';
 import { observeRequest } from '~/server/observability/metrics';
 import { inRequestScope, requestIdFrom } from '~/server/request-scope';
 import { apiSecurityHeaders } from '~/server/security-headers';
-import { portalSession } from '~/server/services/sessions/proxy-access';
+import { portalSession } from '~/server/auth/session-cookie';
 import { requestGate } from './context';
 import { ORG_COOKIE } from './cookies';
 import { downloadResponse, downloadTargetOf } from './files-http';
@@ -32,6 +33,7 @@ import { MAX_GATEWAY_BODY_BYTES } from './openai-gateway';
 import type { RestHandler } from './rest';
 import { uploadResponse } from './uploads-http';
 import { writeResponse } from './node-response';
+import { compressedAnswer, trpcResponse, TRPC_PATH } from './trpc-http';
 
 /** A browser upload's PATCH: `/api/uploads/<id>` (the id is `<site>.<uuid>`). */
 const UPLOAD_PATH = /^\/api\/uploads\/[^/?#]+\/?$/;
@@ -45,18 +47,20 @@ const REST_DOWNLOAD_PATH = /^\/api\/v1\/projects\/[^/?#]+\/files\/content\/?$/;
 const UPLOAD_ROUTE = '/api/uploads';
 const DOWNLOAD_ROUTE = '/api/projects/[projectId]/files/download';
 const REST_ROUTE = '/api/v1';
+const TRPC_ROUTE = '/api/trpc';
 
 /** The OpenAI-compatible gateway's calls (server/api/openai-gateway.ts): a stream's events go to the socket as they come. */
 const GATEWAY_PATH = /^\/api\/v1\/openai\/v1(\/|$)/;
 
-type Route = { kind: 'upload' } | { kind: 'download'; projectId: string } | { kind: 'rest' } | { kind: 'gateway' };
+type Route = { kind: 'upload' } | { kind: 'download'; projectId: string } | { kind: 'rest' } | { kind: 'gateway' } | { kind: 'trpc' };
 
-/** routeOf tells whether a request is one of the two this server answers itself, and which. */
+/** routeOf tells whether a request is one of those this server answers itself, and which. */
 export function routeOf(method: string | undefined, url: string | undefined): Route | null {
   if (!url || !method) return null;
   const path = url.split(/[?#]/, 1)[0]!;
   if (method === 'PATCH' && UPLOAD_PATH.test(path)) return { kind: 'upload' };
   if ((method === 'GET' || method === 'POST') && GATEWAY_PATH.test(path)) return { kind: 'gateway' };
+  if ((method === 'GET' || method === 'POST') && TRPC_PATH.test(path)) return { kind: 'trpc' };
   if ((method === 'PATCH' && REST_UPLOAD_PATH.test(path)) || ((method === 'GET' || method === 'HEAD') && REST_DOWNLOAD_PATH.test(path))) return { kind: 'rest' };
   const download = DOWNLOAD_PATH.exec(path);
   if (download && (method === 'GET' || method === 'HEAD')) {
@@ -98,20 +102,26 @@ export function createTransfers(deps: TransferDeps): Transfers {
       }
       const started = performance.now();
       const requestId = requestIdFrom(headerOf(req.headers, 'x-request-id'));
-      void inRequestScope({ requestId }, () => answer(deps, route, req, res))
+      void inRequestScope({ requestId }, () => answer(deps, route, req, res, requestId))
         .catch((error: unknown) => {
-          logger().error({ err: error, method: req.method, url: req.url }, 'a file transfer failed');
+          logger().error({ err: error, method: req.method, url: req.url }, 'a request answered before Next failed');
           if (!res.headersSent) {
             res.statusCode = 500;
             res.end();
           } else res.destroy();
         })
-        .finally(() => observeRequest(route.kind === 'upload' ? UPLOAD_ROUTE : route.kind === 'download' ? DOWNLOAD_ROUTE : REST_ROUTE, req.method ?? 'GET', res.statusCode, (performance.now() - started) / 1000));
+        .finally(() => observeRequest(ROUTE_NAMES[route.kind], req.method ?? 'GET', res.statusCode, (performance.now() - started) / 1000));
     },
   };
 }
 
-async function answer(deps: TransferDeps, route: Route, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** The route names the metrics use (as the route handlers' instrumentRoute did). */
+const ROUTE_NAMES: Record<Route['kind'], string> = { upload: UPLOAD_ROUTE, download: DOWNLOAD_ROUTE, rest: REST_ROUTE, gateway: REST_ROUTE, trpc: TRPC_ROUTE };
+
+/** A Host header as HTTP allows it (a name or address, a port); anything else is not used to build the request's address. */
+const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+async function answer(deps: TransferDeps, route: Route, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
   // The client going away (the socket closed before the answer was sent) aborts what reads or writes for it.
   const gone = new AbortController();
   res.once('close', () => {
@@ -119,7 +129,21 @@ async function answer(deps: TransferDeps, route: Route, req: IncomingMessage, re
   });
   const request = new Request(new URL(req.url!, 'http://portal.invalid'), { method: req.method, headers: headersOf(req.headers), signal: gone.signal });
   let response: Response;
-  if (route.kind === 'gateway') {
+  if (route.kind === 'trpc') {
+    // The request's own address (the host it came to), as Next's route sees it: the Origin check compares with it.
+    const host = headerOf(req.headers, 'host');
+    const address = new URL(req.url!, `http://${host && HOST.test(host) ? host : 'localhost'}`);
+    const cookies = parseCookies(req.headers.cookie);
+    response = await trpcResponse({
+      request: new Request(address, { method: req.method, headers: request.headers, signal: gone.signal }),
+      req,
+      cookies,
+      requestId,
+      context: () => browserContext(deps, req, request.headers),
+      readBody: readUpTo,
+    }).then((answer) => compressedAnswer(answer, request.headers.get('accept-encoding')));
+    response.headers.set('x-request-id', requestId);
+  } else if (route.kind === 'gateway') {
     // A model call's body is small JSON: read whole (to the gateway's limit, one byte more to tell it was over).
     const body = await readUpTo(req, MAX_GATEWAY_BODY_BYTES + 1);
     response = await deps.rest(new Request(request, body ? { body: new Uint8Array(body) } : {}));

@@ -6,8 +6,8 @@
 // nodes the scheduler gave the job: the proxy connects nowhere else (no open proxy: the host comes
 // from a file the job writes).
 import { and, eq } from 'drizzle-orm';
-import { getToken } from 'next-auth/jwt';
 import { tenantSide, type Db } from '~/db/client';
+import { portalSession } from '~/server/auth/session-cookie';
 import { jobs } from '~/db/schema';
 import { isFinalState, type SchedulerPort } from '~/server/core/scheduler/port';
 import { logger } from '~/server/observability/log';
@@ -49,25 +49,6 @@ export interface SessionAccessDeps {
 export function isJobId(segment: string): boolean {
   return JOB_ID.test(segment);
 }
-
-/**
- * portalSession decodes next-auth's session cookie among the request's cookies (next-auth's getToken,
- * which also joins a long token split over `.0`, `.1` …): the person and the session row it names, or
- * null (no cookie, forged, expired, or from before sessions were recorded). Only the cookie counts:
- * getToken is given no headers, so a bearer header is not read.
- */
-export async function portalSession(cookies: ReadonlyMap<string, string>, authSecret: string): Promise<{ userId: string; sessionId: string } | null> {
-  const req = { cookies: Object.fromEntries(cookies), headers: {} } as unknown as Parameters<typeof getToken>[0]['req'];
-  // Over https next-auth names its cookie with the `__Secure-` prefix, over http without.
-  for (const secureCookie of [true, false]) {
-    const claims = await getToken({ req, secret: authSecret, secureCookie, logger: quietLogger });
-    if (claims) return typeof claims.sub === 'string' && typeof claims.sid === 'string' ? { userId: claims.sub, sessionId: claims.sid } : null;
-  }
-  return null;
-}
-
-/** next-auth's cookie store warns about oversized cookies on the console; the proxy logs its own way. */
-const quietLogger = { error: () => undefined, warn: () => undefined, debug: () => undefined };
 
 /** The fields of a job the wall reads. */
 interface SessionJob {

@@ -7,15 +7,13 @@ import { AppError } from '~/server/errors';
 import { instrumentRoute } from '~/server/observability/metrics';
 import { withRequestId } from '~/server/observability/request-id';
 import { requestLinkBase } from '~/server/portal-url';
+import { batchSize } from '~/server/api/trpc-http';
 
 export const dynamic = 'force-dynamic';
 
-/** How many calls a request batches (`/api/trpc/a,b,c?batch=1`), 0 when it is not batched. */
-function batchSize(req: Request): number {
-  const url = new URL(req.url);
-  if (url.searchParams.get('batch') !== '1') return 0;
-  return decodeURIComponent(url.pathname.slice('/api/trpc/'.length)).split(',').length;
-}
+// The portal's own server (scripts/server.mjs) answers these requests before Next (server/api/trpc-http.ts,
+// the same checks in the same order); this route answers them under another server, e.g. `next dev`.
+
 
 function trpc(req: Request) {
   return fetchRequestHandler({
@@ -44,10 +42,10 @@ export const POST = instrumentRoute(
   (req: Request) =>
     withRequestId(req, async () => {
       if (!originAllowed(req.headers, req.url, env().PORTAL_URL || undefined)) {
-        return refusal(await requestLocale(), 403, 'error.crossOrigin', batchSize(req));
+        return refusal(await requestLocale(), 403, 'error.crossOrigin', batchSize(new URL(req.url)));
       }
       const body = await readBody(req, MAX_BODY_BYTES);
-      if (body === null) return refusal(await requestLocale(), 413, 'error.bodyTooLarge', batchSize(req));
+      if (body === null) return refusal(await requestLocale(), 413, 'error.bodyTooLarge', batchSize(new URL(req.url)));
       return trpc(new Request(req.url, { method: 'POST', headers: req.headers, body }));
     }, scopeOf(req)),
 );
