@@ -169,7 +169,7 @@ interface Result {
   mode: Mode;
   direct: Round[];
   gateway: Round[];
-  /** CPU seconds the portal (web and worker) and PostgreSQL spent during the gateway's rounds. */
+  /** CPU seconds the portal (web and worker) and PostgreSQL spent during the gateway's rounds, less what they spend idle. */
   gatewayCpu: { portal: number; postgres: number };
 }
 
@@ -253,8 +253,9 @@ function section(o: Options, r: { results: Result[]; placed: Partial<Record<Plac
       `| added time to first token, p99, ${of} | — | ${num(added99, 1)} ms | |`,
       `| added time per call, p50, ${of} | — | ${num(addedTotal, 1)} ms | |`,
       `| tokens/s through the gateway ÷ straight, ${of} | ${target ? `≥ ${TARGET.throughputRatio}` : `(≥ ${TARGET.throughputRatio})`} | ${num(ratio, 3)} | ${mark(ratio >= TARGET.throughputRatio)} |`,
-      `| the gateway's CPU a call (portal + PostgreSQL), ${of} | — | ${num((x.gatewayCpu.portal * 1000) / calls, 2)} + ${num((x.gatewayCpu.postgres * 1000) / calls, 2)} ms | |`,
     );
+    // At one stream a call's own CPU is too small beside the worker's background, which varies from second to second.
+    if (x.mode.concurrency > 1) figures.push(`| the gateway's CPU a call (portal + PostgreSQL, less their idle rate), ${of} | — | ${num((x.gatewayCpu.portal * 1000) / calls, 2)} + ${num((x.gatewayCpu.postgres * 1000) / calls, 2)} ms | |`);
   }
   const placements = Object.entries(r.placed).map(([p, where]) => `\`${p}\`: ${where}`);
   return [
@@ -271,7 +272,7 @@ function section(o: Options, r: { results: Result[]; placed: Partial<Record<Plac
     '',
     'What the gateway adds to each call: the token check (its row kept a second), its requests-a-minute count (one statement on the UNLOGGED `rate_limits`, sent as the request comes in, awaited before the forward: past the limit nothing reaches a model server), where the model is served (its services and connection files, kept a second and looked up again beside the calls), then at once the forward and the call\'s admission — its tokens-a-minute count and its reservation on the company\'s credit line, the calls of one allocation reserving together (one transaction a batch: the organisation\'s and the allocation\'s locks, the budgets, the calls\' rows and reserves) — no byte passing before the call is admitted; the stream passed as a Node stream from the model server\'s socket through the usage tap to the client\'s (no web stream, no promise per event); the settlement (the calls ending together, one transaction) before the client sees the end. The server runs with `DATABASE_POOL_MAX=40`.',
     '',
-    'Where the time goes: at one stream the forward leaves about 3 ms after the request came in (token, count, route, body), the rest is the extra hop. In the `shared` placement the two cores are shared by the model server, the client, PostgreSQL and the gateway, and each of the 6,400 events a second at 64 streams costs the gateway a read and a write on a socket, as many system calls as the model server and the client together spend on it (in a CPU profile, `BENCH_CPU_PROFILE_DIR=<folder>`, socket writes are the largest share, then the statements of the calls\' admissions and settlements): what the gateway takes, the model server and the client lack. Starting together, the 64 calls of a wave are admitted one after another by one Node process (its CPU a call is in the last table), so the last one waits the sum: the time to first token then measures that burst, in either placement; the model server itself queues such a wave too (its own time to first token at 64 starting together against 1 stream).',
+    'Where the time goes: at one stream the forward leaves about 3 ms after the request came in (token, count, route, body), the rest is the extra hop. In the `shared` placement the two cores are shared by the model server, the client, PostgreSQL and the gateway, and each of the 6,400 events a second at 64 streams costs the gateway a read and a write on a socket, as many system calls as the model server and the client together spend on it (in a CPU profile, `BENCH_CPU_PROFILE_DIR=<folder>`, socket writes are the largest share, then the statements of the calls\' admissions and settlements): what the gateway takes, the model server and the client lack. In the `split` placement at 64 streams spread the throughput holds, but the gateway\'s core runs nearly full (its CPU a call, in the last table, times about 90 calls a second, with PostgreSQL on the same core), so each statement of a call\'s admission waits its turn, and the first token waits for the admission: stamped per stage in an earlier run of this placement, the model server\'s headers came a median 3–7 ms after the request, the admission 6–14 ms after it (the forward and the admission go at once; no byte passes before the call is admitted and its worst case reserved). Starting together, the 64 calls of a wave are admitted one after another by one Node process (its CPU a call is in the last table), so the last one waits the sum: the time to first token then measures that burst, in either placement; the model server itself queues such a wave too (its own time to first token at 64 starting together against 1 stream).',
     '',
     'History (`shared`, the only placement before stop 45): before metering (stop 39) +6.4 ms at one stream, +106 ms and 0.80 at 64 starting together; with metering at stop 40, +11.6 ms, and +433 ms and 0.52; at 2bf1eb6 (web streams, the count on a logged table, the token read each call) +6.3 ms, +127 ms and 0.744 on a quiet hour; on a busier day 2bf1eb6, built side by side, measured +9.1 ms, +374 ms and 0.591, and with the Node stream alone +8.5 ms, +263 ms and 0.658; on 2026-12-06 (stop 42) +5.5 ms at one stream, +103.7 ms and 0.800 at 64 spread.',
     '',
@@ -353,16 +354,23 @@ async function main(): Promise<void> {
       for (const placement of o.placements) {
         placed[placement] = place(placement, serverPid);
         log(`placement ${placement}: ${placed[placement]}`);
+        // What the portal (its worker's ticks) and PostgreSQL spend with no call at all, taken off the CPU a call.
+        const quiet = parties(serverPid);
+        const idleFrom = { portal: cpuSecondsOf(quiet.portal), postgres: cpuSecondsOf(quiet.postgres), at: performance.now() };
+        await new Promise((r) => setTimeout(r, 3000));
+        const idleSeconds = (performance.now() - idleFrom.at) / 1000;
+        const idle = { portal: (cpuSecondsOf(quiet.portal) - idleFrom.portal) / idleSeconds, postgres: (cpuSecondsOf(quiet.postgres) - idleFrom.postgres) / idleSeconds };
         for (const mode of o.modes) {
           const calls = mode.concurrency === 1 ? Math.min(o.calls, 32) : o.calls;
           const result: Result = { placement, mode, direct: [], gateway: [], gatewayCpu: { portal: 0, postgres: 0 } };
           for (let k = 0; k < 2; k++) {
             result.direct.push(await round(direct, connection.secret, o, mode.concurrency, calls, mode.spread));
             const who = parties(serverPid);
-            const before = { portal: cpuSecondsOf(who.portal), postgres: cpuSecondsOf(who.postgres) };
+            const before = { portal: cpuSecondsOf(who.portal), postgres: cpuSecondsOf(who.postgres), at: performance.now() };
             result.gateway.push(await round(gateway, token, o, mode.concurrency, calls, mode.spread));
-            result.gatewayCpu.portal += cpuSecondsOf(who.portal) - before.portal;
-            result.gatewayCpu.postgres += cpuSecondsOf(who.postgres) - before.postgres;
+            const seconds = (performance.now() - before.at) / 1000;
+            result.gatewayCpu.portal += Math.max(0, cpuSecondsOf(who.portal) - before.portal - idle.portal * seconds);
+            result.gatewayCpu.postgres += Math.max(0, cpuSecondsOf(who.postgres) - before.postgres - idle.postgres * seconds);
             log(`  ${placement}, ${mode.label}, round ${k + 1}: straight ${num(tokensPerSecond(result.direct.slice(-1), o))} tok/s, gateway ${num(tokensPerSecond(result.gateway.slice(-1), o))} tok/s`);
           }
           results.push(result);
