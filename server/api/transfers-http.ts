@@ -159,9 +159,10 @@ async function answer(deps: TransferDeps, route: Route, req: IncomingMessage, re
   }
   // The API's security headers (proxy.ts sets them on Next's answers) where the answer has none of its own.
   for (const [name, value] of Object.entries(apiSecurityHeaders({ https: deps.https }))) if (!response.headers.has(name)) response.headers.set(name, value);
-  // A PATCH whose body was not read to its end (refused before the bytes, or stopped): the rest is not
-  // waited for — the answer closes the connection rather than leave unread bytes on it.
-  if (req.method === 'PATCH' && !req.readableEnded && !req.destroyed) response.headers.set('connection', 'close');
+  // A PATCH, or a tRPC call's POST, whose body was not read to its end (refused before the bytes, or
+  // stopped): the rest is not waited for — the answer closes the connection rather than leave unread
+  // bytes on it.
+  if ((req.method === 'PATCH' || (route.kind === 'trpc' && req.method === 'POST')) && !req.readableEnded && !req.destroyed) response.headers.set('connection', 'close');
   await writeResponse(res, response, gone.signal, (error) => logger().warn({ err: error, method: req.method, url: req.url }, 'an answer’s body failed mid-way; the connection is closed'));
 }
 

@@ -148,11 +148,14 @@ describe.each(dbTargets())('the browser’s tRPC calls before Next.js on %s', (t
 
     const huge = await mutation('account.setTimeZone', { timeZone: 'x'.repeat(1024 * 1024 + 10) }, { cookie, origin: `http://127.0.0.1:${port}` });
     expect(huge.status).toBe(413);
+    // Refused before its bytes were read: the connection is not kept for a next request behind them.
+    expect(huge.headers.connection).toBe('close');
     expect(envelopes(huge)[0]!.error!.json.data.code).toBe('PAYLOAD_TOO_LARGE');
     expect(await zone()).toBe(before);
 
     const own = await mutation('account.setTimeZone', { timeZone: 'Europe/Berlin' }, { cookie, origin: `http://127.0.0.1:${port}`, 'sec-fetch-site': 'same-origin' });
     expect(own.status).toBe(200);
+    expect(own.headers.connection).toBe('keep-alive');
     expect(data(envelopes(own)[0])).toEqual({ timeZone: 'Europe/Berlin' });
     expect(await zone()).toBe('Europe/Berlin');
 
@@ -181,6 +184,7 @@ describe.each(dbTargets())('the browser’s tRPC calls before Next.js on %s', (t
     const mine = await signedIn(owner.userId, owner.orgId);
     const own = await query(['project.get'], [{ projectId }], { cookie: mine.cookie });
     expect(own.status).toBe(200);
+    expect(own.headers.connection).toBe('keep-alive');
     const page = data(envelopes(own)[0]) as { project: { id: string; title: string } };
     expect(page.project.id).toBe(projectId);
     // The stranger's refusal held nothing of it.
