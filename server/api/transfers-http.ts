@@ -139,7 +139,7 @@ async function answer(deps: TransferDeps, route: Route, req: IncomingMessage, re
       req,
       cookies,
       requestId,
-      context: () => browserContext(deps, req, request.headers),
+      context: () => browserContext(deps, request.headers, cookies),
       readBody: readUpTo,
     }).then((answer) => compressedAnswer(answer, request.headers.get('accept-encoding')));
     response.headers.set('x-request-id', requestId);
@@ -149,7 +149,7 @@ async function answer(deps: TransferDeps, route: Route, req: IncomingMessage, re
     response = await deps.rest(new Request(request, body ? { body: new Uint8Array(body) } : {}));
   } else if (route.kind === 'rest') response = await deps.rest(request, req);
   else {
-    const ctx = await browserContext(deps, req, request.headers);
+    const ctx = await browserContext(deps, request.headers, parseCookies(req.headers.cookie));
     response =
       route.kind === 'upload'
         ? await uploadResponse(ctx, request, UPLOAD_ROUTE, req)
@@ -167,8 +167,7 @@ async function answer(deps: TransferDeps, route: Route, req: IncomingMessage, re
 }
 
 /** browserContext is the tRPC context of a browser's request, as createRequestContext builds it inside Next. */
-async function browserContext(deps: TransferDeps, req: IncomingMessage, headers: Headers): Promise<Context> {
-  const cookies = parseCookies(req.headers.cookie);
+async function browserContext(deps: TransferDeps, headers: Headers, cookies: ReadonlyMap<string, string>): Promise<Context> {
   const session = await portalSession(cookies, deps.authSecret);
   const address = clientAddress(headers, deps.trustProxy);
   return createContextInner({
